@@ -1,0 +1,12 @@
+/**
+ * Canonical JSON compatible with Python's `json.dumps(obj, sort_keys=True, separators=(",", ":"))`,
+ * over a lossless value model, plus a WebAssembly kernel that canonicalises whole JSONL buffers.
+ *
+ * @example
+ * import { canonicalJson, parseJson } from "./mod.ts";
+ * canonicalJson(parseJson('{"b":"café","a":1e-7}')); // '{"a":1e-07,"b":"caf\\u00e9"}'
+ */
+export * from "./jsonValue.ts";
+export * from "./parseJson.ts";
+export * from "./canonicalJson.ts";
+export * from "./pythonFloatRepr.ts";

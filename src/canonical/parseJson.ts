@@ -1,0 +1,257 @@
+/**
+ * A strict, lossless JSON parser that accepts exactly what Python's `json.loads` accepts:
+ * RFC 8259 plus `NaN`, `Infinity` and `-Infinity`; no raw control characters in strings;
+ * duplicate keys keep the first position and the last value (as a Python dict does).
+ * Recursion is bounded by `jsonDepthMax`.
+ */
+import { jsonDepthMax } from "../limits.ts";
+import { JsonNumber, type JsonObject, type JsonValue } from "./jsonValue.ts";
+
+export class JsonSyntaxError extends Error {
+  /** UTF-16 offset in the parsed text where the problem was found. */
+  readonly offset: number;
+  readonly code: "invalid_json" | "depth_limit";
+
+  constructor(message: string, offset: number, code: "invalid_json" | "depth_limit" = "invalid_json") {
+    super(message);
+    this.name = "JsonSyntaxError";
+    this.offset = offset;
+    this.code = code;
+  }
+}
+
+const numberPattern = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
+
+class Parser {
+  private pos = 0;
+  private readonly text: string;
+  private readonly depthMax: number;
+
+  constructor(text: string, depthMax: number) {
+    this.text = text;
+    this.depthMax = depthMax;
+  }
+
+  parseDocument(): JsonValue {
+    this.skipWhitespace();
+    const value = this.parseValue(0);
+    this.skipWhitespace();
+    if (this.pos !== this.text.length) this.fail("unexpected data after the JSON value");
+    return value;
+  }
+
+  private fail(message: string): never {
+    throw new JsonSyntaxError(`${message} at offset ${this.pos}`, this.pos);
+  }
+
+  private skipWhitespace(): void {
+    const text = this.text;
+    let pos = this.pos;
+    while (pos < text.length) {
+      const c = text.charCodeAt(pos);
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) pos++;
+      else break;
+    }
+    this.pos = pos;
+  }
+
+  private parseValue(depth: number): JsonValue {
+    const c = this.text.charCodeAt(this.pos);
+    switch (c) {
+      case 0x7b: // {
+        return this.parseObject(depth + 1);
+      case 0x5b: // [
+        return this.parseArray(depth + 1);
+      case 0x22: // "
+        return this.parseString();
+      case 0x74: // t
+        return this.literal("true", true);
+      case 0x66: // f
+        return this.literal("false", false);
+      case 0x6e: // n
+        return this.literal("null", null);
+      case 0x4e: // N
+        return this.literal("NaN", new JsonNumber("NaN", true));
+      case 0x49: // I
+        return this.literal("Infinity", new JsonNumber("Infinity", true));
+      default:
+        if (c === 0x2d && this.text.startsWith("-Infinity", this.pos)) {
+          return this.literal("-Infinity", new JsonNumber("-Infinity", true));
+        }
+        if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return this.parseNumber();
+        if (Number.isNaN(c)) this.fail("unexpected end of input");
+        this.fail(`unexpected character ${JSON.stringify(this.text[this.pos])}`);
+    }
+  }
+
+  private literal<T extends JsonValue>(word: string, value: T): T {
+    if (!this.text.startsWith(word, this.pos)) this.fail("invalid literal");
+    this.pos += word.length;
+    return value;
+  }
+
+  private parseNumber(): JsonNumber {
+    numberPattern.lastIndex = this.pos;
+    const match = numberPattern.exec(this.text);
+    if (match === null) this.fail("invalid number");
+    this.pos += match[0].length;
+    return new JsonNumber(match[0], match[1] !== undefined || match[2] !== undefined);
+  }
+
+  private enter(depth: number): void {
+    if (depth > this.depthMax) {
+      throw new JsonSyntaxError(
+        `JSON nests deeper than ${this.depthMax} levels at offset ${this.pos}`,
+        this.pos,
+        "depth_limit",
+      );
+    }
+  }
+
+  private parseObject(depth: number): JsonObject {
+    this.enter(depth);
+    this.pos++;
+    const out: JsonObject = new Map();
+    this.skipWhitespace();
+    if (this.text.charCodeAt(this.pos) === 0x7d) {
+      this.pos++;
+      return out;
+    }
+    for (;;) {
+      if (this.text.charCodeAt(this.pos) !== 0x22) this.fail("expected a string key");
+      const key = this.parseString();
+      this.skipWhitespace();
+      if (this.text.charCodeAt(this.pos) !== 0x3a) this.fail("expected ':'");
+      this.pos++;
+      this.skipWhitespace();
+      out.set(key, this.parseValue(depth));
+      this.skipWhitespace();
+      const c = this.text.charCodeAt(this.pos);
+      if (c === 0x2c) {
+        this.pos++;
+        this.skipWhitespace();
+        continue;
+      }
+      if (c === 0x7d) {
+        this.pos++;
+        return out;
+      }
+      this.fail("expected ',' or '}'");
+    }
+  }
+
+  private parseArray(depth: number): JsonValue[] {
+    this.enter(depth);
+    this.pos++;
+    const out: JsonValue[] = [];
+    this.skipWhitespace();
+    if (this.text.charCodeAt(this.pos) === 0x5d) {
+      this.pos++;
+      return out;
+    }
+    for (;;) {
+      out.push(this.parseValue(depth));
+      this.skipWhitespace();
+      const c = this.text.charCodeAt(this.pos);
+      if (c === 0x2c) {
+        this.pos++;
+        this.skipWhitespace();
+        continue;
+      }
+      if (c === 0x5d) {
+        this.pos++;
+        return out;
+      }
+      this.fail("expected ',' or ']'");
+    }
+  }
+
+  private parseString(): string {
+    const text = this.text;
+    const start = ++this.pos;
+    let pos = start;
+    // Fast path: no escapes.
+    for (;;) {
+      const c = text.charCodeAt(pos);
+      if (c === 0x22) {
+        this.pos = pos + 1;
+        return text.slice(start, pos);
+      }
+      if (c === 0x5c) break;
+      if (c < 0x20 || Number.isNaN(c)) {
+        this.pos = pos;
+        this.fail(Number.isNaN(c) ? "unterminated string" : "invalid control character in string");
+      }
+      pos++;
+    }
+    let out = text.slice(start, pos);
+    for (;;) {
+      const c = text.charCodeAt(pos);
+      if (c === 0x22) {
+        this.pos = pos + 1;
+        return out;
+      }
+      if (Number.isNaN(c)) {
+        this.pos = pos;
+        this.fail("unterminated string");
+      }
+      if (c < 0x20) {
+        this.pos = pos;
+        this.fail("invalid control character in string");
+      }
+      if (c !== 0x5c) {
+        out += text[pos];
+        pos++;
+        continue;
+      }
+      const e = text.charCodeAt(pos + 1);
+      pos += 2;
+      switch (e) {
+        case 0x22: out += '"'; break;
+        case 0x5c: out += "\\"; break;
+        case 0x2f: out += "/"; break;
+        case 0x62: out += "\b"; break;
+        case 0x66: out += "\f"; break;
+        case 0x6e: out += "\n"; break;
+        case 0x72: out += "\r"; break;
+        case 0x74: out += "\t"; break;
+        case 0x75: {
+          const hex = text.slice(pos, pos + 4);
+          if (!/^[0-9a-fA-F]{4}$/.test(hex)) {
+            this.pos = pos;
+            this.fail("invalid \\u escape");
+          }
+          out += String.fromCharCode(parseInt(hex, 16));
+          pos += 4;
+          break;
+        }
+        default:
+          this.pos = pos - 2;
+          this.fail("invalid escape");
+      }
+    }
+  }
+}
+
+/**
+ * Parses one JSON document losslessly.
+ *
+ * @example
+ * parseJson('{"b":1,"a":[5.0]}') // Map { "b" => 1, "a" => [JsonNumber("5.0", float)] }
+ */
+export function parseJson(text: string, depthMax: number = jsonDepthMax): JsonValue {
+  return new Parser(text, depthMax).parseDocument();
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** Parses UTF-8 bytes; invalid UTF-8 is a syntax error, as it is for Python's strict decoder. */
+export function parseJsonBytes(bytes: Uint8Array, depthMax: number = jsonDepthMax): JsonValue {
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    throw new JsonSyntaxError("invalid UTF-8", 0);
+  }
+  return parseJson(text, depthMax);
+}

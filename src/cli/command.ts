@@ -1,0 +1,98 @@
+/**
+ * The shape of a CLI command. Commands only parse, call the library, and print; they never
+ * touch `process` directly, so tests can run them with a captured `CommandIo`.
+ */
+
+export interface OptionSpec {
+  type: "string" | "boolean";
+  multiple?: boolean;
+  short?: string;
+  /** Shown in --help. */
+  description: string;
+  /** Placeholder shown in --help, e.g. `N`, `PATH`. */
+  valueName?: string;
+}
+
+export interface PositionalSpec {
+  name: string;
+  description: string;
+  required?: boolean;
+  variadic?: boolean;
+}
+
+export interface CommandIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  readStdin(): Promise<Uint8Array>;
+  stdinIsTTY: boolean;
+  stderrIsTTY: boolean;
+  env: Record<string, string | undefined>;
+  cwd: string;
+}
+
+export interface GlobalOptions {
+  /** Eventloom root: `--eventloom-path`, env `EVENTLOOM_PATH`, default `.eventloom`. */
+  eventloomPath: string;
+  /** Session: `--session-id`, env `EVENTLOOM_THREAD`, default `default`. */
+  sessionId: string;
+  /** True when `--session-id` or `EVENTLOOM_THREAD` chose the session. */
+  sessionIdExplicit: boolean;
+  json: boolean;
+}
+
+export type OptionValues = Record<string, string | boolean | string[] | undefined>;
+
+export interface CommandContext {
+  /** e.g. `zaxy memory append`, for messages. */
+  commandPath: string;
+  values: OptionValues;
+  positionals: string[];
+  global: GlobalOptions;
+  io: CommandIo;
+}
+
+export interface Command {
+  kind: "command";
+  name: string;
+  summary: string;
+  description?: string;
+  options: Record<string, OptionSpec>;
+  positionals: PositionalSpec[];
+  /** Hidden commands run but are not listed in --help. */
+  hidden?: boolean;
+  examples?: string[];
+  run(ctx: CommandContext): Promise<number>;
+}
+
+export interface CommandGroup {
+  kind: "group";
+  name: string;
+  summary: string;
+  description?: string;
+  hidden?: boolean;
+  children: Array<Command | CommandGroup>;
+}
+
+export function defineCommand(spec: Omit<Command, "kind">): Command {
+  return { kind: "command", ...spec };
+}
+
+export function defineGroup(spec: Omit<CommandGroup, "kind">): CommandGroup {
+  return { kind: "group", ...spec };
+}
+
+/** Reads a string option; undefined when absent. */
+export function stringOption(ctx: CommandContext, name: string): string | undefined {
+  const value = ctx.values[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+export function booleanOption(ctx: CommandContext, name: string): boolean {
+  return ctx.values[name] === true;
+}
+
+export function listOption(ctx: CommandContext, name: string): string[] {
+  const value = ctx.values[name];
+  if (Array.isArray(value)) return value;
+  return typeof value === "string" ? [value] : [];
+}

@@ -1,0 +1,126 @@
+/**
+ * Finds the command named by argv, parses its options (strictly: an unknown flag is a usage
+ * error, exit 2), resolves the global options, and runs it.
+ */
+import { parseArgs } from "node:util";
+import { ExitCode, inputError } from "../errors.ts";
+import type { Command, CommandGroup, CommandIo, GlobalOptions } from "./command.ts";
+import { globalOptions } from "./globalOptions.ts";
+import { renderHelp } from "./help.ts";
+import { reportError } from "./output.ts";
+
+
+interface Resolved {
+  node: Command | CommandGroup;
+  path: string[];
+  rest: string[];
+}
+
+/** Walks leading words of argv down the command tree; options may come before the words. */
+function resolve(root: CommandGroup, argv: string[]): Resolved {
+  let node: Command | CommandGroup = root;
+  const path = [root.name];
+  const rest: string[] = [];
+  let i = 0;
+  for (; i < argv.length; i++) {
+    const arg = argv[i];
+    if (node.kind !== "group") break;
+    if (arg === "--") break;
+    if (arg.startsWith("-")) {
+      rest.push(arg);
+      // A global string option consumes its value when written as two words.
+      const name = arg.replace(/^--?/, "");
+      if (!arg.includes("=") && globalOptions[name]?.type === "string" && i + 1 < argv.length) {
+        rest.push(argv[++i]);
+      }
+      continue;
+    }
+    const child: Command | CommandGroup | undefined = node.children.find((c) => c.name === arg);
+    if (child === undefined) break;
+    node = child;
+    path.push(arg);
+  }
+  return { node, path, rest: [...rest, ...argv.slice(i)] };
+}
+
+function globalsFrom(values: Record<string, unknown>, env: Record<string, string | undefined>): GlobalOptions {
+  const sessionFlag = typeof values["session-id"] === "string" ? (values["session-id"] as string) : undefined;
+  const sessionEnv = env.EVENTLOOM_THREAD !== undefined && env.EVENTLOOM_THREAD !== "" ? env.EVENTLOOM_THREAD : undefined;
+  const pathFlag = typeof values["eventloom-path"] === "string" ? (values["eventloom-path"] as string) : undefined;
+  const pathEnv = env.EVENTLOOM_PATH !== undefined && env.EVENTLOOM_PATH !== "" ? env.EVENTLOOM_PATH : undefined;
+  return {
+    eventloomPath: pathFlag ?? pathEnv ?? ".eventloom",
+    sessionId: sessionFlag ?? sessionEnv ?? "default",
+    sessionIdExplicit: sessionFlag !== undefined || sessionEnv !== undefined,
+    json: values.json === true,
+  };
+}
+
+function parseErrorMessage(error: unknown, commandPath: string): string {
+  const raw = error instanceof Error ? error.message : String(error);
+  const unknown = /Unknown option '([^']+)'/.exec(raw);
+  if (unknown) return `${commandPath}: unknown option "${unknown[1]}" (see ${commandPath} --help)`;
+  const missing = /Option '([^']+)' argument missing/.exec(raw);
+  if (missing) return `${commandPath}: option "${missing[1].split(/[ ,]/).pop()}" needs a value`;
+  const unexpected = /Unexpected argument '([^']+)'/.exec(raw);
+  if (unexpected) return `${commandPath}: unexpected argument "${unexpected[1]}" (see ${commandPath} --help)`;
+  return `${commandPath}: ${raw.split("\n")[0]}`;
+}
+
+/** Runs the CLI and returns the exit code. */
+export async function dispatch(root: CommandGroup, argv: string[], io: CommandIo, version: string): Promise<number> {
+  const { node, path, rest } = resolve(root, argv);
+  const commandPath = path.join(" ");
+  const wantsJson = rest.includes("--json");
+
+  if (node.kind === "group") {
+    const parsedGroup = parseArgs({
+      args: rest,
+      options: { ...globalOptions, version: { type: "boolean" } },
+      strict: false,
+      allowPositionals: true,
+    });
+    if (parsedGroup.values.version === true && path.length === 1) {
+      io.stdout(wantsJson ? JSON.stringify({ schema: "zaxy.version.v1", version }) + "\n" : `zaxy ${version}\n`);
+      return ExitCode.ok;
+    }
+    if (parsedGroup.values.help === true || rest.length === 0) {
+      io.stdout(renderHelp(node, path));
+      return ExitCode.ok;
+    }
+    const word = parsedGroup.positionals[0];
+    const message =
+      word !== undefined
+        ? `${commandPath}: unknown command "${word}" (valid: ${node.children.filter((c) => !c.hidden).map((c) => c.name).join(", ")})`
+        : `${commandPath}: unknown option "${rest.find((a) => a.startsWith("-"))}" (see ${commandPath} --help)`;
+    return reportError(io, wantsJson, inputError("usage", message));
+  }
+
+  const options = { ...globalOptions, ...node.options };
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: rest, options, strict: true, allowPositionals: true });
+  } catch (error) {
+    return reportError(io, wantsJson, inputError("usage", parseErrorMessage(error, commandPath)));
+  }
+  if (parsed.values.help === true) {
+    io.stdout(renderHelp(node, path));
+    return ExitCode.ok;
+  }
+  const global = globalsFrom(parsed.values, io.env);
+  const required = node.positionals.filter((p) => p.required).length;
+  const variadic = node.positionals.some((p) => p.variadic);
+  if (parsed.positionals.length < required) {
+    const missing = node.positionals[parsed.positionals.length];
+    return reportError(io, global.json, inputError("usage", `${commandPath}: missing argument ${missing.name} (see ${commandPath} --help)`));
+  }
+  if (!variadic && parsed.positionals.length > node.positionals.length) {
+    const extra = parsed.positionals[node.positionals.length];
+    return reportError(io, global.json, inputError("usage", `${commandPath}: unexpected argument "${extra}" (see ${commandPath} --help)`));
+  }
+  try {
+    return await node.run({ commandPath, values: parsed.values, positionals: parsed.positionals, global, io });
+  } catch (error) {
+    return reportError(io, global.json, error);
+  }
+}

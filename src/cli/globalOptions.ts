@@ -1,0 +1,17 @@
+/** Options every command accepts, before or after its words. */
+import type { OptionSpec } from "./command.ts";
+
+export const globalOptions: Record<string, OptionSpec> = {
+  "eventloom-path": {
+    type: "string",
+    valueName: "PATH",
+    description: "Eventloom root directory (env EVENTLOOM_PATH, default .eventloom)",
+  },
+  "session-id": {
+    type: "string",
+    valueName: "ID",
+    description: "Session (thread) id (env EVENTLOOM_THREAD, default \"default\")",
+  },
+  json: { type: "boolean", description: "Print exactly one JSON document on stdout" },
+  help: { type: "boolean", short: "h", description: "Show help for this command" },
+};

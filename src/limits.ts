@@ -1,0 +1,40 @@
+/**
+ * Every bound Zaxy enforces, in one place, each with the reason it exists.
+ */
+
+/** Python's `MAX_PAYLOAD_BYTES`: a payload is at most 1 MiB as compact UTF-8 JSON. */
+export const payloadBytesMax = 1024 * 1024;
+
+/**
+ * Nesting depth of any JSON value we parse or canonicalise. Python's json module recurses and
+ * gives up near its recursion limit (1000), so no log written by it is deeper than this.
+ * Past it we fail cleanly instead of exhausting the stack.
+ */
+export const jsonDepthMax = 1000;
+
+/**
+ * Longest JSONL line accepted when reading a log. A 1 MiB payload can grow up to ~6x when
+ * non-ASCII and control characters are written as \u escapes, plus the envelope.
+ */
+export const lineBytesMax = 16 * 1024 * 1024;
+
+/** Event type and actor: non-empty, no control characters, at most this many characters. */
+export const eventTextCharsMax = 256;
+
+/** Session ids: `^[A-Za-z0-9_.-]{1,128}$`. */
+export const sessionIdCharsMax = 128;
+
+/** Largest batch accepted by one ingest or append call; keeps one write bounded. */
+export const batchEventsMax = 10_000;
+
+/** Largest ingest file or stdin document read in one call. */
+export const ingestBytesMax = 256 * 1024 * 1024;
+
+/** How long append waits for the exclusive lock on a log before failing with `lock_timeout`. */
+export const lockWaitMs = 30_000;
+
+/** Python's `MAX_REPLAY_EVENTS`: MCP memory_replay returns at most this many events. */
+export const replayEventsMax = 1000;
+
+/** Bytes read per chunk when streaming a log through the verifier. */
+export const verifyChunkBytes = 8 * 1024 * 1024;

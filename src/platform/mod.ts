@@ -1,0 +1,139 @@
+/**
+ * Runtime-specific calls live here and nowhere else: file locks (flock through `bun:ffi` under
+ * Bun, `Deno.FsFile.lock` under Deno, both flock-based so the Python implementation, which uses
+ * `fcntl.flock` on the JSONL itself, and this binary exclude each other) and the fastest SHA-256
+ * each runtime offers.
+ */
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+
+// deno-lint-ignore no-explicit-any
+const runtimeGlobal = globalThis as any;
+
+export const runtimeName: "bun" | "deno" | "node" =
+  runtimeGlobal.Bun !== undefined ? "bun" : runtimeGlobal.Deno !== undefined ? "deno" : "node";
+
+/** SHA-256 of `data` written into `out` (32 bytes). */
+export const sha256Into: (data: Uint8Array, out: Uint8Array) => void =
+  runtimeName === "bun"
+    ? (data, out) => {
+        runtimeGlobal.Bun.CryptoHasher.hash("sha256", data, out);
+      }
+    : (data, out) => {
+        out.set(createHash("sha256").update(data).digest());
+      };
+
+const hexDigits = "0123456789abcdef";
+
+export function bytesToHex(bytes: Uint8Array): string {
+  let out = "";
+  for (let i = 0; i < bytes.length; i++) out += hexDigits[bytes[i] >> 4] + hexDigits[bytes[i] & 15];
+  return out;
+}
+
+/** Lowercase hex SHA-256 of a UTF-8 string or bytes. */
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+export interface FileLock {
+  release(): void;
+}
+
+export class LockTimeoutError extends Error {
+  readonly code = "lock_timeout";
+}
+
+const LOCK_SH = 1;
+const LOCK_EX = 2;
+const LOCK_NB = 4;
+const LOCK_UN = 8;
+const EINTR = 4;
+const EWOULDBLOCK = 11;
+const EWOULDBLOCK_DARWIN = 35;
+
+interface LibcFlock {
+  flock(fd: number, operation: number): number;
+  errno(): number;
+}
+
+let libc: LibcFlock | undefined;
+
+async function bunLibc(): Promise<LibcFlock> {
+  if (libc !== undefined) return libc;
+  const ffi = await import("bun:ffi");
+  const darwin = process.platform === "darwin";
+  const lib = ffi.dlopen(darwin ? "libc.dylib" : "libc.so.6", {
+    flock: { args: ["i32", "i32"], returns: "i32" },
+    [darwin ? "__error" : "__errno_location"]: { args: [], returns: "ptr" },
+  });
+  const errnoLocation = lib.symbols[darwin ? "__error" : "__errno_location"] as () => number;
+  libc = {
+    flock: lib.symbols.flock as (fd: number, op: number) => number,
+    errno: () => ffi.read.i32(errnoLocation() as never, 0),
+  };
+  return libc;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Takes an advisory flock on `path` (created if missing when `create`), waiting up to
+ * `waitMs`. The lock is tied to a descriptor of its own, so callers do their I/O through any
+ * other descriptor and call `release()` when done.
+ */
+export async function lockFile(path: string, mode: "shared" | "exclusive", waitMs: number, create = false): Promise<FileLock> {
+  if (runtimeName === "bun") {
+    const c = await bunLibc();
+    const fd = fs.openSync(path, create ? "a" : "r");
+    const op = (mode === "exclusive" ? LOCK_EX : LOCK_SH) | LOCK_NB;
+    const deadline = Date.now() + waitMs;
+    let delayMs = 1;
+    for (;;) {
+      if (c.flock(fd, op) === 0) break;
+      const errno = c.errno();
+      if (errno !== EWOULDBLOCK && errno !== EWOULDBLOCK_DARWIN && errno !== EINTR) {
+        fs.closeSync(fd);
+        throw new Error(`flock failed on ${path} (errno ${errno})`);
+      }
+      if (Date.now() >= deadline) {
+        fs.closeSync(fd);
+        throw new LockTimeoutError(`timed out after ${waitMs} ms waiting for the lock on ${path}`);
+      }
+      await sleep(delayMs);
+      delayMs = Math.min(delayMs * 2, 20);
+    }
+    return {
+      release() {
+        c.flock(fd, LOCK_UN);
+        fs.closeSync(fd);
+      },
+    };
+  }
+  if (runtimeName === "deno") {
+    const Deno = runtimeGlobal.Deno;
+    const file = await Deno.open(path, create ? { read: true, append: true, create: true } : { read: true });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), waitMs);
+    });
+    const outcome = await Promise.race([file.lock(mode === "exclusive").then(() => "locked" as const), timeout]);
+    clearTimeout(timer);
+    if (outcome === "timeout") {
+      file.close();
+      throw new LockTimeoutError(`timed out after ${waitMs} ms waiting for the lock on ${path}`);
+    }
+    return {
+      release() {
+        try {
+          file.unlockSync();
+        } finally {
+          file.close();
+        }
+      },
+    };
+  }
+  throw new Error("file locking needs Bun or Deno; run zaxy with one of them");
+}
