@@ -20,6 +20,9 @@ export class JsonSyntaxError extends Error {
   }
 }
 
+/** `sys.int_info.str_digits_check_threshold` in Python 3.11+. */
+const pythonIntDigitsMax = 4300;
+
 const numberPattern = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
 
 class Parser {
@@ -94,8 +97,11 @@ class Parser {
     numberPattern.lastIndex = this.pos;
     const match = numberPattern.exec(this.text);
     if (match === null) this.fail("invalid number");
+    const isFloat = match[1] !== undefined || match[2] !== undefined;
+    // Python 3.11 refuses to convert integers longer than 4300 digits, so json.loads fails.
+    if (!isFloat && match[0].replace("-", "").length > pythonIntDigitsMax) this.fail(`integer longer than ${pythonIntDigitsMax} digits`);
     this.pos += match[0].length;
-    return new JsonNumber(match[0], match[1] !== undefined || match[2] !== undefined);
+    return new JsonNumber(match[0], isFloat);
   }
 
   private enter(depth: number): void {

@@ -1,0 +1,16 @@
+import singleton from "../node_modules/kuzu-wasm/nodejs/sync/kuzu.js";
+import sync from "../node_modules/kuzu-wasm/nodejs/sync/index.js";
+import * as fs from "node:fs"; import * as os from "node:os"; import * as path from "node:path";
+const t0 = performance.now();
+await sync.init();
+console.log("init", performance.now() - t0, singleton._kuzu !== null);
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "kz-"));
+const db = new sync.Database(path.join(dir, "db.kuzu"));
+const conn = new sync.Connection(db);
+conn.query("CREATE NODE TABLE T(id INT64, name STRING, PRIMARY KEY(id))").close();
+conn.query("CREATE (:T {id: 1, name: 'a'})").close();
+const r = conn.query("MATCH (t:T) RETURN t.id AS id, t.name AS name");
+console.log(JSON.stringify(r.getAllObjects()));
+r.close(); conn.close(); db.close();
+console.log(fs.readdirSync(dir));
+fs.rmSync(dir, { recursive: true });

@@ -1,0 +1,11 @@
+import addonPath from "./node_modules/usearch/prebuilds/linux-x64/usearch.node" with { type: "file" };
+import kuzuJs from "./node_modules/kuzu-wasm/nodejs/kuzu/kuzu_wasm.js" with { type: "file" };
+import kuzuWasm from "./node_modules/kuzu-wasm/nodejs/kuzu/kuzu_wasm.wasm" with { type: "file" };
+import { createRequire } from "node:module";
+console.log(addonPath, kuzuJs, kuzuWasm);
+const t0 = performance.now();
+const addon = createRequire(import.meta.url)(addonPath);
+console.log(Object.keys(addon), performance.now() - t0);
+const ix = new addon.CompiledIndex(4, "cos", "f32", 0, 0, 0, false);
+ix.add(BigUint64Array.of(1n, 2n), new Float32Array([1,0,0,0, 0,1,0,0]), 0);
+console.log(ix.search(new Float32Array([1,0,0,0]), 2, 0));

@@ -1,0 +1,103 @@
+/**
+ * Content-addressed cache files on the real file system.
+ *
+ * Some embedded assets must exist as ordinary files: Emscripten's pthread workers re-load their
+ * glue script by path, and a worker thread cannot read the binary's virtual file system. Such an
+ * asset is written once to `<os tmpdir>/zaxy-<uid>/<stem>-<first 16 hex of sha256><ext>` and
+ * reused by every later run. The name carries the content hash, so a new binary version never
+ * picks up an old file, and the contents are re-hashed before each reuse (about 1 ms for the
+ * 240 KB Kuzu glue), so a truncated or altered file is replaced, never loaded.
+ *
+ * The directory is per user, created with mode 0700, and refused when it is a symlink, owned by
+ * someone else, or writable by group or others: the file is later `require`d, so whoever can
+ * write it could run code as us.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { ioError } from "../errors.ts";
+
+/** Hex digits of the content hash kept in the file name; 64 bits make a collision irrelevant. */
+const nameHashHexChars = 16;
+
+export interface CacheFile {
+  path: string;
+  /** Lowercase hex SHA-256 of the contents. */
+  sha256: string;
+  /** True when an identical file from an earlier run was reused. */
+  reused: boolean;
+}
+
+/** The per-user cache directory, e.g. `/tmp/zaxy-1000` (not created by this call). */
+export function cacheDirPath(): string {
+  const uid = process.getuid?.();
+  return path.join(os.tmpdir(), uid === undefined ? "zaxy" : `zaxy-${uid}`);
+}
+
+function cacheFileName(stem: string, ext: string, sha256: string): string {
+  return `${stem}-${sha256.slice(0, nameHashHexChars)}${ext}`;
+}
+
+/** Where `cacheFile(stem, ext, bytes)` puts `bytes`, e.g. `/tmp/zaxy-1000/kuzu-0123456789abcdef.cjs`. */
+export function cacheFilePath(stem: string, ext: string, bytes: Uint8Array): string {
+  return path.join(cacheDirPath(), cacheFileName(stem, ext, sha256Hex(bytes)));
+}
+
+function ensureCacheDir(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const stat = fs.lstatSync(dir);
+  const uid = process.getuid?.();
+  const problem = !stat.isDirectory()
+    ? "it is not a directory (or is a symlink)"
+    : uid !== undefined && stat.uid !== uid
+      ? `it is owned by uid ${stat.uid}, not ${uid}`
+      : process.platform !== "win32" && (stat.mode & 0o022) !== 0
+        ? `it is writable by group or others (mode ${(stat.mode & 0o777).toString(8)})`
+        : undefined;
+  if (problem !== undefined) {
+    throw ioError("cache_dir_unsafe", `Cannot use cache directory "${dir}": ${problem}`, {
+      hint: `remove "${dir}" and run again`,
+    });
+  }
+}
+
+function sha256Hex(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+function sameContents(file: string, sha256: string): boolean {
+  try {
+    return sha256Hex(fs.readFileSync(file)) === sha256;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Returns a real file holding `bytes`, writing it (temp file + rename, so readers never see a
+ * partial file) only when no identical file exists yet.
+ *
+ * @example
+ * ```ts
+ * const glue = cacheFile("kuzu", ".cjs", fs.readFileSync(embeddedGluePath));
+ * createRequire(import.meta.url)(glue.path);
+ * ```
+ */
+export function cacheFile(stem: string, ext: string, bytes: Uint8Array): CacheFile {
+  const sha256 = sha256Hex(bytes);
+  const dir = cacheDirPath();
+  ensureCacheDir(dir);
+  const target = path.join(dir, cacheFileName(stem, ext, sha256));
+  if (sameContents(target, sha256)) return { path: target, sha256, reused: true };
+  const temp = `${target}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+  try {
+    fs.writeFileSync(temp, bytes, { mode: 0o600, flag: "wx" });
+    fs.renameSync(temp, target);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    const reason = error instanceof Error ? error.message : String(error);
+    throw ioError("cache_write_failed", `Cannot write cache file "${target}": ${reason}`);
+  }
+  return { path: target, sha256, reused: false };
+}

@@ -1,0 +1,151 @@
+/**
+ * Loads Kuzu (kuzu-wasm 0.11, Node sync build) once per process.
+ *
+ * The Node build is an Emscripten pthreads build: `kuzu_wasm.js` (the glue) starts a pool of 8
+ * worker threads that each re-load the glue by file path, and reads `kuzu_wasm.wasm` from beside
+ * it. Inside the compiled binary neither file exists on disk, so when both are embedded:
+ * 1. the glue is copied once to a content-addressed cache file (`src/platform/cacheFile.ts`),
+ *    where the workers can load it too;
+ * 2. that copy is `require`d to get the Emscripten factory, which is called with the embedded
+ *    wasm bytes as `wasmBinary` (the workers receive the compiled module by message);
+ * 3. the resulting module is handed to the sync wrapper (its `kuzu.js` holder object) instead of
+ *    the wrapper's own `init()`, which would load the glue bundled into the binary.
+ * From source (Bun or Deno) the wrapper's `init()` loads the package files directly.
+ *
+ * Start-up costs a few hundred milliseconds (compiling 11 MB of wasm), so only commands that
+ * need the graph call `loadKuzu()`, through a dynamic import of this module, and `serve` keeps
+ * it loaded.
+ *
+ * The wrapper is imported by relative path because the package's `exports` map only offers
+ * `require("kuzu-wasm/nodejs/sync")`, which neither an ESM `import` may use nor the bundler can
+ * follow through `createRequire`, and it does not export the `kuzu.js` holder at all.
+ */
+import * as fs from "node:fs";
+import { createRequire } from "node:module";
+import { embeddedAssetPath, kuzuJsAssetName, kuzuWasmAssetName } from "../platform/assets.ts";
+import { type CacheFile, cacheFile, cacheFilePath } from "../platform/cacheFile.ts";
+
+export interface KuzuQueryResult {
+  isSuccess(): boolean;
+  getErrorMessage(): string;
+  getColumnNames(): string[];
+  getNumTuples(): number;
+  hasNext(): boolean;
+  getNext(): Record<string, unknown>;
+  getAllRows(): unknown[][];
+  getAllObjects(): Array<Record<string, unknown>>;
+  close(): void;
+}
+
+export interface KuzuPreparedStatement {
+  isSuccess(): boolean;
+  getErrorMessage(): string;
+  close(): void;
+}
+
+export interface KuzuConnection {
+  query(statement: string): KuzuQueryResult;
+  prepare(statement: string): KuzuPreparedStatement;
+  execute(statement: KuzuPreparedStatement, params?: Record<string, unknown>): KuzuQueryResult;
+  close(): void;
+}
+
+export interface KuzuDatabase {
+  close(): void;
+}
+
+/** The kuzu-wasm sync API, initialised and ready to open a file-backed database. */
+export interface Kuzu {
+  /** `new Database(path)` opens or creates a database file; `":memory:"` keeps it in memory. */
+  Database: new (
+    databasePath: string,
+    bufferPoolSizeBytes?: number,
+    maxThreadCount?: number,
+    enableCompression?: boolean,
+    readOnly?: boolean,
+    autoCheckpoint?: boolean,
+    checkpointThresholdBytes?: number,
+  ) => KuzuDatabase;
+  Connection: new (database: KuzuDatabase, threadCount?: number) => KuzuConnection;
+  version: string;
+  storageVersion: bigint;
+  source: "embedded" | "package";
+  /** The glue's cache file when loaded from embedded assets. */
+  glueCache?: CacheFile;
+}
+
+interface SyncWrapper {
+  init(): Promise<void>;
+  getVersion(): string;
+  getStorageVersion(): bigint;
+  Database: Kuzu["Database"];
+  Connection: Kuzu["Connection"];
+}
+
+/** The wrapper's `kuzu.js` module: a holder whose `_kuzu` is the initialised Emscripten module. */
+interface WasmHolder {
+  _kuzu: unknown;
+}
+
+type EmscriptenFactory = (moduleArg: { wasmBinary: Uint8Array }) => Promise<unknown>;
+
+const glueStem = "kuzu";
+const glueExt = ".cjs";
+
+let loading: Promise<Kuzu> | undefined;
+
+function defaultExport<T>(module: { default?: unknown }): T {
+  return (module.default ?? module) as T;
+}
+
+/**
+ * Where the embedded glue's cache file is (or will be), without loading Kuzu; undefined when the
+ * glue is not embedded (running from source).
+ */
+export function kuzuGlueCachePath(): string | undefined {
+  const gluePath = embeddedAssetPath(kuzuJsAssetName);
+  if (gluePath === undefined) return undefined;
+  return cacheFilePath(glueStem, glueExt, fs.readFileSync(gluePath));
+}
+
+async function load(): Promise<Kuzu> {
+  const sync = defaultExport<SyncWrapper>(await import("../../node_modules/kuzu-wasm/nodejs/sync/index.js"));
+  const gluePath = embeddedAssetPath(kuzuJsAssetName);
+  const wasmPath = embeddedAssetPath(kuzuWasmAssetName);
+  let glueCache: CacheFile | undefined;
+  if (gluePath !== undefined && wasmPath !== undefined) {
+    const holder = defaultExport<WasmHolder>(await import("../../node_modules/kuzu-wasm/nodejs/sync/kuzu.js"));
+    glueCache = cacheFile(glueStem, glueExt, fs.readFileSync(gluePath));
+    const factory = createRequire(import.meta.url)(glueCache.path) as EmscriptenFactory;
+    holder._kuzu = await factory({ wasmBinary: fs.readFileSync(wasmPath) });
+  } else {
+    await sync.init();
+  }
+  return {
+    Database: sync.Database,
+    Connection: sync.Connection,
+    version: sync.getVersion(),
+    storageVersion: sync.getStorageVersion(),
+    source: glueCache !== undefined ? "embedded" : "package",
+    glueCache,
+  };
+}
+
+/**
+ * The Kuzu sync API, loaded on first call; later calls share it.
+ *
+ * @example
+ * ```ts
+ * const kuzu = await loadKuzu();
+ * const db = new kuzu.Database(".eventloom/projections/embedded.kuzu");
+ * const conn = new kuzu.Connection(db);
+ * const result = conn.query("MATCH (e:Entity) RETURN count(*) AS n");
+ * ```
+ */
+export function loadKuzu(): Promise<Kuzu> {
+  loading ??= load().catch((error) => {
+    loading = undefined;
+    throw error;
+  });
+  return loading;
+}
