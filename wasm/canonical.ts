@@ -831,8 +831,14 @@ function decodedEquals(p: usize, end: usize, namePtr: usize, nameLen: usize): bo
 // Static key names, laid out once in the scratch region by `init`.
 const NAMES = "seq|timestamp|type|actor|thread|payload|security|prev_hash|hash|id|actorId|threadId|parentEventId|causedBy|integrity|previousHash";
 let namesBase: usize = 0;
-const nameOff = new StaticArray<i32>(16);
-const nameLen = new StaticArray<i32>(16);
+// Offsets and lengths of the names, 16 i32 each, in scratch bytes 512..639 (no allocator here).
+let nameTable: usize = 0;
+@inline function nameOffAt(n: i32): i32 {
+  return load<i32>(nameTable + (<usize>n << 2));
+}
+@inline function nameLenAt(n: i32): i32 {
+  return load<i32>(nameTable + 64 + (<usize>n << 2));
+}
 
 const N_SEQ = 0;
 const N_TIMESTAMP = 1;
@@ -851,16 +857,17 @@ const N_CAUSED_BY = 13;
 const N_INTEGRITY = 14;
 const N_PREVIOUS_HASH = 15;
 
-/** Lays out the key-name table (in scratch bytes 128..511). Call after `configure`. */
+/** Lays out the key-name table (in scratch bytes 128..639). Call after `configure`. */
 export function init(): void {
   namesBase = scratchBase + 128;
+  nameTable = scratchBase + 512;
   prevHexBase = scratchBase;
   let idx = 0;
   let start = 0;
   for (let i = 0; i <= NAMES.length; i++) {
     if (i == NAMES.length || NAMES.charCodeAt(i) == 0x7c) {
-      unchecked((nameOff[idx] = start));
-      unchecked((nameLen[idx] = i - start));
+      store<i32>(nameTable + (<usize>idx << 2), start);
+      store<i32>(nameTable + 64 + (<usize>idx << 2), i - start);
       idx++;
       start = i + 1;
     } else {
@@ -870,13 +877,13 @@ export function init(): void {
 }
 
 @inline function find(n: i32): i32 {
-  return member(namesBase + <usize>unchecked(nameOff[n]), <usize>unchecked(nameLen[n]));
+  return member(namesBase + <usize>nameOffAt(n), <usize>nameLenAt(n));
 }
 
 function putAscii(n: i32): void {
-  const len = <usize>unchecked(nameLen[n]);
+  const len = <usize>nameLenAt(n);
   put(0x22);
-  memory.copy(outPos, namesBase + <usize>unchecked(nameOff[n]), len);
+  memory.copy(outPos, namesBase + <usize>nameOffAt(n), len);
   outPos += len;
   put(0x22);
   put(0x3a);
@@ -1104,8 +1111,8 @@ export function verifyChunk(inPtr: usize, inLen: i32, isFinal: i32, outPtr: usiz
         while (k < stop) {
           const ks = tStart(k) + 1;
           const ke = tEnd(k) - 1;
-          if (decodedEquals(ks, ke, namesBase + <usize>unchecked(nameOff[N_HASH]), <usize>unchecked(nameLen[N_HASH]))) vHash = k + 1;
-          if (decodedEquals(ks, ke, namesBase + <usize>unchecked(nameOff[N_PREVIOUS_HASH]), <usize>unchecked(nameLen[N_PREVIOUS_HASH]))) vPrevious = k + 1;
+          if (decodedEquals(ks, ke, namesBase + <usize>nameOffAt(N_HASH), <usize>nameLenAt(N_HASH))) vHash = k + 1;
+          if (decodedEquals(ks, ke, namesBase + <usize>nameOffAt(N_PREVIOUS_HASH), <usize>nameLenAt(N_PREVIOUS_HASH))) vPrevious = k + 1;
           k = tNext(k + 1);
         }
       }
