@@ -9,7 +9,7 @@
 import * as fs from "node:fs";
 import { CanonicalKernel, kernelErrors, recordBytes } from "../canonical/wasmKernel.ts";
 import { JsonNumber, parseJsonBytes, pythonFloatRepr, type JsonValue } from "../canonical/mod.ts";
-import { ioError } from "../errors.ts";
+import { inputError, ioError } from "../errors.ts";
 import { lineBytesMax, lockWaitMs, verifyChunkBytes } from "../limits.ts";
 import { lockFile, sha256Into } from "../platform/mod.ts";
 
@@ -93,7 +93,7 @@ export async function verifyLog(path: string, options: VerifyOptions = {}): Prom
   try {
     size = fs.statSync(path).size;
   } catch (error) {
-    throw ioError("unreadable_log", `Cannot verify ${path}: ${(error as Error).message}`, { field: "LOG" });
+    throw inputError("unreadable_log", `Cannot verify ${path}: ${(error as Error).message}`, { field: "LOG" });
   }
   let lock: { release(): void } | undefined;
   if (options.lock !== false) {
@@ -108,13 +108,13 @@ export async function verifyLog(path: string, options: VerifyOptions = {}): Prom
     fd = fs.openSync(path, "r");
   } catch (error) {
     lock?.release();
-    throw ioError("unreadable_log", `Cannot verify ${path}: ${(error as Error).message}`, { field: "LOG" });
+    throw inputError("unreadable_log", `Cannot verify ${path}: ${(error as Error).message}`, { field: "LOG" });
   }
   try {
     return scan(fd, size, options);
   } catch (error) {
     if (error instanceof Error && "code" in error && (error as { code: unknown }).code === "EISDIR") {
-      throw ioError("unreadable_log", `Cannot verify ${path}: it is a directory`, { field: "LOG" });
+      throw inputError("unreadable_log", `Cannot verify ${path}: it is a directory`, { field: "LOG" });
     }
     throw error;
   } finally {

@@ -208,7 +208,11 @@ export class UsearchIndex {
     return this.searchBatch(query, k, threads).get(0);
   }
 
-  /** The `k` nearest neighbours of each row of `queries`. */
+  /**
+   * The `k` nearest neighbours of each row of `queries`. usearch keeps per-thread scratch space
+   * sized by the last `add` (or `load`), so `threads` must not exceed the thread count used
+   * there, or the search fails with "Reserve capacity ahead of searches!"; 0 means all cores.
+   */
   searchBatch(queries: VectorData, k: number, threads = 0): BatchMatches {
     if (!Number.isInteger(k) || k <= 0) {
       throw new Error("`k` must be a positive integer representing the number of nearest neighbors to search for.");

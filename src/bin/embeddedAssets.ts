@@ -1,0 +1,21 @@
+/**
+ * Files embedded in the compiled binary. Bun only: `with { type: "file" }` makes
+ * `bun build --compile` embed the file and yields its `/$bunfs/...` path at run time (under
+ * `bun run` from source it yields the path in node_modules). Deno rejects this import attribute,
+ * so only the Bun entry `src/bin/zaxy_bun.ts` imports this module, and every loader falls back
+ * to node_modules when a name is not registered.
+ *
+ * The usearch addon is the linux-x64 prebuild: `build.ts` compiles for the linux-x64 host. A
+ * binary for another platform must import that platform's prebuild here instead; the asset
+ * name carries the platform, so a mismatched addon is never loaded.
+ */
+import usearchLinuxX64 from "../../node_modules/usearch/prebuilds/linux-x64/usearch.node" with { type: "file" };
+import kuzuJs from "../../node_modules/kuzu-wasm/nodejs/kuzu/kuzu_wasm.js" with { type: "file" };
+import kuzuWasm from "../../node_modules/kuzu-wasm/nodejs/kuzu/kuzu_wasm.wasm" with { type: "file" };
+import { kuzuJsAssetName, kuzuWasmAssetName, registerEmbeddedAssets, usearchAddonAssetName } from "../platform/assets.ts";
+
+registerEmbeddedAssets({
+  [usearchAddonAssetName("linux", "x64")]: usearchLinuxX64,
+  [kuzuJsAssetName]: kuzuJs,
+  [kuzuWasmAssetName]: kuzuWasm,
+});

@@ -1,0 +1,308 @@
+/**
+ * Appending to a log (DESIGN §2.3): validate the whole batch first (nothing is written unless
+ * every item is valid), take an exclusive flock on the JSONL itself (shared with the Python
+ * implementation), read only the tail, seal every event, write all lines with one write, fsync,
+ * unlock. A torn or corrupt tail is refused, never extended.
+ */
+import * as fs from "node:fs";
+import { isJsonObject, type JsonObject, type JsonValue, parseJsonBytes, writeJson } from "../canonical/mod.ts";
+import { inputError, ioError, isZaxyError } from "../errors.ts";
+import { batchEventsMax, eventTextCharsMax, lockWaitMs, payloadBytesMax } from "../limits.ts";
+import { lockFile } from "../platform/mod.ts";
+import { citationUri } from "./citation.ts";
+import { readConfig } from "./config.ts";
+import { type Envelope, type EventRecord, isV1EventType, sealLegacy, sealV1, type SealedLine } from "./envelope.ts";
+import { countLogEvents, readLogLines } from "./lines.ts";
+import { securePayload } from "./redact.ts";
+import { sessionLogPath } from "./session.ts";
+import { readChainTail } from "./tail.ts";
+import { formatTimestamp, type MicrosClock, systemClock } from "./timestamp.ts";
+
+/** One event to append. `payload` is validated to be an object. */
+export interface AppendItem {
+  type: unknown;
+  actor: unknown;
+  payload?: JsonValue;
+  /** Ingest dedup key, stored as `payload.__zaxy_producer_ref`. */
+  producerRef?: unknown;
+  /** v1 envelope only (hashed there); ignored for legacy lines. */
+  parentEventId?: unknown;
+  causedBy?: unknown;
+  /** Producer-supplied v1 event id. */
+  id?: unknown;
+}
+
+export interface AppendedEvent {
+  seq: number;
+  hash: string;
+  event_id: string;
+  session_id: string;
+  event_type: string;
+  citation: string;
+  envelope: Envelope;
+}
+
+export interface AppendOptions {
+  clock?: MicrosClock;
+  /** Skip items whose producer ref is already in the log or earlier in the batch. */
+  dedupProducerRefs?: boolean;
+  lockWaitMs?: number;
+}
+
+export interface AppendResult {
+  events: AppendedEvent[];
+  records: EventRecord[];
+  deduped: number;
+  logPath: string;
+}
+
+export interface ValidationIssue {
+  index: number;
+  field: string;
+  message: string;
+}
+
+const producerRefKey = "__zaxy_producer_ref";
+const controlChars = /[\u0000-\u001f\u007f-\u009f]/;
+
+function checkText(value: unknown, field: string, index: number, issues: ValidationIssue[]): value is string {
+  if (typeof value !== "string" || value.length === 0) {
+    issues.push({ index, field, message: `${field} must be a non-empty string` });
+    return false;
+  }
+  if (value.length > eventTextCharsMax) {
+    issues.push({ index, field, message: `${field} is ${value.length} characters; at most ${eventTextCharsMax} are allowed` });
+    return false;
+  }
+  if (controlChars.test(value)) {
+    issues.push({ index, field, message: `${field} ${JSON.stringify(value)} contains a control character` });
+    return false;
+  }
+  return true;
+}
+
+const utf8 = new TextEncoder();
+
+/** Compact UTF-8 size of a payload, as Python measures it. */
+export function payloadBytes(payload: JsonObject): number {
+  return utf8.encode(writeJson(payload, { sortKeys: false, asciiOnly: false })).length;
+}
+
+interface ValidItem {
+  type: string;
+  actor: string;
+  payload: JsonObject;
+  producerRef?: string;
+  parentEventId: string | null;
+  causedBy: string[];
+  id?: string;
+}
+
+/** Validates every item; returns them normalised or throws one error listing every problem. */
+export function validateItems(items: AppendItem[]): ValidItem[] {
+  const issues: ValidationIssue[] = [];
+  if (items.length === 0) throw inputError("empty_batch", "Nothing to append: the batch has no events", { field: "events" });
+  if (items.length > batchEventsMax) {
+    throw inputError("batch_too_large", `The batch has ${items.length} events; at most ${batchEventsMax} are allowed`, { field: "events" });
+  }
+  const valid: ValidItem[] = [];
+  items.forEach((item, index) => {
+    const typeOk = checkText(item.type, "event_type", index, issues);
+    const actorOk = checkText(item.actor, "actor", index, issues);
+    const payload = item.payload === undefined ? new Map() : item.payload;
+    let payloadOk = true;
+    if (!isJsonObject(payload)) {
+      issues.push({ index, field: "payload", message: `payload must be a JSON object, got ${describe(payload)}` });
+      payloadOk = false;
+    } else {
+      const size = payloadBytes(payload);
+      if (size > payloadBytesMax) {
+        issues.push({ index, field: "payload", message: `payload is ${size} bytes as compact UTF-8 JSON; at most ${payloadBytesMax} (1 MiB) are allowed` });
+        payloadOk = false;
+      }
+    }
+    let producerRef: string | undefined;
+    if (item.producerRef !== undefined && item.producerRef !== null) {
+      if (checkText(item.producerRef, "producer_ref", index, issues)) producerRef = item.producerRef as string;
+    }
+    let parentEventId: string | null = null;
+    if (item.parentEventId !== undefined && item.parentEventId !== null) {
+      if (checkText(item.parentEventId, "parent_event_id", index, issues)) parentEventId = item.parentEventId as string;
+    }
+    const causedBy: string[] = [];
+    if (item.causedBy !== undefined && item.causedBy !== null) {
+      if (!Array.isArray(item.causedBy)) issues.push({ index, field: "caused_by", message: "caused_by must be an array of event ids" });
+      else item.causedBy.forEach((c, i) => checkText(c, `caused_by[${i}]`, index, issues) && causedBy.push(c));
+    }
+    let id: string | undefined;
+    if (item.id !== undefined && item.id !== null) {
+      if (checkText(item.id, "id", index, issues)) id = item.id as string;
+    }
+    if (typeOk && actorOk && payloadOk) {
+      valid.push({ type: item.type as string, actor: item.actor as string, payload: payload as JsonObject, producerRef, parentEventId, causedBy, id });
+    }
+  });
+  if (issues.length > 0) {
+    const prefix = items.length === 1 ? "" : "event ";
+    const lines = issues.map((issue) => (items.length === 1 ? issue.message : `${prefix}${issue.index}: ${issue.message}`));
+    throw inputError("invalid_event", `Cannot append: ${lines.join("; ")}. Nothing was written.`, {
+      field: issues[0].field,
+    });
+  }
+  return valid;
+}
+
+function describe(value: JsonValue): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object" && !(value instanceof Map)) return "a number";
+  return `a ${typeof value}`;
+}
+
+function existingProducerRefs(logPath: string): Set<string> {
+  const refs = new Set<string>();
+  const needle = utf8.encode(producerRefKey);
+  for (const { bytes } of readLogLines(logPath)) {
+    if (!contains(bytes, needle)) continue;
+    try {
+      const parsed = parseJsonBytes(bytes);
+      if (!isJsonObject(parsed)) continue;
+      const payload = parsed.get("payload");
+      const ref = isJsonObject(payload) ? payload.get(producerRefKey) : undefined;
+      if (typeof ref === "string") refs.add(ref);
+    } catch {
+      // Verification reports bad lines; dedup only needs the readable ones.
+    }
+  }
+  return refs;
+}
+
+function contains(haystack: Uint8Array, needle: Uint8Array): boolean {
+  const first = needle[0];
+  let i = haystack.indexOf(first);
+  while (i >= 0 && i + needle.length <= haystack.length) {
+    let match = true;
+    for (let j = 1; j < needle.length; j++) {
+      if (haystack[i + j] !== needle[j]) {
+        match = false;
+        break;
+      }
+    }
+    if (match) return true;
+    i = haystack.indexOf(first, i + 1);
+  }
+  return false;
+}
+
+/**
+ * Appends a batch to `<root>/<sessionId>.jsonl`, all or nothing.
+ *
+ * @example
+ * const { events } = await appendEvents(".eventloom", "default", [
+ *   { type: "goal.created", actor: "agent", payload: fromJs({ title: "Ship it" }) },
+ * ]);
+ * events[0].citation // "eventloom://default/events/1#…"
+ */
+export async function appendEvents(root: string, sessionId: string, items: AppendItem[], options: AppendOptions = {}): Promise<AppendResult> {
+  const logPath = sessionLogPath(root, sessionId, "append to");
+  const valid = validateItems(items);
+  const clock = options.clock ?? systemClock;
+  try {
+    fs.mkdirSync(root, { recursive: true });
+  } catch (error) {
+    throw ioError("unwritable_root", `Cannot create the Eventloom root ${root}: ${(error as Error).message}`);
+  }
+  const config = readConfig(root);
+  let lock: { release(): void };
+  try {
+    lock = await lockFile(logPath, "exclusive", options.lockWaitMs ?? lockWaitMs, true);
+  } catch (error) {
+    if ((error as { code?: string }).code === "lock_timeout") throw ioError("lock_timeout", `Cannot append to session "${sessionId}": ${(error as Error).message}`);
+    throw ioError("unwritable_log", `Cannot append to session "${sessionId}": ${(error as Error).message}`);
+  }
+  try {
+    const fd = fs.openSync(logPath, "a+");
+    try {
+      const size = fs.fstatSync(fd).size;
+      const tail = readChainTail(fd, size, `session "${sessionId}"`, () => countLogEvents(logPath));
+      let batch = valid;
+      let deduped = 0;
+      if (options.dedupProducerRefs && batch.some((item) => item.producerRef !== undefined)) {
+        const seen = size > 0 ? existingProducerRefs(logPath) : new Set<string>();
+        batch = batch.filter((item) => {
+          if (item.producerRef === undefined) return true;
+          if (seen.has(item.producerRef)) {
+            deduped++;
+            return false;
+          }
+          seen.add(item.producerRef);
+          return true;
+        });
+      }
+      if (batch.length === 0) return { events: [], records: [], deduped, logPath };
+      const startsEmpty = tail.hash === null;
+      const v1Allowed = batch.every((item) => isV1EventType(item.type));
+      const envelope: Envelope = v1Allowed && (startsEmpty ? config.envelope === "v1" : tail.isV1) ? "v1" : "legacy";
+      const sealed: SealedLine[] = [];
+      let prevHash = tail.hash;
+      let seq = tail.seq;
+      for (const item of batch) {
+        seq++;
+        const { payload, security } = securePayload(item.payload);
+        if (item.producerRef !== undefined) payload.set(producerRefKey, item.producerRef);
+        const unsealed = {
+          seq,
+          timestamp: formatTimestamp(clock()),
+          type: item.type,
+          actor: item.actor,
+          thread: sessionId,
+          payload,
+          security,
+          prevHash,
+          id: envelope === "v1" ? item.id : undefined,
+          parentEventId: item.parentEventId,
+          causedBy: item.causedBy,
+        };
+        const line = envelope === "v1" ? sealV1(unsealed) : sealLegacy(unsealed);
+        sealed.push(line);
+        prevHash = line.hash;
+      }
+      const text = (tail.needsNewline ? "\n" : "") + sealed.map((s) => s.line).join("\n") + "\n";
+      writeAll(fd, utf8.encode(text));
+      fs.fsyncSync(fd);
+      return {
+        events: sealed.map((s) => ({
+          seq: s.record.seq,
+          hash: s.hash,
+          event_id: s.id,
+          session_id: sessionId,
+          event_type: s.record.type,
+          citation: citationUri(sessionId, s.record.seq, s.hash),
+          envelope,
+        })),
+        records: sealed.map((s) => s.record),
+        deduped,
+        logPath,
+      };
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (error) {
+    if (isZaxyError(error)) throw error;
+    throw ioError("write_failed", `Cannot append to session "${sessionId}": ${(error as Error).message}`);
+  } finally {
+    lock.release();
+  }
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let written = 0;
+  while (written < bytes.length) written += fs.writeSync(fd, bytes, written, bytes.length - written);
+}
+
+/** Appends one event. */
+export async function appendEvent(root: string, sessionId: string, item: AppendItem, options: AppendOptions = {}): Promise<AppendedEvent> {
+  const result = await appendEvents(root, sessionId, [item], options);
+  return result.events[0];
+}
+

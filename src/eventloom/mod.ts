@@ -1,0 +1,24 @@
+/**
+ * Eventloom: the append-only, SHA-256 hash-chained JSONL event log that is Zaxy's only source
+ * of truth. Reads both line envelopes (legacy and eventloom.v1, mixed in one file), verifies
+ * them as Python's reference verifier does, and appends in either envelope under a flock shared
+ * with the Python implementation.
+ *
+ * @example
+ * import { appendEvents, verifyLog } from "./mod.ts";
+ * import { fromJs } from "../canonical/mod.ts";
+ * await appendEvents(".eventloom", "default", [{ type: "goal.created", actor: "agent", payload: fromJs({ title: "Ship" }) }]);
+ * (await verifyLog(".eventloom/default.jsonl")).ok; // true
+ */
+export * from "./append.ts";
+export * from "./citation.ts";
+export * from "./config.ts";
+export * from "./envelope.ts";
+export * from "./lines.ts";
+export * from "./redact.ts";
+export * from "./repair.ts";
+export * from "./replay.ts";
+export * from "./session.ts";
+export * from "./tail.ts";
+export * from "./timestamp.ts";
+export * from "./verify.ts";

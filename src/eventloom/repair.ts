@@ -1,0 +1,99 @@
+/**
+ * `zaxy repair --truncate-torn-tail`: the one explicit fix for a crash mid-write. It removes
+ * only bytes after the last newline, and only when they are not a complete JSON line; the
+ * removed bytes are saved to a backup file first. Everything else is left to the user.
+ */
+import * as fs from "node:fs";
+import { parseJsonBytes } from "../canonical/mod.ts";
+import { checkError, inputError } from "../errors.ts";
+import { lockWaitMs } from "../limits.ts";
+import { lockFile } from "../platform/mod.ts";
+import { countLogEvents } from "./lines.ts";
+import { readTailLine } from "./tail.ts";
+
+export interface RepairResult {
+  repaired: boolean;
+  path: string;
+  /** Physical line number of the removed fragment. */
+  removed_line: number | null;
+  removed_bytes: number;
+  /** Up to 200 characters of what was removed. */
+  removed_preview: string | null;
+  backup_path: string | null;
+  events_kept: number;
+  message: string;
+}
+
+const previewChars = 200;
+
+/** Newlines in the first `end` bytes, read in 1 MiB steps. */
+function countNewlines(fd: number, end: number): number {
+  const buffer = new Uint8Array(1 << 20);
+  let count = 0;
+  for (let pos = 0; pos < end; ) {
+    const read = fs.readSync(fd, buffer, 0, Math.min(buffer.length, end - pos), pos);
+    if (read === 0) break;
+    for (let i = 0; i < read; i++) if (buffer[i] === 0x0a) count++;
+    pos += read;
+  }
+  return count;
+}
+
+export async function truncateTornTail(path: string, now: () => number = Date.now): Promise<RepairResult> {
+  if (!fs.existsSync(path)) throw inputError("unreadable_log", `Cannot repair ${path}: no such file`, { field: "LOG" });
+  const lock = await lockFile(path, "exclusive", lockWaitMs);
+  try {
+    const fd = fs.openSync(path, "r+");
+    try {
+      const size = fs.fstatSync(fd).size;
+      const tail = readTailLine(fd, size);
+      const base: RepairResult = {
+        repaired: false,
+        path,
+        removed_line: null,
+        removed_bytes: 0,
+        removed_preview: null,
+        backup_path: null,
+        events_kept: 0,
+        message: "",
+      };
+      if (tail === undefined || tail.terminated) {
+        return { ...base, events_kept: countLogEvents(path), message: "No torn tail: the log ends with a complete line. Nothing changed." };
+      }
+      let complete = true;
+      try {
+        parseJsonBytes(tail.bytes);
+      } catch {
+        complete = false;
+      }
+      if (complete) {
+        throw checkError("not_torn", `Refusing to repair ${path}: the last line is complete JSON without a final newline, not a torn write`, {
+          hint: "the next append adds the missing newline; nothing needs repair",
+        });
+      }
+      const removed = new Uint8Array(size - tail.start);
+      fs.readSync(fd, removed, 0, removed.length, tail.start);
+      const backupPath = `${path}.torn-tail-${now()}.bak`;
+      fs.writeFileSync(backupPath, removed, { flag: "wx" });
+      fs.ftruncateSync(fd, tail.start);
+      fs.fsyncSync(fd);
+      const eventsKept = countLogEvents(path);
+      const lineNumber = countNewlines(fd, tail.start) + 1;
+      const text = new TextDecoder().decode(removed);
+      return {
+        repaired: true,
+        path,
+        removed_line: lineNumber,
+        removed_bytes: removed.length,
+        removed_preview: text.length > previewChars ? text.slice(0, previewChars) + "…" : text,
+        backup_path: backupPath,
+        events_kept: eventsKept,
+        message: `Removed the torn last line (line ${lineNumber}, ${removed.length} bytes); saved it to ${backupPath}.`,
+      };
+    } finally {
+      fs.closeSync(fd);
+    }
+  } finally {
+    lock.release();
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Replay: the events of an inclusive `[fromSeq, toSeq]` window, the integrity report of the
+ * whole log, and a handoff summary of the window (what a next agent needs first).
+ */
+import * as fs from "node:fs";
+import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
+import { inputError, ioError } from "../errors.ts";
+import { type EventRecord, recordFromLine } from "./envelope.ts";
+import { readLogLines } from "./lines.ts";
+import { type IntegrityReport, verifyLog } from "./verify.ts";
+
+export interface HandoffSummary {
+  event_count: number;
+  goals: string[];
+  open_tasks: Array<{ type: string; actor: string; payload: EventRecord["payload"] }>;
+  last_actor: string | null;
+  last_timestamp: string | null;
+}
+
+export interface ReplayResult {
+  events: EventRecord[];
+  integrity: IntegrityReport;
+  handoff: HandoffSummary;
+  /** Events in the log (not just the window). */
+  total_events: number;
+}
+
+export interface ReplayWindow {
+  fromSeq?: number;
+  toSeq?: number;
+  /** Stop after this many events (MCP caps replays). */
+  limit?: number;
+}
+
+function taskId(payload: EventRecord["payload"]): string | undefined {
+  for (const key of ["taskId", "task_id"]) {
+    const value = payload.get(key);
+    if (typeof value === "string" || typeof value === "number") return String(value);
+  }
+  return undefined;
+}
+
+/** Python's `handoff_summary()` over a list of events. */
+export function handoffSummary(events: EventRecord[]): HandoffSummary {
+  const goals: string[] = [];
+  const completed = new Set<string>();
+  for (const event of events) {
+    if (event.type.startsWith("goal.")) {
+      const title = event.payload.get("title");
+      goals.push(typeof title === "string" && title !== "" ? title : "untitled");
+    }
+    if (event.type.startsWith("task.completed")) {
+      const id = taskId(event.payload);
+      if (id !== undefined) completed.add(id);
+    }
+  }
+  const openTasks = events
+    .filter((event) => event.type.startsWith("task.") && !event.type.startsWith("task.completed"))
+    .filter((event) => {
+      const id = taskId(event.payload);
+      return id === undefined || !completed.has(id);
+    })
+    .map((event) => ({ type: event.type, actor: event.actor, payload: event.payload }));
+  const last = events.at(-1);
+  return {
+    event_count: events.length,
+    goals,
+    open_tasks: openTasks,
+    last_actor: last?.actor ?? null,
+    last_timestamp: last?.timestamp ?? null,
+  };
+}
+
+export function validateWindow(window: ReplayWindow): void {
+  const { fromSeq, toSeq } = window;
+  if (fromSeq !== undefined && (!Number.isInteger(fromSeq) || fromSeq < 1)) {
+    throw inputError("invalid_from_seq", `--from-seq must be an integer >= 1, got ${fromSeq}`, { field: "from_seq" });
+  }
+  if (toSeq !== undefined && (!Number.isInteger(toSeq) || toSeq < 1)) {
+    throw inputError("invalid_to_seq", `--to-seq must be an integer >= 1, got ${toSeq}`, { field: "to_seq" });
+  }
+  if (fromSeq !== undefined && toSeq !== undefined && fromSeq > toSeq) {
+    throw inputError("invalid_window", `--from-seq ${fromSeq} is after --to-seq ${toSeq}`, { field: "from_seq" });
+  }
+}
+
+/** Reads the events of a window (no verification). Lines that do not parse are skipped. */
+export function readEvents(path: string, window: ReplayWindow = {}): { events: EventRecord[]; total: number } {
+  validateWindow(window);
+  const from = window.fromSeq ?? 1;
+  const to = window.toSeq ?? Number.POSITIVE_INFINITY;
+  const events: EventRecord[] = [];
+  let total = 0;
+  for (const { bytes, position } of readLogLines(path)) {
+    total = position;
+    if (position < from || position > to) continue;
+    if (window.limit !== undefined && events.length >= window.limit) continue;
+    try {
+      const parsed = parseJsonBytes(bytes);
+      if (isJsonObject(parsed)) events.push(recordFromLine(parsed, position));
+    } catch {
+      // The integrity report names the broken line.
+    }
+  }
+  return { events, total };
+}
+
+/**
+ * Replays a log: integrity first, then the window.
+ *
+ * @example
+ * const { events, integrity, handoff } = await replayLog(".eventloom/default.jsonl", { fromSeq: 2 });
+ */
+export async function replayLog(path: string, window: ReplayWindow = {}): Promise<ReplayResult> {
+  validateWindow(window);
+  if (!fs.existsSync(path)) throw inputError("unreadable_log", `Cannot replay ${path}: no such file`, { field: "LOG" });
+  const integrity = await verifyLog(path);
+  const { events, total } = readEvents(path, window);
+  return { events, integrity, handoff: handoffSummary(events), total_events: total };
+}
