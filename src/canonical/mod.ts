@@ -10,3 +10,4 @@ export * from "./jsonValue.ts";
 export * from "./parseJson.ts";
 export * from "./canonicalJson.ts";
 export * from "./pythonFloatRepr.ts";
+export * from "./displayJson.ts";

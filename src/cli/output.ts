@@ -2,13 +2,14 @@
  * The one place that prints documents and errors. stdout carries data only; in `--json` mode it
  * carries exactly one JSON document (an error is `{"error": {code, message, hint}}`).
  */
+import { displayJson } from "../canonical/displayJson.ts";
 import { ExitCode, isZaxyError } from "../errors.ts";
 import type { CommandContext, CommandIo } from "./command.ts";
 
 /** Prints `doc` as JSON (with `schema` first) in --json mode, else the text rendering. */
 export function emit(ctx: CommandContext, schema: string, doc: Record<string, unknown>, text: () => string): void {
   if (ctx.global.json) {
-    ctx.io.stdout(JSON.stringify({ schema, ...doc }) + "\n");
+    ctx.io.stdout(displayJson({ schema, ...doc }) + "\n");
   } else {
     const rendered = text();
     if (rendered.length > 0) ctx.io.stdout(rendered.endsWith("\n") ? rendered : rendered + "\n");
