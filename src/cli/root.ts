@@ -1,6 +1,11 @@
 /** The command tree. Parents only register children; each command lives in its own file. */
 import { defineGroup } from "./command.ts";
 import { doctorCommand } from "./commands/doctor/doctor.ts";
+import { initCommand } from "./commands/init.ts";
+import { memoryGroup } from "./commands/memory/group.ts";
+import { repairCommand } from "./commands/repair.ts";
+import { replayCommand } from "./commands/replay.ts";
+import { verifyCommand } from "./commands/verify.ts";
 
 export const rootGroup = defineGroup({
   name: "zaxy",
@@ -8,5 +13,5 @@ export const rootGroup = defineGroup({
   description:
     "Zaxy records what agents did in an append-only, SHA-256 hash-chained event log (Eventloom)\n" +
     "and gives cited memory back. The log is the only source of truth.",
-  children: [doctorCommand],
+  children: [initCommand, verifyCommand, replayCommand, memoryGroup, repairCommand, doctorCommand],
 });

@@ -22,3 +22,4 @@ export * from "./session.ts";
 export * from "./tail.ts";
 export * from "./timestamp.ts";
 export * from "./verify.ts";
+export * from "./eventView.ts";

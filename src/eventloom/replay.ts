@@ -4,7 +4,7 @@
  */
 import * as fs from "node:fs";
 import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
-import { inputError, ioError } from "../errors.ts";
+import { inputError } from "../errors.ts";
 import { type EventRecord, recordFromLine } from "./envelope.ts";
 import { readLogLines } from "./lines.ts";
 import { type IntegrityReport, verifyLog } from "./verify.ts";

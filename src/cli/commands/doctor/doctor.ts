@@ -38,7 +38,7 @@ function renderSelftest(report: SelftestReport): string {
   for (const step of report.steps) {
     const status = step.ok ? "ok  " : "FAIL";
     const ms = `${step.ms.toFixed(1)} ms`.padStart(10);
-    const tail = step.ok ? describeDetail(step.detail) : step.message ?? "";
+    const tail = step.ok ? describeDetail(step.detail) : `${step.message ?? ""}${step.hint ? ` (hint: ${step.hint})` : ""}`;
     lines.push(`  ${status} ${step.step.padEnd(width)} ${ms}  ${tail}`);
   }
   const failed = report.steps.filter((s) => !s.ok).length;

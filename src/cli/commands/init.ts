@@ -1,0 +1,56 @@
+/** `zaxy init`: create the Eventloom root and choose the envelope for new logs. */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { configPath, readConfig, writeConfig } from "../../eventloom/mod.ts";
+import { inputError, ioError } from "../../errors.ts";
+import { choiceOption } from "../args.ts";
+import { booleanOption, defineCommand } from "../command.ts";
+import { emit } from "../output.ts";
+
+export const initCommand = defineCommand({
+  name: "init",
+  summary: "Create the Eventloom root and choose the envelope for new logs",
+  description:
+    "Creates the Eventloom root directory (--eventloom-path, default .eventloom) and writes\n" +
+    "config.json. --envelope chooses the line format new logs start with: v1 (eventloom.v1,\n" +
+    "default) or legacy (the Python zaxy.legacy line). Existing logs keep their format.",
+  options: {
+    envelope: { type: "string", valueName: "legacy|v1", description: "Envelope for new logs (default v1)" },
+    force: { type: "boolean", description: "Overwrite an existing config.json" },
+  },
+  positionals: [],
+  examples: ["zaxy init", "zaxy init --envelope legacy --eventloom-path ./memory"],
+  async run(ctx) {
+    const root = ctx.global.eventloomPath;
+    const envelope = choiceOption(ctx, "envelope", ["legacy", "v1"] as const);
+    const existed = fs.existsSync(configPath(root));
+    let config = readConfig(root);
+    let written = false;
+    if (!existed || booleanOption(ctx, "force")) {
+      config = { envelope: envelope ?? config.envelope };
+      try {
+        writeConfig(root, config);
+      } catch (error) {
+        throw ioError("unwritable_root", `Cannot initialise ${root}: ${(error as Error).message}`);
+      }
+      written = true;
+    } else if (envelope !== undefined && envelope !== config.envelope) {
+      throw inputError("config_exists", `Cannot set --envelope ${envelope}: ${configPath(root)} already chooses ${config.envelope}`, {
+        field: "--envelope",
+        hint: "pass --force to change it",
+      });
+    }
+    const doc = {
+      root: path.resolve(root),
+      config_path: path.resolve(configPath(root)),
+      envelope: config.envelope,
+      created: written,
+    };
+    emit(ctx, "zaxy.init.v1", doc, () =>
+      written
+        ? `Initialised ${doc.root} (new logs use the ${config.envelope} envelope)`
+        : `${doc.root} is already initialised (new logs use the ${config.envelope} envelope)`,
+    );
+    return 0;
+  },
+});

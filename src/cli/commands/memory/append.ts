@@ -1,0 +1,62 @@
+/** `zaxy memory append TYPE --actor A [--payload-json J | --payload-file F | stdin]`. */
+import { appendEvent } from "../../../eventloom/mod.ts";
+import { inputError } from "../../../errors.ts";
+import { parseJsonInput, readInputFile } from "../../args.ts";
+import { type CommandContext, defineCommand, stringOption } from "../../command.ts";
+import { emit } from "../../output.ts";
+import type { JsonValue } from "../../../canonical/mod.ts";
+
+async function readPayload(ctx: CommandContext): Promise<JsonValue> {
+  const json = stringOption(ctx, "payload-json");
+  const file = stringOption(ctx, "payload-file");
+  if (json !== undefined && file !== undefined) {
+    throw inputError("usage", "zaxy memory append: give --payload-json or --payload-file, not both", { field: "--payload-json" });
+  }
+  if (json !== undefined) return parseJsonInput(new TextEncoder().encode(json), "--payload-json");
+  if (file !== undefined) return parseJsonInput(readInputFile(file, "--payload-file"), "--payload-file");
+  if (ctx.io.stdinIsTTY) return new Map();
+  const bytes = await ctx.io.readStdin();
+  if (new TextDecoder().decode(bytes).trim() === "") return new Map();
+  return parseJsonInput(bytes, "stdin payload");
+}
+
+export const memoryAppendCommand = defineCommand({
+  name: "append",
+  summary: "Append one event to the session's log",
+  description:
+    "Seals and appends one event. The payload (a JSON object, at most 1 MiB) comes from\n" +
+    "--payload-json, --payload-file, or stdin (empty payload when stdin is a terminal).\n" +
+    "Secrets in the payload are redacted before sealing. --json prints\n" +
+    "{seq, hash, event_id, session_id, event_type, citation}.",
+  options: {
+    actor: { type: "string", valueName: "A", description: "Who did it (required)" },
+    "payload-json": { type: "string", valueName: "JSON", description: "Payload as a JSON object" },
+    "payload-file": { type: "string", valueName: "FILE", description: "Read the payload from a file" },
+  },
+  positionals: [{ name: "TYPE", description: "Event type, e.g. goal.created", required: true }],
+  examples: [
+    `zaxy memory append goal.created --actor agent --payload-json '{"title":"Ship the release"}'`,
+    `echo '{"command":"npm test","exit_code":0}' | zaxy memory append command.completed --actor agent --json`,
+  ],
+  async run(ctx) {
+    const actor = stringOption(ctx, "actor");
+    if (actor === undefined) throw inputError("usage", "zaxy memory append: --actor is required", { field: "--actor" });
+    const payload = await readPayload(ctx);
+    const event = await appendEvent(ctx.global.eventloomPath, ctx.global.sessionId, { type: ctx.positionals[0], actor, payload });
+    emit(
+      ctx,
+      "zaxy.memory.append.v1",
+      {
+        seq: event.seq,
+        hash: event.hash,
+        event_id: event.event_id,
+        session_id: event.session_id,
+        event_type: event.event_type,
+        citation: event.citation,
+        envelope: event.envelope,
+      },
+      () => `appended ${event.event_type} as seq ${event.seq} (${event.envelope})  ${event.citation}`,
+    );
+    return 0;
+  },
+});

@@ -1,0 +1,30 @@
+/** `zaxy repair [LOG] --truncate-torn-tail`: the explicit fix for a crash mid-write. */
+import { sessionLogPath, truncateTornTail } from "../../eventloom/mod.ts";
+import { inputError } from "../../errors.ts";
+import { booleanOption, defineCommand } from "../command.ts";
+import { emit } from "../output.ts";
+
+export const repairCommand = defineCommand({
+  name: "repair",
+  summary: "Remove a torn last line left by a crash mid-write (explicit, with a backup)",
+  description:
+    "With --truncate-torn-tail, removes the bytes after the last newline of LOG (default: the\n" +
+    "current session's log) when they are not a complete JSON line, after saving them to\n" +
+    "LOG.torn-tail-<ms>.bak. Nothing else in the log is ever changed.",
+  options: {
+    "truncate-torn-tail": { type: "boolean", description: "Remove a torn last line (required: repair does nothing else)" },
+  },
+  positionals: [{ name: "LOG", description: "Log file (default: the session's log)" }],
+  examples: ["zaxy repair --truncate-torn-tail", "zaxy repair .eventloom/agent-1.jsonl --truncate-torn-tail --json"],
+  async run(ctx) {
+    if (!booleanOption(ctx, "truncate-torn-tail")) {
+      throw inputError("usage", "zaxy repair: say what to repair: --truncate-torn-tail is the only repair", { field: "--truncate-torn-tail" });
+    }
+    const file = ctx.positionals[0] ?? sessionLogPath(ctx.global.eventloomPath, ctx.global.sessionId, "repair");
+    const result = await truncateTornTail(file);
+    emit(ctx, "zaxy.repair.v1", { ...result }, () =>
+      result.repaired ? `${result.message}\nremoved: ${JSON.stringify(result.removed_preview)}\n${result.events_kept} events kept` : result.message,
+    );
+    return 0;
+  },
+});

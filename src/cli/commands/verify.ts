@@ -1,0 +1,66 @@
+/** `zaxy verify [LOG ... | --all] [--all-errors]`: check hash chains; exit 1 if any is broken. */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { type IntegrityReport, sessionLogPath, verifyLog } from "../../eventloom/mod.ts";
+import { inputError } from "../../errors.ts";
+import { booleanOption, type CommandContext, defineCommand } from "../command.ts";
+import { emit } from "../output.ts";
+import { progressReporter } from "../progress.ts";
+
+function logsUnderRoot(root: string): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(root);
+  } catch {
+    throw inputError("unreadable_root", `Cannot list logs: the Eventloom root ${root} does not exist`, { field: "--eventloom-path" });
+  }
+  return names.filter((n) => n.endsWith(".jsonl")).sort().map((n) => path.join(root, n));
+}
+
+function selectLogs(ctx: CommandContext): string[] {
+  if (booleanOption(ctx, "all")) {
+    if (ctx.positionals.length > 0) throw inputError("usage", "zaxy verify: give LOG paths or --all, not both", { field: "--all" });
+    return logsUnderRoot(ctx.global.eventloomPath);
+  }
+  if (ctx.positionals.length > 0) return ctx.positionals;
+  return [sessionLogPath(ctx.global.eventloomPath, ctx.global.sessionId, "verify")];
+}
+
+function renderReport(file: string, report: IntegrityReport): string {
+  if (report.ok) return `OK      ${file}  ${report.total_events} events`;
+  const lines = [`BROKEN  ${file}  ${report.broken_reason} (seq ${report.broken_at_seq}, line ${report.line})`];
+  for (const issue of report.errors.slice(1)) lines.push(`        ${issue.reason} (seq ${issue.seq}, line ${issue.line})`);
+  if (report.torn_tail) lines.push("        hint: the last line was cut mid-write; run 'zaxy repair --truncate-torn-tail' on this log");
+  return lines.join("\n");
+}
+
+export const verifyCommand = defineCommand({
+  name: "verify",
+  summary: "Verify the hash chain of logs (exit 1 when one is broken)",
+  description:
+    "Verifies Eventloom logs: every event's seal, the seq order of legacy lines, and every link\n" +
+    "to the previous hash. Without LOG, verifies the current session's log; --all verifies every\n" +
+    "*.jsonl under the Eventloom root. Memory stays bounded whatever the log size.",
+  options: {
+    all: { type: "boolean", description: "Verify every log under the Eventloom root" },
+    "all-errors": { type: "boolean", description: "List every failure, not just the first" },
+  },
+  positionals: [{ name: "LOG", description: "Log file(s) to verify", variadic: true }],
+  examples: ["zaxy verify", "zaxy verify .eventloom/agent-1.jsonl --json", "zaxy verify --all --all-errors"],
+  async run(ctx) {
+    const files = selectLogs(ctx);
+    const allErrors = booleanOption(ctx, "all-errors");
+    const results: Array<{ path: string } & IntegrityReport> = [];
+    for (const file of files) {
+      const progress = progressReporter(ctx.io, `verify ${path.basename(file)}`);
+      const report = await verifyLog(file, { allErrors, onProgress: progress.update });
+      progress.done();
+      results.push({ path: file, ...report });
+    }
+    const ok = results.every((r) => r.ok);
+    emit(ctx, "zaxy.verify.v1", { ok, logs: results }, () =>
+      results.length === 0 ? "No logs found." : results.map((r) => renderReport(r.path, r)).join("\n"),
+    );
+    return ok ? 0 : 1;
+  },
+});
