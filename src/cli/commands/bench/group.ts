@@ -1,0 +1,9 @@
+/** `zaxy bench ...`: benchmarks that print measured figures and the machine. */
+import { defineGroup } from "../../command.ts";
+import { benchVerifyCommand } from "./verify.ts";
+
+export const benchGroup = defineGroup({
+  name: "bench",
+  summary: "Benchmarks: measured figures, ratios from one run, and the machine",
+  children: [benchVerifyCommand],
+});

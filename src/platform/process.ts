@@ -1,0 +1,59 @@
+/**
+ * Running this program again (benchmarks time fresh processes) and measuring a child's wall
+ * time and peak RSS. Runtime-specific: Bun reports the child's `maxRSS` from spawnSync.
+ */
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { runtimeName } from "./mod.ts";
+
+// deno-lint-ignore no-explicit-any
+const runtimeGlobal = globalThis as any;
+
+/** argv prefix that starts this same program (compiled binary or source entry). */
+export function selfCommand(): string[] {
+  if (runtimeName === "bun") {
+    const main: string = runtimeGlobal.Bun.main;
+    return main.includes("$bunfs") || main.includes("~BUN") ? [process.execPath] : [process.execPath, main];
+  }
+  if (runtimeName === "deno") {
+    return [runtimeGlobal.Deno.execPath(), "run", "-A", fileURLToPath(runtimeGlobal.Deno.mainModule)];
+  }
+  return [process.execPath, process.argv[1]];
+}
+
+/** Whether this process is the compiled single binary. */
+export function isCompiledBinary(): boolean {
+  return runtimeName === "bun" && selfCommand().length === 1;
+}
+
+export interface MeasuredRun {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  wallMs: number;
+  /** Peak resident set of the child in bytes, when the runtime reports it. */
+  maxRssBytes: number | null;
+}
+
+export function spawnMeasured(argv: string[], env?: Record<string, string | undefined>): MeasuredRun {
+  const started = performance.now();
+  if (runtimeName === "bun") {
+    const result = runtimeGlobal.Bun.spawnSync(argv, { env: env ?? process.env, stdout: "pipe", stderr: "pipe" });
+    const wallMs = performance.now() - started;
+    return {
+      exitCode: result.exitCode ?? -1,
+      stdout: new TextDecoder().decode(result.stdout),
+      stderr: new TextDecoder().decode(result.stderr),
+      wallMs,
+      maxRssBytes: result.resourceUsage?.maxRSS ?? null,
+    };
+  }
+  const result = spawnSync(argv[0], argv.slice(1), { env: env ?? process.env, encoding: "utf8", maxBuffer: 1 << 28 });
+  return {
+    exitCode: result.status ?? -1,
+    stdout: result.stdout ?? "",
+    stderr: result.stderr ?? "",
+    wallMs: performance.now() - started,
+    maxRssBytes: null,
+  };
+}
