@@ -11,6 +11,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { isZaxyError } from "../errors.ts";
 import type { Kuzu, KuzuConnection, KuzuDatabase } from "../projection/kuzuRuntime.ts";
 import type { Usearch, UsearchIndex } from "../vector/mod.ts";
 import { type RuntimeInfo, runtimeInfo } from "./environment.ts";
@@ -21,6 +22,8 @@ export interface SelftestStep {
   ms: number;
   /** Why the step failed (only when `ok` is false). */
   message?: string;
+  /** What to do about it, when the failure says. */
+  hint?: string;
   detail?: Record<string, unknown>;
 }
 
@@ -49,7 +52,8 @@ async function runStep(steps: SelftestStep[], name: string, body: StepBody): Pro
     return true;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    steps.push({ step: name, ok: false, ms: elapsedMs(started), message });
+    const hint = isZaxyError(error) ? error.hint : undefined;
+    steps.push({ step: name, ok: false, ms: elapsedMs(started), message, ...(hint !== undefined ? { hint } : {}) });
     return false;
   }
 }

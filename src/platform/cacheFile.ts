@@ -40,8 +40,8 @@ function cacheFileName(stem: string, ext: string, sha256: string): string {
 }
 
 /** Where `cacheFile(stem, ext, bytes)` puts `bytes`, e.g. `/tmp/zaxy-1000/kuzu-0123456789abcdef.cjs`. */
-export function cacheFilePath(stem: string, ext: string, bytes: Uint8Array): string {
-  return path.join(cacheDirPath(), cacheFileName(stem, ext, sha256Hex(bytes)));
+export function cacheFilePath(stem: string, ext: string, bytes: Uint8Array, dir: string = cacheDirPath()): string {
+  return path.join(dir, cacheFileName(stem, ext, sha256Hex(bytes)));
 }
 
 function ensureCacheDir(dir: string): void {
@@ -75,8 +75,8 @@ function sameContents(file: string, sha256: string): boolean {
 }
 
 /**
- * Returns a real file holding `bytes`, writing it (temp file + rename, so readers never see a
- * partial file) only when no identical file exists yet.
+ * Returns a real file holding `bytes` in `dir` (default `cacheDirPath()`), writing it (temp file
+ * + rename, so readers never see a partial file) only when no identical file exists yet.
  *
  * @example
  * ```ts
@@ -84,9 +84,8 @@ function sameContents(file: string, sha256: string): boolean {
  * createRequire(import.meta.url)(glue.path);
  * ```
  */
-export function cacheFile(stem: string, ext: string, bytes: Uint8Array): CacheFile {
+export function cacheFile(stem: string, ext: string, bytes: Uint8Array, dir: string = cacheDirPath()): CacheFile {
   const sha256 = sha256Hex(bytes);
-  const dir = cacheDirPath();
   ensureCacheDir(dir);
   const target = path.join(dir, cacheFileName(stem, ext, sha256));
   if (sameContents(target, sha256)) return { path: target, sha256, reused: true };
