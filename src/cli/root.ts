@@ -6,6 +6,7 @@ import { initCommand } from "./commands/init.ts";
 import { memoryGroup } from "./commands/memory/group.ts";
 import { repairCommand } from "./commands/repair.ts";
 import { replayCommand } from "./commands/replay.ts";
+import { serveCommand } from "./commands/serve.ts";
 import { verifyCommand } from "./commands/verify.ts";
 
 export const rootGroup = defineGroup({
@@ -14,5 +15,5 @@ export const rootGroup = defineGroup({
   description:
     "Zaxy records what agents did in an append-only, SHA-256 hash-chained event log (Eventloom)\n" +
     "and gives cited memory back. The log is the only source of truth.",
-  children: [initCommand, verifyCommand, replayCommand, memoryGroup, repairCommand, benchGroup, doctorCommand],
+  children: [initCommand, verifyCommand, replayCommand, memoryGroup, repairCommand, serveCommand, benchGroup, doctorCommand],
 });

@@ -1,0 +1,90 @@
+/**
+ * The MCP server behind `zaxy serve`: the official SDK's low-level `Server` on stdio, with
+ * `tools/list` and `tools/call` answered by a `ToolRouter` over `toolRegistry`.
+ *
+ * stdout carries MCP messages only (newline-delimited JSON-RPC); every diagnostic goes to
+ * stderr, and `console.log` is pointed at stderr so no stray print can corrupt the stream.
+ * When stdin ends the server finishes the calls it has started, answers them, and returns.
+ *
+ * This module loads the SDK; `zaxy serve` imports it only when it runs, so other commands do
+ * not pay for it at start-up.
+ *
+ * @example
+ * await runMcpServer({ eventloomPath: ".eventloom", sessionId: "default", profile: "core" });
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { zaxyVersion } from "../version.ts";
+import type { ToolProfile } from "./profiles.ts";
+import { toolRegistry } from "./registry.ts";
+import type { AnyToolDefinition } from "./tool.ts";
+import { ToolRouter } from "./toolRouter.ts";
+
+export interface McpServerOptions {
+  eventloomPath: string;
+  /** Default session for calls that name none. */
+  sessionId: string;
+  profile: ToolProfile;
+  /** Defaults to every registered tool. */
+  tools?: readonly AnyToolDefinition[];
+  /** Diagnostics sink; defaults to stderr. */
+  log?: (line: string) => void;
+}
+
+/** Server name reported to clients in `initialize`. */
+export const mcpServerName = "zaxy";
+
+function stderrLog(line: string): void {
+  process.stderr.write(line.endsWith("\n") ? line : line + "\n");
+}
+
+/** A server with its tool handlers registered, not yet connected to a transport. */
+export function createMcpServer(options: McpServerOptions): { server: Server; router: ToolRouter } {
+  const log = options.log ?? stderrLog;
+  const router = new ToolRouter({
+    tools: options.tools ?? toolRegistry,
+    profile: options.profile,
+    context: { eventloomPath: options.eventloomPath, sessionId: options.sessionId },
+    log,
+    debug: Boolean(process.env.ZAXY_DEBUG),
+  });
+  const server = new Server({ name: mcpServerName, version: zaxyVersion }, { capabilities: { tools: { listChanged: false } } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: router.list() }));
+  server.setRequestHandler(CallToolRequestSchema, (request) => router.call(request.params.name, request.params.arguments));
+  // Protocol-level problems (an unparsable line, a response nobody waits for) are logged, never fatal.
+  server.onerror = (error) => log(`zaxy serve: ${error.message}`);
+  return { server, router };
+}
+
+/** Keeps stdout for protocol messages: anything printed through `console` goes to stderr. */
+function routeConsoleToStderr(): void {
+  const toStderr = (...values: unknown[]) => console.error(...values);
+  console.log = toStderr;
+  console.info = toStderr;
+  console.debug = toStderr;
+  console.warn = toStderr;
+}
+
+/** Serves MCP on stdin/stdout until stdin ends. */
+export async function runMcpServer(options: { eventloomPath: string; sessionId: string; profile: ToolProfile }): Promise<void> {
+  routeConsoleToStderr();
+  const { server, router } = createMcpServer(options);
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+  });
+  const transport = new StdioServerTransport();
+  let closing = false;
+  const shutdown = async () => {
+    if (closing) return;
+    closing = true;
+    // Requests already read are running; let them finish and their answers be written.
+    await router.idle();
+    await new Promise((resolve) => setImmediate(resolve));
+    await server.close();
+  };
+  process.stdin.once("end", () => void shutdown());
+  process.stdin.once("close", () => void shutdown());
+  await server.connect(transport);
+  await closed;
+}

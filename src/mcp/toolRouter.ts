@@ -1,0 +1,119 @@
+/**
+ * Lists and calls the registered tools. Independent of the transport and of the SDK's own
+ * argument handling: every call is validated here against the tool's zod schema, so schema
+ * failures, unknown tools and thrown errors all come back as the same `isError` result shape,
+ * and a bad call never reaches the library or takes the server down.
+ */
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import * as z from "zod";
+import { argumentsUsage, invalidArgumentsError, type SchemaIssue, ToolError, toolErrorResult, toolResult, toToolError } from "./errors.ts";
+import { listedTools, type ToolProfile } from "./profiles.ts";
+import type { AnyToolDefinition, ToolContext } from "./tool.ts";
+
+interface PreparedTool {
+  definition: AnyToolDefinition;
+  /** What `tools/list` advertises. */
+  listing: Tool;
+  /** Remediation for schema failures. */
+  usage: string;
+}
+
+export interface ToolRouterOptions {
+  tools: readonly AnyToolDefinition[];
+  profile: ToolProfile;
+  context: ToolContext;
+  /** Diagnostics (internal errors); the server sends them to stderr. */
+  log: (line: string) => void;
+  /** Also log stacks of internal errors (env `ZAXY_DEBUG`). */
+  debug?: boolean;
+}
+
+/** The advertised JSON Schema of a tool's input: draft 2020-12 (MCP's default), no `$schema`. */
+export function inputJsonSchema(definition: AnyToolDefinition): Tool["inputSchema"] {
+  const schema = z.toJSONSchema(definition.inputSchema, { io: "input" }) as Record<string, unknown>;
+  delete schema.$schema;
+  if (schema.type !== "object" || schema.additionalProperties !== false) {
+    throw new Error(`tool ${definition.name}: inputSchema must be a z.strictObject (additionalProperties false)`);
+  }
+  return schema as Tool["inputSchema"];
+}
+
+function prepare(definition: AnyToolDefinition): PreparedTool {
+  const inputSchema = inputJsonSchema(definition);
+  const listing: Tool = { name: definition.name, description: definition.description, inputSchema };
+  if (definition.annotations !== undefined) listing.annotations = definition.annotations;
+  return { definition, listing, usage: argumentsUsage(definition.name, inputSchema as Parameters<typeof argumentsUsage>[1]) };
+}
+
+export class ToolRouter {
+  readonly #byName: Map<string, PreparedTool>;
+  readonly #listed: Tool[];
+  readonly #options: ToolRouterOptions;
+  /** The last call queued (it never rejects, so one failure cannot stall the calls after it). */
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: ToolRouterOptions) {
+    this.#options = options;
+    this.#byName = new Map();
+    for (const definition of options.tools) {
+      if (this.#byName.has(definition.name)) throw new Error(`tool ${definition.name} is registered twice`);
+      this.#byName.set(definition.name, prepare(definition));
+    }
+    this.#listed = listedTools(options.profile, [...this.#byName.values()].map((p) => p.listing));
+  }
+
+  /** The tools the profile lists. */
+  list(): Tool[] {
+    return this.#listed;
+  }
+
+  /**
+   * Calls a tool by name (listed or not). Never throws: failures are `isError` results. Calls
+   * run one at a time in the order they arrive, so an agent that pipelines an append and a
+   * replay sees the replay include the append, as it would over a sequential CLI.
+   */
+  call(name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
+    const call = this.#queue
+      .then(() => this.#call(name, args ?? {}))
+      .catch((error: unknown) => toolErrorResult(toToolError(error, name)));
+    this.#queue = call;
+    return call;
+  }
+
+  /** Resolves once every call received so far has finished (to answer them all before exiting). */
+  async idle(): Promise<void> {
+    let last: Promise<unknown>;
+    do {
+      last = this.#queue;
+      await last;
+    } while (last !== this.#queue);
+  }
+
+  async #call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    const prepared = this.#byName.get(name);
+    if (prepared === undefined) {
+      const names = [...this.#byName.keys()];
+      return toolErrorResult(
+        new ToolError(
+          "unknown_tool",
+          `Unknown tool ${JSON.stringify(name)}`,
+          `Call one of: ${names.join(", ")}. tools/list shows the "${this.#options.profile}" profile; every tool is callable by name.`,
+        ),
+      );
+    }
+    const parsed = prepared.definition.inputSchema.safeParse(args);
+    if (!parsed.success) {
+      return toolErrorResult(invalidArgumentsError(name, parsed.error.issues as SchemaIssue[], args, prepared.usage));
+    }
+    try {
+      return toolResult(await prepared.definition.run(args, this.#options.context));
+    } catch (error) {
+      const toolError = toToolError(error, name);
+      if (toolError.code === "internal_error") {
+        this.#options.log(`zaxy serve: ${name}: ${toolError.message}`);
+        if (this.#options.debug && error instanceof Error && error.stack) this.#options.log(error.stack);
+      }
+      return toolErrorResult(toolError);
+    }
+  }
+}
