@@ -42,9 +42,12 @@ export function compareCodePoints(a: string, b: string): number {
     const aSurrogate = ca >= 0xd800 && ca <= 0xdfff;
     const bSurrogate = cb >= 0xd800 && cb <= 0xdfff;
     if (!aSurrogate && !bSurrogate) return ca - cb;
-    // Step back to the start of the code point when we are on the low half of a pair.
+    // The shared unit before i may be a high surrogate. If either side has a low surrogate at i,
+    // that side's code point starts at i - 1 (a pair); compare there. Otherwise the high surrogate
+    // is lone on both sides and the first differing code point starts at i.
     const prev = i > 0 ? a.charCodeAt(i - 1) : 0;
-    const start = prev >= 0xd800 && prev <= 0xdbff ? i - 1 : i;
+    const pairsWithPrev = prev >= 0xd800 && prev <= 0xdbff && ((ca >= 0xdc00 && ca <= 0xdfff) || (cb >= 0xdc00 && cb <= 0xdfff));
+    const start = pairsWithPrev ? i - 1 : i;
     return (a.codePointAt(start) as number) - (b.codePointAt(start) as number);
   }
   return a.length - b.length;
@@ -153,4 +156,19 @@ export function writeJson(value: JsonValue, options: JsonWriteOptions): string {
  */
 export function canonicalJson(value: JsonValue): string {
   return writeJson(value, canonicalOptions);
+}
+
+/**
+ * A deep copy with every object's keys in canonical (code point) order. Written with
+ * `asciiOnly`, such a value's bytes are its canonical JSON, which lets the verifier copy it
+ * through instead of re-sorting it.
+ */
+export function canonicalOrder(value: JsonValue, depth = 0): JsonValue {
+  if (depth >= jsonDepthMax) throw new CanonicalDepthError(`JSON nests deeper than ${jsonDepthMax} levels`);
+  if (Array.isArray(value)) return value.map((item) => canonicalOrder(item, depth + 1));
+  if (value instanceof Map) {
+    const keys = [...value.keys()].sort(compareCodePoints);
+    return new Map(keys.map((key) => [key, canonicalOrder(value.get(key) as JsonValue, depth + 1)]));
+  }
+  return value;
 }
