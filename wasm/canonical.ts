@@ -28,9 +28,15 @@ const T_ARRAY: u32 = 7;
 const T_OBJECT: u32 = 8;
 const T_SPECIAL: u32 = 9; // NaN, Infinity, -Infinity
 
-const F_STRING_NEEDS_WORK: u32 = 0x100; // has an escape or non-ASCII bytes
+// Emission must transform the string: raw non-ASCII bytes or a non-canonical escape.
+const F_STRING_NEEDS_WORK: u32 = 0x100;
+// The string has escapes, so its bytes do not sort in code point order.
+const F_STRING_ESCAPED: u32 = 0x400;
 const F_FLOAT_AS_IS: u32 = 0x100; // the float lexeme already is Python's repr
 const F_INT_NEG_ZERO: u32 = 0x100;
+// A container whose bytes already are its canonical form: no whitespace, keys strictly
+// increasing, every member canonical. Emitted with one copy (zaxy writes payloads this way).
+const F_CANON: u32 = 0x200;
 const KIND_MASK: u32 = 0xff;
 
 // Parse results (negative).
@@ -48,7 +54,7 @@ const INT_DIGITS_MAX: i32 = 4300;
 let tapeBase: usize = 0;
 let tapeCap: i32 = 0;
 let sortBase: usize = 0; // 2 * tapeCap i32 slots: member stack + merge scratch
-let stackBase: usize = 0; // DEPTH_MAX + 2 i32 slots
+let stackBase: usize = 0; // 3 x (DEPTH_MAX + 2) i32 slots: open container, canonical flag, previous key
 let scratchBase: usize = 0; // 512 bytes for small comparisons
 
 let tapeLen: i32 = 0;
@@ -96,9 +102,45 @@ export function lastErrorOffset(): i32 {
   return c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09;
 }
 
-function skipWs(p: usize, end: usize): usize {
+// Depth of the container being parsed (0 at top level), for the canonical-as-is bookkeeping.
+let curDepth: i32 = 0;
+const STACK_SLOTS: usize = <usize>(DEPTH_MAX + 2) << 2;
+
+@inline function markNotCanon(): void {
+  if (curDepth > 0) store<i32>(stackBase + STACK_SLOTS + (<usize>curDepth << 2), 0);
+}
+
+function skipWsSlow(p: usize, end: usize): usize {
   while (p < end && isWs(<u32>load<u8>(p))) p++;
+  markNotCanon();
   return p;
+}
+
+// Compact JSON has no whitespace: check one byte inline, call out only when there is some.
+@inline function skipWs(p: usize, end: usize): usize {
+  return p < end && isWs(<u32>load<u8>(p)) ? skipWsSlow(p, end) : p;
+}
+
+// Records an object key for the canonical-as-is check: keys must be plain and increasing.
+function noteKey(key: i32): void {
+  if (curDepth == 0) return;
+  // Already not canonical: emission sorts and checks order anyway.
+  if (load<i32>(stackBase + STACK_SLOTS + (<usize>curDepth << 2)) == 0) return;
+  const prevSlot = stackBase + 2 * STACK_SLOTS + (<usize>curDepth << 2);
+  const prev = load<i32>(prevSlot);
+  if ((tFlags(key) & F_STRING_NEEDS_WORK) != 0 || (prev >= 0 && compareKeys(prev, key) >= 0)) markNotCanon();
+  store<i32>(prevSlot, key);
+}
+
+// Closes the container at curDepth: flag it canonical or taint its parent.
+function closeContainer(open: i32, p: usize): void {
+  const canon = load<i32>(stackBase + STACK_SLOTS + (<usize>curDepth << 2)) != 0;
+  const entry = tapeBase + (<usize>open << 4);
+  store<u32>(entry, <u32>p, 8);
+  store<i32>(entry, tapeLen, 12);
+  curDepth--;
+  if (canon) store<u32>(entry, load<u32>(entry) | F_CANON);
+  else markNotCanon();
 }
 
 // Validates one multi-byte UTF-8 sequence at p (first byte >= 0x80); returns its length or 0.
@@ -136,14 +178,33 @@ function utf8SeqLen(p: usize, end: usize): i32 {
 }
 
 // Scans a string starting after its opening quote. Returns the position of the closing quote,
-// or 0 on error (errorOffset set). Sets stringNeedsWork.
+// or 0 on error (errorOffset set). Sets stringNeedsWork and stringEscaped.
 let stringNeedsWork: bool = false;
+let stringEscaped: bool = false;
+
+@inline function stringFlags(): u32 {
+  return (stringNeedsWork ? F_STRING_NEEDS_WORK : 0) | (stringEscaped ? F_STRING_ESCAPED : 0);
+}
+
+// Is the \uXXXX escape at p exactly what Python's ensure_ascii encoder writes?
+function isCanonicalUnicodeEscape(p: usize): bool {
+  let v: u32 = 0;
+  for (let i: usize = 2; i < 6; i++) {
+    const c = <u32>load<u8>(p + i);
+    if (c >= 0x41 && c <= 0x46) return false; // uppercase hex
+    v = (v << 4) | <u32>hexVal(c);
+  }
+  if (v < 0x20) return v != 0x08 && v != 0x09 && v != 0x0a && v != 0x0c && v != 0x0d;
+  return v >= 0x7f; // Python escapes DEL too
+}
 
 function scanString(p: usize, end: usize): usize {
   stringNeedsWork = false;
+  stringEscaped = false;
   const quote = i8x16.splat(0x22);
   const backslash = i8x16.splat(0x5c);
   const space = i8x16.splat(0x20);
+  const del = i8x16.splat(0x7f);
   for (;;) {
     // 16 bytes at a time: stop at '"', '\\', a control byte or a non-ASCII byte.
     // The wrapper keeps 16 readable padding bytes after every input region.
@@ -151,7 +212,7 @@ function scanString(p: usize, end: usize): usize {
       const v = v128.load(p);
       const special = v128.or(
         v128.or(i8x16.eq(v, quote), i8x16.eq(v, backslash)),
-        i8x16.lt_u(v, space), // control bytes
+        v128.or(i8x16.lt_u(v, space), i8x16.eq(v, del)), // control bytes, DEL
       );
       const high = i8x16.bitmask(v); // sign bits: non-ASCII bytes
       const mask = <u32>i8x16.bitmask(special) | <u32>high;
@@ -168,7 +229,7 @@ function scanString(p: usize, end: usize): usize {
     const c = <u32>load<u8>(p);
     if (c == 0x22) return p;
     if (c == 0x5c) {
-      stringNeedsWork = true;
+      stringEscaped = true;
       if (p + 1 >= end) {
         errorOffset = <i32>p;
         return 0;
@@ -180,8 +241,12 @@ function scanString(p: usize, end: usize): usize {
           errorOffset = <i32>p;
           return 0;
         }
+        if (!isCanonicalUnicodeEscape(p)) stringNeedsWork = true;
         p += 6;
-      } else if (e == 0x22 || e == 0x5c || e == 0x2f || e == 0x62 || e == 0x66 || e == 0x6e || e == 0x72 || e == 0x74) {
+      } else if (e == 0x22 || e == 0x5c || e == 0x62 || e == 0x66 || e == 0x6e || e == 0x72 || e == 0x74) {
+        p += 2;
+      } else if (e == 0x2f) {
+        stringNeedsWork = true; // "\/" is written as "/"
         p += 2;
       } else {
         errorOffset = <i32>p;
@@ -192,6 +257,11 @@ function scanString(p: usize, end: usize): usize {
     if (c < 0x20) {
       errorOffset = <i32>p;
       return 0;
+    }
+    if (c == 0x7f) {
+      stringNeedsWork = true; // written as \u007f
+      p++;
+      continue;
     }
     if (c >= 0x80) {
       const n = utf8SeqLen(p, end);
@@ -213,6 +283,7 @@ let numberKind: u32 = 0;
 let numberFlags: u32 = 0;
 
 function scanNumber(p: usize, end: usize): usize {
+  const lexemeStart = p;
   let neg = false;
   if (p < end && load<u8>(p) == 0x2d) {
     neg = true;
@@ -280,7 +351,18 @@ function scanNumber(p: usize, end: usize): usize {
       ok = lastFrac != 0x30;
       sig = <i32>(intEnd - intStart) + fracLen;
     }
-    if (ok && sig <= 15) numberFlags = F_FLOAT_AS_IS;
+    if (ok && sig <= 15) {
+      numberFlags = F_FLOAT_AS_IS;
+      return p;
+    }
+  }
+  // Slow path (16-17 digit or exponent lexemes): ask the host for the repr and compare. Logs
+  // written by Python or zaxy hold reprs, so their containers stay copyable.
+  const len = <i32>(p - lexemeStart);
+  if (len <= 32) {
+    const at = scratchBase + 704; // 64 bytes: a repr is at most 25 characters
+    const n = hostFormatFloat(lexemeStart, len, at);
+    if (n == len && compareBytes(at, lexemeStart, <usize>len) == 0) numberFlags = F_FLOAT_AS_IS;
   }
   return p;
 }
@@ -295,6 +377,7 @@ export function parse(p: usize, end: usize): i32 {
   tapeLen = 0;
   errorOffset = 0;
   let depth: i32 = 0;
+  curDepth = 0;
   p = skipWs(p, end);
   // expectValue: we are at a value position. afterValue: we are after a value.
   for (;;) {
@@ -309,7 +392,8 @@ export function parse(p: usize, end: usize): i32 {
     if (c == 0x22) {
       const q = scanString(p + 1, end);
       if (q == 0) return errorOffset < 0 ? ERR_UTF8 : ERR_SYNTAX;
-      tSet(tapeLen, T_STRING | (stringNeedsWork ? F_STRING_NEEDS_WORK : 0), p, q + 1, tapeLen + 1);
+      if (stringNeedsWork) markNotCanon();
+      tSet(tapeLen, T_STRING | stringFlags(), p, q + 1, tapeLen + 1);
       tapeLen++;
       p = q + 1;
     } else if (c == 0x7b || c == 0x5b) {
@@ -319,6 +403,9 @@ export function parse(p: usize, end: usize): i32 {
         return ERR_DEPTH;
       }
       store<i32>(stackBase + (<usize>depth << 2), tapeLen);
+      curDepth = depth;
+      store<i32>(stackBase + STACK_SLOTS + (<usize>depth << 2), 1);
+      store<i32>(stackBase + 2 * STACK_SLOTS + (<usize>depth << 2), -1);
       tSet(tapeLen, c == 0x7b ? T_OBJECT : T_ARRAY, p, 0, 0);
       tapeLen++;
       p = skipWs(p + 1, end);
@@ -327,8 +414,7 @@ export function parse(p: usize, end: usize): i32 {
         const open = load<i32>(stackBase + (<usize>depth << 2));
         depth--;
         p++;
-        store<u32>(tapeBase + (<usize>open << 4), <u32>p, 8);
-        store<i32>(tapeBase + (<usize>open << 4), tapeLen, 12);
+        closeContainer(open, p);
       } else if (c == 0x7b) {
         closed = false;
         // Object: a key must follow.
@@ -338,7 +424,8 @@ export function parse(p: usize, end: usize): i32 {
         }
         const q = scanString(p + 1, end);
         if (q == 0) return errorOffset < 0 ? ERR_UTF8 : ERR_SYNTAX;
-        tSet(tapeLen, T_STRING | (stringNeedsWork ? F_STRING_NEEDS_WORK : 0), p, q + 1, tapeLen + 1);
+        tSet(tapeLen, T_STRING | stringFlags(), p, q + 1, tapeLen + 1);
+        noteKey(tapeLen);
         tapeLen++;
         p = skipWs(q + 1, end);
         if (p >= end || load<u8>(p) != 0x3a) {
@@ -378,6 +465,7 @@ export function parse(p: usize, end: usize): i32 {
         errorOffset = <i32>p;
         return ERR_SYNTAX;
       }
+      if (numberKind == T_INT ? numberFlags != 0 : numberFlags == 0) markNotCanon();
       tSet(tapeLen, numberKind | numberFlags, p, q, tapeLen + 1);
       tapeLen++;
       p = q;
@@ -410,7 +498,8 @@ export function parse(p: usize, end: usize): i32 {
           if (tapeLen + 2 > tapeCap) return ERR_TAPE_FULL;
           const q = scanString(p + 1, end);
           if (q == 0) return errorOffset < 0 ? ERR_UTF8 : ERR_SYNTAX;
-          tSet(tapeLen, T_STRING | (stringNeedsWork ? F_STRING_NEEDS_WORK : 0), p, q + 1, tapeLen + 1);
+          tSet(tapeLen, T_STRING | stringFlags(), p, q + 1, tapeLen + 1);
+          noteKey(tapeLen);
           tapeLen++;
           p = skipWs(q + 1, end);
           if (p >= end || load<u8>(p) != 0x3a) {
@@ -423,9 +512,8 @@ export function parse(p: usize, end: usize): i32 {
       }
       if ((isObject && d == 0x7d) || (!isObject && d == 0x5d)) {
         p++;
-        store<u32>(tapeBase + (<usize>open << 4), <u32>p, 8);
-        store<i32>(tapeBase + (<usize>open << 4), tapeLen, 12);
         depth--;
+        closeContainer(open, p);
         continue;
       }
       errorOffset = <i32>p;
@@ -464,7 +552,7 @@ function putU16Escape(u: u32): void {
 
 // Emits one UTF-16 code unit the way Python's ensure_ascii encoder does.
 function putCodeUnit(u: u32): void {
-  if (u >= 0x20 && u < 0x80) {
+  if (u >= 0x20 && u < 0x7f) {
     if (u == 0x22 || u == 0x5c) put(0x5c);
     put(u);
     return;
@@ -509,8 +597,13 @@ function emitString(i: i32): void {
       p += 2;
       continue;
     }
-    if (c < 0x80) {
+    if (c < 0x7f) {
       put(c); // plain ASCII (a '"' cannot occur unescaped inside the token)
+      p++;
+      continue;
+    }
+    if (c == 0x7f) {
+      putU16Escape(c);
       p++;
       continue;
     }
@@ -596,12 +689,12 @@ function compareKeys(a: i32, b: i32): i32 {
   const ea = tEnd(a) - 1;
   let pb = tStart(b) + 1;
   const eb = tEnd(b) - 1;
-  if (((tFlags(a) | tFlags(b)) & F_STRING_NEEDS_WORK) == 0) {
-    // Plain ASCII on both sides: byte order is code point order.
+  if (((tFlags(a) | tFlags(b)) & F_STRING_ESCAPED) == 0) {
+    // No escapes on either side: UTF-8 byte order is code point order.
     const la = ea - pa;
     const lb = eb - pb;
     const n = la < lb ? la : lb;
-    const r = memory.compare(pa, pb, n);
+    const r = compareBytes(pa, pb, n);
     if (r != 0) return r;
     return <i32>la - <i32>lb;
   }
@@ -614,6 +707,27 @@ function compareKeys(a: i32, b: i32): i32 {
   }
   if (pa < ea) return 1;
   if (pb < eb) return -1;
+  return 0;
+}
+
+// memcmp, 8 bytes at a time (big-endian order decides, so byte-swap before comparing).
+function compareBytes(a: usize, b: usize, n: usize): i32 {
+  while (n >= 8) {
+    const x = load<u64>(a);
+    const y = load<u64>(b);
+    if (x != y) return bswap<u64>(x) < bswap<u64>(y) ? -1 : 1;
+    a += 8;
+    b += 8;
+    n -= 8;
+  }
+  while (n > 0) {
+    const x = <i32>load<u8>(a);
+    const y = <i32>load<u8>(b);
+    if (x != y) return x - y;
+    a++;
+    b++;
+    n--;
+  }
   return 0;
 }
 
@@ -694,6 +808,11 @@ function emitValue(i: i32): void {
     emitString(i);
   } else if (kind == T_INT || kind == T_FLOAT) {
     emitNumber(i);
+  } else if ((tFlags(i) & F_CANON) != 0) {
+    const start = tStart(i);
+    const len = tEnd(i) - start;
+    memory.copy(outPos, start, len);
+    outPos += len;
   } else if (kind == T_OBJECT) {
     emitObject(i);
   } else if (kind == T_ARRAY) {
@@ -797,25 +916,6 @@ export function consumed(): i32 {
   return (c - 0x30 <= 9) || (c - 0x61 <= 5);
 }
 
-// Finds the value index of top-level member `name` (ASCII, given as bytes at namePtr) of the
-// object at tape index 0. Later duplicates win. Returns -1 if absent.
-function member(namePtr: usize, nameLen: usize): i32 {
-  const stop = tNext(0);
-  let k = 1;
-  let found = -1;
-  while (k < stop) {
-    const ks = tStart(k) + 1;
-    const ke = tEnd(k) - 1;
-    if ((tFlags(k) & F_STRING_NEEDS_WORK) == 0) {
-      if (ke - ks == nameLen && memory.compare(ks, namePtr, nameLen) == 0) found = k + 1;
-    } else if (decodedEquals(ks, ke, namePtr, nameLen)) {
-      found = k + 1;
-    }
-    k = tNext(k + 1);
-  }
-  return found;
-}
-
 function decodedEquals(p: usize, end: usize, namePtr: usize, nameLen: usize): bool {
   let i: usize = 0;
   while (p < end) {
@@ -857,11 +957,23 @@ const N_CAUSED_BY = 13;
 const N_INTEGRITY = 14;
 const N_PREVIOUS_HASH = 15;
 
-/** Lays out the key-name table (in scratch bytes 128..639). Call after `configure`. */
+// 256-entry table: value of a lowercase hex digit, 0xff otherwise (scratch bytes 768..1023).
+let hexTable: usize = 0;
+
+/**
+ * Lays out the scratch region (call after `configure`): 0..63 previous hash, 64..127 stored
+ * hash, 128..511 key names, 512..639 their offsets and lengths, 640..703 the member table,
+ * 704..767 float repr scratch, 768..1023 the hex table.
+ */
 export function init(): void {
   namesBase = scratchBase + 128;
   nameTable = scratchBase + 512;
   prevHexBase = scratchBase;
+  hexTable = scratchBase + 768;
+  for (let c: u32 = 0; c < 256; c++) {
+    const v: u32 = c - 0x30 <= 9 ? c - 0x30 : c - 0x61 <= 5 ? c - 0x61 + 10 : 0xff;
+    store<u8>(hexTable + <usize>c, <u8>v);
+  }
   let idx = 0;
   let start = 0;
   for (let i = 0; i <= NAMES.length; i++) {
@@ -876,8 +988,41 @@ export function init(): void {
   }
 }
 
+// Value tape index of each name for the current line (-1 when absent), 16 i32 in scratch
+// bytes 640..703. Filled by one pass over the top-level members; later duplicates win.
 @inline function find(n: i32): i32 {
-  return member(namesBase + <usize>nameOffAt(n), <usize>nameLenAt(n));
+  return load<i32>(scratchBase + 640 + (<usize>n << 2));
+}
+
+function classifyMembers(): void {
+  const table = scratchBase + 640;
+  memory.fill(table, 0xff, 64);
+  const stop = tNext(0);
+  let k = 1;
+  while (k < stop) {
+    const ks = tStart(k) + 1;
+    const ke = tEnd(k) - 1;
+    const len = <i32>(ke - ks);
+    const plain = (tFlags(k) & F_STRING_ESCAPED) == 0;
+    if (plain) {
+      // Only names of this length can match (lengths: 2 3 4 5 6 7 8 9 12 13).
+      if (len >= 2 && len <= 13) {
+        for (let n = 0; n < 16; n++) {
+          if (nameLenAt(n) != len) continue;
+          if (compareBytes(ks, namesBase + <usize>nameOffAt(n), <usize>len) != 0) continue;
+          store<i32>(table + (<usize>n << 2), k + 1);
+          break;
+        }
+      }
+    } else {
+      for (let n = 0; n < 16; n++) {
+        if (!decodedEquals(ks, ke, namesBase + <usize>nameOffAt(n), <usize>nameLenAt(n))) continue;
+        store<i32>(table + (<usize>n << 2), k + 1);
+        break;
+      }
+    }
+    k = tNext(k + 1);
+  }
 }
 
 function putAscii(n: i32): void {
@@ -923,6 +1068,13 @@ function canonicalSmall(v: i32, at: usize): i32 {
 
 // Is value v the string `prefix ++ prevHex` (prefix "" or "sha256:")?
 function equalsPrev(v: i32, withPrefix: bool, at: usize): bool {
+  // Fast path: a string without escapes is its own canonical form.
+  if (v >= 0 && tKind(v) == T_STRING && (tFlags(v) & F_STRING_ESCAPED) == 0) {
+    const start = tStart(v) + 1;
+    const n = tEnd(v) - 1 - start;
+    if (withPrefix) return n == 71 && isSha256Prefix(start) && compareBytes(start + 7, prevHexBase, 64) == 0;
+    return n == 64 && compareBytes(start, prevHexBase, 64) == 0;
+  }
   const len = canonicalSmall(v, at);
   const want = withPrefix ? 73 : 66;
   if (len != want) return false;
@@ -932,7 +1084,7 @@ function equalsPrev(v: i32, withPrefix: bool, at: usize): bool {
     if (!isSha256Prefix(h)) return false;
     h += 7;
   }
-  return memory.compare(h, prevHexBase, 64) == 0;
+  return compareBytes(h, prevHexBase, 64) == 0;
 }
 
 function isSha256Prefix(p: usize): bool {
@@ -944,20 +1096,31 @@ function isSha256Prefix(p: usize): bool {
 // Decodes a stored hash value (optionally "sha256:"-prefixed) into 32 bytes at dst and its hex
 // into hexDst. Returns false unless it is exactly 64 lowercase hex digits.
 function decodeStoredHash(v: i32, withPrefix: bool, at: usize, dst: usize, hexDst: usize): bool {
-  const len = canonicalSmall(v, at);
-  const want = withPrefix ? 73 : 66;
-  if (len != want || load<u8>(at) != 0x22) return false;
-  let h = at + 1;
+  let h: usize;
+  if (v >= 0 && tKind(v) == T_STRING && (tFlags(v) & F_STRING_ESCAPED) == 0) {
+    // Fast path: decode straight from the input.
+    const start = tStart(v) + 1;
+    const n = tEnd(v) - 1 - start;
+    if (n != (withPrefix ? 71 : 64)) return false;
+    h = start;
+  } else {
+    const len = canonicalSmall(v, at);
+    if (len != (withPrefix ? 73 : 66) || load<u8>(at) != 0x22) return false;
+    h = at + 1;
+  }
   if (withPrefix) {
     if (!isSha256Prefix(h)) return false;
     h += 7;
   }
-  for (let i: usize = 0; i < 64; i++) {
-    if (!isLowerHex(<u32>load<u8>(h + i))) return false;
-  }
+  // Two hex digits per step through a 256-entry table (0xff = not lowercase hex).
+  let bad: u32 = 0;
   for (let i: usize = 0; i < 32; i++) {
-    store<u8>(dst + i, <u8>((hexVal(<u32>load<u8>(h + 2 * i)) << 4) | hexVal(<u32>load<u8>(h + 2 * i + 1))));
+    const hi = <u32>load<u8>(hexTable + <usize>load<u8>(h + 2 * i));
+    const lo = <u32>load<u8>(hexTable + <usize>load<u8>(h + 2 * i + 1));
+    bad |= (hi | lo) & 0xf0;
+    store<u8>(dst + i, <u8>((hi << 4) | (lo & 15)));
   }
+  if (bad != 0) return false;
   memory.copy(hexDst, h, 64);
   return true;
 }
@@ -1056,6 +1219,7 @@ export function verifyChunk(inPtr: usize, inLen: i32, isFinal: i32, outPtr: usiz
       continue;
     }
     sortTop = 0;
+    classifyMembers();
     const vId = find(N_ID);
     const vType = find(N_TYPE);
     const vActorId = find(N_ACTOR_ID);
@@ -1177,4 +1341,76 @@ export function verifyChunk(inPtr: usize, inLen: i32, isFinal: i32, outPtr: usiz
 /** First byte of linear memory not used by static data; the wrapper lays its regions out from here. */
 export function heapBase(): usize {
   return __heap_base;
+}
+
+/**
+ * Starts verification in the middle of a log (parallel verification of a range): `eventBase`
+ * events and `lineBase` physical lines precede the range, and the previous event's stored hash
+ * (64 hex) was written by the host at scratch bytes 0..63 (`prevValid` says it is valid hex).
+ */
+export function setChain(eventBase: i32, lineBase: i32, prevValidFlag: i32): void {
+  eventCounter = eventBase;
+  lineCounter = lineBase;
+  hasPrev = eventBase > 0;
+  prevValid = prevValidFlag != 0;
+}
+
+let countedNewlines: i32 = 0;
+let countCarry: i32 = 0;
+
+/** Newlines seen by the last `countEvents` call. */
+export function newlineCount(): i32 {
+  return countedNewlines;
+}
+
+/** Whether the line still open at the end of the last `countEvents` call has a non-blank byte. */
+export function openLineNonBlank(): i32 {
+  return countCarry;
+}
+
+@inline function isBlankByte(c: u32): bool {
+  return c == 0x20 || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f);
+}
+
+/**
+ * Counts events (lines with a non-blank byte) that end with a newline in [p, p + len).
+ * `carryNonBlank` says whether the line open before p already had a non-blank byte; the
+ * state for the next call is left in `openLineNonBlank()`.
+ */
+export function countEvents(p: usize, len: i32, carryNonBlank: i32): i32 {
+  const end = p + <usize>len;
+  let events: i32 = 0;
+  let newlines: i32 = 0;
+  let nonBlank = carryNonBlank != 0;
+  const nl = i8x16.splat(0x0a);
+  while (p < end) {
+    // Within a line already known to be an event, only the next newline matters.
+    if (nonBlank) {
+      while (p + 16 <= end) {
+        const m = i8x16.bitmask(i8x16.eq(v128.load(p), nl));
+        if (m != 0) {
+          p += <usize>ctz(m);
+          break;
+        }
+        p += 16;
+      }
+      while (p < end && load<u8>(p) != 0x0a) p++;
+      if (p >= end) break;
+      events++;
+      newlines++;
+      nonBlank = false;
+      p++;
+      continue;
+    }
+    const c = <u32>load<u8>(p);
+    if (c == 0x0a) {
+      newlines++;
+    } else if (!isBlankByte(c)) {
+      nonBlank = true;
+    }
+    p++;
+  }
+  countedNewlines = newlines;
+  countCarry = nonBlank ? 1 : 0;
+  return events;
 }

@@ -4,8 +4,9 @@
  * deterministic id depends on these bytes: if this output changes, we broke compatibility.
  *
  * - keys sorted by Unicode code point (not UTF-16 code unit), recursively;
- * - ASCII only: non-ASCII as lowercase `\uXXXX` (astral as surrogate pairs), controls as
- *   `\n \r \t \b \f` or `\u00XX`; `/` and DEL are not escaped;
+ * - ASCII only: non-ASCII and DEL as lowercase `\uXXXX` (astral as surrogate pairs), controls
+ *   as `\n \r \t \b \f` or `\u00XX`; `/` is not escaped. (DESIGN §3 says DEL stays raw;
+ *   Python's encoder escapes everything outside 0x20..0x7e, and byte compatibility wins.)
  * - ints exactly as written (`-0` → `0`); floats as Python `repr`.
  *
  * The same writer, without sorting or without ASCII escaping, produces the on-disk line shapes
@@ -68,7 +69,7 @@ function hex4(code: number): string {
 }
 
 // Characters that need no escaping in either mode.
-const plainAscii = /^[\x20\x21\x23-\x5b\x5d-\x7f]*$/;
+const plainAscii = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 /** Writes a JSON string literal the way Python's encoder does (`ensure_ascii` per `asciiOnly`). */
 export function writeJsonString(value: string, asciiOnly: boolean): string {
@@ -80,7 +81,8 @@ export function writeJsonString(value: string, asciiOnly: boolean): string {
     let escaped: string | undefined;
     if (c < 0x20 || c === 0x22 || c === 0x5c) {
       escaped = shortEscapes[c] ?? hex4(c);
-    } else if (c >= 0x80) {
+    } else if (c >= 0x7f) {
+      // Python's ensure_ascii escapes everything outside 0x20..0x7e, DEL included.
       if (asciiOnly) {
         escaped = hex4(c);
       } else if (c >= 0xd800 && c <= 0xdfff) {

@@ -22,6 +22,10 @@ interface KernelExports {
   resetChain(): void;
   consumed(): number;
   verifyChunk(inPtr: number, inLen: number, isFinal: number, outPtr: number, outCap: number, recPtr: number, recCap: number): number;
+  setChain(eventBase: number, lineBase: number, prevValid: number): void;
+  countEvents(p: number, len: number, carryNonBlank: number): number;
+  newlineCount(): number;
+  openLineNonBlank(): number;
 }
 
 export const kernelErrors = {
@@ -36,7 +40,8 @@ export const kernelErrors = {
 /** Bytes per verification record; must equal REC_BYTES in wasm/canonical.ts. */
 export const recordBytes = 96;
 const scratchBytes = 1024;
-const stackBytes = (jsonDepthMax + 2) * 4;
+// Three per-depth i32 arrays: open container, canonical-as-is flag, previous key.
+const stackBytes = 3 * (jsonDepthMax + 2) * 4;
 const inputPaddingBytes = 64;
 const pageBytes = 65536;
 
@@ -70,6 +75,11 @@ export class CanonicalKernel {
   private bytes: Uint8Array;
   layout: KernelLayout = { inputPtr: 0, inputCap: 0, outPtr: 0, outCap: 0, recPtr: 0, recCap: 0, tapeCap: 0 };
   private readonly base: number;
+
+  /** Scratch bytes 0..63 hold the previous event's hash (hex) during verification. */
+  get scratchPtr(): number {
+    return this.base;
+  }
 
   constructor(inputCap = 64 * 1024, outCap = 256 * 1024, recCap = 1024, tapeCap = 64 * 1024) {
     let memoryRef: WebAssembly.Memory | undefined;

