@@ -36,6 +36,8 @@ const wasmKernels = ["canonical"] as const;
 
 const root = import.meta.dir;
 const entry = path.join(root, "src/bin/zaxy_bun.ts");
+/** Worker entry points: Bun bundles each into the binary and resolves `new Worker(new URL(...))` to it. */
+const workerEntries = [path.join(root, "src/eventloom/verifyWorker.ts")];
 const outfile = path.join(root, "dist/zaxy");
 const compileTarget = "bun-linux-x64";
 
@@ -113,7 +115,7 @@ function buildMessages(error: unknown): string {
 async function compileBinary(target: string, variant: BuildVariant): Promise<void> {
   try {
     await Bun.build({
-      entrypoints: [entry],
+      entrypoints: [entry, ...workerEntries],
       compile: { target: compileTarget, outfile: target, autoloadDotenv: false, autoloadBunfig: false },
       minify: variant.minify,
       bytecode: variant.bytecode,

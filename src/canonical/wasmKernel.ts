@@ -86,11 +86,15 @@ export class CanonicalKernel {
     const instance = new WebAssembly.Instance(kernelModule(), {
       env: {
         formatFloat: (ptr: number, len: number, out: number): number => {
-          // Rare path: a float lexeme that is not already Python's repr.
+          // A float lexeme the kernel cannot prove canonical by itself (16-17 digits, exponent).
           const view = new Uint8Array((memoryRef as WebAssembly.Memory).buffer);
-          let lexeme = "";
-          for (let i = 0; i < len; i++) lexeme += String.fromCharCode(view[ptr + i]);
-          const repr = pythonFloatRepr(lexeme);
+          const lexeme = String.fromCharCode.apply(null, view.subarray(ptr, ptr + len) as unknown as number[]);
+          // Common case, e.g. 0.30000000000000004: fixed notation in [1e-4, 1e16) with a fraction.
+          // There JS's shortest round-trip String(x) is Python's repr, so equality proves it.
+          const x = Number(lexeme);
+          const repr = !Number.isInteger(x) && Math.abs(x) >= 1e-4 && Math.abs(x) < 1e16 && String(x) === lexeme
+            ? lexeme
+            : pythonFloatRepr(lexeme);
           for (let i = 0; i < repr.length; i++) view[out + i] = repr.charCodeAt(i);
           return repr.length;
         },

@@ -8,6 +8,7 @@
 import * as fs from "node:fs";
 import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
 import { recordFromLine } from "./envelope.ts";
+import { workerSpecifier } from "../platform/process.ts";
 import { readTailLine } from "./tail.ts";
 import type { ChainStart, RangeCount, RangeResult, VerifyOptions } from "./verify.ts";
 
@@ -68,7 +69,8 @@ export async function verifyInParallel(
   const starts = splitPoints(fd, size, threads);
   if (starts.length < 2) return undefined;
   const ranges = starts.map((start, i) => ({ start, end: i + 1 < starts.length ? starts[i + 1] : size }));
-  const workers = ranges.map(() => new Worker(new URL("./verifyWorker.ts", import.meta.url).href, { type: "module" }));
+  const specifier = workerSpecifier(new URL("./verifyWorker.ts", import.meta.url), "eventloom/verifyWorker.ts");
+  const workers = ranges.map(() => new Worker(specifier, { type: "module" }));
   try {
     const counts = await Promise.all(
       ranges.map((range, i) => request<RangeCount>(workers[i], { kind: "count", path, ...range })),

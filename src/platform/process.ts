@@ -57,3 +57,12 @@ export function spawnMeasured(argv: string[], env?: Record<string, string | unde
     maxRssBytes: null,
   };
 }
+
+/**
+ * The specifier of a worker module. From source it is the module's URL; inside the compiled
+ * binary Bun stores every extra entry point under its path relative to the entry points'
+ * common directory (`src/`), and resolves `./<that path>` to it.
+ */
+export function workerSpecifier(sourceUrl: URL, pathUnderSrc: string): string {
+  return import.meta.url.includes("$bunfs") ? `./${pathUnderSrc}` : sourceUrl.href;
+}
