@@ -1,6 +1,7 @@
 /** The command tree. Parents only register children; each command lives in its own file. */
 import { defineGroup } from "./command.ts";
 import { benchGroup } from "./commands/bench/group.ts";
+import { demoCommand } from "./commands/demo.ts";
 import { doctorCommand } from "./commands/doctor/doctor.ts";
 import { initCommand } from "./commands/init.ts";
 import { memoryGroup } from "./commands/memory/group.ts";
@@ -15,5 +16,5 @@ export const rootGroup = defineGroup({
   description:
     "Zaxy records what agents did in an append-only, SHA-256 hash-chained event log (Eventloom)\n" +
     "and gives cited memory back. The log is the only source of truth.",
-  children: [initCommand, verifyCommand, replayCommand, memoryGroup, repairCommand, serveCommand, benchGroup, doctorCommand],
+  children: [initCommand, verifyCommand, replayCommand, memoryGroup, repairCommand, serveCommand, benchGroup, demoCommand, doctorCommand],
 });

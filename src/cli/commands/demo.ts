@@ -1,0 +1,47 @@
+/** `zaxy demo`: the main demo (what `npm start` runs). */
+import { runAgentSessionDemo } from "../../demo/agentSessionDemo.ts";
+import { booleanOption, defineCommand, stringOption } from "../command.ts";
+import { emit } from "../output.ts";
+
+export const demoCommand = defineCommand({
+  name: "demo",
+  summary: "Record a short agent session, verify it, catch a tampered copy, print citations",
+  description:
+    "Runs in a temporary directory (or --dir): records a realistic agent session (goal, tool\n" +
+    "calls, a failing and a passing test run, a file edit, a decision), verifies the chain,\n" +
+    "replays a handoff summary, tampers with a copy and shows the verifier catching it.",
+  options: {
+    dir: { type: "string", valueName: "DIR", description: "Work in DIR instead of a temporary directory" },
+    quiet: { type: "boolean", description: "Print only the summary lines" },
+  },
+  positionals: [],
+  async run(ctx) {
+    const result = await runAgentSessionDemo({ dir: stringOption(ctx, "dir") });
+    const ok = result.integrity.ok && !result.tamper.report.ok;
+    emit(ctx, "zaxy.demo.v1", { ok, ...result }, () => {
+      const lines: string[] = [];
+      const say = (line = "") => lines.push(line);
+      say(`Zaxy demo: an agent session recorded in ${result.root}`);
+      say();
+      say("1. Recorded events (each sealed into the SHA-256 hash chain, each with a citation):");
+      for (const e of result.events) say(`   ${String(e.seq).padStart(2)}  ${e.event_type.padEnd(20)} ${e.citation}`);
+      if (!booleanOption(ctx, "quiet")) {
+        say();
+        say(`   Envelope: ${result.events[0].envelope}. Secrets never reach the log: redacted ${result.redacted_paths.join(", ") || "nothing"}.`);
+      }
+      say();
+      say(`2. Verify: ${result.integrity.ok ? "OK" : "BROKEN"}, ${result.integrity.total_events} events in ${result.verify_ms.toFixed(1)} ms`);
+      say();
+      const h = result.handoff;
+      say(`3. Handoff for the next agent: goals: ${h.goals.join("; ")}; open tasks: ${h.open_tasks.length}; last: ${h.last_actor} at ${h.last_timestamp}`);
+      say();
+      say(`4. Tamper with a copy (${result.tamper.changed}):`);
+      const t = result.tamper.report;
+      say(`   verify ${result.tamper.copy}: ${t.ok ? "OK (tampering NOT caught!)" : `BROKEN at seq ${t.broken_at_seq}: ${t.broken_reason}`}`);
+      say();
+      say(ok ? "Demo OK: the log verifies and tampering is caught." : "Demo FAILED.");
+      return lines.join("\n");
+    });
+    return ok ? 0 : 1;
+  },
+});
