@@ -1,0 +1,101 @@
+/**
+ * Parallel verification (workers over line-aligned ranges) must report exactly what the
+ * sequential pass reports: same verdict, seq, line and message, including failures that sit on
+ * either side of a range split and chains that link across a split.
+ */
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { writeSyntheticLog } from "../../src/bench/syntheticLog.ts";
+import { verifyLog } from "../../src/eventloom/verify.ts";
+import { makeTempDir, removeTempDirs } from "./testkit.ts";
+
+after(removeTempDirs);
+
+const eventCount = 4000;
+
+function logWith(style: "python-legacy" | "zaxy-v1"): string {
+  const file = path.join(makeTempDir("zaxy-parallel"), `${style}.jsonl`);
+  writeSyntheticLog({ path: file, events: eventCount, style });
+  return file;
+}
+
+/** Byte offset where line `line` (1-based) starts. */
+function lineStart(bytes: Uint8Array, line: number): number {
+  let offset = 0;
+  for (let n = 1; n < line; n++) offset = bytes.indexOf(0x0a, offset) + 1;
+  return offset;
+}
+
+async function assertSameAsSequential(file: string): Promise<void> {
+  const sequential = await verifyLog(file, { threads: 1 });
+  for (const threads of [2, 3, 7]) {
+    const parallel = await verifyLog(file, { threads });
+    assert.deepEqual({ ...parallel }, { ...sequential }, `threads=${threads}`);
+    const all = await verifyLog(file, { threads, allErrors: true });
+    const allSequential = await verifyLog(file, { threads: 1, allErrors: true });
+    assert.deepEqual(all.errors, allSequential.errors, `all errors, threads=${threads}`);
+  }
+}
+
+for (const style of ["python-legacy", "zaxy-v1"] as const) {
+  describe(`verifyLog with workers on a ${style} log`, () => {
+    test("verifies an intact log with the same report as one thread", async () => {
+      const file = logWith(style);
+      const report = await verifyLog(file, { threads: 3 });
+      assert.equal(report.ok, true);
+      assert.equal(report.total_events, eventCount);
+      await assertSameAsSequential(file);
+    });
+
+    test("reports a tampered event in a later range at its absolute seq and line", async () => {
+      const file = logWith(style);
+      const bytes = fs.readFileSync(file);
+      const target = 3001;
+      const at = bytes.indexOf(0x61 /* a */, lineStart(bytes, target) + 40);
+      bytes[at] = 0x62;
+      fs.writeFileSync(file, bytes);
+      const report = await verifyLog(file, { threads: 3 });
+      assert.equal(report.ok, false);
+      assert.equal(report.broken_at_seq, target);
+      assert.equal(report.line, target);
+      assert.equal(report.broken_reason, `Event ${target} hash mismatch`);
+      await assertSameAsSequential(file);
+    });
+
+    test("catches a deleted line (the link breaks) wherever the split falls", async () => {
+      const file = logWith(style);
+      const lines = fs.readFileSync(file, "utf8").split("\n");
+      lines.splice(1999, 1); // drop event 2000
+      fs.writeFileSync(file, lines.join("\n"));
+      const report = await verifyLog(file, { threads: 2 });
+      assert.equal(report.ok, false);
+      assert.equal(report.broken_at_seq, 2000);
+      await assertSameAsSequential(file);
+    });
+
+    test("counts blank lines as lines but not as events across ranges", async () => {
+      const file = logWith(style);
+      const lines = fs.readFileSync(file, "utf8").split("\n");
+      lines.splice(2500, 0, "", "   ");
+      fs.writeFileSync(file, lines.join("\n"));
+      const report = await verifyLog(file, { threads: 3 });
+      assert.equal(report.ok, true);
+      assert.equal(report.total_events, eventCount);
+      await assertSameAsSequential(file);
+    });
+
+    test("reports a torn tail only in the last range", async () => {
+      const file = logWith(style);
+      const text = fs.readFileSync(file, "utf8");
+      fs.writeFileSync(file, text.slice(0, text.length - 40));
+      const report = await verifyLog(file, { threads: 3 });
+      assert.equal(report.ok, false);
+      assert.equal(report.code, "torn_tail");
+      assert.equal(report.torn_tail, true);
+      assert.equal(report.broken_at_seq, eventCount);
+      await assertSameAsSequential(file);
+    });
+  });
+}
