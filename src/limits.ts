@@ -18,6 +18,13 @@ export const jsonDepthMax = 1000;
  */
 export const lineBytesMax = 16 * 1024 * 1024;
 
+/**
+ * Nesting depth of a payload we append. Python's json module recurses and fails near its
+ * recursion limit (1000); with the envelope around it, a payload much deeper than this could be
+ * written by us but not verified by Python.
+ */
+export const payloadDepthMax = 512;
+
 /** Event type and actor: non-empty, no control characters, at most this many characters. */
 export const eventTextCharsMax = 256;
 

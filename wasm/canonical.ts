@@ -1126,8 +1126,13 @@ function decodeStoredHash(v: i32, withPrefix: bool, at: usize, dst: usize, hexDs
 }
 
 // Is the value at v the integer n?
+// Python compares `rec.get("seq") != n`, so 18.0 and True (for 1) are equal to the int too.
 function isIntEqual(v: i32, n: i32): bool {
-  if (v < 0 || tKind(v) != T_INT) return false;
+  if (v < 0) return false;
+  const kind = tKind(v);
+  if (kind == T_TRUE) return n == 1;
+  if (kind == T_FLOAT) return floatEqualsInt(v, n);
+  if (kind != T_INT) return false;
   const start = tStart(v);
   const len = <i32>(tEnd(v) - start);
   if (len > 10) return false;
@@ -1136,6 +1141,60 @@ function isIntEqual(v: i32, n: i32): bool {
   if (load<u8>(p) == 0x2d) return n == 0 && len == 2 && load<u8>(p + 1) == 0x30;
   for (let i = 0; i < len; i++) value = value * 10 + <i64>(load<u8>(p + <usize>i) - 0x30);
   return value == <i64>n;
+}
+
+// Is the float at v equal to n? Its repr must be "<n>.0" (the host formats it).
+function floatEqualsInt(v: i32, n: i32): bool {
+  const start = tStart(v);
+  const len = <i32>(tEnd(v) - start);
+  if (len > 32) return false;
+  const at = scratchBase + 704;
+  const reprLen = hostFormatFloat(start, len, at);
+  // Write "<n>.0" after the repr and compare.
+  let digits: i32 = 1;
+  for (let t = n; t >= 10; t /= 10) digits++;
+  if (reprLen != digits + 2) return false;
+  let t = n;
+  for (let i = digits - 1; i >= 0; i--) {
+    if (<i32>load<u8>(at + <usize>i) != 0x30 + t % 10) return false;
+    t /= 10;
+  }
+  return load<u8>(at + <usize>digits) == 0x2e && load<u8>(at + <usize>digits + 1) == 0x30;
+}
+
+// Python's str.strip() also removes Unicode whitespace. Returns the length of the UTF-8
+// sequence at p if it encodes one (U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029,
+// U+202F, U+205F, U+3000), else 0.
+function unicodeSpaceLen(p: usize, end: usize): i32 {
+  const b0 = <u32>load<u8>(p);
+  if (b0 == 0xc2 && p + 1 < end) {
+    const b1 = <u32>load<u8>(p + 1);
+    return b1 == 0x85 || b1 == 0xa0 ? 2 : 0;
+  }
+  if (p + 2 >= end) return 0;
+  const b1 = <u32>load<u8>(p + 1);
+  const b2 = <u32>load<u8>(p + 2);
+  if (b0 == 0xe1) return b1 == 0x9a && b2 == 0x80 ? 3 : 0;
+  if (b0 == 0xe2 && b1 == 0x80) return b2 <= 0x8a || b2 == 0xa8 || b2 == 0xa9 || b2 == 0xaf ? 3 : 0;
+  if (b0 == 0xe2 && b1 == 0x81) return b2 == 0x9f ? 3 : 0;
+  if (b0 == 0xe3) return b1 == 0x80 && b2 == 0x80 ? 3 : 0;
+  return 0;
+}
+
+// Is [p, end) empty after Python's str.strip()?
+function isBlankLine(p: usize, end: usize): bool {
+  while (p < end) {
+    const c = <u32>load<u8>(p);
+    if (c == 0x20 || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f)) {
+      p++;
+      continue;
+    }
+    if (c < 0x80) return false;
+    const n = unicodeSpaceLen(p, end);
+    if (n == 0) return false;
+    p += <usize>n;
+  }
+  return true;
 }
 
 /**
@@ -1176,13 +1235,7 @@ export function verifyChunk(inPtr: usize, inLen: i32, isFinal: i32, outPtr: usiz
       break;
     }
     // Blank line (Python's str.strip() leaves nothing): skipped, not counted.
-    let b = p;
-    while (b < lineEnd) {
-      const c = <u32>load<u8>(b);
-      if (c == 0x20 || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f)) b++;
-      else break;
-    }
-    if (b == lineEnd) {
+    if (isBlankLine(p, lineEnd)) {
       lineCounter++;
       p = next;
       consumedBytes = <i32>(p - inPtr);
@@ -1405,6 +1458,10 @@ export function countEvents(p: usize, len: i32, carryNonBlank: i32): i32 {
     const c = <u32>load<u8>(p);
     if (c == 0x0a) {
       newlines++;
+    } else if (c >= 0x80) {
+      const n = unicodeSpaceLen(p, end);
+      if (n == 0) nonBlank = true;
+      else p += <usize>(n - 1);
     } else if (!isBlankByte(c)) {
       nonBlank = true;
     }

@@ -159,18 +159,3 @@ export function writeJson(value: JsonValue, options: JsonWriteOptions): string {
 export function canonicalJson(value: JsonValue): string {
   return writeJson(value, canonicalOptions);
 }
-
-/**
- * A deep copy with every object's keys in canonical (code point) order. Written with
- * `asciiOnly`, such a value's bytes are its canonical JSON, which lets the verifier copy it
- * through instead of re-sorting it.
- */
-export function canonicalOrder(value: JsonValue, depth = 0): JsonValue {
-  if (depth >= jsonDepthMax) throw new CanonicalDepthError(`JSON nests deeper than ${jsonDepthMax} levels`);
-  if (Array.isArray(value)) return value.map((item) => canonicalOrder(item, depth + 1));
-  if (value instanceof Map) {
-    const keys = [...value.keys()].sort(compareCodePoints);
-    return new Map(keys.map((key) => [key, canonicalOrder(value.get(key) as JsonValue, depth + 1)]));
-  }
-  return value;
-}

@@ -60,8 +60,13 @@ function parseErrorMessage(error: unknown, commandPath: string): string {
   const raw = error instanceof Error ? error.message : String(error);
   const unknown = /Unknown option '([^']+)'/.exec(raw);
   if (unknown) return `${commandPath}: unknown option "${unknown[1]}" (see ${commandPath} --help)`;
-  const missing = /Option '([^']+)' argument missing/.exec(raw);
-  if (missing) return `${commandPath}: option "${missing[1].split(/[ ,]/).pop()}" needs a value`;
+  // "argument is ambiguous": the next word looks like a flag (`--actor --json`), so it is missing too.
+  const missing = /Option '([^']+)' argument (?:missing|is ambiguous)/.exec(raw);
+  if (missing) {
+    // parseArgs names the option as "-h, --help <value>": report the long flag.
+    const flag = /--[A-Za-z0-9-]+/.exec(missing[1])?.[0] ?? missing[1];
+    return `${commandPath}: option "${flag}" needs a value`;
+  }
   const unexpected = /Unexpected argument '([^']+)'/.exec(raw);
   if (unexpected) return `${commandPath}: unexpected argument "${unexpected[1]}" (see ${commandPath} --help)`;
   return `${commandPath}: ${raw.split("\n")[0]}`;

@@ -7,7 +7,7 @@
 import * as fs from "node:fs";
 import { isJsonObject, type JsonObject, type JsonValue, parseJsonBytes, writeJson } from "../canonical/mod.ts";
 import { inputError, ioError, isZaxyError } from "../errors.ts";
-import { batchEventsMax, eventTextCharsMax, lockWaitMs, payloadBytesMax } from "../limits.ts";
+import { batchEventsMax, eventTextCharsMax, lockWaitMs, payloadBytesMax, payloadDepthMax } from "../limits.ts";
 import { lockFile } from "../platform/mod.ts";
 import { citationUri } from "./citation.ts";
 import { readConfig } from "./config.ts";
@@ -88,6 +88,23 @@ export function payloadBytes(payload: JsonObject): number {
   return utf8.encode(writeJson(payload, { sortKeys: false, asciiOnly: false })).length;
 }
 
+/** Nesting depth of a value (an empty object or array counts 1), iteratively: no recursion limit. */
+export function nestingDepth(value: JsonValue): number {
+  let deepest = 0;
+  const stack: Array<[JsonValue, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop() as [JsonValue, number];
+    if (Array.isArray(current)) {
+      deepest = Math.max(deepest, depth);
+      for (const item of current) stack.push([item, depth + 1]);
+    } else if (current instanceof Map) {
+      deepest = Math.max(deepest, depth);
+      for (const item of current.values()) stack.push([item, depth + 1]);
+    }
+  }
+  return deepest;
+}
+
 interface ValidItem {
   type: string;
   actor: string;
@@ -115,8 +132,12 @@ export function validateItems(items: AppendItem[]): ValidItem[] {
       issues.push({ index, field: "payload", message: `payload must be a JSON object, got ${describe(payload)}` });
       payloadOk = false;
     } else {
-      const size = payloadBytes(payload);
-      if (size > payloadBytesMax) {
+      const depth = nestingDepth(payload);
+      const size = depth > payloadDepthMax ? 0 : payloadBytes(payload);
+      if (depth > payloadDepthMax) {
+        issues.push({ index, field: "payload", message: `payload nests ${depth} levels deep; at most ${payloadDepthMax} are allowed` });
+        payloadOk = false;
+      } else if (size > payloadBytesMax) {
         issues.push({ index, field: "payload", message: `payload is ${size} bytes as compact UTF-8 JSON; at most ${payloadBytesMax} (1 MiB) are allowed` });
         payloadOk = false;
       }

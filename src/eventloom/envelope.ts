@@ -10,10 +10,9 @@
  *   {"id","type","actorId","threadId","parentEventId","causedBy","timestamp","payload","integrity"}
  *   integrity.hash = "sha256:" + sha256(canonical {"event": <envelope without integrity>,
  *                                                  "previousHash": "sha256:<prev>" | null})
- *   security metadata sits in payload["__zaxy_security"]. zaxy writes payload keys in canonical
- *   order (Python writes insertion order with __zaxy_security last; both hash identically).
+ *   security metadata sits in payload["__zaxy_security"], appended last.
  */
-import { canonicalJson, canonicalOrder, isJsonObject, JsonNumber, type JsonObject, type JsonValue, writeJson } from "../canonical/mod.ts";
+import { canonicalJson, isJsonObject, JsonNumber, type JsonObject, type JsonValue, writeJson } from "../canonical/mod.ts";
 import { sha256Hex } from "../platform/mod.ts";
 import type { SecurityBlock } from "./redact.ts";
 
@@ -219,13 +218,10 @@ export function sealLegacy(event: UnsealedEvent): SealedLine {
 /** Seals and serialises an event in the eventloom.v1 envelope. */
 export function sealV1(event: UnsealedEvent): SealedLine {
   const id = event.id ?? generatedEventId(event.actor, event.seq, event.timestamp, event.type);
-  // Payload keys (with __zaxy_security among them) are stored in canonical order: the stored
-  // bytes then equal the hashed bytes, and verification copies the payload through unsorted.
-  // Python's readers find __zaxy_security by key, wherever it sits.
-  const withSecurity: JsonObject = new Map(event.payload);
-  withSecurity.delete(securityKey);
-  withSecurity.set(securityKey, securityValue(event.security));
-  const payload = canonicalOrder(withSecurity) as JsonObject;
+  // Python appends __zaxy_security last, after the payload's own keys in insertion order.
+  const payload: JsonObject = new Map(event.payload);
+  payload.delete(securityKey);
+  payload.set(securityKey, securityValue(event.security));
   const object: JsonObject = new Map<string, JsonValue>([
     ["id", id],
     ["type", event.type],

@@ -6,16 +6,10 @@
 import * as fs from "node:fs";
 import { checkError } from "../errors.ts";
 import { lineBytesMax } from "../limits.ts";
+import { isBlankLine as isBlank } from "./blank.ts";
 
 const chunkBytes = 1 << 20;
 
-function isBlank(bytes: Uint8Array, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const b = bytes[i];
-    if (!(b === 0x20 || (b >= 0x09 && b <= 0x0d) || (b >= 0x1c && b <= 0x1f))) return false;
-  }
-  return true;
-}
 
 export interface LogLine {
   bytes: Uint8Array;

@@ -12,7 +12,9 @@ export interface SecurityBlock {
   redacted_paths: string[];
 }
 
-const secretKeyPattern = /(api[_-]?key|authorization|bearer|cookie|credential|password|private[_-]?key|secret|token)/i;
+// Python's (?i) folds case the Unicode way (the Kelvin sign matches "k", long s matches "s"):
+// the `u` flag makes JS do the same.
+const secretKeyPattern = /(api[_-]?key|authorization|bearer|cookie|credential|password|private[_-]?key|secret|token)/iu;
 
 /** Metric keys that contain "token" but carry counts, not secrets. */
 const tokenMetricKeys = new Set([
@@ -29,12 +31,16 @@ const tokenMetricKeys = new Set([
   "total_tokens",
 ]);
 
+// Python's \b on str patterns is Unicode-aware (é and 日 are word characters); JS's \b is
+// ASCII-only even with the `u` flag, so \b is spelled out over Unicode word characters.
+const word = String.raw`[\p{L}\p{N}_]`;
+const b = `(?:(?<=${word})(?!${word})|(?<!${word})(?=${word}))`;
 const secretValuePatterns = [
-  /\bsk-[A-Za-z0-9_-]{8,}\b/,
-  /\bpypi-[A-Za-z0-9_-]{20,}\b/,
-  /\bAKIA[0-9A-Z]{16}\b/,
-  /\b[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\b/,
-];
+  String.raw`sk-[A-Za-z0-9_-]{8,}`,
+  String.raw`pypi-[A-Za-z0-9_-]{20,}`,
+  String.raw`AKIA[0-9A-Z]{16}`,
+  String.raw`[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`,
+].map((body) => new RegExp(`${b}${body}${b}`, "u"));
 
 function isSecretKey(key: string): boolean {
   return secretKeyPattern.test(key) && !tokenMetricKeys.has(key.toLowerCase());

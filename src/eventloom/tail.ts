@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import { isJsonObject, type JsonObject, parseJsonBytes } from "../canonical/mod.ts";
 import { checkError } from "../errors.ts";
 import { lineBytesMax } from "../limits.ts";
+import { isBlankLine } from "./blank.ts";
 import { isV1Line, recordFromLine, seqFromEventId } from "./envelope.ts";
 
 const stepBytes = 8192;
@@ -19,50 +20,41 @@ export interface TailLine {
   terminated: boolean;
 }
 
-function isBlankByte(b: number): boolean {
-  return b === 0x20 || (b >= 0x09 && b <= 0x0d) || (b >= 0x1c && b <= 0x1f);
+/** Offset of the last `\n` before `end` (exclusive), or -1. Reads backwards in 8 KiB steps. */
+function previousNewline(fd: number, end: number, buffer: Uint8Array): number {
+  let pos = end;
+  while (pos > 0) {
+    const from = Math.max(0, pos - stepBytes);
+    const length = pos - from;
+    fs.readSync(fd, buffer, 0, length, from);
+    const at = buffer.subarray(0, length).lastIndexOf(0x0a);
+    if (at >= 0) return from + at;
+    pos = from;
+  }
+  return -1;
 }
 
 /** The last non-blank line of the file open as `fd` with `size` bytes, or undefined if none. */
 export function readTailLine(fd: number, size: number): TailLine | undefined {
   if (size === 0) return undefined;
-  const last = new Uint8Array(1);
-  fs.readSync(fd, last, 0, 1, size - 1);
-  const terminated = last[0] === 0x0a;
-  // Walk back over trailing blank bytes to find the line's end.
-  let end = size;
-  let buffer = new Uint8Array(stepBytes);
-  let pos = size;
-  let lineEnd = -1;
-  let lineStart = 0;
-  outer: while (pos > 0) {
-    const readFrom = Math.max(0, pos - stepBytes);
-    const length = pos - readFrom;
-    fs.readSync(fd, buffer, 0, length, readFrom);
-    for (let i = length - 1; i >= 0; i--) {
-      const b = buffer[i];
-      const at = readFrom + i;
-      if (lineEnd < 0) {
-        if (!isBlankByte(b)) lineEnd = at + 1;
-        continue;
-      }
-      if (b === 0x0a) {
-        lineStart = at + 1;
-        break outer;
-      }
-    }
-    pos = readFrom;
-    if (lineEnd >= 0 && size - pos > lineBytesMax) {
+  const buffer = new Uint8Array(stepBytes);
+  fs.readSync(fd, buffer, 0, 1, size - 1);
+  const terminated = buffer[0] === 0x0a;
+  // Walk lines backwards; skip the ones Python's strip() would leave empty.
+  let lineEnd = terminated ? size - 1 : size;
+  while (lineEnd >= 0) {
+    const newline = previousNewline(fd, lineEnd, buffer);
+    const lineStart = newline + 1;
+    if (lineEnd - lineStart > lineBytesMax) {
       throw checkError("line_too_long", `the last line of the log is longer than ${lineBytesMax} bytes`);
     }
+    const bytes = new Uint8Array(lineEnd - lineStart);
+    fs.readSync(fd, bytes, 0, bytes.length, lineStart);
+    if (!isBlankLine(bytes, 0, bytes.length)) return { bytes, start: lineStart, terminated };
+    if (newline < 0) return undefined;
+    lineEnd = newline;
   }
-  if (lineEnd < 0) return undefined;
-  end = lineEnd;
-  // Include any blank bytes before the newline that ended the line (they are JSON whitespace).
-  const bytes = new Uint8Array(end - lineStart);
-  fs.readSync(fd, bytes, 0, bytes.length, lineStart);
-  buffer = new Uint8Array(0);
-  return { bytes, start: lineStart, terminated };
+  return undefined;
 }
 
 export interface ChainTail {

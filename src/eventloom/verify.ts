@@ -58,20 +58,42 @@ export interface VerifyOptions {
   threads?: number;
 }
 
-/** Python's repr of a JSON value, as ref_verify prints a found seq. */
+/** Python's `repr` of a string: single quotes unless it holds ' and no ". */
+function pythonStringRepr(value: string): string {
+  const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const ch of value) {
+    const code = ch.codePointAt(0) as number;
+    if (ch === quote || ch === "\\") out += "\\" + ch;
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\r") out += "\\r";
+    else if (ch === "\t") out += "\\t";
+    else if (code < 0x20 || code === 0x7f) out += "\\x" + code.toString(16).padStart(2, "0");
+    else out += ch;
+  }
+  return out + quote;
+}
+
+/** Python's `repr` of a parsed JSON value (inside containers). */
 function pythonRepr(value: JsonValue | undefined): string {
   if (value === undefined || value === null) return "None";
   if (value === true) return "True";
   if (value === false) return "False";
   if (value instanceof JsonNumber) return value.isFloat ? pythonFloatRepr(value.lexeme) : value.lexeme === "-0" ? "0" : value.lexeme;
-  if (typeof value === "string") return value.includes("'") && !value.includes('"') ? `"${value}"` : `'${value.replace(/'/g, "\\'")}'`;
-  return Array.isArray(value) ? "[...]" : "{...}";
+  if (typeof value === "string") return pythonStringRepr(value);
+  if (Array.isArray(value)) return `[${value.map(pythonRepr).join(", ")}]`;
+  return `{${[...value].map(([k, v]) => `${pythonStringRepr(k)}: ${pythonRepr(v)}`).join(", ")}}`;
+}
+
+/** Python's `str` of a parsed JSON value, as ref_verify's f-string prints a found seq. */
+function pythonStr(value: JsonValue | undefined): string {
+  return typeof value === "string" ? value : pythonRepr(value);
 }
 
 function foundSeq(lineBytes: Uint8Array): string {
   try {
     const parsed = parseJsonBytes(lineBytes);
-    return pythonRepr(parsed instanceof Map ? parsed.get("seq") : undefined);
+    return pythonStr(parsed instanceof Map ? parsed.get("seq") : undefined);
   } catch {
     return "None";
   }
@@ -248,8 +270,13 @@ export function countRange(fd: number, start: number, end: number): RangeCount {
   let newlines = 0;
   let carry = 0;
   for (let position = start; position < end; ) {
-    const read = fs.readSync(fd, kernel.memory, kernel.layout.inputPtr, Math.min(chunkBytes, end - position), position);
+    let read = fs.readSync(fd, kernel.memory, kernel.layout.inputPtr, Math.min(chunkBytes, end - position), position);
     if (read === 0) break;
+    // Count whole lines per call, so a multi-byte whitespace character never straddles calls.
+    if (position + read < end) {
+      const lastNewline = kernel.memory.subarray(kernel.layout.inputPtr, kernel.layout.inputPtr + read).lastIndexOf(0x0a);
+      if (lastNewline >= 0) read = lastNewline + 1;
+    }
     events += kernel.exports.countEvents(kernel.layout.inputPtr, read, carry);
     newlines += kernel.exports.newlineCount();
     carry = kernel.exports.openLineNonBlank();
