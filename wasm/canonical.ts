@@ -372,6 +372,25 @@ function scanNumber(p: usize, end: usize): usize {
     <u32>load<u8>(p + 3) == d;
 }
 
+// Parses an object key and its colon at p; returns the position of the value or ERR_* (< 0).
+function parseKey(p: usize, end: usize): isize {
+  if (p >= end || load<u8>(p) != 0x22) {
+    errorOffset = <i32>p;
+    return ERR_SYNTAX;
+  }
+  const q = scanString(p + 1, end);
+  if (q == 0) return errorOffset < 0 ? ERR_UTF8 : ERR_SYNTAX;
+  tSet(tapeLen, T_STRING | stringFlags(), p, q + 1, tapeLen + 1);
+  noteKey(tapeLen);
+  tapeLen++;
+  p = skipWs(q + 1, end);
+  if (p >= end || load<u8>(p) != 0x3a) {
+    errorOffset = <i32>p;
+    return ERR_SYNTAX;
+  }
+  return <isize>skipWs(p + 1, end);
+}
+
 // Parses one JSON document in [p, end). Returns ERR_* (< 0) or 0, with the tape filled.
 export function parse(p: usize, end: usize): i32 {
   tapeLen = 0;
@@ -418,21 +437,9 @@ export function parse(p: usize, end: usize): i32 {
       } else if (c == 0x7b) {
         closed = false;
         // Object: a key must follow.
-        if (p >= end || load<u8>(p) != 0x22) {
-          errorOffset = <i32>p;
-          return ERR_SYNTAX;
-        }
-        const q = scanString(p + 1, end);
-        if (q == 0) return errorOffset < 0 ? ERR_UTF8 : ERR_SYNTAX;
-        tSet(tapeLen, T_STRING | stringFlags(), p, q + 1, tapeLen + 1);
-        noteKey(tapeLen);
-        tapeLen++;
-        p = skipWs(q + 1, end);
-        if (p >= end || load<u8>(p) != 0x3a) {
-          errorOffset = <i32>p;
-          return ERR_SYNTAX;
-        }
-        p = skipWs(p + 1, end);
+        const r = parseKey(p, end);
+        if (r < 0) return <i32>r;
+        p = <usize>r;
         continue;
       } else {
         closed = false;
@@ -491,22 +498,10 @@ export function parse(p: usize, end: usize): i32 {
       if (d == 0x2c) {
         p = skipWs(p + 1, end);
         if (isObject) {
-          if (p >= end || load<u8>(p) != 0x22) {
-            errorOffset = <i32>p;
-            return ERR_SYNTAX;
-          }
           if (tapeLen + 2 > tapeCap) return ERR_TAPE_FULL;
-          const q = scanString(p + 1, end);
-          if (q == 0) return errorOffset < 0 ? ERR_UTF8 : ERR_SYNTAX;
-          tSet(tapeLen, T_STRING | stringFlags(), p, q + 1, tapeLen + 1);
-          noteKey(tapeLen);
-          tapeLen++;
-          p = skipWs(q + 1, end);
-          if (p >= end || load<u8>(p) != 0x3a) {
-            errorOffset = <i32>p;
-            return ERR_SYNTAX;
-          }
-          p = skipWs(p + 1, end);
+          const r = parseKey(p, end);
+          if (r < 0) return <i32>r;
+          p = <usize>r;
         }
         break; // parse the next value
       }

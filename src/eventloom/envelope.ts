@@ -178,6 +178,25 @@ function securityValue(security: SecurityBlock): JsonObject {
   ]);
 }
 
+/** The record of an event just sealed (the payload without its security block). */
+function sealedRecord(event: UnsealedEvent, hash: string, id: string, envelope: Envelope): EventRecord {
+  return {
+    seq: event.seq,
+    timestamp: event.timestamp,
+    type: event.type,
+    actor: event.actor,
+    thread: event.thread,
+    payload: event.payload,
+    security: securityValue(event.security),
+    prevHash: event.prevHash,
+    hash,
+    id,
+    parentEventId: event.parentEventId ?? null,
+    causedBy: event.causedBy ?? [],
+    envelope,
+  };
+}
+
 /** Seals and serialises an event in the legacy envelope. */
 export function sealLegacy(event: UnsealedEvent): SealedLine {
   const object: JsonObject = new Map<string, JsonValue>([
@@ -193,26 +212,7 @@ export function sealLegacy(event: UnsealedEvent): SealedLine {
   const hash = sha256Hex(legacyPreimage(object));
   object.set("hash", hash);
   const id = event.id ?? generatedEventId(event.actor, event.seq, event.timestamp, event.type);
-  return {
-    line: writeJson(object, { sortKeys: false, asciiOnly: false }),
-    hash,
-    id,
-    record: {
-      seq: event.seq,
-      timestamp: event.timestamp,
-      type: event.type,
-      actor: event.actor,
-      thread: event.thread,
-      payload: event.payload,
-      security: securityValue(event.security),
-      prevHash: event.prevHash,
-      hash,
-      id,
-      parentEventId: event.parentEventId ?? null,
-      causedBy: event.causedBy ?? [],
-      envelope: "legacy",
-    },
-  };
+  return { line: writeJson(object, { sortKeys: false, asciiOnly: false }), hash, id, record: sealedRecord(event, hash, id, "legacy") };
 }
 
 /** Seals and serialises an event in the eventloom.v1 envelope. */
@@ -240,24 +240,5 @@ export function sealV1(event: UnsealedEvent): SealedLine {
       ["previousHash", event.prevHash === null ? null : shaPrefix + event.prevHash],
     ]),
   );
-  return {
-    line: writeJson(object, { sortKeys: false, asciiOnly: true }),
-    hash,
-    id,
-    record: {
-      seq: event.seq,
-      timestamp: event.timestamp,
-      type: event.type,
-      actor: event.actor,
-      thread: event.thread,
-      payload: event.payload,
-      security: securityValue(event.security),
-      prevHash: event.prevHash,
-      hash,
-      id,
-      parentEventId: event.parentEventId ?? null,
-      causedBy: event.causedBy ?? [],
-      envelope: "v1",
-    },
-  };
+  return { line: writeJson(object, { sortKeys: false, asciiOnly: true }), hash, id, record: sealedRecord(event, hash, id, "v1") };
 }

@@ -325,7 +325,9 @@ describe("zaxy serve: Eventloom tools", { skip }, () => {
     assert.equal(replay.total_events, 5);
     assert.deepEqual(replay.events.map((e: { seq: number }) => e.seq), [2, 3, 4]);
     const event = replay.events[0];
-    assert.deepEqual(Object.keys(event), ["seq", "timestamp", "type", "actor", "thread", "payload", "hash", "prev_hash", "citation"]);
+    assert.deepEqual(Object.keys(event), [
+      "seq", "timestamp", "type", "actor", "thread", "payload", "security", "prev_hash", "hash", "event_id", "envelope", "citation",
+    ]);
     assert.equal(event.type, "task.created");
     assert.equal(event.actor, "w2");
     assert.equal(event.thread, "replay");

@@ -4,7 +4,7 @@
  * the returned events. `truncated` says the window held more; continue from the last seq + 1.
  */
 import * as z from "zod";
-import { citationUri, handoffSummary, replayLog } from "../../eventloom/mod.ts";
+import { eventView, handoffSummary, replayLog } from "../../eventloom/mod.ts";
 import { inputError } from "../../errors.ts";
 import { replayEventsMax } from "../../limits.ts";
 import { integrityDocument } from "../integrityDocument.ts";
@@ -41,17 +41,7 @@ export const memoryReplayTool = defineTool({
     const events = truncated ? replay.events.slice(0, replayEventsMax) : replay.events;
     return {
       integrity: integrityDocument(replay.integrity),
-      events: events.map((event) => ({
-        seq: event.seq,
-        timestamp: event.timestamp,
-        type: event.type,
-        actor: event.actor,
-        thread: event.thread,
-        payload: event.payload,
-        hash: event.hash,
-        prev_hash: event.prevHash,
-        citation: citationUri(args.session_id, event.seq, event.hash),
-      })),
+      events: events.map(eventView),
       truncated,
       total_events: replay.total_events,
       // replayLog summarised the capped-plus-one list; summarise exactly what is returned.
