@@ -43,5 +43,9 @@ export const lockWaitMs = 30_000;
 /** Python's `MAX_REPLAY_EVENTS`: MCP memory_replay returns at most this many events. */
 export const replayEventsMax = 1000;
 
-/** Bytes read per chunk when streaming a log through the verifier. */
-export const verifyChunkBytes = 8 * 1024 * 1024;
+/**
+ * Bytes read per chunk when streaming a log through the verifier. Each verifying thread holds
+ * about 3x this (input, preimages) plus its tape; 2 MiB keeps a parallel verify of any log well
+ * under 200 MB resident while calls into the kernel stay rare.
+ */
+export const verifyChunkBytes = 2 * 1024 * 1024;

@@ -54,6 +54,7 @@ const INT_DIGITS_MAX: i32 = 4300;
 let tapeBase: usize = 0;
 let tapeCap: i32 = 0;
 let sortBase: usize = 0; // 2 * tapeCap i32 slots: member stack + merge scratch
+let prefixBase: usize = 0; // tapeCap u64: the sort prefix of each key (see storeKeyPrefix)
 let stackBase: usize = 0; // 3 x (DEPTH_MAX + 2) i32 slots: open container, canonical flag, previous key
 let scratchBase: usize = 0; // 512 bytes for small comparisons
 
@@ -65,6 +66,7 @@ export function configure(tape: usize, tapeCapacity: i32, sort: usize, stack: us
   tapeBase = tape;
   tapeCap = tapeCapacity;
   sortBase = sort;
+  prefixBase = sort + (<usize>tapeCapacity << 3);
   stackBase = stack;
   scratchBase = scratch;
 }
@@ -128,7 +130,7 @@ function noteKey(key: i32): void {
   if (load<i32>(stackBase + STACK_SLOTS + (<usize>curDepth << 2)) == 0) return;
   const prevSlot = stackBase + 2 * STACK_SLOTS + (<usize>curDepth << 2);
   const prev = load<i32>(prevSlot);
-  if ((tFlags(key) & F_STRING_NEEDS_WORK) != 0 || (prev >= 0 && compareKeys(prev, key) >= 0)) markNotCanon();
+  if ((tFlags(key) & F_STRING_NEEDS_WORK) != 0 || (prev >= 0 && keyCompare(prev, key) >= 0)) markNotCanon();
   store<i32>(prevSlot, key);
 }
 
@@ -372,6 +374,26 @@ function scanNumber(p: usize, end: usize): usize {
     <u32>load<u8>(p + 3) == d;
 }
 
+// The first 7 bytes of a key, big-endian, in the high bytes of a u64, so one integer comparison
+// orders most keys; the low byte is 0xff for keys with escapes (their bytes are not in code
+// point order, so they always take the full comparison). Reads 8 bytes at `start`: the key's
+// closing quote and colon follow it, and the input region has padding after it.
+function storeKeyPrefix(key: i32, start: usize, end: usize): void {
+  const len = end - start;
+  let v = bswap<u64>(load<u64>(start));
+  if (len < 7) v &= ~(<u64>0xffffffffffffffff >> (<u64>len << 3));
+  v = (v & 0xffffffffffffff00) | (stringEscaped ? 0xff : 0);
+  store<u64>(prefixBase + (<usize>key << 3), v);
+}
+
+// Key order: the prefixes decide unless they are equal or either key has escapes.
+@inline function keyCompare(a: i32, b: i32): i32 {
+  const pa = load<u64>(prefixBase + (<usize>a << 3));
+  const pb = load<u64>(prefixBase + (<usize>b << 3));
+  if (((pa | pb) & 0xff) == 0 && pa != pb) return pa < pb ? -1 : 1;
+  return compareKeys(a, b);
+}
+
 // Parses an object key and its colon at p; returns the position of the value or ERR_* (< 0).
 function parseKey(p: usize, end: usize): isize {
   if (p >= end || load<u8>(p) != 0x22) {
@@ -381,6 +403,7 @@ function parseKey(p: usize, end: usize): isize {
   const q = scanString(p + 1, end);
   if (q == 0) return errorOffset < 0 ? ERR_UTF8 : ERR_SYNTAX;
   tSet(tapeLen, T_STRING | stringFlags(), p, q + 1, tapeLen + 1);
+  storeKeyPrefix(tapeLen, p + 1, q);
   noteKey(tapeLen);
   tapeLen++;
   p = skipWs(q + 1, end);
@@ -738,7 +761,7 @@ function mergeSort(lo: i32, hi: i32): void {
     for (let i = lo + 1; i < hi; i++) {
       const k = load<i32>(sortSlot(i));
       let j = i - 1;
-      while (j >= lo && compareKeys(load<i32>(sortSlot(j)), k) > 0) {
+      while (j >= lo && keyCompare(load<i32>(sortSlot(j)), k) > 0) {
         store<i32>(sortSlot(j + 1), load<i32>(sortSlot(j)));
         j--;
       }
@@ -749,7 +772,7 @@ function mergeSort(lo: i32, hi: i32): void {
   const mid = lo + (n >> 1);
   mergeSort(lo, mid);
   mergeSort(mid, hi);
-  if (compareKeys(load<i32>(sortSlot(mid - 1)), load<i32>(sortSlot(mid))) <= 0) return;
+  if (keyCompare(load<i32>(sortSlot(mid - 1)), load<i32>(sortSlot(mid))) <= 0) return;
   const scratch = sortBase + (<usize>tapeCap << 2);
   let i = lo;
   let j = mid;
@@ -757,7 +780,7 @@ function mergeSort(lo: i32, hi: i32): void {
   while (i < mid && j < hi) {
     const a = load<i32>(sortSlot(i));
     const b = load<i32>(sortSlot(j));
-    if (compareKeys(a, b) <= 0) {
+    if (keyCompare(a, b) <= 0) {
       store<i32>(scratch + (<usize>k << 2), a);
       i++;
     } else {
@@ -839,7 +862,7 @@ function emitObject(i: i32): void {
   let sorted = true;
   let k = i + 1;
   while (k < stop) {
-    if (sortTop > base && sorted && compareKeys(load<i32>(sortSlot(sortTop - 1)), k) >= 0) sorted = false;
+    if (sortTop > base && sorted && keyCompare(load<i32>(sortSlot(sortTop - 1)), k) >= 0) sorted = false;
     store<i32>(sortSlot(sortTop), k);
     sortTop++;
     k = tNext(k + 1); // skip the key, then the value's subtree
@@ -850,7 +873,7 @@ function emitObject(i: i32): void {
   for (let m = 0; m < count; m++) {
     const key = load<i32>(sortSlot(base + m));
     // Duplicate keys: Python keeps the last value, so skip a key equal to the next one.
-    if (!sorted && m + 1 < count && compareKeys(key, load<i32>(sortSlot(base + m + 1))) == 0) continue;
+    if (!sorted && m + 1 < count && keyCompare(key, load<i32>(sortSlot(base + m + 1))) == 0) continue;
     if (!first) put(0x2c);
     first = false;
     emitString(key);
@@ -989,6 +1012,22 @@ export function init(): void {
   return load<i32>(scratchBase + 640 + (<usize>n << 2));
 }
 
+// The envelope name a top-level key of this length and first byte could be, or -1.
+function candidateName(len: i32, first: u32): i32 {
+  switch (len) {
+    case 2: return N_ID;
+    case 3: return N_SEQ;
+    case 4: return first == 0x74 ? N_TYPE : N_HASH;
+    case 5: return N_ACTOR;
+    case 6: return N_THREAD;
+    case 7: return first == 0x70 ? N_PAYLOAD : N_ACTOR_ID;
+    case 8: return first == 0x73 ? N_SECURITY : first == 0x74 ? N_THREAD_ID : N_CAUSED_BY;
+    case 9: return first == 0x74 ? N_TIMESTAMP : first == 0x70 ? N_PREV_HASH : N_INTEGRITY;
+    case 13: return N_PARENT_EVENT_ID;
+    default: return -1;
+  }
+}
+
 function classifyMembers(): void {
   const table = scratchBase + 640;
   memory.fill(table, 0xff, 64);
@@ -1000,14 +1039,10 @@ function classifyMembers(): void {
     const len = <i32>(ke - ks);
     const plain = (tFlags(k) & F_STRING_ESCAPED) == 0;
     if (plain) {
-      // Only names of this length can match (lengths: 2 3 4 5 6 7 8 9 12 13).
-      if (len >= 2 && len <= 13) {
-        for (let n = 0; n < 16; n++) {
-          if (nameLenAt(n) != len) continue;
-          if (compareBytes(ks, namesBase + <usize>nameOffAt(n), <usize>len) != 0) continue;
-          store<i32>(table + (<usize>n << 2), k + 1);
-          break;
-        }
+      // The length and first byte leave at most one candidate name.
+      const n = candidateName(len, <u32>load<u8>(ks));
+      if (n >= 0 && compareBytes(ks, namesBase + <usize>nameOffAt(n), <usize>len) == 0) {
+        store<i32>(table + (<usize>n << 2), k + 1);
       }
     } else {
       for (let n = 0; n < 16; n++) {

@@ -4,7 +4,7 @@
  *
  * Memory layout, from the kernel's heap base:
  *   scratch (1 KiB: previous hash, stored hash, key names) | depth stack | input (+64 padding)
- *   | output | records | tape (16 B per JSON token) | sort slots (8 B per token)
+ *   | output | records | tape (16 B per JSON token) | sort slots and key prefixes (16 B per token)
  * Regions grow on demand; a grow re-lays the regions out and keeps pending input bytes.
  */
 import { canonicalWasmBase64 } from "../generated/canonicalWasm.ts";
@@ -130,7 +130,8 @@ export class CanonicalKernel {
     const recPtr = align(outPtr + caps.outCap, 16);
     const tapePtr = align(recPtr + caps.recCap * recordBytes, 16);
     const sortPtr = tapePtr + caps.tapeCap * 16;
-    const end = sortPtr + caps.tapeCap * 8;
+    // Sort slots (4 B), merge scratch (4 B) and key prefixes (8 B) per token.
+    const end = sortPtr + caps.tapeCap * 16;
     const havePages = this.exports.memory.buffer.byteLength / pageBytes;
     const needPages = Math.ceil(end / pageBytes);
     if (needPages > havePages) this.exports.memory.grow(needPages - havePages);

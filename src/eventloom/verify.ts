@@ -264,7 +264,7 @@ export interface RangeCount {
 
 /** Counts events and physical lines in [start, end) (which starts at a line start). */
 export function countRange(fd: number, start: number, end: number): RangeCount {
-  const chunkBytes = 4 << 20;
+  const chunkBytes = 1 << 20;
   const kernel = new CanonicalKernel(chunkBytes, 65536, 16, 1024);
   let events = 0;
   let newlines = 0;

@@ -23,7 +23,9 @@ function selectLogs(ctx: CommandContext): string[] {
     return logsUnderRoot(ctx.global.eventloomPath);
   }
   if (ctx.positionals.length > 0) return ctx.positionals;
-  return [sessionLogPath(ctx.global.eventloomPath, ctx.global.sessionId, "verify")];
+  // Shown as the user would write it: relative to the working directory, like --all paths.
+  const file = sessionLogPath(ctx.global.eventloomPath, ctx.global.sessionId, "verify");
+  return [path.relative(ctx.io.cwd, file) || file];
 }
 
 function renderReport(file: string, report: IntegrityReport): string {
