@@ -56,7 +56,8 @@ describe("torn tail", () => {
     assert.equal(text.stderr, "");
     assert.equal(
       text.stdout,
-      `BROKEN  ${file}  line 3 is not valid JSON (torn tail: the last line was cut mid-write) (seq 3, line 3)\n` +
+      // The session's log is shown relative to the working directory, as --all shows paths.
+      `BROKEN  ${path.relative(dir, file)}  line 3 is not valid JSON (torn tail: the last line was cut mid-write) (seq 3, line 3)\n` +
         "        hint: the last line was cut mid-write; run 'zaxy repair --truncate-torn-tail' on this log\n",
     );
     const json = runZaxy(["verify", "--json"], { cwd: dir });
