@@ -82,7 +82,7 @@ async function compileKernel(name: string): Promise<void> {
   let diagnostics = "";
   const sink = { write: (text: string) => ((diagnostics += text), true) };
   const result = await asc.main(
-    [source, "--outFile", wasmFile, "-O3", "--runtime", "stub", "--noAssert", "--enable", "simd"],
+    [source, "--outFile", wasmFile, "-O3", "--converge", "--runtime", "stub", "--noAssert", "--enable", "simd"],
     { stdout: sink, stderr: sink },
   );
   if (result.error) throw new BuildError(`asc failed on wasm/${name}.ts: ${result.error.message}\n${diagnostics}`);

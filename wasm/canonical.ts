@@ -1501,3 +1501,8 @@ export function countEvents(p: usize, len: i32, carryNonBlank: i32): i32 {
   countCarry = nonBlank ? 1 : 0;
   return events;
 }
+
+/** Physical lines processed so far (including the lines before the range: see setChain). */
+export function lines(): i32 {
+  return lineCounter;
+}

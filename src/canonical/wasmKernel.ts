@@ -25,6 +25,7 @@ interface KernelExports {
   setChain(eventBase: number, lineBase: number, prevValid: number): void;
   countEvents(p: number, len: number, carryNonBlank: number): number;
   newlineCount(): number;
+  lines(): number;
   openLineNonBlank(): number;
 }
 
@@ -88,7 +89,8 @@ export class CanonicalKernel {
         formatFloat: (ptr: number, len: number, out: number): number => {
           // A float lexeme the kernel cannot prove canonical by itself (16-17 digits, exponent).
           const view = new Uint8Array((memoryRef as WebAssembly.Memory).buffer);
-          const lexeme = String.fromCharCode.apply(null, view.subarray(ptr, ptr + len) as unknown as number[]);
+          let lexeme = "";
+          for (let i = ptr; i < ptr + len; i++) lexeme += String.fromCharCode(view[i]);
           // Common case, e.g. 0.30000000000000004: fixed notation in [1e-4, 1e16) with a fraction.
           // There JS's shortest round-trip String(x) is Python's repr, so equality proves it.
           const x = Number(lexeme);

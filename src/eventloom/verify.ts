@@ -120,6 +120,8 @@ export interface RangeResult {
   errors: IntegrityIssue[];
   /** Last event number seen (absolute). */
   lastEvent: number;
+  /** Last physical line number seen (counting from the chain's lineBase). */
+  lastLine: number;
   tornTail: boolean;
 }
 
@@ -146,7 +148,7 @@ export function scanRange(fd: number, start: number, end: number, isLast: boolea
   } else if (chain.lineBase > 0) {
     kernel.exports.setChain(0, chain.lineBase, 0);
   }
-  const result: RangeResult = { errors: [], lastEvent: chain.eventBase, tornTail: false };
+  const result: RangeResult = { errors: [], lastEvent: chain.eventBase, lastLine: chain.lineBase, tornTail: false };
   const digest = new Uint8Array(32);
   let position = start;
   let pending = 0;
@@ -248,6 +250,7 @@ export function scanRange(fd: number, start: number, end: number, isLast: boolea
       offset += consumed;
       if (stop || offset >= pending || (count === 0 && consumed === 0)) break;
     }
+    result.lastLine = kernel.exports.lines();
     options.onProgress?.(position - start - (pending - offset));
     if (stop) break;
     if (offset > 0 && offset < pending) kernel.memory.copyWithin(kernel.layout.inputPtr, kernel.layout.inputPtr + offset, kernel.layout.inputPtr + pending);

@@ -1,9 +1,11 @@
 /**
- * A verification worker: counts the events of its range, then, told what precedes the range,
- * verifies it. Runs the same `countRange` / `scanRange` code as the single-threaded path.
+ * A verification worker: verifies one range of a log, given what precedes it; optionally counts
+ * the range's events and lines first (when the main thread could not infer its position).
+ * Runs the same `countRange` / `scanRange` code as the single-threaded path.
  * Protocol (structured-clone messages):
- *   in:  {kind: "count", path, start, end}        out: {kind: "counted", events, newlines}
- *   in:  {kind: "verify", chain, isLast, allErrors} out: {kind: "progress", bytes}*, {kind: "done", result}
+ *   in:  {kind: "count", path, start, end}                        out: {kind: "counted", events, newlines}
+ *   in:  {kind: "verify", path, start, end, isLast, chain, allErrors}
+ *                                                                 out: {kind: "progress", bytes}*, {kind: "done", result}
  *   out on any failure: {kind: "error", message}
  */
 import * as fs from "node:fs";
@@ -16,23 +18,23 @@ interface WorkerScope {
 
 const scope = globalThis as unknown as WorkerScope;
 let fd = -1;
-let rangeStart = 0;
-let rangeEnd = 0;
+
+function openLog(path: string): number {
+  if (fd < 0) fd = fs.openSync(path, "r");
+  return fd;
+}
 
 scope.onmessage = (event: MessageEvent) => {
   const message = event.data as
     | { kind: "count"; path: string; start: number; end: number }
-    | { kind: "verify"; chain: ChainStart; isLast: boolean; allErrors: boolean };
+    | { kind: "verify"; path: string; start: number; end: number; isLast: boolean; chain: ChainStart; allErrors: boolean };
   try {
     if (message.kind === "count") {
-      fd = fs.openSync(message.path, "r");
-      rangeStart = message.start;
-      rangeEnd = message.end;
-      const counted = countRange(fd, rangeStart, rangeEnd);
+      const counted = countRange(openLog(message.path), message.start, message.end);
       scope.postMessage({ kind: "counted", ...counted });
     } else {
       let lastPostedBytes = 0;
-      const result = scanRange(fd, rangeStart, rangeEnd, message.isLast, message.chain, {
+      const result = scanRange(openLog(message.path), message.start, message.end, message.isLast, message.chain, {
         allErrors: message.allErrors,
         onProgress: (bytes) => {
           if (bytes - lastPostedBytes >= 32 << 20) {
@@ -42,6 +44,7 @@ scope.onmessage = (event: MessageEvent) => {
         },
       });
       fs.closeSync(fd);
+      fd = -1;
       scope.postMessage({ kind: "done", result });
     }
   } catch (error) {

@@ -13,11 +13,13 @@ const runtimeGlobal = globalThis as any;
 export const runtimeName: "bun" | "deno" | "node" =
   runtimeGlobal.Bun !== undefined ? "bun" : runtimeGlobal.Deno !== undefined ? "deno" : "node";
 
-/** SHA-256 of `data` written into `out` (32 bytes). */
+const bunHasher = runtimeName === "bun" ? runtimeGlobal.Bun.CryptoHasher : undefined;
+
+/** SHA-256 of `data` written into `out` (32 bytes). Called once per event by the verifier. */
 export const sha256Into: (data: Uint8Array, out: Uint8Array) => void =
-  runtimeName === "bun"
+  bunHasher !== undefined
     ? (data, out) => {
-        runtimeGlobal.Bun.CryptoHasher.hash("sha256", data, out);
+        bunHasher.hash("sha256", data, out);
       }
     : (data, out) => {
         out.set(createHash("sha256").update(data).digest());

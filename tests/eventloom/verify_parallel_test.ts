@@ -8,6 +8,8 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { writeSyntheticLog } from "../../src/bench/syntheticLog.ts";
+import { fromJs } from "../../src/canonical/mod.ts";
+import { appendEvents } from "../../src/eventloom/append.ts";
 import { verifyLog } from "../../src/eventloom/verify.ts";
 import { makeTempDir, removeTempDirs } from "./testkit.ts";
 
@@ -99,3 +101,27 @@ for (const style of ["python-legacy", "zaxy-v1"] as const) {
     });
   });
 }
+
+describe("verifyLog with workers on a log whose events do not state their seq", () => {
+  test("counts each range first (producer ids carry no seq) and reports the same as one thread", async () => {
+    const root = makeTempDir("zaxy-parallel-ids");
+    const items = Array.from({ length: eventCount }, (_, i) => ({
+      type: "tool.call.completed",
+      actor: "producer",
+      id: `producer-event-${i + 1}`,
+      payload: fromJs({ step: i + 1, note: "an event id chosen by its producer says nothing about its position" }),
+    }));
+    const { logPath } = await appendEvents(root, "ids", items);
+    const intact = await verifyLog(logPath, { threads: 3 });
+    assert.equal(intact.ok, true);
+    assert.equal(intact.total_events, eventCount);
+    const lines = fs.readFileSync(logPath, "utf8").split("\n");
+    lines[3100] = lines[3100].replace('"step":3101', '"step":3102');
+    lines.splice(1500, 0, "");
+    fs.writeFileSync(logPath, lines.join("\n"));
+    const report = await verifyLog(logPath, { threads: 3 });
+    assert.equal(report.broken_reason, "Event 3101 hash mismatch");
+    assert.equal(report.line, 3102);
+    await assertSameAsSequential(logPath);
+  });
+});
