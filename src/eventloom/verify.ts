@@ -12,7 +12,7 @@ import { CanonicalKernel, kernelErrors, recordBytes } from "../canonical/wasmKer
 import { JsonNumber, parseJsonBytes, pythonFloatRepr, type JsonValue } from "../canonical/mod.ts";
 import { inputError, ioError } from "../errors.ts";
 import { lineBytesMax, lockWaitMs, verifyChunkBytes } from "../limits.ts";
-import { lockFile, sha256Into } from "../platform/mod.ts";
+import { lockFile, requestGarbageCollection, sha256Into } from "../platform/mod.ts";
 
 export type IntegrityCode =
   | "sequence_mismatch"
@@ -154,6 +154,8 @@ export function scanRange(fd: number, start: number, end: number, isLast: boolea
   let pending = 0;
   let eof = false;
   let stop = false;
+  let chunksSinceCollection = 0;
+  const collectEveryChunks = Math.max(1, Math.round((32 << 20) / chunkBytes));
 
   const fail = (issue: IntegrityIssue): void => {
     result.errors.push(issue);
@@ -252,6 +254,11 @@ export function scanRange(fd: number, start: number, end: number, isLast: boolea
     }
     result.lastLine = kernel.exports.lines();
     options.onProgress?.(position - start - (pending - offset));
+    // Hashing allocates one small view per event; collect them every ~32 MiB of input.
+    if (++chunksSinceCollection >= collectEveryChunks) {
+      chunksSinceCollection = 0;
+      requestGarbageCollection();
+    }
     if (stop) break;
     if (offset > 0 && offset < pending) kernel.memory.copyWithin(kernel.layout.inputPtr, kernel.layout.inputPtr + offset, kernel.layout.inputPtr + pending);
     pending -= offset;

@@ -38,6 +38,15 @@ export function sha256Hex(data: string | Uint8Array): string {
   return createHash("sha256").update(data).digest("hex");
 }
 
+/**
+ * Asks the runtime to collect garbage soon (Bun: a non-blocking collection). Long loops that
+ * allocate a small view per event call it now and then, so peak memory tracks the live data
+ * rather than the collector's heuristics.
+ */
+export function requestGarbageCollection(): void {
+  if (runtimeName === "bun") runtimeGlobal.Bun.gc(false);
+}
+
 export interface FileLock {
   release(): void;
 }
