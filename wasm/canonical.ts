@@ -550,6 +550,24 @@ function isInfinity(p: usize, end: usize): bool {
 
 let outPos: usize = 0;
 
+// Appends [src, src + len) to the output. Short copies dominate (keys, small values), and a
+// bulk memory.copy costs a call into the engine each time, so copy 16 bytes at a time with
+// SIMD; the last store may write up to 15 bytes past the end, which the output's slack
+// absorbs and later output overwrites. Reading past `src + len` stays inside the input (its
+// padding) or the scratch region.
+@inline function putBytes(src: usize, len: usize): void {
+  if (len <= 16) {
+    v128.store(outPos, v128.load(src));
+  } else if (len <= 64) {
+    let i: usize = 0;
+    for (; i + 16 < len; i += 16) v128.store(outPos + i, v128.load(src + i));
+    v128.store(outPos + len - 16, v128.load(src + len - 16));
+  } else {
+    memory.copy(outPos, src, len);
+  }
+  outPos += len;
+}
+
 @inline function put(c: u32): void {
   store<u8>(outPos, <u8>c);
   outPos++;
@@ -587,8 +605,7 @@ function emitString(i: i32): void {
   const start = tStart(i);
   const end = tEnd(i);
   if ((tFlags(i) & F_STRING_NEEDS_WORK) == 0) {
-    memory.copy(outPos, start, end - start);
-    outPos += end - start;
+    putBytes(start, end - start);
     return;
   }
   put(0x22);
@@ -815,8 +832,7 @@ function emitNumber(i: i32): void {
     outPos += <usize>hostFormatFloat(start, <i32>(end - start), outPos);
     return;
   }
-  memory.copy(outPos, start, end - start);
-  outPos += end - start;
+  putBytes(start, end - start);
 }
 
 // Emits the canonical form of the value at tape index i.
@@ -829,8 +845,7 @@ function emitValue(i: i32): void {
   } else if ((tFlags(i) & F_CANON) != 0) {
     const start = tStart(i);
     const len = tEnd(i) - start;
-    memory.copy(outPos, start, len);
-    outPos += len;
+    putBytes(start, len);
   } else if (kind == T_OBJECT) {
     emitObject(i);
   } else if (kind == T_ARRAY) {
@@ -849,8 +864,7 @@ function emitValue(i: i32): void {
     // null, true, false, NaN, Infinity, -Infinity: the lexeme is canonical.
     const start = tStart(i);
     const len = tEnd(i) - start;
-    memory.copy(outPos, start, len);
-    outPos += len;
+    putBytes(start, len);
   }
 }
 
@@ -1058,8 +1072,7 @@ function classifyMembers(): void {
 function putAscii(n: i32): void {
   const len = <usize>nameLenAt(n);
   put(0x22);
-  memory.copy(outPos, namesBase + <usize>nameOffAt(n), len);
-  outPos += len;
+  putBytes(namesBase + <usize>nameOffAt(n), len);
   put(0x22);
   put(0x3a);
 }
@@ -1344,8 +1357,7 @@ export function verifyChunk(inPtr: usize, inLen: i32, isFinal: i32, outPtr: usiz
       } else {
         put(0x22);
         put(0x73); put(0x68); put(0x61); put(0x32); put(0x35); put(0x36); put(0x3a); // sha256:
-        memory.copy(outPos, prevHexBase, 64);
-        outPos += 64;
+        putBytes(prevHexBase, 64);
         put(0x22);
       }
       put(0x7d);

@@ -173,6 +173,7 @@ export async function runVerifyBench(options: VerifyBenchOptions): Promise<Verif
       },
     };
   } finally {
-    if (!options.keep && options.workDir === undefined) fs.rmSync(workDir, { recursive: true, force: true });
+    if (options.keep || options.workDir !== undefined) options.progress?.(`logs kept in ${workDir}`);
+    else fs.rmSync(workDir, { recursive: true, force: true });
   }
 }
