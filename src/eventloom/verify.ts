@@ -150,6 +150,7 @@ export function scanRange(fd: number, start: number, end: number, isLast: boolea
   }
   const result: RangeResult = { errors: [], lastEvent: chain.eventBase, lastLine: chain.lineBase, tornTail: false };
   const digest = new Uint8Array(32);
+  const digestWords = new Int32Array(digest.buffer);
   let position = start;
   let pending = 0;
   let eof = false;
@@ -227,14 +228,13 @@ export function scanRange(fd: number, start: number, end: number, isLast: boolea
         let sealOk = false;
         if (ints[base + 8] === 1) {
           sha256Into(memory.subarray(outPtr + ints[base + 5], outPtr + ints[base + 6]), digest);
-          const stored = recPtr + r * recordBytes + 64;
-          sealOk = true;
-          for (let i = 0; i < 32; i++) {
-            if (digest[i] !== memory[stored + i]) {
-              sealOk = false;
-              break;
-            }
-          }
+          // The stored hash sits at byte 64 of the record (16 words in), compared as 8 words.
+          const stored = base + 16;
+          sealOk =
+            digestWords[0] === ints[stored] && digestWords[1] === ints[stored + 1] &&
+            digestWords[2] === ints[stored + 2] && digestWords[3] === ints[stored + 3] &&
+            digestWords[4] === ints[stored + 4] && digestWords[5] === ints[stored + 5] &&
+            digestWords[6] === ints[stored + 6] && digestWords[7] === ints[stored + 7];
         }
         if (!sealOk) {
           fail({ code: "hash_mismatch", seq, line, reason: `Event ${seq} hash mismatch` });
