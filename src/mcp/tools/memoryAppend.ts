@@ -27,14 +27,8 @@ export const memoryAppendTool = defineTool({
     const { events } = await appendEvents(ctx.eventloomPath, sessionId, [
       { type: args.event_type, actor: args.actor, payload: fromJs(args.payload) },
     ]);
-    const event = events[0];
-    return {
-      seq: event.seq,
-      hash: event.hash,
-      event_id: event.event_id,
-      session_id: event.session_id,
-      event_type: event.event_type,
-      citation: event.citation,
-    };
+    // Python's memory_append result: the appended event without the envelope name.
+    const { envelope: _envelope, ...result } = events[0];
+    return result;
   },
 });

@@ -43,20 +43,8 @@ export const memoryAppendCommand = defineCommand({
     if (actor === undefined) throw inputError("usage", "zaxy memory append: --actor is required", { field: "--actor" });
     const payload = await readPayload(ctx);
     const event = await appendEvent(ctx.global.eventloomPath, ctx.global.sessionId, { type: ctx.positionals[0], actor, payload });
-    emit(
-      ctx,
-      "zaxy.memory.append.v1",
-      {
-        seq: event.seq,
-        hash: event.hash,
-        event_id: event.event_id,
-        session_id: event.session_id,
-        event_type: event.event_type,
-        citation: event.citation,
-        envelope: event.envelope,
-      },
-      () => `appended ${event.event_type} as seq ${event.seq} (${event.envelope})  ${event.citation}`,
-    );
+    // {seq, hash, event_id, session_id, event_type, citation, envelope}
+    emit(ctx, "zaxy.memory.append.v1", { ...event }, () => `appended ${event.event_type} as seq ${event.seq} (${event.envelope})  ${event.citation}`);
     return 0;
   },
 });
