@@ -1,6 +1,7 @@
 /**
- * Vector indexes: usearch HNSW (cosine; f32, f16 or i8) over its native addon, which the compiled
- * binary carries inside itself.
+ * Vectors: the deterministic hash embedding (bit-exact with Python's HashEmbeddingProvider,
+ * computed in a WebAssembly kernel) and usearch HNSW indexes (cosine; f32, f16 or i8) over the
+ * native addon, which the compiled binary carries inside itself.
  *
  * @example
  * ```ts
@@ -22,3 +23,13 @@ export {
   type VectorData,
   type VectorKeys,
 } from "./usearchIndex.ts";
+export { pythonCaseFold } from "./caseFold.ts";
+export { pythonSplit } from "./pythonSplit.ts";
+export {
+  defaultEmbeddingDim,
+  embeddingDimMax,
+  embeddingTokens,
+  entityEmbeddingText,
+  hashEmbeddingReference,
+  hashEmbedMany,
+} from "./hashEmbedding.ts";

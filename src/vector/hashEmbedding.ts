@@ -1,0 +1,63 @@
+/**
+ * The default embedding provider: a deterministic hash embedding, bit-exact with Python's
+ * HashEmbeddingProvider (DESIGN §5). Tokens are `text.casefold().split()` (`[""]` when there are
+ * none); each token's SHA-256 picks a bucket (first 4 bytes, big-endian, mod dim) and a sign
+ * (+1 when byte 4 is odd); the sum is L2-normalised (a zero vector stays zero).
+ *
+ * `hashEmbedMany` runs the hashing and summing in the WebAssembly kernel, many texts per call;
+ * `hashEmbeddingReference` is the straightforward TypeScript version the tests compare it with.
+ *
+ * @example
+ * hashEmbedMany(["Straße repaired", "strasse REPAIRED"]) // two identical 1536-d vectors
+ */
+import { createHash } from "node:crypto";
+import { pythonCaseFold } from "./caseFold.ts";
+import { embedTokensInKernel } from "./hashEmbeddingKernel.ts";
+import { pythonSplit } from "./pythonSplit.ts";
+
+export const defaultEmbeddingDim = 1536;
+
+/** Embedding dimensions accepted (usearch and the kernel work with any in this range). */
+export const embeddingDimMax = 16384;
+
+/** Python's `text.casefold().split()`, or `[""]` when that is empty. */
+export function embeddingTokens(text: string): string[] {
+  const tokens = pythonSplit(pythonCaseFold(text));
+  return tokens.length > 0 ? tokens : [""];
+}
+
+/** The text an entity is embedded as: `"<name> (<entity_type>)"` plus `" <summary>"`. */
+export function entityEmbeddingText(name: string, entityType: string, summary?: string | null): string {
+  const head = `${name} (${entityType})`;
+  return summary ? `${head} ${summary}` : head;
+}
+
+function checkDim(dim: number): void {
+  if (!Number.isInteger(dim) || dim < 1 || dim > embeddingDimMax) {
+    throw new RangeError(`embedding dimension must be an integer 1..${embeddingDimMax}, got ${dim}`);
+  }
+}
+
+/** The hash embedding of one text, in plain TypeScript (reference for the kernel). */
+export function hashEmbeddingReference(text: string, dim: number = defaultEmbeddingDim): Float64Array {
+  checkDim(dim);
+  const vector = new Float64Array(dim);
+  for (const token of embeddingTokens(text)) {
+    const digest = createHash("sha256").update(token, "utf8").digest();
+    const bucket = digest.readUInt32BE(0) % dim;
+    vector[bucket] += digest[4] & 1 ? 1 : -1;
+  }
+  let sumSquares = 0;
+  for (let i = 0; i < dim; i++) sumSquares += vector[i] * vector[i];
+  if (sumSquares !== 0) {
+    const norm = Math.sqrt(sumSquares);
+    for (let i = 0; i < dim; i++) vector[i] /= norm;
+  }
+  return vector;
+}
+
+/** Hash embeddings of many texts, computed in one call of the WebAssembly kernel. */
+export function hashEmbedMany(texts: readonly string[], dim: number = defaultEmbeddingDim): Float64Array[] {
+  checkDim(dim);
+  return embedTokensInKernel(texts.map(embeddingTokens), dim);
+}
