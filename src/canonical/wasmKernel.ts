@@ -52,6 +52,9 @@ function decodeBase64(text: string): Uint8Array {
 
 let compiled: WebAssembly.Module | undefined;
 
+// Number lexemes are ASCII; one native decode is about twice as fast as building the string.
+const latin1 = new TextDecoder("latin1");
+
 function kernelModule(): WebAssembly.Module {
   compiled ??= new WebAssembly.Module(decodeBase64(canonicalWasmBase64) as BufferSource);
   return compiled;
@@ -89,8 +92,7 @@ export class CanonicalKernel {
         formatFloat: (ptr: number, len: number, out: number): number => {
           // A float lexeme the kernel cannot prove canonical by itself (16-17 digits, exponent).
           const view = new Uint8Array((memoryRef as WebAssembly.Memory).buffer);
-          let lexeme = "";
-          for (let i = ptr; i < ptr + len; i++) lexeme += String.fromCharCode(view[i]);
+          const lexeme = latin1.decode(view.subarray(ptr, ptr + len));
           // Common case, e.g. 0.30000000000000004: fixed notation in [1e-4, 1e16) with a fraction.
           // There JS's shortest round-trip String(x) is Python's repr, so equality proves it.
           const x = Number(lexeme);
