@@ -1007,15 +1007,24 @@ export function init(): void {
     store<u8>(hexTable + <usize>c, <u8>v);
   }
   let idx = 0;
-  let start = 0;
+  let start = 1;
+  // Each name is stored as "name": so that writing a member key is one copy; the table points
+  // at the name itself (for comparisons) and putAscii copies one byte before to two after.
+  let at: i32 = 1;
+  store<u8>(namesBase, 0x22);
   for (let i = 0; i <= NAMES.length; i++) {
     if (i == NAMES.length || NAMES.charCodeAt(i) == 0x7c) {
       store<i32>(nameTable + (<usize>idx << 2), start);
-      store<i32>(nameTable + 64 + (<usize>idx << 2), i - start);
+      store<i32>(nameTable + 64 + (<usize>idx << 2), at - start);
+      store<u8>(namesBase + <usize>at, 0x22);
+      store<u8>(namesBase + <usize>at + 1, 0x3a);
+      store<u8>(namesBase + <usize>at + 2, 0x22);
       idx++;
-      start = i + 1;
+      at += 3;
+      start = at;
     } else {
-      store<u8>(namesBase + <usize>i, <u8>NAMES.charCodeAt(i));
+      store<u8>(namesBase + <usize>at, <u8>NAMES.charCodeAt(i));
+      at++;
     }
   }
 }
@@ -1070,11 +1079,7 @@ function classifyMembers(): void {
 }
 
 function putAscii(n: i32): void {
-  const len = <usize>nameLenAt(n);
-  put(0x22);
-  putBytes(namesBase + <usize>nameOffAt(n), len);
-  put(0x22);
-  put(0x3a);
+  putBytes(namesBase + <usize>nameOffAt(n) - 1, <usize>nameLenAt(n) + 3);
 }
 
 function emitMember(n: i32, v: i32): void {
