@@ -28,21 +28,13 @@ import { canonicalJson, writeJson } from "../../src/canonical/canonicalJson.ts";
 import { parseJson, parseJsonBytes } from "../../src/canonical/parseJson.ts";
 import type { JsonValue } from "../../src/canonical/jsonValue.ts";
 import { wasmCanonicalize } from "../../src/canonical/wasmKernel.ts";
-import { Rng } from "../testkit/rng.ts";
+import { propertySeed, Rng } from "../testkit/rng.ts";
 
 const defaultSeed = 0x5eed_2026;
 const documentCount = 3000; // value trees; each is written as two lines
 const deepDepthMax = 50;
 
-function readSeed(): number {
-  const text = process.env.ZAXY_PROPERTY_SEED;
-  if (text === undefined || text === "") return defaultSeed;
-  const seed = Number(text);
-  if (!Number.isSafeInteger(seed)) throw new Error(`ZAXY_PROPERTY_SEED must be an integer, got ${JSON.stringify(text)}`);
-  return seed >>> 0;
-}
-
-const seed = readSeed();
+const seed = propertySeed(defaultSeed);
 const seedLabel = `seed ${seed} (0x${seed.toString(16)})`;
 
 // ---- seeded PRNG ---------------------------------------------------------------------------

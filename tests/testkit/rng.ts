@@ -43,3 +43,12 @@ export class Rng {
     return items[this.int(items.length)];
   }
 }
+
+/** The seed of a property test: env `ZAXY_PROPERTY_SEED` when set, else the test's default. */
+export function propertySeed(defaultSeed: number): number {
+  const text = process.env.ZAXY_PROPERTY_SEED;
+  if (text === undefined || text === "") return defaultSeed;
+  const seed = Number(text);
+  if (!Number.isSafeInteger(seed)) throw new Error(`ZAXY_PROPERTY_SEED must be an integer, got ${JSON.stringify(text)}`);
+  return seed >>> 0;
+}

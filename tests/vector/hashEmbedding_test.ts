@@ -32,21 +32,13 @@ import {
   hashEmbedMany,
   hashEmbeddingReference,
 } from "../../src/vector/hashEmbedding.ts";
-import { Rng } from "../testkit/rng.ts";
+import { propertySeed, Rng } from "../testkit/rng.ts";
 
 const defaultSeed = 0x5eed_e4b0;
 const generatedTextCount = 2400;
 const dims = [1536, 7] as const;
 
-function readSeed(): number {
-  const text = process.env.ZAXY_PROPERTY_SEED;
-  if (text === undefined || text === "") return defaultSeed;
-  const seed = Number(text);
-  if (!Number.isSafeInteger(seed)) throw new Error(`ZAXY_PROPERTY_SEED must be an integer, got ${JSON.stringify(text)}`);
-  return seed >>> 0;
-}
-
-const seed = readSeed();
+const seed = propertySeed(defaultSeed);
 const seedLabel = `seed ${seed} (0x${seed.toString(16)})`;
 
 // ---- python3 ---------------------------------------------------------------------------------
