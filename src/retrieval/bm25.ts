@@ -1,0 +1,398 @@
+/**
+ * An in-memory Okapi BM25 index, scoring exactly as Python's embedded graph store does
+ * (`embedded_graph_store._keyword_index_from_entities` and `_bm25_score_from_precomputed`):
+ *
+ *   idf(t)    = ln(1 + (N − df + 0.5) / (df + 0.5))
+ *   norm(d)   = k1 · (1 − b + b · len(d) / avgLen)          k1 = 1.5, b = 0.75
+ *   score(d)  = Σ over distinct query terms t in d of  idf(t) · (tf · (k1 + 1)) / (tf + norm(d))
+ *
+ * Query terms are de-duplicated first (Python's `dict.fromkeys`), so a repeated query word counts
+ * once. Scores are raw, not normalised: Python feeds them to fusion as `min(score, 1) · weight`
+ * (see `cappedBm25Score`). The operations are grouped as in Python so that the same corpus gives
+ * the same doubles.
+ *
+ * Two deliberate differences from Python. Ties are broken by lower document id (Python keeps the
+ * order in which it first met the candidates). And Python's candidate narrowing is not done:
+ * when more than 1000 documents match, Python drops the commonest query terms (keeping at least
+ * four) before scoring, a workaround for its per-candidate cost; here every query term scores, so
+ * on such broad queries the scores are the full BM25 that Python approximates.
+ *
+ * Layout: terms get dense ids from an open-addressing table; each addition appends one
+ * (term, document, count) entry per distinct term; the first search after additions turns the
+ * entries into compressed-row postings (typed arrays, documents ascending per term) and
+ * recomputes the length norms, in O(entries). A search walks the postings of its terms into a
+ * reused score array and keeps the best `limit` in a bounded heap.
+ */
+import { pythonCaseFold } from "../vector/caseFold.ts";
+
+/** Term-frequency saturation. */
+export const bm25K1 = 1.5;
+/** Document-length normalisation strength. */
+export const bm25B = 0.75;
+
+export interface Bm25Hit {
+  docId: number;
+  score: number;
+}
+
+export interface Bm25Options {
+  /** Splits a document into terms; default: `keywordTerms` of terms.ts (inlined for speed). */
+  tokenize?: (text: string) => string[];
+  /**
+   * The smallest average document length used in the norm. 0 (the default) is the graph lane:
+   * an average of 0 makes every score 0. The verbatim lane uses 1 (`max(avg, 1.0)` in Python).
+   */
+  averageLengthFloor?: number;
+}
+
+/** Appended slots grow by doubling; the arrays hold plain 32-bit integers. */
+function grown(array: Int32Array<ArrayBuffer>, minLength: number): Int32Array<ArrayBuffer> {
+  const next = new Int32Array(Math.max(minLength, array.length * 2));
+  next.set(array);
+  return next;
+}
+
+/** FNV-1a over UTF-16 code units, the hash of the term table. */
+const fnvOffset = 0x811c9dc5;
+const fnvPrime = 0x01000193;
+
+const nonAscii = /[^\x00-\x7f]/;
+
+/**
+ * Term strings to dense ids, in an open-addressing table that can also look up a range of a
+ * text with ASCII uppercase folded on the fly, so that indexing a document allocates a string
+ * only for a term never seen before (slicing and hashing every token costs several times more).
+ */
+class TermTable {
+  private slots = new Int32Array(1024); // termId + 1; 0 is empty
+  private hashes = new Int32Array(256);
+  readonly terms: string[] = [];
+
+  get size(): number {
+    return this.terms.length;
+  }
+
+  /** The id of `term`, or -1. */
+  idOf(term: string): number {
+    let hash = fnvOffset;
+    for (let i = 0; i < term.length; i++) hash = Math.imul(hash ^ term.charCodeAt(i), fnvPrime);
+    return this.find(hash, term, 0, term.length, false);
+  }
+
+  /** The id of `term`, added if new. */
+  intern(term: string): number {
+    let hash = fnvOffset;
+    for (let i = 0; i < term.length; i++) hash = Math.imul(hash ^ term.charCodeAt(i), fnvPrime);
+    const id = this.find(hash, term, 0, term.length, false);
+    return id >= 0 ? id : this.insert(hash, term);
+  }
+
+  /**
+   * The id of `text[start, end)` with A-Z read as a-z, added if new; `hash` is that range's
+   * hash, computed by the caller while it scanned the token.
+   */
+  internRange(hash: number, text: string, start: number, end: number): number {
+    const id = this.find(hash, text, start, end, true);
+    return id >= 0 ? id : this.insert(hash, text.slice(start, end).toLowerCase());
+  }
+
+  private find(hash: number, text: string, start: number, end: number, foldUpper: boolean): number {
+    const mask = this.slots.length - 1;
+    const length = end - start;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const entry = this.slots[slot];
+      if (entry === 0) return -1;
+      const id = entry - 1;
+      if (this.hashes[id] !== hash) continue;
+      const term = this.terms[id];
+      if (term.length !== length) continue;
+      let i = 0;
+      for (; i < length; i++) {
+        let code = text.charCodeAt(start + i);
+        if (foldUpper && code >= 0x41 && code <= 0x5a) code += 32;
+        if (code !== term.charCodeAt(i)) break;
+      }
+      if (i === length) return id;
+    }
+  }
+
+  private insert(hash: number, term: string): number {
+    const id = this.terms.length;
+    this.terms.push(term);
+    if (id === this.hashes.length) this.hashes = grown(this.hashes, id + 1);
+    this.hashes[id] = hash;
+    // Keep the load factor at or below one half so probes stay short.
+    if (2 * this.terms.length > this.slots.length) this.rehash();
+    else this.place(id);
+    return id;
+  }
+
+  private place(id: number): void {
+    const mask = this.slots.length - 1;
+    let slot = this.hashes[id] & mask;
+    while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
+    this.slots[slot] = id + 1;
+  }
+
+  private rehash(): void {
+    this.slots = new Int32Array(this.slots.length * 2);
+    for (let id = 0; id < this.terms.length; id++) this.place(id);
+  }
+}
+
+/**
+ * The raw BM25 score as the fusion step uses it: capped at 1 before the lane weight, as Python's
+ * `min(hit.score, 1.0) * fusion_weights["keyword"]`. BM25 is not rescaled to 0..1 anywhere in
+ * Python, so any hit with a raw score of 1 or more gets the full keyword weight.
+ *
+ * @example
+ * cappedBm25Score(2.7) * 0.8 // 0.8
+ */
+export function cappedBm25Score(raw: number): number {
+  return Math.min(raw, 1);
+}
+
+/**
+ * @example
+ * const index = new Bm25Index();
+ * index.add("Decision: use Postgres for audit logs"); // 0
+ * index.add("Task: write the migration");             // 1
+ * index.search(queryTerms("postgres decision"), 10);  // [{ docId: 0, score: 1.2718… }]
+ */
+export class Bm25Index {
+  private readonly tokenize: ((text: string) => string[]) | undefined;
+  private readonly averageLengthFloor: number;
+  private readonly termTable = new TermTable();
+  private docLengths = new Int32Array(256);
+  private docCount = 0;
+  private totalLength = 0;
+
+  // Additions append one entry per (document, distinct term); ids ascend with document order.
+  private entryTerms = new Int32Array(1024);
+  private entryDocs = new Int32Array(1024);
+  private entryCounts = new Int32Array(1024);
+  private entryCount = 0;
+  /** Per term: the last document that used it and that document's entry, to count repeats. */
+  private lastDocOfTerm = new Int32Array(256).fill(-1);
+  private lastEntryOfTerm = new Int32Array(256);
+
+  // Searches read postings in compressed-row form: term t's documents are
+  // postingDocs[postingStart[t] .. postingStart[t + 1]), ascending. Rebuilt lazily (O(entries))
+  // on the first search after an addition, together with the length norms.
+  private postingStart = new Int32Array(1);
+  private postingDocs = new Int32Array(0);
+  private postingCounts = new Int32Array(0);
+  /** k1 · (1 − b + b · len / avg) per document. */
+  private norms = new Float64Array(0);
+  private builtFor = 0;
+  /** Per-search score accumulator, indexed by document id; all zero between searches. */
+  private scratch = new Float64Array(0);
+
+  constructor(options: Bm25Options = {}) {
+    this.tokenize = options.tokenize;
+    this.averageLengthFloor = options.averageLengthFloor ?? 0;
+  }
+
+  /** Number of documents added. */
+  get size(): number {
+    return this.docCount;
+  }
+
+  /** Tokenises and adds a document; returns its id (0, 1, 2, … in order of addition). */
+  add(text: string): number {
+    if (this.tokenize !== undefined) return this.addTerms(this.tokenize(text));
+    // The default tokenizer is `keywordTerms`, inlined: scan [a-z0-9] runs of the casefolded
+    // text (ASCII text is folded on the fly) and intern each run longer than one character.
+    const folded = nonAscii.test(text) ? pythonCaseFold(text) : text;
+    const docId = this.startDocument();
+    const table = this.termTable;
+    let length = 0;
+    let start = -1;
+    let hash = fnvOffset;
+    const n = folded.length;
+    for (let i = 0; i <= n; i++) {
+      let code = i < n ? folded.charCodeAt(i) : 0;
+      if (code >= 0x41 && code <= 0x5a) code += 32;
+      if ((code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39)) {
+        if (start < 0) {
+          start = i;
+          hash = fnvOffset;
+        }
+        hash = Math.imul(hash ^ code, fnvPrime);
+      } else if (start >= 0) {
+        if (i - start > 1) {
+          this.count(table.internRange(hash, folded, start, i), docId);
+          length++;
+        }
+        start = -1;
+      }
+    }
+    this.finishDocument(docId, length);
+    return docId;
+  }
+
+  /** Adds a document given as terms (already tokenised); returns its id. */
+  addTerms(terms: readonly string[]): number {
+    const docId = this.startDocument();
+    for (const term of terms) this.count(this.termTable.intern(term), docId);
+    this.finishDocument(docId, terms.length);
+    return docId;
+  }
+
+  /** How many documents contain `term`. */
+  documentFrequency(term: string): number {
+    const id = this.termTable.idOf(term);
+    if (id < 0) return 0;
+    this.build();
+    return this.postingStart[id + 1] - this.postingStart[id];
+  }
+
+  /**
+   * The `limit` best documents for the query terms, best first, ties by lower document id.
+   * Documents with a score of 0 are not returned. Duplicate terms count once.
+   */
+  search(terms: readonly string[], limit: number): Bm25Hit[] {
+    if (limit <= 0 || this.docCount === 0) return [];
+    this.build();
+    if (this.scratch.length < this.docCount) this.scratch = new Float64Array(this.docLengths.length);
+    const scores = this.scratch;
+    const norms = this.norms;
+    const { postingStart, postingDocs, postingCounts } = this;
+    const touched: number[] = [];
+    const n = this.docCount;
+    const seen = new Set<number>();
+    for (const term of terms) {
+      const id = this.termTable.idOf(term);
+      if (id < 0 || seen.has(id)) continue;
+      seen.add(id);
+      const from = postingStart[id];
+      const to = postingStart[id + 1];
+      const df = to - from;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      for (let at = from; at < to; at++) {
+        const doc = postingDocs[at];
+        const norm = norms[doc];
+        // Python returns 0 for the whole document when its norm is not positive.
+        if (norm <= 0) continue;
+        const tf = postingCounts[at];
+        if (scores[doc] === 0) touched.push(doc);
+        scores[doc] += (idf * (tf * (bm25K1 + 1))) / (tf + norm);
+      }
+    }
+    const hits = topHits(scores, touched, limit);
+    for (const doc of touched) scores[doc] = 0;
+    return hits;
+  }
+
+  private startDocument(): number {
+    const docId = this.docCount;
+    if (docId === this.docLengths.length) this.docLengths = grown(this.docLengths, docId + 1);
+    return docId;
+  }
+
+  private finishDocument(docId: number, length: number): void {
+    this.docLengths[docId] = length;
+    this.totalLength += length;
+    this.docCount = docId + 1;
+  }
+
+  /** Counts one occurrence of a term in the document being added. */
+  private count(termId: number, docId: number): void {
+    if (termId >= this.lastDocOfTerm.length) {
+      const size = Math.max(termId + 1, this.lastDocOfTerm.length * 2);
+      const lastDoc = new Int32Array(size).fill(-1);
+      lastDoc.set(this.lastDocOfTerm);
+      this.lastDocOfTerm = lastDoc;
+      this.lastEntryOfTerm = grown(this.lastEntryOfTerm, size);
+    }
+    if (this.lastDocOfTerm[termId] === docId) {
+      this.entryCounts[this.lastEntryOfTerm[termId]]++;
+      return;
+    }
+    const entry = this.entryCount;
+    if (entry === this.entryTerms.length) {
+      this.entryTerms = grown(this.entryTerms, entry + 1);
+      this.entryDocs = grown(this.entryDocs, entry + 1);
+      this.entryCounts = grown(this.entryCounts, entry + 1);
+    }
+    this.entryTerms[entry] = termId;
+    this.entryDocs[entry] = docId;
+    this.entryCounts[entry] = 1;
+    this.entryCount = entry + 1;
+    this.lastDocOfTerm[termId] = docId;
+    this.lastEntryOfTerm[termId] = entry;
+  }
+
+  /** Postings (a counting sort of the entries by term, stable in document order) and norms. */
+  private build(): void {
+    if (this.builtFor === this.docCount) return;
+    const termCount = this.termTable.size;
+    const entries = this.entryCount;
+    const start = new Int32Array(termCount + 1);
+    for (let e = 0; e < entries; e++) start[this.entryTerms[e] + 1]++;
+    for (let t = 0; t < termCount; t++) start[t + 1] += start[t];
+    const cursor = start.slice(0, termCount);
+    const docs = new Int32Array(entries);
+    const counts = new Int32Array(entries);
+    for (let e = 0; e < entries; e++) {
+      const at = cursor[this.entryTerms[e]]++;
+      docs[at] = this.entryDocs[e];
+      counts[at] = this.entryCounts[e];
+    }
+    this.postingStart = start;
+    this.postingDocs = docs;
+    this.postingCounts = counts;
+
+    const n = this.docCount;
+    const average = Math.max(this.totalLength / n, this.averageLengthFloor);
+    const norms = new Float64Array(n);
+    for (let doc = 0; doc < n; doc++) {
+      // Grouped as Python: k1 * (1 - b + b * length / average).
+      norms[doc] = average <= 0 ? 0 : bm25K1 * (1 - bm25B + (bm25B * this.docLengths[doc]) / average);
+    }
+    this.norms = norms;
+    this.builtFor = n;
+  }
+}
+
+/** `a` ranks before `b`: higher score, then lower document id. */
+function before(scores: Float64Array, a: number, b: number): boolean {
+  const sa = scores[a];
+  const sb = scores[b];
+  return sa > sb || (sa === sb && a < b);
+}
+
+/**
+ * The best `limit` of `candidates` without sorting them all: a bounded heap whose root is the
+ * worst kept document, so most candidates cost one comparison.
+ */
+function topHits(scores: Float64Array, candidates: readonly number[], limit: number): Bm25Hit[] {
+  const heap: number[] = [];
+  for (const doc of candidates) {
+    if (heap.length < limit) {
+      heap.push(doc);
+      let i = heap.length - 1;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (!before(scores, heap[parent], heap[i])) break;
+        [heap[parent], heap[i]] = [heap[i], heap[parent]];
+        i = parent;
+      }
+    } else if (before(scores, doc, heap[0])) {
+      heap[0] = doc;
+      let i = 0;
+      for (;;) {
+        const left = 2 * i + 1;
+        const right = left + 1;
+        let worst = i;
+        if (left < heap.length && before(scores, heap[worst], heap[left])) worst = left;
+        if (right < heap.length && before(scores, heap[worst], heap[right])) worst = right;
+        if (worst === i) break;
+        [heap[worst], heap[i]] = [heap[i], heap[worst]];
+        i = worst;
+      }
+    }
+  }
+  heap.sort((a, b) => (before(scores, a, b) ? -1 : 1));
+  return heap.map((docId) => ({ docId, score: scores[docId] }));
+}
