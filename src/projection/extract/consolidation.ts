@@ -1,0 +1,57 @@
+/**
+ * Consolidation candidates: cited, review-pending proposals to merge memories. They never gain
+ * authority here; a review records its outcome and moves the candidate's `review_status`.
+ */
+import type { EventRecord } from "../../eventloom/envelope.ts";
+import { edge, entity, type Extracted, extracted, type Extractor, MalformedPayload, nonAuthoritative, ref } from "./build.ts";
+import { citationProperties, strictText, unitNumber } from "./payload.ts";
+
+function requiredText(record: EventRecord, key: string): string {
+  const value = strictText(record.payload.get(key));
+  if (value === undefined) throw new MalformedPayload(`${record.type} needs a non-empty ${key}`);
+  return value;
+}
+
+function candidateCreated(record: EventRecord): Extracted {
+  const p = record.payload;
+  const candidateId = requiredText(record, "candidate_id");
+  const candidateType = requiredText(record, "candidate_type");
+  if (!candidateId.startsWith(`consolidation:${candidateType}:`)) throw new MalformedPayload("candidate_id must match candidate_type");
+  const citations = citationProperties(p.get("source_events"));
+  if (citations.source_event_count === 0) throw new MalformedPayload("a consolidation candidate must cite its source events");
+  const purpose = strictText(p.get("purpose"));
+  const candidate = entity(record, candidateId, "consolidation_candidate", requiredText(record, "summary"), {
+    candidate_type: candidateType,
+    title: requiredText(record, "title"),
+    ...(unitNumber(p.get("confidence")) === undefined ? {} : { confidence: unitNumber(p.get("confidence"))! }),
+    method: strictText(p.get("method")) ?? "unknown",
+    review_status: "pending",
+    authority_status: nonAuthoritative,
+    ...citations,
+    ...(purpose === undefined ? {} : { purpose }),
+  });
+  return extracted([candidate]);
+}
+
+/**
+ * The review is its own entity; the candidate gets a new version carrying only its new review
+ * status (as the Python projection does), so "current status" is one lookup.
+ */
+function candidateReviewed(record: EventRecord): Extracted {
+  const candidateId = requiredText(record, "candidate_id");
+  const status = requiredText(record, "status");
+  const rationale = requiredText(record, "rationale");
+  const review = entity(record, `consolidation_review:${candidateId}:${record.seq}`, "consolidation_review", rationale, {
+    candidate_id: candidateId,
+    status,
+    authority_status: nonAuthoritative,
+    rationale,
+  });
+  const candidate = entity(record, candidateId, "consolidation_candidate", null, { review_status: status, authority_status: nonAuthoritative });
+  return extracted([review, candidate], [edge(record, review, ref(candidateId, "consolidation_candidate"), "reviewed_consolidation_candidate")]);
+}
+
+export const consolidationExtractors: Record<string, Extractor> = {
+  "consolidation.candidate.created": candidateCreated,
+  "consolidation.candidate.reviewed": candidateReviewed,
+};

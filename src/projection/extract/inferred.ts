@@ -1,0 +1,101 @@
+/**
+ * Inferred and causal edges. These events carry only an edge between entities they name by
+ * `{name, entity_type}`; the entities' content belongs to other events, so none are emitted.
+ * Every edge here is `inferred` with a method and a confidence in [0, 1]. A payload that lacks
+ * one of them is malformed and the event is kept as a generic entity instead.
+ */
+import type { JsonObject, JsonValue } from "../../canonical/mod.ts";
+import type { EventRecord } from "../../eventloom/envelope.ts";
+import type { EntityRef } from "../types.ts";
+import { type Extracted, extracted, type Extractor, inferredEdge, MalformedPayload, nonAuthoritative, ref } from "./build.ts";
+import { confidence, eventHash, integer, object, plainObject, strictText, text, unitNumber } from "./payload.ts";
+
+function required<T>(value: T | undefined, field: string, record: EventRecord): T {
+  if (value === undefined) throw new MalformedPayload(`${record.type} event ${record.seq} missing required ${field}`);
+  return value;
+}
+
+function entityRef(value: JsonValue | undefined, role: string, record: EventRecord): EntityRef {
+  const mapping = required(object(value), `${role} entity`, record);
+  return ref(required(text(mapping.get("name")), `${role}.name`, record), required(text(mapping.get("entity_type")), `${role}.entity_type`, record));
+}
+
+function evidenceOf(payload: JsonObject) {
+  const evidence = object(payload.get("evidence"));
+  return evidence === undefined ? {} : plainObject(evidence);
+}
+
+function inferenceGenerated(record: EventRecord): Extracted {
+  const p = record.payload;
+  return extracted([], [
+    inferredEdge({
+      source: entityRef(p.get("source"), "source", record),
+      target: entityRef(p.get("target"), "target", record),
+      relationType: required(text(p.get("relation_type")), "relation_type", record),
+      validFrom: record.timestamp,
+      validTo: null,
+      confidence: required(confidence(p.get("confidence")), "confidence in [0, 1]", record),
+      inferenceMethod: required(text(p.get("inference_method")), "inference_method", record),
+      evidence: evidenceOf(p),
+    }),
+  ]);
+}
+
+/** A closed interval for the contradicted edge; the fold closes the matching active edge. */
+function inferenceRetracted(record: EventRecord): Extracted {
+  const p = record.payload;
+  return extracted([], [
+    inferredEdge({
+      source: entityRef(p.get("source"), "source", record),
+      target: entityRef(p.get("target"), "target", record),
+      relationType: required(text(p.get("relation_type")), "relation_type", record),
+      validFrom: required(text(p.get("valid_from")), "valid_from", record),
+      validTo: required(text(p.get("valid_to")), "valid_to", record),
+      confidence: required(confidence(p.get("confidence")), "confidence in [0, 1]", record),
+      inferenceMethod: required(text(p.get("inference_method")), "inference_method", record),
+      evidence: evidenceOf(p),
+    }),
+  ]);
+}
+
+/** The causal taxonomy; each becomes the graph relation `causal_<relation>`. */
+export const causalRelationTypes = new Set(["caused", "enabled", "blocked", "prevented", "regressed", "fixed", "explained"]);
+const causalReviewStatuses = new Set(["proposed", "accepted", "rejected", "deferred", "conflicted"]);
+
+function causalGenerated(record: EventRecord): Extracted {
+  const p = record.payload;
+  const relation = required(text(p.get("relation_type")), "relation_type", record);
+  if (!causalRelationTypes.has(relation)) throw new MalformedPayload(`causal relation_type "${relation}" is not in the taxonomy`);
+  const graphRelation = `causal_${relation}`;
+  const declared = p.get("graph_relation_type");
+  if (declared !== undefined && declared !== graphRelation) throw new MalformedPayload("graph_relation_type must match relation_type");
+  const evidence = required(object(p.get("evidence")), "evidence", record);
+  // A causal claim is only projected when it cites the event that justifies it.
+  const citedSeq = integer(evidence.get("source_event_seq"));
+  const citedHash = evidence.get("source_event_hash");
+  if (citedSeq === undefined || citedSeq < 1 || typeof citedHash !== "string" || eventHash(citedHash) !== citedHash) {
+    throw new MalformedPayload("causal evidence must cite source_event_seq and source_event_hash");
+  }
+  const reviewStatus = p.get("review_status") ?? "proposed";
+  if (typeof reviewStatus !== "string" || !causalReviewStatuses.has(reviewStatus)) throw new MalformedPayload("invalid review_status");
+  const authorityStatus = p.get("authority_status") ?? nonAuthoritative;
+  if (authorityStatus !== nonAuthoritative) throw new MalformedPayload("causal edges must stay non_authoritative");
+  return extracted([], [
+    inferredEdge({
+      source: entityRef(p.get("source"), "source", record),
+      target: entityRef(p.get("target"), "target", record),
+      relationType: graphRelation,
+      validFrom: record.timestamp,
+      validTo: null,
+      confidence: required(unitNumber(p.get("confidence")), "numeric confidence in [0, 1]", record),
+      inferenceMethod: required(strictText(p.get("causal_method")), "causal_method", record),
+      evidence: { ...plainObject(evidence), causal_relation_type: relation, review_status: reviewStatus, authority_status: nonAuthoritative },
+    }),
+  ]);
+}
+
+export const inferredExtractors: Record<string, Extractor> = {
+  "inference.edge.generated": inferenceGenerated,
+  "inference.edge.retracted": inferenceRetracted,
+  "causal.edge.generated": causalGenerated,
+};
