@@ -1,0 +1,253 @@
+/**
+ * Memory Checkout: the current, cited memory state an agent should condition on (DESIGN §6,
+ * reference §4.3). The JSON document is a public contract (docs/checkout.md); its top-level keys,
+ * in order:
+ *
+ *   session_id, query, prompt, [ref], current_facts, evidence, provenance, retention, warnings,
+ *   guidance, quality, diagnostics, context_counts, replay_event_count, compacted, assembly_policy
+ *
+ * What must never change: current facts are only cited contexts with an open validity window;
+ * superseded contexts are counted in `retention`, never shown as facts; every fact and evidence
+ * item carries a citation; optional feature diagnostics appear only when they have content, so a
+ * checkout without a feature is byte-identical to one from a build without it; the same input
+ * gives byte-identical JSON.
+ */
+import { compareCodePoints } from "../canonical/mod.ts";
+import type { EventRecord } from "../eventloom/envelope.ts";
+import type { PlainJson } from "../projection/types.ts";
+import { type AssembleInput, assemblyParts, type AssemblyPolicy, type ContextCounts } from "./assembleContext.ts";
+import { type CheckoutGuidance, checkoutGuidance, type ExtraGuidance } from "./checkoutGuidance.ts";
+import {
+  currentFact,
+  type CurrentFact,
+  type EvidenceItem,
+  evidenceItem,
+  isCited,
+  isCurrentFact,
+  type ProvenanceItem,
+  provenanceItem,
+} from "./checkoutItems.ts";
+import { checkoutSections } from "./checkoutPrompt.ts";
+import { type CheckoutQuality, checkoutQuality } from "./checkoutQuality.ts";
+import { type ElidedSection, joinSections, packPrompt, type PromptSection } from "./promptSections.ts";
+import { rankForCheckout } from "./rankForCheckout.ts";
+
+export interface CheckoutInput extends AssembleInput {
+  /** A memory ref name; only `HEAD` can be resolved here (to the last replayed event). */
+  ref?: string | null;
+  /**
+   * Diagnostics from optional features (`causal_context`, `consolidation_candidates`,
+   * `long_horizon`, `fleet`, ...). A key is merged only when its value has content (not null,
+   * "", [] or {}); it may not replace a key checkout computes itself.
+   */
+  extraDiagnostics?: { [key: string]: PlainJson | undefined };
+  /** Trust and ignore lines from optional features, appended after checkout's own. */
+  extraGuidance?: ExtraGuidance;
+}
+
+export interface CheckoutRetention {
+  policy: "current_only";
+  superseded_contexts_excluded: number;
+}
+
+export interface CheckoutDiagnostics {
+  source_lanes: { [lane: string]: number };
+  citation_count: number;
+  current_citation_count: number;
+  current_fact_count: number;
+  superseded_contexts_excluded: number;
+  warning_count: number;
+  feedback_recommended: boolean;
+  feedback_tool: "memory_feedback";
+  feedback_reason: string;
+  projection_degraded?: true;
+  degraded_reason?: string;
+  budget_requested?: number;
+  budget_used?: number;
+  elided?: ElidedSection[];
+  [feature: string]: PlainJson | ElidedSection[] | undefined;
+}
+
+/** The ref a checkout was computed against (Python `MemoryRef.to_dict()`). */
+export interface CheckoutRef {
+  name: string;
+  session_id: string;
+  target_seq: number;
+  target_hash: string;
+  ref_type: string;
+  updated_at: string;
+}
+
+export interface MemoryCheckout {
+  session_id: string;
+  query: string;
+  prompt: string;
+  ref?: CheckoutRef;
+  current_facts: CurrentFact[];
+  evidence: EvidenceItem[];
+  provenance: ProvenanceItem[];
+  retention: CheckoutRetention;
+  warnings: string[];
+  guidance: CheckoutGuidance;
+  quality: CheckoutQuality;
+  diagnostics: CheckoutDiagnostics;
+  context_counts: ContextCounts;
+  replay_event_count: number;
+  compacted: boolean;
+  assembly_policy: AssemblyPolicy;
+}
+
+const compactedReplayWarning = "Recent replay was compacted to fit the checkout budget.";
+
+/** Keys checkout computes; a feature may not overwrite them. */
+const ownDiagnosticKeys = new Set([
+  "source_lanes",
+  "citation_count",
+  "current_citation_count",
+  "current_fact_count",
+  "superseded_contexts_excluded",
+  "warning_count",
+  "feedback_recommended",
+  "feedback_tool",
+  "feedback_reason",
+  "projection_degraded",
+  "degraded_reason",
+  "budget_requested",
+  "budget_used",
+  "elided",
+]);
+
+function hasContent(value: PlainJson | undefined): value is PlainJson {
+  if (value === undefined || value === null || value === "") return false;
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === "object") return Object.keys(value).length > 0;
+  return true;
+}
+
+/** Lane counts with keys in code-point order, so output does not depend on insertion order. */
+function sortedLaneCounts(laneCounts: { [lane: string]: number }): { [lane: string]: number } {
+  const sorted: { [lane: string]: number } = {};
+  for (const lane of Object.keys(laneCounts).sort(compareCodePoints)) sorted[lane] = laneCounts[lane];
+  return sorted;
+}
+
+/**
+ * `HEAD` resolves to the newest replayed event, as Python's checkout resolves it; named refs
+ * need the ref store and are left to the caller.
+ */
+function resolvedRef(
+  ref: string | null | undefined,
+  sessionId: string,
+  events: readonly EventRecord[],
+): CheckoutRef | undefined {
+  if (ref !== "HEAD" || events.length === 0) return undefined;
+  const head = events[events.length - 1];
+  return {
+    name: "HEAD",
+    session_id: sessionId,
+    target_seq: head.seq,
+    target_hash: head.hash,
+    ref_type: "head",
+    updated_at: head.timestamp,
+  };
+}
+
+/**
+ * Builds a Memory Checkout from retrieval and the replay window.
+ *
+ * @example
+ * const checkout = buildCheckout({
+ *   sessionId: "default", query: "release plan", retrieval, recentEvents, replayEventCount: recentEvents.length,
+ *   compacted: false, limit: 10, maxTokens: 800,
+ * });
+ * checkout.quality.answerability; // "answer_from_memory" when cited current facts exist and nothing warns
+ * JSON.stringify(checkout);       // the `memory checkout --json` document
+ */
+export function buildCheckout(input: CheckoutInput): MemoryCheckout {
+  const parts = assemblyParts(input);
+  const ranked = rankForCheckout(parts.selected, input.query);
+  const currentFacts = ranked.filter(isCurrentFact).map(currentFact);
+  const evidence = ranked.filter(isCited).map(evidenceItem);
+  const provenance = ranked.filter(isCited).map(provenanceItem);
+  const supersededExcluded = parts.selected.filter((context) => context.validTo !== null).length;
+
+  const warnings = [...parts.warnings];
+  // Python's rule, kept as is: a cut replay window lowers confidence even when retrieval is cited.
+  if (input.compacted && !warnings.some((warning) => warning.includes("compacted"))) warnings.push(compactedReplayWarning);
+
+  const retention: CheckoutRetention = { policy: "current_only", superseded_contexts_excluded: supersededExcluded };
+  const diagnostics: CheckoutDiagnostics = {
+    source_lanes: sortedLaneCounts(input.retrieval.laneCounts),
+    citation_count: evidence.length,
+    current_citation_count: currentFacts.length,
+    current_fact_count: currentFacts.length,
+    superseded_contexts_excluded: supersededExcluded,
+    warning_count: warnings.length,
+    feedback_recommended: evidence.length > 0,
+    feedback_tool: "memory_feedback",
+    feedback_reason: "Reinforce cited context if it materially informed the next response.",
+  };
+  if (input.retrieval.degraded) {
+    diagnostics.projection_degraded = true;
+    if (input.retrieval.degradedReason) diagnostics.degraded_reason = input.retrieval.degradedReason;
+  }
+  for (const [key, value] of Object.entries(input.extraDiagnostics ?? {})) {
+    if (ownDiagnosticKeys.has(key) || key === "__proto__") {
+      throw new TypeError(`extraDiagnostics may not set "${key}": checkout computes it or it is not a plain key`);
+    }
+    if (hasContent(value)) diagnostics[key] = value;
+  }
+
+  const guidance = checkoutGuidance({
+    query: input.query,
+    currentFacts,
+    evidenceCount: evidence.length,
+    supersededExcluded,
+    extra: input.extraGuidance,
+  });
+  const quality = checkoutQuality({
+    currentFactCount: currentFacts.length,
+    currentCitationCount: currentFacts.length,
+    supersededExcluded,
+    warningCount: warnings.length,
+    recommendedNextCall: guidance.recommended_next_call,
+  });
+
+  // Inside a checkout, assembly warnings compete for budget like any optional section; the
+  // mandatory quality section already says the checkout carries warnings.
+  const assemblySections: PromptSection[] = parts.sections.map((section) => ({ ...section, mandatory: false }));
+  const sections = [
+    ...checkoutSections({ query: input.query, currentFacts, evidence, quality, guidance, diagnostics }),
+    ...assemblySections,
+  ];
+  let prompt: string;
+  if (input.maxTokens === undefined) {
+    prompt = joinSections(sections);
+  } else {
+    const packed = packPrompt(sections, input.maxTokens);
+    prompt = packed.prompt;
+    diagnostics.budget_requested = packed.budget.budget_requested;
+    diagnostics.budget_used = packed.budget.budget_used;
+    diagnostics.elided = packed.budget.elided;
+  }
+
+  const ref = resolvedRef(input.ref, input.sessionId, input.recentEvents);
+  return {
+    session_id: input.sessionId,
+    query: input.query,
+    prompt,
+    ...(ref === undefined ? {} : { ref }),
+    current_facts: currentFacts,
+    evidence,
+    provenance,
+    retention,
+    warnings,
+    guidance,
+    quality,
+    diagnostics,
+    context_counts: parts.contextCounts,
+    replay_event_count: input.replayEventCount,
+    compacted: input.compacted,
+    assembly_policy: parts.assemblyPolicy,
+  };
+}
