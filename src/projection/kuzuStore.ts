@@ -1,0 +1,826 @@
+/**
+ * The graph projection's Kuzu store: one file-backed database (`<root>/projections/embedded.kuzu`)
+ * holding every session's entities, relations, event spine and projection head (schema in
+ * `kuzuSchema.ts`). It is derived from the log and can always be deleted and rebuilt.
+ *
+ * What kuzu-wasm 0.11.3 (Node sync build, NODERAWFS: it reads and writes the real file system)
+ * was seen to do, which shaped this module:
+ * - Files: `<db>` (the database, ~1.7 MB when nearly empty) and `<db>.wal` while open; a
+ *   checkpoint may also write `<db>.shadow` (and the binary mentions `<db>.tmp`). Kuzu does not
+ *   lock the file against other processes, so we hold our own flock on `<db>.lock`.
+ * - Corruption: opening a file of random bytes, a truncated file or one with a damaged header
+ *   throws a catchable `CppException` ("not a valid Kuzu database file", "Reading past the end
+ *   of the file", "different version") and the module stays usable; no Emscripten abort was
+ *   seen. An empty (0-byte) file opens as a fresh database; a garbage `.wal` is ignored. Damage
+ *   to data pages can go unnoticed until a query reads them, so failing reads of our own fixed
+ *   queries are classified as corruption too.
+ * - Transactions: `COPY ... FROM` works inside `BEGIN TRANSACTION` ... `COMMIT`; a failing COPY
+ *   rolls the whole transaction back. Committing a large COPY costs about as much again as the
+ *   COPY itself (WAL, then checkpoint), but COPY per statement without a transaction measured
+ *   no faster overall at 100k+100k rows, so every diff is one transaction: a crash leaves the
+ *   store at the previous head.
+ * - Bulk load (2-core machine under load, noisy): COPY from CSV ~17-20k entity rows/s and
+ *   ~10k relation rows/s, plus the commit. Batched `UNWIND` of list parameters ran ~2.7k rows/s
+ *   (every JS value crosses embind), and UNWIND + MATCH to create relations ~200 rows/s, so
+ *   bulk writes use CSV. The CSV reader cannot say "empty string" (see `kuzuCsv.ts`); such rows
+ *   take the per-row path inside the same transaction.
+ * - Reads: `getAllRows()` converts each value through embind at ~3-7 µs per value, so 20k
+ *   entities x 10 columns cost ~0.8 s. `readSession` therefore has Kuzu concatenate each row
+ *   into one string and aggregate them into a single string (one value to convert, ~10x faster),
+ *   then splits it here. A first query in a process also pays ~0.1-0.2 s compiling wasm code
+ *   paths, and a cold first read of a table ~0.3 s of I/O.
+ * - Values: INT64 comes back as boxed `Number` objects, sums as `bigint`; `CAST(double AS
+ *   STRING)` prints six decimals (lossy), so doubles are fetched as a list, never as text.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { type FileLock, lockFile, LockTimeoutError } from "../platform/mod.ts";
+import { csvCopyOptions, type CsvCell, cypherStringLiteral, rowHasEmptyString, writeCsvFile } from "./kuzuCsv.ts";
+import { type Kuzu, type KuzuConnection, type KuzuDatabase, type KuzuPreparedStatement, loadKuzu } from "./kuzuRuntime.ts";
+import { projectionSchemaVersion, schemaStatements, storeMetaKey } from "./kuzuSchema.ts";
+import { ProjectionBusyError, ProjectionCorruptError, ProjectionQueryError } from "./projectionErrors.ts";
+import {
+  type EntityRow,
+  type EventRow,
+  eventKey,
+  type GraphDiff,
+  keySeparator,
+  type ProjectionHead,
+  type RelationRow,
+  type SessionGraphRows,
+} from "./types.ts";
+
+/** How long `open` waits for another process to release the store before `ProjectionBusyError`. */
+export const projectionLockWaitMs = 30_000;
+
+/**
+ * Diffs with fewer new rows than this use prepared statements; bigger ones bulk-load CSV.
+ * Committing a COPY forces a checkpoint (seconds, mostly fixed), while per-row statements run
+ * ~250-350 rows/s and commit in tens of ms, so they win below about a thousand rows.
+ */
+export const bulkLoadRowsMin = 1000;
+
+/** Rows per CSV file (one COPY each), so progress is reported between files. */
+export const copyChunkRows = 50_000;
+
+/** Relation keys closed per statement (one scan of the session's relations each). */
+const closeRelationKeysPerStatement = 1000;
+
+/**
+ * Field separator of `readSession`'s packed strings. Rows are split on it too: every row has a
+ * fixed field count, so a value containing it changes the piece count, which is checked.
+ */
+const packSeparator = "\x1e";
+
+/** Nullable values are packed as "" for null and "=" + value otherwise. */
+const packPresent = "=";
+
+/** Files Kuzu 0.11 may create beside the database file. */
+const databaseFileSuffixes = ["", ".wal", ".shadow", ".tmp"] as const;
+
+export interface KuzuStoreOptions {
+  lockWaitMs?: number;
+}
+
+export interface ApplyDiffOptions {
+  onProgress?: (doneRows: number, totalRows: number) => void;
+}
+
+export interface ProjectionCounts {
+  entities: number;
+  /** Entity versions with `valid_to` null. */
+  currentEntities: number;
+  relations: number;
+  events: number;
+}
+
+type Params = Record<string, unknown>;
+
+/** Kuzu error kinds that mean the file, not the query, is at fault. */
+const corruptionMessagePattern =
+  /^(Runtime exception|Storage exception|IO exception|Overflow exception)|not a valid Kuzu database|Reading past the end|checksum|corrupt/i;
+
+function isCorruptionMessage(message: string): boolean {
+  return corruptionMessagePattern.test(message);
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Kuzu INT64 values arrive as boxed Numbers, sums as bigints. */
+function toNumber(value: unknown): number {
+  return Number(value);
+}
+
+function packNullable(expression: string): string {
+  return `CASE WHEN ${expression} IS NULL THEN '' ELSE concat('${packPresent}', ${expression}) END`;
+}
+
+function unpackNullable(piece: string): string | null {
+  return piece === "" ? null : piece.slice(1);
+}
+
+function packed(expressions: string[]): string {
+  return `concat(${expressions.join(`, '${packSeparator}', `)})`;
+}
+
+const entityPackedFields = 10;
+const readEntitiesPacked = `MATCH (e:Entity) WHERE e.session_id = $session
+RETURN count(*), list_to_string('${packSeparator}', collect(${packed([
+  "e.node_key",
+  "e.name",
+  "e.entity_type",
+  packNullable("e.summary"),
+  "e.properties_json",
+  "e.valid_from",
+  packNullable("e.valid_to"),
+  "cast(e.source_event_seq AS STRING)",
+  "e.source_event_hash",
+  "cast(e.vector_key AS STRING)",
+])}))`;
+
+const relationPackedFields = 11;
+const readRelationsPacked = `MATCH (a:Entity)-[r:RELATES]->(b:Entity) WHERE r.session_id = $session
+RETURN count(*), list_to_string('${packSeparator}', collect(${packed([
+  "r.rel_key",
+  "a.node_key",
+  "b.node_key",
+  "r.relation_type",
+  "r.valid_from",
+  packNullable("r.valid_to"),
+  "CASE WHEN r.inferred THEN '1' ELSE '0' END",
+  packNullable("r.inference_method"),
+  "cast(r.source_event_seq AS STRING)",
+  "r.source_event_hash",
+  "r.evidence_json",
+])})), collect(r.confidence)`;
+
+const readEntitiesColumns = `MATCH (e:Entity) WHERE e.session_id = $session
+RETURN e.node_key, e.name, e.entity_type, e.summary, e.properties_json, e.valid_from, e.valid_to,
+  e.source_event_seq, e.source_event_hash, e.vector_key`;
+
+const readRelationsColumns = `MATCH (a:Entity)-[r:RELATES]->(b:Entity) WHERE r.session_id = $session
+RETURN r.rel_key, a.node_key, b.node_key, r.relation_type, r.valid_from, r.valid_to, r.inferred,
+  r.confidence, r.inference_method, r.source_event_seq, r.source_event_hash, r.evidence_json`;
+
+const createEntity = `CREATE (:Entity {node_key: $node_key, session_id: $session_id, name: $name,
+  entity_type: $entity_type, summary: $summary, properties_json: $properties_json,
+  valid_from: $valid_from, valid_to: $valid_to, source_event_seq: $source_event_seq,
+  source_event_hash: $source_event_hash, vector_key: $vector_key})`;
+
+const createRelation = `MATCH (a:Entity {node_key: $from_key}), (b:Entity {node_key: $to_key})
+CREATE (a)-[:RELATES {rel_key: $rel_key, session_id: $session_id, relation_type: $relation_type,
+  valid_from: $valid_from, valid_to: $valid_to, inferred: $inferred, confidence: $confidence,
+  inference_method: $inference_method, source_event_seq: $source_event_seq,
+  source_event_hash: $source_event_hash, evidence_json: $evidence_json}]->(b)`;
+
+const createEvent = `CREATE (:Event {event_key: $event_key, session_id: $session_id, seq: $seq,
+  hash: $hash, prev_hash: $prev_hash, event_type: $event_type, source_thread: $source_thread,
+  timestamp: $timestamp, actor: $actor})`;
+
+const createNextEvent = `MATCH (a:Event {event_key: $from_key}), (b:Event {event_key: $to_key})
+CREATE (a)-[:NEXT_EVENT {session_id: $session_id}]->(b)`;
+
+const closeEntity = `MATCH (e:Entity {node_key: $node_key}) SET e.valid_to = $valid_to`;
+
+const closeRelations = `MATCH (:Entity)-[r:RELATES]->(:Entity)
+WHERE r.session_id = $session AND list_contains($keys, r.rel_key)
+SET r.valid_to = list_extract($valid_tos, list_position($keys, r.rel_key))`;
+
+const upsertHead = `MERGE (h:ProjectionHead {session_id: $session_id})
+SET h.seq = $seq, h.hash = $hash, h.event_count = $event_count, h.entity_count = $entity_count`;
+
+// Doubles are passed as doubles even when integral (1.0): kuzu-wasm turns an integral JS number
+// into INT64, and a prepared statement bound to DOUBLE then rejects it.
+function entityParams(row: EntityRow): Params {
+  return {
+    node_key: row.nodeKey,
+    session_id: row.sessionId,
+    name: row.name,
+    entity_type: row.entityType,
+    summary: row.summary,
+    properties_json: row.propertiesJson,
+    valid_from: row.validFrom,
+    valid_to: row.validTo,
+    source_event_seq: row.sourceEventSeq,
+    source_event_hash: row.sourceEventHash,
+    vector_key: row.vectorKey,
+  };
+}
+
+function relationParams(row: RelationRow): Params {
+  return {
+    from_key: row.sourceKey,
+    to_key: row.targetKey,
+    rel_key: row.relKey,
+    session_id: row.sessionId,
+    relation_type: row.relationType,
+    valid_from: row.validFrom,
+    valid_to: row.validTo,
+    inferred: row.inferred,
+    confidence: row.confidence,
+    inference_method: row.inferenceMethod,
+    source_event_seq: row.sourceEventSeq,
+    source_event_hash: row.sourceEventHash,
+    evidence_json: row.evidenceJson,
+  };
+}
+
+function eventParams(row: EventRow): Params {
+  return {
+    event_key: row.eventKey,
+    session_id: row.sessionId,
+    seq: row.seq,
+    hash: row.hash,
+    prev_hash: row.prevHash,
+    event_type: row.eventType,
+    source_thread: row.sourceThread,
+    timestamp: row.timestamp,
+    actor: row.actor,
+  };
+}
+
+function entityCells(row: EntityRow): CsvCell[] {
+  return [
+    row.nodeKey,
+    row.sessionId,
+    row.name,
+    row.entityType,
+    row.summary,
+    row.propertiesJson,
+    row.validFrom,
+    row.validTo,
+    row.sourceEventSeq,
+    row.sourceEventHash,
+    row.vectorKey,
+  ];
+}
+
+function relationCells(row: RelationRow): CsvCell[] {
+  return [
+    row.sourceKey,
+    row.targetKey,
+    row.relKey,
+    row.sessionId,
+    row.relationType,
+    row.validFrom,
+    row.validTo,
+    row.inferred,
+    row.confidence,
+    row.inferenceMethod,
+    row.sourceEventSeq,
+    row.sourceEventHash,
+    row.evidenceJson,
+  ];
+}
+
+function eventCells(row: EventRow): CsvCell[] {
+  return [
+    row.eventKey,
+    row.sessionId,
+    row.seq,
+    row.hash,
+    row.prevHash,
+    row.eventType,
+    row.sourceThread,
+    row.timestamp,
+    row.actor,
+  ];
+}
+
+interface NextEventLink {
+  fromKey: string;
+  toKey: string;
+  sessionId: string;
+}
+
+/** NEXT_EVENT links of a diff: previous head → first new event, then between new events. */
+function nextEventLinks(diff: GraphDiff): NextEventLink[] {
+  const events = [...diff.newEvents].sort((a, b) => a.seq - b.seq);
+  const links: NextEventLink[] = [];
+  let previousKey = diff.previousHead === null ? null : eventKey(diff.sessionId, diff.previousHead.seq);
+  for (const event of events) {
+    if (previousKey !== null) links.push({ fromKey: previousKey, toKey: event.eventKey, sessionId: diff.sessionId });
+    previousKey = event.eventKey;
+  }
+  return links;
+}
+
+/** The relation's ordinal within its event: the last part of `relKey`. */
+function relationOrdinal(relKey: string): number {
+  return Number(relKey.slice(relKey.lastIndexOf(keySeparator) + 1));
+}
+
+function compareRelations(a: RelationRow, b: RelationRow): number {
+  return a.sourceEventSeq - b.sourceEventSeq || relationOrdinal(a.relKey) - relationOrdinal(b.relKey);
+}
+
+/** Deletes the database file and whatever Kuzu keeps beside it (not our lock file). */
+export function deleteDatabaseFiles(dbPath: string): void {
+  for (const suffix of databaseFileSuffixes) fs.rmSync(dbPath + suffix, { force: true, recursive: true });
+}
+
+/**
+ * A file-backed Kuzu database holding the graph projection, exclusively ours while open.
+ *
+ * @example
+ * ```ts
+ * const store = await KuzuStore.openOrRebuild(".eventloom/projections/embedded.kuzu", console.warn);
+ * try {
+ *   store.applyDiff(diff);
+ *   const { entities, relations, head } = store.readSession("s1");
+ * } finally {
+ *   store.close();
+ * }
+ * ```
+ */
+export class KuzuStore {
+  readonly dbPath: string;
+  #kuzu: Kuzu;
+  #database: KuzuDatabase;
+  #connection: KuzuConnection;
+  #lock: FileLock;
+  #statements = new Map<string, KuzuPreparedStatement>();
+  #closed = false;
+
+  private constructor(dbPath: string, kuzu: Kuzu, database: KuzuDatabase, connection: KuzuConnection, lock: FileLock) {
+    this.dbPath = dbPath;
+    this.#kuzu = kuzu;
+    this.#database = database;
+    this.#connection = connection;
+    this.#lock = lock;
+  }
+
+  /**
+   * Opens (creating if missing) the database at `dbPath` and its schema.
+   * Throws `ProjectionBusyError` when another process holds it past `lockWaitMs`, and
+   * `ProjectionCorruptError` when the file is not a readable database of our schema version.
+   */
+  static async open(dbPath: string, options: KuzuStoreOptions = {}): Promise<KuzuStore> {
+    const absolutePath = path.resolve(dbPath);
+    const lock = await KuzuStore.#takeLock(absolutePath, options);
+    try {
+      return await KuzuStore.#openLocked(absolutePath, lock);
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+  }
+
+  /**
+   * Like `open`, but a corrupt or outdated database is reported through `warn`, deleted and
+   * replaced by an empty one (the projection is rebuilt from the log by the caller).
+   */
+  static async openOrRebuild(dbPath: string, warn: (message: string) => void, options: KuzuStoreOptions = {}): Promise<KuzuStore> {
+    const absolutePath = path.resolve(dbPath);
+    const lock = await KuzuStore.#takeLock(absolutePath, options);
+    try {
+      try {
+        return await KuzuStore.#openLocked(absolutePath, lock);
+      } catch (error) {
+        if (!(error instanceof ProjectionCorruptError)) throw error;
+        warn(`Rebuilding the graph projection at "${absolutePath}": ${error.message}`);
+        deleteDatabaseFiles(absolutePath);
+        return await KuzuStore.#openLocked(absolutePath, lock);
+      }
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+  }
+
+  static async #takeLock(absolutePath: string, options: KuzuStoreOptions): Promise<FileLock> {
+    fs.mkdirSync(path.dirname(absolutePath), { recursive: true });
+    const waitMs = options.lockWaitMs ?? projectionLockWaitMs;
+    try {
+      return await lockFile(`${absolutePath}.lock`, "exclusive", waitMs, true);
+    } catch (error) {
+      if (error instanceof LockTimeoutError) {
+        throw new ProjectionBusyError(
+          `Cannot open the graph projection "${absolutePath}": another process has held its lock for ${waitMs} ms`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  static async #openLocked(absolutePath: string, lock: FileLock): Promise<KuzuStore> {
+    const kuzu = await loadKuzu();
+    let database: KuzuDatabase;
+    try {
+      database = new kuzu.Database(absolutePath);
+    } catch (error) {
+      throw new ProjectionCorruptError(`Cannot open the graph projection "${absolutePath}": ${errorMessage(error)}`);
+    }
+    let connection: KuzuConnection | undefined;
+    try {
+      connection = new kuzu.Connection(database);
+      const store = new KuzuStore(absolutePath, kuzu, database, connection, lock);
+      store.#ensureSchema();
+      return store;
+    } catch (error) {
+      connection?.close();
+      database.close();
+      if (error instanceof ProjectionQueryError) {
+        throw new ProjectionCorruptError(`Cannot open the graph projection "${absolutePath}": ${error.message}`);
+      }
+      throw error;
+    }
+  }
+
+  #ensureSchema(): void {
+    for (const statement of schemaStatements) this.#query(statement);
+    const meta = this.#query(`MATCH (m:StoreMeta {key: '${storeMetaKey}'}) RETURN m.schema_version`);
+    if (meta.length === 0) {
+      // A database without our marker is ours only while it holds nothing else.
+      const [[entityCount]] = this.#query("MATCH (e:Entity) RETURN count(*)");
+      const [[eventCount]] = this.#query("MATCH (e:Event) RETURN count(*)");
+      if (toNumber(entityCount) > 0 || toNumber(eventCount) > 0) {
+        throw new ProjectionCorruptError(`The graph projection "${this.dbPath}" has data but no schema version`);
+      }
+      this.#query(`CREATE (:StoreMeta {key: '${storeMetaKey}', schema_version: ${projectionSchemaVersion}})`);
+      return;
+    }
+    const version = toNumber(meta[0][0]);
+    if (version !== projectionSchemaVersion) {
+      throw new ProjectionCorruptError(
+        `The graph projection "${this.dbPath}" has schema version ${version}; this zaxy writes version ${projectionSchemaVersion}`,
+      );
+    }
+  }
+
+  /** Runs a statement without parameters and returns its rows. */
+  #query(statement: string): unknown[][] {
+    this.#assertOpen();
+    const result = this.#connection.query(statement);
+    try {
+      if (!result.isSuccess()) this.#fail(statement, result.getErrorMessage());
+      return result.getAllRows();
+    } finally {
+      result.close();
+    }
+  }
+
+  /** Runs a (cached) prepared statement and returns its rows. */
+  #execute(statement: string, params: Params): unknown[][] {
+    this.#assertOpen();
+    let prepared = this.#statements.get(statement);
+    if (prepared === undefined) {
+      prepared = this.#connection.prepare(statement);
+      if (!prepared.isSuccess()) {
+        const message = prepared.getErrorMessage();
+        prepared.close();
+        this.#fail(statement, message);
+      }
+      this.#statements.set(statement, prepared);
+    }
+    const result = this.#connection.execute(prepared, params);
+    try {
+      if (!result.isSuccess()) this.#fail(statement, result.getErrorMessage());
+      return result.getAllRows();
+    } finally {
+      result.close();
+    }
+  }
+
+  #fail(statement: string, message: string): never {
+    const firstLine = statement.trim().split("\n")[0].slice(0, 80);
+    const text = `Kuzu query failed on "${this.dbPath}" (${firstLine}...): ${message}`;
+    if (isCorruptionMessage(message)) throw new ProjectionCorruptError(text);
+    throw new ProjectionQueryError(text);
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new Error(`KuzuStore for "${this.dbPath}" is closed`);
+  }
+
+  /** Runs `write` in one transaction: all of it is committed, or none. */
+  #transaction(write: () => void): void {
+    this.#query("BEGIN TRANSACTION");
+    try {
+      write();
+    } catch (error) {
+      // A failed statement may already have rolled the transaction back.
+      const rollback = this.#connection.query("ROLLBACK");
+      rollback.close();
+      throw error;
+    }
+    this.#query("COMMIT");
+  }
+
+  /** The session's projection head, or null when it has never been projected. */
+  head(sessionId: string): ProjectionHead | null {
+    const rows = this.#execute(
+      "MATCH (h:ProjectionHead {session_id: $session}) RETURN h.seq, h.hash, h.event_count, h.entity_count",
+      { session: sessionId },
+    );
+    if (rows.length === 0) return null;
+    const [seq, hash, eventCount, entityCount] = rows[0];
+    return { sessionId, seq: toNumber(seq), hash: String(hash), eventCount: toNumber(eventCount), entityCount: toNumber(entityCount) };
+  }
+
+  /** Sessions that have a projection head, sorted. */
+  sessions(): string[] {
+    return this.#query("MATCH (h:ProjectionHead) RETURN h.session_id ORDER BY h.session_id").map((row) => String(row[0]));
+  }
+
+  /**
+   * Writes a diff in one transaction: events and their NEXT_EVENT links, entities, relations,
+   * closes, then the head. Large diffs are bulk-loaded from CSV files in a temporary directory
+   * beside the database.
+   */
+  applyDiff(diff: GraphDiff, options: ApplyDiffOptions = {}): void {
+    const newRows = diff.newEvents.length + diff.newEntities.length + diff.newRelations.length;
+    if (newRows < bulkLoadRowsMin) this.#applyPerRow(diff, options.onProgress);
+    else this.#applyBulk(diff, options.onProgress);
+  }
+
+  /**
+   * The naive write: one statement per row (prepared, in one transaction). Kept for the
+   * benchmark that compares it with `applyDiff`'s bulk load; produces the same rows.
+   */
+  insertPerRowBaseline(diff: GraphDiff, onProgress?: (doneRows: number, totalRows: number) => void): void {
+    this.#applyPerRow(diff, onProgress);
+  }
+
+  #applyPerRow(diff: GraphDiff, onProgress?: (doneRows: number, totalRows: number) => void): void {
+    const links = nextEventLinks(diff);
+    const totalRows = diff.newEvents.length + links.length + diff.newEntities.length + diff.newRelations.length +
+      diff.closedEntities.length + diff.closedRelations.length + 1;
+    let doneRows = 0;
+    const step = () => {
+      doneRows++;
+      if (onProgress !== undefined && (doneRows % 1000 === 0 || doneRows === totalRows)) onProgress(doneRows, totalRows);
+    };
+    this.#transaction(() => {
+      for (const event of diff.newEvents) {
+        this.#execute(createEvent, eventParams(event));
+        step();
+      }
+      for (const link of links) {
+        this.#execute(createNextEvent, { from_key: link.fromKey, to_key: link.toKey, session_id: link.sessionId });
+        step();
+      }
+      for (const entity of diff.newEntities) {
+        this.#execute(createEntity, entityParams(entity));
+        step();
+      }
+      for (const relation of diff.newRelations) {
+        this.#execute(createRelation, relationParams(relation));
+        step();
+      }
+      this.#closeRows(diff, step);
+      this.#writeHead(diff.head);
+      step();
+    });
+  }
+
+  #applyBulk(diff: GraphDiff, onProgress?: (doneRows: number, totalRows: number) => void): void {
+    const links = nextEventLinks(diff);
+    const totalRows = diff.newEvents.length + links.length + diff.newEntities.length + diff.newRelations.length +
+      diff.closedEntities.length + diff.closedRelations.length + 1;
+    let doneRows = 0;
+    const advance = (rows: number) => {
+      doneRows += rows;
+      onProgress?.(doneRows, totalRows);
+    };
+    const loadDir = fs.mkdtempSync(`${this.dbPath}.load-`);
+    try {
+      this.#transaction(() => {
+        this.#copyRows(loadDir, "Event", diff.newEvents, eventCells, (row) => this.#execute(createEvent, eventParams(row)), advance);
+        this.#copyRows(
+          loadDir,
+          "NEXT_EVENT",
+          links,
+          (link) => [link.fromKey, link.toKey, link.sessionId],
+          (link) => this.#execute(createNextEvent, { from_key: link.fromKey, to_key: link.toKey, session_id: link.sessionId }),
+          advance,
+        );
+        this.#copyRows(loadDir, "Entity", diff.newEntities, entityCells, (row) => this.#execute(createEntity, entityParams(row)), advance);
+        this.#copyRows(
+          loadDir,
+          "RELATES",
+          diff.newRelations,
+          relationCells,
+          (row) => this.#execute(createRelation, relationParams(row)),
+          advance,
+        );
+        this.#closeRows(diff, () => {});
+        advance(diff.closedEntities.length + diff.closedRelations.length);
+        this.#writeHead(diff.head);
+        advance(1);
+      });
+    } finally {
+      fs.rmSync(loadDir, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * COPYs `rows` into `table` from CSV files of `copyChunkRows` rows each; rows the CSV format
+   * cannot express (an empty string) go through `insertOne` instead.
+   */
+  #copyRows<T>(
+    loadDir: string,
+    table: string,
+    rows: readonly T[],
+    cells: (row: T) => CsvCell[],
+    insertOne: (row: T) => void,
+    advance: (rows: number) => void,
+  ): void {
+    const csvPath = path.join(loadDir, `${table}.csv`);
+    for (let start = 0; start < rows.length; start += copyChunkRows) {
+      const chunk = rows.slice(start, start + copyChunkRows);
+      const unexpressible: T[] = [];
+      const lines: CsvCell[][] = [];
+      for (const row of chunk) {
+        const rowCells = cells(row);
+        if (rowHasEmptyString(rowCells)) unexpressible.push(row);
+        else lines.push(rowCells);
+      }
+      if (lines.length > 0) {
+        writeCsvFile(csvPath, lines);
+        this.#query(`COPY ${table} FROM ${cypherStringLiteral(csvPath)} ${csvCopyOptions()}`);
+      }
+      for (const row of unexpressible) insertOne(row);
+      advance(chunk.length);
+    }
+  }
+
+  #closeRows(diff: GraphDiff, step: () => void): void {
+    for (const closed of diff.closedEntities) {
+      this.#execute(closeEntity, { node_key: closed.nodeKey, valid_to: closed.validTo });
+      step();
+    }
+    for (let start = 0; start < diff.closedRelations.length; start += closeRelationKeysPerStatement) {
+      const chunk = diff.closedRelations.slice(start, start + closeRelationKeysPerStatement);
+      this.#execute(closeRelations, {
+        session: diff.sessionId,
+        keys: chunk.map((closed) => closed.relKey),
+        valid_tos: chunk.map((closed) => closed.validTo),
+      });
+      for (let i = 0; i < chunk.length; i++) step();
+    }
+  }
+
+  #writeHead(head: ProjectionHead): void {
+    this.#execute(upsertHead, {
+      session_id: head.sessionId,
+      seq: head.seq,
+      hash: head.hash,
+      event_count: head.eventCount,
+      entity_count: head.entityCount,
+    });
+  }
+
+  /**
+   * Every entity version (by `vectorKey`) and relation version (by source event, then ordinal
+   * within it) of a session, and its head.
+   */
+  readSession(sessionId: string): SessionGraphRows {
+    const entities = this.#readEntitiesPacked(sessionId) ?? this.#readEntitiesColumns(sessionId);
+    const relations = this.#readRelationsPacked(sessionId) ?? this.#readRelationsColumns(sessionId);
+    entities.sort((a, b) => a.vectorKey - b.vectorKey);
+    relations.sort(compareRelations);
+    return { entities, relations, head: this.head(sessionId) };
+  }
+
+  /** Null when a value holds the separator (the piece count is off): read column-wise then. */
+  #readEntitiesPacked(sessionId: string): EntityRow[] | null {
+    const [[countValue, text]] = this.#execute(readEntitiesPacked, { session: sessionId });
+    const count = toNumber(countValue);
+    if (count === 0) return [];
+    const pieces = typeof text === "string" ? text.split(packSeparator) : [];
+    if (pieces.length !== count * entityPackedFields) return null;
+    const rows: EntityRow[] = new Array(count);
+    for (let i = 0, p = 0; i < count; i++, p += entityPackedFields) {
+      rows[i] = {
+        nodeKey: pieces[p],
+        sessionId,
+        name: pieces[p + 1],
+        entityType: pieces[p + 2],
+        summary: unpackNullable(pieces[p + 3]),
+        propertiesJson: pieces[p + 4],
+        validFrom: pieces[p + 5],
+        validTo: unpackNullable(pieces[p + 6]),
+        sourceEventSeq: Number(pieces[p + 7]),
+        sourceEventHash: pieces[p + 8],
+        vectorKey: Number(pieces[p + 9]),
+      };
+    }
+    return rows;
+  }
+
+  #readEntitiesColumns(sessionId: string): EntityRow[] {
+    return this.#execute(readEntitiesColumns, { session: sessionId }).map((row) => ({
+      nodeKey: row[0] as string,
+      sessionId,
+      name: row[1] as string,
+      entityType: row[2] as string,
+      summary: row[3] as string | null,
+      propertiesJson: row[4] as string,
+      validFrom: row[5] as string,
+      validTo: row[6] as string | null,
+      sourceEventSeq: toNumber(row[7]),
+      sourceEventHash: row[8] as string,
+      vectorKey: toNumber(row[9]),
+    }));
+  }
+
+  #readRelationsPacked(sessionId: string): RelationRow[] | null {
+    const [[countValue, text, confidences]] = this.#execute(readRelationsPacked, { session: sessionId });
+    const count = toNumber(countValue);
+    if (count === 0) return [];
+    const pieces = typeof text === "string" ? text.split(packSeparator) : [];
+    if (pieces.length !== count * relationPackedFields || !Array.isArray(confidences) || confidences.length !== count) return null;
+    const rows: RelationRow[] = new Array(count);
+    for (let i = 0, p = 0; i < count; i++, p += relationPackedFields) {
+      rows[i] = {
+        relKey: pieces[p],
+        sessionId,
+        sourceKey: pieces[p + 1],
+        targetKey: pieces[p + 2],
+        relationType: pieces[p + 3],
+        validFrom: pieces[p + 4],
+        validTo: unpackNullable(pieces[p + 5]),
+        inferred: pieces[p + 6] === "1",
+        confidence: toNumber(confidences[i]),
+        inferenceMethod: unpackNullable(pieces[p + 7]),
+        sourceEventSeq: Number(pieces[p + 8]),
+        sourceEventHash: pieces[p + 9],
+        evidenceJson: pieces[p + 10],
+      };
+    }
+    return rows;
+  }
+
+  #readRelationsColumns(sessionId: string): RelationRow[] {
+    return this.#execute(readRelationsColumns, { session: sessionId }).map((row) => ({
+      relKey: row[0] as string,
+      sessionId,
+      sourceKey: row[1] as string,
+      targetKey: row[2] as string,
+      relationType: row[3] as string,
+      validFrom: row[4] as string,
+      validTo: row[5] as string | null,
+      inferred: Boolean(row[6]),
+      confidence: toNumber(row[7]),
+      inferenceMethod: row[8] as string | null,
+      sourceEventSeq: toNumber(row[9]),
+      sourceEventHash: row[10] as string,
+      evidenceJson: row[11] as string,
+    }));
+  }
+
+  /** Removes every row of the session: entities (with their relations), events, head. */
+  deleteSession(sessionId: string): void {
+    const params = { session: sessionId };
+    this.#transaction(() => {
+      this.#execute("MATCH (e:Entity) WHERE e.session_id = $session DETACH DELETE e", params);
+      this.#execute("MATCH (e:Event) WHERE e.session_id = $session DETACH DELETE e", params);
+      this.#execute("MATCH (h:ProjectionHead) WHERE h.session_id = $session DELETE h", params);
+    });
+  }
+
+  /** Row counts of one session, or of the whole store when `sessionId` is omitted. */
+  counts(sessionId?: string): ProjectionCounts {
+    const where = (variable: string) => (sessionId === undefined ? "" : `WHERE ${variable}.session_id = $session`);
+    const params = sessionId === undefined ? {} : { session: sessionId };
+    const [[entities, currentEntities]] = this.#execute(
+      `MATCH (e:Entity) ${where("e")} RETURN count(*), count(CASE WHEN e.valid_to IS NULL THEN 1 END)`,
+      params,
+    );
+    const [[relations]] = this.#execute(`MATCH (:Entity)-[r:RELATES]->(:Entity) ${where("r")} RETURN count(*)`, params);
+    const [[events]] = this.#execute(`MATCH (e:Event) ${where("e")} RETURN count(*)`, params);
+    return {
+      entities: toNumber(entities),
+      currentEntities: toNumber(currentEntities),
+      relations: toNumber(relations),
+      events: toNumber(events),
+    };
+  }
+
+  /** Runs a read-only Cypher statement; for tests and diagnostics. */
+  queryRows(statement: string, params: Params = {}): unknown[][] {
+    return this.#execute(statement, params);
+  }
+
+  /** Closes the connection and database and releases the lock. Safe to call twice. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      for (const statement of this.#statements.values()) statement.close();
+      this.#statements.clear();
+      this.#connection.close();
+      this.#database.close();
+    } finally {
+      this.#lock.release();
+    }
+  }
+
+  /** The Kuzu runtime in use (version, whether it came from embedded assets). */
+  get runtime(): Pick<Kuzu, "version" | "source"> {
+    return { version: this.#kuzu.version, source: this.#kuzu.source };
+  }
+}
