@@ -1,0 +1,265 @@
+/**
+ * The fold that turns extraction results into graph rows with temporal validity (DESIGN §4;
+ * reference §2.3). It is the only place that decides what the projection contains, for both a
+ * full reproject (a fold from the empty graph) and an incremental catch-up (a fold from the rows
+ * the store already holds), so both give the same rows.
+ *
+ * Rules:
+ * - An entity is identified by (type, name) within its session. A new version with the same
+ *   summary and properties as the active one changes nothing; a different one closes the active
+ *   version (`valid_to` = the new `observed_at`), keeps it, and becomes current. The active
+ *   version's current relations are copied onto the new version so traversal from current facts
+ *   still finds them. Nothing is deleted.
+ * - Versions emitted twice by one event merge into that event's version.
+ * - An edge endpoint resolves to the active version of its (type, name); if there is none, a
+ *   bare version (no summary) is created so the edge has somewhere to land.
+ * - A relation identified by (source version, target version, relation type) is created once;
+ *   an edge with `validTo` set (a retraction) closes the active one, or is recorded closed.
+ */
+import type { EventRecord } from "../eventloom/envelope.ts";
+import {
+  entityNodeKey,
+  type EntityRef,
+  type EntityRow,
+  eventKey,
+  type EventRow,
+  type ExtractedEdge,
+  type ExtractedEntity,
+  type ExtractionResult,
+  type GraphDiff,
+  keySeparator,
+  type PlainJson,
+  type ProjectionHead,
+  relationKey,
+  type RelationRow,
+  type SessionGraphRows,
+} from "./types.ts";
+
+/** JSON with object keys sorted (by UTF-16 code units, like JSON object order elsewhere here). */
+export function sortedKeyJson(value: PlainJson): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(sortedKeyJson).join(",")}]`;
+  const keys = Object.keys(value).sort();
+  return `{${keys.map((key) => `${JSON.stringify(key)}:${sortedKeyJson(value[key])}`).join(",")}}`;
+}
+
+function identityOf(entityType: string, name: string): string {
+  return entityType + keySeparator + name;
+}
+
+function relationIdentity(sourceKey: string, targetKey: string, relationType: string): string {
+  return sourceKey + keySeparator + targetKey + keySeparator + relationType;
+}
+
+export class GraphFold {
+  readonly sessionId: string;
+  private readonly activeEntities = new Map<string, EntityRow>();
+  private readonly activeRelations = new Map<string, RelationRow>();
+  /** Current relations by endpoint node key, for copying onto a new version. */
+  private readonly relationsByNode = new Map<string, RelationRow[]>();
+  private readonly baseEntityKeys = new Set<string>();
+  private readonly baseRelationKeys = new Set<string>();
+  private readonly allEntities: EntityRow[] = [];
+  private readonly allRelations: RelationRow[] = [];
+  private readonly newEntities: EntityRow[] = [];
+  private readonly newRelations: RelationRow[] = [];
+  private readonly closedEntities = new Map<string, string>();
+  private readonly closedRelations = new Map<string, string>();
+  private readonly newEvents: EventRow[] = [];
+  private readonly previousHead: ProjectionHead | null;
+  private head: ProjectionHead | null;
+  private relationOrdinal = 0;
+  private currentSeq = 0;
+
+  /** `base`: the rows already projected (incremental catch-up); omit for a full reproject. */
+  constructor(sessionId: string, base?: SessionGraphRows) {
+    this.sessionId = sessionId;
+    this.previousHead = base?.head ?? null;
+    this.head = this.previousHead === null ? null : { ...this.previousHead };
+    if (base === undefined) return;
+    for (const row of base.entities) {
+      const copy = { ...row };
+      this.allEntities.push(copy);
+      this.baseEntityKeys.add(copy.nodeKey);
+      if (copy.validTo === null) this.activeEntities.set(identityOf(copy.entityType, copy.name), copy);
+    }
+    for (const row of base.relations) {
+      const copy = { ...row };
+      this.allRelations.push(copy);
+      this.baseRelationKeys.add(copy.relKey);
+      if (copy.validTo === null) this.indexActiveRelation(copy);
+    }
+  }
+
+  /** Applies one event's extraction. Events must come in seq order, after the base head. */
+  apply(event: EventRecord, extraction: ExtractionResult): void {
+    if (this.head !== null && event.seq <= this.head.seq) {
+      throw new Error(`projection fold: event ${event.seq} is not after the head ${this.head.seq}`);
+    }
+    this.currentSeq = event.seq;
+    this.relationOrdinal = 0;
+    this.newEvents.push({
+      eventKey: eventKey(this.sessionId, event.seq),
+      sessionId: this.sessionId,
+      seq: event.seq,
+      hash: event.hash,
+      prevHash: event.prevHash,
+      eventType: event.type,
+      sourceThread: event.thread,
+      timestamp: event.timestamp,
+      actor: event.actor,
+    });
+    for (const entity of extraction.entities) this.upsertEntity(entity, event);
+    for (const edge of extraction.edges) this.applyEdge(edge, event);
+    this.head = {
+      sessionId: this.sessionId,
+      seq: event.seq,
+      hash: event.hash,
+      eventCount: (this.head?.eventCount ?? 0) + 1,
+      entityCount: this.allEntities.length,
+    };
+  }
+
+  /** What changed since the base; null when nothing was applied. */
+  diff(): GraphDiff | null {
+    if (this.head === null || this.newEvents.length === 0) return null;
+    return {
+      sessionId: this.sessionId,
+      newEntities: this.newEntities,
+      closedEntities: [...this.closedEntities].map(([nodeKey, validTo]) => ({ nodeKey, validTo })),
+      newRelations: this.newRelations,
+      closedRelations: [...this.closedRelations].map(([relKey, validTo]) => ({ relKey, validTo })),
+      newEvents: this.newEvents,
+      previousHead: this.previousHead,
+      head: this.head,
+    };
+  }
+
+  /** Every row after the fold, as the store would read them back. */
+  rows(): SessionGraphRows {
+    return { entities: this.allEntities, relations: this.allRelations, head: this.head };
+  }
+
+  private upsertEntity(entity: ExtractedEntity, event: EventRecord): EntityRow {
+    const identity = identityOf(entity.entityType, entity.name);
+    const propertiesJson = sortedKeyJson(entity.properties);
+    const active = this.activeEntities.get(identity);
+    if (active !== undefined && active.summary === entity.summary && active.propertiesJson === propertiesJson) return active;
+    if (active !== undefined && active.sourceEventSeq === event.seq) {
+      // Two versions from one event would share a node key: the later statement wins.
+      active.summary = entity.summary;
+      active.propertiesJson = propertiesJson;
+      return active;
+    }
+    return this.createVersion(entity.entityType, entity.name, entity.summary, propertiesJson, entity.observedAt, event, active);
+  }
+
+  private createVersion(
+    entityType: string,
+    name: string,
+    summary: string | null,
+    propertiesJson: string,
+    observedAt: string,
+    event: EventRecord,
+    active: EntityRow | undefined,
+  ): EntityRow {
+    const row: EntityRow = {
+      nodeKey: entityNodeKey(this.sessionId, entityType, name, event.seq),
+      sessionId: this.sessionId,
+      name,
+      entityType,
+      summary,
+      propertiesJson,
+      validFrom: observedAt,
+      validTo: null,
+      sourceEventSeq: event.seq,
+      sourceEventHash: event.hash,
+      vectorKey: this.allEntities.length,
+    };
+    this.allEntities.push(row);
+    this.newEntities.push(row);
+    this.activeEntities.set(identityOf(entityType, name), row);
+    if (active !== undefined) {
+      active.validTo = observedAt;
+      if (this.baseEntityKeys.has(active.nodeKey)) this.closedEntities.set(active.nodeKey, observedAt);
+      this.copyRelations(active, row, event);
+    }
+    return row;
+  }
+
+  private copyRelations(from: EntityRow, to: EntityRow, event: EventRecord): void {
+    const current = this.relationsByNode.get(from.nodeKey);
+    if (current === undefined) return;
+    for (const relation of [...current]) {
+      if (relation.validTo !== null) continue;
+      const sourceKey = relation.sourceKey === from.nodeKey ? to.nodeKey : relation.sourceKey;
+      const targetKey = relation.targetKey === from.nodeKey ? to.nodeKey : relation.targetKey;
+      if (this.activeRelations.has(relationIdentity(sourceKey, targetKey, relation.relationType))) continue;
+      this.addRelation({ ...relation, relKey: this.nextRelationKey(), sourceKey, targetKey, sourceEventSeq: event.seq, sourceEventHash: event.hash });
+    }
+  }
+
+  private resolve(ref: EntityRef, event: EventRecord): EntityRow {
+    const active = this.activeEntities.get(identityOf(ref.entityType, ref.name));
+    if (active !== undefined) return active;
+    return this.createVersion(ref.entityType, ref.name, null, "{}", event.timestamp, event, undefined);
+  }
+
+  private applyEdge(edge: ExtractedEdge, event: EventRecord): void {
+    const source = this.resolve(edge.source, event);
+    const target = this.resolve(edge.target, event);
+    const identity = relationIdentity(source.nodeKey, target.nodeKey, edge.relationType);
+    const active = this.activeRelations.get(identity);
+    if (edge.validTo !== null && active !== undefined) {
+      this.closeRelation(active, edge.validTo);
+      return;
+    }
+    if (active !== undefined) return;
+    this.addRelation({
+      relKey: this.nextRelationKey(),
+      sessionId: this.sessionId,
+      sourceKey: source.nodeKey,
+      targetKey: target.nodeKey,
+      relationType: edge.relationType,
+      validFrom: edge.validFrom,
+      validTo: edge.validTo,
+      inferred: edge.inferred,
+      confidence: edge.confidence,
+      inferenceMethod: edge.inferenceMethod,
+      sourceEventSeq: event.seq,
+      sourceEventHash: event.hash,
+      evidenceJson: sortedKeyJson(edge.evidence),
+    });
+  }
+
+  private nextRelationKey(): string {
+    return relationKey(this.sessionId, this.currentSeq, this.relationOrdinal++);
+  }
+
+  private addRelation(row: RelationRow): void {
+    this.allRelations.push(row);
+    this.newRelations.push(row);
+    if (row.validTo === null) this.indexActiveRelation(row);
+  }
+
+  private indexActiveRelation(row: RelationRow): void {
+    this.activeRelations.set(relationIdentity(row.sourceKey, row.targetKey, row.relationType), row);
+    for (const nodeKey of row.sourceKey === row.targetKey ? [row.sourceKey] : [row.sourceKey, row.targetKey]) {
+      const list = this.relationsByNode.get(nodeKey);
+      if (list === undefined) this.relationsByNode.set(nodeKey, [row]);
+      else list.push(row);
+    }
+  }
+
+  private closeRelation(row: RelationRow, validTo: string): void {
+    row.validTo = validTo;
+    this.activeRelations.delete(relationIdentity(row.sourceKey, row.targetKey, row.relationType));
+    for (const nodeKey of [row.sourceKey, row.targetKey]) {
+      const list = this.relationsByNode.get(nodeKey);
+      if (list === undefined) continue;
+      const index = list.indexOf(row);
+      if (index >= 0) list.splice(index, 1);
+    }
+    if (this.baseRelationKeys.has(row.relKey)) this.closedRelations.set(row.relKey, validTo);
+  }
+}

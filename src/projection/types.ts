@@ -1,0 +1,146 @@
+/**
+ * The projection's data model (DESIGN §4). Extraction turns one sealed event into entities and
+ * edges; the fold (`graphFold.ts`) applies them with temporal validity and produces rows; the
+ * Kuzu store persists the rows. Every row carries its source event's seq and hash.
+ */
+
+/** Plain JSON (as `JSON.parse` gives it). Property values of entities and edge evidence. */
+export type PlainJson = null | boolean | number | string | PlainJson[] | { [key: string]: PlainJson };
+
+export interface ExtractedEntity {
+  name: string;
+  entityType: string;
+  /** The source event's timestamp. */
+  observedAt: string;
+  summary: string | null;
+  /** Sorted-key JSON of these is `properties_json`; two versions differ iff summary or it differs. */
+  properties: { [key: string]: PlainJson };
+}
+
+/** An edge endpoint: the active version of (session, entityType, name) when the edge is applied. */
+export interface EntityRef {
+  name: string;
+  entityType: string;
+}
+
+export interface ExtractedEdge {
+  source: EntityRef;
+  target: EntityRef;
+  relationType: string;
+  validFrom: string;
+  /** Set only by retractions: closes the matching active edge. */
+  validTo: string | null;
+  inferred: boolean;
+  /** 0..1; 1.0 for observed edges. */
+  confidence: number;
+  /** Required when inferred, null otherwise. */
+  inferenceMethod: string | null;
+  evidence: { [key: string]: PlainJson };
+}
+
+export interface ExtractionResult {
+  entities: ExtractedEntity[];
+  edges: ExtractedEdge[];
+  sourceEventSeq: number;
+  sourceEventHash: string;
+  sourceEventPrevHash: string | null;
+  sourceEventType: string;
+  sourceThread: string;
+}
+
+/** One version of an entity (Kuzu `Entity`). */
+export interface EntityRow {
+  /** `session \x1f type \x1f name \x1f source_event_seq`. */
+  nodeKey: string;
+  sessionId: string;
+  name: string;
+  entityType: string;
+  summary: string | null;
+  propertiesJson: string;
+  validFrom: string;
+  /** Null while current; the superseding version's observedAt once closed. */
+  validTo: string | null;
+  sourceEventSeq: number;
+  sourceEventHash: string;
+  /** 0-based ordinal of the version within its session; the key in the session's vector index. */
+  vectorKey: number;
+}
+
+/** One relation version (Kuzu `RELATES`). */
+export interface RelationRow {
+  /** `session \x1f source_event_seq \x1f ordinal within the event`. */
+  relKey: string;
+  sessionId: string;
+  sourceKey: string;
+  targetKey: string;
+  relationType: string;
+  validFrom: string;
+  validTo: string | null;
+  inferred: boolean;
+  confidence: number;
+  inferenceMethod: string | null;
+  sourceEventSeq: number;
+  sourceEventHash: string;
+  evidenceJson: string;
+}
+
+/** The event spine (Kuzu `Event`, linked by `NEXT_EVENT`). */
+export interface EventRow {
+  /** `session \x1f seq`. */
+  eventKey: string;
+  sessionId: string;
+  seq: number;
+  hash: string;
+  prevHash: string | null;
+  eventType: string;
+  sourceThread: string;
+  timestamp: string;
+  actor: string;
+}
+
+/** The last event a session's projection reflects (Kuzu `ProjectionHead`). */
+export interface ProjectionHead {
+  sessionId: string;
+  seq: number;
+  hash: string;
+  eventCount: number;
+  entityCount: number;
+}
+
+/**
+ * What applying events changed. A full reproject is the diff from the empty graph. Rows in
+ * `newEntities`/`newRelations` already carry their final `validTo`; `closedEntities` and
+ * `closedRelations` only name rows that existed before the diff.
+ */
+export interface GraphDiff {
+  sessionId: string;
+  newEntities: EntityRow[];
+  closedEntities: Array<{ nodeKey: string; validTo: string }>;
+  newRelations: RelationRow[];
+  closedRelations: Array<{ relKey: string; validTo: string }>;
+  newEvents: EventRow[];
+  /** The head before the diff (null for a full reproject) and after it. */
+  previousHead: ProjectionHead | null;
+  head: ProjectionHead;
+}
+
+/** A session's projected graph as read back from the store: every version of everything. */
+export interface SessionGraphRows {
+  entities: EntityRow[];
+  relations: RelationRow[];
+  head: ProjectionHead | null;
+}
+
+export const keySeparator = "\x1f";
+
+export function entityNodeKey(sessionId: string, entityType: string, name: string, seq: number): string {
+  return [sessionId, entityType, name, String(seq)].join(keySeparator);
+}
+
+export function relationKey(sessionId: string, seq: number, ordinal: number): string {
+  return [sessionId, String(seq), String(ordinal)].join(keySeparator);
+}
+
+export function eventKey(sessionId: string, seq: number): string {
+  return [sessionId, String(seq)].join(keySeparator);
+}

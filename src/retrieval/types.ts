@@ -1,0 +1,44 @@
+/**
+ * What retrieval hands to context assembly and Memory Checkout (DESIGN §6). A context is one
+ * ranked, cited piece of memory; superseded versions come back too (closed `validTo`) so that
+ * checkout can count what it excluded.
+ */
+import type { PlainJson } from "../projection/types.ts";
+
+/** Retrieval lanes; `eventloom` is the degraded fallback when the graph cannot be opened. */
+export type LaneName = "exact" | "vector" | "keyword" | "traversal" | "verbatim" | "eventloom";
+
+export const graphLanes: readonly LaneName[] = ["exact", "vector", "keyword", "traversal"];
+
+export interface RetrievedContext {
+  /** Prompt-ready text, e.g. `"<name> (<type>): <summary>"` or a raw event's text. */
+  content: string;
+  /** `graph` for projected entities, `verbatim` for raw events, `eventloom` for the fallback. */
+  source: "graph" | "verbatim" | "eventloom";
+  /** The lane that contributed the highest weighted score. */
+  sourceLane: LaneName;
+  /** Fused score after MMR, 0..~1. */
+  score: number;
+  validFrom: string | null;
+  /** Null while current; set for superseded versions. */
+  validTo: string | null;
+  /** `eventloom://<thread>/events/<seq>#<12 hex>` of the source event. */
+  citation: string | null;
+  eventSeq: number | null;
+  /** Full 64-hex hash of the source event. */
+  eventHash: string | null;
+  entityName?: string;
+  entityType?: string;
+  /** Per-lane weighted scores and the fusion inputs, for humans and debugging. */
+  scoreExplanation: { [key: string]: PlainJson };
+  metadata: { [key: string]: PlainJson };
+}
+
+export interface RetrievalResult {
+  /** Ranked best first. */
+  contexts: RetrievedContext[];
+  /** Hits per lane before fusion and de-duplication. */
+  laneCounts: { [lane: string]: number };
+  degraded: boolean;
+  degradedReason?: string;
+}
