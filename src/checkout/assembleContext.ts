@@ -129,7 +129,9 @@ export function eventText(event: EventRecord): string {
   return parts.length > 0 ? parts.join(" ") : `${event.type} by ${event.actor}`;
 }
 
+/** Citation, qualified by entity for graph contexts (one event can state several entities). */
 function dedupeKey(context: RetrievedContext): string {
+  if (context.citation && context.entityName !== undefined) return `citation:${context.citation}|${context.entityType}|${context.entityName}`;
   if (context.citation) return `citation:${context.citation}`;
   return `content:${context.content.split(/\s+/).filter((part) => part !== "").join(" ").toLowerCase()}`;
 }

@@ -97,7 +97,6 @@ export interface MemoryCheckout {
   assembly_policy: AssemblyPolicy;
 }
 
-const compactedReplayWarning = "Recent replay was compacted to fit the checkout budget.";
 
 /** Keys checkout computes; a feature may not overwrite them. */
 const ownDiagnosticKeys = new Set([
@@ -171,9 +170,10 @@ export function buildCheckout(input: CheckoutInput): MemoryCheckout {
   const provenance = ranked.filter(isCited).map(provenanceItem);
   const supersededExcluded = parts.selected.filter((context) => context.validTo !== null).length;
 
+  // A cut replay window warns only when no retrieved context is cited (assembly's rule). Python
+  // also warns when retrieval is cited, which keeps any session longer than the replay window
+  // from ever answering from memory.
   const warnings = [...parts.warnings];
-  // Python's rule, kept as is: a cut replay window lowers confidence even when retrieval is cited.
-  if (input.compacted && !warnings.some((warning) => warning.includes("compacted"))) warnings.push(compactedReplayWarning);
 
   const retention: CheckoutRetention = { policy: "current_only", superseded_contexts_excluded: supersededExcluded };
   const diagnostics: CheckoutDiagnostics = {

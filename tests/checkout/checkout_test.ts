@@ -194,19 +194,22 @@ describe("quality", () => {
   test("two warnings cost at most 0.35, and confidence never goes below 0", () => {
     const twoWarnings = { degraded: true, degradedReason: "graph unavailable" };
     const compacted = { compacted: true };
-    assert.equal(buildCheckout(input({ ...compacted, retrieval: retrieval(facts(2), twoWarnings) })).quality.confidence, 0.6);
+    // Cited facts: only the degraded warning (0.95 - 0.18).
+    assert.equal(buildCheckout(input({ ...compacted, retrieval: retrieval(facts(2), twoWarnings) })).quality.confidence, 0.77);
     const empty = buildCheckout(input({ ...compacted, retrieval: retrieval([], twoWarnings) }));
-    assert.equal(empty.warnings.length, 3);
+    assert.equal(empty.warnings.length, 2);
     assert.equal(empty.quality.confidence, 0);
     assert.equal(empty.quality.answerability, "ask_user");
     assert.ok(empty.prompt.includes("\n- Confidence: 0.0\n"));
   });
 
-  test("a compacted replay adds the checkout's compaction warning", () => {
-    const checkout = buildCheckout(input({ retrieval: retrieval(facts(1)), compacted: true }));
-    assert.deepEqual(checkout.warnings, ["Recent replay was compacted to fit the checkout budget."]);
-    assert.equal(checkout.compacted, true);
-    assert.equal(checkout.quality.answerability, "refresh_recommended");
+  test("a compacted replay warns only when no retrieved context is cited", () => {
+    const cited = buildCheckout(input({ retrieval: retrieval(facts(2)), compacted: true }));
+    assert.deepEqual(cited.warnings, []);
+    assert.equal(cited.compacted, true);
+    assert.equal(cited.quality.answerability, "answer_from_memory");
+    const uncited = buildCheckout(input({ retrieval: retrieval([]), compacted: true }));
+    assert.deepEqual(uncited.warnings, ["recent replay was truncated and no retrieved source context was available"]);
   });
 });
 
@@ -297,7 +300,7 @@ describe("prompt", () => {
   });
 
   test("a refresh required action is rendered as a call with the query quoted like Python's repr", () => {
-    const checkout = buildCheckout(input({ query: "it's \"done\"\n", compacted: true }));
+    const checkout = buildCheckout(input({ query: "it's \"done\"\n", retrieval: retrieval(facts(1), { degraded: true, degradedReason: "x" }) }));
     assert.ok(checkout.prompt.includes(
       `\n- Required action: memory_checkout('current decisions, blockers, and next actions for: it\\'s "done"\\n')\n`,
     ));

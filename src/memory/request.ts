@@ -1,0 +1,72 @@
+/**
+ * Validation shared by the CLI and MCP front doors of query, checkout and context assembly, so
+ * both reject bad input with the same code and message (exit 2 / `invalid_request`).
+ */
+import { inputError } from "../errors.ts";
+import { validateSessionId } from "../eventloom/session.ts";
+
+export const queryCharsMax = 4096;
+export const limitMax = 100;
+export const depthMax = 5;
+export const defaultLimit = 10;
+export const defaultDepth = 2;
+export const defaultMaxRecentEvents = 20;
+export const maxRecentEventsMax = 1000;
+
+export interface MemoryRequest {
+  sessionId: string;
+  query: string;
+  limit: number;
+  depth: number;
+  replayFromSeq: number;
+  maxRecentEvents: number;
+  maxTokens?: number;
+}
+
+export interface MemoryRequestInput {
+  sessionId: string;
+  query: unknown;
+  limit?: number;
+  depth?: number;
+  replayFromSeq?: number;
+  maxRecentEvents?: number;
+  maxTokens?: number;
+}
+
+function checkInt(value: number | undefined, field: string, min: number, max: number, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `${min}..${max}`;
+    throw inputError("invalid_option", `${field} must be an integer ${range}, got ${value}`, {
+      field,
+      expected: `integer ${range}`,
+      actual: String(value),
+    });
+  }
+  return value;
+}
+
+export function validateMemoryRequest(input: MemoryRequestInput, names: { [field: string]: string } = {}): MemoryRequest {
+  const name = (field: string) => names[field] ?? field;
+  validateSessionId(input.sessionId, "read");
+  if (typeof input.query !== "string" || input.query.trim() === "") {
+    throw inputError("invalid_query", `${name("query")} must be a non-empty string`, { field: name("query"), expected: "non-empty text" });
+  }
+  const chars = [...input.query].length;
+  if (chars > queryCharsMax) {
+    throw inputError("invalid_query", `${name("query")} is ${chars} characters; at most ${queryCharsMax} are allowed`, {
+      field: name("query"),
+      expected: `at most ${queryCharsMax} characters`,
+    });
+  }
+  const request: MemoryRequest = {
+    sessionId: input.sessionId,
+    query: input.query,
+    limit: checkInt(input.limit, name("limit"), 1, limitMax, defaultLimit),
+    depth: checkInt(input.depth, name("depth"), 1, depthMax, defaultDepth),
+    replayFromSeq: checkInt(input.replayFromSeq, name("replay_from_seq"), 1, Number.MAX_SAFE_INTEGER, 1),
+    maxRecentEvents: checkInt(input.maxRecentEvents, name("max_recent_events"), 0, maxRecentEventsMax, defaultMaxRecentEvents),
+  };
+  if (input.maxTokens !== undefined) request.maxTokens = checkInt(input.maxTokens, name("max_tokens"), 0, Number.MAX_SAFE_INTEGER, 0);
+  return request;
+}

@@ -1,0 +1,177 @@
+/**
+ * Query, checkout and context assembly over a session: project (or catch up), index, retrieve,
+ * assemble. One instance per process; `zaxy serve` keeps it, so a session whose log has not
+ * changed (same size, mtime and inode) is answered from memory without re-verifying or
+ * re-projecting. A changed log is verified and caught up again before the next answer.
+ */
+import * as fs from "node:fs";
+import { assembleContext, buildCheckout, type ContextAssembly, type MemoryCheckout } from "../checkout/mod.ts";
+import type { EventRecord } from "../eventloom/envelope.ts";
+import { sessionLogPath } from "../eventloom/session.ts";
+import type { ProjectedSession } from "../projection/projector.ts";
+import type { PlainJson } from "../projection/types.ts";
+import { retrieve, retrieveFromLog } from "../retrieval/engine.ts";
+import { buildSessionIndex, type SessionIndex } from "../retrieval/sessionIndex.ts";
+import type { RetrievalResult, RetrievedContext } from "../retrieval/types.ts";
+import { defaultEmbeddingDim } from "../vector/mod.ts";
+import type { MemoryRequest } from "./request.ts";
+
+export interface ServiceOptions {
+  warn?: (message: string) => void;
+  embeddingDim?: number;
+}
+
+interface CachedSession {
+  fingerprint: string;
+  index: SessionIndex;
+  projected: ProjectedSession;
+}
+
+export interface ProjectionDiagnostics {
+  source: ProjectedSession["source"];
+  events_applied: number;
+  head_seq: number;
+  head_hash: string | null;
+  entity_versions: number;
+  vector_index: string | null;
+  degraded: boolean;
+  degraded_reason: string | null;
+  warnings: string[];
+}
+
+function fingerprint(file: string): string {
+  const stat = fs.statSync(file);
+  return `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
+}
+
+export function contextJson(context: RetrievedContext): { [key: string]: PlainJson } {
+  const out: { [key: string]: PlainJson } = {
+    content: context.content,
+    source: context.source,
+    source_lane: context.sourceLane,
+    score: Math.round(context.score * 1e6) / 1e6,
+    valid_from: context.validFrom,
+    valid_to: context.validTo,
+    citation: context.citation,
+    event_seq: context.eventSeq,
+    event_hash: context.eventHash,
+  };
+  if (context.entityName !== undefined) out.entity_name = context.entityName;
+  if (context.entityType !== undefined) out.entity_type = context.entityType;
+  out.score_explanation = context.scoreExplanation;
+  out.metadata = context.metadata;
+  return out;
+}
+
+export class MemoryService {
+  private readonly cache = new Map<string, CachedSession>();
+
+  constructor(
+    readonly root: string,
+    private readonly options: ServiceOptions = {},
+  ) {}
+
+  /** The session's index at its log head, projecting or catching up first when the log changed. */
+  async session(sessionId: string): Promise<CachedSession> {
+    const file = sessionLogPath(this.root, sessionId, "read");
+    const cached = this.cache.get(sessionId);
+    if (cached !== undefined && fs.existsSync(file) && cached.fingerprint === fingerprint(file)) return cached;
+    const { projectSession } = await import("../projection/projector.ts");
+    const projected = await projectSession(this.root, sessionId, { warn: this.options.warn });
+    const mark = performance.now();
+    let vectors = null;
+    if (projected.rows !== null) {
+      const { syncVectorIndex } = await import("../projection/vectorIndex.ts");
+      try {
+        vectors = await syncVectorIndex(this.root, sessionId, projected.rows, projected.events, this.options.embeddingDim ?? defaultEmbeddingDim);
+      } catch (error) {
+        const message = `vector index unavailable, vector lane skipped: ${error instanceof Error ? error.message : String(error)}`;
+        projected.warnings.push(message);
+        this.options.warn?.(message);
+      }
+    }
+    projected.timingsMs.vector_index = Math.round((performance.now() - mark) * 100) / 100;
+    const index = buildSessionIndex(sessionId, projected.rows, projected.events, vectors);
+    const entry = { fingerprint: fingerprint(projected.logPath), index, projected };
+    this.cache.set(sessionId, entry);
+    return entry;
+  }
+
+  private async retrieval(request: MemoryRequest): Promise<{ session: CachedSession; retrieval: RetrievalResult }> {
+    const session = await this.session(request.sessionId);
+    const options = { limit: request.limit, depth: request.depth };
+    const retrieval = session.projected.degraded
+      ? retrieveFromLog(session.index, request.query, options, session.projected.degradedReason ?? "graph unavailable")
+      : retrieve(session.index, request.query, options);
+    return { session, retrieval };
+  }
+
+  projectionDiagnostics(session: CachedSession): ProjectionDiagnostics {
+    const { projected, index } = session;
+    const head = projected.rows?.head ?? null;
+    return {
+      source: projected.source,
+      events_applied: projected.eventsApplied,
+      head_seq: head?.seq ?? 0,
+      head_hash: head?.hash ?? null,
+      entity_versions: projected.rows?.entities.length ?? 0,
+      vector_index: index.vectors?.path ?? null,
+      degraded: projected.degraded,
+      degraded_reason: projected.degradedReason,
+      warnings: projected.warnings,
+    };
+  }
+
+  /** Ranked, cited contexts (current and superseded) with per-lane counts. */
+  async query(request: MemoryRequest): Promise<{ [key: string]: PlainJson }> {
+    const { session, retrieval } = await this.retrieval(request);
+    return {
+      session_id: request.sessionId,
+      query: request.query,
+      results: retrieval.contexts.map(contextJson),
+      diagnostics: {
+        source_lanes: retrieval.laneCounts,
+        result_count: retrieval.contexts.length,
+        degraded: retrieval.degraded,
+        ...(retrieval.degraded ? { degraded_reason: retrieval.degradedReason ?? null } : {}),
+        projection: this.projectionDiagnostics(session) as unknown as PlainJson,
+      },
+    };
+  }
+
+  private window(events: readonly EventRecord[], request: MemoryRequest): { recent: EventRecord[]; compacted: boolean } {
+    const replayed = events.slice(request.replayFromSeq - 1);
+    const recent = request.maxRecentEvents === 0 ? [] : replayed.slice(-request.maxRecentEvents);
+    return { recent, compacted: recent.length < replayed.length };
+  }
+
+  async checkout(request: MemoryRequest): Promise<MemoryCheckout> {
+    const { session, retrieval } = await this.retrieval(request);
+    const { recent, compacted } = this.window(session.index.events, request);
+    return buildCheckout({
+      sessionId: request.sessionId,
+      query: request.query,
+      retrieval,
+      recentEvents: recent,
+      replayEventCount: recent.length,
+      compacted,
+      limit: request.limit,
+      maxTokens: request.maxTokens,
+    });
+  }
+
+  async assemble(request: MemoryRequest): Promise<ContextAssembly> {
+    const { session, retrieval } = await this.retrieval(request);
+    const { recent, compacted } = this.window(session.index.events, request);
+    return assembleContext({
+      sessionId: request.sessionId,
+      query: request.query,
+      retrieval,
+      recentEvents: recent,
+      replayEventCount: recent.length,
+      compacted,
+      limit: request.limit,
+      maxTokens: request.maxTokens,
+    });
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * Brings a session's projection up to its log before a read, or rebuilds it (DESIGN §4).
+ *
+ * Order of trust: the log is verified first, and a log that fails verification is never
+ * projected (the caller gets `integrity_failure`, exit 1). The Kuzu head must be an event of the
+ * verified log (same seq, same hash); if it is not, the log was rewritten or tampered and the
+ * session is rebuilt from scratch. The row cache (`snapshot.ts`) is used only when its head is
+ * the log's last event, which lets a read skip loading Kuzu entirely; any other state goes
+ * through the store. When the store cannot be opened (another process holds it past the wait,
+ * or opening fails twice), reads degrade: the caller falls back to the log itself.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { checkError, inputError } from "../errors.ts";
+import type { EventRecord } from "../eventloom/envelope.ts";
+import { readEvents } from "../eventloom/replay.ts";
+import { sessionLogPath } from "../eventloom/session.ts";
+import { type IntegrityReport, verifyLog } from "../eventloom/verify.ts";
+import { extractEvent } from "./extract/mod.ts";
+import { GraphFold } from "./graphFold.ts";
+import { KuzuStore } from "./kuzuStore.ts";
+import { projectionsDir, readSnapshot, removeSnapshot, writeSnapshot } from "./snapshot.ts";
+import type { GraphDiff, ProjectionHead, SessionGraphRows } from "./types.ts";
+
+export interface ProjectOptions {
+  /** Warnings (rebuilds, degraded reads) for stderr or diagnostics. */
+  warn?: (message: string) => void;
+  /** Rebuild the session from scratch even when the head matches (`zaxy reproject`). */
+  rebuild?: boolean;
+  /** How long to wait for another process holding the store (default the store's). */
+  lockWaitMs?: number;
+  /** Progress of a rebuild's rows written. */
+  onProgress?: (phase: string, done: number, total: number) => void;
+  /** When the store cannot be opened: degrade (reads) or throw (reproject). */
+  onStoreFailure?: "degrade" | "throw";
+}
+
+export interface ProjectedSession {
+  sessionId: string;
+  logPath: string;
+  integrity: IntegrityReport;
+  /** Every verified event, in order. */
+  events: EventRecord[];
+  /** The projected rows at the log head; null when degraded. */
+  rows: SessionGraphRows | null;
+  degraded: boolean;
+  degradedReason: string | null;
+  /** `cache` (row cache at head), `store` (Kuzu already at head), `caught_up`, `rebuilt`. */
+  source: "cache" | "store" | "caught_up" | "rebuilt" | "degraded";
+  /** Events folded by this call. */
+  eventsApplied: number;
+  warnings: string[];
+  timingsMs: { [phase: string]: number };
+}
+
+export function projectionDbPath(root: string): string {
+  return path.join(projectionsDir(root), "embedded.kuzu");
+}
+
+/** Whether `head` names an event of the log: same seq, same hash. */
+export function headInLog(head: ProjectionHead, events: readonly EventRecord[]): boolean {
+  const event = events[head.seq - 1];
+  return event !== undefined && event.seq === head.seq && event.hash === head.hash;
+}
+
+function sameHead(a: ProjectionHead | null, b: ProjectionHead | null): boolean {
+  return a !== null && b !== null && a.seq === b.seq && a.hash === b.hash && a.entityCount === b.entityCount;
+}
+
+/** Verifies and reads a session's log; throws `unknown_session` (2) or `integrity_failure` (1). */
+export async function readVerifiedLog(root: string, sessionId: string): Promise<{ logPath: string; integrity: IntegrityReport; events: EventRecord[] }> {
+  const logPath = sessionLogPath(root, sessionId, "read");
+  if (!fs.existsSync(logPath)) {
+    throw inputError("unknown_session", `Unknown session ${JSON.stringify(sessionId)}: no log at ${logPath}`, {
+      field: "session_id",
+      hint: "list sessions with `ls <eventloom root>/*.jsonl`, or append an event first",
+    });
+  }
+  const integrity = await verifyLog(logPath);
+  if (!integrity.ok) {
+    throw checkError(
+      "integrity_failure",
+      `The log of session ${JSON.stringify(sessionId)} fails verification at seq ${integrity.broken_at_seq} (${integrity.broken_reason}); it will not be projected`,
+      { line: integrity.line ?? undefined, hint: `run \`zaxy verify ${logPath}\` for the full report` },
+    );
+  }
+  // Appends that land after verification are left for the next read.
+  const events = readEvents(logPath, { toSeq: integrity.total_events }).events;
+  return { logPath, integrity, events };
+}
+
+function foldEvents(sessionId: string, base: SessionGraphRows | undefined, events: readonly EventRecord[], fromSeq: number): { fold: GraphFold; diff: GraphDiff | null } {
+  const fold = new GraphFold(sessionId, base);
+  for (let i = fromSeq - 1; i < events.length; i++) fold.apply(events[i], extractEvent(events[i]));
+  return { fold, diff: fold.diff() };
+}
+
+/**
+ * The session's projection at the head of its verified log.
+ *
+ * @example
+ * const projected = await projectSession(".eventloom", "default", { warn: console.error });
+ * projected.rows?.entities.filter((e) => e.validTo === null);
+ */
+export async function projectSession(root: string, sessionId: string, options: ProjectOptions = {}): Promise<ProjectedSession> {
+  const timingsMs: { [phase: string]: number } = {};
+  const warnings: string[] = [];
+  const warn = (message: string) => {
+    warnings.push(message);
+    options.warn?.(message);
+  };
+  let mark = performance.now();
+  const lap = (phase: string) => {
+    const now = performance.now();
+    timingsMs[phase] = Math.round((now - mark) * 100) / 100;
+    mark = now;
+  };
+  const { logPath, integrity, events } = await readVerifiedLog(root, sessionId);
+  lap("verify_and_read");
+  const result: ProjectedSession = {
+    sessionId, logPath, integrity, events, rows: null, degraded: false, degradedReason: null, source: "cache", eventsApplied: 0, warnings, timingsMs,
+  };
+  const logHead = events.at(-1);
+  const cached = options.rebuild ? null : readSnapshot(root, sessionId);
+  if (cached?.head && logHead !== undefined && cached.head.seq === logHead.seq && cached.head.hash === logHead.hash) {
+    lap("read_cache");
+    result.rows = cached;
+    return result;
+  }
+  let store: KuzuStore;
+  try {
+    store = await KuzuStore.openOrRebuild(projectionDbPath(root), warn, { lockWaitMs: options.lockWaitMs });
+  } catch (error) {
+    if (options.onStoreFailure === "throw") throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    warn(`graph projection unavailable, answering from the log: ${reason}`);
+    result.degraded = true;
+    result.degradedReason = reason;
+    result.source = "degraded";
+    return result;
+  }
+  lap("open_store");
+  try {
+    let storeHead = store.head(sessionId);
+    if (storeHead !== null && !headInLog(storeHead, events)) {
+      warn(`projection head (seq ${storeHead.seq}) is not an event of the verified log (rewritten or tampered); rebuilding session ${sessionId}`);
+      storeHead = null;
+      store.deleteSession(sessionId);
+    } else if (storeHead !== null && options.rebuild) {
+      store.deleteSession(sessionId);
+      storeHead = null;
+    }
+    let base: SessionGraphRows | undefined;
+    if (storeHead !== null) {
+      base = cached !== null && sameHead(cached.head, storeHead) ? cached : store.readSession(sessionId);
+      lap("read_store");
+    }
+    if (storeHead === null) removeSnapshot(root, sessionId);
+    const { fold, diff } = foldEvents(sessionId, base, events, (storeHead?.seq ?? 0) + 1);
+    lap("fold");
+    if (diff !== null) {
+      const totalRows = diff.newEntities.length + diff.newRelations.length + diff.newEvents.length;
+      store.applyDiff(diff, { onProgress: (done) => options.onProgress?.("write", done, totalRows) });
+      lap("write_store");
+    }
+    result.eventsApplied = diff?.newEvents.length ?? 0;
+    result.rows = fold.rows();
+    result.source = storeHead === null ? "rebuilt" : diff === null ? "store" : "caught_up";
+    writeSnapshot(root, sessionId, result.rows);
+    lap("write_cache");
+  } finally {
+    store.close();
+  }
+  return result;
+}

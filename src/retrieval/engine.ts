@@ -1,0 +1,252 @@
+/**
+ * Retrieval over one session (DESIGN §6): five lanes, weighted fusion, de-duplication by
+ * citation, and MMR.
+ *
+ * - exact: entity names equal to the query or to one of its words/phrases (weight 1.0).
+ * - vector: the session's usearch index, query embedded with the hash embedding (0.95 · cosine).
+ * - keyword: BM25 over entity text, plus Python's expanded query at 0.92 (0.8 · score).
+ * - traversal: current relations from the best hits, depth 2 by default, 0.95 per hop (0.9).
+ * - verbatim: BM25 over raw event text (0.8), so an event is findable even if extraction
+ *   summarised it away; at least one verbatim context is kept when any matched.
+ *
+ * BM25 scores are divided by the best score of the query rather than capped at 1 as Python
+ * does: capping makes every document that shares a couple of common terms score the same, so
+ * near-duplicates that differ by one identifier could not be told apart (`zaxy bench retrieval`).
+ * De-duplication is by citation (qualified by entity for graph contexts, see `rank`).
+ * A context's fused score is its best weighted lane score plus 0.05 per further lane that found
+ * it. Superseded versions are returned too (closed `validTo`); checkout counts and drops them.
+ */
+import { citationUri } from "../eventloom/citation.ts";
+import type { EventRecord } from "../eventloom/envelope.ts";
+import type { EntityRow, PlainJson } from "../projection/types.ts";
+import { hashEmbedMany } from "../vector/mod.ts";
+import { cosineSimilarity, mmrSelect } from "./mmr.ts";
+import { rawEventText, type SessionIndex } from "./sessionIndex.ts";
+import { expandQuery, queryTerms } from "./terms.ts";
+import type { LaneName, RetrievalResult, RetrievedContext } from "./types.ts";
+
+export const laneWeights = { exact: 1.0, vector: 0.95, traversal: 0.9, keyword: 0.8, verbatim: 0.8, eventloom: 0.8 } as const;
+export const expansionWeight = 0.92;
+export const traversalDecay = 0.95;
+export const mmrLambda = 0.7;
+export const multiLaneBonus = 0.05;
+const laneHitsMax = 50;
+const traversalSeeds = 3;
+const traversalNeighboursMax = 25;
+const contentCharsMax = 600;
+
+export interface RetrieveOptions {
+  limit: number;
+  /** Traversal depth, 1..5 (default 2). */
+  depth?: number;
+}
+
+interface Candidate {
+  kind: "entity" | "event";
+  /** Entity position or event index. */
+  position: number;
+  lanes: Map<LaneName, number>;
+}
+
+function addLane(candidates: Map<string, Candidate>, kind: Candidate["kind"], position: number, lane: LaneName, score: number): void {
+  if (!(score > 0)) return;
+  const key = `${kind}:${position}`;
+  let candidate = candidates.get(key);
+  if (candidate === undefined) {
+    candidate = { kind, position, lanes: new Map() };
+    candidates.set(key, candidate);
+  }
+  candidate.lanes.set(lane, Math.max(candidate.lanes.get(lane) ?? 0, score));
+}
+
+function fusedScore(candidate: Candidate): { score: number; lane: LaneName } {
+  let best = 0;
+  let lane: LaneName = "keyword";
+  for (const [name, score] of candidate.lanes) {
+    if (score > best) {
+      best = score;
+      lane = name;
+    }
+  }
+  return { score: best + multiLaneBonus * (candidate.lanes.size - 1), lane };
+}
+
+/** Query words and phrases that could be an entity name: the query, its words, runs of 2-4 words. */
+export function exactCandidates(query: string): string[] {
+  const words = query.trim().split(/\s+/).map((word) => word.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "")).filter((word) => word.length > 0);
+  const out = new Set<string>([query.trim().toLowerCase()]);
+  for (let size = 1; size <= 4; size++) {
+    for (let i = 0; i + size <= words.length; i++) out.add(words.slice(i, i + size).join(" ").toLowerCase());
+  }
+  out.delete("");
+  return [...out];
+}
+
+function bm25Lane(
+  candidates: Map<string, Candidate>,
+  kind: Candidate["kind"],
+  hits: Array<{ docId: number; score: number }>,
+  lane: LaneName,
+  weight: number,
+): number {
+  const top = hits[0]?.score ?? 0;
+  if (!(top > 0)) return 0;
+  for (const hit of hits) addLane(candidates, kind, hit.docId, lane, weight * (hit.score / top));
+  return hits.length;
+}
+
+function entityContent(entity: EntityRow): string {
+  const head = `${entity.name} (${entity.entityType})`;
+  const text = entity.summary ? `${head}: ${entity.summary}` : head;
+  return text.length > contentCharsMax ? `${text.slice(0, contentCharsMax - 1)}…` : text;
+}
+
+function eventContent(event: EventRecord): string {
+  const text = rawEventText(event);
+  return text.length > contentCharsMax ? `${text.slice(0, contentCharsMax - 1)}…` : text;
+}
+
+function explanation(candidate: Candidate, score: number): { [key: string]: PlainJson } {
+  const lanes: { [lane: string]: number } = {};
+  for (const [lane, value] of [...candidate.lanes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) lanes[lane] = Math.round(value * 1e6) / 1e6;
+  return { lanes, fused_score: Math.round(score * 1e6) / 1e6 };
+}
+
+function toContext(index: SessionIndex, candidate: Candidate, score: number, lane: LaneName, source: RetrievedContext["source"]): RetrievedContext {
+  if (candidate.kind === "event") {
+    const event = index.events[candidate.position];
+    return {
+      content: eventContent(event),
+      source,
+      sourceLane: lane,
+      score,
+      validFrom: event.timestamp,
+      validTo: null,
+      citation: citationUri(event.thread, event.seq, event.hash),
+      eventSeq: event.seq,
+      eventHash: event.hash,
+      scoreExplanation: explanation(candidate, score),
+      metadata: { event_type: event.type, actor: event.actor, ...(source === "eventloom" ? { degraded: true } : {}) },
+    };
+  }
+  const entity = index.entities[candidate.position];
+  const event = index.events[entity.sourceEventSeq - 1];
+  return {
+    content: entityContent(entity),
+    source: "graph",
+    sourceLane: lane,
+    score,
+    validFrom: entity.validFrom,
+    validTo: entity.validTo,
+    citation: citationUri(event?.thread ?? index.sessionId, entity.sourceEventSeq, entity.sourceEventHash),
+    eventSeq: entity.sourceEventSeq,
+    eventHash: entity.sourceEventHash,
+    entityName: entity.name,
+    entityType: entity.entityType,
+    scoreExplanation: explanation(candidate, score),
+    metadata: { entity_name: entity.name, entity_type: entity.entityType, node_key: entity.nodeKey, current: entity.validTo === null },
+  };
+}
+
+function traverse(index: SessionIndex, candidates: Map<string, Candidate>, depth: number): number {
+  const seeds = new Map<number, number>();
+  const entityCandidates = [...candidates.values()].filter((c) => c.kind === "entity");
+  const bestBy = (pick: (c: Candidate) => number) =>
+    entityCandidates.map((c) => ({ c, s: pick(c) })).filter((x) => x.s > 0).sort((a, b) => b.s - a.s || a.c.position - b.c.position).slice(0, traversalSeeds);
+  for (const pick of [(c: Candidate) => fusedScore(c).score, (c: Candidate) => c.lanes.get("vector") ?? 0, (c: Candidate) => c.lanes.get("keyword") ?? 0]) {
+    for (const { c } of bestBy(pick)) seeds.set(c.position, Math.max(seeds.get(c.position) ?? 0, fusedScore(c).score));
+  }
+  let hits = 0;
+  for (const [seed, seedScore] of seeds) {
+    let frontier = [seed];
+    const seen = new Set([seed]);
+    for (let hop = 1; hop <= depth && frontier.length > 0; hop++) {
+      const next: number[] = [];
+      for (const node of frontier) {
+        for (const neighbour of (index.adjacency.get(node) ?? []).slice(0, traversalNeighboursMax)) {
+          if (seen.has(neighbour.entity)) continue;
+          seen.add(neighbour.entity);
+          next.push(neighbour.entity);
+          addLane(candidates, "entity", neighbour.entity, "traversal", seedScore * laneWeights.traversal * traversalDecay ** hop);
+          hits++;
+        }
+      }
+      frontier = next;
+    }
+  }
+  return hits;
+}
+
+/** Retrieval from the projected graph and the raw log. */
+export function retrieve(index: SessionIndex, query: string, options: RetrieveOptions): RetrievalResult {
+  const depth = options.depth ?? 2;
+  const candidates = new Map<string, Candidate>();
+  const laneCounts: { [lane: string]: number } = { exact: 0, vector: 0, keyword: 0, traversal: 0, verbatim: 0 };
+
+  for (const name of exactCandidates(query)) {
+    for (const position of index.byName.get(name) ?? []) {
+      addLane(candidates, "entity", position, "exact", laneWeights.exact);
+      laneCounts.exact++;
+    }
+  }
+  if (index.vectors !== null && index.vectors.count > 0) {
+    const [embedding] = hashEmbedMany([query], index.vectors.dim);
+    const matches = index.vectors.index.search(Float32Array.from(embedding), Math.min(laneHitsMax, index.vectors.count), 1);
+    for (let i = 0; i < matches.keys.length; i++) {
+      const position = index.byVectorKey.get(Number(matches.keys[i]));
+      const similarity = 1 - matches.distances[i];
+      if (position === undefined || !(similarity > 0)) continue;
+      addLane(candidates, "entity", position, "vector", laneWeights.vector * similarity);
+      laneCounts.vector++;
+    }
+  }
+  laneCounts.keyword += bm25Lane(candidates, "entity", index.keyword.search(queryTerms(query), laneHitsMax), "keyword", laneWeights.keyword);
+  const expanded = expandQuery(query);
+  if (expanded !== null) {
+    laneCounts.keyword += bm25Lane(candidates, "entity", index.keyword.search(queryTerms(expanded), laneHitsMax), "keyword", laneWeights.keyword * expansionWeight);
+  }
+  laneCounts.traversal = traverse(index, candidates, depth);
+  laneCounts.verbatim = bm25Lane(candidates, "event", index.verbatim.search(queryTerms(query), laneHitsMax), "verbatim", laneWeights.verbatim);
+  return rank(index, candidates, options.limit, laneCounts, "graph");
+}
+
+/** The fallback when the graph cannot be opened: BM25 over the raw log only. */
+export function retrieveFromLog(index: SessionIndex, query: string, options: RetrieveOptions, reason: string): RetrievalResult {
+  const candidates = new Map<string, Candidate>();
+  const laneCounts = { eventloom: bm25Lane(candidates, "event", index.verbatim.search(queryTerms(query), laneHitsMax), "eventloom", laneWeights.eventloom) };
+  const result = rank(index, candidates, options.limit, laneCounts, "eventloom");
+  return { ...result, degraded: true, degradedReason: reason };
+}
+
+function rank(index: SessionIndex, candidates: Map<string, Candidate>, limit: number, laneCounts: { [lane: string]: number }, source: "graph" | "eventloom"): RetrievalResult {
+  const contexts: RetrievedContext[] = [];
+  for (const candidate of candidates.values()) {
+    const { score, lane } = fusedScore(candidate);
+    const contextSource = candidate.kind === "event" ? (source === "eventloom" ? "eventloom" : "verbatim") : "graph";
+    contexts.push(toContext(index, candidate, score, lane, contextSource));
+  }
+  contexts.sort((a, b) => b.score - a.score || (a.eventSeq ?? 0) - (b.eventSeq ?? 0) || (a.content < b.content ? -1 : a.content > b.content ? 1 : 0));
+  // One context per citation. Several entities can come from one event, so a graph context's
+  // citation is qualified by its entity; a raw event is dropped when it is already cited by a
+  // better-scoring graph context.
+  const seen = new Set<string>();
+  const unique = contexts.filter((context) => {
+    const key = context.citation === null
+      ? `content:${context.content}`
+      : context.entityName === undefined ? context.citation : `${context.citation}|${context.entityType}|${context.entityName}`;
+    if (context.entityName === undefined && context.citation !== null && seen.has(`cited:${context.citation}`)) return false;
+    if (context.citation !== null) seen.add(`cited:${context.citation}`);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const pool = unique.slice(0, Math.max(limit * 3, limit + 5));
+  const vectors = hashEmbedMany(pool.map((context) => context.content), 256);
+  const positions = new Map(pool.map((context, i) => [context, i]));
+  const selected = mmrSelect(pool, (c) => c.score, (a, b) => cosineSimilarity(vectors[positions.get(a)!], vectors[positions.get(b)!]), mmrLambda, limit);
+  const bestVerbatim = pool.find((context) => context.source === "verbatim");
+  if (bestVerbatim !== undefined && !selected.includes(bestVerbatim) && selected.length >= limit && limit > 1) {
+    selected[selected.length - 1] = bestVerbatim;
+  }
+  return { contexts: selected, laneCounts, degraded: false };
+}
