@@ -7,6 +7,7 @@ import { initCommand } from "./commands/init.ts";
 import { memoryGroup } from "./commands/memory/group.ts";
 import { repairCommand } from "./commands/repair.ts";
 import { replayCommand } from "./commands/replay.ts";
+import { reprojectCommand } from "./commands/reproject.ts";
 import { serveCommand } from "./commands/serve.ts";
 import { verifyCommand } from "./commands/verify.ts";
 
@@ -16,5 +17,5 @@ export const rootGroup = defineGroup({
   description:
     "Zaxy records what agents did in an append-only, SHA-256 hash-chained event log (Eventloom)\n" +
     "and gives cited memory back. The log is the only source of truth.",
-  children: [initCommand, verifyCommand, replayCommand, memoryGroup, repairCommand, serveCommand, benchGroup, demoCommand, doctorCommand],
+  children: [initCommand, verifyCommand, replayCommand, memoryGroup, repairCommand, reprojectCommand, serveCommand, benchGroup, demoCommand, doctorCommand],
 });

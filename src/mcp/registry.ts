@@ -4,9 +4,20 @@
  * front-door tool, it is already named in `profiles.ts`).
  */
 import type { AnyToolDefinition } from "./tool.ts";
+import { contextAssembleTool } from "./tools/contextAssemble.ts";
 import { memoryAppendTool } from "./tools/memoryAppend.ts";
+import { memoryCheckoutTool } from "./tools/memoryCheckout.ts";
 import { memoryIngestTool } from "./tools/memoryIngest.ts";
+import { memoryQueryTool } from "./tools/memoryQuery.ts";
 import { memoryReplayTool } from "./tools/memoryReplay.ts";
 import { memoryVerifyTool } from "./tools/memoryVerify.ts";
 
-export const toolRegistry: readonly AnyToolDefinition[] = [memoryAppendTool, memoryIngestTool, memoryReplayTool, memoryVerifyTool];
+export const toolRegistry: readonly AnyToolDefinition[] = [
+  memoryCheckoutTool,
+  memoryAppendTool,
+  memoryQueryTool,
+  contextAssembleTool,
+  memoryIngestTool,
+  memoryReplayTool,
+  memoryVerifyTool,
+];

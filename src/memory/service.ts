@@ -175,3 +175,18 @@ export class MemoryService {
     });
   }
 }
+
+const sharedServices = new Map<string, MemoryService>();
+
+/**
+ * One service per Eventloom root for the life of the process: `zaxy serve` answers every call
+ * from it, so indexes stay warm between calls.
+ */
+export function sharedMemoryService(root: string, options: ServiceOptions = {}): MemoryService {
+  let service = sharedServices.get(root);
+  if (service === undefined) {
+    service = new MemoryService(root, options);
+    sharedServices.set(root, service);
+  }
+  return service;
+}

@@ -2,10 +2,13 @@
 import { defineGroup } from "../../command.ts";
 import { memoryAppendCommand } from "./append.ts";
 import { memoryIngestCommand } from "./ingest.ts";
+import { memoryCheckoutCommand } from "./checkout.ts";
 import { memoryLogCommand } from "./log.ts";
+import { memoryQueryCommand } from "./query.ts";
+import { memoryStatusCommand } from "./status.ts";
 
 export const memoryGroup = defineGroup({
   name: "memory",
-  summary: "Record and read memory: append, ingest, log",
-  children: [memoryAppendCommand, memoryIngestCommand, memoryLogCommand],
+  summary: "Record and read memory: append, ingest, log, query, checkout, status",
+  children: [memoryAppendCommand, memoryIngestCommand, memoryLogCommand, memoryQueryCommand, memoryCheckoutCommand, memoryStatusCommand],
 });

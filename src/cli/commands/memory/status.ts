@@ -1,0 +1,85 @@
+/**
+ * `zaxy memory status [--graph]`: the session's log and how far its projection has come, without
+ * changing anything (no catch-up). `--graph` also opens the Kuzu store for its counts (loads Kuzu).
+ */
+import * as fs from "node:fs";
+import { countLogEvents, sessionLogPath, verifyLog } from "../../../eventloom/mod.ts";
+import { inputError } from "../../../errors.ts";
+import { projectionDbPath } from "../../../projection/projector.ts";
+import { readSnapshot, snapshotPath } from "../../../projection/snapshot.ts";
+import { vectorIndexPath } from "../../../projection/vectorIndex.ts";
+import { booleanOption, defineCommand } from "../../command.ts";
+import { emit } from "../../output.ts";
+
+function readJson(file: string): Record<string, unknown> | null {
+  try {
+    return JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+export const memoryStatusCommand = defineCommand({
+  name: "status",
+  summary: "Log integrity and projection state of the session (read-only)",
+  description:
+    "Verifies the session's log and reports the projection's head, how many events it is\n" +
+    "behind, its entity and relation counts (from the row cache) and the vector index. Reads\n" +
+    "catch the projection up; status never does. --graph also reports the Kuzu store's counts.",
+  options: { graph: { type: "boolean", description: "Open the Kuzu store and report its counts and head" } },
+  positionals: [],
+  examples: ["zaxy memory status", "zaxy memory status --graph --json"],
+  async run(ctx) {
+    const root = ctx.global.eventloomPath;
+    const sessionId = ctx.global.sessionId;
+    const logPath = sessionLogPath(root, sessionId, "read");
+    if (!fs.existsSync(logPath)) {
+      throw inputError("unknown_session", `Unknown session ${JSON.stringify(sessionId)}: no log at ${logPath}`, { field: "session_id" });
+    }
+    const integrity = await verifyLog(logPath);
+    const events = integrity.ok ? integrity.total_events : countLogEvents(logPath);
+    const cache = readSnapshot(root, sessionId);
+    const head = cache?.head ?? null;
+    const entities = cache?.entities ?? [];
+    const vectorMeta = readJson(`${vectorIndexPath(root, sessionId)}.json`);
+    const doc: Record<string, unknown> = {
+      session_id: sessionId,
+      log: { path: logPath, events, integrity_ok: integrity.ok, broken_at_seq: integrity.broken_at_seq, broken_reason: integrity.broken_reason },
+      projection: {
+        database: projectionDbPath(root),
+        row_cache: cache === null ? null : snapshotPath(root, sessionId),
+        head_seq: head?.seq ?? 0,
+        head_hash: head?.hash ?? null,
+        behind_by: Math.max(0, events - (head?.seq ?? 0)),
+        up_to_date: integrity.ok && head !== null && head.seq === events,
+        entity_versions: entities.length,
+        current_entities: entities.filter((e) => e.validTo === null).length,
+        relations: cache?.relations.length ?? 0,
+        current_relations: cache?.relations.filter((r) => r.validTo === null).length ?? 0,
+      },
+      vectors: vectorMeta === null
+        ? null
+        : { path: vectorIndexPath(root, sessionId), count: vectorMeta.count, dim: vectorMeta.dim, head_seq: vectorMeta.head_seq, quantization: vectorMeta.quantization },
+    };
+    if (booleanOption(ctx, "graph")) {
+      const { KuzuStore } = await import("../../../projection/kuzuStore.ts");
+      const store = await KuzuStore.openOrRebuild(projectionDbPath(root), (m) => ctx.io.stderr(`zaxy: warning: ${m}\n`));
+      try {
+        doc.graph = { head: store.head(sessionId), counts: store.counts(sessionId), sessions: store.sessions() };
+      } finally {
+        store.close();
+      }
+    }
+    const p = doc.projection as Record<string, unknown>;
+    emit(ctx, "zaxy.memory.status.v1", doc, () =>
+      [
+        `session ${sessionId}: ${events} events, integrity ${integrity.ok ? "ok" : `BROKEN at seq ${integrity.broken_at_seq}: ${integrity.broken_reason}`}`,
+        `projection: head seq ${p.head_seq}${p.up_to_date ? " (up to date)" : `, ${p.behind_by} events behind (the next read catches up)`}`,
+        `  ${p.entity_versions} entity versions (${p.current_entities} current), ${p.relations} relations (${p.current_relations} current)`,
+        `vectors: ${vectorMeta === null ? "none yet" : `${vectorMeta.count} x ${vectorMeta.dim} (${vectorMeta.quantization})`}`,
+        ...(doc.graph ? [`graph store: ${JSON.stringify((doc.graph as Record<string, unknown>).counts)}`] : []),
+      ].join("\n"),
+    );
+    return integrity.ok ? 0 : 1;
+  },
+});

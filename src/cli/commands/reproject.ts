@@ -1,0 +1,118 @@
+/**
+ * `zaxy reproject [--all] [--reset-projection]`: rebuild sessions' graph projections from their
+ * logs with bulk loading, and their vector indexes. The log is verified first; a log that fails
+ * verification is not projected (exit 1). Progress goes to stderr when it is a terminal.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { sessionIdOfPath } from "../../eventloom/session.ts";
+import { ExitCode, isZaxyError } from "../../errors.ts";
+import { projectionsDir } from "../../projection/snapshot.ts";
+import { booleanOption, type CommandContext, defineCommand } from "../command.ts";
+import { emit } from "../output.ts";
+import { defaultEmbeddingDim } from "../../vector/mod.ts";
+
+interface SessionReport {
+  session_id: string;
+  ok: boolean;
+  events?: number;
+  entity_versions?: number;
+  relations?: number;
+  seconds?: number;
+  vector_seconds?: number;
+  phases_ms?: Record<string, number>;
+  error?: { code: string; message: string };
+}
+
+function phaseProgress(ctx: CommandContext, sessionId: string): (phase: string, done: number, total: number) => void {
+  if (!ctx.io.stderrIsTTY) return () => {};
+  let lastMs = 0;
+  return (phase, done, total) => {
+    const now = Date.now();
+    if (now - lastMs < 100 && done < total) return;
+    lastMs = now;
+    ctx.io.stderr(`\r\x1b[Kreproject ${sessionId}: ${phase} ${done}/${total}`);
+  };
+}
+
+async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<SessionReport> {
+  const { projectSession } = await import("../../projection/projector.ts");
+  const { syncVectorIndex } = await import("../../projection/vectorIndex.ts");
+  const started = performance.now();
+  const progress = phaseProgress(ctx, sessionId);
+  try {
+    const projected = await projectSession(ctx.global.eventloomPath, sessionId, {
+      rebuild: true,
+      onStoreFailure: "throw",
+      warn: (m) => ctx.io.stderr(`zaxy: warning: ${m}\n`),
+      onProgress: progress,
+    });
+    const graphSeconds = (performance.now() - started) / 1000;
+    const rows = projected.rows!;
+    const vectorsStarted = performance.now();
+    await syncVectorIndex(ctx.global.eventloomPath, sessionId, rows, projected.events, defaultEmbeddingDim, (done, total) => progress("vectors", done, total));
+    if (ctx.io.stderrIsTTY) ctx.io.stderr("\r\x1b[K");
+    return {
+      session_id: sessionId,
+      ok: true,
+      events: projected.events.length,
+      entity_versions: rows.entities.length,
+      relations: rows.relations.length,
+      seconds: Math.round(graphSeconds * 1000) / 1000,
+      vector_seconds: Math.round((performance.now() - vectorsStarted)) / 1000,
+      phases_ms: projected.timingsMs,
+    };
+  } catch (error) {
+    if (ctx.io.stderrIsTTY) ctx.io.stderr("\r\x1b[K");
+    if (!isZaxyError(error) || error.exitCode === ExitCode.ioError) throw error;
+    return { session_id: sessionId, ok: false, error: { code: error.code, message: error.message } };
+  }
+}
+
+export const reprojectCommand = defineCommand({
+  name: "reproject",
+  summary: "Rebuild the graph projection and vector index from the log",
+  description:
+    "Rebuilds the session's projection from scratch (--all: every session under the root):\n" +
+    "verify, extract, fold with temporal validity, bulk-load into\n" +
+    "<root>/projections/embedded.kuzu, then rebuild the session's usearch index.\n" +
+    "--reset-projection deletes everything under <root>/projections first (a corrupt or\n" +
+    "outdated store). Exit 1 when a log fails verification (it is not projected).",
+  options: {
+    all: { type: "boolean", description: "Every session (*.jsonl) under the Eventloom root (overrides --session-id)" },
+    "reset-projection": { type: "boolean", description: "Delete <root>/projections before rebuilding" },
+  },
+  positionals: [],
+  examples: ["zaxy reproject", "zaxy reproject --all --reset-projection --json"],
+  async run(ctx) {
+    const root = ctx.global.eventloomPath;
+    const all = booleanOption(ctx, "all");
+    const sessions = all
+      ? (fs.existsSync(root) ? fs.readdirSync(root).filter((name) => name.endsWith(".jsonl")).sort().map((name) => sessionIdOfPath(name)) : [])
+      : [ctx.global.sessionId];
+    if (!all) {
+      // Fails with unknown_session (exit 2) before anything is deleted.
+      const { readVerifiedLog } = await import("../../projection/projector.ts");
+      await readVerifiedLog(root, ctx.global.sessionId).catch((error) => {
+        if (isZaxyError(error) && error.code === "integrity_failure") return;
+        throw error;
+      });
+    }
+    if (booleanOption(ctx, "reset-projection")) fs.rmSync(projectionsDir(root), { recursive: true, force: true });
+    const reports: SessionReport[] = [];
+    for (const sessionId of sessions) reports.push(await reprojectOne(ctx, sessionId));
+    const ok = reports.every((r) => r.ok);
+    emit(ctx, "zaxy.reproject.v1", { ok, root: path.resolve(root), sessions: reports }, () =>
+      reports.length === 0
+        ? "No sessions to reproject."
+        : reports
+          .map((r) =>
+            r.ok
+              ? `${r.session_id}: ${r.events} events -> ${r.entity_versions} entity versions, ${r.relations} relations in ${r.seconds} s (vectors ${r.vector_seconds} s)`
+              : `${r.session_id}: NOT projected: ${r.error?.message}`
+          )
+          .join("\n"),
+    );
+    return ok ? 0 : 1;
+  },
+});

@@ -1,0 +1,42 @@
+/** Schemas of the arguments memory_checkout, memory_query and context_assemble share. */
+import * as z from "zod";
+import { depthMax, limitMax, maxRecentEventsMax, type MemoryRequest, queryCharsMax, validateMemoryRequest } from "../../memory/request.ts";
+import { sharedMemoryService, type MemoryService } from "../../memory/service.ts";
+import { resolveSessionId, sessionIdSchema } from "../sessionArgument.ts";
+import type { ToolContext } from "../tool.ts";
+
+export const queryField = z.string().describe(`What to retrieve memory for (1..${queryCharsMax} characters)`);
+export const limitField = z.number().int().min(1).max(limitMax).optional().describe(`Contexts to retrieve (1..${limitMax}, default 10)`);
+export const depthField = z.number().int().min(1).max(depthMax).optional().describe(`Graph traversal depth (1..${depthMax}, default 2)`);
+export const sessionField = sessionIdSchema.optional();
+export const replayFromSeqField = z.number().int().min(1).optional().describe("First event of the recent-events replay (default 1)");
+export const maxRecentEventsField = z.number().int().min(0).max(maxRecentEventsMax).optional()
+  .describe(`Recent events in the prompt (0..${maxRecentEventsMax}, default 20)`);
+export const maxTokensField = z.number().int().min(0).optional().describe("Pack the prompt into about this many tokens (chars / 4)");
+
+export interface MemoryArguments {
+  query: string;
+  session_id?: string;
+  limit?: number;
+  depth?: number;
+  replay_from_seq?: number;
+  max_recent_events?: number;
+  max_tokens?: number;
+}
+
+export function memoryRequestOf(args: MemoryArguments, ctx: ToolContext): MemoryRequest {
+  return validateMemoryRequest({
+    sessionId: resolveSessionId(ctx, args.session_id),
+    query: args.query,
+    limit: args.limit,
+    depth: args.depth,
+    replayFromSeq: args.replay_from_seq,
+    maxRecentEvents: args.max_recent_events,
+    maxTokens: args.max_tokens,
+  });
+}
+
+/** The server's warm service; projection warnings go to stderr (stdout carries MCP only). */
+export function serverMemoryService(ctx: ToolContext): MemoryService {
+  return sharedMemoryService(ctx.eventloomPath, { warn: (message) => process.stderr.write(`zaxy serve: warning: ${message}\n`) });
+}
