@@ -4,7 +4,7 @@
  */
 import * as z from "zod";
 import { fromJs } from "../../canonical/mod.ts";
-import { appendEvents } from "../../eventloom/mod.ts";
+import { recordEvents } from "../../memory/record.ts";
 import { actorSchema, eventTypeSchema, payloadSchema } from "../eventSchemas.ts";
 import { resolveSessionId, sessionIdSchema } from "../sessionArgument.ts";
 import { defineTool } from "../tool.ts";
@@ -24,11 +24,12 @@ export const memoryAppendTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, ctx) {
     const sessionId = resolveSessionId(ctx, args.session_id, args.thread);
-    const { events } = await appendEvents(ctx.eventloomPath, sessionId, [
+    const { events, generated } = await recordEvents(ctx.eventloomPath, sessionId, [
       { type: args.event_type, actor: args.actor, payload: fromJs(args.payload) },
     ]);
     // Python's memory_append result: the appended event without the envelope name.
     const { envelope: _envelope, ...result } = events[0];
-    return result;
+    if (generated.length === 0) return result;
+    return { ...result, generated_events: generated.map((e) => ({ seq: e.seq, hash: e.hash, event_type: e.event_type, citation: e.citation })) };
   },
 });

@@ -5,7 +5,7 @@
  */
 import * as z from "zod";
 import { fromJs } from "../../canonical/mod.ts";
-import { appendEvents } from "../../eventloom/mod.ts";
+import { recordEvents } from "../../memory/record.ts";
 import { batchEventsMax, eventTextCharsMax } from "../../limits.ts";
 import { actorSchema, eventIdSchema, eventTypeSchema, payloadSchema } from "../eventSchemas.ts";
 import { resolveSessionId, sessionIdSchema } from "../sessionArgument.ts";
@@ -42,12 +42,13 @@ export const memoryIngestTool = defineTool({
       causedBy: item.caused_by,
       id: item.id,
     }));
-    const result = await appendEvents(ctx.eventloomPath, sessionId, items, { dedupProducerRefs: true });
+    const result = await recordEvents(ctx.eventloomPath, sessionId, items, { dedupProducerRefs: true });
     return {
       imported: result.events.length,
       deduped: result.deduped,
       session_id: sessionId,
       events: result.events.map((event) => ({ seq: event.seq, hash: event.hash, citation: event.citation })),
+      ...(result.generated.length > 0 ? { generated_events: result.generated.map((e) => ({ seq: e.seq, hash: e.hash, event_type: e.event_type, citation: e.citation })) } : {}),
     };
   },
 });

@@ -1,5 +1,5 @@
 /** `zaxy memory append TYPE --actor A [--payload-json J | --payload-file F | stdin]`. */
-import { appendEvent } from "../../../eventloom/mod.ts";
+import { recordEvents } from "../../../memory/record.ts";
 import { inputError } from "../../../errors.ts";
 import { parseJsonInput, readInputFile } from "../../args.ts";
 import { type CommandContext, defineCommand, stringOption } from "../../command.ts";
@@ -42,9 +42,14 @@ export const memoryAppendCommand = defineCommand({
     const actor = stringOption(ctx, "actor");
     if (actor === undefined) throw inputError("usage", "zaxy memory append: --actor is required", { field: "--actor" });
     const payload = await readPayload(ctx);
-    const event = await appendEvent(ctx.global.eventloomPath, ctx.global.sessionId, { type: ctx.positionals[0], actor, payload });
-    // {seq, hash, event_id, session_id, event_type, citation, envelope}
-    emit(ctx, "zaxy.memory.append.v1", { ...event }, () => `appended ${event.event_type} as seq ${event.seq} (${event.envelope})  ${event.citation}`);
+    const { events, generated } = await recordEvents(ctx.global.eventloomPath, ctx.global.sessionId, [{ type: ctx.positionals[0], actor, payload }]);
+    const event = events[0];
+    // {seq, hash, event_id, session_id, event_type, citation, envelope[, generated_events]}
+    const doc = generated.length === 0
+      ? { ...event }
+      : { ...event, generated_events: generated.map((e) => ({ seq: e.seq, hash: e.hash, event_type: e.event_type, citation: e.citation })) };
+    emit(ctx, "zaxy.memory.append.v1", doc, () =>
+      [`appended ${event.event_type} as seq ${event.seq} (${event.envelope})  ${event.citation}`, ...generated.map((e) => `  inferred ${e.event_type} as seq ${e.seq}  ${e.citation}`)].join("\n"));
     return 0;
   },
 });

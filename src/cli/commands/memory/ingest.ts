@@ -1,6 +1,7 @@
 /** `zaxy memory ingest [FILE|-]`: append a JSONL batch of external events, all or nothing. */
 import { isJsonObject, type JsonObject } from "../../../canonical/mod.ts";
-import { type AppendItem, appendEvents } from "../../../eventloom/mod.ts";
+import type { AppendItem } from "../../../eventloom/mod.ts";
+import { recordEvents } from "../../../memory/record.ts";
 import { inputError } from "../../../errors.ts";
 import { ingestBytesMax } from "../../../limits.ts";
 import { parseJsonInput, readInputFile } from "../../args.ts";
@@ -73,12 +74,13 @@ export const memoryIngestCommand = defineCommand({
     const file = fileOption ?? ctx.positionals[0] ?? "-";
     const bytes = file === "-" ? await ctx.io.readStdin() : readInputFile(file, "FILE");
     const items = parseIngestLines(bytes, file === "-" ? "stdin" : file);
-    const result = await appendEvents(ctx.global.eventloomPath, ctx.global.sessionId, items, { dedupProducerRefs: true });
+    const result = await recordEvents(ctx.global.eventloomPath, ctx.global.sessionId, items, { dedupProducerRefs: true });
     const doc = {
       imported: result.events.length,
       deduped: result.deduped,
       session_id: ctx.global.sessionId,
       events: result.events.map((e) => ({ seq: e.seq, hash: e.hash, citation: e.citation })),
+      ...(result.generated.length > 0 ? { generated_events: result.generated.map((e) => ({ seq: e.seq, hash: e.hash, event_type: e.event_type, citation: e.citation })) } : {}),
     };
     emit(ctx, "zaxy.memory.ingest.v1", doc, () => `imported ${doc.imported}, deduped ${doc.deduped} into session "${doc.session_id}"`);
     return 0;
