@@ -1,6 +1,8 @@
 /**
  * The main demo: a short, realistic agent session recorded into a fresh Eventloom, verified,
  * replayed into a handoff, tampered with (in a copy) and caught, with every event cited.
+ * Then the team's release-branch preference changes twice and a Memory Checkout shows only the
+ * current value as a cited fact, with the older values superseded (kept, closed, counted).
  * Later features extend it; each step returns data so the CLI can print text or JSON.
  */
 import * as fs from "node:fs";
@@ -9,6 +11,21 @@ import * as path from "node:path";
 import { fromJs } from "../canonical/mod.ts";
 import { appendEvents, type AppendedEvent, type IntegrityReport, replayLog, verifyLog } from "../eventloom/mod.ts";
 import type { HandoffSummary } from "../eventloom/replay.ts";
+import { validateMemoryRequest } from "../memory/request.ts";
+import { recordEvents } from "../memory/record.ts";
+import { MemoryService } from "../memory/service.ts";
+
+export interface DemoCheckout {
+  query: string;
+  /** Events recorded for this step (the preference changes and a decision). */
+  events: AppendedEvent[];
+  current_facts: Array<{ content: string; citation: string }>;
+  /** Older versions the graph keeps with closed validity windows. */
+  superseded: Array<{ content: string; valid_to: string; citation: string }>;
+  superseded_contexts_excluded: number;
+  answerability: string;
+  prompt: string;
+}
 
 export interface DemoResult {
   root: string;
@@ -19,6 +36,7 @@ export interface DemoResult {
   verify_ms: number;
   handoff: HandoffSummary;
   tamper: { copy: string; changed: string; report: IntegrityReport };
+  checkout: DemoCheckout;
 }
 
 /** The session: an agent fixing a failing auth test. */
@@ -49,6 +67,37 @@ const sessionEvents = [
   { type: "task.completed", actor: "agent", payload: { taskId: "task-auth-1", outcome: "success" } },
 ];
 
+/** Later in the session: where the fix ships changes twice. */
+const preferenceEvents = [
+  { type: "user.preference_changed", actor: "agent", payload: { user: "maya", key: "release_branch", value: "main" } },
+  {
+    type: "decision.made",
+    actor: "agent",
+    payload: { decision: "Ship the JWKS refetch as a patch release", rationale: "Customers on 1.4 hit the rotation bug." },
+  },
+  { type: "user.preference_changed", actor: "agent", payload: { user: "maya", key: "release_branch", value: "release/1.4" } },
+  { type: "user.preference_changed", actor: "agent", payload: { user: "maya", key: "release_branch", value: "release/1.5" } },
+];
+const checkoutQuery = "Which release branch does maya want the JWKS fix on?";
+
+async function checkoutStep(root: string, sessionId: string): Promise<DemoCheckout> {
+  const { events } = await recordEvents(root, sessionId, preferenceEvents.map((e) => ({ type: e.type, actor: e.actor, payload: fromJs(e.payload) })));
+  const service = new MemoryService(root);
+  const request = validateMemoryRequest({ sessionId, query: checkoutQuery, limit: 8 });
+  const checkout = await service.checkout(request);
+  const query = await service.query(request);
+  const results = query.results as Array<{ content: string; valid_to: string | null; citation: string }>;
+  return {
+    query: checkoutQuery,
+    events,
+    current_facts: checkout.current_facts.map((fact) => ({ content: fact.content, citation: fact.citation ?? "" })),
+    superseded: results.filter((r) => r.valid_to !== null).map((r) => ({ content: r.content, valid_to: r.valid_to!, citation: r.citation })),
+    superseded_contexts_excluded: checkout.retention.superseded_contexts_excluded,
+    answerability: checkout.quality.answerability,
+    prompt: checkout.prompt,
+  };
+}
+
 export async function runAgentSessionDemo(options: { dir?: string } = {}): Promise<DemoResult> {
   const base = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), "zaxy-demo-"));
   const root = path.join(base, ".eventloom");
@@ -73,6 +122,7 @@ export async function runAgentSessionDemo(options: { dir?: string } = {}): Promi
   lines[3] = lines[3].replace('"exit_code":1', '"exit_code":0');
   fs.writeFileSync(copy, lines.join("\n"));
   const tamperReport = await verifyLog(copy);
+  const checkout = await checkoutStep(root, sessionId);
   return {
     root,
     session_id: sessionId,
@@ -82,5 +132,6 @@ export async function runAgentSessionDemo(options: { dir?: string } = {}): Promi
     verify_ms: verifyMs,
     handoff,
     tamper: { copy, changed: 'seq 4 payload: "exit_code":1 -> "exit_code":0', report: tamperReport },
+    checkout,
   };
 }

@@ -14,7 +14,7 @@
  * near-duplicates that differ by one identifier could not be told apart (`zaxy bench retrieval`).
  * De-duplication is by citation (qualified by entity for graph contexts, see `rank`).
  * A context's fused score is its best weighted lane score plus 0.05 per further lane that found
- * it. Superseded versions are returned too (closed `validTo`); checkout counts and drops them.
+ * it; bare entities (no summary) count half unless named exactly. Superseded versions are returned too (closed `validTo`); checkout counts and drops them.
  */
 import { citationUri } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
@@ -30,6 +30,7 @@ export const expansionWeight = 0.92;
 export const traversalDecay = 0.95;
 export const mmrLambda = 0.7;
 export const multiLaneBonus = 0.05;
+export const bareEntityFactor = 0.5;
 const laneHitsMax = 50;
 const traversalSeeds = 3;
 const traversalNeighboursMax = 25;
@@ -221,7 +222,12 @@ export function retrieveFromLog(index: SessionIndex, query: string, options: Ret
 function rank(index: SessionIndex, candidates: Map<string, Candidate>, limit: number, laneCounts: { [lane: string]: number }, source: "graph" | "eventloom"): RetrievalResult {
   const contexts: RetrievedContext[] = [];
   for (const candidate of candidates.values()) {
-    const { score, lane } = fusedScore(candidate);
+    const fused = fusedScore(candidate);
+    const lane = fused.lane;
+    // A bare entity (an actor, a user, an edge endpoint: no summary) says only that it exists;
+    // it ranks below entities that state something unless it was named exactly.
+    const bare = candidate.kind === "entity" && !index.entities[candidate.position].summary && !candidate.lanes.has("exact");
+    const score = bare ? fused.score * bareEntityFactor : fused.score;
     const contextSource = candidate.kind === "event" ? (source === "eventloom" ? "eventloom" : "verbatim") : "graph";
     contexts.push(toContext(index, candidate, score, lane, contextSource));
   }

@@ -38,3 +38,27 @@ test("demo prints a readable text report", () => {
   assert.match(run.stdout, /BROKEN at seq 4: Event 4 hash mismatch/);
   assert.match(run.stdout, /Demo OK/);
 });
+
+test("demo checkout cites only the current release branch and counts the superseded ones", () => {
+  const dir = makeTempDir("zaxy-demo");
+  const run = runZaxy(["demo", "--dir", dir, "--json"], { cwd: dir });
+  assert.equal(run.code, 0, run.stderr);
+  const { checkout } = JSON.parse(run.stdout);
+  const log = fs.readFileSync(path.join(dir, ".eventloom", "demo-agent.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+  assert.equal(log.length, 12);
+  const facts = checkout.current_facts.map((f: { content: string }) => f.content);
+  assert.ok(facts.includes("maya:release_branch (preference): release_branch=release/1.5"), facts.join(" | "));
+  assert.ok(!facts.some((f: string) => /release_branch=(main|release\/1\.4)$/.test(f)), facts.join(" | "));
+  assert.equal(checkout.superseded_contexts_excluded, 2);
+  assert.deepEqual(checkout.superseded.map((s: { content: string }) => s.content).sort(), [
+    "maya:release_branch (preference): release_branch=main",
+    "maya:release_branch (preference): release_branch=release/1.4",
+  ]);
+  for (const item of [...checkout.current_facts, ...checkout.superseded]) {
+    const match = /^eventloom:\/\/demo-agent\/events\/(\d+)#([0-9a-f]{12})$/.exec(item.citation);
+    assert.ok(match, item.citation);
+    const event = log[Number(match[1]) - 1];
+    assert.ok(event.integrity.hash.startsWith(`sha256:${match[2]}`), `${item.citation} matches the log`);
+  }
+  assert.match(checkout.prompt, /^# Memory Checkout\nQuery: Which release branch/);
+});

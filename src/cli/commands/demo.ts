@@ -9,7 +9,8 @@ export const demoCommand = defineCommand({
   description:
     "Runs in a temporary directory (or --dir): records a realistic agent session (goal, tool\n" +
     "calls, a failing and a passing test run, a file edit, a decision), verifies the chain,\n" +
-    "replays a handoff summary, tampers with a copy and shows the verifier catching it.",
+    "replays a handoff summary, tampers with a copy and shows the verifier catching it; then a\n" +
+    "preference changes twice and a Memory Checkout cites only the current value.",
   options: {
     dir: { type: "string", valueName: "DIR", description: "Work in DIR instead of a temporary directory" },
     quiet: { type: "boolean", description: "Print only the summary lines" },
@@ -17,7 +18,10 @@ export const demoCommand = defineCommand({
   positionals: [],
   async run(ctx) {
     const result = await runAgentSessionDemo({ dir: stringOption(ctx, "dir") });
-    const ok = result.integrity.ok && !result.tamper.report.ok;
+    const c = result.checkout;
+    const checkoutOk = c.current_facts.some((f) => f.content.includes("release/1.5")) &&
+      !c.current_facts.some((f) => /release_branch=(main|release\/1\.4)$/.test(f.content)) && c.superseded_contexts_excluded >= 2;
+    const ok = result.integrity.ok && !result.tamper.report.ok && checkoutOk;
     emit(ctx, "zaxy.demo.v1", { ok, ...result }, () => {
       const lines: string[] = [];
       const say = (line = "") => lines.push(line);
@@ -39,7 +43,15 @@ export const demoCommand = defineCommand({
       const t = result.tamper.report;
       say(`   verify ${result.tamper.copy}: ${t.ok ? "OK (tampering NOT caught!)" : `BROKEN at seq ${t.broken_at_seq}: ${t.broken_reason}`}`);
       say();
-      say(ok ? "Demo OK: the log verifies and tampering is caught." : "Demo FAILED.");
+      say(`5. The release branch changes twice (${c.events.map((e) => `seq ${e.seq}`).join(", ")}); Memory Checkout:`);
+      say(`   query: ${c.query}`);
+      say("   current facts (cited):");
+      for (const fact of c.current_facts) say(`     - ${fact.content}  ${fact.citation}`);
+      say(`   superseded, kept in the graph with closed windows, excluded from current facts (${c.superseded_contexts_excluded}):`);
+      for (const old of c.superseded) say(`     - ${old.content}  (until ${old.valid_to})  ${old.citation}`);
+      say(`   answerability: ${c.answerability}`);
+      say();
+      say(ok ? "Demo OK: the log verifies, tampering is caught, and checkout cites only current facts." : "Demo FAILED.");
       return lines.join("\n");
     });
     return ok ? 0 : 1;
