@@ -16,6 +16,12 @@ import type { RetrievalResult, RetrievedContext } from "../retrieval/types.ts";
 import { defaultEmbeddingDim } from "../vector/mod.ts";
 import type { MemoryRequest } from "./request.ts";
 
+/**
+ * How long a read waits for another process that holds the graph store (a reproject, another
+ * catch-up) before answering from the log instead (degraded, marked in diagnostics).
+ */
+export const readLockWaitMs = 5000;
+
 export interface ServiceOptions {
   warn?: (message: string) => void;
   embeddingDim?: number;
@@ -77,7 +83,7 @@ export class MemoryService {
     const cached = this.cache.get(sessionId);
     if (cached !== undefined && fs.existsSync(file) && cached.fingerprint === fingerprint(file)) return cached;
     const { projectSession } = await import("../projection/projector.ts");
-    const projected = await projectSession(this.root, sessionId, { warn: this.options.warn });
+    const projected = await projectSession(this.root, sessionId, { warn: this.options.warn, lockWaitMs: readLockWaitMs });
     const mark = performance.now();
     let vectors = null;
     if (projected.rows !== null) {
