@@ -15,10 +15,12 @@
  *   to data pages can go unnoticed until a query reads them, so failing reads of our own fixed
  *   queries are classified as corruption too.
  * - Transactions: `COPY ... FROM` works inside `BEGIN TRANSACTION` ... `COMMIT`; a failing COPY
- *   rolls the whole transaction back. Committing a large COPY costs about as much again as the
- *   COPY itself (WAL, then checkpoint), but COPY per statement without a transaction measured
- *   no faster overall at 100k+100k rows, so every diff is one transaction: a crash leaves the
- *   store at the previous head.
+ *   rolls the whole transaction back. Committing COPYs inside a manual transaction is expensive
+ *   (CPU-bound in the wasm threads, no fsync: 20k nodes + 20k relations took 3.8 s in a
+ *   transaction and 0.9 s as auto-committed COPYs), so diffs onto an existing head are one
+ *   transaction (a crash leaves the previous head), while a load from nothing (a rebuild) runs
+ *   auto-committed COPYs with the head written last (a crash leaves rows without a head, which
+ *   the projector rebuilds).
  * - Bulk load (2-core machine under load, noisy): COPY from CSV ~17-20k entity rows/s and
  *   ~10k relation rows/s, plus the commit. Batched `UNWIND` of list parameters ran ~2.7k rows/s
  *   (every JS value crosses embind), and UNWIND + MATCH to create relations ~200 rows/s, so
@@ -586,8 +588,14 @@ export class KuzuStore {
       onProgress?.(doneRows, totalRows);
     };
     const loadDir = fs.mkdtempSync(`${this.dbPath}.load-`);
+    // A load onto an existing head must be atomic. A load from nothing (a rebuild; the caller
+    // deleted the session first) runs each COPY in its own auto-commit instead: committing
+    // COPYs inside a manual transaction cost ~4x more in kuzu-wasm 0.11 (20k nodes + 20k
+    // relations: 3.8 s against 0.9 s), and the head is still written last, so a crash leaves
+    // rows without a head, which the projector treats as "not projected" and rebuilds.
+    const write = diff.previousHead === null ? (body: () => void) => body() : (body: () => void) => this.#transaction(body);
     try {
-      this.#transaction(() => {
+      write(() => {
         this.#copyRows(loadDir, "Event", diff.newEvents, eventCells, (row) => this.#execute(createEvent, eventParams(row)), advance);
         this.#copyRows(
           loadDir,

@@ -145,17 +145,19 @@ export async function projectSession(root: string, sessionId: string, options: P
     if (storeHead !== null && !headInLog(storeHead, events)) {
       warn(`projection head (seq ${storeHead.seq}) is not an event of the verified log (rewritten or tampered); rebuilding session ${sessionId}`);
       storeHead = null;
-      store.deleteSession(sessionId);
-    } else if (storeHead !== null && options.rebuild) {
-      store.deleteSession(sessionId);
+    } else if (options.rebuild) {
       storeHead = null;
     }
     let base: SessionGraphRows | undefined;
     if (storeHead !== null) {
       base = cached !== null && sameHead(cached.head, storeHead) ? cached : store.readSession(sessionId);
       lap("read_store");
+    } else {
+      // Rebuilding: drop the session's rows, including those of a rebuild that never wrote its head.
+      store.deleteSession(sessionId);
+      removeSnapshot(root, sessionId);
+      lap("delete_session");
     }
-    if (storeHead === null) removeSnapshot(root, sessionId);
     const { fold, diff } = foldEvents(sessionId, base, events, (storeHead?.seq ?? 0) + 1);
     lap("fold");
     if (diff !== null) {
