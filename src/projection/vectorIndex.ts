@@ -3,7 +3,9 @@
  * (`<root>/projections/vectors/<session>.usearch`, key = the row's `vectorKey`), kept in step
  * with the projection: appended to when the projection catches up, rebuilt when the projection
  * was rebuilt. A side file records the head the index reflects; an index whose head is not an
- * event of the verified log, or whose dimension differs, is rebuilt from the rows.
+ * event of the verified log, whose dimension differs, or whose file does not match its recorded
+ * SHA-256 (usearch's native loader trusts the file; random bytes can crash the process), is
+ * rebuilt from the rows.
  *
  * Quantisation is i8 with connectivity 16: on this machine f16 took ~10x longer to build at
  * dimension 1536 (HNSW insertion cost is dominated by distance computations), and hash
@@ -12,6 +14,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { EventRecord } from "../eventloom/envelope.ts";
+import { sha256Hex } from "../platform/mod.ts";
 import { entityEmbeddingText, hashEmbedMany, loadUsearch, type UsearchIndex } from "../vector/mod.ts";
 import { projectionsDir } from "./snapshot.ts";
 import type { EntityRow, SessionGraphRows } from "./types.ts";
@@ -28,6 +31,8 @@ interface VectorMeta {
   count: number;
   dim: number;
   quantization: string;
+  /** SHA-256 of the index file: usearch's loader trusts the file, and a damaged one can crash it. */
+  sha256: string;
 }
 
 export interface SessionVectorIndex {
@@ -71,6 +76,7 @@ function save(index: UsearchIndex, indexPath: string, meta: VectorMeta): void {
   fs.mkdirSync(path.dirname(indexPath), { recursive: true });
   const temp = `${indexPath}.tmp-${process.pid}`;
   index.save(temp);
+  meta.sha256 = sha256Hex(fs.readFileSync(temp));
   fs.renameSync(temp, indexPath);
   const metaTemp = `${metaPath(indexPath)}.tmp-${process.pid}`;
   fs.writeFileSync(metaTemp, JSON.stringify(meta));
@@ -97,17 +103,25 @@ export async function syncVectorIndex(
   const usable = meta !== null && meta.session_id === sessionId && meta.dim === dim && meta.quantization === indexConfig.quantization &&
     meta.count <= total && headEvent !== undefined && headEvent.hash === meta.head_hash &&
     (meta.count === 0 || rows.entities[meta.count - 1].sourceEventSeq <= meta.head_seq);
-  const index = new Index({ dimensions: dim, ...indexConfig });
-  if (usable && meta.count === total) {
-    index.view(indexPath);
-    return { index, count: total, dim, path: indexPath, action: "loaded" };
-  }
+  // Only a file whose checksum matches is handed to usearch; anything else is rebuilt.
+  const intact = usable && sha256Hex(fs.readFileSync(indexPath)) === meta.sha256;
+  let index = new Index({ dimensions: dim, ...indexConfig });
   let action: SessionVectorIndex["action"] = "built";
   let from = 0;
-  if (usable) {
-    index.load(indexPath);
-    from = meta.count;
-    action = "appended";
+  try {
+    if (intact && meta.count === total) {
+      index.view(indexPath);
+      return { index, count: total, dim, path: indexPath, action: "loaded" };
+    }
+    if (intact) {
+      index.load(indexPath);
+      from = meta.count;
+      action = "appended";
+    }
+  } catch {
+    index = new Index({ dimensions: dim, ...indexConfig });
+    from = 0;
+    action = "built";
   }
   embedRows(index, rows.entities.slice(from), dim, onProgress);
   const head = rows.head;
@@ -119,6 +133,7 @@ export async function syncVectorIndex(
     count: total,
     dim,
     quantization: indexConfig.quantization,
+    sha256: "",
   });
   return { index, count: total, dim, path: indexPath, action };
 }
