@@ -18,7 +18,8 @@ import { sessionLogPath } from "../eventloom/session.ts";
 import { type IntegrityReport, verifyLog } from "../eventloom/verify.ts";
 import { extractEvent } from "./extract/mod.ts";
 import { GraphFold } from "./graphFold.ts";
-import { KuzuStore } from "./kuzuStore.ts";
+import { deleteDatabaseFiles, KuzuStore } from "./kuzuStore.ts";
+import { ProjectionCorruptError } from "./projectionErrors.ts";
 import { projectionsDir, readSnapshot, removeSnapshot, writeSnapshot } from "./snapshot.ts";
 import type { GraphDiff, ProjectionHead, SessionGraphRows } from "./types.ts";
 
@@ -121,57 +122,85 @@ export async function projectSession(root: string, sessionId: string, options: P
     sessionId, logPath, integrity, events, rows: null, degraded: false, degradedReason: null, source: "cache", eventsApplied: 0, warnings, timingsMs,
   };
   const logHead = events.at(-1);
-  const cached = options.rebuild ? null : readSnapshot(root, sessionId);
+  let cached = options.rebuild ? null : readSnapshot(root, sessionId);
   if (cached?.head && logHead !== undefined && cached.head.seq === logHead.seq && cached.head.hash === logHead.hash) {
     lap("read_cache");
     result.rows = cached;
     return result;
   }
-  let store: KuzuStore;
-  try {
-    store = await KuzuStore.openOrRebuild(projectionDbPath(root), warn, { lockWaitMs: options.lockWaitMs });
-  } catch (error) {
-    if (options.onStoreFailure === "throw") throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    warn(`graph projection unavailable, answering from the log: ${reason}`);
-    result.degraded = true;
-    result.degradedReason = reason;
-    result.source = "degraded";
-    return result;
-  }
-  lap("open_store");
-  try {
-    let storeHead = store.head(sessionId);
-    if (storeHead !== null && !headInLog(storeHead, events)) {
-      warn(`projection head (seq ${storeHead.seq}) is not an event of the verified log (rewritten or tampered); rebuilding session ${sessionId}`);
-      storeHead = null;
-    } else if (options.rebuild) {
-      storeHead = null;
+  const dbPath = projectionDbPath(root);
+  for (let attempt = 1; ; attempt++) {
+    let store: KuzuStore;
+    try {
+      store = await KuzuStore.openOrRebuild(dbPath, warn, { lockWaitMs: options.lockWaitMs });
+    } catch (error) {
+      if (options.onStoreFailure === "throw") throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      warn(`graph projection unavailable, answering from the log: ${reason}`);
+      result.degraded = true;
+      result.degradedReason = reason;
+      result.source = "degraded";
+      return result;
     }
-    let base: SessionGraphRows | undefined;
-    if (storeHead !== null) {
-      base = cached !== null && sameHead(cached.head, storeHead) ? cached : store.readSession(sessionId);
-      lap("read_store");
-    } else {
-      // Rebuilding: drop the session's rows, including those of a rebuild that never wrote its head.
-      store.deleteSession(sessionId);
+    lap("open_store");
+    try {
+      syncStore(store, root, sessionId, events, cached, options, result, warn, lap);
+      return result;
+    } catch (error) {
+      // Damage that opening did not notice surfaces on the first read of a page: the store is
+      // derived, so it is deleted and rebuilt once.
+      if (!(error instanceof ProjectionCorruptError) || attempt > 1) throw error;
+      warn(`projection database is damaged (${error.message}); deleting and rebuilding it`);
+      store.close();
+      deleteDatabaseFiles(dbPath);
       removeSnapshot(root, sessionId);
-      lap("delete_session");
+      cached = null;
+    } finally {
+      store.close();
     }
-    const { fold, diff } = foldEvents(sessionId, base, events, (storeHead?.seq ?? 0) + 1);
-    lap("fold");
-    if (diff !== null) {
-      const totalRows = diff.newEntities.length + diff.newRelations.length + diff.newEvents.length;
-      store.applyDiff(diff, { onProgress: (done) => options.onProgress?.("write", done, totalRows) });
-      lap("write_store");
-    }
-    result.eventsApplied = diff?.newEvents.length ?? 0;
-    result.rows = fold.rows();
-    result.source = storeHead === null ? "rebuilt" : diff === null ? "store" : "caught_up";
-    writeSnapshot(root, sessionId, result.rows);
-    lap("write_cache");
-  } finally {
-    store.close();
   }
-  return result;
+}
+
+/** Brings the store's copy of the session up to the log and fills `result.rows`. */
+function syncStore(
+  store: KuzuStore,
+  root: string,
+  sessionId: string,
+  events: readonly EventRecord[],
+  cached: SessionGraphRows | null,
+  options: ProjectOptions,
+  result: ProjectedSession,
+  warn: (message: string) => void,
+  lap: (phase: string) => void,
+): void {
+  let storeHead = store.head(sessionId);
+  if (storeHead !== null && !headInLog(storeHead, events)) {
+    warn(`projection head (seq ${storeHead.seq}) is not an event of the verified log (rewritten or tampered); rebuilding session ${sessionId}`);
+    storeHead = null;
+  } else if (options.rebuild) {
+    storeHead = null;
+  }
+  let base: SessionGraphRows | undefined;
+  if (storeHead !== null) {
+    base = cached !== null && sameHead(cached.head, storeHead) ? cached : store.readSession(sessionId);
+    lap("read_store");
+  } else {
+    // Rebuilding: drop the session's rows, including those of a rebuild that never wrote its head.
+    store.deleteSession(sessionId);
+    removeSnapshot(root, sessionId);
+    lap("delete_session");
+  }
+  const { fold, diff } = foldEvents(sessionId, base, events, (storeHead?.seq ?? 0) + 1);
+  lap("fold");
+  if (diff !== null) {
+    const totalRows = diff.newEntities.length + diff.newRelations.length + diff.newEvents.length;
+    store.applyDiff(diff, { onProgress: (done) => options.onProgress?.("write", done, totalRows) });
+    lap("write_store");
+  }
+  result.eventsApplied = diff?.newEvents.length ?? 0;
+  result.rows = fold.rows();
+  result.source = storeHead === null ? "rebuilt" : diff === null ? "store" : "caught_up";
+  writeSnapshot(root, sessionId, result.rows);
+  lap("write_cache");
+
 }
