@@ -1,5 +1,4 @@
 /** `zaxy demo`: the main demo (what `npm start` runs). */
-import { runAgentSessionDemo } from "../../demo/agentSessionDemo.ts";
 import { booleanOption, defineCommand, stringOption } from "../command.ts";
 import { emit } from "../output.ts";
 
@@ -17,6 +16,8 @@ export const demoCommand = defineCommand({
   },
   positionals: [],
   async run(ctx) {
+    // Loaded on use: the demo pulls in the projection and retrieval stack.
+    const { runAgentSessionDemo } = await import("../../demo/agentSessionDemo.ts");
     const result = await runAgentSessionDemo({ dir: stringOption(ctx, "dir") });
     const c = result.checkout;
     const checkoutOk = c.current_facts.some((f) => f.content.includes("release/1.5")) &&

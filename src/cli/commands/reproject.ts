@@ -7,10 +7,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { sessionIdOfPath } from "../../eventloom/session.ts";
 import { ExitCode, isZaxyError } from "../../errors.ts";
-import { projectionsDir } from "../../projection/snapshot.ts";
 import { booleanOption, type CommandContext, defineCommand } from "../command.ts";
 import { emit } from "../output.ts";
-import { defaultEmbeddingDim } from "../../vector/mod.ts";
 
 interface SessionReport {
   session_id: string;
@@ -38,6 +36,7 @@ function phaseProgress(ctx: CommandContext, sessionId: string): (phase: string, 
 async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<SessionReport> {
   const { projectSession } = await import("../../projection/projector.ts");
   const { syncVectorIndex } = await import("../../projection/vectorIndex.ts");
+  const { defaultEmbeddingDim } = await import("../../vector/hashEmbedding.ts");
   const started = performance.now();
   const progress = phaseProgress(ctx, sessionId);
   try {
@@ -98,7 +97,10 @@ export const reprojectCommand = defineCommand({
         throw error;
       });
     }
-    if (booleanOption(ctx, "reset-projection")) fs.rmSync(projectionsDir(root), { recursive: true, force: true });
+    if (booleanOption(ctx, "reset-projection")) {
+      const { projectionsDir } = await import("../../projection/snapshot.ts");
+      fs.rmSync(projectionsDir(root), { recursive: true, force: true });
+    }
     const reports: SessionReport[] = [];
     for (const sessionId of sessions) reports.push(await reprojectOne(ctx, sessionId));
     const ok = reports.every((r) => r.ok);

@@ -1,5 +1,4 @@
 /** `zaxy memory checkout QUERY`: the cited, prompt-ready memory state (docs/checkout.md). */
-import { MemoryService } from "../../../memory/service.ts";
 import { defineCommand } from "../../command.ts";
 import { emit } from "../../output.ts";
 import { assemblyOptions, memoryRequest, stderrWarn } from "./requestOptions.ts";
@@ -17,6 +16,8 @@ export const memoryCheckoutCommand = defineCommand({
   examples: ['zaxy memory checkout "next steps for the release"', 'zaxy memory checkout "editor preference" --max-tokens 400 --json'],
   async run(ctx) {
     const request = memoryRequest(ctx);
+    // Loaded on use, so commands that never read memory do not pay for the retrieval stack.
+    const { MemoryService } = await import("../../../memory/service.ts");
     const checkout = await new MemoryService(ctx.global.eventloomPath, { warn: stderrWarn(ctx) }).checkout(request);
     emit(ctx, "zaxy.memory.checkout.v1", checkout as unknown as Record<string, unknown>, () => checkout.prompt);
     return 0;

@@ -1,5 +1,4 @@
 /** `zaxy memory query QUERY`: ranked, cited contexts from the session's projection. */
-import { MemoryService } from "../../../memory/service.ts";
 import { defineCommand } from "../../command.ts";
 import { emit } from "../../output.ts";
 import { memoryRequest, retrievalOptions, stderrWarn } from "./requestOptions.ts";
@@ -24,6 +23,8 @@ export const memoryQueryCommand = defineCommand({
   examples: ['zaxy memory query "release blockers"', 'zaxy memory query "which editor does alice use?" --limit 5 --json'],
   async run(ctx) {
     const request = memoryRequest(ctx);
+    // Loaded on use, so commands that never read memory do not pay for the retrieval stack.
+    const { MemoryService } = await import("../../../memory/service.ts");
     const result = await new MemoryService(ctx.global.eventloomPath, { warn: stderrWarn(ctx) }).query(request);
     const results = result.results as unknown as ResultView[];
     emit(ctx, "zaxy.memory.query.v1", result, () =>

@@ -5,9 +5,6 @@
 import * as fs from "node:fs";
 import { countLogEvents, sessionLogPath, verifyLog } from "../../../eventloom/mod.ts";
 import { inputError } from "../../../errors.ts";
-import { projectionDbPath } from "../../../projection/projector.ts";
-import { readSnapshot, snapshotPath } from "../../../projection/snapshot.ts";
-import { vectorIndexPath } from "../../../projection/vectorIndex.ts";
 import { booleanOption, defineCommand } from "../../command.ts";
 import { emit } from "../../output.ts";
 
@@ -37,6 +34,9 @@ export const memoryStatusCommand = defineCommand({
       throw inputError("unknown_session", `Unknown session ${JSON.stringify(sessionId)}: no log at ${logPath}`, { field: "session_id" });
     }
     const integrity = await verifyLog(logPath);
+    const { projectionDbPath } = await import("../../../projection/projector.ts");
+    const { readSnapshot, snapshotPath } = await import("../../../projection/snapshot.ts");
+    const { vectorIndexPath } = await import("../../../projection/vectorIndex.ts");
     const events = integrity.ok ? integrity.total_events : countLogEvents(logPath);
     const cache = readSnapshot(root, sessionId);
     const head = cache?.head ?? null;
