@@ -233,15 +233,15 @@ function rank(index: SessionIndex, candidates: Map<string, Candidate>, limit: nu
   }
   contexts.sort((a, b) => b.score - a.score || (a.eventSeq ?? 0) - (b.eventSeq ?? 0) || (a.content < b.content ? -1 : a.content > b.content ? 1 : 0));
   // One context per citation. Several entities can come from one event, so a graph context's
-  // citation is qualified by its entity; a raw event is dropped when it is already cited by a
-  // better-scoring graph context.
+  // citation is qualified by its entity; a raw event is dropped when a graph context cites the
+  // same event (the projection states it with structure).
+  const graphCitations = new Set(contexts.filter((c) => c.entityName !== undefined && c.citation !== null).map((c) => c.citation));
   const seen = new Set<string>();
   const unique = contexts.filter((context) => {
+    if (context.entityName === undefined && context.citation !== null && graphCitations.has(context.citation)) return false;
     const key = context.citation === null
       ? `content:${context.content}`
       : context.entityName === undefined ? context.citation : `${context.citation}|${context.entityType}|${context.entityName}`;
-    if (context.entityName === undefined && context.citation !== null && seen.has(`cited:${context.citation}`)) return false;
-    if (context.citation !== null) seen.add(`cited:${context.citation}`);
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
