@@ -86,7 +86,8 @@ export async function readVerifiedLog(root: string, sessionId: string): Promise<
     );
   }
   // Appends that land after verification are left for the next read.
-  const events = readEvents(logPath, { toSeq: integrity.total_events }).events;
+  // An empty log has no window to read (`toSeq: 0` is refused as bad input).
+  const events = integrity.total_events === 0 ? [] : readEvents(logPath, { toSeq: integrity.total_events }).events;
   return { logPath, integrity, events };
 }
 

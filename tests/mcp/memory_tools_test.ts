@@ -1,0 +1,241 @@
+/**
+ * The memory read tools of `zaxy serve --profile core` (the BUILT binary) through the official
+ * MCP SDK client over stdio: tools/list order, memory_append then memory_checkout with cited
+ * current facts, the memory_query and context_assemble documents, invalid arguments as
+ * `invalid_request` results that leave the server serving, and that the server's warm cache
+ * notices new events (appended through the server or by another process).
+ * Skipped when dist/zaxy has not been built (`npm run build`).
+ */
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { runZaxy } from "../cli/zaxy.ts";
+
+const builtBinary = fileURLToPath(new URL("../../dist/zaxy", import.meta.url));
+const skip = fs.existsSync(builtBinary) ? false : `${builtBinary} does not exist; build it with npm run build`;
+if (skip) console.error(`skipping MCP memory tool tests: ${skip}`);
+
+/** Bun's default per-test timeout is 5 s; the first read of a session loads Kuzu (~1 s). */
+const slow = { timeout: 60_000 };
+const callTimeoutMs = 60_000;
+const frontDoor = ["memory_checkout", "memory_append", "memory_query", "context_assemble"];
+/** What `core` may list after the front door, in order, once those tools exist. */
+const laterCoreTools = ["memory_feedback", "memory_invalidate", "memory_capabilities", "memory_feeling_of_knowing"];
+const checkoutKeys = [
+  "session_id", "query", "prompt", "current_facts", "evidence", "provenance", "retention", "warnings", "guidance", "quality", "diagnostics",
+  "context_counts", "replay_event_count", "compacted", "assembly_policy",
+];
+const assemblyKeys = ["session_id", "prompt", "contexts", "replay_event_count", "compacted", "warnings", "assembly_policy", "context_counts"];
+const citationPattern = /^eventloom:\/\/([A-Za-z0-9_.-]+)\/events\/([1-9][0-9]*)#([0-9a-f]{12})$/;
+
+const tempDirs: string[] = [];
+after(() => {
+  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+let client: Client;
+let root = "";
+let stderr = "";
+const clientErrors: Error[] = [];
+
+// deno-lint-ignore no-explicit-any
+async function call(name: string, args: Record<string, unknown>): Promise<{ isError: boolean; doc: any }> {
+  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: callTimeoutMs });
+  const content = result.content as Array<{ type: string; text: string }>;
+  assert.equal(content.length, 1, JSON.stringify(result));
+  assert.equal(content[0].type, "text");
+  return { isError: result.isError === true, doc: JSON.parse(content[0].text) };
+}
+
+// deno-lint-ignore no-explicit-any
+async function callOk(name: string, args: Record<string, unknown>): Promise<any> {
+  const outcome = await call(name, args);
+  assert.equal(outcome.isError, false, `${name} failed: ${JSON.stringify(outcome.doc)}`);
+  return outcome.doc;
+}
+
+async function callInvalid(name: string, args: Record<string, unknown>): Promise<{ code: string; message: string; remediation: string }> {
+  const outcome = await call(name, args);
+  assert.equal(outcome.isError, true, `${name} should fail: ${JSON.stringify(outcome.doc)}`);
+  assert.deepEqual(Object.keys(outcome.doc), ["error"]);
+  assert.deepEqual(Object.keys(outcome.doc.error), ["code", "message", "remediation"]);
+  assert.equal(outcome.doc.error.code, "invalid_request", JSON.stringify(outcome.doc));
+  assert.ok(outcome.doc.error.remediation.length > 0);
+  assert.ok(!/\n\s+at /.test(outcome.doc.error.message), outcome.doc.error.message);
+  return outcome.doc.error;
+}
+
+function logBytes(session = "default"): Buffer {
+  return fs.readFileSync(path.join(root, `${session}.jsonl`));
+}
+
+function assertCited(items: Array<{ citation: string }>, session = "default"): void {
+  for (const item of items) {
+    const match = citationPattern.exec(item.citation);
+    assert.ok(match, `citation ${item.citation}`);
+    assert.equal(match[1], session);
+  }
+}
+
+const appended: Array<{ seq: number; hash: string; citation: string }> = [];
+
+describe("zaxy serve --profile core: memory tools", { skip }, () => {
+  before(async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "zaxy-mcp-memory-"));
+    tempDirs.push(dir);
+    root = path.join(dir, ".eventloom");
+    const transport = new StdioClientTransport({
+      command: builtBinary,
+      args: ["serve", "--profile", "core", "--eventloom-path", root],
+      env: { TMPDIR: os.tmpdir() },
+      stderr: "pipe",
+    });
+    transport.stderr?.on("data", (chunk: Uint8Array) => void (stderr += new TextDecoder().decode(chunk)));
+    client = new Client({ name: "zaxy-memory-test", version: "0.0.0" });
+    client.onerror = (error) => clientErrors.push(error);
+    await client.connect(transport);
+  }, slow);
+
+  after(async () => {
+    await client?.close();
+  });
+
+  test("tools/list: the front door in order, then only registered core tools", slow, async () => {
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    assert.deepEqual(names.slice(0, 4), frontDoor);
+    const extra = names.slice(4);
+    assert.deepEqual(extra, laterCoreTools.filter((name) => extra.includes(name)), `unexpected extra tools: ${JSON.stringify(extra)}`);
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    for (const name of ["memory_checkout", "memory_query", "context_assemble"]) {
+      const schema = byName.get(name)!.inputSchema as { required?: string[]; additionalProperties?: boolean; properties: Record<string, unknown> };
+      assert.deepEqual(schema.required, ["query"], name);
+      assert.equal(schema.additionalProperties, false, name);
+      assert.ok("limit" in schema.properties && "depth" in schema.properties && "session_id" in schema.properties, name);
+      assert.equal(byName.get(name)!.annotations?.readOnlyHint, true, name);
+    }
+  });
+
+  test("memory_append twice, then memory_checkout returns cited current facts", slow, async () => {
+    for (const value of ["vim", "helix"]) {
+      const doc = await callOk("memory_append", { event_type: "user.preference_changed", actor: "alice", payload: { user: "alice", key: "editor", value } });
+      appended.push(doc);
+    }
+    assert.deepEqual(appended.map((a) => a.seq), [1, 2]);
+    const checkout = await callOk("memory_checkout", { query: "which editor does alice use" });
+    assert.deepEqual(Object.keys(checkout), checkoutKeys);
+    assert.deepEqual([checkout.session_id, checkout.query], ["default", "which editor does alice use"]);
+    assert.ok(checkout.current_facts.length > 0);
+    assertCited(checkout.current_facts);
+    assertCited(checkout.evidence);
+    const helix = checkout.current_facts.find((f: { content: string }) => f.content.includes("editor=helix"));
+    assert.ok(helix, JSON.stringify(checkout.current_facts));
+    assert.equal(helix.citation, appended[1].citation);
+    assert.equal(helix.valid_to, null);
+    assert.ok(!checkout.current_facts.some((f: { content: string }) => f.content.includes("editor=vim")));
+    assert.equal(checkout.retention.superseded_contexts_excluded, 1);
+    assert.equal(checkout.quality.answerability, "answer_from_memory");
+    assert.ok(checkout.prompt.includes(`editor=helix (${appended[1].citation})`), checkout.prompt);
+  });
+
+  test("memory_query returns ranked, cited contexts with per-lane diagnostics", slow, async () => {
+    const doc = await callOk("memory_query", { query: "alice editor", limit: 5 });
+    assert.deepEqual(Object.keys(doc), ["session_id", "query", "results", "diagnostics"]);
+    assert.ok(doc.results.length > 0 && doc.results.length <= 5);
+    for (const result of doc.results) {
+      const keys = Object.keys(result).filter((k) => k !== "entity_name" && k !== "entity_type");
+      assert.deepEqual(keys, ["content", "source", "source_lane", "score", "valid_from", "valid_to", "citation", "event_seq", "event_hash", "score_explanation", "metadata"]);
+    }
+    assertCited(doc.results);
+    assert.ok(doc.results.some((r: { valid_to: string | null; content: string }) => r.valid_to !== null && r.content.includes("editor=vim")), "superseded included");
+    assert.deepEqual(Object.keys(doc.diagnostics), ["source_lanes", "result_count", "degraded", "projection"]);
+    assert.equal(doc.diagnostics.result_count, doc.results.length);
+    assert.equal(doc.diagnostics.degraded, false);
+    assert.equal(doc.diagnostics.projection.head_seq, 2);
+    assert.equal(doc.diagnostics.projection.head_hash, appended[1].hash);
+  });
+
+  test("context_assemble returns the assembly document with recent events and retrieved context", slow, async () => {
+    const doc = await callOk("context_assemble", { query: "alice editor", max_recent_events: 1 });
+    assert.deepEqual(Object.keys(doc), assemblyKeys);
+    assert.equal(doc.session_id, "default");
+    assert.ok(doc.prompt.startsWith("# Recent Events\n[2] user.preference_changed by alice\n"), doc.prompt);
+    assert.ok(doc.prompt.includes("\n# Retrieved Context\n"), doc.prompt);
+    assert.equal(doc.replay_event_count, 1);
+    assert.equal(doc.compacted, true);
+    assert.deepEqual(doc.context_counts.replay, 1);
+    assert.ok(doc.contexts.length > 0);
+    for (const context of doc.contexts) {
+      assert.deepEqual(Object.keys(context), ["content", "source", "score", "valid_from", "valid_to", "citation", "score_explanation", "metadata"]);
+    }
+    const budgeted = await callOk("context_assemble", { query: "alice editor", max_tokens: 10 });
+    assert.deepEqual(Object.keys(budgeted), [...assemblyKeys, "budget"]);
+    assert.deepEqual(Object.keys(budgeted.budget), ["budget_requested", "budget_used", "elided"]);
+    assert.equal(budgeted.budget.budget_requested, 10);
+  });
+
+  test("invalid limit, depth, empty or too long query, unknown session: invalid_request, and the server keeps serving", slow, async () => {
+    const before = logBytes();
+    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+      ["memory_checkout", { query: "x", limit: 0 }, /limit/],
+      ["memory_checkout", { query: "x", limit: 101 }, /limit/],
+      ["memory_query", { query: "x", limit: 1.5 }, /limit/],
+      ["context_assemble", { query: "x", depth: 6 }, /depth/],
+      ["memory_checkout", { query: "" }, /query must be a non-empty string/],
+      ["memory_query", { query: "   " }, /query must be a non-empty string/],
+      ["context_assemble", { query: "a".repeat(4097) }, /4097 characters; at most 4096/],
+      ["memory_checkout", { query: "x", session_id: "nosuch" }, /Unknown session "nosuch"/],
+      ["memory_checkout", { query: "x", session_id: "../escape" }, /session/],
+      ["memory_checkout", { query: "x", surprise: true }, /surprise/],
+    ];
+    for (const [name, args, message] of cases) {
+      const error = await callInvalid(name, args);
+      assert.match(error.message, message, `${name} ${JSON.stringify(args).slice(0, 80)}: ${error.message}`);
+    }
+    assert.ok(!fs.existsSync(path.join(root, "nosuch.jsonl")));
+    assert.deepEqual(logBytes(), before, "failed calls wrote nothing");
+    const still = await callOk("memory_checkout", { query: "alice editor" });
+    assert.ok(still.current_facts.length > 0, "still serving");
+  });
+
+  test("a checkout after another memory_append (or an append by another process) reflects the new event", slow, async () => {
+    const first = await callOk("memory_checkout", { query: "which editor does alice use" });
+    assert.ok(first.current_facts.some((f: { content: string }) => f.content.includes("editor=helix")));
+    const third = await callOk("memory_append", { event_type: "user.preference_changed", actor: "alice", payload: { user: "alice", key: "editor", value: "emacs" } });
+    assert.equal(third.seq, 3);
+    const second = await callOk("memory_checkout", { query: "which editor does alice use" });
+    const facts = second.current_facts.map((f: { content: string }) => f.content);
+    assert.ok(facts.some((c: string) => c.includes("editor=emacs")), JSON.stringify(facts));
+    assert.ok(!facts.some((c: string) => /editor=(vim|helix)/.test(c)), JSON.stringify(facts));
+    assert.equal(second.current_facts.find((f: { content: string }) => f.content.includes("editor=emacs")).citation, third.citation);
+    assert.equal(second.retention.superseded_contexts_excluded, 2);
+    assert.equal(second.replay_event_count, 3);
+
+    // Another process appends to the same log; the server's next answer includes it.
+    const cli = runZaxy(
+      ["memory", "append", "user.preference_changed", "--actor", "alice", "--eventloom-path", root, "--payload-json", JSON.stringify({ user: "alice", key: "editor", value: "nano" })],
+      { cwd: path.dirname(root) },
+    );
+    assert.equal(cli.code, 0, cli.stderr);
+    const query = await callOk("memory_query", { query: "alice editor" });
+    assert.equal(query.diagnostics.projection.head_seq, 4);
+    assert.equal(query.diagnostics.projection.source, "caught_up");
+    const latest = await callOk("memory_checkout", { query: "which editor does alice use" });
+    const latestFacts = latest.current_facts.map((f: { content: string }) => f.content);
+    assert.ok(latestFacts.some((c: string) => c.includes("editor=nano")), JSON.stringify(latestFacts));
+    assert.ok(!latestFacts.some((c: string) => /editor=(vim|helix|emacs)/.test(c)), JSON.stringify(latestFacts));
+    // An unchanged log is answered from the warm cache: the same projection diagnostics.
+    const again = await callOk("memory_query", { query: "alice editor" });
+    assert.deepEqual(again.diagnostics.projection, query.diagnostics.projection);
+  });
+
+  test("nothing but protocol reached stdout and nothing went to stderr", () => {
+    assert.deepEqual(clientErrors, []);
+    assert.equal(stderr, "");
+  });
+});
