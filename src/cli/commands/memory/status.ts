@@ -3,6 +3,7 @@
  * changing anything (no catch-up). `--graph` also opens the Kuzu store for its counts (loads Kuzu).
  */
 import * as fs from "node:fs";
+import * as path from "node:path";
 import { countLogEvents, sessionLogPath, verifyLog } from "../../../eventloom/mod.ts";
 import { inputError } from "../../../errors.ts";
 import { booleanOption, defineCommand } from "../../command.ts";
@@ -27,7 +28,8 @@ export const memoryStatusCommand = defineCommand({
   positionals: [],
   examples: ["zaxy memory status", "zaxy memory status --graph --json"],
   async run(ctx) {
-    const root = ctx.global.eventloomPath;
+    // Absolute, like the log path that sessionLogPath gives.
+    const root = path.resolve(ctx.global.eventloomPath);
     const sessionId = ctx.global.sessionId;
     const logPath = sessionLogPath(root, sessionId, "read");
     if (!fs.existsSync(logPath)) {
