@@ -12,7 +12,7 @@
  * treated as corrupt and rebuilt by `KuzuStore.openOrRebuild` (the projection is derived, so a
  * rebuild loses nothing).
  */
-export const projectionSchemaVersion = 1;
+export const projectionSchemaVersion = 2;
 
 /** The single `StoreMeta` row's key. */
 export const storeMetaKey = "store";
@@ -33,8 +33,7 @@ export const entityColumns = [
 
 /** After the FROM and TO keys, which COPY into a rel table expects first. */
 export const relatesColumns = [
-  "rel_key",
-  "session_id",
+  "ordinal",
   "relation_type",
   "valid_from",
   "valid_to",
@@ -72,8 +71,8 @@ export const schemaStatements: readonly string[] = [
     PRIMARY KEY (session_id))`,
   `CREATE NODE TABLE IF NOT EXISTS StoreMeta(key STRING, schema_version INT64, PRIMARY KEY (key))`,
   `CREATE REL TABLE IF NOT EXISTS RELATES(FROM Entity TO Entity,
-    rel_key STRING, session_id STRING, relation_type STRING, valid_from STRING, valid_to STRING,
+    ordinal INT64, relation_type STRING, valid_from STRING, valid_to STRING,
     inferred BOOL, confidence DOUBLE, inference_method STRING, source_event_seq INT64,
     source_event_hash STRING, evidence_json STRING)`,
-  `CREATE REL TABLE IF NOT EXISTS NEXT_EVENT(FROM Event TO Event, session_id STRING)`,
+  `CREATE REL TABLE IF NOT EXISTS NEXT_EVENT(FROM Event TO Event)`,
 ];

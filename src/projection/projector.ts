@@ -19,6 +19,7 @@ import { type IntegrityReport, verifyLog } from "../eventloom/verify.ts";
 import { extractEvent } from "./extract/mod.ts";
 import { GraphFold } from "./graphFold.ts";
 import { deleteDatabaseFiles, KuzuStore } from "./kuzuStore.ts";
+import { loadKuzu } from "./kuzuRuntime.ts";
 import { ProjectionCorruptError } from "./projectionErrors.ts";
 import { projectionsDir, readSnapshot, removeSnapshot, writeSnapshot } from "./snapshot.ts";
 import type { GraphDiff, ProjectionHead, SessionGraphRows } from "./types.ts";
@@ -117,8 +118,12 @@ export async function projectSession(root: string, sessionId: string, options: P
     timingsMs[phase] = Math.round((now - mark) * 100) / 100;
     mark = now;
   };
+  // A rebuild will need Kuzu: start loading it (~0.5-1.5 s, mostly wasm compilation off the
+  // main thread) while the log is verified and read.
+  const kuzuLoading = options.rebuild ? loadKuzu().catch(() => undefined) : undefined;
   const { logPath, integrity, events } = await readVerifiedLog(root, sessionId);
   lap("verify_and_read");
+  await kuzuLoading;
   const result: ProjectedSession = {
     sessionId, logPath, integrity, events, rows: null, degraded: false, degradedReason: null, source: "cache", eventsApplied: 0, warnings, timingsMs,
   };

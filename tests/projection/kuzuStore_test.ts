@@ -253,7 +253,7 @@ test("an incremental diff closes earlier versions and extends the NEXT_EVENT cha
 
     const chain = store
       .queryRows(
-        "MATCH (a:Event)-[n:NEXT_EVENT]->(b:Event) WHERE n.session_id = $s RETURN a.seq, b.seq ORDER BY a.seq",
+        "MATCH (a:Event)-[n:NEXT_EVENT]->(b:Event) WHERE a.session_id = $s RETURN a.seq, b.seq ORDER BY a.seq",
         { s: "s1" },
       )
       .map(([from, to]) => [Number(from), Number(to)]);
