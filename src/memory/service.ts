@@ -5,8 +5,7 @@
  * re-projecting. A changed log is verified and caught up again before the next answer.
  */
 import * as fs from "node:fs";
-import { assembleContext, buildCheckout, type ContextAssembly, type MemoryCheckout } from "../checkout/mod.ts";
-import type { EventRecord } from "../eventloom/envelope.ts";
+import { assembleContext, type AssembleInput, buildCheckout, type ContextAssembly, type MemoryCheckout } from "../checkout/mod.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
 import type { ProjectedSession } from "../projection/projector.ts";
 import type { PlainJson } from "../projection/types.ts";
@@ -145,40 +144,29 @@ export class MemoryService {
     };
   }
 
-  private window(events: readonly EventRecord[], request: MemoryRequest): { recent: EventRecord[]; compacted: boolean } {
-    const replayed = events.slice(request.replayFromSeq - 1);
+  /** Retrieval plus the recent-events window (`replay_from_seq`, last `max_recent_events`). */
+  private async assemblyInput(request: MemoryRequest): Promise<AssembleInput> {
+    const { session, retrieval } = await this.retrieval(request);
+    const replayed = session.index.events.slice(request.replayFromSeq - 1);
     const recent = request.maxRecentEvents === 0 ? [] : replayed.slice(-request.maxRecentEvents);
-    return { recent, compacted: recent.length < replayed.length };
+    return {
+      sessionId: request.sessionId,
+      query: request.query,
+      retrieval,
+      recentEvents: recent,
+      replayEventCount: recent.length,
+      compacted: recent.length < replayed.length,
+      limit: request.limit,
+      maxTokens: request.maxTokens,
+    };
   }
 
   async checkout(request: MemoryRequest): Promise<MemoryCheckout> {
-    const { session, retrieval } = await this.retrieval(request);
-    const { recent, compacted } = this.window(session.index.events, request);
-    return buildCheckout({
-      sessionId: request.sessionId,
-      query: request.query,
-      retrieval,
-      recentEvents: recent,
-      replayEventCount: recent.length,
-      compacted,
-      limit: request.limit,
-      maxTokens: request.maxTokens,
-    });
+    return buildCheckout(await this.assemblyInput(request));
   }
 
   async assemble(request: MemoryRequest): Promise<ContextAssembly> {
-    const { session, retrieval } = await this.retrieval(request);
-    const { recent, compacted } = this.window(session.index.events, request);
-    return assembleContext({
-      sessionId: request.sessionId,
-      query: request.query,
-      retrieval,
-      recentEvents: recent,
-      replayEventCount: recent.length,
-      compacted,
-      limit: request.limit,
-      maxTokens: request.maxTokens,
-    });
+    return assembleContext(await this.assemblyInput(request));
   }
 }
 

@@ -14,6 +14,17 @@ export const maxRecentEventsField = z.number().int().min(0).max(maxRecentEventsM
   .describe(`Recent events in the prompt (0..${maxRecentEventsMax}, default 20)`);
 export const maxTokensField = z.number().int().min(0).optional().describe("Pack the prompt into about this many tokens (chars / 4)");
 
+/** The input of memory_checkout and context_assemble (memory_query takes the first four). */
+export const assemblyInputSchema = z.strictObject({
+  query: queryField,
+  session_id: sessionField,
+  limit: limitField,
+  depth: depthField,
+  replay_from_seq: replayFromSeqField,
+  max_recent_events: maxRecentEventsField,
+  max_tokens: maxTokensField,
+});
+
 export interface MemoryArguments {
   query: string;
   session_id?: string;

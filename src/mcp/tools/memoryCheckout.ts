@@ -1,9 +1,6 @@
 /** `memory_checkout`: the front door — cited, prompt-ready memory state (docs/checkout.md). */
-import * as z from "zod";
 import { defineTool } from "../tool.ts";
-import {
-  depthField, limitField, maxRecentEventsField, maxTokensField, memoryRequestOf, queryField, replayFromSeqField, serverMemoryService, sessionField,
-} from "./memoryArguments.ts";
+import { assemblyInputSchema, memoryRequestOf, serverMemoryService } from "./memoryArguments.ts";
 
 export const memoryCheckoutTool = defineTool({
   name: "memory_checkout",
@@ -11,15 +8,7 @@ export const memoryCheckoutTool = defineTool({
     "Check out memory for a task: current facts (superseded versions excluded and counted), cited evidence, " +
     "provenance, quality.answerability (answer_from_memory | refresh_recommended | ask_user), guidance, " +
     "per-lane diagnostics and a prompt. Every fact carries an eventloom:// citation. Call this first.",
-  inputSchema: z.strictObject({
-    query: queryField,
-    session_id: sessionField,
-    limit: limitField,
-    depth: depthField,
-    replay_from_seq: replayFromSeqField,
-    max_recent_events: maxRecentEventsField,
-    max_tokens: maxTokensField,
-  }),
+  inputSchema: assemblyInputSchema,
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(args, ctx) {
     return await serverMemoryService(ctx).checkout(memoryRequestOf(args, ctx));
