@@ -8,20 +8,9 @@ import * as fs from "node:fs";
 import { type JsonObject, type JsonValue, JsonNumber } from "../canonical/mod.ts";
 import { sealLegacy, sealV1 } from "../eventloom/envelope.ts";
 import { formatTimestamp } from "../eventloom/timestamp.ts";
+import { seededRandom } from "./measure.ts";
 
 export type SyntheticStyle = "python-legacy" | "zaxy-v1";
-
-/** A small deterministic PRNG (mulberry32) so logs are identical run to run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const words = [
   "auth", "cache", "deploy", "retry", "token-bucket", "schema", "migration", "index", "latency", "queue",
@@ -87,7 +76,7 @@ export interface SyntheticLogOptions {
 
 /** Writes a sealed synthetic log; returns its size in bytes. */
 export function writeSyntheticLog(options: SyntheticLogOptions): number {
-  const rand = prng(options.seed ?? 1234);
+  const rand = seededRandom(options.seed ?? 1234);
   const fd = fs.openSync(options.path, "w");
   const encoder = new TextEncoder();
   let prevHash: string | null = null;

@@ -9,8 +9,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { appendEvents } from "../eventloom/append.ts";
 import { fromJs } from "../canonical/mod.ts";
-import { runtimeName } from "../platform/mod.ts";
 import { selfCommand, spawnMeasured } from "../platform/process.ts";
+import { type BenchMachine, benchMachine, median } from "./measure.ts";
 import { refVerifyScript } from "./refVerifyScript.ts";
 import { type SyntheticStyle, writeSyntheticLog } from "./syntheticLog.ts";
 
@@ -39,17 +39,11 @@ export interface LogBench {
 }
 
 export interface VerifyBenchResult {
-  machine: { cpu: string; cores: number; memory_gb: number; os: string; runtime: string };
+  machine: BenchMachine;
   command: string[];
   logs: LogBench[];
   cold_start: { median_ms: number; runs_ms: number[]; events: number } | null;
   targets: Record<string, { target: string; value: number | null; met: boolean | null }>;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 function sha256File(file: string): number {
@@ -68,17 +62,6 @@ function sha256File(file: string): number {
   }
   hash.digest("hex");
   return (performance.now() - started) / 1000;
-}
-
-function machine(): VerifyBenchResult["machine"] {
-  const cpus = os.cpus();
-  return {
-    cpu: cpus[0]?.model ?? "unknown",
-    cores: cpus.length,
-    memory_gb: Math.round(os.totalmem() / 2 ** 30),
-    os: `${os.type()} ${os.release()} ${os.arch()}`,
-    runtime: runtimeName,
-  };
 }
 
 function benchLog(name: string, file: string, events: number | null, options: VerifyBenchOptions, workDir: string): LogBench {
@@ -161,7 +144,7 @@ export async function runVerifyBench(options: VerifyBenchOptions): Promise<Verif
     const zaxyWritten = logs.find((l) => l.name === "zaxy-v1") ?? logs[0];
     const maxRss = Math.max(...logs.map((l) => l.zaxy_verify.peak_rss_mb ?? 0));
     return {
-      machine: machine(),
+      machine: benchMachine(),
       command: ["zaxy", "bench", "verify", "--events", String(options.events), "--runs", String(options.runs)],
       logs,
       cold_start: cold,
