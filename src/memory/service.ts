@@ -21,6 +21,9 @@ import type { MemoryRequest } from "./request.ts";
  */
 export const readLockWaitMs = 5000;
 
+/** Sessions whose indexes a long-running server keeps warm (least recently used evicted). */
+export const cachedSessionsMax = 16;
+
 export interface ServiceOptions {
   warn?: (message: string) => void;
   embeddingDim?: number;
@@ -80,7 +83,12 @@ export class MemoryService {
   async session(sessionId: string): Promise<CachedSession> {
     const file = sessionLogPath(this.root, sessionId, "read");
     const cached = this.cache.get(sessionId);
-    if (cached !== undefined && fs.existsSync(file) && cached.fingerprint === fingerprint(file)) return cached;
+    if (cached !== undefined && fs.existsSync(file) && cached.fingerprint === fingerprint(file)) {
+      // Most recently used last, so eviction takes the least recently used.
+      this.cache.delete(sessionId);
+      this.cache.set(sessionId, cached);
+      return cached;
+    }
     const { projectSession } = await import("../projection/projector.ts");
     const projected = await projectSession(this.root, sessionId, { warn: this.options.warn, lockWaitMs: readLockWaitMs });
     const mark = performance.now();
@@ -98,7 +106,9 @@ export class MemoryService {
     projected.timingsMs.vector_index = Math.round((performance.now() - mark) * 100) / 100;
     const index = buildSessionIndex(sessionId, projected.rows, projected.events, vectors);
     const entry = { fingerprint: fingerprint(projected.logPath), index, projected };
+    this.cache.delete(sessionId);
     this.cache.set(sessionId, entry);
+    if (this.cache.size > cachedSessionsMax) this.cache.delete(this.cache.keys().next().value!);
     return entry;
   }
 
