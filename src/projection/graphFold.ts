@@ -47,6 +47,10 @@ function identityOf(entityType: string, name: string): string {
   return entityType + keySeparator + name;
 }
 
+function versionIdentity(entityType: string, name: string, seq: number): string {
+  return entityType + keySeparator + name + keySeparator + String(seq);
+}
+
 function relationIdentity(sourceKey: string, targetKey: string, relationType: string): string {
   return sourceKey + keySeparator + targetKey + keySeparator + relationType;
 }
@@ -54,6 +58,8 @@ function relationIdentity(sourceKey: string, targetKey: string, relationType: st
 export class GraphFold {
   readonly sessionId: string;
   private readonly activeEntities = new Map<string, EntityRow>();
+  /** Identity of every version's node key, to refuse a (practically impossible) hash collision. */
+  private readonly identityByNodeKey = new Map<string, string>();
   private readonly activeRelations = new Map<string, RelationRow>();
   /** Current relations by endpoint node key, for copying onto a new version. */
   private readonly relationsByNode = new Map<string, RelationRow[]>();
@@ -81,6 +87,7 @@ export class GraphFold {
       const copy = { ...row };
       this.allEntities.push(copy);
       this.baseEntityKeys.add(copy.nodeKey);
+      this.identityByNodeKey.set(copy.nodeKey, versionIdentity(copy.entityType, copy.name, copy.sourceEventSeq));
       if (copy.validTo === null) this.activeEntities.set(identityOf(copy.entityType, copy.name), copy);
     }
     for (const row of base.relations) {
@@ -163,8 +170,15 @@ export class GraphFold {
     event: EventRecord,
     active: EntityRow | undefined,
   ): EntityRow {
+    const nodeKey = entityNodeKey(this.sessionId, entityType, name, event.seq);
+    const identity = versionIdentity(entityType, name, event.seq);
+    const existing = this.identityByNodeKey.get(nodeKey);
+    if (existing !== undefined && existing !== identity) {
+      throw new Error(`projection fold: node key collision between ${JSON.stringify(existing)} and ${JSON.stringify(identity)}`);
+    }
+    this.identityByNodeKey.set(nodeKey, identity);
     const row: EntityRow = {
-      nodeKey: entityNodeKey(this.sessionId, entityType, name, event.seq),
+      nodeKey,
       sessionId: this.sessionId,
       name,
       entityType,

@@ -12,7 +12,7 @@
  * treated as corrupt and rebuilt by `KuzuStore.openOrRebuild` (the projection is derived, so a
  * rebuild loses nothing).
  */
-export const projectionSchemaVersion = 2;
+export const projectionSchemaVersion = 3;
 
 /** The single `StoreMeta` row's key. */
 export const storeMetaKey = "store";

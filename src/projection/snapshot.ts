@@ -12,7 +12,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { EntityRow, ProjectionHead, RelationRow, SessionGraphRows } from "./types.ts";
 
-export const snapshotSchema = "zaxy.projection.rows.v1";
+export const snapshotSchema = "zaxy.projection.rows.v2";
 
 type EntityTuple = [string, string, string, string | null, string, string, string | null, number, string, number];
 type RelationTuple = [string, string, string, string, string, string | null, boolean, number, string | null, number, string, string];

