@@ -12,7 +12,7 @@
  */
 import * as fs from "node:fs";
 import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
-import { workerSpecifier } from "../platform/process.ts";
+import { WebWorker, workerSpecifier } from "../platform/process.ts";
 import { isBlankLine } from "./blank.ts";
 import { isV1Line, recordFromLine, seqFromEventId } from "./envelope.ts";
 import { readTailLine } from "./tail.ts";
@@ -117,7 +117,7 @@ export async function verifyInParallel(
   const bases = ranges.map((range, i) => (i === 0 ? 0 : statedEventBase(fd, range.start, range.end)));
   const counted = bases.some((base) => base === undefined);
   const specifier = workerSpecifier(new URL("./verifyWorker.ts", import.meta.url), "eventloom/verifyWorker.ts");
-  const workers = ranges.map(() => new Worker(specifier, { type: "module" }));
+  const workers = ranges.map(() => new WebWorker(specifier, { type: "module" }));
   try {
     const progress = ranges.map(() => 0);
     const report = () => options.onProgress?.(progress.reduce((a, b) => a + b, 0), size);

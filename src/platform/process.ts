@@ -63,6 +63,14 @@ export function spawnMeasured(argv: string[], env?: Record<string, string | unde
  * binary Bun stores every extra entry point under its path relative to the entry points'
  * common directory (`src/`), and resolves `./<that path>` to it.
  */
+/**
+ * The Web Worker constructor as the runtime provides it, captured when this module is first
+ * evaluated. kuzu-wasm's Emscripten glue replaces `globalThis.Worker` with node's
+ * `worker_threads.Worker` when it loads (that one rejects `file://` specifiers and has another
+ * message API), so code that may run after Kuzu was loaded (`zaxy serve`) must use this one.
+ */
+export const WebWorker: typeof Worker = globalThis.Worker;
+
 export function workerSpecifier(sourceUrl: URL, pathUnderSrc: string): string {
   return import.meta.url.includes("$bunfs") ? `./${pathUnderSrc}` : sourceUrl.href;
 }

@@ -24,6 +24,8 @@ import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import { embeddedAssetPath, kuzuJsAssetName, kuzuWasmAssetName } from "../platform/assets.ts";
 import { type CacheFile, cacheFile, cacheFilePath } from "../platform/cacheFile.ts";
+// Evaluated before Kuzu can load: it captures the Web Worker constructor that Kuzu's glue replaces.
+import "../platform/process.ts";
 
 export interface KuzuQueryResult {
   isSuccess(): boolean;
