@@ -113,8 +113,6 @@ export class GraphFold {
       prevHash: event.prevHash,
       eventType: event.type,
       sourceThread: event.thread,
-      timestamp: event.timestamp,
-      actor: event.actor,
     });
     for (const entity of extraction.entities) this.upsertEntity(entity, event);
     for (const edge of extraction.edges) this.applyEdge(edge, event);

@@ -12,7 +12,7 @@
  * treated as corrupt and rebuilt by `KuzuStore.openOrRebuild` (the projection is derived, so a
  * rebuild loses nothing).
  */
-export const projectionSchemaVersion = 3;
+export const projectionSchemaVersion = 4;
 
 /** The single `StoreMeta` row's key. */
 export const storeMetaKey = "store";
@@ -53,8 +53,6 @@ export const eventColumns = [
   "prev_hash",
   "event_type",
   "source_thread",
-  "timestamp",
-  "actor",
 ] as const;
 
 /** Idempotent DDL, run on every open. */
@@ -65,7 +63,7 @@ export const schemaStatements: readonly string[] = [
     source_event_hash STRING, vector_key INT64, PRIMARY KEY (node_key))`,
   `CREATE NODE TABLE IF NOT EXISTS Event(
     event_key STRING, session_id STRING, seq INT64, hash STRING, prev_hash STRING,
-    event_type STRING, source_thread STRING, timestamp STRING, actor STRING, PRIMARY KEY (event_key))`,
+    event_type STRING, source_thread STRING, PRIMARY KEY (event_key))`,
   `CREATE NODE TABLE IF NOT EXISTS ProjectionHead(
     session_id STRING, seq INT64, hash STRING, event_count INT64, entity_count INT64,
     PRIMARY KEY (session_id))`,

@@ -191,8 +191,7 @@ CREATE (a)-[:RELATES {ordinal: $ordinal, relation_type: $relation_type,
   source_event_hash: $source_event_hash, evidence_json: $evidence_json}]->(b)`;
 
 const createEvent = `CREATE (:Event {event_key: $event_key, session_id: $session_id, seq: $seq,
-  hash: $hash, prev_hash: $prev_hash, event_type: $event_type, source_thread: $source_thread,
-  timestamp: $timestamp, actor: $actor})`;
+  hash: $hash, prev_hash: $prev_hash, event_type: $event_type, source_thread: $source_thread})`;
 
 const createNextEvent = `MATCH (a:Event {event_key: $from_key}), (b:Event {event_key: $to_key})
 CREATE (a)-[:NEXT_EVENT]->(b)`;
@@ -250,8 +249,6 @@ function eventParams(row: EventRow): Params {
     prev_hash: row.prevHash,
     event_type: row.eventType,
     source_thread: row.sourceThread,
-    timestamp: row.timestamp,
-    actor: row.actor,
   };
 }
 
@@ -297,8 +294,6 @@ function eventCells(row: EventRow): CsvCell[] {
     row.prevHash,
     row.eventType,
     row.sourceThread,
-    row.timestamp,
-    row.actor,
   ];
 }
 

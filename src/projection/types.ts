@@ -95,8 +95,6 @@ export interface EventRow {
   prevHash: string | null;
   eventType: string;
   sourceThread: string;
-  timestamp: string;
-  actor: string;
 }
 
 /** The last event a session's projection reflects (Kuzu `ProjectionHead`). */

@@ -328,8 +328,6 @@ describe("relations across versions", () => {
         prevHash: hash(3),
         eventType: "inference.edge.retracted",
         sourceThread: session,
-        timestamp: ts(4),
-        actor: "zaxy-inference",
       },
     ]);
     assert.deepEqual(applyDiff(base, diff, "retraction"), copy(fold([s1, s2, gen, ret]).rows()));

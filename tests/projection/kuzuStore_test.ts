@@ -40,8 +40,6 @@ function event(sessionId: string, seq: number): EventRow {
     prevHash: seq === 1 ? null : hash(seq - 1),
     eventType: "task.created",
     sourceThread: "main",
-    timestamp: timestamp(seq),
-    actor: "agent",
   };
 }
 
