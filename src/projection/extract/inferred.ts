@@ -25,15 +25,16 @@ function evidenceOf(payload: JsonObject) {
   return evidence === undefined ? {} : plainObject(evidence);
 }
 
-function inferenceGenerated(record: EventRecord): Extracted {
+/** The inferred edge a payload states, over the given validity window. */
+function statedInferredEdge(record: EventRecord, validFrom: string, validTo: string | null): Extracted {
   const p = record.payload;
   return extracted([], [
     inferredEdge({
       source: entityRef(p.get("source"), "source", record),
       target: entityRef(p.get("target"), "target", record),
       relationType: required(text(p.get("relation_type")), "relation_type", record),
-      validFrom: record.timestamp,
-      validTo: null,
+      validFrom,
+      validTo,
       confidence: required(confidence(p.get("confidence")), "confidence in [0, 1]", record),
       inferenceMethod: required(text(p.get("inference_method")), "inference_method", record),
       evidence: evidenceOf(p),
@@ -41,21 +42,14 @@ function inferenceGenerated(record: EventRecord): Extracted {
   ]);
 }
 
+function inferenceGenerated(record: EventRecord): Extracted {
+  return statedInferredEdge(record, record.timestamp, null);
+}
+
 /** A closed interval for the contradicted edge; the fold closes the matching active edge. */
 function inferenceRetracted(record: EventRecord): Extracted {
   const p = record.payload;
-  return extracted([], [
-    inferredEdge({
-      source: entityRef(p.get("source"), "source", record),
-      target: entityRef(p.get("target"), "target", record),
-      relationType: required(text(p.get("relation_type")), "relation_type", record),
-      validFrom: required(text(p.get("valid_from")), "valid_from", record),
-      validTo: required(text(p.get("valid_to")), "valid_to", record),
-      confidence: required(confidence(p.get("confidence")), "confidence in [0, 1]", record),
-      inferenceMethod: required(text(p.get("inference_method")), "inference_method", record),
-      evidence: evidenceOf(p),
-    }),
-  ]);
+  return statedInferredEdge(record, required(text(p.get("valid_from")), "valid_from", record), required(text(p.get("valid_to")), "valid_to", record));
 }
 
 /** The causal taxonomy; each becomes the graph relation `causal_<relation>`. */
