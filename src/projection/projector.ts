@@ -135,6 +135,7 @@ export async function projectSession(root: string, sessionId: string, options: P
     return result;
   }
   const dbPath = projectionDbPath(root);
+  let recreated = false;
   for (let attempt = 1; ; attempt++) {
     let store: KuzuStore;
     try {
@@ -150,7 +151,15 @@ export async function projectSession(root: string, sessionId: string, options: P
     }
     lap("open_store");
     try {
-      syncStore(store, root, sessionId, events, cached, options, result, warn, lap);
+      if (syncStore(store, root, sessionId, events, cached, options, result, warn, lap, !recreated) === "recreate") {
+        // The session is the store's only one: a fresh database is much faster than deleting
+        // its rows (DETACH DELETE of 350k rows took 67 s in kuzu-wasm).
+        store.close();
+        deleteDatabaseFiles(dbPath);
+        recreated = true;
+        attempt--;
+        continue;
+      }
       return result;
     } catch (error) {
       // Damage that opening did not notice surfaces on the first read of a page: the store is
@@ -178,7 +187,8 @@ function syncStore(
   result: ProjectedSession,
   warn: (message: string) => void,
   lap: (phase: string) => void,
-): void {
+  mayRecreate: boolean,
+): "done" | "recreate" {
   let storeHead = store.head(sessionId);
   if (storeHead !== null && !headInLog(storeHead, events)) {
     warn(`projection head (seq ${storeHead.seq}) is not an event of the verified log (rewritten or tampered); rebuilding session ${sessionId}`);
@@ -191,6 +201,7 @@ function syncStore(
     base = cached !== null && sameHead(cached.head, storeHead) ? cached : store.readSession(sessionId);
     lap("read_store");
   } else {
+    if (mayRecreate && store.sessions().every((other) => other === sessionId) && store.counts().entities > 0) return "recreate";
     // Rebuilding: drop the session's rows, including those of a rebuild that never wrote its head.
     store.deleteSession(sessionId);
     removeSnapshot(root, sessionId);
@@ -208,5 +219,5 @@ function syncStore(
   result.source = storeHead === null ? "rebuilt" : diff === null ? "store" : "caught_up";
   writeSnapshot(root, sessionId, result.rows);
   lap("write_cache");
-
+  return "done";
 }
