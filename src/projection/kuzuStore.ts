@@ -39,7 +39,7 @@ import * as path from "node:path";
 import { type FileLock, lockFile, LockTimeoutError } from "../platform/mod.ts";
 import { csvCopyOptions, type CsvCell, cypherStringLiteral, rowHasEmptyString, writeCsvFile } from "./kuzuCsv.ts";
 import { type Kuzu, type KuzuConnection, type KuzuDatabase, type KuzuPreparedStatement, loadKuzu } from "./kuzuRuntime.ts";
-import { projectionSchemaVersion, schemaStatements, storeMetaKey } from "./kuzuSchema.ts";
+import { entityColumns, eventColumns, projectionSchemaVersion, relatesColumns, schemaStatements, storeMetaKey } from "./kuzuSchema.ts";
 import { ProjectionBusyError, ProjectionCorruptError, ProjectionQueryError } from "./projectionErrors.ts";
 import {
   type EntityRow,
@@ -205,53 +205,6 @@ SET r.valid_to = list_extract($valid_tos, list_position($keys, r.source_event_se
 const upsertHead = `MERGE (h:ProjectionHead {session_id: $session_id})
 SET h.seq = $seq, h.hash = $hash, h.event_count = $event_count, h.entity_count = $entity_count`;
 
-// Doubles are passed as doubles even when integral (1.0): kuzu-wasm turns an integral JS number
-// into INT64, and a prepared statement bound to DOUBLE then rejects it.
-function entityParams(row: EntityRow): Params {
-  return {
-    node_key: row.nodeKey,
-    session_id: row.sessionId,
-    name: row.name,
-    entity_type: row.entityType,
-    summary: row.summary,
-    properties_json: row.propertiesJson,
-    valid_from: row.validFrom,
-    valid_to: row.validTo,
-    source_event_seq: row.sourceEventSeq,
-    source_event_hash: row.sourceEventHash,
-    vector_key: row.vectorKey,
-  };
-}
-
-function relationParams(row: RelationRow): Params {
-  return {
-    from_key: row.sourceKey,
-    to_key: row.targetKey,
-    ordinal: relationOrdinal(row.relKey),
-    relation_type: row.relationType,
-    valid_from: row.validFrom,
-    valid_to: row.validTo,
-    inferred: row.inferred,
-    confidence: row.confidence,
-    inference_method: row.inferenceMethod,
-    source_event_seq: row.sourceEventSeq,
-    source_event_hash: row.sourceEventHash,
-    evidence_json: row.evidenceJson,
-  };
-}
-
-function eventParams(row: EventRow): Params {
-  return {
-    event_key: row.eventKey,
-    session_id: row.sessionId,
-    seq: row.seq,
-    hash: row.hash,
-    prev_hash: row.prevHash,
-    event_type: row.eventType,
-    source_thread: row.sourceThread,
-  };
-}
-
 function entityCells(row: EntityRow): CsvCell[] {
   return [
     row.nodeKey,
@@ -296,6 +249,15 @@ function eventCells(row: EventRow): CsvCell[] {
     row.sourceThread,
   ];
 }
+
+/** Statement parameters named by the schema's columns, from the same cells the CSV load writes. */
+function paramsOf(columns: readonly string[], cells: readonly CsvCell[]): Params {
+  return Object.fromEntries(columns.map((column, i) => [column, cells[i]]));
+}
+
+const entityParams = (row: EntityRow): Params => paramsOf(entityColumns, entityCells(row));
+const relationParams = (row: RelationRow): Params => paramsOf(["from_key", "to_key", ...relatesColumns], relationCells(row));
+const eventParams = (row: EventRow): Params => paramsOf(eventColumns, eventCells(row));
 
 interface NextEventLink {
   fromKey: string;
