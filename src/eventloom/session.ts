@@ -2,6 +2,7 @@
  * Session ids and log paths. A session is one JSONL file directly under the Eventloom root;
  * ids are `^[A-Za-z0-9_.-]{1,128}$` and may not be `.` or `..`, so a path can never escape it.
  */
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { inputError } from "../errors.ts";
 import { sessionIdCharsMax } from "../limits.ts";
@@ -37,4 +38,15 @@ export function sessionLogPath(root: string, sessionId: string, action = "use"):
 /** The session id of a log path (`<root>/<id>.jsonl` → `<id>`). */
 export function sessionIdOfPath(logPath: string): string {
   return path.basename(logPath).replace(/\.jsonl$/, "");
+}
+
+/** Every session log (`*.jsonl`) directly under the root, sorted; a missing root is bad input. */
+export function sessionLogsUnderRoot(root: string): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(root);
+  } catch {
+    throw inputError("unreadable_root", `Cannot list logs: the Eventloom root ${root} does not exist`, { field: "--eventloom-path" });
+  }
+  return names.filter((name) => name.endsWith(".jsonl")).sort().map((name) => path.join(root, name));
 }

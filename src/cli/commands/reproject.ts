@@ -5,7 +5,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { sessionIdOfPath } from "../../eventloom/session.ts";
+import { sessionIdOfPath, sessionLogsUnderRoot } from "../../eventloom/session.ts";
 import { ExitCode, isZaxyError } from "../../errors.ts";
 import { booleanOption, type CommandContext, defineCommand } from "../command.ts";
 import { emit } from "../output.ts";
@@ -87,7 +87,7 @@ export const reprojectCommand = defineCommand({
     const root = ctx.global.eventloomPath;
     const all = booleanOption(ctx, "all");
     const sessions = all
-      ? (fs.existsSync(root) ? fs.readdirSync(root).filter((name) => name.endsWith(".jsonl")).sort().map((name) => sessionIdOfPath(name)) : [])
+      ? sessionLogsUnderRoot(root).map(sessionIdOfPath)
       : [ctx.global.sessionId];
     if (!all) {
       // Fails with unknown_session (exit 2) before anything is deleted.

@@ -1,26 +1,15 @@
 /** `zaxy verify [LOG ... | --all] [--all-errors]`: check hash chains; exit 1 if any is broken. */
-import * as fs from "node:fs";
 import * as path from "node:path";
-import { type IntegrityReport, sessionLogPath, verifyLog } from "../../eventloom/mod.ts";
+import { type IntegrityReport, sessionLogPath, sessionLogsUnderRoot, verifyLog } from "../../eventloom/mod.ts";
 import { inputError } from "../../errors.ts";
 import { booleanOption, type CommandContext, defineCommand } from "../command.ts";
 import { emit } from "../output.ts";
 import { progressReporter } from "../progress.ts";
 
-function logsUnderRoot(root: string): string[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(root);
-  } catch {
-    throw inputError("unreadable_root", `Cannot list logs: the Eventloom root ${root} does not exist`, { field: "--eventloom-path" });
-  }
-  return names.filter((n) => n.endsWith(".jsonl")).sort().map((n) => path.join(root, n));
-}
-
 function selectLogs(ctx: CommandContext): string[] {
   if (booleanOption(ctx, "all")) {
     if (ctx.positionals.length > 0) throw inputError("usage", "zaxy verify: give LOG paths or --all, not both", { field: "--all" });
-    return logsUnderRoot(ctx.global.eventloomPath);
+    return sessionLogsUnderRoot(ctx.global.eventloomPath);
   }
   if (ctx.positionals.length > 0) return ctx.positionals;
   // Shown as the user would write it: relative to the working directory, like --all paths.
