@@ -43,6 +43,8 @@ export interface CheckoutInput extends AssembleInput {
   extraDiagnostics?: { [key: string]: PlainJson | undefined };
   /** Trust and ignore lines from optional features, appended after checkout's own. */
   extraGuidance?: ExtraGuidance;
+  /** Prompt lines from optional features, listed under "Checkout Diagnostics" (without "- "). */
+  extraDiagnosticLines?: readonly string[];
 }
 
 export interface CheckoutRetention {
@@ -217,7 +219,15 @@ export function buildCheckout(input: CheckoutInput): MemoryCheckout {
   // mandatory quality section already says the checkout carries warnings.
   const assemblySections: PromptSection[] = parts.sections.map((section) => ({ ...section, mandatory: false }));
   const sections = [
-    ...checkoutSections({ query: input.query, currentFacts, evidence, quality, guidance, diagnostics }),
+    ...checkoutSections({
+      query: input.query,
+      currentFacts,
+      evidence,
+      quality,
+      guidance,
+      diagnostics,
+      extraDiagnosticLines: input.extraDiagnosticLines,
+    }),
     ...assemblySections,
   ];
   let prompt: string;

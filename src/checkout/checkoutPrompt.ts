@@ -49,6 +49,8 @@ export function checkoutSections(options: {
   quality: CheckoutQuality;
   guidance: CheckoutGuidance;
   diagnostics: PromptDiagnostics;
+  /** Lines from optional features (e.g. `Causal context: ...`), listed after the standard ones. */
+  extraDiagnosticLines?: readonly string[];
 }): PromptSection[] {
   const { query, currentFacts, evidence, quality, guidance, diagnostics } = options;
   const facts = currentFacts.length > 0
@@ -74,6 +76,7 @@ export function checkoutSections(options: {
     `- Current citations: ${diagnostics.current_citation_count}`,
     `- Current facts: ${diagnostics.current_fact_count}`,
     `- Superseded contexts excluded: ${diagnostics.superseded_contexts_excluded}`,
+    ...(options.extraDiagnosticLines ?? []).map((line) => `- ${line}`),
   ];
   if (diagnostics.feedback_recommended) diagnosticLines.push(`- Feedback: call ${diagnostics.feedback_tool} after using cited context.`);
   return [

@@ -13,6 +13,7 @@ import { retrieve, retrieveFromLog } from "../retrieval/engine.ts";
 import { buildSessionIndex, type SessionIndex } from "../retrieval/sessionIndex.ts";
 import type { RetrievalResult, RetrievedContext } from "../retrieval/types.ts";
 import { defaultEmbeddingDim } from "../vector/mod.ts";
+import { checkoutFeatureContributions } from "./checkoutFeatures.ts";
 import type { MemoryRequest } from "./request.ts";
 
 /**
@@ -155,11 +156,11 @@ export class MemoryService {
   }
 
   /** Retrieval plus the recent-events window (`replay_from_seq`, last `max_recent_events`). */
-  private async assemblyInput(request: MemoryRequest): Promise<AssembleInput> {
+  private async assemblyInput(request: MemoryRequest): Promise<{ input: AssembleInput; session: CachedSession }> {
     const { session, retrieval } = await this.retrieval(request);
     const replayed = session.index.events.slice(request.replayFromSeq - 1);
     const recent = request.maxRecentEvents === 0 ? [] : replayed.slice(-request.maxRecentEvents);
-    return {
+    const input = {
       sessionId: request.sessionId,
       query: request.query,
       retrieval,
@@ -169,14 +170,22 @@ export class MemoryService {
       limit: request.limit,
       maxTokens: request.maxTokens,
     };
+    return { input, session };
   }
 
   async checkout(request: MemoryRequest): Promise<MemoryCheckout> {
-    return buildCheckout(await this.assemblyInput(request));
+    const { input, session } = await this.assemblyInput(request);
+    const features = checkoutFeatureContributions({
+      sessionId: request.sessionId,
+      events: session.index.events,
+      rows: session.projected.rows,
+      retrieval: input.retrieval,
+    });
+    return buildCheckout({ ...input, ...features });
   }
 
   async assemble(request: MemoryRequest): Promise<ContextAssembly> {
-    return assembleContext(await this.assemblyInput(request));
+    return assembleContext((await this.assemblyInput(request)).input);
   }
 }
 

@@ -438,6 +438,15 @@ describe("determinism and optional diagnostics", () => {
     assert.throws(() => buildCheckout(input({ extraDiagnostics: { warning_count: 5 } })), TypeError);
   });
 
+  test("feature prompt lines are listed under Checkout Diagnostics, after the standard lines", () => {
+    const checkout = buildCheckout(input({ extraDiagnosticLines: ["Causal context: contexts=1, edges=2, average_trust=0.9"] }));
+    const lines = checkout.prompt.split("\n");
+    const at = lines.indexOf("- Causal context: contexts=1, edges=2, average_trust=0.9");
+    assert.ok(at > lines.indexOf("## Checkout Diagnostics"));
+    assert.ok(at > lines.findIndex((line) => line.startsWith("- Superseded contexts excluded:")));
+    assert.equal(buildCheckout(input({ extraDiagnosticLines: [] })).prompt, buildCheckout(input()).prompt);
+  });
+
   test("degraded retrieval warns and marks the diagnostics", () => {
     const checkout = buildCheckout(input({
       retrieval: retrieval(facts(1), { degraded: true, degradedReason: "graph unavailable" }),
