@@ -1,6 +1,9 @@
 /** `zaxy memory ...`: the memory commands. */
 import { defineGroup } from "../../command.ts";
 import { memoryAppendCommand } from "./append.ts";
+import { memoryCausalGroup } from "./causal/group.ts";
+import { memoryConsolidationGroup } from "./consolidation/group.ts";
+import { memoryReasoningGroup } from "./reasoning/group.ts";
 import { memoryIngestCommand } from "./ingest.ts";
 import { memoryCheckoutCommand } from "./checkout.ts";
 import { memoryLogCommand } from "./log.ts";
@@ -9,6 +12,16 @@ import { memoryStatusCommand } from "./status.ts";
 
 export const memoryGroup = defineGroup({
   name: "memory",
-  summary: "Record and read memory: append, ingest, log, query, checkout, status",
-  children: [memoryAppendCommand, memoryIngestCommand, memoryLogCommand, memoryQueryCommand, memoryCheckoutCommand, memoryStatusCommand],
+  summary: "Record and read memory: append, ingest, log, query, checkout, status, causal, reasoning, consolidation",
+  children: [
+    memoryAppendCommand,
+    memoryIngestCommand,
+    memoryLogCommand,
+    memoryQueryCommand,
+    memoryCheckoutCommand,
+    memoryStatusCommand,
+    memoryCausalGroup,
+    memoryReasoningGroup,
+    memoryConsolidationGroup,
+  ],
 });

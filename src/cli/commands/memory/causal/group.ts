@@ -1,0 +1,8 @@
+/** `zaxy memory causal ...`: cited cause-and-effect chains (DESIGN §7). */
+import { defineGroup } from "../../../command.ts";
+
+export const memoryCausalGroup = defineGroup({
+  name: "causal",
+  summary: "Causal chains: successors and predecessors of an entity, with citations",
+  children: [],
+});

@@ -1,0 +1,8 @@
+/** `zaxy memory reasoning ...`: reasoning primitives over cited memory. */
+import { defineGroup } from "../../../command.ts";
+
+export const memoryReasoningGroup = defineGroup({
+  name: "reasoning",
+  summary: "Reasoning primitives: explain-outcome",
+  children: [],
+});
