@@ -12,7 +12,7 @@
  * treated as corrupt and rebuilt by `KuzuStore.openOrRebuild` (the projection is derived, so a
  * rebuild loses nothing).
  */
-export const projectionSchemaVersion = 4;
+export const projectionSchemaVersion = 5;
 
 /** The single `StoreMeta` row's key. */
 export const storeMetaKey = "store";
@@ -68,9 +68,10 @@ export const schemaStatements: readonly string[] = [
     session_id STRING, seq INT64, hash STRING, event_count INT64, entity_count INT64,
     PRIMARY KEY (session_id))`,
   `CREATE NODE TABLE IF NOT EXISTS StoreMeta(key STRING, schema_version INT64, PRIMARY KEY (key))`,
+  // Forward only: see "RELATES is stored forward only" in kuzuStore.ts.
   `CREATE REL TABLE IF NOT EXISTS RELATES(FROM Entity TO Entity,
     ordinal INT64, relation_type STRING, valid_from STRING, valid_to STRING,
     inferred BOOL, confidence DOUBLE, inference_method STRING, source_event_seq INT64,
-    source_event_hash STRING, evidence_json STRING)`,
+    source_event_hash STRING, evidence_json STRING) WITH (storage_direction = 'fwd')`,
   `CREATE REL TABLE IF NOT EXISTS NEXT_EVENT(FROM Event TO Event)`,
 ];

@@ -152,8 +152,8 @@ export async function projectSession(root: string, sessionId: string, options: P
     lap("open_store");
     try {
       if (syncStore(store, root, sessionId, events, cached, options, result, warn, lap, !recreated) === "recreate") {
-        // The session is the store's only one: a fresh database is much faster than deleting
-        // its rows (DETACH DELETE of 350k rows took 67 s in kuzu-wasm).
+        // The store never deletes rows (see kuzuStore.ts): the session's old rows go with the
+        // whole database file.
         store.close();
         deleteDatabaseFiles(dbPath);
         recreated = true;
@@ -201,11 +201,20 @@ function syncStore(
     base = cached !== null && sameHead(cached.head, storeHead) ? cached : store.readSession(sessionId);
     lap("read_store");
   } else {
-    if (mayRecreate && store.sessions().every((other) => other === sessionId) && store.counts().entities > 0) return "recreate";
-    // Rebuilding: drop the session's rows, including those of a rebuild that never wrote its head.
-    store.deleteSession(sessionId);
+    // Rebuilding over rows of this session (an older projection, or a rebuild that never wrote
+    // its head): start a fresh database. Other sessions lose their rows in the store too; their
+    // row caches stay valid, and the next read that needs the store rebuilds each from its log,
+    // into the fresh database, without another recreate.
+    if (store.hasSessionRows(sessionId)) {
+      if (!mayRecreate) throw new ProjectionCorruptError(`session ${sessionId} still has rows in a freshly created projection database`);
+      const others = store.sessions().filter((other) => other !== sessionId);
+      if (others.length > 0) {
+        warn(`rebuilding session ${sessionId} starts a fresh projection database; sessions ${others.join(", ")} are re-projected from their logs on their next catch-up`);
+      }
+      return "recreate";
+    }
     removeSnapshot(root, sessionId);
-    lap("delete_session");
+    lap("clear_session");
   }
   const { fold, diff } = foldEvents(sessionId, base, events, (storeHead?.seq ?? 0) + 1);
   lap("fold");

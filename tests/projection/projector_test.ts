@@ -130,6 +130,15 @@ async function readStore(root: string): Promise<SessionGraphRows> {
   }
 }
 
+async function storeSessions(root: string): Promise<string[]> {
+  const store = await KuzuStore.open(projectionDbPath(root));
+  try {
+    return store.sessions();
+  } finally {
+    store.close();
+  }
+}
+
 before(async () => {
   const root = path.join(makeTempDir("projector"), ".eventloom");
   const clock = makeClock();
@@ -281,6 +290,32 @@ describe("the log is trusted only when it verifies, and the projection only when
       assert.deepEqual(rowsOnly(await readStore(copy)), rowsOnly(rows));
     });
   }
+
+  test("rebuilding one session of a shared store starts a fresh database; the other session is re-projected on its next catch-up", slow, async () => {
+    const copy = copyRoot(fixture.root, "projector-two-sessions");
+    const other = "proj-s2";
+    const clock = makeClock();
+    await recordEvents(copy, other, [item("goal.created", "planner", { title: "Other goal" }), item("decision.made", "architect", { decision: "Other decision" })], { clock });
+    const otherFirst = await projectSession(copy, other);
+    assert.equal(otherFirst.source, "rebuilt");
+    assert.deepEqual(await storeSessions(copy), [session, other].sort());
+
+    const warnings: string[] = [];
+    const rebuilt = await projectSession(copy, session, { rebuild: true, warn: (m) => warnings.push(m) });
+    assert.equal(rebuilt.source, "rebuilt");
+    assert.ok(warnings.some((w) => w.includes(`sessions ${other} are re-projected from their logs`)), JSON.stringify(warnings));
+    assert.deepEqual(await storeSessions(copy), [session]);
+    assert.deepEqual(rowsOnly(await readStore(copy)), rowsOnly(rebuilt.rows));
+
+    // At its head the other session is still answered from its row cache, without the store.
+    assert.equal((await projectSession(copy, other)).source, "cache");
+    await recordEvents(copy, other, [item("task.proposed", "planner", { taskId: "T-9", summary: "Other task" })], { clock });
+    const caughtUp = await projectSession(copy, other);
+    assert.equal(caughtUp.source, "rebuilt");
+    assert.deepEqual(rowsOnly(caughtUp.rows), rowsOnly((await projectSession(copyRoot(copy, "projector-two-sessions-check"), other, { rebuild: true })).rows));
+    assert.deepEqual(await storeSessions(copy), [session, other].sort());
+    assert.deepEqual(rowsOnly(await readStore(copy)), rowsOnly(rebuilt.rows), "the first session's rows were kept");
+  });
 
   test("an existing but empty log projects to nothing and checks out as ask_user (no toSeq 0 error)", slow, async () => {
     const root = path.join(makeTempDir("projector-empty"), ".eventloom");
