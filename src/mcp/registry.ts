@@ -7,9 +7,14 @@ import type { AnyToolDefinition } from "./tool.ts";
 import { contextAssembleTool } from "./tools/contextAssemble.ts";
 import { memoryAppendTool } from "./tools/memoryAppend.ts";
 import { memoryCheckoutTool } from "./tools/memoryCheckout.ts";
+import { memoryConsolidationCandidateTool } from "./tools/memoryConsolidationCandidate.ts";
+import { memoryConsolidationProposeFromLogTool } from "./tools/memoryConsolidationProposeFromLog.ts";
+import { memoryConsolidationReviewTool } from "./tools/memoryConsolidationReview.ts";
+import { memoryConsolidationStatusTool } from "./tools/memoryConsolidationStatus.ts";
 import { memoryIngestTool } from "./tools/memoryIngest.ts";
 import { memoryQueryTool } from "./tools/memoryQuery.ts";
 import { memoryReplayTool } from "./tools/memoryReplay.ts";
+import { memoryRollbackTool } from "./tools/memoryRollback.ts";
 import { memoryVerifyTool } from "./tools/memoryVerify.ts";
 
 export const toolRegistry: readonly AnyToolDefinition[] = [
@@ -20,4 +25,9 @@ export const toolRegistry: readonly AnyToolDefinition[] = [
   memoryIngestTool,
   memoryReplayTool,
   memoryVerifyTool,
+  memoryConsolidationCandidateTool,
+  memoryConsolidationProposeFromLogTool,
+  memoryConsolidationReviewTool,
+  memoryConsolidationStatusTool,
+  memoryRollbackTool,
 ];

@@ -12,6 +12,7 @@ import type { ExtraGuidance } from "../checkout/checkoutGuidance.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { PlainJson, SessionGraphRows } from "../projection/types.ts";
 import type { RetrievalResult } from "../retrieval/types.ts";
+import { consolidationCheckoutFeature } from "../consolidation/checkoutFeature.ts";
 
 export interface CheckoutFeatureInput {
   sessionId: string;
@@ -39,7 +40,7 @@ export interface CheckoutFeature {
   contribute(input: CheckoutFeatureInput): CheckoutFeatureOutput | null;
 }
 
-export const checkoutFeatures: readonly CheckoutFeature[] = [];
+export const checkoutFeatures: readonly CheckoutFeature[] = [consolidationCheckoutFeature];
 
 export interface CheckoutFeatureContributions {
   extraDiagnostics: { [key: string]: PlainJson };

@@ -19,7 +19,11 @@ const refVerify = "/work/shared/tools/ref_verify.py";
 const skip = fs.existsSync(builtBinary) ? false : `${builtBinary} does not exist; build it with node_modules/.bin/bun build.ts`;
 if (skip) console.error(`skipping MCP server tests: ${skip}`);
 
-const allToolNames = ["memory_checkout", "memory_append", "memory_query", "context_assemble", "memory_ingest", "memory_replay", "memory_verify"];
+const allToolNames = [
+  "memory_checkout", "memory_append", "memory_query", "context_assemble", "memory_ingest", "memory_replay", "memory_verify",
+  "memory_consolidation_candidate", "memory_consolidation_propose_from_log", "memory_consolidation_review", "memory_consolidation_status",
+  "memory_rollback",
+];
 const coreToolNames = ["memory_checkout", "memory_append", "memory_query", "context_assemble"];
 const callTimeoutMs = 60_000;
 

@@ -8,6 +8,7 @@ import { memoryIngestCommand } from "./ingest.ts";
 import { memoryCheckoutCommand } from "./checkout.ts";
 import { memoryLogCommand } from "./log.ts";
 import { memoryQueryCommand } from "./query.ts";
+import { memoryRollbackCommand } from "./rollback.ts";
 import { memoryStatusCommand } from "./status.ts";
 
 export const memoryGroup = defineGroup({
@@ -20,6 +21,7 @@ export const memoryGroup = defineGroup({
     memoryQueryCommand,
     memoryCheckoutCommand,
     memoryStatusCommand,
+    memoryRollbackCommand,
     memoryCausalGroup,
     memoryReasoningGroup,
     memoryConsolidationGroup,

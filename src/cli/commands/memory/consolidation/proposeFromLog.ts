@@ -1,0 +1,50 @@
+/**
+ * `zaxy memory consolidation propose-from-log`: deterministic episode/claim/procedure
+ * candidates from the session's actionable events. Idempotent: candidates already in the log
+ * are skipped and reported; the new ones are appended in one batch.
+ */
+import { intOption } from "../../../args.ts";
+import { defineCommand, stringOption } from "../../../command.ts";
+import { emit } from "../../../output.ts";
+
+// Mirrors src/consolidation/segments.ts (kept literal so --help does not load the library).
+const windowSizeMax = 200;
+const windowSizeDefault = 5;
+
+export const memoryConsolidationProposeFromLogCommand = defineCommand({
+  name: "propose-from-log",
+  summary: "Propose review-pending candidates from the session's actionable events (idempotent)",
+  description:
+    "Cuts the session's actionable events (tool calls, commands, file edits, tasks,\n" +
+    "coordination; not checkout/query/feedback) into consecutive windows of --window-size\n" +
+    "events and proposes per window an episode (confidence 0.68), a claim (0.62, when the\n" +
+    "window has >= 2 events and an edit, task or coordination event) and a procedure (0.58,\n" +
+    "when it has >= 2 tool calls, or an edit plus a tool call, command or task). Candidates\n" +
+    "already in the log are skipped. --json prints {session_id, segment_count, candidate_count,\n" +
+    "skipped_existing_count, skipped_existing_candidate_ids, events[{event_type, seq, hash,\n" +
+    "candidate_id, candidate_type}]}.",
+  options: {
+    "window-size": { type: "string", valueName: "N", description: `Actionable events per window (1..${windowSizeMax}, default ${windowSizeDefault})` },
+    purpose: { type: "string", valueName: "TEXT", description: "Recorded on every candidate" },
+    actor: { type: "string", valueName: "A", description: "Who proposes them (default zaxy-consolidation)" },
+  },
+  positionals: [],
+  examples: ["zaxy memory consolidation propose-from-log --json", "zaxy memory consolidation propose-from-log --window-size 8 --purpose release-notes"],
+  async run(ctx) {
+    const windowSize = intOption(ctx, "window-size", 1, windowSizeMax) ?? windowSizeDefault;
+    const { proposeFromLog } = await import("../../../../consolidation/operations.ts");
+    const doc = await proposeFromLog(ctx.global.eventloomPath, ctx.global.sessionId, {
+      windowSize,
+      purpose: stringOption(ctx, "purpose"),
+      actor: stringOption(ctx, "actor"),
+    });
+    emit(ctx, "zaxy.memory.consolidation.propose_from_log.v1", doc, () => {
+      const events = doc.events as { seq: number; candidate_id: string }[];
+      return [
+        `Proposed ${doc.candidate_count} consolidation candidates from ${doc.segment_count} segments of ${doc.session_id} (skipped ${doc.skipped_existing_count} existing)`,
+        ...events.map((event) => `  seq ${event.seq}  ${event.candidate_id}`),
+      ].join("\n");
+    });
+    return 0;
+  },
+});

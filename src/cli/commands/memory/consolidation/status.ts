@@ -1,0 +1,25 @@
+/** `zaxy memory consolidation status`: candidate and review state by replay of the log. */
+import { defineCommand } from "../../../command.ts";
+import { emit } from "../../../output.ts";
+
+export const memoryConsolidationStatusCommand = defineCommand({
+  name: "status",
+  summary: "Candidates and review counts by replay (rolled-back reviews do not count)",
+  description:
+    "Replays the session: the first creation of a candidate id wins, the latest surviving\n" +
+    "review decides its status, and a memory.rolled_back of a review cancels it. --json prints\n" +
+    "{session_id, candidate_count, review_count, duplicate_candidate_count, rollback_count,\n" +
+    "pending_count, accepted_count, rejected_count, deferred_count, conflicted_count,\n" +
+    "stale_count, superseded_count, valid_to_count, review_status_counts,\n" +
+    "authority_status_counts, candidate_type_counts, candidates[]}.",
+  options: {},
+  positionals: [],
+  examples: ["zaxy memory consolidation status", "zaxy memory consolidation status --session-id agent-1 --json"],
+  async run(ctx) {
+    const { readConsolidationStatus } = await import("../../../../consolidation/operations.ts");
+    const { statusLine } = await import("../../../../consolidation/status.ts");
+    const doc = await readConsolidationStatus(ctx.global.eventloomPath, ctx.global.sessionId);
+    emit(ctx, "zaxy.memory.consolidation.status.v1", doc, () => statusLine(doc));
+    return 0;
+  },
+});

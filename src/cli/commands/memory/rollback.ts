@@ -1,0 +1,51 @@
+/**
+ * `zaxy memory rollback --target-seq N --target-hash H --reason TEXT`: append a cited
+ * `memory.rolled_back` that reverses an evolution event of this session (a consolidation
+ * review — then only the candidate's latest review, once — or a rule, gate decision, fleet
+ * review or correction, which are recorded as audit markers). Nothing is deleted.
+ */
+import { inputError } from "../../../errors.ts";
+import { intOption } from "../../args.ts";
+import { type CommandContext, defineCommand, stringOption } from "../../command.ts";
+import { emit } from "../../output.ts";
+
+function required(ctx: CommandContext, name: string): string {
+  const value = stringOption(ctx, name);
+  if (value === undefined) throw inputError("usage", `${ctx.commandPath}: --${name} is required`, { field: `--${name}` });
+  return value;
+}
+
+export const memoryRollbackCommand = defineCommand({
+  name: "rollback",
+  summary: "Reverse an evolution event (e.g. the latest review of a candidate) with memory.rolled_back",
+  description:
+    "Appends memory.rolled_back {rollback_id, target{seq, hash}, reason, authority_status,\n" +
+    "reverts{event_type[, candidate_id, to_status]}}. The target must be an event of this\n" +
+    "session with exactly that hash, of a rollbackable type (consolidation.candidate.reviewed,\n" +
+    "evolution.gate.evaluated, fleet.promotion.reviewed, memory.corrected,\n" +
+    "memory.rule.generated, memory.rule.proposed). For a consolidation review only the\n" +
+    "candidate's latest review may be rolled back; the candidate returns to its previous status.\n" +
+    "--json prints {session_id, rollback_id, rollback_event{seq, hash}, citation, target, reverts}.",
+  options: {
+    "target-seq": { type: "string", valueName: "N", description: "Seq of the event to reverse (required)" },
+    "target-hash": { type: "string", valueName: "HASH", description: "Its full 64-hex hash (required)" },
+    reason: { type: "string", valueName: "TEXT", description: "Why (required)" },
+    actor: { type: "string", valueName: "A", description: "Who rolls back (default zaxy-editor)" },
+  },
+  positionals: [],
+  examples: ["zaxy memory rollback --target-seq 12 --target-hash <64 hex> --reason 'accepted by mistake' --json"],
+  async run(ctx) {
+    required(ctx, "target-seq");
+    const targetSeq = intOption(ctx, "target-seq", 1);
+    const targetHash = required(ctx, "target-hash");
+    const reason = required(ctx, "reason");
+    const { rollbackEvent } = await import("../../../consolidation/operations.ts");
+    const doc = await rollbackEvent(ctx.global.eventloomPath, ctx.global.sessionId, { targetSeq, targetHash, reason }, stringOption(ctx, "actor") ?? "zaxy-editor");
+    const reverts = doc.reverts as { event_type: string; candidate_id?: string; to_status?: string };
+    emit(ctx, "zaxy.memory.rollback.v1", doc, () =>
+      `Rolled back seq ${(doc.target as { seq: number }).seq} (${reverts.event_type})` +
+      (reverts.candidate_id === undefined ? "" : `: ${reverts.candidate_id} is ${reverts.to_status} again`) +
+      ` — memory.rolled_back as seq ${(doc.rollback_event as { seq: number }).seq}  ${doc.citation}`);
+    return 0;
+  },
+});

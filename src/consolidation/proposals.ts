@@ -1,0 +1,108 @@
+/**
+ * Deterministic proposals per segment (DESIGN §8; reference §2.4), in this order:
+ * - episode, always: title `Episode <start>-<end>`, confidence 0.68;
+ * - claim, when the segment has >= 2 events and one of them is a file edit, task or
+ *   coordination event: confidence 0.62;
+ * - procedure, when it has >= 2 `tool.call.completed`, or a file edit together with a tool
+ *   call, command or task: confidence 0.58.
+ * Titles feed candidate ids, so their wording must never change.
+ */
+import type { SourceEventRef } from "./candidate.ts";
+import { type ConsolidationCandidateType, consolidationCandidatePayload } from "./candidate.ts";
+import type { PlainJson } from "../projection/types.ts";
+import { codePointLength, codePointPrefix, pythonRstrip, pythonStrip } from "./pythonText.ts";
+import { type ConsolidationSegment, summaryCharsMax } from "./segments.ts";
+
+export const episodeConfidence = 0.68;
+export const claimConfidence = 0.62;
+export const procedureConfidence = 0.58;
+
+export const episodeMethod = "deterministic_episode_segment_v1";
+export const claimMethod = "deterministic_claim_signal_v1";
+export const procedureMethod = "deterministic_procedure_trace_v1";
+
+/** Event summaries a segment summary joins, at most. */
+const segmentSummaryEventsMax = 4;
+const ellipsis = "...";
+
+export interface ProposedConsolidation {
+  segmentId: string;
+  candidateType: ConsolidationCandidateType;
+  title: string;
+  summary: string;
+  confidence: number;
+  method: string;
+  purpose?: string;
+  sourceEvents: SourceEventRef[];
+}
+
+/**
+ * The first four event summaries joined with " -> " (or the segment id), at most 240 code
+ * points: longer ones keep 237 (trailing whitespace dropped) and end in "...".
+ */
+export function segmentSummary(segment: ConsolidationSegment): string {
+  const summaries = segment.sourceEvents.map((event) => pythonStrip(event.summary)).filter((summary) => summary !== "");
+  const summary = summaries.slice(0, segmentSummaryEventsMax).join(" -> ") || segment.segmentId;
+  if (codePointLength(summary) > summaryCharsMax) return pythonRstrip(codePointPrefix(summary, summaryCharsMax - ellipsis.length)) + ellipsis;
+  return summary;
+}
+
+function hasClaimSignal(segment: ConsolidationSegment): boolean {
+  if (segment.sourceEvents.length < 2) return false;
+  return segment.sourceEvents.some((event) => ["file.edit.", "task.", "coordination."].some((prefix) => event.event_type.startsWith(prefix)));
+}
+
+function hasProcedureSignal(segment: ConsolidationSegment): boolean {
+  if ((segment.eventTypeCounts.get("tool.call.completed") ?? 0) >= 2) return true;
+  const types = [...segment.eventTypeCounts.keys()];
+  return types.some((type) => type.startsWith("file.edit.")) &&
+    types.some((type) => ["tool.call.", "command.", "task."].some((prefix) => type.startsWith(prefix)));
+}
+
+export function generateConsolidationProposals(segments: readonly ConsolidationSegment[], purpose?: string): ProposedConsolidation[] {
+  const proposals: ProposedConsolidation[] = [];
+  for (const segment of segments) {
+    const base = {
+      segmentId: segment.segmentId,
+      sourceEvents: segment.sourceEvents.map((event) => ({ seq: event.seq, hash: event.hash })),
+      ...(purpose === undefined ? {} : { purpose }),
+    };
+    const summary = segmentSummary(segment);
+    const range = segment.segmentId.slice(segment.segmentId.lastIndexOf(":") + 1);
+    proposals.push({ ...base, candidateType: "episode", title: `Episode ${range}`, summary, confidence: episodeConfidence, method: episodeMethod });
+    if (hasClaimSignal(segment)) {
+      proposals.push({
+        ...base,
+        candidateType: "claim",
+        title: `Claim from ${segment.segmentId}`,
+        summary: `Candidate claim supported by ${segment.sourceEvents.length} cited source events: ${summary}`,
+        confidence: claimConfidence,
+        method: claimMethod,
+      });
+    }
+    if (hasProcedureSignal(segment)) {
+      proposals.push({
+        ...base,
+        candidateType: "procedure",
+        title: `Procedure from ${segment.segmentId}`,
+        summary: `Candidate procedure inferred from observed workflow steps: ${summary}`,
+        confidence: procedureConfidence,
+        method: procedureMethod,
+      });
+    }
+  }
+  return proposals;
+}
+
+/** The validated `consolidation.candidate.created` payload of a proposal. */
+export function proposalPayload(proposal: ProposedConsolidation): { [key: string]: PlainJson } {
+  return consolidationCandidatePayload({
+    candidateType: proposal.candidateType,
+    title: proposal.title,
+    summary: proposal.summary,
+    sourceEvents: proposal.sourceEvents,
+    confidence: proposal.confidence,
+    method: proposal.method,
+    purpose: proposal.purpose,
+  });
+}

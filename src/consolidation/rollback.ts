@@ -1,0 +1,132 @@
+/**
+ * `memory.rolled_back`: the explicit, cited reversal of an earlier evolution event (reference
+ * §2.10; Python `editable.py`). Nothing is deleted: the rollback is a new event, and its effect
+ * exists only in replay — a rolled-back consolidation review no longer counts, so the
+ * candidate returns to its previous surviving review status (`status.ts`).
+ *
+ * `planRollback` is the single place that decides whether a rollback is allowed and what it
+ * writes; a governance gate can wrap it later without another copy of the rules. The rules:
+ * the target must be an event of this session with exactly that hash, of a rollbackable type;
+ * a consolidation review may be rolled back only when it is its candidate's latest review, and
+ * only once.
+ *
+ * Payload (Python's key order): `rollback_id` (`rollback:` + 24 hex of SHA-256 over canonical
+ * `{target, reason}`), `target {seq, hash}`, `reason`, `authority_status`, `reverts
+ * {event_type[, candidate_id, to_status]}`.
+ */
+import { canonicalJson, fromJs, type JsonObject, JsonNumber, type JsonValue, stringField } from "../canonical/mod.ts";
+import { inputError } from "../errors.ts";
+import type { AppendItem } from "../eventloom/append.ts";
+import type { EventRecord } from "../eventloom/envelope.ts";
+import { sha256Hex } from "../platform/mod.ts";
+import type { PlainJson } from "../projection/types.ts";
+import { candidateIdHexChars, candidateReviewedType, nonAuthoritative, requireText } from "./candidate.ts";
+import { effectiveReviewStatus, replayConsolidation, rollbackEventType } from "./status.ts";
+
+/** The evolution events a rollback may reverse (Python `ROLLBACKABLE_EVENT_TYPES`). */
+export const rollbackableEventTypes = [
+  "consolidation.candidate.reviewed",
+  "evolution.gate.evaluated",
+  "fleet.promotion.reviewed",
+  "memory.corrected",
+  "memory.rule.generated",
+  "memory.rule.proposed",
+] as const;
+
+export const rollbackActorDefault = "zaxy-editor";
+
+const eventHashPattern = /^[0-9a-f]{64}$/;
+
+export interface RollbackRequest {
+  targetSeq: unknown;
+  targetHash: unknown;
+  reason: unknown;
+}
+
+export interface RollbackPlan {
+  /** The `memory.rolled_back` payload to append. */
+  payload: { [key: string]: PlainJson };
+  target: { seq: number; hash: string };
+  reverts: { [key: string]: PlainJson };
+  targetEventType: string;
+}
+
+function refused(code: string, message: string, field: string, expected: string): never {
+  throw inputError(code, message, { field, expected });
+}
+
+/**
+ * @example
+ * rollbackId({ seq: 5, hash: "ab…" }, "accepted by mistake") // "rollback:<24 hex>"
+ */
+export function rollbackId(target: { seq: number; hash: string }, reason: string): string {
+  const identity: JsonObject = new Map<string, JsonValue>([
+    ["target", new Map<string, JsonValue>([["seq", JsonNumber.int(target.seq)], ["hash", target.hash]])],
+    ["reason", reason],
+  ]);
+  return `rollback:${sha256Hex(canonicalJson(identity)).slice(0, candidateIdHexChars)}`;
+}
+
+/**
+ * Decides a rollback against the session's verified events. Throws a `ZaxyError` (exit 2)
+ * naming the field for anything it refuses; returns what to append otherwise.
+ */
+export function planRollback(sessionId: string, events: readonly EventRecord[], request: RollbackRequest): RollbackPlan {
+  const { targetSeq, targetHash } = request;
+  if (typeof targetSeq !== "number" || !Number.isSafeInteger(targetSeq) || targetSeq < 1) {
+    refused("invalid_rollback_target", `target_seq must be a positive integer (got ${JSON.stringify(targetSeq) ?? "nothing"})`, "target_seq", "an integer >= 1");
+  }
+  if (typeof targetHash !== "string" || !eventHashPattern.test(targetHash)) {
+    refused("invalid_rollback_target", `target_hash must be exactly 64 lowercase hex characters (got ${JSON.stringify(targetHash) ?? "nothing"})`, "target_hash", "64 lowercase hex");
+  }
+  const reason = requireText(request.reason, "reason", "invalid_rollback");
+  const event = events[targetSeq - 1];
+  if (event === undefined || event.seq !== targetSeq) {
+    refused("unknown_rollback_target", `No event at seq ${targetSeq} in session ${JSON.stringify(sessionId)} (it has ${events.length} events)`, "target_seq", `a seq in 1..${events.length}`);
+  }
+  if (event.hash !== targetHash) {
+    refused("rollback_hash_mismatch", `target_hash does not match the sealed event at seq ${targetSeq} (its hash is ${event.hash})`, "target_hash", event.hash);
+  }
+  if (!(rollbackableEventTypes as readonly string[]).includes(event.type)) {
+    const valid = rollbackableEventTypes.join(", ");
+    refused("not_rollbackable", `Event ${targetSeq} (${event.type}) is not a reversible evolution; rollback supports: ${valid}`, "target_seq", valid);
+  }
+  const target = { seq: event.seq, hash: event.hash };
+  const reverts: { [key: string]: PlainJson } = { event_type: event.type };
+  if (event.type === candidateReviewedType) {
+    const candidateId = stringField(event.payload, "candidate_id");
+    const replay = replayConsolidation(events);
+    const candidate = candidateId === undefined ? undefined : replay.candidates.get(candidateId);
+    if (candidate !== undefined) {
+      const latest = candidate.reviews[candidate.reviews.length - 1];
+      if (latest.seq !== event.seq) {
+        refused(
+          "rollback_not_latest_review",
+          `Cannot roll back the superseded consolidation review at seq ${event.seq}: a later review (seq ${latest.seq}) exists for candidate ` +
+            `${JSON.stringify(candidateId)}; only the current (latest) review is reversible`,
+          "target_seq",
+          `seq ${latest.seq}, the latest review of ${candidateId}`,
+        );
+      }
+      if (latest.rolledBack) {
+        refused("already_rolled_back", `The consolidation review at seq ${event.seq} is already rolled back`, "target_seq", "a review that is not rolled back yet");
+      }
+      reverts.candidate_id = candidateId!;
+      reverts.to_status = effectiveReviewStatus(candidate, event.seq);
+    }
+  } else if (replayConsolidation(events).rolledBackTargets.has(`${target.seq}:${target.hash}`)) {
+    refused("already_rolled_back", `Event ${event.seq} (${event.type}) is already rolled back`, "target_seq", "an event that is not rolled back yet");
+  }
+  const payload: { [key: string]: PlainJson } = {
+    rollback_id: rollbackId(target, reason),
+    target: { seq: target.seq, hash: target.hash },
+    reason,
+    authority_status: nonAuthoritative,
+    reverts,
+  };
+  return { payload, target, reverts, targetEventType: event.type };
+}
+
+export function rollbackItem(actor: string, plan: RollbackPlan): AppendItem {
+  return { type: rollbackEventType, actor, payload: fromJs(plan.payload) };
+}

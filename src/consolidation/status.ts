@@ -1,0 +1,201 @@
+/**
+ * Consolidation status by replay (DESIGN §8; reference §2.6). A pure function of the session's
+ * verified events:
+ * - the first `consolidation.candidate.created` of an id wins (later ones are counted as
+ *   duplicates); authority is `non_authoritative` whatever the event says;
+ * - reviews of known candidates apply in log order, the latest surviving one wins;
+ * - a `memory.rolled_back` whose `target{seq, hash}` is a review cancels that review, so the
+ *   candidate falls back to its previous surviving review, or to its created status.
+ *
+ * The document's keys and the candidates' key order are Python's (`consolidation_status`).
+ */
+import { compareCodePoints, intField, isJsonObject, stringField } from "../canonical/mod.ts";
+import type { EventRecord } from "../eventloom/envelope.ts";
+import type { PlainJson } from "../projection/types.ts";
+import { candidateCreatedType, candidateReviewedType, consolidationInitialReviewStatus, nonAuthoritative } from "./candidate.ts";
+
+export const rollbackEventType = "memory.rolled_back";
+
+export interface CandidateReview {
+  seq: number;
+  hash: string;
+  status: string | null;
+  rolledBack: boolean;
+}
+
+export interface CandidateState {
+  candidateId: string;
+  candidateType: string | null;
+  /** The status at creation (normally `pending`). */
+  createdStatus: string;
+  createdSeq: number;
+  createdHash: string;
+  stale: boolean;
+  supersededBy: string | null;
+  validTo: string | null;
+  /** Every review of the candidate in log order, rolled back or not. */
+  reviews: CandidateReview[];
+}
+
+export interface ConsolidationReplay {
+  /** In creation order (which is seq order). */
+  candidates: Map<string, CandidateState>;
+  reviewCount: number;
+  duplicateCandidateCount: number;
+  rollbackCount: number;
+  /** `seq:hash` of every event some `memory.rolled_back` targets. */
+  rolledBackTargets: Set<string>;
+}
+
+function refKey(seq: number, hash: string): string {
+  return `${seq}:${hash}`;
+}
+
+/** Replays the consolidation events of a session. */
+export function replayConsolidation(events: readonly EventRecord[]): ConsolidationReplay {
+  const candidates = new Map<string, CandidateState>();
+  const rolledBackTargets = new Set<string>();
+  let reviewCount = 0;
+  let duplicateCandidateCount = 0;
+  let rollbackCount = 0;
+  for (const event of events) {
+    const payload = event.payload;
+    if (event.type === candidateCreatedType) {
+      const candidateId = stringField(payload, "candidate_id");
+      if (candidateId === undefined || candidateId === "") continue;
+      if (candidates.has(candidateId)) {
+        duplicateCandidateCount++;
+        continue;
+      }
+      const supersededBy = stringField(payload, "superseded_by");
+      const validTo = stringField(payload, "valid_to");
+      candidates.set(candidateId, {
+        candidateId,
+        candidateType: stringField(payload, "candidate_type") ?? null,
+        createdStatus: stringField(payload, "review_status") ?? consolidationInitialReviewStatus,
+        createdSeq: event.seq,
+        createdHash: event.hash,
+        stale: payload.get("stale") === true,
+        supersededBy: supersededBy ? supersededBy : null,
+        validTo: validTo ? validTo : null,
+        reviews: [],
+      });
+    } else if (event.type === candidateReviewedType) {
+      const candidate = candidates.get(stringField(payload, "candidate_id") ?? "");
+      if (candidate === undefined) continue;
+      reviewCount++;
+      candidate.reviews.push({ seq: event.seq, hash: event.hash, status: stringField(payload, "status") ?? null, rolledBack: false });
+    } else if (event.type === rollbackEventType) {
+      const target = payload.get("target");
+      if (!isJsonObject(target)) continue;
+      const seq = intField(target, "seq");
+      const hash = stringField(target, "hash");
+      if (seq === undefined || hash === undefined) continue;
+      rolledBackTargets.add(refKey(seq, hash));
+      rollbackCount++;
+    }
+  }
+  // A rollback may come after later reviews; mark afterwards so order does not matter.
+  for (const candidate of candidates.values()) {
+    for (const review of candidate.reviews) review.rolledBack = rolledBackTargets.has(refKey(review.seq, review.hash));
+  }
+  return { candidates, reviewCount, duplicateCandidateCount, rollbackCount, rolledBackTargets };
+}
+
+/** The review that decides the candidate's status: its latest one not rolled back. */
+export function survivingReview(candidate: CandidateState, beforeSeq = Infinity): CandidateReview | undefined {
+  for (let i = candidate.reviews.length - 1; i >= 0; i--) {
+    const review = candidate.reviews[i];
+    if (review.seq < beforeSeq && !review.rolledBack && review.status !== null) return review;
+  }
+  return undefined;
+}
+
+/** The candidate's effective review status (reviews before `beforeSeq` only, when given). */
+export function effectiveReviewStatus(candidate: CandidateState, beforeSeq = Infinity): string {
+  return survivingReview(candidate, beforeSeq)?.status ?? candidate.createdStatus;
+}
+
+function candidateJson(candidate: CandidateState): { [key: string]: PlainJson } {
+  const out: { [key: string]: PlainJson } = {
+    candidate_id: candidate.candidateId,
+    candidate_type: candidate.candidateType,
+    review_status: effectiveReviewStatus(candidate),
+    authority_status: nonAuthoritative,
+    created_seq: candidate.createdSeq,
+    created_hash: candidate.createdHash,
+  };
+  if (candidate.stale) out.stale = true;
+  if (candidate.supersededBy !== null) out.superseded_by = candidate.supersededBy;
+  if (candidate.validTo !== null) out.valid_to = candidate.validTo;
+  // Python reports the last surviving review event, even one whose status was null.
+  const lastSurviving = [...candidate.reviews].reverse().find((review) => !review.rolledBack);
+  if (lastSurviving !== undefined) {
+    out.reviewed_seq = lastSurviving.seq;
+    out.reviewed_hash = lastSurviving.hash;
+  }
+  const rolledBack = candidate.reviews.filter((review) => review.rolledBack).length;
+  if (rolledBack > 0) out.rolled_back_review_count = rolledBack;
+  return out;
+}
+
+function sortedCounts(counts: Map<string, number>): { [key: string]: number } {
+  const out: { [key: string]: number } = {};
+  for (const [key, count] of [...counts].sort(([a], [b]) => compareCodePoints(a, b))) out[key] = count;
+  return out;
+}
+
+function increment(counts: Map<string, number>, key: string): void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
+/**
+ * The `consolidation status` document.
+ *
+ * @example
+ * consolidationStatus("default", events).pending_count
+ */
+export function consolidationStatus(sessionId: string, events: readonly EventRecord[]): { [key: string]: PlainJson } {
+  const replay = replayConsolidation(events);
+  const candidates = [...replay.candidates.values()].map(candidateJson);
+  const reviewStatusCounts = new Map<string, number>();
+  const authorityStatusCounts = new Map<string, number>();
+  const typeCounts = new Map<string, number>();
+  let staleCount = 0;
+  let supersededCount = 0;
+  let validToCount = 0;
+  for (const candidate of candidates) {
+    increment(reviewStatusCounts, String(candidate.review_status));
+    increment(authorityStatusCounts, String(candidate.authority_status));
+    increment(typeCounts, candidate.candidate_type === null ? "unknown" : String(candidate.candidate_type));
+    if (candidate.stale === true || candidate.review_status === "stale") staleCount++;
+    if (candidate.superseded_by !== undefined) supersededCount++;
+    if (candidate.valid_to !== undefined) validToCount++;
+  }
+  return {
+    session_id: sessionId,
+    candidate_count: candidates.length,
+    review_count: replay.reviewCount,
+    duplicate_candidate_count: replay.duplicateCandidateCount,
+    rollback_count: replay.rollbackCount,
+    pending_count: reviewStatusCounts.get("pending") ?? 0,
+    accepted_count: reviewStatusCounts.get("accepted") ?? 0,
+    rejected_count: reviewStatusCounts.get("rejected") ?? 0,
+    deferred_count: reviewStatusCounts.get("deferred") ?? 0,
+    conflicted_count: reviewStatusCounts.get("conflicted") ?? 0,
+    stale_count: staleCount,
+    superseded_count: supersededCount,
+    valid_to_count: validToCount,
+    review_status_counts: sortedCounts(reviewStatusCounts),
+    authority_status_counts: sortedCounts(authorityStatusCounts),
+    candidate_type_counts: sortedCounts(typeCounts),
+    // Candidates are created in log order, so this is already sorted by created_seq.
+    candidates,
+  };
+}
+
+/** The one-line text rendering of a status document. */
+export function statusLine(status: { [key: string]: PlainJson }): string {
+  return `Consolidation status for ${status.session_id}: pending=${status.pending_count}, accepted=${status.accepted_count}, ` +
+    `rejected=${status.rejected_count}, deferred=${status.deferred_count}, conflicted=${status.conflicted_count}`;
+}

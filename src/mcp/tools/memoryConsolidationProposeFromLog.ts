@@ -1,0 +1,30 @@
+/** `memory_consolidation_propose_from_log`: idempotent candidates from the session's actionable events. */
+import * as z from "zod";
+import { proposeFromLog } from "../../consolidation/operations.ts";
+import { windowSizeDefault } from "../../consolidation/segments.ts";
+import { actorSchema } from "../eventSchemas.ts";
+import { sessionIdSchema } from "../sessionArgument.ts";
+import { defineTool } from "../tool.ts";
+import { textField, windowSizeField } from "./memoryConsolidationSchemas.ts";
+
+export const memoryConsolidationProposeFromLogTool = defineTool({
+  name: "memory_consolidation_propose_from_log",
+  description:
+    "Propose review-pending episode/claim/procedure candidates from consecutive windows of the session's actionable " +
+    "events (tool calls, commands, file edits, tasks, coordination). Re-running creates nothing new: existing " +
+    "candidate ids are skipped and listed in skipped_existing_candidate_ids.",
+  inputSchema: z.strictObject({
+    session_id: sessionIdSchema,
+    actor: actorSchema.optional().describe("Who proposes them (default zaxy-consolidation)"),
+    purpose: textField("Recorded on every candidate").optional(),
+    window_size: windowSizeField,
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run(args, ctx) {
+    return await proposeFromLog(ctx.eventloomPath, args.session_id, {
+      windowSize: args.window_size ?? windowSizeDefault,
+      purpose: args.purpose,
+      actor: args.actor,
+    });
+  },
+});

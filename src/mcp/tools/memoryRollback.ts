@@ -1,0 +1,37 @@
+/**
+ * `memory_rollback`: reverse an evolution event of the session with a cited `memory.rolled_back`
+ * (for a consolidation review: only the candidate's latest review, once).
+ */
+import * as z from "zod";
+import { rollbackEvent } from "../../consolidation/operations.ts";
+import { rollbackableEventTypes } from "../../consolidation/rollback.ts";
+import { actorSchema } from "../eventSchemas.ts";
+import { resolveSessionId, sessionIdSchema } from "../sessionArgument.ts";
+import { defineTool } from "../tool.ts";
+import { textField } from "./memoryConsolidationSchemas.ts";
+
+export const memoryRollbackTool = defineTool({
+  name: "memory_rollback",
+  description:
+    "Reverse an evolution event of the session by appending memory.rolled_back citing it (nothing is deleted). " +
+    `Rollbackable: ${rollbackableEventTypes.join(", ")}. A rolled-back consolidation review no longer counts: the ` +
+    "candidate returns to its previous status. Only a candidate's latest review may be rolled back.",
+  inputSchema: z.strictObject({
+    target_seq: z.number().int().min(1).describe("Seq of the event to reverse"),
+    target_hash: z.string().regex(/^[0-9a-f]{64}$/).describe("Its full hash, 64 lowercase hex"),
+    reason: textField("Why"),
+    actor: actorSchema.optional().describe("Who rolls back (default zaxy-editor)"),
+    confidence: z.number().min(0).max(1).optional()
+      .describe("Accepted for compatibility with zaxy-memory clients; not recorded until rollbacks pass the governance gate"),
+    session_id: sessionIdSchema.optional(),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  async run(args, ctx) {
+    return await rollbackEvent(
+      ctx.eventloomPath,
+      resolveSessionId(ctx, args.session_id),
+      { targetSeq: args.target_seq, targetHash: args.target_hash, reason: args.reason },
+      args.actor ?? "zaxy-editor",
+    );
+  },
+});
