@@ -1,6 +1,7 @@
 /** `zaxy bench ...`: benchmarks that print measured figures and the machine. */
 import { defineGroup } from "../../command.ts";
 import { benchCheckoutCommand } from "./checkout.ts";
+import { benchConsolidationGuardrailCommand } from "./consolidationGuardrail.ts";
 import { benchReprojectCommand } from "./reproject.ts";
 import { benchRetrievalCommand } from "./retrieval.ts";
 import { benchVerifyCommand } from "./verify.ts";
@@ -8,5 +9,5 @@ import { benchVerifyCommand } from "./verify.ts";
 export const benchGroup = defineGroup({
   name: "bench",
   summary: "Benchmarks: measured figures, ratios from one run, and the machine",
-  children: [benchVerifyCommand, benchRetrievalCommand, benchReprojectCommand, benchCheckoutCommand],
+  children: [benchVerifyCommand, benchRetrievalCommand, benchReprojectCommand, benchCheckoutCommand, benchConsolidationGuardrailCommand],
 });
