@@ -8,6 +8,7 @@
  * Adding a feature: write a `CheckoutFeature` next to the feature's code and list it in
  * `checkoutFeatures` below, in the order its section should appear.
  */
+import { causalCheckoutFeature } from "../causal/checkoutFeature.ts";
 import type { ExtraGuidance } from "../checkout/checkoutGuidance.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { PlainJson, SessionGraphRows } from "../projection/types.ts";
@@ -40,7 +41,7 @@ export interface CheckoutFeature {
   contribute(input: CheckoutFeatureInput): CheckoutFeatureOutput | null;
 }
 
-export const checkoutFeatures: readonly CheckoutFeature[] = [consolidationCheckoutFeature];
+export const checkoutFeatures: readonly CheckoutFeature[] = [causalCheckoutFeature, consolidationCheckoutFeature];
 
 export interface CheckoutFeatureContributions {
   extraDiagnostics: { [key: string]: PlainJson };

@@ -7,6 +7,7 @@
  * facts; they are projected later through the ordinary extractors.
  */
 import type { JsonObject, JsonValue } from "../canonical/mod.ts";
+import { isCausalDerived, outcomeExplainedCausalEdge } from "../causal/outcomeExplained.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { eventHash, firstTruthy, integer, object, text } from "./extract/payload.ts";
 import type { PlainJson } from "./types.ts";
@@ -117,8 +118,9 @@ function contradictionRetraction(record: EventRecord): GeneratedEvent | undefine
 /**
  * The events to append because of `record`: an `inference.edge.generated` for a
  * `task.completed` that cites its decision's event, an `inference.edge.retracted` for an
- * `inference.edge.contradicted`, else nothing. Events by `zaxy-inference` (and inferred edges
- * themselves) never generate more, so generation cannot feed on itself.
+ * `inference.edge.contradicted`, a `causal.edge.generated` for an `outcome.explained` that cites
+ * its evidence (src/causal), else nothing. Events by `zaxy-inference` or `zaxy-causal` (and
+ * inferred and causal edges themselves) never generate more, so generation cannot feed on itself.
  *
  * @example
  * ```ts
@@ -126,9 +128,10 @@ function contradictionRetraction(record: EventRecord): GeneratedEvent | undefine
  * ```
  */
 export function generatedEvents(record: EventRecord): GeneratedEvent[] {
-  if (record.actor === inferenceActor || record.type === "inference.edge.generated") return [];
+  if (record.actor === inferenceActor || record.type === "inference.edge.generated" || isCausalDerived(record)) return [];
   let generated: GeneratedEvent | undefined;
   if (record.type === "task.completed") generated = taskCompletedDecision(record);
   else if (record.type === "inference.edge.contradicted") generated = contradictionRetraction(record);
+  else generated = outcomeExplainedCausalEdge(record);
   return generated === undefined ? [] : [generated];
 }

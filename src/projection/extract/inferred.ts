@@ -5,6 +5,7 @@
  * one of them is malformed and the event is kept as a generic entity instead.
  */
 import type { JsonObject, JsonValue } from "../../canonical/mod.ts";
+import { causalRelationTypes, causalReviewStatuses } from "../../causal/taxonomy.ts";
 import type { EventRecord } from "../../eventloom/envelope.ts";
 import type { EntityRef } from "../types.ts";
 import { type Extracted, extracted, type Extractor, inferredEdge, MalformedPayload, nonAuthoritative, ref } from "./build.ts";
@@ -51,10 +52,6 @@ function inferenceRetracted(record: EventRecord): Extracted {
   const p = record.payload;
   return statedInferredEdge(record, required(text(p.get("valid_from")), "valid_from", record), required(text(p.get("valid_to")), "valid_to", record));
 }
-
-/** The causal taxonomy; each becomes the graph relation `causal_<relation>`. */
-export const causalRelationTypes = new Set(["caused", "enabled", "blocked", "prevented", "regressed", "fixed", "explained"]);
-const causalReviewStatuses = new Set(["proposed", "accepted", "rejected", "deferred", "conflicted"]);
 
 function causalGenerated(record: EventRecord): Extracted {
   const p = record.payload;

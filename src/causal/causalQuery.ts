@@ -1,0 +1,117 @@
+/**
+ * Causal reads over a session (DESIGN §7; reference §3.4): validated successor and predecessor
+ * queries through the memory service's verified, projected session. Everything a caller passes
+ * is checked before the session is touched, so bad input reads nothing and writes nothing. A
+ * degraded read (graph store unavailable) folds the verified log in memory instead: causal
+ * answers never depend on Kuzu being openable.
+ */
+import { inputError } from "../errors.ts";
+import { validateSessionId } from "../eventloom/session.ts";
+import type { MemoryService } from "../memory/service.ts";
+import { depthMax, queryCharsMax } from "../memory/request.ts";
+import { extractEvent } from "../projection/extract/mod.ts";
+import { GraphFold } from "../projection/graphFold.ts";
+import { type CausalEdge, causalEdges } from "./causalEdges.ts";
+import { type CausalRelationType, causalRelationTypes, isCausalRelationType, sortedChoices } from "./taxonomy.ts";
+import { type CausalDirection, type CausalQueryResult, traverseCausal } from "./traversal.ts";
+
+export const defaultCausalDepth = 2;
+
+export interface CausalQuery {
+  sessionId: string;
+  direction: CausalDirection;
+  entityName: string;
+  entityType?: string;
+  relationType?: CausalRelationType;
+  depth: number;
+}
+
+export interface CausalQueryInput {
+  sessionId: string;
+  direction: CausalDirection;
+  entityName: unknown;
+  entityType?: unknown;
+  relationType?: unknown;
+  /** An integer or its decimal text (a CLI value); default 2. */
+  depth?: unknown;
+}
+
+/** Field names as the caller's front door spells them (CLI `--depth`, MCP `depth`, ...). */
+export type FieldNames = Partial<Record<"entity_name" | "entity_type" | "relation_type" | "depth", string>>;
+
+function nonEmptyText(value: unknown, field: string, code: string): string {
+  if (typeof value !== "string" || value.trim() === "") {
+    throw inputError(code, `${field} must be a non-empty string`, { field, expected: "non-empty text" });
+  }
+  const chars = [...value].length;
+  if (chars > queryCharsMax) {
+    throw inputError(code, `${field} is ${chars} characters; at most ${queryCharsMax} are allowed`, { field, expected: `at most ${queryCharsMax} characters` });
+  }
+  return value.trim();
+}
+
+/** A traversal depth 1..5 from an integer or its decimal text. */
+export function validateCausalDepth(value: unknown, field = "depth"): number {
+  if (value === undefined) return defaultCausalDepth;
+  const depth = typeof value === "string" && /^\s*-?[0-9]+\s*$/.test(value) ? Number(value) : value;
+  if (typeof depth !== "number" || !Number.isInteger(depth) || depth < 1 || depth > depthMax) {
+    throw inputError("invalid_depth", `${field} must be between 1 and ${depthMax}, got ${JSON.stringify(value)}`, {
+      field,
+      expected: `integer 1..${depthMax}`,
+      actual: String(value),
+    });
+  }
+  return depth;
+}
+
+/** A bare causal relation type; `causal_caused`, `CAUSES` and the like are refused with the valid list. */
+export function validateCausalRelationFilter(value: unknown, field = "relation_type"): CausalRelationType | undefined {
+  if (value === undefined) return undefined;
+  if (!isCausalRelationType(value)) {
+    throw inputError("invalid_causal_relation", `${field} must be one of: ${sortedChoices(causalRelationTypes)}; got ${JSON.stringify(value)}`, {
+      field,
+      expected: `one of ${sortedChoices(causalRelationTypes)}`,
+      actual: String(value),
+    });
+  }
+  return value;
+}
+
+/**
+ * @example
+ * ```ts
+ * validateCausalQuery({ sessionId: "default", direction: "predecessors", entityName: "timeout", depth: "3" });
+ * // { sessionId: "default", direction: "predecessors", entityName: "timeout", depth: 3 }
+ * ```
+ */
+export function validateCausalQuery(input: CausalQueryInput, names: FieldNames = {}): CausalQuery {
+  validateSessionId(input.sessionId, "read");
+  const query: CausalQuery = {
+    sessionId: input.sessionId,
+    direction: input.direction,
+    entityName: nonEmptyText(input.entityName, names.entity_name ?? "entity_name", "invalid_entity_name"),
+    depth: validateCausalDepth(input.depth, names.depth ?? "depth"),
+  };
+  if (input.entityType !== undefined) query.entityType = nonEmptyText(input.entityType, names.entity_type ?? "entity_type", "invalid_entity_type");
+  const relationType = validateCausalRelationFilter(input.relationType, names.relation_type ?? "relation_type");
+  if (relationType !== undefined) query.relationType = relationType;
+  return query;
+}
+
+/** The session's causal edges at its log head (verifying and projecting it first). */
+export async function sessionCausalEdges(service: MemoryService, sessionId: string): Promise<CausalEdge[]> {
+  const { projected } = await service.session(sessionId);
+  let rows = projected.rows;
+  if (rows === null) {
+    const fold = new GraphFold(sessionId);
+    for (const event of projected.events) fold.apply(event, extractEvent(event));
+    rows = fold.rows();
+  }
+  return causalEdges(sessionId, rows, projected.events);
+}
+
+/** Successors or predecessors of an entity; an unknown entity has none (not an error). */
+export async function queryCausal(service: MemoryService, query: CausalQuery): Promise<CausalQueryResult[]> {
+  const edges = await sessionCausalEdges(service, query.sessionId);
+  return traverseCausal(edges, query);
+}
