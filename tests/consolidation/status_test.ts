@@ -1,0 +1,132 @@
+/**
+ * Status by replay and the rollback rules (reference §2.6, §2.10): first creation wins, the
+ * latest surviving review wins, a rollback of a review restores the previous status,
+ * authority is always non_authoritative, and planRollback refuses what Python refuses.
+ */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { consolidationCandidatePayload } from "../../src/consolidation/candidate.ts";
+import { planRollback, rollbackId } from "../../src/consolidation/rollback.ts";
+import { consolidationStatus, statusLine } from "../../src/consolidation/status.ts";
+import { isZaxyError } from "../../src/errors.ts";
+import { events, hashOf } from "./testkit.ts";
+
+const statusKeys = [
+  "session_id", "candidate_count", "review_count", "duplicate_candidate_count", "rollback_count", "pending_count", "accepted_count",
+  "rejected_count", "deferred_count", "conflicted_count", "stale_count", "superseded_count", "valid_to_count", "review_status_counts",
+  "authority_status_counts", "candidate_type_counts", "candidates",
+];
+
+function candidate(type: string, title: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { ...consolidationCandidatePayload({ candidateType: type, title, summary: "s", sourceEvents: [{ seq: 1, hash: hashOf(1) }], confidence: 0.6, method: "m" }), ...extra };
+}
+
+const claim = candidate("claim", "C");
+const episode = candidate("episode", "E");
+const claimId = claim.candidate_id as string;
+const review = (status: string) => ["consolidation.candidate.reviewed", { candidate_id: claimId, status, authority_status: "non_authoritative", rationale: "r" }] as [string, Record<string, unknown>];
+const rollback = (seq: number) => ["memory.rolled_back", { rollback_id: "x", target: { seq, hash: hashOf(seq) }, reason: "r", authority_status: "non_authoritative" }] as [string, Record<string, unknown>];
+
+describe("consolidationStatus", () => {
+  test("counts by replay: duplicates, latest review wins, rollback restores the previous surviving review", () => {
+    const log = events([
+      ["tool.call.completed", {}], // 1
+      ["consolidation.candidate.created", claim], // 2
+      ["consolidation.candidate.created", episode], // 3
+      ["consolidation.candidate.created", { ...claim, summary: "dup" }], // 4: duplicate, ignored
+      review("accepted"), // 5
+      review("rejected"), // 6
+      rollback(6), // 7
+    ]);
+    const status = consolidationStatus("agent-1", log);
+    assert.deepEqual(Object.keys(status), statusKeys);
+    assert.deepEqual(
+      { ...status, candidates: undefined },
+      {
+        session_id: "agent-1", candidate_count: 2, review_count: 2, duplicate_candidate_count: 1, rollback_count: 1, pending_count: 1,
+        accepted_count: 1, rejected_count: 0, deferred_count: 0, conflicted_count: 0, stale_count: 0, superseded_count: 0, valid_to_count: 0,
+        review_status_counts: { accepted: 1, pending: 1 }, authority_status_counts: { non_authoritative: 2 },
+        candidate_type_counts: { claim: 1, episode: 1 }, candidates: undefined,
+      },
+    );
+    assert.deepEqual(status.candidates, [
+      {
+        candidate_id: claimId, candidate_type: "claim", review_status: "accepted", authority_status: "non_authoritative", created_seq: 2,
+        created_hash: hashOf(2), reviewed_seq: 5, reviewed_hash: hashOf(5), rolled_back_review_count: 1,
+      },
+      { candidate_id: episode.candidate_id, candidate_type: "episode", review_status: "pending", authority_status: "non_authoritative", created_seq: 3, created_hash: hashOf(3) },
+    ]);
+    assert.equal(statusLine(status), "Consolidation status for agent-1: pending=1, accepted=1, rejected=0, deferred=0, conflicted=0");
+  });
+
+  test("rolling back the only review returns the candidate to pending; reviews of unknown ids are ignored", () => {
+    const log = events([
+      ["consolidation.candidate.reviewed", { candidate_id: claimId, status: "accepted", rationale: "early" }], // 1: before creation
+      ["consolidation.candidate.created", claim], // 2
+      review("accepted"), // 3
+      rollback(3), // 4
+    ]);
+    const status = consolidationStatus("agent-1", log);
+    assert.equal(status.review_count, 1);
+    assert.equal(status.pending_count, 1);
+    assert.equal(status.accepted_count, 0);
+    assert.deepEqual((status.candidates as Record<string, unknown>[])[0].rolled_back_review_count, 1);
+    assert.equal("reviewed_seq" in (status.candidates as Record<string, unknown>[])[0], false);
+  });
+
+  test("an authoritative payload is still reported non_authoritative; stale, superseded and valid_to are counted", () => {
+    const log = events([
+      ["consolidation.candidate.created", { ...claim, authority_status: "authoritative", stale: true, superseded_by: "x", valid_to: "2026-01-02T00:00:00Z" }],
+      ["consolidation.candidate.created", { ...episode, review_status: "stale" }],
+    ]);
+    const status = consolidationStatus("agent-1", log);
+    assert.deepEqual(status.authority_status_counts, { non_authoritative: 2 });
+    assert.deepEqual([status.stale_count, status.superseded_count, status.valid_to_count], [2, 1, 1]);
+    const first = (status.candidates as Record<string, unknown>[])[0];
+    assert.deepEqual([first.stale, first.superseded_by, first.valid_to], [true, "x", "2026-01-02T00:00:00Z"]);
+  });
+});
+
+describe("planRollback", () => {
+  const log = events([
+    ["tool.call.completed", {}], // 1
+    ["consolidation.candidate.created", claim], // 2
+    review("accepted"), // 3
+    review("deferred"), // 4
+  ]);
+
+  function refused(request: Parameters<typeof planRollback>[2], code: string, field: string, message: RegExp, on = log): void {
+    assert.throws(() => planRollback("agent-1", on, request), (error: unknown) => {
+      assert.ok(isZaxyError(error));
+      assert.equal(error.exitCode, 2);
+      assert.equal(error.code, code);
+      assert.equal(error.details.field, field);
+      assert.match(error.message, message);
+      return true;
+    });
+  }
+
+  test("the latest review: payload in Python's key order, reverting to the previous status", () => {
+    const plan = planRollback("agent-1", log, { targetSeq: 4, targetHash: hashOf(4), reason: "deferred by mistake" });
+    assert.deepEqual(plan.payload, {
+      rollback_id: rollbackId({ seq: 4, hash: hashOf(4) }, "deferred by mistake"),
+      target: { seq: 4, hash: hashOf(4) },
+      reason: "deferred by mistake",
+      authority_status: "non_authoritative",
+      reverts: { event_type: "consolidation.candidate.reviewed", candidate_id: claimId, to_status: "accepted" },
+    });
+    assert.match(String(plan.payload.rollback_id), /^rollback:[0-9a-f]{24}$/);
+  });
+
+  test("refuses a superseded review, a non-rollbackable event, a wrong hash, a missing seq, a double rollback, a blank reason", () => {
+    refused({ targetSeq: 3, targetHash: hashOf(3), reason: "r" }, "rollback_not_latest_review", "target_seq", /later review \(seq 4\)/);
+    refused({ targetSeq: 2, targetHash: hashOf(2), reason: "r" }, "not_rollbackable", "target_seq", /consolidation\.candidate\.created\) is not a reversible evolution/);
+    refused({ targetSeq: 4, targetHash: hashOf(3), reason: "r" }, "rollback_hash_mismatch", "target_hash", /does not match the sealed event at seq 4/);
+    refused({ targetSeq: 9, targetHash: hashOf(9), reason: "r" }, "unknown_rollback_target", "target_seq", /No event at seq 9/);
+    refused({ targetSeq: 0, targetHash: hashOf(9), reason: "r" }, "invalid_rollback_target", "target_seq", /positive integer/);
+    refused({ targetSeq: 4, targetHash: "A".repeat(64), reason: "r" }, "invalid_rollback_target", "target_hash", /64 lowercase hex/);
+    refused({ targetSeq: 4, targetHash: hashOf(4), reason: "  " }, "invalid_rollback", "reason", /non-empty/);
+    const rolledBack = events([...log.map((e) => [e.type, Object.fromEntries([...e.payload].map(([k, v]) => [k, v]))] as [string, Record<string, unknown>]), rollback(4)]);
+    refused({ targetSeq: 4, targetHash: hashOf(4), reason: "again" }, "already_rolled_back", "target_seq", /already rolled back/, rolledBack);
+  });
+});
