@@ -7,10 +7,13 @@ import type { AnyToolDefinition } from "./tool.ts";
 import { contextAssembleTool } from "./tools/contextAssemble.ts";
 import { memoryAppendTool } from "./tools/memoryAppend.ts";
 import { memoryCheckoutTool } from "./tools/memoryCheckout.ts";
+import { memoryCausalPredecessorsTool } from "./tools/memoryCausalPredecessors.ts";
+import { memoryCausalSuccessorsTool } from "./tools/memoryCausalSuccessors.ts";
 import { memoryConsolidationCandidateTool } from "./tools/memoryConsolidationCandidate.ts";
 import { memoryConsolidationProposeFromLogTool } from "./tools/memoryConsolidationProposeFromLog.ts";
 import { memoryConsolidationReviewTool } from "./tools/memoryConsolidationReview.ts";
 import { memoryConsolidationStatusTool } from "./tools/memoryConsolidationStatus.ts";
+import { memoryExplainOutcomeTool } from "./tools/memoryExplainOutcome.ts";
 import { memoryIngestTool } from "./tools/memoryIngest.ts";
 import { memoryQueryTool } from "./tools/memoryQuery.ts";
 import { memoryReplayTool } from "./tools/memoryReplay.ts";
@@ -25,6 +28,9 @@ export const toolRegistry: readonly AnyToolDefinition[] = [
   memoryIngestTool,
   memoryReplayTool,
   memoryVerifyTool,
+  memoryCausalSuccessorsTool,
+  memoryCausalPredecessorsTool,
+  memoryExplainOutcomeTool,
   memoryConsolidationCandidateTool,
   memoryConsolidationProposeFromLogTool,
   memoryConsolidationReviewTool,
