@@ -22,3 +22,4 @@ export * from "./traversal.ts";
 export * from "./causalQuery.ts";
 export * from "./explainOutcome.ts";
 export * from "./checkoutFeature.ts";
+export * from "./benchmarkScore.ts";

@@ -1,5 +1,6 @@
 /** `zaxy bench ...`: benchmarks that print measured figures and the machine. */
 import { defineGroup } from "../../command.ts";
+import { benchCausalCommand } from "./causal.ts";
 import { benchCheckoutCommand } from "./checkout.ts";
 import { benchConsolidationGuardrailCommand } from "./consolidationGuardrail.ts";
 import { benchReprojectCommand } from "./reproject.ts";
@@ -9,5 +10,5 @@ import { benchVerifyCommand } from "./verify.ts";
 export const benchGroup = defineGroup({
   name: "bench",
   summary: "Benchmarks: measured figures, ratios from one run, and the machine",
-  children: [benchVerifyCommand, benchRetrievalCommand, benchReprojectCommand, benchCheckoutCommand, benchConsolidationGuardrailCommand],
+  children: [benchVerifyCommand, benchRetrievalCommand, benchReprojectCommand, benchCheckoutCommand, benchConsolidationGuardrailCommand, benchCausalCommand],
 });
