@@ -59,13 +59,19 @@ function statusOf(evidence: { [key: string]: PlainJson }, key: string, fallback:
  *   source event (as retrieval's citations do), falling back to `sessionId`.
  */
 export function causalEdges(sessionId: string, rows: SessionGraphRows, events: readonly EventRecord[]): CausalEdge[] {
-  const currentEntities = new Map<string, EntityRow>();
-  for (const entity of rows.entities) if (entity.validTo === null) currentEntities.set(entity.nodeKey, entity);
-  const edges: CausalEdge[] = [];
+  // Checkout calls this on every read: most sessions have no causal relation, so look for one
+  // before indexing the entities.
+  const candidates: Array<{ relation: RelationRow; relationType: CausalRelationType }> = [];
   for (const relation of rows.relations) {
     if (relation.validTo !== null) continue;
     const relationType = causalRelationOfLabel(relation.relationType);
-    if (relationType === undefined) continue;
+    if (relationType !== undefined) candidates.push({ relation, relationType });
+  }
+  if (candidates.length === 0) return [];
+  const currentEntities = new Map<string, EntityRow>();
+  for (const entity of rows.entities) if (entity.validTo === null) currentEntities.set(entity.nodeKey, entity);
+  const edges: CausalEdge[] = [];
+  for (const { relation, relationType } of candidates) {
     const source = currentEntities.get(relation.sourceKey);
     const target = currentEntities.get(relation.targetKey);
     if (source === undefined || target === undefined) continue;
