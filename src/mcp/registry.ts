@@ -19,6 +19,8 @@ import { memoryQueryTool } from "./tools/memoryQuery.ts";
 import { memoryReplayTool } from "./tools/memoryReplay.ts";
 import { memoryRollbackTool } from "./tools/memoryRollback.ts";
 import { memoryVerifyTool } from "./tools/memoryVerify.ts";
+import { mergeConceptsTool } from "./tools/mergeConcepts.ts";
+import { triggerConsolidationTool } from "./tools/triggerConsolidation.ts";
 
 export const toolRegistry: readonly AnyToolDefinition[] = [
   memoryCheckoutTool,
@@ -36,4 +38,6 @@ export const toolRegistry: readonly AnyToolDefinition[] = [
   memoryConsolidationReviewTool,
   memoryConsolidationStatusTool,
   memoryRollbackTool,
+  triggerConsolidationTool,
+  mergeConceptsTool,
 ];

@@ -5,10 +5,11 @@ import { benchCheckoutCommand } from "./checkout.ts";
 import { benchConsolidationGuardrailCommand } from "./consolidationGuardrail.ts";
 import { benchReprojectCommand } from "./reproject.ts";
 import { benchRetrievalCommand } from "./retrieval.ts";
+import { benchTriggerCommand } from "./trigger.ts";
 import { benchVerifyCommand } from "./verify.ts";
 
 export const benchGroup = defineGroup({
   name: "bench",
   summary: "Benchmarks: measured figures, ratios from one run, and the machine",
-  children: [benchVerifyCommand, benchRetrievalCommand, benchReprojectCommand, benchCheckoutCommand, benchConsolidationGuardrailCommand, benchCausalCommand],
+  children: [benchVerifyCommand, benchRetrievalCommand, benchReprojectCommand, benchCheckoutCommand, benchConsolidationGuardrailCommand, benchCausalCommand, benchTriggerCommand],
 });

@@ -4,6 +4,8 @@ import { memoryConsolidationProposeCommand } from "./propose.ts";
 import { memoryConsolidationProposeFromLogCommand } from "./proposeFromLog.ts";
 import { memoryConsolidationReviewCommand } from "./review.ts";
 import { memoryConsolidationStatusCommand } from "./status.ts";
+import { memoryConsolidationTriggerCommand } from "./trigger.ts";
+import { memoryConsolidationMergeCommand } from "./merge.ts";
 
 export const memoryConsolidationGroup = defineGroup({
   name: "consolidation",
@@ -13,5 +15,7 @@ export const memoryConsolidationGroup = defineGroup({
     memoryConsolidationProposeFromLogCommand,
     memoryConsolidationReviewCommand,
     memoryConsolidationStatusCommand,
+    memoryConsolidationTriggerCommand,
+    memoryConsolidationMergeCommand,
   ],
 });

@@ -1,0 +1,82 @@
+/**
+ * `zaxy memory consolidation trigger [--strategy S] [--min-similarity X] [--max-memories N]`:
+ * merge candidates among the session's memories, without merging (DESIGN §8,
+ * docs/trigger-consolidation.md). Read-only.
+ */
+import {
+  defaultMaxMemories,
+  defaultMinSimilarity,
+  triggerStrategies,
+  validateTriggerParameters,
+} from "../../../../consolidation/triggerParameters.ts";
+import { type CommandContext, defineCommand, stringOption } from "../../../command.ts";
+import { emit } from "../../../output.ts";
+import { stderrWarn } from "../requestOptions.ts";
+import type { TriggerDocument } from "../../../../consolidation/trigger.ts";
+
+const decimalPattern = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const integerPattern = /^[+-]?\d+$/;
+
+/** The flag's text as a number when it is one; otherwise the text, which validation refuses by name. */
+function numericOption(ctx: CommandContext, name: string, pattern: RegExp): number | string | undefined {
+  const text = stringOption(ctx, name);
+  if (text === undefined) return undefined;
+  return pattern.test(text.trim()) ? Number(text) : text;
+}
+
+function render(doc: TriggerDocument): string {
+  const { consolidation_result: result, statistics: stats } = doc;
+  const lines = [
+    `${result.candidate_count} merge candidate(s) (${result.status}); strategy ${stats.strategy}, threshold ${stats.similarity_threshold}, ` +
+    `${stats.memories_analyzed} memories analysed (limit ${stats.max_memories_limit}), ${stats.pairs_evaluated} pairs evaluated`,
+  ];
+  for (const sample of doc.candidates_sample) {
+    const [a, b] = sample.memories;
+    lines.push(
+      `  ${sample.similarity.toFixed(6)}  ${a.name} (${a.entity_type})  +  ${b.name} (${b.entity_type})  alignment ${sample.combined_alignment.toFixed(3)}`,
+      `            ${a.citation}  ${b.citation}`,
+    );
+  }
+  if (result.candidate_count > doc.candidates_sample.length) lines.push(`  … ${result.candidate_count - doc.candidates_sample.length} more (--json shows the first ${doc.candidates_sample.length})`);
+  if (result.action_required) lines.push("Propose a merge for review with: zaxy memory consolidation merge --memory NAME@TYPE --memory NAME@TYPE");
+  return lines.join("\n");
+}
+
+export const memoryConsolidationTriggerCommand = defineCommand({
+  name: "trigger",
+  summary: "Find merge candidates among the session's memories (similarity, temporal or semantic); merges nothing",
+  description:
+    "Analyses the --max-memories most recent current entities of the session (by source event)\n" +
+    "with the hash embedding the vector index uses. Candidate pairs come from a usearch index\n" +
+    "(k nearest neighbours per memory), never from comparing all pairs; a pair is evaluated when\n" +
+    "its exact cosine passes the pre-filter (0.9 x --min-similarity) and the strategy's rule\n" +
+    "(temporal: created within 24 h; semantic: both aligned >= 0.5 with the session's goals), and\n" +
+    "qualifies when its cosine >= --min-similarity and its goal alignments differ by <= 0.05.\n" +
+    "--json prints {consolidation_result, statistics, candidates_sample}. Writes nothing.",
+  options: {
+    strategy: { type: "string", valueName: "S", description: `${triggerStrategies.join(", ")} (default similarity)` },
+    "min-similarity": { type: "string", valueName: "X", description: `Cosine threshold 0..1 (default ${defaultMinSimilarity})` },
+    "max-memories": { type: "string", valueName: "N", description: `Most recent memories analysed, >= 1 (default ${defaultMaxMemories})` },
+  },
+  positionals: [],
+  examples: [
+    "zaxy memory consolidation trigger",
+    "zaxy memory consolidation trigger --strategy temporal --min-similarity 0.9 --max-memories 1000 --json",
+  ],
+  async run(ctx) {
+    const parameters = validateTriggerParameters(
+      {
+        strategy: stringOption(ctx, "strategy"),
+        minSimilarity: numericOption(ctx, "min-similarity", decimalPattern),
+        maxMemories: numericOption(ctx, "max-memories", integerPattern),
+      },
+      { strategy: "--strategy", min_similarity: "--min-similarity", max_memories: "--max-memories" },
+    );
+    const { MemoryService } = await import("../../../../memory/service.ts");
+    const { triggerSessionConsolidation } = await import("../../../../consolidation/triggerSession.ts");
+    const service = new MemoryService(ctx.global.eventloomPath, { warn: stderrWarn(ctx) });
+    const { document } = await triggerSessionConsolidation(service, ctx.global.sessionId, parameters);
+    emit(ctx, "zaxy.memory.consolidation.trigger.v1", { ...document }, () => render(document));
+    return 0;
+  },
+});

@@ -1,0 +1,201 @@
+/**
+ * `merge_concepts`: the follow-up to `trigger_consolidation` (DESIGN §8). It merges nothing: it
+ * appends one review-pending, non-authoritative `claim` consolidation candidate that cites the
+ * source event of every memory named, and leaves those events (and the memories projected from
+ * them) exactly as they were. Accepting the candidate later changes only its review status.
+ *
+ * - Memories are current entities of the session, named `name` (plus `entity_type` when the name
+ *   alone is ambiguous); at least two distinct ones.
+ * - They are ordered by source event seq (then type, name), so the candidate id — which covers
+ *   the title and the cited events — does not depend on the order they were named in.
+ * - Confidence is the exact cosine of the two memories' embeddings (the similarity
+ *   `trigger_consolidation` reports), or for three or more the lowest pairwise cosine, rounded
+ *   to 6 decimals and floored at 0.
+ * - Idempotent: when a candidate with the same id is already in the log, nothing is appended and
+ *   the existing event is reported (`status: "already_exists"`).
+ *
+ * @example
+ * await mergeConcepts(new MemoryService(".eventloom"), { sessionId: "default", memories: [{ name: "a" }, { name: "b" }] });
+ * // { status: "created", candidate_id: "consolidation:claim:…", events_appended: 1, … }
+ */
+import { inputError } from "../errors.ts";
+import { citationUri, type SourceEventRef } from "../eventloom/citation.ts";
+import type { EventRecord } from "../eventloom/envelope.ts";
+import type { MemoryService } from "../memory/service.ts";
+import { recordEvents } from "../memory/record.ts";
+import { candidateCreatedItem, candidateCreatedType, consolidationCandidatePayload, requireText } from "./candidate.ts";
+import { SparseEmbeddings } from "./similarityEmbeddings.ts";
+import { type ConsolidationMemory, memoryEmbeddingText } from "./triggerMemories.ts";
+import { readSessionMemories } from "./triggerSession.ts";
+
+export const mergeMethod = "merge_concepts_similarity_v1";
+export const defaultMergeActor = "zaxy-consolidation";
+export const mergeCandidateType = "claim";
+/** Memories one merge may name. */
+export const mergeMemoriesMax = 50;
+
+export interface MergeMemoryRef {
+  name: string;
+  entityType?: string;
+}
+
+export interface MergeInput {
+  sessionId: string;
+  memories: readonly MergeMemoryRef[];
+  title?: string;
+  summary?: string;
+  actor?: string;
+}
+
+export interface MergeMemoryView {
+  name: string;
+  entity_type: string;
+  citation: string;
+  source_event: { seq: number; hash: string };
+}
+
+export interface MergeResult {
+  session_id: string;
+  status: "created" | "already_exists";
+  candidate_id: string;
+  candidate_type: typeof mergeCandidateType;
+  /** The `consolidation.candidate.created` event: the one appended, or the one already there. */
+  candidate_event: { seq: number; hash: string; citation: string };
+  events_appended: number;
+  title: string;
+  summary: string;
+  confidence: number;
+  method: string;
+  memories: MergeMemoryView[];
+  source_events: SourceEventRef[];
+  /** Exact cosine of every pair of the memories, in the order they are listed. */
+  pairwise_similarity: Array<{ memories: [number, number]; similarity: number }>;
+}
+
+function label(memory: { name: string; entityType: string }): string {
+  return `${memory.name} (${memory.entityType})`;
+}
+
+function refLabel(ref: MergeMemoryRef): string {
+  return ref.entityType === undefined ? JSON.stringify(ref.name) : `${JSON.stringify(ref.name)} of type ${JSON.stringify(ref.entityType)}`;
+}
+
+/** Checks the request's shape before anything is read. */
+function validateRefs(refs: readonly MergeMemoryRef[]): void {
+  if (!Array.isArray(refs) || refs.length < 2 || refs.length > mergeMemoriesMax) {
+    throw inputError("invalid_memories", `memories must name 2..${mergeMemoriesMax} memories (got ${Array.isArray(refs) ? refs.length : "none"})`, {
+      field: "memories",
+      expected: `2..${mergeMemoriesMax} memory names`,
+    });
+  }
+  refs.forEach((ref, i) => {
+    requireText(ref.name, `memories[${i}].name`, "invalid_memories");
+    if (ref.entityType !== undefined) requireText(ref.entityType, `memories[${i}].entity_type`, "invalid_memories");
+  });
+}
+
+function resolve(ref: MergeMemoryRef, memories: readonly ConsolidationMemory[], sessionId: string): ConsolidationMemory {
+  const matches = memories.filter((m) => m.name === ref.name && (ref.entityType === undefined || m.entityType === ref.entityType));
+  if (matches.length === 0) {
+    throw inputError("unknown_memory", `Cannot merge memory ${refLabel(ref)}: session ${JSON.stringify(sessionId)} has no current memory of that name`, {
+      field: "memories",
+      expected: "the name (and entity type) of a current entity of the session",
+      actual: ref.name,
+      hint: "zaxy memory consolidation trigger lists candidate pairs with their names and entity types.",
+    });
+  }
+  if (matches.length > 1) {
+    const types = matches.map((m) => m.entityType).sort();
+    throw inputError("ambiguous_memory", `Memory ${JSON.stringify(ref.name)} is ambiguous: it names current entities of types ${types.join(", ")}`, {
+      field: "memories",
+      expected: `an entity type, one of: ${types.join(", ")}`,
+      hint: "Give the entity type (NAME@TYPE or --entity-type on the CLI, entity_type in MCP).",
+    });
+  }
+  return matches[0];
+}
+
+function existingCandidate(events: readonly EventRecord[], candidateId: string): EventRecord | undefined {
+  return events.find((event) => event.type === candidateCreatedType && event.payload.get("candidate_id") === candidateId);
+}
+
+function pairwise(memories: readonly ConsolidationMemory[], dim: number): Array<{ memories: [number, number]; similarity: number }> {
+  const embeddings = SparseEmbeddings.embed(memories.map(memoryEmbeddingText), dim);
+  const out: Array<{ memories: [number, number]; similarity: number }> = [];
+  for (let a = 0; a < memories.length; a++) {
+    for (let b = a + 1; b < memories.length; b++) out.push({ memories: [a, b], similarity: Math.round(embeddings.cosine(a, b) * 1e6) / 1e6 });
+  }
+  return out;
+}
+
+/** Appends (at most) one pending `claim` candidate citing the named memories' source events. */
+export async function mergeConcepts(service: MemoryService, input: MergeInput): Promise<MergeResult> {
+  validateRefs(input.memories);
+  const actor = input.actor === undefined ? defaultMergeActor : requireText(input.actor, "actor", "invalid_memories");
+  if (input.title !== undefined) requireText(input.title, "title", "invalid_memories");
+  if (input.summary !== undefined) requireText(input.summary, "summary", "invalid_memories");
+
+  const session = await readSessionMemories(service, input.sessionId);
+  const byKey = new Map<string, ConsolidationMemory>();
+  for (const ref of input.memories) {
+    const memory = resolve(ref, session.memories, input.sessionId);
+    byKey.set(`${memory.entityType}\x1f${memory.name}`, memory);
+  }
+  const memories = [...byKey.values()].sort((x, y) =>
+    x.sourceEventSeq - y.sourceEventSeq || (x.entityType < y.entityType ? -1 : x.entityType > y.entityType ? 1 : x.name < y.name ? -1 : x.name > y.name ? 1 : 0)
+  );
+  if (memories.length < 2) {
+    throw inputError("invalid_memories", `A merge needs at least 2 distinct memories; all ${input.memories.length} named resolve to ${label(memories[0])}`, {
+      field: "memories",
+      expected: "at least 2 distinct current memories",
+    });
+  }
+
+  const similarities = pairwise(memories, session.dim);
+  const confidence = Math.max(0, Math.min(...similarities.map((pair) => pair.similarity)));
+  const sourceEvents: SourceEventRef[] = [];
+  for (const memory of memories) {
+    if (!sourceEvents.some((ref) => ref.seq === memory.sourceEventSeq)) sourceEvents.push({ seq: memory.sourceEventSeq, hash: memory.sourceEventHash });
+  }
+  const labels = memories.map(label);
+  const title = input.title ?? `Merge ${labels.join(" + ")}`;
+  const summary = input.summary ??
+    `Proposed merge of ${labels.join(", ")} (cosine similarity ${confidence}). The source memories stay unchanged; review before relying on it.`;
+  const payload = consolidationCandidatePayload({ candidateType: mergeCandidateType, title, summary, sourceEvents, confidence, method: mergeMethod });
+  const candidateId = payload.candidate_id as string;
+
+  const view: Omit<MergeResult, "status" | "candidate_event" | "events_appended"> = {
+    session_id: input.sessionId,
+    candidate_id: candidateId,
+    candidate_type: mergeCandidateType,
+    title,
+    summary,
+    confidence,
+    method: mergeMethod,
+    memories: memories.map((m) => ({
+      name: m.name,
+      entity_type: m.entityType,
+      citation: m.citation,
+      source_event: { seq: m.sourceEventSeq, hash: m.sourceEventHash },
+    })),
+    source_events: sourceEvents,
+    pairwise_similarity: similarities,
+  };
+  const existing = existingCandidate(session.events, candidateId);
+  if (existing !== undefined) {
+    return {
+      ...view,
+      status: "already_exists",
+      candidate_event: { seq: existing.seq, hash: existing.hash, citation: citationUri(existing.thread, existing.seq, existing.hash) },
+      events_appended: 0,
+    };
+  }
+  const { events, generated } = await recordEvents(service.root, input.sessionId, [candidateCreatedItem(actor, payload)]);
+  const created = events[0];
+  return {
+    ...view,
+    status: "created",
+    candidate_event: { seq: created.seq, hash: created.hash, citation: created.citation },
+    events_appended: events.length + generated.length,
+  };
+}

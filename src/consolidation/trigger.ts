@@ -1,0 +1,234 @@
+/**
+ * `trigger_consolidation` (DESIGN §8): finds merge candidates among a session's memories without
+ * merging anything. The answer is exactly
+ * `{consolidation_result{status, candidate_count, action_required}, statistics{pairs_evaluated,
+ * pairs_consolidated, strategy, similarity_threshold, max_memories_limit, memories_analyzed},
+ * candidates_sample}` (docs/trigger-consolidation.md).
+ *
+ * Memories analysed: the `max_memories` most recent current memories (by source event seq).
+ * Every strategy starts from the same pairs: those whose exact cosine passes the pre-filter
+ * `min_similarity × 0.9`, found through a usearch index (`similarPairs`), never by comparing all
+ * pairs. A pair below the pre-filter can never qualify (qualifying needs cosine ≥
+ * `min_similarity`), so it is not evaluated by any strategy. Then:
+ * - similarity: every pre-filtered pair is evaluated;
+ * - temporal: pre-filtered pairs whose `valid_from` are at most 24 h apart;
+ * - semantic: pre-filtered pairs whose goal alignments are both ≥ 0.5.
+ * An evaluated pair qualifies when its exact cosine ≥ `min_similarity` and its alignments differ
+ * by at most 0.05. A memory's alignment is its highest exact cosine to any active goal (current
+ * `goal` entity of the session), 0 when the session has none.
+ *
+ * @example
+ * const outcome = await triggerConsolidation(currentMemories(rows, events, "default"), validateTriggerParameters({}));
+ * outcome.document.consolidation_result.status; // "candidates_found" | "no_candidates"
+ */
+import { defaultEmbeddingDim } from "../vector/mod.ts";
+import { activeGoals, type ConsolidationMemory, memoryEmbeddingText, mostRecentMemories } from "./triggerMemories.ts";
+import {
+  alignmentDifferenceMax,
+  prefilterFactor,
+  semanticAlignmentMin,
+  temporalWindowMs,
+  type TriggerParameters,
+  type TriggerStrategy,
+} from "./triggerParameters.ts";
+import { SparseEmbeddings } from "./similarityEmbeddings.ts";
+import { similarPairs } from "./similarityPairs.ts";
+import { timestampMicros } from "./triggerTimestamp.ts";
+
+/** Qualifying pairs shown in `candidates_sample` (the count covers all of them). */
+export const candidatesSampleMax = 10;
+
+export interface SampleMemory {
+  name: string;
+  entity_type: string;
+  citation: string;
+  source_event: { seq: number; hash: string };
+  valid_from: string;
+}
+
+export interface CandidateSample {
+  memories: [SampleMemory, SampleMemory];
+  similarity: number;
+  alignments: [number, number];
+  alignment_difference: number;
+  combined_alignment: number;
+}
+
+export interface TriggerDocument {
+  consolidation_result: { status: "candidates_found" | "no_candidates"; candidate_count: number; action_required: boolean };
+  statistics: {
+    pairs_evaluated: number;
+    pairs_consolidated: number;
+    strategy: TriggerStrategy;
+    similarity_threshold: number;
+    max_memories_limit: number;
+    memories_analyzed: number;
+  };
+  candidates_sample: CandidateSample[];
+}
+
+/** A qualifying pair, older memory first. */
+export interface TriggerCandidate {
+  memories: [ConsolidationMemory, ConsolidationMemory];
+  similarity: number;
+  alignments: [number, number];
+}
+
+export interface TriggerPhaseTimingsMs {
+  embedding: number;
+  alignment: number;
+  index_build: number;
+  knn_search: number;
+  exact_rescoring: number;
+  pairing: number;
+}
+
+export interface TriggerOutcome {
+  document: TriggerDocument;
+  /** Every qualifying pair, best first (the document shows the first ten). */
+  candidates: TriggerCandidate[];
+  timingsMs: TriggerPhaseTimingsMs;
+  /** Pairs the index proposed and that were re-scored with the exact cosine. */
+  candidatesRescored: number;
+}
+
+export interface TriggerOptions {
+  /** Embedding dimension (default 1536, as the vector index). */
+  dim?: number;
+  /** Active goals; default the current `goal` memories among `memories` (all, not only the analysed window). */
+  goals?: readonly ConsolidationMemory[];
+}
+
+/**
+ * Σa³ / Σa² over a pair's (or group's) alignments: weighted towards the better-aligned member;
+ * the plain mean when every alignment is 0.
+ *
+ * @example
+ * combinedAlignment([0.6, 0.6]) // 0.6
+ * combinedAlignment([0, 0]) // 0
+ */
+export function combinedAlignment(alignments: readonly number[]): number {
+  let squares = 0;
+  let cubes = 0;
+  for (const a of alignments) {
+    squares += a * a;
+    cubes += a * a * a;
+  }
+  if (squares === 0) return alignments.reduce((sum, a) => sum + a, 0) / alignments.length;
+  return cubes / squares;
+}
+
+/** Each memory's highest exact cosine to any goal (0 with no goals). */
+export function goalAlignments(embeddings: SparseEmbeddings, goalEmbeddings: SparseEmbeddings): Float64Array {
+  const alignments = new Float64Array(embeddings.count);
+  if (goalEmbeddings.count === 0) return alignments;
+  for (let row = 0; row < embeddings.count; row++) {
+    let best = -Infinity;
+    for (let goal = 0; goal < goalEmbeddings.count; goal++) best = Math.max(best, embeddings.cosineWith(row, goalEmbeddings, goal));
+    alignments[row] = best;
+  }
+  return alignments;
+}
+
+function round6(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}
+
+function sampleMemory(memory: ConsolidationMemory): SampleMemory {
+  return {
+    name: memory.name,
+    entity_type: memory.entityType,
+    citation: memory.citation,
+    source_event: { seq: memory.sourceEventSeq, hash: memory.sourceEventHash },
+    valid_from: memory.validFrom,
+  };
+}
+
+export function candidateSample(candidate: TriggerCandidate): CandidateSample {
+  const [a, b] = candidate.alignments;
+  return {
+    memories: [sampleMemory(candidate.memories[0]), sampleMemory(candidate.memories[1])],
+    similarity: round6(candidate.similarity),
+    alignments: [round6(a), round6(b)],
+    alignment_difference: round6(Math.abs(a - b)),
+    combined_alignment: round6(combinedAlignment(candidate.alignments)),
+  };
+}
+
+function strategyFilter(strategy: TriggerStrategy, memories: readonly ConsolidationMemory[], alignments: Float64Array): (a: number, b: number) => boolean {
+  switch (strategy) {
+    case "similarity":
+      return () => true;
+    case "temporal": {
+      const micros = memories.map((memory) => timestampMicros(memory.validFrom));
+      return (a, b) => {
+        const x = micros[a];
+        const y = micros[b];
+        return x !== null && y !== null && Math.abs(x - y) <= temporalWindowMs * 1000;
+      };
+    }
+    case "semantic":
+      return (a, b) => alignments[a] >= semanticAlignmentMin && alignments[b] >= semanticAlignmentMin;
+  }
+}
+
+/** Finds merge candidates among `memories` (the session's current memories, oldest first). */
+export async function triggerConsolidation(
+  memories: readonly ConsolidationMemory[],
+  parameters: TriggerParameters,
+  options: TriggerOptions = {},
+): Promise<TriggerOutcome> {
+  const dim = options.dim ?? defaultEmbeddingDim;
+  const analysed = mostRecentMemories(memories, parameters.maxMemories);
+  const goals = options.goals ?? activeGoals(memories);
+  let mark = performance.now();
+  const embeddings = SparseEmbeddings.embed(analysed.map(memoryEmbeddingText), dim);
+  const embedding = performance.now() - mark;
+  mark = performance.now();
+  const alignments = goalAlignments(embeddings, SparseEmbeddings.embed(goals.map(memoryEmbeddingText), dim));
+  const alignment = performance.now() - mark;
+
+  const found = await similarPairs(embeddings, parameters.minSimilarity * prefilterFactor);
+
+  mark = performance.now();
+  const evaluate = strategyFilter(parameters.strategy, analysed, alignments);
+  let pairsEvaluated = 0;
+  const candidates: TriggerCandidate[] = [];
+  for (const pair of found.pairs) {
+    if (!evaluate(pair.a, pair.b)) continue;
+    pairsEvaluated++;
+    const alignmentA = alignments[pair.a];
+    const alignmentB = alignments[pair.b];
+    if (pair.cosine >= parameters.minSimilarity && Math.abs(alignmentA - alignmentB) <= alignmentDifferenceMax) {
+      candidates.push({ memories: [analysed[pair.a], analysed[pair.b]], similarity: pair.cosine, alignments: [alignmentA, alignmentB] });
+    }
+  }
+  candidates.sort((x, y) =>
+    y.similarity - x.similarity || x.memories[0].sourceEventSeq - y.memories[0].sourceEventSeq ||
+    x.memories[1].sourceEventSeq - y.memories[1].sourceEventSeq
+  );
+  const pairing = performance.now() - mark;
+
+  const document: TriggerDocument = {
+    consolidation_result: {
+      status: candidates.length > 0 ? "candidates_found" : "no_candidates",
+      candidate_count: candidates.length,
+      action_required: candidates.length > 0,
+    },
+    statistics: {
+      pairs_evaluated: pairsEvaluated,
+      pairs_consolidated: candidates.length,
+      strategy: parameters.strategy,
+      similarity_threshold: parameters.minSimilarity,
+      max_memories_limit: parameters.maxMemories,
+      memories_analyzed: analysed.length,
+    },
+    candidates_sample: candidates.slice(0, candidatesSampleMax).map(candidateSample),
+  };
+  return {
+    document,
+    candidates,
+    timingsMs: { embedding, alignment, ...found.timingsMs, pairing },
+    candidatesRescored: found.candidatesRescored,
+  };
+}
