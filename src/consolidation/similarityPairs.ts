@@ -3,7 +3,7 @@
  * instead of comparing all pairs (DESIGN §8 `trigger_consolidation`).
  *
  * 1. Index build: an in-memory HNSW index (cosine) over the memories being analysed, navigating
- *    by a 64-d projection of their embeddings (see similarityProjection.ts for why not the 1536-d
+ *    by a 32-d projection of their embeddings (see similarityProjection.ts for why not the 1536-d
  *    vectors). The session's persisted index (src/projection/vectorIndex.ts) is not used: it also
  *    holds superseded versions and memories outside the `max_memories` window, which would crowd
  *    the neighbour lists.
@@ -27,10 +27,9 @@ export const neighboursMax = 1024;
 const indexBatchRows = 4096;
 
 /**
- * Connectivity 16, expansions 48 (add) / 64 (search), f32 (64-d vectors are small; no
- * quantisation error to allow for). On 100 000 memories (`zaxy bench trigger`, two cores) search
- * expansion 48 found 99.7 % of the planted near-duplicates, 64 found all of them in ~47 s, 96
- * also all in ~55 s; the bench measures the recall of this setting on every run.
+ * Connectivity 16, expansions 48 (add) / 64 (search), f32 (the projected vectors are small; no
+ * quantisation error to allow for). On 100 000 memories (`zaxy bench trigger`, two cores) this
+ * found all planted near-duplicates in ~38 s; the bench measures the recall on every run.
  */
 export const similarityIndexConfig = { metric: "cos", quantization: "f32", connectivity: 16, expansionAdd: 48, expansionSearch: 64 } as const;
 
@@ -54,10 +53,30 @@ export interface SimilarPairsResult {
 
 type IndexClass = new (config: { dimensions: number } & typeof similarityIndexConfig) => UsearchIndex;
 
+/**
+ * `rows` in a fixed pseudo-random order. usearch inserts a batch on all cores at once, so two
+ * memories next to each other in the batch are linked into the graph at the same moment and
+ * neither sees the other; near-duplicates are often recorded one after the other. Spread apart,
+ * the later one's insertion finds the earlier one and links them.
+ */
+function insertionOrder(rows: Uint32Array): Uint32Array {
+  const order = rows.slice();
+  let state = 0x9e3779b9;
+  for (let i = order.length - 1; i > 0; i--) {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    const j = Math.floor((state / 4294967296) * (i + 1));
+    const swap = order[i];
+    order[i] = order[j];
+    order[j] = swap;
+  }
+  return order;
+}
+
 function buildIndex(Index: IndexClass, embeddings: SparseEmbeddings, rows: Uint32Array): UsearchIndex {
   const index = new Index({ dimensions: projectionDim, ...similarityIndexConfig });
-  for (let start = 0; start < rows.length; start += indexBatchRows) {
-    const batch = rows.subarray(start, start + indexBatchRows);
+  const order = insertionOrder(rows);
+  for (let start = 0; start < order.length; start += indexBatchRows) {
+    const batch = order.subarray(start, start + indexBatchRows);
     index.add(BigUint64Array.from(batch, (row) => BigInt(row)), projectRows(embeddings, batch), 0);
   }
   return index;
