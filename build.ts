@@ -32,7 +32,7 @@ import * as path from "node:path";
 import { zaxyVersion } from "./src/version.ts";
 
 /** AssemblyScript kernels: `wasm/<name>.ts` → `src/generated/<name>Wasm.ts` (`<name>WasmBase64`). */
-const wasmKernels = ["canonical", "vector"] as const;
+const wasmKernels = ["canonical", "vector", "geometry"] as const;
 
 const root = import.meta.dir;
 const entry = path.join(root, "src/bin/zaxy_bun.ts");

@@ -33,3 +33,12 @@ export {
   hashEmbeddingReference,
   hashEmbedMany,
 } from "./hashEmbedding.ts";
+export {
+  centroidOf,
+  cosineDistancesTo,
+  farthestPointExemplars,
+  geometryTieTolerance,
+  meanDistanceToCentroid,
+  meanPairwiseCosineDistance,
+  medoidIndex,
+} from "./geometry.ts";
