@@ -3,6 +3,10 @@
  * replayed into a handoff, tampered with (in a copy) and caught, with every event cited.
  * Then the team's release-branch preference changes twice and a Memory Checkout shows only the
  * current value as a cited fact, with the older values superseded (kept, closed, counted).
+ * Then the agent explains the test failure causally (two cited `outcome.explained` events; the
+ * producer appends the `causal.edge.generated` events) and the predecessors of the failure are
+ * walked back through both hops; and consolidation candidates are proposed from the session,
+ * proposed again (nothing new), one is reviewed, and the status is replayed.
  * Later features extend it; each step returns data so the CLI can print text or JSON.
  */
 import * as fs from "node:fs";
@@ -11,6 +15,9 @@ import * as path from "node:path";
 import { fromJs } from "../canonical/mod.ts";
 import { appendEvents, type AppendedEvent, type IntegrityReport, replayLog, verifyLog } from "../eventloom/mod.ts";
 import type { HandoffSummary } from "../eventloom/replay.ts";
+import { type CausalQueryResult, queryCausal } from "../causal/mod.ts";
+import { proposeFromLog, readConsolidationStatus, reviewCandidate } from "../consolidation/operations.ts";
+import type { PlainJson } from "../canonical/mod.ts";
 import { validateMemoryRequest } from "../memory/request.ts";
 import { recordEvents } from "../memory/record.ts";
 import { MemoryService } from "../memory/service.ts";
@@ -27,6 +34,23 @@ export interface DemoCheckout {
   prompt: string;
 }
 
+export interface DemoCausal {
+  /** The `outcome.explained` events and the `causal.edge.generated` events the producer appended. */
+  explained: AppendedEvent[];
+  generated: AppendedEvent[];
+  effect: string;
+  /** Predecessors of the failure: its causes, nearest first, each with its citation. */
+  predecessors: CausalQueryResult[];
+}
+
+export interface DemoConsolidation {
+  first: { [key: string]: PlainJson };
+  /** The same proposal run again: every candidate id already exists, nothing is appended. */
+  second: { [key: string]: PlainJson };
+  review: { [key: string]: PlainJson };
+  status: { [key: string]: PlainJson };
+}
+
 export interface DemoResult {
   root: string;
   session_id: string;
@@ -37,6 +61,8 @@ export interface DemoResult {
   handoff: HandoffSummary;
   tamper: { copy: string; changed: string; report: IntegrityReport };
   checkout: DemoCheckout;
+  causal: DemoCausal;
+  consolidation: DemoConsolidation;
 }
 
 /** The session: an agent fixing a failing auth test. */
@@ -98,6 +124,52 @@ async function checkoutStep(root: string, sessionId: string): Promise<DemoChecko
   };
 }
 
+const failure = { name: "test_login_refreshes_jwks failed", entity_type: "outcome" };
+const staleKeys = { name: "stale JWKS cache after key rotation", entity_type: "cause" };
+const longTtl = { name: "24 h JWKS cache TTL", entity_type: "cause" };
+
+/**
+ * The agent explains the failure it saw: the failing run (seq 4) is the evidence that stale keys
+ * caused it, and the file read (seq 3) that the 24 h TTL caused the stale keys.
+ */
+async function causalStep(root: string, sessionId: string, session: AppendedEvent[], service: MemoryService): Promise<DemoCausal> {
+  const readTtl = session[2];
+  const failingRun = session[3];
+  const explanation = (cause: typeof failure, effect: typeof failure, evidence: AppendedEvent, confidence: number, reason: string) => ({
+    type: "outcome.explained",
+    actor: "agent",
+    payload: fromJs({
+      cause,
+      effect,
+      relation_type: "caused",
+      confidence,
+      evidence: { source_event_seq: evidence.seq, source_event_hash: evidence.hash, reason },
+    }),
+  });
+  const { events, generated } = await recordEvents(root, sessionId, [
+    explanation(staleKeys, failure, failingRun, 0.9, "pytest: key id not found after rotation"),
+    explanation(longTtl, staleKeys, readTtl, 0.8, "src/auth/jwks.py caches keys for 24 h"),
+  ]);
+  const predecessors = await queryCausal(service, { sessionId, direction: "predecessors", entityName: failure.name, depth: 3 });
+  return { explained: events, generated, effect: failure.name, predecessors };
+}
+
+/** Candidates from the session's actionable events; the first is accepted (a disposition only). */
+async function consolidationStep(root: string, sessionId: string): Promise<DemoConsolidation> {
+  const first = await proposeFromLog(root, sessionId, { windowSize: 8 });
+  const second = await proposeFromLog(root, sessionId, { windowSize: 8 });
+  const created = first.events as Array<{ candidate_id: string }>;
+  if (created.length === 0) throw new Error("demo: propose-from-log proposed no candidates");
+  const review = await reviewCandidate(root, sessionId, {
+    candidateId: created[0].candidate_id,
+    status: "accepted",
+    rationale: "The JWKS refetch fix and its passing test run are worth remembering.",
+    actor: "maya",
+  });
+  const status = await readConsolidationStatus(root, sessionId);
+  return { first, second, review, status };
+}
+
 export async function runAgentSessionDemo(options: { dir?: string } = {}): Promise<DemoResult> {
   const base = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), "zaxy-demo-"));
   const root = path.join(base, ".eventloom");
@@ -123,6 +195,8 @@ export async function runAgentSessionDemo(options: { dir?: string } = {}): Promi
   fs.writeFileSync(copy, lines.join("\n"));
   const tamperReport = await verifyLog(copy);
   const checkout = await checkoutStep(root, sessionId);
+  const causal = await causalStep(root, sessionId, events, new MemoryService(root));
+  const consolidation = await consolidationStep(root, sessionId);
   return {
     root,
     session_id: sessionId,
@@ -133,5 +207,7 @@ export async function runAgentSessionDemo(options: { dir?: string } = {}): Promi
     handoff,
     tamper: { copy, changed: 'seq 4 payload: "exit_code":1 -> "exit_code":0', report: tamperReport },
     checkout,
+    causal,
+    consolidation,
   };
 }

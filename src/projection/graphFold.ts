@@ -194,12 +194,12 @@ export class GraphFold {
     if (active !== undefined) {
       active.validTo = observedAt;
       if (this.baseEntityKeys.has(active.nodeKey)) this.closedEntities.set(active.nodeKey, observedAt);
-      this.copyRelations(active, row, event);
+      this.copyRelations(active, row);
     }
     return row;
   }
 
-  private copyRelations(from: EntityRow, to: EntityRow, event: EventRecord): void {
+  private copyRelations(from: EntityRow, to: EntityRow): void {
     const current = this.relationsByNode.get(from.nodeKey);
     if (current === undefined) return;
     for (const relation of [...current]) {
@@ -207,7 +207,9 @@ export class GraphFold {
       const sourceKey = relation.sourceKey === from.nodeKey ? to.nodeKey : relation.sourceKey;
       const targetKey = relation.targetKey === from.nodeKey ? to.nodeKey : relation.targetKey;
       if (this.activeRelations.has(relationIdentity(sourceKey, targetKey, relation.relationType))) continue;
-      this.addRelation({ ...relation, relKey: this.nextRelationKey(), sourceKey, targetKey, sourceEventSeq: event.seq, sourceEventHash: event.hash });
+      // The copy keeps the citation of the event that asserted the relation (e.g. the
+      // `causal.edge.generated` event), not the event that created the new entity version.
+      this.addRelation({ ...relation, relKey: this.nextRelationKey(), sourceKey, targetKey });
     }
   }
 

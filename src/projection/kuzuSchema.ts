@@ -12,7 +12,7 @@
  * treated as corrupt and rebuilt by `KuzuStore.openOrRebuild` (the projection is derived, so a
  * rebuild loses nothing).
  */
-export const projectionSchemaVersion = 5;
+export const projectionSchemaVersion = 6;
 
 /** The single `StoreMeta` row's key. */
 export const storeMetaKey = "store";
@@ -33,7 +33,7 @@ export const entityColumns = [
 
 /** After the FROM and TO keys, which COPY into a rel table expects first. */
 export const relatesColumns = [
-  "ordinal",
+  "rel_id",
   "relation_type",
   "valid_from",
   "valid_to",
@@ -70,7 +70,7 @@ export const schemaStatements: readonly string[] = [
   `CREATE NODE TABLE IF NOT EXISTS StoreMeta(key STRING, schema_version INT64, PRIMARY KEY (key))`,
   // Forward only: see "RELATES is stored forward only" in kuzuStore.ts.
   `CREATE REL TABLE IF NOT EXISTS RELATES(FROM Entity TO Entity,
-    ordinal INT64, relation_type STRING, valid_from STRING, valid_to STRING,
+    rel_id INT64, relation_type STRING, valid_from STRING, valid_to STRING,
     inferred BOOL, confidence DOUBLE, inference_method STRING, source_event_seq INT64,
     source_event_hash STRING, evidence_json STRING) WITH (storage_direction = 'fwd')`,
   `CREATE REL TABLE IF NOT EXISTS NEXT_EVENT(FROM Event TO Event)`,

@@ -71,10 +71,12 @@ export const projectionLockWaitMs = 30_000;
 export const bulkLoadRowsMin = 1000;
 
 /**
- * RELATES stores no key string: a relation is identified within its session by its source event
- * and its ordinal in that event (`relKey` = session, seq, ordinal). Two string columns fewer made
- * a COPY of 150k relations ~30 % faster (15.9 s to 11.5 s): kuzu-wasm's COPY cost grows with
- * every string column.
+ * RELATES stores no key string: a relation is identified within its session by `rel_id` = the
+ * seq of the event that created the row × this factor + its ordinal in that event (`relKey` =
+ * session, seq, ordinal). Not the cited `source_event_seq`: a relation copied onto a new entity
+ * version is created by a later event but keeps its original citation. Two string columns fewer
+ * made a COPY of 150k relations ~30 % faster (15.9 s to 11.5 s): kuzu-wasm's COPY cost grows
+ * with every string column.
  */
 const relationIdFactor = 1_000_000;
 
@@ -165,7 +167,7 @@ RETURN count(*), list_to_string('${packSeparator}', collect(${packed([
 const relationPackedFields = 11;
 const readRelationsPacked = `MATCH (a:Entity)-[r:RELATES]->(b:Entity) WHERE a.session_id = $session
 RETURN count(*), list_to_string('${packSeparator}', collect(${packed([
-  "cast(r.ordinal AS STRING)",
+  "cast(r.rel_id AS STRING)",
   "a.node_key",
   "b.node_key",
   "r.relation_type",
@@ -183,7 +185,7 @@ RETURN e.node_key, e.name, e.entity_type, e.summary, e.properties_json, e.valid_
   e.source_event_seq, e.source_event_hash, e.vector_key`;
 
 const readRelationsColumns = `MATCH (a:Entity)-[r:RELATES]->(b:Entity) WHERE a.session_id = $session
-RETURN r.ordinal, a.node_key, b.node_key, r.relation_type, r.valid_from, r.valid_to, r.inferred,
+RETURN r.rel_id, a.node_key, b.node_key, r.relation_type, r.valid_from, r.valid_to, r.inferred,
   r.confidence, r.inference_method, r.source_event_seq, r.source_event_hash, r.evidence_json`;
 
 const createEntity = `CREATE (:Entity {node_key: $node_key, session_id: $session_id, name: $name,
@@ -192,7 +194,7 @@ const createEntity = `CREATE (:Entity {node_key: $node_key, session_id: $session
   source_event_hash: $source_event_hash, vector_key: $vector_key})`;
 
 const createRelation = `MATCH (a:Entity {node_key: $from_key}), (b:Entity {node_key: $to_key})
-CREATE (a)-[:RELATES {ordinal: $ordinal, relation_type: $relation_type,
+CREATE (a)-[:RELATES {rel_id: $rel_id, relation_type: $relation_type,
   valid_from: $valid_from, valid_to: $valid_to, inferred: $inferred, confidence: $confidence,
   inference_method: $inference_method, source_event_seq: $source_event_seq,
   source_event_hash: $source_event_hash, evidence_json: $evidence_json}]->(b)`;
@@ -206,8 +208,8 @@ CREATE (a)-[:NEXT_EVENT]->(b)`;
 const closeEntity = `MATCH (e:Entity {node_key: $node_key}) SET e.valid_to = $valid_to`;
 
 const closeRelations = `MATCH (a:Entity)-[r:RELATES]->(:Entity)
-WHERE a.session_id = $session AND list_contains($keys, r.source_event_seq * ${relationIdFactor} + r.ordinal)
-SET r.valid_to = list_extract($valid_tos, list_position($keys, r.source_event_seq * ${relationIdFactor} + r.ordinal))`;
+WHERE a.session_id = $session AND list_contains($keys, r.rel_id)
+SET r.valid_to = list_extract($valid_tos, list_position($keys, r.rel_id))`;
 
 const upsertHead = `MERGE (h:ProjectionHead {session_id: $session_id})
 SET h.seq = $seq, h.hash = $hash, h.event_count = $event_count, h.entity_count = $entity_count`;
@@ -232,7 +234,7 @@ function relationCells(row: RelationRow): CsvCell[] {
   return [
     row.sourceKey,
     row.targetKey,
-    relationOrdinal(row.relKey),
+    relationId(row.relKey),
     row.relationType,
     row.validFrom,
     row.validTo,
@@ -284,19 +286,23 @@ function nextEventLinks(diff: GraphDiff): NextEventLink[] {
   return links;
 }
 
-/** The relation's ordinal within its event: the last part of `relKey`. */
-function relationOrdinal(relKey: string): number {
-  return Number(relKey.slice(relKey.lastIndexOf(keySeparator) + 1));
-}
-
 
 function relationId(relKey: string): number {
   const parts = relKey.split(keySeparator);
   return Number(parts[parts.length - 2]) * relationIdFactor + Number(parts[parts.length - 1]);
 }
 
+function relationKeyOfId(sessionId: string, id: number): string {
+  return relationKey(sessionId, Math.floor(id / relationIdFactor), id % relationIdFactor);
+}
+
+/**
+ * Creation order: the event that created the row (in `relKey`), then the ordinal within it. Not
+ * `sourceEventSeq`: a relation copied onto a new entity version keeps the citation of the event
+ * that asserted it.
+ */
 function compareRelations(a: RelationRow, b: RelationRow): number {
-  return a.sourceEventSeq - b.sourceEventSeq || relationOrdinal(a.relKey) - relationOrdinal(b.relKey);
+  return relationId(a.relKey) - relationId(b.relKey);
 }
 
 /** Deletes the database file and whatever Kuzu keeps beside it (not our lock file). */
@@ -666,8 +672,8 @@ export class KuzuStore {
   }
 
   /**
-   * Every entity version (by `vectorKey`) and relation version (by source event, then ordinal
-   * within it) of a session, and its head.
+   * Every entity version (by `vectorKey`) and relation version (by the event that created it,
+   * then ordinal within it) of a session, and its head.
    */
   readSession(sessionId: string): SessionGraphRows {
     const entities = this.#readEntitiesPacked(sessionId) ?? this.#readEntitiesColumns(sessionId);
@@ -728,7 +734,7 @@ export class KuzuStore {
     const rows: RelationRow[] = new Array(count);
     for (let i = 0, p = 0; i < count; i++, p += relationPackedFields) {
       rows[i] = {
-        relKey: relationKey(sessionId, Number(pieces[p + 8]), Number(pieces[p])),
+        relKey: relationKeyOfId(sessionId, Number(pieces[p])),
         sessionId,
         sourceKey: pieces[p + 1],
         targetKey: pieces[p + 2],
@@ -748,7 +754,7 @@ export class KuzuStore {
 
   #readRelationsColumns(sessionId: string): RelationRow[] {
     return this.#execute(readRelationsColumns, { session: sessionId }).map((row) => ({
-      relKey: relationKey(sessionId, toNumber(row[9]), toNumber(row[0])),
+      relKey: relationKeyOfId(sessionId, toNumber(row[0])),
       sessionId,
       sourceKey: row[1] as string,
       targetKey: row[2] as string,

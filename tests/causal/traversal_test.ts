@@ -140,6 +140,20 @@ describe("traverseCausal", () => {
     assert.equal(results[0].confidence, 0.85);
   });
 
+  test("after an endpoint gets a new version, the carried-over edge still cites its causal.edge.generated event", async () => {
+    const session = new CausalSession(makeTempDir("causal-versioned"));
+    const task = ref("T7", "task");
+    const failure = ref("deploy failed", "outcome");
+    const edge = await session.explain(task, failure, "caused", 0.9);
+    // A new version of the cause: the projection copies its open relations onto it.
+    const update = await session.record("task.proposed", { taskId: "T7", summary: "retry the deploy with the pinned image" });
+    const results = traverseCausal(session.edges(), { direction: "predecessors", entityName: "deploy failed", depth: 1 });
+    assert.deepEqual(pairs(results), ["T7 -> deploy failed@1"]);
+    assert.equal(results[0].citation, edge.citation);
+    assert.notEqual(results[0].citation, update.events[0].citation);
+    assert.deepEqual(results[0].evidence.path_citations, [edge.citation]);
+  });
+
   test("unregistered causal_* labels, authoritative claims and uncited explanations are never traversed", async () => {
     const session = new CausalSession(makeTempDir("causal-noise"));
     await session.explain(a, b);

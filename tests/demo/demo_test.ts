@@ -19,9 +19,10 @@ test("demo records a cited session, verifies it and catches the tampered copy", 
   assert.equal(doc.tamper.report.ok, false);
   assert.equal(doc.tamper.report.broken_at_seq, 4);
   assert.equal(doc.tamper.report.broken_reason, "Event 4 hash mismatch");
-  // The first 8 events are the session; the checkout step appends 4 more.
+  // The first 8 events are the session; the checkout step appends 4 more, the causal step 2
+  // explanations and the 2 edges the producer generates, then the candidates and one review.
   const log = fs.readFileSync(path.join(dir, ".eventloom", "demo-agent.jsonl"), "utf8").trim().split("\n");
-  assert.equal(log.length, 12);
+  assert.equal(log.length, 12 + 4 + doc.consolidation.first.candidate_count + 1);
   doc.events.forEach((event: { seq: number; hash: string; citation: string }, i: number) => {
     assert.equal(event.seq, i + 1);
     assert.equal(event.citation, `eventloom://demo-agent/events/${i + 1}#${event.hash.slice(0, 12)}`);
@@ -37,6 +38,10 @@ test("demo prints a readable text report", () => {
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stdout, /2\. Verify: OK, 8 events/);
   assert.match(run.stdout, /BROKEN at seq 4: Event 4 hash mismatch/);
+  assert.match(run.stdout, /1 hop   stale JWKS cache after key rotation --caused--> test_login_refreshes_jwks failed .*evidence seq 4, non_authoritative\)  eventloom:\/\/demo-agent\/events\/15#/);
+  assert.match(run.stdout, /2 hops  24 h JWKS cache TTL --caused--> stale JWKS cache after key rotation/);
+  assert.match(run.stdout, /proposed again: 0 new, \d+ skipped as existing/);
+  assert.match(run.stdout, /status replayed from the log: 1 accepted/);
   assert.match(run.stdout, /Demo OK/);
 });
 
@@ -46,7 +51,6 @@ test("demo checkout cites only the current release branch and counts the superse
   assert.equal(run.code, 0, run.stderr);
   const { checkout } = JSON.parse(run.stdout);
   const log = fs.readFileSync(path.join(dir, ".eventloom", "demo-agent.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
-  assert.equal(log.length, 12);
   const facts = checkout.current_facts.map((f: { content: string }) => f.content);
   assert.ok(facts.includes("maya:release_branch (preference): release_branch=release/1.5"), facts.join(" | "));
   assert.ok(!facts.some((f: string) => /release_branch=(main|release\/1\.4)$/.test(f)), facts.join(" | "));
@@ -63,4 +67,52 @@ test("demo checkout cites only the current release branch and counts the superse
     assert.ok(hash.startsWith(match[2]), `${item.citation} matches the log`);
   }
   assert.match(checkout.prompt, /^# Memory Checkout\nQuery: Which release branch/);
+});
+
+test("demo explains the failure causally: predecessors walk back both hops, each cited by its causal.edge.generated event", () => {
+  const dir = makeTempDir("zaxy-demo");
+  const run = runZaxy(["demo", "--dir", dir, "--json"], { cwd: dir });
+  assert.equal(run.code, 0, run.stderr);
+  const { causal, events } = JSON.parse(run.stdout);
+  const log = fs.readFileSync(path.join(dir, ".eventloom", "demo-agent.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+  const typeAt = (seq: number) => log[seq - 1].type ?? log[seq - 1].event_type;
+  assert.deepEqual(causal.explained.map((e: { seq: number }) => typeAt(e.seq)), ["outcome.explained", "outcome.explained"]);
+  assert.deepEqual(causal.generated.map((e: { seq: number }) => typeAt(e.seq)), ["causal.edge.generated", "causal.edge.generated"]);
+  assert.deepEqual(
+    causal.predecessors.map((p: { source: { name: string }; target: { name: string }; path_length: number }) => `${p.source.name} -> ${p.target.name}@${p.path_length}`),
+    ["stale JWKS cache after key rotation -> test_login_refreshes_jwks failed@1", "24 h JWKS cache TTL -> stale JWKS cache after key rotation@2"],
+  );
+  // Each result cites the generated edge; its evidence is the event the agent saw (the failing run, the file read).
+  assert.deepEqual(causal.predecessors.map((p: { citation: string }) => p.citation), causal.generated.map((e: { citation: string }) => e.citation));
+  assert.deepEqual(causal.predecessors.map((p: { evidence: { source_event_seq: number; source_event_hash: string } }) => [p.evidence.source_event_seq, p.evidence.source_event_hash]), [
+    [4, events[3].hash],
+    [3, events[2].hash],
+  ]);
+  for (const p of causal.predecessors) assert.equal(p.authority_status, "non_authoritative");
+});
+
+test("demo proposes candidates from the session once, reviews one, and replays the status", () => {
+  const dir = makeTempDir("zaxy-demo");
+  const run = runZaxy(["demo", "--dir", dir, "--json"], { cwd: dir });
+  assert.equal(run.code, 0, run.stderr);
+  const { consolidation } = JSON.parse(run.stdout);
+  const created = consolidation.first.events.map((e: { candidate_id: string }) => e.candidate_id);
+  assert.ok(created.length >= 1);
+  assert.equal(consolidation.second.candidate_count, 0);
+  assert.deepEqual(consolidation.second.skipped_existing_candidate_ids, created);
+  assert.equal(consolidation.review.status, "accepted");
+  assert.equal(consolidation.review.authority_status, "non_authoritative");
+  assert.equal(consolidation.status.accepted_count, 1);
+  assert.equal(consolidation.status.pending_count, created.length - 1);
+  assert.deepEqual(consolidation.status.candidates.map((c: { candidate_id: string }) => c.candidate_id), created);
+  // The status command replays the same log to the same answer.
+  const status = runZaxy(["memory", "consolidation", "status", "--eventloom-path", path.join(dir, ".eventloom"), "--session-id", "demo-agent", "--json"], { cwd: dir });
+  assert.equal(status.code, 0, status.stderr);
+  const replayed = JSON.parse(status.stdout);
+  assert.equal(replayed.accepted_count, 1);
+  assert.deepEqual(replayed.candidates, consolidation.status.candidates);
+  const log = fs.readFileSync(path.join(dir, ".eventloom", "demo-agent.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+  const types = log.map((e) => e.type ?? e.event_type);
+  assert.equal(types.filter((t: string) => t === "consolidation.candidate.created").length, created.length);
+  assert.equal(types.filter((t: string) => t === "consolidation.candidate.reviewed").length, 1);
 });

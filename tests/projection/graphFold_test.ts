@@ -76,6 +76,8 @@ const observed = (
   targetKey: string,
   relationType: string,
   validFrom = ts(seq),
+  /** The event the relation cites: a copy onto a new version keeps its original event's. */
+  citedSeq = seq,
 ): RelationRow => ({
   relKey: relKey(seq, ordinal),
   sessionId: session,
@@ -87,8 +89,8 @@ const observed = (
   inferred: false,
   confidence: 1,
   inferenceMethod: null,
-  sourceEventSeq: seq,
-  sourceEventHash: hash(seq),
+  sourceEventSeq: citedSeq,
+  sourceEventHash: hash(citedSeq),
   evidenceJson: "{}",
 });
 
@@ -135,8 +137,8 @@ describe("entity versions", () => {
     const user = nodeKey("user", "u1", 1);
     assert.deepEqual(rows.relations, [
       observed(1, 0, user, nodeKey("preference", "u1:theme", 1), "has_theme"),
-      observed(2, 0, user, nodeKey("preference", "u1:theme", 2), "has_theme", ts(1)),
-      observed(3, 0, user, nodeKey("preference", "u1:theme", 3), "has_theme", ts(1)),
+      observed(2, 0, user, nodeKey("preference", "u1:theme", 2), "has_theme", ts(1), 1),
+      observed(3, 0, user, nodeKey("preference", "u1:theme", 3), "has_theme", ts(1), 1),
     ]);
     assert.deepEqual(rows.head, { sessionId: session, seq: 3, hash: hash(3), eventCount: 3, entityCount: 4 });
   });
@@ -227,9 +229,9 @@ describe("relations across versions", () => {
       observed(1, 0, actor, g1, "created_goal"),
       observed(2, 0, actor, t1, "proposed_task"),
       observed(2, 1, g1, t1, "has_task"),
-      // Copied by event 3, keeping the original validity start and evidence.
-      observed(3, 0, actor, g3, "created_goal", ts(1)),
-      observed(3, 1, g3, t1, "has_task", ts(2)),
+      // Copied by event 3, keeping the original validity start, evidence and citation.
+      observed(3, 0, actor, g3, "created_goal", ts(1), 1),
+      observed(3, 1, g3, t1, "has_task", ts(2), 2),
     ]);
     // Traversal from current facts: the relations between current versions.
     const current = new Set(rows.entities.filter((e) => e.validTo === null).map((e) => e.nodeKey));
@@ -258,7 +260,7 @@ describe("relations across versions", () => {
     ]);
     assert.deepEqual(rows.relations, [
       observed(1, 0, actor, nodeKey("task", "T9", 1), "claimed_task"),
-      observed(2, 0, actor, nodeKey("task", "T9", 2), "claimed_task", ts(1)),
+      observed(2, 0, actor, nodeKey("task", "T9", 2), "claimed_task", ts(1), 1),
       observed(2, 1, actor, nodeKey("task", "T9", 2), "proposed_task"),
     ]);
   });

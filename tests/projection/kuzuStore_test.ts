@@ -166,9 +166,8 @@ function bulkDiff(sessionId: string, eventCount: number): GraphDiff {
 function sortedRows(diff: GraphDiff) {
   return {
     entities: [...diff.newEntities].sort((a, b) => a.vectorKey - b.vectorKey),
-    relations: [...diff.newRelations].sort((a, b) =>
-      a.sourceEventSeq - b.sourceEventSeq || a.relKey.localeCompare(b.relKey, "en", { numeric: true })
-    ),
+    // Creation order: the creating event and ordinal in relKey (not the cited source event).
+    relations: [...diff.newRelations].sort((a, b) => a.relKey.localeCompare(b.relKey, "en", { numeric: true })),
     head: diff.head,
   };
 }
@@ -256,6 +255,39 @@ test("an incremental diff closes earlier versions and extends the NEXT_EVENT cha
       )
       .map(([from, to]) => [Number(from), Number(to)]);
     assert.deepEqual(chain, [[1, 2], [2, 3], [3, 4], [4, 5]]);
+  } finally {
+    store.close();
+  }
+});
+
+test("a relation created by one event but citing an earlier one keeps both: its key, its citation, and it can be closed", async () => {
+  const store = await KuzuStore.open(freshDbPath());
+  try {
+    const first = firstDiff("s1");
+    store.applyDiff(first);
+    const [alpha, beta] = first.newEntities;
+    const alpha2 = entity("s1", 4, "alpha", first.newEntities.length, { summary: "alpha v2" });
+    // Copied onto alpha's new version by event 4; still cites event 2, which asserted it.
+    const copied = relation(alpha2, beta, 4, 0, { sourceEventSeq: 2, sourceEventHash: hash(2), validFrom: timestamp(2) });
+    const asserted = relation(alpha2, beta, 4, 1, { relationType: "blocks" });
+    const second: GraphDiff = {
+      ...emptyDiff("s1", first.head, head("s1", 4, first.newEntities.length + 1)),
+      newEvents: [event("s1", 4)],
+      newEntities: [alpha2],
+      closedEntities: [{ nodeKey: alpha.nodeKey, validTo: alpha2.validFrom }],
+      newRelations: [copied, asserted],
+    };
+    store.applyDiff(second);
+    assert.deepEqual(store.readSession("s1").relations.slice(-2), [copied, asserted]);
+    const third: GraphDiff = {
+      ...emptyDiff("s1", second.head, head("s1", 5, first.newEntities.length + 1)),
+      newEvents: [event("s1", 5)],
+      closedRelations: [{ relKey: copied.relKey, validTo: timestamp(5) }],
+    };
+    store.applyDiff(third);
+    const relations = store.readSession("s1").relations;
+    assert.deepEqual(relations.slice(-2), [{ ...copied, validTo: timestamp(5) }, asserted]);
+    assert.deepEqual(relations.slice(0, -2), sortedRows(first).relations, "the other relations are untouched");
   } finally {
     store.close();
   }

@@ -1,6 +1,7 @@
 /** `zaxy demo`: the main demo (what `npm start` runs). */
 import { booleanOption, defineCommand, stringOption } from "../command.ts";
 import { emit } from "../output.ts";
+import type { PlainJson } from "../../canonical/mod.ts";
 
 export const demoCommand = defineCommand({
   name: "demo",
@@ -9,7 +10,10 @@ export const demoCommand = defineCommand({
     "Runs in a temporary directory (or --dir): records a realistic agent session (goal, tool\n" +
     "calls, a failing and a passing test run, a file edit, a decision), verifies the chain,\n" +
     "replays a handoff summary, tampers with a copy and shows the verifier catching it; then a\n" +
-    "preference changes twice and a Memory Checkout cites only the current value.",
+    "preference changes twice and a Memory Checkout cites only the current value; the agent\n" +
+    "explains the test failure causally and its causes are walked back with citations; and\n" +
+    "consolidation candidates are proposed from the session (twice: the second run adds\n" +
+    "nothing), one is reviewed, and the status is replayed from the log.",
   options: {
     dir: { type: "string", valueName: "DIR", description: "Work in DIR instead of a temporary directory" },
     quiet: { type: "boolean", description: "Print only the summary lines" },
@@ -22,7 +26,15 @@ export const demoCommand = defineCommand({
     const c = result.checkout;
     const checkoutOk = c.current_facts.some((f) => f.content.includes("release/1.5")) &&
       !c.current_facts.some((f) => /release_branch=(main|release\/1\.4)$/.test(f.content)) && c.superseded_contexts_excluded >= 2;
-    const ok = result.integrity.ok && !result.tamper.report.ok && checkoutOk;
+    const causal = result.causal;
+    const causes = causal.predecessors.map((p) => `${p.source.name}@${p.path_length}`);
+    const causalOk = causal.generated.length === 2 && causes.length === 2 &&
+      causes[0] === "stale JWKS cache after key rotation@1" && causes[1] === "24 h JWKS cache TTL@2";
+    const cons = result.consolidation;
+    const consolidationOk = Number(cons.first.candidate_count) > 0 && cons.second.candidate_count === 0 &&
+      cons.second.skipped_existing_count === cons.first.candidate_count && cons.review.status === "accepted" &&
+      cons.status.accepted_count === 1 && cons.status.candidate_count === cons.first.candidate_count;
+    const ok = result.integrity.ok && !result.tamper.report.ok && checkoutOk && causalOk && consolidationOk;
     emit(ctx, "zaxy.demo.v1", { ok, ...result }, () => {
       const lines: string[] = [];
       const say = (line = "") => lines.push(line);
@@ -52,7 +64,22 @@ export const demoCommand = defineCommand({
       for (const old of c.superseded) say(`     - ${old.content}  (until ${old.valid_to})  ${old.citation}`);
       say(`   answerability: ${c.answerability}`);
       say();
-      say(ok ? "Demo OK: the log verifies, tampering is caught, and checkout cites only current facts." : "Demo FAILED.");
+      say(`6. The agent explains the failure (${causal.explained.map((e) => `seq ${e.seq}`).join(", ")}, each citing the event it saw);`);
+      say(`   the producer appends ${causal.generated.map((e) => `${e.event_type} seq ${e.seq}`).join(", ")}.`);
+      say(`   memory causal predecessors "${causal.effect}":`);
+      for (const p of causal.predecessors) {
+        say(`     ${p.path_length} hop${p.path_length === 1 ? " " : "s"}  ${p.source.name} --${p.relation_type}--> ${p.target.name}  (confidence ${p.confidence}, evidence seq ${String(p.evidence.source_event_seq)}, ${p.authority_status})  ${p.citation}`);
+      }
+      say();
+      const statusOf = (candidate: PlainJson) => candidate as { candidate_id: string; candidate_type: string; review_status: string; created_seq: number };
+      say(`7. Consolidation candidates proposed from the session: ${cons.first.candidate_count} (from ${cons.first.segment_count} segment${cons.first.segment_count === 1 ? "" : "s"}); proposed again: ${cons.second.candidate_count} new, ${cons.second.skipped_existing_count} skipped as existing.`);
+      say(`   reviewed ${String(cons.review.candidate_id)} as ${String(cons.review.status)} (seq ${String(cons.review.seq)}): a disposition, still ${String(cons.review.authority_status)}.`);
+      say(`   status replayed from the log: ${cons.status.accepted_count} accepted, ${cons.status.pending_count} pending`);
+      for (const candidate of (cons.status.candidates as PlainJson[]).map(statusOf)) {
+        say(`     - ${candidate.candidate_type.padEnd(9)} ${candidate.review_status.padEnd(8)} created at seq ${candidate.created_seq}  ${candidate.candidate_id}`);
+      }
+      say();
+      say(ok ? "Demo OK: the log verifies, tampering is caught, checkout cites only current facts, causes are cited, candidates stay under review." : "Demo FAILED.");
       return lines.join("\n");
     });
     return ok ? 0 : 1;
