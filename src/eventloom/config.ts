@@ -1,6 +1,8 @@
 /**
- * Per-root settings written by `zaxy init`: `<root>/config.json`. Today it only says which
- * envelope new logs start with; a missing file means the defaults.
+ * Per-root settings: `<root>/config.json`. `zaxy init` writes the envelope new logs start with;
+ * users may add the long-horizon checkout keys (`long_horizon_enabled`, default false;
+ * `long_horizon_recent_window`, default 50, docs/long-horizon.md). A missing file means the
+ * defaults; rewriting the envelope keeps every other key.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -35,11 +37,71 @@ export function readConfig(root: string): EventloomConfig {
   }
 }
 
+export interface LongHorizonConfig {
+  /** `long_horizon_enabled`: whether checkouts use the two-tier long-horizon plan by default. */
+  enabled: boolean;
+  /** `long_horizon_recent_window`: events kept at full detail (the episodic tier), > 0. */
+  recentWindow: number;
+}
+
+export const defaultLongHorizonConfig: LongHorizonConfig = { enabled: false, recentWindow: 50 };
+
+/**
+ * The long-horizon checkout settings of a root. Read only by checkout (not by append), so a bad
+ * value here never blocks writing to the log; it is bad input naming the key (exit 2).
+ */
+export function readLongHorizonConfig(root: string): LongHorizonConfig {
+  const parsed = readConfigObject(root);
+  if (parsed === undefined) return { ...defaultLongHorizonConfig };
+  const enabled = parsed.long_horizon_enabled ?? defaultLongHorizonConfig.enabled;
+  const recentWindow = parsed.long_horizon_recent_window ?? defaultLongHorizonConfig.recentWindow;
+  if (typeof enabled !== "boolean") {
+    throw inputError("invalid_config", `${configPath(root)}: long_horizon_enabled must be true or false, got ${JSON.stringify(enabled)}`, {
+      field: "long_horizon_enabled",
+      expected: "true or false",
+    });
+  }
+  if (typeof recentWindow !== "number" || !Number.isSafeInteger(recentWindow) || recentWindow < 1) {
+    throw inputError("invalid_config", `${configPath(root)}: long_horizon_recent_window must be an integer >= 1, got ${JSON.stringify(recentWindow)}`, {
+      field: "long_horizon_recent_window",
+      expected: "integer >= 1",
+    });
+  }
+  return { enabled, recentWindow };
+}
+
+/** The parsed config.json object; undefined when the file is missing. */
+function readConfigObject(root: string): { [key: string]: unknown } | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(configPath(root), "utf8");
+  } catch {
+    return undefined;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw inputError("invalid_config", `Cannot read ${configPath(root)}: it is not valid JSON`);
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw inputError("invalid_config", `Cannot read ${configPath(root)}: it must hold a JSON object`);
+  }
+  return parsed as { [key: string]: unknown };
+}
+
 export function writeConfig(root: string, config: EventloomConfig): string {
   fs.mkdirSync(root, { recursive: true });
   const file = configPath(root);
   const temp = `${file}.tmp-${process.pid}`;
-  fs.writeFileSync(temp, JSON.stringify({ schema: configSchema, envelope: config.envelope }, null, 2) + "\n");
+  // Settings this writer does not manage (the long-horizon keys) survive `zaxy init --force`.
+  let kept: { [key: string]: unknown } = {};
+  try {
+    kept = readConfigObject(root) ?? {};
+  } catch {
+    // An unreadable config is being replaced; nothing in it can be kept.
+  }
+  fs.writeFileSync(temp, JSON.stringify({ ...kept, schema: configSchema, envelope: config.envelope }, null, 2) + "\n");
   fs.renameSync(temp, file);
   return file;
 }

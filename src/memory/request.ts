@@ -21,6 +21,10 @@ export interface MemoryRequest {
   replayFromSeq: number;
   maxRecentEvents: number;
   maxTokens?: number;
+  /** Per-call long-horizon switch (checkout only); undefined means the root's setting. */
+  longHorizon?: boolean;
+  /** Per-call long-horizon recent window (events, >= 1); undefined means the setting. */
+  longHorizonRecentWindow?: number;
 }
 
 export interface MemoryRequestInput {
@@ -31,6 +35,8 @@ export interface MemoryRequestInput {
   replayFromSeq?: number;
   maxRecentEvents?: number;
   maxTokens?: number;
+  longHorizon?: boolean;
+  longHorizonRecentWindow?: number;
 }
 
 function checkInt(value: number | undefined, field: string, min: number, max: number, fallback: number): number {
@@ -68,5 +74,15 @@ export function validateMemoryRequest(input: MemoryRequestInput, names: { [field
     maxRecentEvents: checkInt(input.maxRecentEvents, name("max_recent_events"), 0, maxRecentEventsMax, defaultMaxRecentEvents),
   };
   if (input.maxTokens !== undefined) request.maxTokens = checkInt(input.maxTokens, name("max_tokens"), 0, Number.MAX_SAFE_INTEGER, 0);
+  if (input.longHorizon !== undefined) request.longHorizon = input.longHorizon;
+  if (input.longHorizonRecentWindow !== undefined) {
+    request.longHorizonRecentWindow = checkInt(
+      input.longHorizonRecentWindow,
+      name("long_horizon_recent_window"),
+      1,
+      Number.MAX_SAFE_INTEGER,
+      0,
+    );
+  }
   return request;
 }

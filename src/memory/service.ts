@@ -6,10 +6,14 @@
  */
 import * as fs from "node:fs";
 import { assembleContext, type AssembleInput, buildCheckout, type ContextAssembly, type MemoryCheckout } from "../checkout/mod.ts";
+import { buildLongHorizonPlan, consolidatedLane, mergeConsolidatedContexts } from "../checkout/longHorizon.ts";
+import { inputError } from "../errors.ts";
+import { readLongHorizonConfig } from "../eventloom/config.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
 import type { ProjectedSession } from "../projection/projector.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { retrieve, retrieveFromLog } from "../retrieval/engine.ts";
+import { loadRootProjections } from "../retrieval/projectionLane.ts";
 import { buildSessionIndex, type SessionIndex } from "../retrieval/sessionIndex.ts";
 import type { RetrievalResult, RetrievedContext } from "../retrieval/types.ts";
 import { defaultEmbeddingDim } from "../vector/mod.ts";
@@ -115,7 +119,7 @@ export class MemoryService {
 
   private async retrieval(request: MemoryRequest): Promise<{ session: CachedSession; retrieval: RetrievalResult }> {
     const session = await this.session(request.sessionId);
-    const options = { limit: request.limit, depth: request.depth };
+    const options = { limit: request.limit, depth: request.depth, projections: loadRootProjections(this.root, this.options.warn) };
     const retrieval = session.projected.degraded
       ? retrieveFromLog(session.index, request.query, options, session.projected.degradedReason ?? "graph unavailable")
       : retrieve(session.index, request.query, options);
@@ -173,14 +177,56 @@ export class MemoryService {
     return { input, session };
   }
 
+  /**
+   * The effective long-horizon switch and window of a checkout: the per-call value, else the
+   * root's config.json. Null when long-horizon checkout is off.
+   */
+  private longHorizonWindow(request: MemoryRequest): number | null {
+    const needsConfig = request.longHorizon === undefined || (request.longHorizon && request.longHorizonRecentWindow === undefined);
+    const config = needsConfig ? readLongHorizonConfig(this.root) : null;
+    const enabled = request.longHorizon ?? config?.enabled ?? false;
+    if (!enabled) {
+      if (request.longHorizonRecentWindow !== undefined) {
+        throw inputError(
+          "invalid_option",
+          "long_horizon_recent_window (--recent-window) applies only to a long-horizon checkout: pass long_horizon true " +
+            "(--long-horizon) or set long_horizon_enabled in config.json",
+          { field: "long_horizon_recent_window", expected: "long-horizon checkout on" },
+        );
+      }
+      return null;
+    }
+    const window = request.longHorizonRecentWindow ?? config?.recentWindow ?? readLongHorizonConfig(this.root).recentWindow;
+    // The remote tier must never cover an event the Recent Events section shows.
+    return Math.max(window, request.maxRecentEvents);
+  }
+
   async checkout(request: MemoryRequest): Promise<MemoryCheckout> {
+    const recentWindow = this.longHorizonWindow(request);
     const { input, session } = await this.assemblyInput(request);
+    const plan = recentWindow === null ? null : buildLongHorizonPlan({
+      sessionId: request.sessionId,
+      events: session.index.events,
+      recentWindow,
+      budget: request.limit,
+      query: request.query,
+    });
+    if (plan !== null && plan.contexts.length > 0) {
+      // Remote items join retrieval as the `consolidated` lane, outside the retrieval lane names.
+      const laneCounts = { ...input.retrieval.laneCounts, [consolidatedLane]: plan.contexts.length };
+      const contexts = mergeConsolidatedContexts(input.retrieval.contexts, plan.contexts as unknown as RetrievedContext[]);
+      input.retrieval = { ...input.retrieval, contexts, laneCounts };
+    }
     const features = checkoutFeatureContributions({
       sessionId: request.sessionId,
       events: session.index.events,
       rows: session.projected.rows,
       retrieval: input.retrieval,
     });
+    if (plan !== null) {
+      features.extraDiagnostics.long_horizon = plan.diagnostics as unknown as PlainJson;
+      features.extraDiagnosticLines.push(plan.promptLine);
+    }
     return buildCheckout({ ...input, ...features });
   }
 

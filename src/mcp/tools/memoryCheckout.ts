@@ -1,16 +1,29 @@
 /** `memory_checkout`: the front door — cited, prompt-ready memory state (docs/checkout.md). */
+import * as z from "zod";
 import { defineTool } from "../tool.ts";
 import { assemblyInputSchema, memoryRequestOf, serverMemoryService } from "./memoryArguments.ts";
+
+/** memory_checkout takes the assembly arguments plus the long-horizon switches (docs/long-horizon.md). */
+const checkoutInputSchema = assemblyInputSchema.extend({
+  long_horizon: z.boolean().optional()
+    .describe("Two-tier long-horizon checkout on (true) or off (false) for this call; absent uses config.json long_horizon_enabled"),
+  long_horizon_recent_window: z.number().int().min(1).optional()
+    .describe("Events in the long-horizon recent window (>= 1); absent uses config.json long_horizon_recent_window, else 50"),
+});
 
 export const memoryCheckoutTool = defineTool({
   name: "memory_checkout",
   description:
     "Check out memory for a task: current facts (superseded versions excluded and counted), cited evidence, " +
     "provenance, quality.answerability (answer_from_memory | refresh_recommended | ask_user), guidance, " +
-    "per-lane diagnostics and a prompt. Every fact carries an eventloom:// citation. Call this first.",
-  inputSchema: assemblyInputSchema,
+    "per-lane diagnostics and a prompt. Every fact carries an eventloom:// citation. Call this first. " +
+    "long_horizon adds accepted consolidation candidates older than the recent window as cited, non-authoritative items.",
+  inputSchema: checkoutInputSchema,
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(args, ctx) {
-    return await serverMemoryService(ctx).checkout(memoryRequestOf(args, ctx));
+    const request = memoryRequestOf(args, ctx);
+    if (args.long_horizon !== undefined) request.longHorizon = args.long_horizon;
+    if (args.long_horizon_recent_window !== undefined) request.longHorizonRecentWindow = args.long_horizon_recent_window;
+    return await serverMemoryService(ctx).checkout(request);
   },
 });

@@ -1,0 +1,326 @@
+/**
+ * The long-horizon two-tier checkout plan (DESIGN §9; reference §4). Opt-in: with it off the
+ * checkout never calls this module, so its output is byte-identical to a single-tier checkout.
+ *
+ * Two tiers: the last `recentWindow` events are the episodic tier (at full detail through the
+ * recent-events replay and the retrieval lanes); everything older is reached only through
+ * reviewed consolidation candidates, the remote tier. A candidate enters the remote tier when
+ * - its replayed review status is `accepted` (or `active`): pending, rejected, deferred and
+ *   conflicted candidates never do;
+ * - it is current: not `stale`, no `superseded_by`, no `valid_to`;
+ * - it cites at least one source event, every source is a well-formed `{seq, hash}` whose hash
+ *   is the hash of the log's event at that seq, and every source is at or before the horizon
+ *   split (`max source seq <= horizon_split_seq`), so the remote tier never summarises what the
+ *   episodic tier already shows.
+ * Each item is a cited, non-authoritative context (`source: "consolidated"`) scored by the I3
+ * span relevance
+ *
+ *   span_relevance = 0.40·query_overlap + 0.25·span_coverage + 0.20·horizon_proximity
+ *                  + 0.15·authoring_prior
+ *
+ * (query_overlap = |q ∩ item| / |q| over compaction tokens, span_coverage = min(1, sources / 8),
+ * horizon_proximity = min(1, max source seq / split seq), authoring_prior = the candidate's
+ * confidence or 0.5), rounded to 6 places, sorted best first (ties keep creation order) and cut
+ * to the budget (the checkout's context limit).
+ *
+ * What must never change: a remote item is never authoritative, always carries the citation of
+ * its `consolidation.candidate.created` event and of every source event, and the diagnostics
+ * section's keys are reference §4's.
+ *
+ * @example
+ * const plan = buildLongHorizonPlan({ sessionId: "default", events, recentWindow: 50, budget: 10, query: "release" });
+ * plan.diagnostics.horizon_split_seq; // null when the whole session fits in the window
+ * plan.contexts[0]?.metadata.non_authoritative; // true
+ */
+import { intField, isJsonObject, JsonNumber, type JsonObject, type JsonValue, stringField } from "../canonical/mod.ts";
+import { nonAuthoritative } from "../consolidation/candidate.ts";
+import { effectiveReviewStatus, replayConsolidation } from "../consolidation/status.ts";
+import { citationUri } from "../eventloom/citation.ts";
+import type { EventRecord } from "../eventloom/envelope.ts";
+import type { PlainJson } from "../projection/types.ts";
+import type { RetrievedContext } from "../retrieval/types.ts";
+import { pythonCaseFold } from "../vector/caseFold.ts";
+
+/** Review statuses that admit a candidate to the remote tier (Python: accepted, active). */
+export const longHorizonStatuses: ReadonlySet<string> = new Set(["accepted", "active"]);
+
+/** I3 span-relevance weights; they sum to 1, so a score stays in 0..1. */
+export const spanRelevanceWeights = {
+  query_overlap: 0.4,
+  span_coverage: 0.25,
+  horizon_proximity: 0.2,
+  authoring_prior: 0.15,
+} as const;
+
+/** Source events at which span coverage saturates at 1. */
+export const spanCoverageSaturation = 8;
+
+/** Authoring prior of a candidate without a usable confidence. */
+export const neutralAuthoringPrior = 0.5;
+
+/** The lane, source and tier name of remote items. */
+export const consolidatedLane = "consolidated";
+
+export interface LongHorizonInput {
+  sessionId: string;
+  /** Every verified event of the session, in seq order. */
+  events: readonly EventRecord[];
+  /** Events in the episodic tier (>= 1). */
+  recentWindow: number;
+  /** Most remote items to return (the checkout's context limit). */
+  budget: number;
+  query: string;
+}
+
+export interface LongHorizonItem {
+  candidate_id: string;
+  candidate_type: string | null;
+  citation: string;
+  source_event_citations: string[];
+  source_event_count: number;
+  review_status: string;
+  confidence: number | null;
+  non_authoritative: true;
+  authority_status: string;
+}
+
+export interface LongHorizonDiagnostics {
+  enabled: true;
+  recent_window: number;
+  episodic_count: number;
+  horizon_split_seq: number | null;
+  consolidated_count: number;
+  items: LongHorizonItem[];
+  non_authoritative: true;
+}
+
+/** A remote-tier context: a retrieved context from the `consolidated` lane. */
+export type ConsolidatedContext = Omit<RetrievedContext, "source" | "sourceLane"> & {
+  source: typeof consolidatedLane;
+  sourceLane: typeof consolidatedLane;
+};
+
+export interface LongHorizonPlan {
+  diagnostics: LongHorizonDiagnostics;
+  /** Remote items, best first, at most `budget`. */
+  contexts: ConsolidatedContext[];
+  /** The line listed under "Checkout Diagnostics" (without "- "). */
+  promptLine: string;
+}
+
+const sourceHashPattern = /^[0-9a-f]{64}$/;
+const compactionTokenPattern = /[A-Za-z0-9][A-Za-z0-9_.:/#-]*/g;
+
+/**
+ * The compaction tokenizer (Python `text_tokens`): runs of `[A-Za-z0-9][A-Za-z0-9_.:/#-]*` in
+ * the casefolded text, longer than one character, as a set.
+ */
+export function compactionTokens(text: string): Set<string> {
+  const tokens = new Set<string>();
+  for (const match of pythonCaseFold(text).matchAll(compactionTokenPattern)) {
+    if (match[0].length > 1) tokens.add(match[0]);
+  }
+  return tokens;
+}
+
+function round6(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}
+
+/** The candidate's cited sources, or undefined when any is malformed or not in this log. */
+function verifiedSources(payload: JsonObject, events: readonly EventRecord[]): Array<{ seq: number; hash: string }> | undefined {
+  const raw = payload.get("source_events");
+  if (!Array.isArray(raw) || raw.length === 0) return undefined;
+  const sources: Array<{ seq: number; hash: string }> = [];
+  for (const item of raw) {
+    if (!isJsonObject(item)) return undefined;
+    const seq = intField(item, "seq");
+    const hash = stringField(item, "hash");
+    if (seq === undefined || seq < 1 || hash === undefined || !sourceHashPattern.test(hash)) return undefined;
+    // A citation must lead back to the event it names: a hash that is not the log's is no source.
+    if (seq > events.length || events[seq - 1].hash !== hash) return undefined;
+    sources.push({ seq, hash });
+  }
+  return sources;
+}
+
+function confidenceOf(payload: JsonObject): number | null {
+  const value: JsonValue | undefined = payload.get("confidence");
+  if (!(value instanceof JsonNumber)) return null;
+  const number = value.toNumber();
+  return Number.isFinite(number) && number >= 0 && number <= 1 ? number : null;
+}
+
+function textOf(payload: JsonObject, key: string): string {
+  const value = stringField(payload, key);
+  return value === undefined ? "" : value.trim();
+}
+
+interface Scored {
+  context: ConsolidatedContext;
+  item: LongHorizonItem;
+  score: number;
+  order: number;
+}
+
+/**
+ * Splits the session into the episodic and the remote tier and scores the remote items.
+ *
+ * @example
+ * buildLongHorizonPlan({ sessionId: "s", events, recentWindow: 50, budget: 10, query: "deploy" }).diagnostics.episodic_count
+ */
+export function buildLongHorizonPlan(input: LongHorizonInput): LongHorizonPlan {
+  const total = input.events.length;
+  const window = input.recentWindow;
+  const base = { enabled: true as const, recent_window: window };
+  if (window <= 0 || total <= window) {
+    const diagnostics: LongHorizonDiagnostics = {
+      ...base,
+      episodic_count: total,
+      horizon_split_seq: null,
+      consolidated_count: 0,
+      items: [],
+      non_authoritative: true,
+    };
+    return { diagnostics, contexts: [], promptLine: promptLine(diagnostics) };
+  }
+  const splitSeq = input.events[total - window - 1].seq;
+  const queryTokens = compactionTokens(input.query);
+  const replay = replayConsolidation(input.events);
+  const scored: Scored[] = [];
+  for (const candidate of replay.candidates.values()) {
+    const status = effectiveReviewStatus(candidate);
+    if (!longHorizonStatuses.has(status)) continue;
+    if (candidate.stale || candidate.supersededBy !== null || candidate.validTo !== null) continue;
+    const created = input.events[candidate.createdSeq - 1];
+    const sources = verifiedSources(created.payload, input.events);
+    if (sources === undefined) continue;
+    const maxSourceSeq = Math.max(...sources.map((source) => source.seq));
+    if (maxSourceSeq > splitSeq) continue;
+
+    const title = textOf(created.payload, "title");
+    const summary = textOf(created.payload, "summary");
+    const content = title !== "" && summary !== "" ? `${title}: ${summary}` : title || summary || candidate.candidateId;
+    const confidence = confidenceOf(created.payload);
+    let shared = 0;
+    for (const token of compactionTokens(`${content} ${candidate.candidateType ?? ""}`)) if (queryTokens.has(token)) shared++;
+    const terms = {
+      query_overlap: queryTokens.size === 0 ? 0 : shared / queryTokens.size,
+      span_coverage: Math.min(1, sources.length / spanCoverageSaturation),
+      horizon_proximity: splitSeq <= 0 ? 0 : Math.min(1, Math.max(0, maxSourceSeq / splitSeq)),
+      authoring_prior: confidence ?? neutralAuthoringPrior,
+    };
+    const score = round6(
+      spanRelevanceWeights.query_overlap * terms.query_overlap +
+        spanRelevanceWeights.span_coverage * terms.span_coverage +
+        spanRelevanceWeights.horizon_proximity * terms.horizon_proximity +
+        spanRelevanceWeights.authoring_prior * terms.authoring_prior,
+    );
+    const citation = citationUri(input.sessionId, created.seq, created.hash);
+    const sourceCitations = sources.map((source) => citationUri(input.sessionId, source.seq, source.hash));
+    const relevanceTerms: { [key: string]: PlainJson } = {
+      query_overlap: round6(terms.query_overlap),
+      span_coverage: round6(terms.span_coverage),
+      horizon_proximity: round6(terms.horizon_proximity),
+      authoring_prior: round6(terms.authoring_prior),
+      weights: { ...spanRelevanceWeights },
+      span_coverage_saturation: spanCoverageSaturation,
+      horizon_split_seq: splitSeq,
+      max_source_seq: maxSourceSeq,
+      source_event_count: sources.length,
+    };
+    const metadata: { [key: string]: PlainJson } = {
+      assembly_lane: consolidatedLane,
+      source_lane: consolidatedLane,
+      tier: consolidatedLane,
+      citation,
+      source_event_citations: sourceCitations,
+      source_event_count: sources.length,
+      non_authoritative: true,
+      authority_status: nonAuthoritative,
+      review_status: status,
+      candidate_id: candidate.candidateId,
+      candidate_type: candidate.candidateType,
+      confidence,
+      entity_type: "consolidation_candidate",
+      entity_name: candidate.candidateId,
+      relevance_terms: relevanceTerms,
+    };
+    const context: ConsolidatedContext = {
+      content,
+      source: consolidatedLane,
+      sourceLane: consolidatedLane,
+      score,
+      validFrom: created.timestamp,
+      validTo: null,
+      citation,
+      eventSeq: created.seq,
+      eventHash: created.hash,
+      entityName: candidate.candidateId,
+      entityType: "consolidation_candidate",
+      // The checkout's fact and evidence records carry the score explanation but not the
+      // metadata, so the authority boundary is stated here too, on every item.
+      scoreExplanation: { span_relevance: score, non_authoritative: true, authority_status: nonAuthoritative, review_status: status },
+      metadata,
+    };
+    const item: LongHorizonItem = {
+      candidate_id: candidate.candidateId,
+      candidate_type: candidate.candidateType,
+      citation,
+      source_event_citations: sourceCitations,
+      source_event_count: sources.length,
+      review_status: status,
+      confidence,
+      non_authoritative: true,
+      authority_status: nonAuthoritative,
+    };
+    scored.push({ context, item, score, order: scored.length });
+  }
+  scored.sort((a, b) => b.score - a.score || a.order - b.order);
+  const kept = scored.slice(0, Math.max(0, input.budget));
+  const diagnostics: LongHorizonDiagnostics = {
+    ...base,
+    episodic_count: window,
+    horizon_split_seq: splitSeq,
+    consolidated_count: kept.length,
+    items: kept.map((entry) => entry.item),
+    non_authoritative: true,
+  };
+  return { diagnostics, contexts: kept.map((entry) => entry.context), promptLine: promptLine(diagnostics) };
+}
+
+function promptLine(diagnostics: LongHorizonDiagnostics): string {
+  const split = diagnostics.horizon_split_seq === null ? "none" : String(diagnostics.horizon_split_seq);
+  return `Long horizon: recent_window=${diagnostics.recent_window}, episodic=${diagnostics.episodic_count}, ` +
+    `horizon_split_seq=${split}, consolidated=${diagnostics.consolidated_count}, authority=${nonAuthoritative}`;
+}
+
+/**
+ * The retrieval contexts with the remote items merged in by score: each remote item goes before
+ * the first retrieved context that scores lower, so retrieval's own order is kept. A remote item
+ * also goes before a retrieved context for the same candidate (the graph projection of it,
+ * possibly a superseded version), so de-duplication by citation keeps the replayed, fully cited
+ * remote item.
+ */
+export function mergeConsolidatedContexts<T extends { score: number; entityName?: string }>(retrieved: readonly T[], remote: readonly T[]): T[] {
+  const merged: T[] = [];
+  const emitted = new Set<number>();
+  const remoteIndexByName = new Map<string, number>();
+  remote.forEach((context, index) => {
+    if (context.entityName !== undefined) remoteIndexByName.set(context.entityName, index);
+  });
+  let next = 0;
+  const emit = (index: number) => {
+    if (emitted.has(index)) return;
+    emitted.add(index);
+    merged.push(remote[index]);
+  };
+  for (const context of retrieved) {
+    while (next < remote.length && remote[next].score > context.score) emit(next++);
+    const same = context.entityName === undefined ? undefined : remoteIndexByName.get(context.entityName);
+    if (same !== undefined) emit(same);
+    merged.push(context);
+  }
+  for (; next < remote.length; next++) emit(next);
+  return merged;
+}
