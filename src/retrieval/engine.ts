@@ -8,6 +8,8 @@
  * - traversal: current relations from the best hits, depth 2 by default, 0.95 per hop (0.9).
  * - verbatim: BM25 over raw event text (0.8), so an event is findable even if extraction
  *   summarised it away; at least one verbatim context is kept when any matched.
+ * - projection: records of compaction projection artifacts under the root, merged last
+ *   (projectionLane.ts); absent artifacts leave the result untouched.
  *
  * BM25 scores are divided by the best score of the query rather than capped at 1 as Python
  * does: capping makes every document that shares a couple of common terms score the same, so
@@ -20,7 +22,9 @@ import { citationUri } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { EntityRow, PlainJson } from "../projection/types.ts";
 import { hashEmbedMany } from "../vector/mod.ts";
+import type { CompactionProjection } from "../compaction/projectionArtifact.ts";
 import { cosineSimilarity, mmrSelect } from "./mmr.ts";
+import { mergeProjectionContexts } from "./projectionLane.ts";
 import { rawEventText, type SessionIndex } from "./sessionIndex.ts";
 import { expandQuery, queryTerms } from "./terms.ts";
 import type { LaneName, RetrievalResult, RetrievedContext } from "./types.ts";
@@ -40,6 +44,8 @@ export interface RetrieveOptions {
   limit: number;
   /** Traversal depth, 1..5 (default 2). */
   depth?: number;
+  /** Compaction projections to merge in (`loadRootProjections`); none leaves results unchanged. */
+  projections?: readonly CompactionProjection[];
 }
 
 interface Candidate {
@@ -208,14 +214,14 @@ export function retrieve(index: SessionIndex, query: string, options: RetrieveOp
   }
   laneCounts.traversal = traverse(index, candidates, depth);
   laneCounts.verbatim = bm25Lane(candidates, "event", index.verbatim.search(queryTerms(query), laneHitsMax), "verbatim", laneWeights.verbatim);
-  return rank(index, candidates, options.limit, laneCounts, "graph");
+  return mergeProjectionContexts(rank(index, candidates, options.limit, laneCounts, "graph"), query, options.limit, options.projections ?? []);
 }
 
 /** The fallback when the graph cannot be opened: BM25 over the raw log only. */
 export function retrieveFromLog(index: SessionIndex, query: string, options: RetrieveOptions, reason: string): RetrievalResult {
   const candidates = new Map<string, Candidate>();
   const laneCounts = { eventloom: bm25Lane(candidates, "event", index.verbatim.search(queryTerms(query), laneHitsMax), "eventloom", laneWeights.eventloom) };
-  const result = rank(index, candidates, options.limit, laneCounts, "eventloom");
+  const result = mergeProjectionContexts(rank(index, candidates, options.limit, laneCounts, "eventloom"), query, options.limit, options.projections ?? []);
   return { ...result, degraded: true, degradedReason: reason };
 }
 

@@ -5,16 +5,22 @@
  */
 import type { PlainJson } from "../projection/types.ts";
 
-/** Retrieval lanes; `eventloom` is the degraded fallback when the graph cannot be opened. */
-export type LaneName = "exact" | "vector" | "keyword" | "traversal" | "verbatim" | "eventloom";
+/**
+ * Retrieval lanes; `eventloom` is the degraded fallback when the graph cannot be opened;
+ * `projection` searches compaction projection artifacts under the root (projectionLane.ts).
+ */
+export type LaneName = "exact" | "vector" | "keyword" | "traversal" | "verbatim" | "eventloom" | "projection";
 
 export const graphLanes: readonly LaneName[] = ["exact", "vector", "keyword", "traversal"];
 
 export interface RetrievedContext {
   /** Prompt-ready text, e.g. `"<name> (<type>): <summary>"` or a raw event's text. */
   content: string;
-  /** `graph` for projected entities, `verbatim` for raw events, `eventloom` for the fallback. */
-  source: "graph" | "verbatim" | "eventloom";
+  /**
+   * `graph` for projected entities, `verbatim` for raw events, `eventloom` for the fallback,
+   * `projection` for a compaction projection record (a real source event).
+   */
+  source: "graph" | "verbatim" | "eventloom" | "projection";
   /** The lane that contributed the highest weighted score. */
   sourceLane: LaneName;
   /** Fused score after MMR, 0..~1. */
