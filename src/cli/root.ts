@@ -1,6 +1,7 @@
 /** The command tree. Parents only register children; each command lives in its own file. */
 import { defineGroup } from "./command.ts";
 import { benchGroup } from "./commands/bench/group.ts";
+import { compactCommand } from "./commands/compact.ts";
 import { demoCommand } from "./commands/demo.ts";
 import { doctorCommand } from "./commands/doctor/doctor.ts";
 import { initCommand } from "./commands/init.ts";
@@ -17,5 +18,5 @@ export const rootGroup = defineGroup({
   description:
     "Zaxy records what agents did in an append-only, SHA-256 hash-chained event log (Eventloom)\n" +
     "and gives cited memory back. The log is the only source of truth.",
-  children: [initCommand, verifyCommand, replayCommand, memoryGroup, repairCommand, reprojectCommand, serveCommand, benchGroup, demoCommand, doctorCommand],
+  children: [initCommand, verifyCommand, replayCommand, memoryGroup, repairCommand, reprojectCommand, compactCommand, serveCommand, benchGroup, demoCommand, doctorCommand],
 });

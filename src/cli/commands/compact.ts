@@ -1,0 +1,208 @@
+/**
+ * `zaxy compact LOG [--audit | --projection-output PATH | rewrite]`: geometry-aware compaction
+ * (DESIGN §9). This file parses and validates every flag (bad input exits 2 naming the flag,
+ * before anything is read or written) and dispatches to one mode:
+ *   --audit                non-destructive audit (src/compaction/audit.ts); exit 0 safe, 1 unsafe
+ *   --projection-output    writes a *.compaction.json artifact; the log is untouched
+ *   (neither)              rewrite mode, the only history-changing operation
+ * Kuzu is never loaded here: the audit runs in git hooks, where cold start matters.
+ */
+import { type AuditStrategy, auditLog, type ClusterReport, type CompactionAuditReport } from "../../compaction/audit.ts";
+import { auditDocument } from "../../compaction/auditDocument.ts";
+import { defaultClusterThreshold } from "../../compaction/clustering.ts";
+import { purposeProfile } from "../../compaction/purpose.ts";
+import { inputError } from "../../errors.ts";
+import { choiceOption, intOption } from "../args.ts";
+import { booleanOption, type CommandContext, defineCommand, stringOption } from "../command.ts";
+import { emit } from "../output.ts";
+
+export interface CompactFlags {
+  log: string;
+  audit: boolean;
+  json: boolean;
+  /** Undefined when not given (the audit's default applies). */
+  clusterThreshold: number | undefined;
+  wholeLog: boolean;
+  projectionOutput: string | undefined;
+  strategy: AuditStrategy;
+  maxRecords: number;
+  purpose: string | undefined;
+  output: string | undefined;
+  snapshotEvery: number;
+}
+
+/** Python's defaults: `--max-records 5`, `--snapshot-every 10000`, `--strategy medoid`. */
+export const compactDefaults = { maxRecords: 5, snapshotEvery: 10_000, strategy: "medoid" as AuditStrategy };
+
+function thresholdOption(ctx: CommandContext): number | undefined {
+  const raw = stringOption(ctx, "cluster-threshold");
+  if (raw === undefined) return undefined;
+  const value = /^(0|[1-9][0-9]*)?(\.[0-9]+)?([eE][-+]?[0-9]+)?$/.test(raw) && raw !== "" ? Number(raw) : Number.NaN;
+  if (!(value > 0 && value < 1)) {
+    throw inputError("invalid_option", `--cluster-threshold must be a number in (0, 1) (a cosine distance), got ${JSON.stringify(raw)}`, {
+      field: "--cluster-threshold",
+      expected: "a number greater than 0 and less than 1",
+    });
+  }
+  return value;
+}
+
+function nonEmptyPath(ctx: CommandContext, name: string): string | undefined {
+  const raw = stringOption(ctx, name);
+  if (raw !== undefined && raw.length === 0) throw inputError("invalid_option", `--${name} must be a non-empty path`, { field: `--${name}` });
+  return raw;
+}
+
+/** Parses and cross-checks the flags; throws exit-2 errors naming the flag. */
+export function parseCompactFlags(ctx: CommandContext): CompactFlags {
+  const log = ctx.positionals[0];
+  if (log === undefined || log.length === 0) throw inputError("usage", "zaxy compact: LOG is required (the Eventloom JSONL file to compact)", { field: "LOG" });
+  if (ctx.positionals.length > 1) throw inputError("usage", `zaxy compact: one LOG at a time, got ${ctx.positionals.length}`, { field: "LOG" });
+  const flags: CompactFlags = {
+    log,
+    audit: booleanOption(ctx, "audit"),
+    json: ctx.global.json,
+    clusterThreshold: thresholdOption(ctx),
+    wholeLog: booleanOption(ctx, "whole-log"),
+    projectionOutput: nonEmptyPath(ctx, "projection-output"),
+    strategy: choiceOption(ctx, "strategy", ["medoid", "exemplar"] as const) ?? compactDefaults.strategy,
+    maxRecords: intOption(ctx, "max-records", 1) ?? compactDefaults.maxRecords,
+    purpose: stringOption(ctx, "purpose"),
+    output: nonEmptyPath(ctx, "output"),
+    snapshotEvery: intOption(ctx, "snapshot-every", 1) ?? compactDefaults.snapshotEvery,
+  };
+  if (flags.purpose !== undefined) purposeProfile(flags.purpose, "--purpose");
+  if (flags.wholeLog && flags.clusterThreshold !== undefined) {
+    throw inputError("usage", "zaxy compact: --whole-log and --cluster-threshold contradict each other (one cluster, or clusters by distance)", { field: "--cluster-threshold" });
+  }
+  if (flags.audit && flags.projectionOutput !== undefined) {
+    throw inputError("usage", "zaxy compact: --audit and --projection-output are separate modes; give one", { field: "--projection-output" });
+  }
+  const rewriteOnly = [["output", flags.output], ["snapshot-every", stringOption(ctx, "snapshot-every")]] as const;
+  if (flags.audit || flags.projectionOutput !== undefined) {
+    for (const [name, value] of rewriteOnly) {
+      if (value !== undefined) throw inputError("usage", `zaxy compact: --${name} applies to rewrite mode only (not with --audit or --projection-output)`, { field: `--${name}` });
+    }
+  }
+  if (!flags.audit && flags.projectionOutput === undefined) {
+    for (const name of ["cluster-threshold", "whole-log", "strategy", "max-records", "purpose"]) {
+      if (ctx.values[name] !== undefined) {
+        throw inputError("usage", `zaxy compact: --${name} applies to --audit or --projection-output only`, { field: `--${name}` });
+      }
+    }
+  }
+  return flags;
+}
+
+function fixed3(value: number | null): string {
+  return value === null ? "n/a" : value.toFixed(3);
+}
+
+const clusterRowsShown = 20;
+const missingShown = 10;
+
+function clusterTable(report: CompactionAuditReport): string[] {
+  const multi = report.clusters.filter((c) => c.size > 1);
+  const lines = [
+    `Clusters: ${report.cluster_count} (${report.whole_log ? "whole log" : `threshold ${report.cluster_threshold}`}, ` +
+      `${report.singleton_cluster_count} single events, ${multi.length} multi-event; strategy ${report.strategy}, max records ${report.max_records})`,
+  ];
+  if (multi.length === 0) return lines;
+  // Unsafe clusters first, then the largest; ties by cluster id, so the table is stable.
+  const shown = [...multi].sort((a, b) => (a.missing_identities.length > 0 ? 0 : 1) - (b.missing_identities.length > 0 ? 0 : 1) || b.size - a.size || a.cluster_id - b.cluster_id);
+  lines.push("  cluster   size  seqs            spread  recall c/m/e        nn     windows  regime  operator");
+  const row = (c: ClusterReport) =>
+    `  ${String(c.cluster_id).padStart(7)} ${String(c.size).padStart(6)}  ${`${c.first_seq}-${c.last_seq}`.padEnd(14)}  ${c.mean_within_cluster_distance.toFixed(3)}   ` +
+    `${c.identity_recall_centroid.toFixed(3)}/${c.identity_recall_medoid.toFixed(3)}/${c.identity_recall_exemplars.toFixed(3)}  ${c.nearest_neighbour_preservation.toFixed(3)}  ` +
+    `${String(c.temporal_windows).padStart(7)}  ${c.regime.padEnd(6)}  ${c.recommended_operator}`;
+  for (const c of shown.slice(0, clusterRowsShown)) lines.push(row(c));
+  if (shown.length > clusterRowsShown) lines.push(`  ... ${shown.length - clusterRowsShown} more multi-event clusters`);
+  return lines;
+}
+
+/** The text report: Python's lines first, then the cluster table and the remediation plan. */
+export function renderAuditText(report: CompactionAuditReport): string {
+  const lines = [
+    `Compaction audit: ${report.safe ? "SAFE" : "UNSAFE"}`,
+    `Events: ${report.event_count}`,
+    `Integrity: ${report.integrity_ok ? "OK" : "FAILED"}`,
+  ];
+  if (report.integrity_reason !== null) lines.push(`Integrity reason: ${report.integrity_reason}`);
+  lines.push(
+    `Identities: ${report.identity_count}`,
+    `Identity recall: ${fixed3(report.identity_recall)}`,
+    `Citation coverage: ${fixed3(report.citation_coverage)}`,
+    `Mean within-cluster distance: ${fixed3(report.mean_within_cluster_distance)}`,
+  );
+  if (report.unsafe_reasons.length > 0) {
+    lines.push("Unsafe reasons:");
+    for (const reason of report.unsafe_reasons) lines.push(`  - ${reason}`);
+  }
+  if (report.missing_identities.length > 0) {
+    lines.push("Missing identities:");
+    for (const id of report.missing_identities.slice(0, missingShown)) lines.push(`  - ${id}`);
+    if (report.missing_identities.length > missingShown) lines.push(`  - ... ${report.missing_identities.length - missingShown} more`);
+  }
+  if (!report.integrity_ok) {
+    lines.push("Nothing else was computed: a broken chain cannot be trusted.");
+  } else {
+    lines.push(
+      `Recall by representative: centroid ${fixed3(report.identity_recall_centroid)}, medoid ${fixed3(report.identity_recall_medoid)}, ` +
+        `exemplars ${fixed3(report.identity_recall_exemplars)} (content identities: ${report.content_identity_count}; backpointers: ${report.backpointer_count}, coverage ${fixed3(report.backpointer_coverage)})`,
+      `Nearest-neighbour preservation: ${fixed3(report.nearest_neighbour_preservation)} (${report.nearest_neighbour_events} events with a neighbour)`,
+      ...clusterTable(report),
+    );
+  }
+  if (report.remediation.length > 0) {
+    lines.push("Remediation plan:");
+    report.remediation.forEach((step, i) => lines.push(`  ${i + 1}. ${step.code}: ${step.action}`));
+  }
+  return lines.join("\n");
+}
+
+async function runAudit(ctx: CommandContext, flags: CompactFlags): Promise<number> {
+  const report = await auditLog(flags.log, {
+    clusterThreshold: flags.clusterThreshold,
+    wholeLog: flags.wholeLog,
+    strategy: flags.strategy,
+    maxRecords: flags.maxRecords,
+    onStage: ctx.io.stderrIsTTY ? (stage) => ctx.io.stderr(`\rcompact audit: ${stage}...\x1b[K`) : undefined,
+  });
+  if (ctx.io.stderrIsTTY) ctx.io.stderr("\r\x1b[K");
+  emit(ctx, "zaxy.compact.audit.v1", auditDocument(report), () => renderAuditText(report));
+  return report.safe ? 0 : 1;
+}
+
+export const compactCommand = defineCommand({
+  name: "compact",
+  summary: "Compaction: audit a log (--audit), write a projection artifact, or rewrite it",
+  description:
+    "--audit: verifies LOG, clusters its events by cosine distance of their hash embeddings\n" +
+    "(deterministic leader clustering, --cluster-threshold, default " + defaultClusterThreshold + "; --whole-log = one\n" +
+    "cluster) and checks that one representative per cluster (--strategy medoid) or up to\n" +
+    "--max-records exemplars (--strategy exemplar) still carry every durable identity, and that\n" +
+    "every document/transcript event cites its source. Exit 0 safe, 1 unsafe, 2 bad input.\n" +
+    "Never writes anything. See docs/compaction.md.",
+  options: {
+    audit: { type: "boolean", description: "Audit only: report whether compaction would lose identities (exit 1 when unsafe)" },
+    "cluster-threshold": { type: "string", valueName: "T", description: `Cosine distance a cluster member may be from its leader, in (0, 1) (default ${defaultClusterThreshold})` },
+    "whole-log": { type: "boolean", description: "Treat the whole log as one cluster (as the Python audit does)" },
+    "projection-output": { type: "string", valueName: "PATH", description: "Write a *.compaction.json projection artifact; the log is untouched" },
+    strategy: { type: "string", valueName: "medoid|exemplar", description: "Representatives: one medoid per cluster, or farthest-point exemplars (default medoid)" },
+    "max-records": { type: "string", valueName: "N", description: "Exemplars kept per cluster / records in a projection, >= 1 (default 5)" },
+    purpose: { type: "string", valueName: "PROFILE", description: "Purpose profile for a projection (general, coding, security, coordinate, ...)" },
+    output: { type: "string", valueName: "PATH", description: "Rewrite mode: write the compacted log here instead of in place" },
+    "snapshot-every": { type: "string", valueName: "N", description: "Rewrite mode: snapshot the last N events when the log has at least N (default 10000)" },
+  },
+  positionals: [{ name: "LOG", description: "Eventloom JSONL log", required: true }],
+  examples: [
+    "zaxy compact .eventloom/default.jsonl --audit",
+    "zaxy compact .eventloom/default.jsonl --audit --json --strategy exemplar --max-records 8",
+    "zaxy compact .eventloom/default.jsonl --audit --whole-log",
+  ],
+  async run(ctx) {
+    const flags = parseCompactFlags(ctx);
+    if (flags.audit) return await runAudit(ctx, flags);
+    throw inputError("usage", "zaxy compact: only --audit is available in this build (projection output and rewrite mode are not)", { field: "--audit" });
+  },
+});

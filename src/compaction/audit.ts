@@ -1,0 +1,452 @@
+/**
+ * `auditLog`: the non-destructive compaction audit (DESIGN §9). It answers "if this log is
+ * compacted with the intended operator (one medoid per cluster, or up to N exemplars), can every
+ * durable identity still be recovered?"
+ *
+ * 1. Integrity first: a broken chain makes the report unsafe and nothing else is computed from
+ *    the log (every other metric is null or empty).
+ * 2. Pass one streams the log: event context text (eventContext.ts) → hash embedding (sparse)
+ *    and MinHash sketch, identities, citation flag, timestamp. Context texts are not kept.
+ * 3. Clusters: deterministic leader clustering (clustering.ts), or the whole log as one cluster
+ *    (`wholeLog`, as the Python audit does).
+ * 4. Per cluster (rows densified one cluster at a time): centroid, medoid, farthest-point
+ *    exemplars (src/vector/geometry.ts), spreads, the centroid's representative (the member
+ *    nearest the centroid: a centroid is not an event and carries no text).
+ * 5. Pass two re-reads the log for the representatives' context texts only; identity recall is
+ *    Python's test: an identity is recovered when its casefold is a substring of a
+ *    representative's `event_context + "\n" + identities` (casefolded).
+ *
+ * Python's report keys come first and keep Python's meaning where the operator is the same;
+ * `identities` and `identity_count` include event refs as Python's do, but `identity_recall` and
+ * `missing_identities` count content identities only: event refs are backpointers every
+ * representative carries (`backpointer_coverage`).
+ */
+import * as fs from "node:fs";
+import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
+import { pythonRound4 } from "../consolidation/guardrailScore.ts";
+import { inputError } from "../errors.ts";
+import { readLogLines, recordFromLine, verifyLog } from "../eventloom/mod.ts";
+import type { EventRecord } from "../eventloom/mod.ts";
+import { pythonCaseFold } from "../vector/caseFold.ts";
+import { centroidOf, cosineDistancesTo, farthestPointExemplars, meanDistanceToCentroid, meanPairwiseCosineDistance, medoidIndex } from "../vector/geometry.ts";
+import { defaultEmbeddingDim, embeddingTokens } from "../vector/hashEmbedding.ts";
+import { AuditVectors } from "./auditVectors.ts";
+import { clusterRows, defaultClusterThreshold } from "./clustering.ts";
+import { eventContext } from "./eventContext.ts";
+import { eventIdentities, hasSourceCitation } from "./identities.ts";
+import { remediationPlan, type RemediationStep } from "./remediation.ts";
+
+export type AuditStrategy = "medoid" | "exemplar";
+export type ClusterRegime = "tight" | "spread";
+export type RecommendedOperator = "medoid" | "exemplar" | "keep_all";
+
+/** Default exemplars per cluster (`--max-records`, Python's default). */
+export const defaultMaxRecords = 5;
+/** Width of the UTC windows temporal diversity is counted in. */
+export const temporalWindowMs = 3_600_000;
+/** `--cluster-threshold` must lie strictly between these (cosine distance). */
+export const clusterThresholdRange = { above: 0, below: 1 } as const;
+
+export interface AuditOptions {
+  /** Cosine distance a member may be from its cluster's leader (default 0.25). */
+  clusterThreshold?: number;
+  /** Treat the whole log as one cluster (Python's audit). */
+  wholeLog?: boolean;
+  /** The operator audited: one medoid per cluster (default) or farthest-point exemplars. */
+  strategy?: AuditStrategy;
+  /** Exemplars per cluster (default 5). */
+  maxRecords?: number;
+  embeddingDim?: number;
+  /** Stage messages for progress output. */
+  onStage?: (stage: string) => void;
+}
+
+export interface ClusterReport {
+  cluster_id: number;
+  size: number;
+  first_seq: number;
+  last_seq: number;
+  event_seqs: number[];
+  mean_within_cluster_distance: number;
+  mean_distance_to_centroid: number;
+  regime: ClusterRegime;
+  recommended_operator: RecommendedOperator;
+  content_identity_count: number;
+  centroid_representative_seq: number;
+  medoid_seq: number;
+  exemplar_seqs: number[];
+  identity_recall_centroid: number;
+  identity_recall_medoid: number;
+  identity_recall_exemplars: number;
+  /** Recall under the audited strategy, and what it misses. */
+  identity_recall: number;
+  missing_identities: string[];
+  backpointer_coverage: number;
+  citation_coverage: number;
+  nearest_neighbour_events: number;
+  nearest_neighbour_preservation: number;
+  temporal_windows: number;
+  temporal_window_coverage: number;
+}
+
+export interface CompactionAuditReport {
+  // Python's keys (CompactionAuditReport).
+  safe: boolean;
+  event_count: number;
+  integrity_ok: boolean;
+  integrity_reason: string | null;
+  identity_count: number;
+  identity_recall: number | null;
+  citation_coverage: number | null;
+  mean_within_cluster_distance: number | null;
+  identities: string[];
+  identity_hits: string[];
+  missing_identities: string[];
+  unsafe_reasons: string[];
+  // Ours.
+  log_path: string;
+  strategy: AuditStrategy;
+  max_records: number;
+  whole_log: boolean;
+  cluster_threshold: number | null;
+  embedding_dim: number;
+  cluster_count: number;
+  singleton_cluster_count: number;
+  content_identity_count: number;
+  backpointer_count: number;
+  backpointer_coverage: number | null;
+  identity_recall_centroid: number | null;
+  identity_recall_medoid: number | null;
+  identity_recall_exemplars: number | null;
+  nearest_neighbour_events: number;
+  nearest_neighbour_preservation: number | null;
+  temporal_window_ms: number;
+  clusters: ClusterReport[];
+  remediation: RemediationStep[];
+}
+
+/** The floating-point fields of the report and of each cluster (printed as Python floats). */
+export const auditFloatKeys: ReadonlySet<string> = new Set([
+  "identity_recall", "citation_coverage", "mean_within_cluster_distance", "cluster_threshold", "backpointer_coverage",
+  "identity_recall_centroid", "identity_recall_medoid", "identity_recall_exemplars", "nearest_neighbour_preservation",
+  "mean_distance_to_centroid", "temporal_window_coverage",
+]);
+
+/** Python's twelve report keys, in Python's (sorted) order — what a `*.compaction.json` embeds. */
+export function pythonAuditReport(report: CompactionAuditReport): Record<string, unknown> {
+  return {
+    citation_coverage: report.citation_coverage,
+    event_count: report.event_count,
+    identities: report.identities,
+    identity_count: report.identity_count,
+    identity_hits: report.identity_hits,
+    identity_recall: report.identity_recall,
+    integrity_ok: report.integrity_ok,
+    integrity_reason: report.integrity_reason,
+    mean_within_cluster_distance: report.mean_within_cluster_distance,
+    missing_identities: report.missing_identities,
+    safe: report.safe,
+    unsafe_reasons: report.unsafe_reasons,
+  };
+}
+
+interface EventFacts {
+  seq: number;
+  eventRef: string;
+  content: string[];
+  cited: boolean;
+  /** UTC window index, or NaN when the timestamp does not parse. */
+  window: number;
+}
+
+function ratio(hits: number, total: number): number {
+  return total === 0 ? 1 : hits / total;
+}
+
+function validateOptions(options: AuditOptions): Required<Omit<AuditOptions, "onStage">> {
+  const threshold = options.clusterThreshold ?? defaultClusterThreshold;
+  if (!(threshold > clusterThresholdRange.above && threshold < clusterThresholdRange.below)) {
+    throw inputError("invalid_option", `--cluster-threshold must be a number in (0, 1) (a cosine distance), got ${threshold}`, { field: "--cluster-threshold" });
+  }
+  const maxRecords = options.maxRecords ?? defaultMaxRecords;
+  if (!Number.isInteger(maxRecords) || maxRecords < 1) {
+    throw inputError("invalid_option", `--max-records must be an integer >= 1, got ${maxRecords}`, { field: "--max-records" });
+  }
+  const strategy = options.strategy ?? "medoid";
+  if (strategy !== "medoid" && strategy !== "exemplar") {
+    throw inputError("invalid_option", `--strategy must be one of medoid, exemplar, got ${JSON.stringify(strategy)}`, { field: "--strategy" });
+  }
+  return { clusterThreshold: threshold, wholeLog: options.wholeLog ?? false, strategy, maxRecords, embeddingDim: options.embeddingDim ?? defaultEmbeddingDim };
+}
+
+function* readRecords(path: string): Generator<EventRecord> {
+  for (const { bytes, position } of readLogLines(path)) {
+    const parsed = parseJsonBytes(bytes);
+    // Integrity was verified first, so every line parses to an object.
+    if (isJsonObject(parsed)) yield recordFromLine(parsed, position);
+  }
+}
+
+/** Is `path` a readable regular file? Bad input (exit 2) otherwise. */
+function checkLogFile(path: string): void {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(path);
+  } catch {
+    throw inputError("unreadable_log", `Cannot audit ${JSON.stringify(path)}: no such file`, { field: "LOG", expected: "an Eventloom JSONL file" });
+  }
+  if (!stat.isFile()) throw inputError("unreadable_log", `Cannot audit ${JSON.stringify(path)}: not a regular file`, { field: "LOG", expected: "an Eventloom JSONL file" });
+}
+
+function unsafeReasons(integrityOk: boolean, recall: number | null, coverage: number | null): string[] {
+  const reasons: string[] = [];
+  if (!integrityOk) reasons.push("integrity check failed");
+  if (recall !== null && recall < 1) reasons.push("identity recall below 1.000");
+  if (coverage !== null && coverage < 1) reasons.push("citation coverage below 1.000");
+  return reasons;
+}
+
+/**
+ * Audits the log at `path`. Never writes anything.
+ *
+ * @example
+ * const report = await auditLog(".eventloom/default.jsonl");
+ * report.safe; // false when a medoid per cluster would lose an identity
+ */
+export async function auditLog(path: string, options: AuditOptions = {}): Promise<CompactionAuditReport> {
+  const opts = validateOptions(options);
+  checkLogFile(path);
+  const stage = options.onStage ?? (() => {});
+  stage("verifying the hash chain");
+  const integrity = await verifyLog(path);
+  const base = {
+    log_path: path,
+    strategy: opts.strategy,
+    max_records: opts.maxRecords,
+    whole_log: opts.wholeLog,
+    cluster_threshold: opts.wholeLog ? null : opts.clusterThreshold,
+    embedding_dim: opts.embeddingDim,
+    temporal_window_ms: temporalWindowMs,
+  };
+  if (!integrity.ok) {
+    const report: CompactionAuditReport = {
+      safe: false, event_count: integrity.total_events, integrity_ok: false, integrity_reason: integrity.broken_reason,
+      identity_count: 0, identity_recall: null, citation_coverage: null, mean_within_cluster_distance: null,
+      identities: [], identity_hits: [], missing_identities: [], unsafe_reasons: unsafeReasons(false, null, null),
+      ...base, cluster_count: 0, singleton_cluster_count: 0, content_identity_count: 0, backpointer_count: 0,
+      backpointer_coverage: null, identity_recall_centroid: null, identity_recall_medoid: null, identity_recall_exemplars: null,
+      nearest_neighbour_events: 0, nearest_neighbour_preservation: null, clusters: [], remediation: [],
+    };
+    report.remediation = remediationPlan(report);
+    return report;
+  }
+
+  stage("embedding event contexts");
+  const vectors = new AuditVectors(opts.embeddingDim);
+  const facts: EventFacts[] = [];
+  for (const record of readRecords(path)) {
+    const ids = eventIdentities(record);
+    const ms = Date.parse(record.timestamp);
+    facts.push({ seq: record.seq, eventRef: ids.eventRef, content: ids.content, cited: hasSourceCitation(record), window: Math.floor(ms / temporalWindowMs) });
+    vectors.add(embeddingTokens(eventContext(record)));
+  }
+  vectors.flush();
+  const n = facts.length;
+
+  stage("clustering");
+  let clusterOf: Int32Array;
+  let clusterCount: number;
+  let nearest: Int32Array;
+  if (opts.wholeLog) {
+    clusterOf = new Int32Array(n);
+    clusterCount = n > 0 ? 1 : 0;
+    nearest = new Int32Array(n).fill(-1);
+  } else {
+    ({ clusterOf, clusterCount, nearestNeighbour: nearest } = clusterRows(vectors, opts.clusterThreshold));
+  }
+  const members: number[][] = Array.from({ length: clusterCount }, () => []);
+  for (let row = 0; row < n; row++) members[clusterOf[row]].push(row);
+
+  stage("measuring clusters");
+  interface Geometry {
+    centroidRep: number;
+    medoid: number;
+    exemplars: number[];
+    meanPairwise: number;
+    meanToCentroid: number;
+  }
+  const geometry: Geometry[] = members.map((rows) => {
+    if (rows.length === 1) return { centroidRep: rows[0], medoid: rows[0], exemplars: [rows[0]], meanPairwise: 0, meanToCentroid: 0 };
+    const dense = vectors.dense(rows);
+    const dim = opts.embeddingDim;
+    const centroid = centroidOf(dense, rows.length, dim);
+    const toCentroid = cosineDistancesTo(dense, rows.length, dim, centroid);
+    let nearestToCentroid = 0;
+    for (let i = 1; i < rows.length; i++) if (toCentroid[i] < toCentroid[nearestToCentroid]) nearestToCentroid = i;
+    const medoid = medoidIndex(dense, rows.length, dim);
+    const exemplars = farthestPointExemplars(dense, rows.length, dim, opts.maxRecords, medoid);
+    return {
+      centroidRep: rows[nearestToCentroid],
+      medoid: rows[medoid],
+      exemplars: exemplars.map((i) => rows[i]),
+      meanPairwise: meanPairwiseCosineDistance(dense, rows.length, dim),
+      meanToCentroid: meanDistanceToCentroid(dense, rows.length, dim),
+    };
+  });
+
+  // Pass two: haystacks of the representatives of multi-member clusters. A single event is its
+  // own representative and recovers all its identities by construction (they are in its haystack).
+  stage("reading representatives");
+  const needed = new Set<number>();
+  members.forEach((rows, c) => {
+    if (rows.length < 2) return;
+    needed.add(geometry[c].centroidRep);
+    needed.add(geometry[c].medoid);
+    for (const row of geometry[c].exemplars) needed.add(row);
+  });
+  const haystacks = new Map<number, string>();
+  if (needed.size > 0) {
+    let row = 0;
+    for (const record of readRecords(path)) {
+      if (needed.has(row)) {
+        const ids = eventIdentities(record);
+        haystacks.set(row, pythonCaseFold([eventContext(record), ids.eventRef, ...ids.content].join("\n")));
+      }
+      row++;
+    }
+  }
+
+  stage("scoring recall");
+  const recoveredGlobally = new Set<string>();
+  let pairCount = 0;
+  let pairDistanceSum = 0;
+  let nnEvents = 0;
+  let nnPreserved = 0;
+  const totals = { centroid: 0, medoid: 0, exemplars: 0 };
+  const clusters: ClusterReport[] = members.map((rows, c) => {
+    const g = geometry[c];
+    const content: string[] = [];
+    const seen = new Set<string>();
+    for (const row of rows) for (const id of facts[row].content) if (!seen.has(id)) { seen.add(id); content.push(id); }
+    const recovers = (reps: number[]) => {
+      if (rows.length === 1) return content;
+      const stacks = reps.map((r) => haystacks.get(r) as string);
+      return content.filter((id) => { const folded = pythonCaseFold(id); return stacks.some((s) => s.includes(folded)); });
+    };
+    const centroidHits = recovers([g.centroidRep]);
+    const medoidHits = recovers([g.medoid]);
+    const exemplarHits = recovers(g.exemplars);
+    const auditedHits = opts.strategy === "medoid" ? medoidHits : exemplarHits;
+    for (const id of auditedHits) recoveredGlobally.add(id);
+    const auditedSet = new Set(auditedHits);
+    let clusterNnEvents = 0;
+    let clusterNnPreserved = 0;
+    for (const row of rows) {
+      if (nearest[row] < 0) continue;
+      clusterNnEvents++;
+      if (clusterOf[nearest[row]] === c) clusterNnPreserved++;
+    }
+    nnEvents += clusterNnEvents;
+    nnPreserved += clusterNnPreserved;
+    const pairs = (rows.length * (rows.length - 1)) / 2;
+    pairCount += pairs;
+    pairDistanceSum += g.meanPairwise * pairs;
+    const windows = new Set<number>();
+    for (const row of rows) if (!Number.isNaN(facts[row].window)) windows.add(facts[row].window);
+    const repRows = opts.strategy === "medoid" ? [g.medoid] : g.exemplars;
+    const repWindows = new Set(repRows.map((r) => facts[r].window).filter((w) => !Number.isNaN(w)));
+    const medoidRecall = ratio(medoidHits.length, content.length);
+    const exemplarRecall = ratio(exemplarHits.length, content.length);
+    const cited = rows.filter((row) => facts[row].cited).length;
+    return {
+      cluster_id: c,
+      size: rows.length,
+      first_seq: facts[rows[0]].seq,
+      last_seq: facts[rows[rows.length - 1]].seq,
+      event_seqs: rows.map((row) => facts[row].seq),
+      mean_within_cluster_distance: pythonRound4(g.meanPairwise),
+      mean_distance_to_centroid: pythonRound4(g.meanToCentroid),
+      regime: medoidRecall === 1 ? "tight" : "spread",
+      recommended_operator: medoidRecall === 1 ? "medoid" : exemplarRecall === 1 ? "exemplar" : "keep_all",
+      content_identity_count: content.length,
+      centroid_representative_seq: facts[g.centroidRep].seq,
+      medoid_seq: facts[g.medoid].seq,
+      exemplar_seqs: g.exemplars.map((row) => facts[row].seq),
+      identity_recall_centroid: pythonRound4(ratio(centroidHits.length, content.length)),
+      identity_recall_medoid: pythonRound4(medoidRecall),
+      identity_recall_exemplars: pythonRound4(exemplarRecall),
+      identity_recall: pythonRound4(ratio(auditedHits.length, content.length)),
+      missing_identities: content.filter((id) => !auditedSet.has(id)),
+      backpointer_coverage: 1,
+      citation_coverage: pythonRound4(ratio(cited, rows.length)),
+      nearest_neighbour_events: clusterNnEvents,
+      nearest_neighbour_preservation: pythonRound4(ratio(clusterNnPreserved, clusterNnEvents)),
+      temporal_windows: windows.size,
+      temporal_window_coverage: pythonRound4(ratio(repWindows.size, windows.size)),
+    } satisfies ClusterReport;
+  });
+  // The overall recall of each operator counts an identity once, recovered if any cluster holding it recovers it.
+  const allContent: string[] = [];
+  const identities: string[] = [];
+  {
+    const seenContent = new Set<string>();
+    const seenAll = new Set<string>();
+    for (const fact of facts) {
+      for (const id of [fact.eventRef, ...fact.content]) if (!seenAll.has(id)) { seenAll.add(id); identities.push(id); }
+      for (const id of fact.content) if (!seenContent.has(id)) { seenContent.add(id); allContent.push(id); }
+    }
+  }
+  const variantRecall = (pick: (g: Geometry) => number[]): number => {
+    const hit = new Set<string>();
+    members.forEach((rows, c) => {
+      const reps = pick(geometry[c]);
+      const stacks = rows.length === 1 ? null : reps.map((r) => haystacks.get(r) as string);
+      for (const row of rows) for (const id of facts[row].content) {
+        if (hit.has(id)) continue;
+        if (stacks === null || stacks.some((s) => s.includes(pythonCaseFold(id)))) hit.add(id);
+      }
+    });
+    return ratio(hit.size, allContent.length);
+  };
+  totals.centroid = variantRecall((g) => [g.centroidRep]);
+  totals.medoid = variantRecall((g) => [g.medoid]);
+  totals.exemplars = variantRecall((g) => g.exemplars);
+  const eventRefs = new Set(facts.map((f) => f.eventRef));
+  const missing = allContent.filter((id) => !recoveredGlobally.has(id));
+  const missingSet = new Set(missing);
+  const recall = pythonRound4(ratio(allContent.length - missing.length, allContent.length));
+  const coverage = pythonRound4(ratio(facts.filter((f) => f.cited).length, n));
+  const reasons = unsafeReasons(true, recall, coverage);
+  const report: CompactionAuditReport = {
+    safe: reasons.length === 0,
+    event_count: n,
+    integrity_ok: true,
+    integrity_reason: null,
+    identity_count: identities.length,
+    identity_recall: recall,
+    citation_coverage: coverage,
+    mean_within_cluster_distance: pythonRound4(pairCount === 0 ? 0 : pairDistanceSum / pairCount),
+    identities,
+    identity_hits: identities.filter((id) => eventRefs.has(id) || !missingSet.has(id)),
+    missing_identities: missing,
+    unsafe_reasons: reasons,
+    ...base,
+    cluster_count: clusterCount,
+    singleton_cluster_count: members.filter((rows) => rows.length === 1).length,
+    content_identity_count: allContent.length,
+    backpointer_count: eventRefs.size,
+    backpointer_coverage: 1,
+    identity_recall_centroid: pythonRound4(totals.centroid),
+    identity_recall_medoid: pythonRound4(totals.medoid),
+    identity_recall_exemplars: pythonRound4(totals.exemplars),
+    nearest_neighbour_events: nnEvents,
+    nearest_neighbour_preservation: pythonRound4(ratio(nnPreserved, nnEvents)),
+    clusters,
+    remediation: [],
+  };
+  report.remediation = remediationPlan({
+    ...report,
+    clustersLosingIdentities: clusters.filter((c) => c.missing_identities.length > 0).map((c) => ({ cluster_id: c.cluster_id, recommended_operator: c.recommended_operator })),
+  });
+  return report;
+}

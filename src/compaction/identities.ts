@@ -1,0 +1,84 @@
+/**
+ * Durable identities of an event (Python `_event_identities`, zaxy `src/zaxy/compaction.py`), in
+ * this order, de-duplicated: its event ref `eventloom://<thread>/events/<seq>#<hash12>`, then
+ * `path:start-end` (or `path`), `source:turn-N` (or `source`), the string values of `taskId`,
+ * `userId`, `goalTitle`, `title`, `mission_id`, `worker_id`, `finding_id`, `claim_key`,
+ * `claim_value`, and every `(identity|doc|decision|task|user|goal)-code-NNNN` in
+ * `content`, `summary`, `description`.
+ *
+ * The event ref is a backpointer: a compacted representative carries the refs of every member,
+ * so recall is measured over the other ("content") identities only (DESIGN §9).
+ */
+import { JsonNumber, type JsonObject, type JsonValue } from "../canonical/mod.ts";
+import { citationUri, type EventRecord } from "../eventloom/mod.ts";
+
+const identityCodePattern = /\b(?:identity|doc|decision|task|user|goal)-code-\d{4}\b/g;
+const namedIdentityKeys = ["taskId", "userId", "goalTitle", "title", "mission_id", "worker_id", "finding_id", "claim_key", "claim_value"];
+
+export interface EventIdentities {
+  /** The event's own ref (the backpointer). */
+  eventRef: string;
+  /** Every other identity, in Python's order, without duplicates (and without the event ref). */
+  content: string[];
+}
+
+/** Python's `_string`: a non-empty string, else undefined. */
+function nonEmptyString(value: JsonValue | undefined): string | undefined {
+  return typeof value === "string" && value.length > 0 ? value : undefined;
+}
+
+/** Python's `isinstance(v, int)` text: ints as written, and bools (a Python int) as True/False. */
+function pythonIntText(value: JsonValue | undefined): string | undefined {
+  if (value === true) return "True";
+  if (value === false) return "False";
+  if (value instanceof JsonNumber && !value.isFloat) return value.lexeme === "-0" ? "0" : value.lexeme;
+  return undefined;
+}
+
+/** Python's `isinstance(v, int)` (bools included, as in Python). */
+export function isPythonInt(value: JsonValue | undefined): boolean {
+  return pythonIntText(value) !== undefined;
+}
+
+/**
+ * @example
+ * eventIdentities(record) // { eventRef: "eventloom://default/events/1#ab12…", content: ["docs/a.md:1-5", "identity-code-0001"] }
+ */
+export function eventIdentities(record: Pick<EventRecord, "thread" | "seq" | "hash" | "payload">): EventIdentities {
+  const eventRef = citationUri(record.thread, record.seq, record.hash);
+  const payload: JsonObject = record.payload;
+  const found: string[] = [];
+  const path = nonEmptyString(payload.get("path"));
+  if (path !== undefined) {
+    const start = pythonIntText(payload.get("start_line"));
+    const end = pythonIntText(payload.get("end_line"));
+    found.push(start !== undefined && end !== undefined ? `${path}:${start}-${end}` : path);
+  }
+  const source = nonEmptyString(payload.get("source"));
+  const turn = pythonIntText(payload.get("turn_index"));
+  if (source !== undefined) found.push(turn !== undefined ? `${source}:turn-${turn}` : source);
+  for (const key of namedIdentityKeys) {
+    const value = nonEmptyString(payload.get(key));
+    if (value !== undefined) found.push(value);
+  }
+  const text = ["content", "summary", "description"]
+    .map((key) => nonEmptyString(payload.get(key)))
+    .filter((value): value is string => value !== undefined)
+    .join(" ");
+  for (const match of text.matchAll(identityCodePattern)) found.push(match[0]);
+  const content = [...new Set(found)].filter((identity) => identity !== eventRef);
+  return { eventRef, content };
+}
+
+/**
+ * Whether an event can be cited back to its source (Python `_citation_coverage`): a
+ * `document.indexed` needs a non-empty `path`; a `transcript.turn` a non-empty `source` and an
+ * integer `turn_index`; every other event cites itself.
+ */
+export function hasSourceCitation(record: Pick<EventRecord, "type" | "payload">): boolean {
+  if (record.type === "document.indexed") return nonEmptyString(record.payload.get("path")) !== undefined;
+  if (record.type === "transcript.turn") {
+    return nonEmptyString(record.payload.get("source")) !== undefined && isPythonInt(record.payload.get("turn_index"));
+  }
+  return true;
+}
