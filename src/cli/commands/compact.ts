@@ -173,6 +173,21 @@ async function runAudit(ctx: CommandContext, flags: CompactFlags): Promise<numbe
   return report.safe ? 0 : 1;
 }
 
+async function runProjection(ctx: CommandContext, flags: CompactFlags, output: string): Promise<number> {
+  const { writeProjectionFromLog, projectionSummary, projectionSummarySchema, projectionText } = await import("../../compaction/projectionFromLog.ts");
+  const result = await writeProjectionFromLog(flags.log, output, {
+    strategy: flags.strategy,
+    maxRecords: flags.maxRecords,
+    purpose: flags.purpose,
+    clusterThreshold: flags.clusterThreshold,
+    wholeLog: flags.wholeLog,
+    onStage: ctx.io.stderrIsTTY ? (stage) => ctx.io.stderr(`\rcompact projection: ${stage}...\x1b[K`) : undefined,
+  });
+  if (ctx.io.stderrIsTTY) ctx.io.stderr("\r\x1b[K");
+  emit(ctx, projectionSummarySchema, projectionSummary(result), () => projectionText(result));
+  return 0;
+}
+
 export const compactCommand = defineCommand({
   name: "compact",
   summary: "Compaction: audit a log (--audit), write a projection artifact, or rewrite it",
@@ -199,10 +214,12 @@ export const compactCommand = defineCommand({
     "zaxy compact .eventloom/default.jsonl --audit",
     "zaxy compact .eventloom/default.jsonl --audit --json --strategy exemplar --max-records 8",
     "zaxy compact .eventloom/default.jsonl --audit --whole-log",
+    "zaxy compact .eventloom/default.jsonl --projection-output .eventloom/projections/default.compaction.json --strategy exemplar --max-records 8",
   ],
   async run(ctx) {
     const flags = parseCompactFlags(ctx);
     if (flags.audit) return await runAudit(ctx, flags);
+    if (flags.projectionOutput !== undefined) return await runProjection(ctx, flags, flags.projectionOutput);
     throw inputError("usage", "zaxy compact: only --audit is available in this build (projection output and rewrite mode are not)", { field: "--audit" });
   },
 });

@@ -1,0 +1,181 @@
+/**
+ * `zaxy compact LOG --projection-output PATH`: verify the log, audit it, build the projection
+ * and write the artifact. The log is only read (its bytes never change). A log whose chain does
+ * not verify gets no artifact: a projection of a tampered log would cite events that are not
+ * what was sealed.
+ *
+ * The artifact's `audit` holds Python's twelve report keys (so Python's loader reads it) plus
+ * this implementation's summary figures (operator, clusters count, centroid/medoid/exemplar
+ * recall, backpointer and nearest-neighbour figures, remediation); the per-cluster table is
+ * left out (it can be as long as the log; `zaxy compact --audit --json` prints it).
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { JsonNumber, type JsonObject, type JsonValue, pythonFloatRepr } from "../canonical/mod.ts";
+import { checkError, inputError } from "../errors.ts";
+import { readEvents, verifyLog } from "../eventloom/mod.ts";
+import { auditFloatKeys, auditLog, type CompactionAuditReport } from "./audit.ts";
+import { buildProjection, defaultProjectionMaxRecords, projectionStrategies } from "./projection.ts";
+import { type CompactionProjection, projectionArtifactSuffix, writeProjectionArtifact } from "./projectionArtifact.ts";
+import type { RequestedStrategy } from "./projectionPolicy.ts";
+import { purposeProfile } from "./purpose.ts";
+
+export interface ProjectionRunOptions {
+  /** `--strategy` as given (validated here); default `medoid`. */
+  strategy?: string;
+  /** `--max-records`; default 5. */
+  maxRecords?: number;
+  /** `--purpose`; default `general`. */
+  purpose?: string;
+  clusterThreshold?: number;
+  wholeLog?: boolean;
+  embeddingDim?: number;
+  onStage?: (stage: string) => void;
+}
+
+export interface ProjectionRunResult {
+  projection: CompactionProjection;
+  outputPath: string;
+  /** Whether retrieval will find the artifact: named `*.compaction.json`. */
+  discoverable: boolean;
+}
+
+/** Audit keys not embedded: the per-cluster table and the machine-specific log path. */
+const auditKeysLeftOut = new Set(["clusters", "log_path"]);
+
+function auditValue(value: unknown, key: string): JsonValue {
+  if (value === null || value === undefined) return null;
+  if (typeof value === "boolean" || typeof value === "string") return value;
+  if (typeof value === "number") {
+    return auditFloatKeys.has(key) || !Number.isInteger(value) ? new JsonNumber(pythonFloatRepr(String(value)), true) : JsonNumber.int(value);
+  }
+  if (Array.isArray(value)) return value.map((item) => auditValue(item, key));
+  const out: JsonObject = new Map();
+  for (const [childKey, child] of Object.entries(value as Record<string, unknown>)) {
+    if (child !== undefined) out.set(childKey, auditValue(child, childKey));
+  }
+  return out;
+}
+
+/** The audit report as embedded in an artifact (ints stay ints, ratios are Python floats). */
+export function auditJson(report: CompactionAuditReport): JsonObject {
+  const out: JsonObject = new Map();
+  for (const [key, value] of Object.entries(report)) {
+    if (!auditKeysLeftOut.has(key)) out.set(key, auditValue(value, key));
+  }
+  return out;
+}
+
+function parseStrategy(value: string | undefined): RequestedStrategy {
+  const strategy = value ?? "medoid";
+  if (!(projectionStrategies as readonly string[]).includes(strategy)) {
+    throw inputError("invalid_option", `--strategy must be one of ${projectionStrategies.join(", ")}, got ${JSON.stringify(strategy)}`, {
+      field: "--strategy",
+      expected: projectionStrategies.join("|"),
+    });
+  }
+  return strategy as RequestedStrategy;
+}
+
+function checkPaths(logPath: string, outputPath: string): void {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(logPath);
+  } catch {
+    throw inputError("unreadable_log", `Cannot build a compaction projection of ${JSON.stringify(logPath)}: no such file`, { field: "LOG", expected: "an Eventloom JSONL file" });
+  }
+  if (!stat.isFile()) throw inputError("unreadable_log", `Cannot build a compaction projection of ${JSON.stringify(logPath)}: not a regular file`, { field: "LOG" });
+  const output = fs.statSync(outputPath, { throwIfNoEntry: false });
+  if (output?.isDirectory()) {
+    throw inputError("invalid_option", `--projection-output ${JSON.stringify(outputPath)} is a directory; expected a file path such as <root>/projections/<session>${projectionArtifactSuffix}`, {
+      field: "--projection-output",
+    });
+  }
+  if (output !== undefined && output.ino === stat.ino && output.dev === stat.dev) {
+    throw inputError("invalid_option", `--projection-output ${JSON.stringify(outputPath)} is the log itself; the log is never overwritten by a projection`, {
+      field: "--projection-output",
+    });
+  }
+}
+
+/**
+ * Validates every option first (bad input writes nothing), then verifies, audits, builds and
+ * writes.
+ *
+ * @example
+ * const { projection } = await writeProjectionFromLog(".eventloom/default.jsonl", ".eventloom/projections/default.compaction.json", { strategy: "exemplar", maxRecords: 8 });
+ */
+export async function writeProjectionFromLog(logPath: string, outputPath: string, options: ProjectionRunOptions = {}): Promise<ProjectionRunResult> {
+  const strategy = parseStrategy(options.strategy);
+  const maxRecords = options.maxRecords ?? defaultProjectionMaxRecords;
+  if (!Number.isSafeInteger(maxRecords) || maxRecords < 1) {
+    throw inputError("invalid_option", `--max-records must be an integer >= 1, got ${maxRecords}`, { field: "--max-records", expected: "integer >= 1" });
+  }
+  const purpose = purposeProfile(options.purpose);
+  checkPaths(logPath, outputPath);
+  const stage = options.onStage ?? (() => {});
+  stage("verifying the hash chain");
+  const integrity = await verifyLog(logPath);
+  if (!integrity.ok) {
+    throw checkError("integrity_failed", `Cannot build a compaction projection of ${logPath}: integrity check failed (${integrity.broken_reason}); no artifact was written`, {
+      field: "LOG",
+      hint: "Restore the Eventloom log from backup or remove the tampered candidate from compaction (`zaxy verify` names the broken event).",
+    });
+  }
+  stage("auditing");
+  const report = await auditLog(logPath, {
+    strategy,
+    maxRecords,
+    clusterThreshold: options.clusterThreshold,
+    wholeLog: options.wholeLog,
+    embeddingDim: options.embeddingDim,
+  });
+  stage("selecting records");
+  const { events } = readEvents(logPath);
+  const projection = buildProjection(events, auditJson(report), { strategy, maxRecords, purpose, embeddingDim: options.embeddingDim });
+  writeProjectionArtifact(projection, outputPath);
+  return { projection, outputPath, discoverable: path.basename(outputPath).endsWith(projectionArtifactSuffix) };
+}
+
+/** The `--json` document's schema. */
+export const projectionSummarySchema = "zaxy.compact.projection.v1";
+
+/** The `--json` summary document (without `schema`, which the CLI adds). */
+export function projectionSummary(result: ProjectionRunResult): { [key: string]: unknown } {
+  const { projection } = result;
+  const audit = projection.audit;
+  const auditNumber = (key: string) => {
+    const value = audit.get(key);
+    return value instanceof JsonNumber ? value.toNumber() : null;
+  };
+  return {
+    projection_path: result.outputPath,
+    discoverable: result.discoverable,
+    projection_id: projection.projection_id,
+    strategy: projection.strategy,
+    purpose: projection.purpose.get("profile") ?? "general",
+    source_event_count: projection.source_event_count,
+    record_count: projection.records.length,
+    source_identity_count: projection.source_identities.length,
+    records: projection.records.map((record) => ({ kind: record.kind, event_seq: record.event_seq, event_ref: record.event_ref, citations: record.citations })),
+    audit: {
+      safe: audit.get("safe") === true,
+      identity_recall: auditNumber("identity_recall"),
+      citation_coverage: auditNumber("citation_coverage"),
+    },
+    consolidation_policy: projection.consolidation_policy,
+  };
+}
+
+/** The text report (Python's four lines, then where retrieval will find it). */
+export function projectionText(result: ProjectionRunResult): string {
+  const { projection } = result;
+  const lines = [
+    `Wrote compaction projection: ${result.outputPath}`,
+    `Strategy: ${projection.strategy}`,
+    `Records: ${projection.records.length}`,
+    `Source identities: ${projection.source_identities.length}`,
+  ];
+  if (!result.discoverable) lines.push(`Note: retrieval only discovers artifacts named *${projectionArtifactSuffix} under the Eventloom root`);
+  return lines.join("\n");
+}
