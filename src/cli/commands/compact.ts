@@ -173,6 +173,14 @@ async function runAudit(ctx: CommandContext, flags: CompactFlags): Promise<numbe
   return report.safe ? 0 : 1;
 }
 
+/** Rewrite mode: the only history-changing operation (src/compaction/rewrite.ts, docs/compaction.md). */
+async function runRewrite(ctx: CommandContext, flags: CompactFlags): Promise<number> {
+  const { rewriteLog } = await import("../../compaction/rewrite.ts");
+  const result = await rewriteLog(flags.log, { outputPath: flags.output, snapshotEvery: flags.snapshotEvery });
+  emit(ctx, "zaxy.compact.rewrite.v1", { ...result }, () => result.message);
+  return 0;
+}
+
 async function runProjection(ctx: CommandContext, flags: CompactFlags, output: string): Promise<number> {
   const { writeProjectionFromLog, projectionSummary, projectionSummarySchema, projectionText } = await import("../../compaction/projectionFromLog.ts");
   const result = await writeProjectionFromLog(flags.log, output, {
@@ -197,7 +205,11 @@ export const compactCommand = defineCommand({
     "cluster) and checks that one representative per cluster (--strategy medoid) or up to\n" +
     "--max-records exemplars (--strategy exemplar) still carry every durable identity, and that\n" +
     "every document/transcript event cites its source. Exit 0 safe, 1 unsafe, 2 bad input.\n" +
-    "Never writes anything. See docs/compaction.md.",
+    "Never writes anything. See docs/compaction.md.\n" +
+    "Neither --audit nor --projection-output: rewrite mode. Verifies LOG (a broken chain exits 1,\n" +
+    "untouched), rewrites it losslessly to LOG.compact.tmp under the append lock, fsyncs and\n" +
+    "renames it over LOG (or to --output), snapshots the last --snapshot-every events when the log\n" +
+    "has at least that many, then appends compaction.completed.",
   options: {
     audit: { type: "boolean", description: "Audit only: report whether compaction would lose identities (exit 1 when unsafe)" },
     "cluster-threshold": { type: "string", valueName: "T", description: `Cosine distance a cluster member may be from its leader, in (0, 1) (default ${defaultClusterThreshold})` },
@@ -212,6 +224,7 @@ export const compactCommand = defineCommand({
   positionals: [{ name: "LOG", description: "Eventloom JSONL log", required: true }],
   examples: [
     "zaxy compact .eventloom/default.jsonl --audit",
+    "zaxy compact .eventloom/default.jsonl --snapshot-every 5000 --json",
     "zaxy compact .eventloom/default.jsonl --audit --json --strategy exemplar --max-records 8",
     "zaxy compact .eventloom/default.jsonl --audit --whole-log",
     "zaxy compact .eventloom/default.jsonl --projection-output .eventloom/projections/default.compaction.json --strategy exemplar --max-records 8",
@@ -220,6 +233,6 @@ export const compactCommand = defineCommand({
     const flags = parseCompactFlags(ctx);
     if (flags.audit) return await runAudit(ctx, flags);
     if (flags.projectionOutput !== undefined) return await runProjection(ctx, flags, flags.projectionOutput);
-    throw inputError("usage", "zaxy compact: only --audit is available in this build (projection output and rewrite mode are not)", { field: "--audit" });
+    return await runRewrite(ctx, flags);
   },
 });
