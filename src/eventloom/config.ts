@@ -1,8 +1,8 @@
 /**
  * Per-root settings: `<root>/config.json`. `zaxy init` writes the envelope new logs start with;
  * users may add the long-horizon checkout keys (`long_horizon_enabled`, default false;
- * `long_horizon_recent_window`, default 50, docs/long-horizon.md). A missing file means the
- * defaults; rewriting the envelope keeps every other key.
+ * `long_horizon_recent_window`, default 50, docs/long-horizon.md) and `fleet_enabled` (default
+ * false, docs/fleet.md). A missing file means the defaults; rewriting the envelope keeps every other key.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -68,6 +68,22 @@ export function readLongHorizonConfig(root: string): LongHorizonConfig {
     });
   }
   return { enabled, recentWindow };
+}
+
+/**
+ * `fleet_enabled` (default false): whether a checkout that names fleets (`--fleet-id`,
+ * `fleet_ids`) may add their active promotions (docs/fleet.md, "Checkout fleet lane"). Read only
+ * by checkout; a non-boolean value is bad input naming the key (exit 2).
+ */
+export function readFleetEnabled(root: string): boolean {
+  const enabled = readConfigObject(root)?.fleet_enabled ?? false;
+  if (typeof enabled !== "boolean") {
+    throw inputError("invalid_config", `${configPath(root)}: fleet_enabled must be true or false, got ${JSON.stringify(enabled)}`, {
+      field: "fleet_enabled",
+      expected: "true or false",
+    });
+  }
+  return enabled;
 }
 
 /** The parsed config.json object; undefined when the file is missing. */
