@@ -4,6 +4,7 @@
  */
 import { inputError } from "../errors.ts";
 import { validateSessionId } from "../eventloom/session.ts";
+import { eventTextCharsMax } from "../limits.ts";
 
 export const queryCharsMax = 4096;
 export const limitMax = 100;
@@ -12,6 +13,10 @@ export const defaultLimit = 10;
 export const defaultDepth = 2;
 export const defaultMaxRecentEvents = 20;
 export const maxRecentEventsMax = 1000;
+/** Fleets one checkout may read: each is a full replay of its thread, so the fan-out is bounded. */
+export const checkoutFleetIdsMax = 16;
+/** Fleet ids are session ids without the `fleet.` prefix (thread `fleet.<id>`, at most 128 chars). */
+const fleetIdPattern = /^[A-Za-z0-9_.-]{1,122}$/;
 
 export interface MemoryRequest {
   sessionId: string;
@@ -25,6 +30,10 @@ export interface MemoryRequest {
   longHorizon?: boolean;
   /** Per-call long-horizon recent window (events, >= 1); undefined means the setting. */
   longHorizonRecentWindow?: number;
+  /** Fleets whose active promotions the checkout fleet lane may add (checkout only; needs fleet_enabled). */
+  fleetIds?: string[];
+  /** Who asks the fleet lane (must be enrolled and not untrusted); undefined means the session id. */
+  agentId?: string;
 }
 
 export interface MemoryRequestInput {
@@ -37,6 +46,8 @@ export interface MemoryRequestInput {
   maxTokens?: number;
   longHorizon?: boolean;
   longHorizonRecentWindow?: number;
+  fleetIds?: readonly string[];
+  agentId?: string;
 }
 
 function checkInt(value: number | undefined, field: string, min: number, max: number, fallback: number): number {
@@ -84,5 +95,47 @@ export function validateMemoryRequest(input: MemoryRequestInput, names: { [field
       0,
     );
   }
+  if (input.fleetIds !== undefined && input.fleetIds.length > 0) request.fleetIds = checkFleetIds(input.fleetIds, name("fleet_ids"));
+  if (input.agentId !== undefined) {
+    if (request.fleetIds === undefined) {
+      throw inputError("invalid_option", `${name("agent_id")} applies only to the fleet lane: name a fleet with ${name("fleet_ids")}`, {
+        field: name("agent_id"),
+        expected: `${name("fleet_ids")} given`,
+      });
+    }
+    request.agentId = checkAgentId(input.agentId, name("agent_id"));
+  }
   return request;
+}
+
+/** Fleet ids in first-seen order without repeats; each must make a valid thread `fleet.<id>`. */
+function checkFleetIds(fleetIds: readonly string[], field: string): string[] {
+  const unique = [...new Set(fleetIds)];
+  if (unique.length > checkoutFleetIdsMax) {
+    throw inputError("invalid_option", `${field} names ${unique.length} fleets; at most ${checkoutFleetIdsMax} are allowed`, {
+      field,
+      expected: `at most ${checkoutFleetIdsMax} fleet ids`,
+    });
+  }
+  for (const fleetId of unique) {
+    if (!fleetIdPattern.test(fleetId) || fleetId === "." || fleetId === "..") {
+      throw inputError("invalid_fleet_id", `${field} ${JSON.stringify(fleetId)} is not a fleet id: 1-122 of A-Z a-z 0-9 . _ -`, {
+        field,
+        expected: fleetIdPattern.source,
+        actual: fleetId,
+      });
+    }
+  }
+  return unique;
+}
+
+function checkAgentId(agentId: string, field: string): string {
+  // deno-lint-ignore no-control-regex
+  if (agentId.trim() === "" || [...agentId].length > eventTextCharsMax || /[\u0000-\u001f\u007f]/.test(agentId)) {
+    throw inputError("invalid_option", `${field} must be 1-${eventTextCharsMax} characters without control characters, got ${JSON.stringify(agentId)}`, {
+      field,
+      expected: `agent id of 1-${eventTextCharsMax} characters`,
+    });
+  }
+  return agentId;
 }
