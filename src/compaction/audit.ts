@@ -29,10 +29,10 @@ import { readLogLines, recordFromLine, verifyLog } from "../eventloom/mod.ts";
 import type { EventRecord } from "../eventloom/mod.ts";
 import { pythonCaseFold } from "../vector/caseFold.ts";
 import { centroidOf, cosineDistancesTo, farthestPointExemplars, meanDistanceToCentroid, meanPairwiseCosineDistance, medoidIndex } from "../vector/geometry.ts";
-import { defaultEmbeddingDim, embeddingTokens } from "../vector/hashEmbedding.ts";
+import { defaultEmbeddingDim } from "../vector/hashEmbedding.ts";
 import { AuditVectors } from "./auditVectors.ts";
 import { clusterRows, defaultClusterThreshold } from "./clustering.ts";
-import { eventContext } from "./eventContext.ts";
+import { contextTokens, eventContext } from "./eventContext.ts";
 import { eventIdentities, hasSourceCitation } from "./identities.ts";
 import { remediationPlan, type RemediationStep } from "./remediation.ts";
 
@@ -48,7 +48,7 @@ export const temporalWindowMs = 3_600_000;
 export const clusterThresholdRange = { above: 0, below: 1 } as const;
 
 export interface AuditOptions {
-  /** Cosine distance a member may be from its cluster's leader (default 0.25). */
+  /** Cosine distance a member may be from its cluster's leader (default 0.2). */
   clusterThreshold?: number;
   /** Treat the whole log as one cluster (Python's audit). */
   wholeLog?: boolean;
@@ -248,7 +248,7 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
     const ids = eventIdentities(record);
     const ms = Date.parse(record.timestamp);
     facts.push({ seq: record.seq, eventRef: ids.eventRef, content: ids.content, cited: hasSourceCitation(record), window: Math.floor(ms / temporalWindowMs) });
-    vectors.add(embeddingTokens(eventContext(record)));
+    vectors.add(contextTokens(eventContext(record)));
   }
   vectors.flush();
   const n = facts.length;

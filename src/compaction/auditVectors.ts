@@ -143,6 +143,30 @@ export class AuditVectors {
     return dot / (na * nb);
   }
 
+  /** Writes `row`'s values into `dense` (all zeros before); `clear` undoes it. */
+  scatter(row: number, dense: Float64Array): void {
+    for (let k = this.offsets.data[row]; k < this.offsets.data[row + 1]; k++) dense[this.indices.data[k]] = this.values.data[k];
+  }
+
+  clear(row: number, dense: Float64Array): void {
+    for (let k = this.offsets.data[row]; k < this.offsets.data[row + 1]; k++) dense[this.indices.data[k]] = 0;
+  }
+
+  /**
+   * Cosine of `row` (scattered into `dense` by `scatter`) with `other`: the same products as
+   * `cosine`, summed in `other`'s index order, which is ascending as in `cosine`.
+   */
+  cosineScattered(row: number, dense: Float64Array, other: number): number {
+    const na = this.norms.data[row];
+    const nb = this.norms.data[other];
+    if (na === 0 || nb === 0) return 0;
+    const idx = this.indices.data;
+    const val = this.values.data;
+    let dot = 0;
+    for (let k = this.offsets.data[other]; k < this.offsets.data[other + 1]; k++) dot += dense[idx[k]] * val[k];
+    return dot / (na * nb);
+  }
+
   /** The rows, dense and row-major (`rows.length × dim` f32), for the geometry kernels. */
   dense(rows: ArrayLike<number>): Float32Array {
     const out = new Float32Array(rows.length * this.dim);

@@ -20,9 +20,9 @@ import type { AuditVectors } from "./auditVectors.ts";
 import { bandCount } from "./auditVectors.ts";
 
 /** Default `--cluster-threshold` (cosine distance); see docs/compaction.md for how it was chosen. */
-export const defaultClusterThreshold = 0.25;
+export const defaultClusterThreshold = 0.2;
 /** Most recent band-mates compared per band (bounds the work on very common bands). */
-export const bandScanMax = 32;
+export const bandScanMax = 8;
 const tieTolerance = 1e-12;
 
 export interface Clustering {
@@ -81,13 +81,15 @@ export function clusterRows(vectors: AuditVectors, threshold: number): Clusterin
   const everyone = new BandTables(vectors);
   const leaderStamp = new Int32Array(n).fill(-1);
   const mateStamp = new Int32Array(n).fill(-1);
+  const scattered = new Float64Array(vectors.dim);
   let clusterCount = 0;
   for (let row = 0; row < n; row++) {
     let best = -1;
     let bestCosine = -Infinity;
     if (!vectors.isZero(row)) {
+      vectors.scatter(row, scattered);
       leaders.forEachMate(row, leaderStamp, (leader) => {
-        const cosine = vectors.cosine(row, leader);
+        const cosine = vectors.cosineScattered(row, scattered, leader);
         if (1 - cosine > threshold) return;
         if (cosine > bestCosine + tieTolerance || (cosine >= bestCosine - tieTolerance && clusterOf[leader] < clusterOf[best])) {
           best = leader;
@@ -95,7 +97,7 @@ export function clusterRows(vectors: AuditVectors, threshold: number): Clusterin
         }
       });
       everyone.forEachMate(row, mateStamp, (mate) => {
-        const cosine = vectors.cosine(row, mate);
+        const cosine = vectors.cosineScattered(row, scattered, mate);
         if (cosine <= 0) return;
         // Earlier rows win ties: `mate` < `row`, and rows are visited in order.
         if (isNearer(cosine, mate, nearestCosine[row], nearestNeighbour[row])) {
@@ -108,6 +110,7 @@ export function clusterRows(vectors: AuditVectors, threshold: number): Clusterin
         }
       });
       everyone.insert(row);
+      vectors.clear(row, scattered);
     }
     if (best >= 0) {
       clusterOf[row] = clusterOf[best];

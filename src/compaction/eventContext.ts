@@ -16,6 +16,7 @@ import { compareCodePoints, JsonNumber, type JsonValue, writeJsonNumber, writeJs
 import { pythonFloatRepr } from "../canonical/mod.ts";
 import { pythonStrRepr } from "../checkout/pythonStrRepr.ts";
 import type { EventRecord } from "../eventloom/mod.ts";
+import { embeddingTokens } from "../vector/hashEmbedding.ts";
 
 /** Python's `repr(float)` for a JSON float lexeme, including the non-finite spellings. */
 function floatRepr(value: JsonNumber): string {
@@ -25,12 +26,15 @@ function floatRepr(value: JsonNumber): string {
   return pythonFloatRepr(value.lexeme);
 }
 
+// Printable ASCII without quotes or backslashes: Python's repr just adds single quotes.
+const plainReprText = /^[\x20\x21\x23-\x26\x28-\x5b\x5d-\x7e]*$/;
+
 /** Python's `repr` of a parsed JSON value (how it prints inside a dict or list). */
 export function pythonRepr(value: JsonValue): string {
   if (value === null) return "None";
   if (value === true) return "True";
   if (value === false) return "False";
-  if (typeof value === "string") return pythonStrRepr(value);
+  if (typeof value === "string") return plainReprText.test(value) ? `'${value}'` : pythonStrRepr(value);
   if (value instanceof JsonNumber) return value.isFloat ? floatRepr(value) : writeJsonNumber(value);
   if (Array.isArray(value)) return `[${value.map(pythonRepr).join(", ")}]`;
   const items: string[] = [];
@@ -58,6 +62,22 @@ export function pythonJsonDumpsSorted(value: JsonValue): string {
   if (Array.isArray(value)) return `[${value.map(pythonJsonDumpsSorted).join(", ")}]`;
   const keys = [...value.keys()].sort(compareCodePoints);
   return `{${keys.map((key) => `${writeJsonString(key, true)}: ${pythonJsonDumpsSorted(value.get(key) as JsonValue)}`).join(", ")}}`;
+}
+
+const asciiText = /^[\x00-\x7f]*$/;
+const asciiSpaceRuns = /[\t\n\v\f\r\x1c-\x1f ]+/;
+
+/**
+ * The embedding tokens of a context text: `embeddingTokens` (Python's `text.casefold().split()`),
+ * with a fast path for ASCII text, where casefold is `toLowerCase` and Python's whitespace is
+ * `\t \n \v \f \r \x1c-\x1f` and space.
+ */
+export function contextTokens(text: string): string[] {
+  if (!asciiText.test(text)) return embeddingTokens(text);
+  const tokens = text.toLowerCase().split(asciiSpaceRuns);
+  if (tokens.length > 0 && tokens[0] === "") tokens.shift();
+  if (tokens.length > 0 && tokens[tokens.length - 1] === "") tokens.pop();
+  return tokens.length > 0 ? tokens : [""];
 }
 
 /**

@@ -2,6 +2,7 @@
 import { defineGroup } from "../../command.ts";
 import { benchCausalCommand } from "./causal.ts";
 import { benchCheckoutCommand } from "./checkout.ts";
+import { benchCompactionAuditCommand } from "./compactionAudit.ts";
 import { benchConsolidationGuardrailCommand } from "./consolidationGuardrail.ts";
 import { benchMedoidCommand } from "./medoid.ts";
 import { benchReprojectCommand } from "./reproject.ts";
@@ -12,5 +13,5 @@ import { benchVerifyCommand } from "./verify.ts";
 export const benchGroup = defineGroup({
   name: "bench",
   summary: "Benchmarks: measured figures, ratios from one run, and the machine",
-  children: [benchVerifyCommand, benchRetrievalCommand, benchReprojectCommand, benchCheckoutCommand, benchConsolidationGuardrailCommand, benchCausalCommand, benchTriggerCommand, benchMedoidCommand],
+  children: [benchVerifyCommand, benchRetrievalCommand, benchReprojectCommand, benchCheckoutCommand, benchConsolidationGuardrailCommand, benchCausalCommand, benchTriggerCommand, benchMedoidCommand, benchCompactionAuditCommand],
 });
