@@ -3,6 +3,7 @@ import { defineGroup } from "../../command.ts";
 import { benchCausalCommand } from "./causal.ts";
 import { benchCheckoutCommand } from "./checkout.ts";
 import { benchCompactionAuditCommand } from "./compactionAudit.ts";
+import { benchConsolidationCommand } from "./consolidation.ts";
 import { benchConsolidationGuardrailCommand } from "./consolidationGuardrail.ts";
 import { benchMedoidCommand } from "./medoid.ts";
 import { benchReprojectCommand } from "./reproject.ts";
@@ -13,5 +14,5 @@ import { benchVerifyCommand } from "./verify.ts";
 export const benchGroup = defineGroup({
   name: "bench",
   summary: "Benchmarks: measured figures, ratios from one run, and the machine",
-  children: [benchVerifyCommand, benchRetrievalCommand, benchReprojectCommand, benchCheckoutCommand, benchConsolidationGuardrailCommand, benchCausalCommand, benchTriggerCommand, benchMedoidCommand, benchCompactionAuditCommand],
+  children: [benchVerifyCommand, benchRetrievalCommand, benchReprojectCommand, benchCheckoutCommand, benchConsolidationGuardrailCommand, benchConsolidationCommand, benchCausalCommand, benchTriggerCommand, benchMedoidCommand, benchCompactionAuditCommand],
 });
