@@ -262,7 +262,10 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
     clusterCount = n > 0 ? 1 : 0;
     nearest = new Int32Array(n).fill(-1);
   } else {
-    ({ clusterOf, clusterCount, nearestNeighbour: nearest } = clusterRows(vectors, opts.clusterThreshold));
+    const clustering = clusterRows(vectors, opts.clusterThreshold);
+    ({ clusterOf, clusterCount } = clustering);
+    // Only neighbours within the threshold count: those are the ones a merge must keep together.
+    nearest = clustering.nearestNeighbour.map((mate, row) => (mate >= 0 && 1 - clustering.nearestCosine[row] <= opts.clusterThreshold ? mate : -1));
   }
   const members: number[][] = Array.from({ length: clusterCount }, () => []);
   for (let row = 0; row < n; row++) members[clusterOf[row]].push(row);

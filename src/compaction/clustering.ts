@@ -31,6 +31,8 @@ export interface Clustering {
   clusterCount: number;
   /** Nearest other row (band-mates only), or -1 when no band-mate has a positive cosine. */
   nearestNeighbour: Int32Array;
+  /** Exact cosine to that neighbour (0 when there is none). */
+  nearestCosine: Float64Array;
 }
 
 class BandTables {
@@ -119,5 +121,5 @@ export function clusterRows(vectors: AuditVectors, threshold: number): Clusterin
       if (!vectors.isZero(row)) leaders.insert(row);
     }
   }
-  return { clusterOf, clusterCount, nearestNeighbour };
+  return { clusterOf, clusterCount, nearestNeighbour, nearestCosine };
 }
