@@ -9,3 +9,5 @@
  */
 export * from "./evolutionGate.ts";
 export * from "./policySettings.ts";
+export * from "./outcomeLearning.ts";
+export * from "./ruleStatus.ts";

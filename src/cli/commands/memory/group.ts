@@ -6,6 +6,8 @@ import { memoryConsolidationGroup } from "./consolidation/group.ts";
 import { memoryReasoningGroup } from "./reasoning/group.ts";
 import { memoryIngestCommand } from "./ingest.ts";
 import { memoryCheckoutCommand } from "./checkout.ts";
+import { memoryEvolutionGateCommand } from "./evolutionGate.ts";
+import { memoryOutcomeCommand } from "./outcome.ts";
 import { memoryLogCommand } from "./log.ts";
 import { memoryQueryCommand } from "./query.ts";
 import { memoryRollbackCommand } from "./rollback.ts";
@@ -22,6 +24,8 @@ export const memoryGroup = defineGroup({
     memoryCheckoutCommand,
     memoryStatusCommand,
     memoryRollbackCommand,
+    memoryEvolutionGateCommand,
+    memoryOutcomeCommand,
     memoryCausalGroup,
     memoryReasoningGroup,
     memoryConsolidationGroup,

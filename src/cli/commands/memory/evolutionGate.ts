@@ -1,0 +1,69 @@
+/**
+ * `zaxy memory evolution-gate OP --confidence C`: ask the evolution policy whether OP may
+ * auto-apply at confidence C, record the decision as `evolution.gate.evaluated`, print it.
+ * Both decisions exit 0 (the gate answered); bad input exits 2 and writes nothing.
+ */
+import { inputError } from "../../../errors.ts";
+import { intOption } from "../../args.ts";
+import { type CommandContext, defineCommand, stringOption } from "../../command.ts";
+import { emit } from "../../output.ts";
+
+function required(ctx: CommandContext, name: string): string {
+  const value = stringOption(ctx, name);
+  if (value === undefined) throw inputError("usage", `${ctx.commandPath}: --${name} is required`, { field: `--${name}` });
+  return value;
+}
+
+export const memoryEvolutionGateCommand = defineCommand({
+  name: "evolution-gate",
+  summary: "Evaluate the evolution gate for an op (auto_apply or requires_review) and record the decision",
+  description:
+    "OP is consolidate, update, forget, rule_generate or promote. The tier and threshold come from\n" +
+    "--tier/--threshold (this op only), else ZAXY_EVOLUTION_* env, else config.json evolution_* keys,\n" +
+    "else auto_with_rollback / 0.85 / 86400 s (docs/governance.md). auto_with_rollback auto-applies\n" +
+    "when confidence >= threshold; propose_only and require_review always hold for review.\n" +
+    "Appends evolution.gate.evaluated (non_authoritative; candidate_ref from --candidate-id or\n" +
+    "--candidate-seq/--candidate-hash). --json prints {session_id, op, tier, confidence, threshold,\n" +
+    "decision, auto_apply, requires_review, rollback_window_seconds, reason, candidate_ref?,\n" +
+    "gate_event{seq, hash}, citation}. Exit 0 for either decision, 2 for bad input.",
+  options: {
+    confidence: { type: "string", valueName: "C", description: "Confidence of the evolution, 0..1 (required)" },
+    tier: { type: "string", valueName: "T", description: "Tier for this op: propose_only, auto_with_rollback or require_review" },
+    threshold: { type: "string", valueName: "X", description: "Auto-apply threshold for this op, 0..1" },
+    "candidate-id": { type: "string", valueName: "ID", description: "Id of what is being gated (candidate_ref.candidate_id)" },
+    "candidate-seq": { type: "string", valueName: "N", description: "Seq of the event being gated (with --candidate-hash)" },
+    "candidate-hash": { type: "string", valueName: "HASH", description: "Its 64-hex hash (with --candidate-seq)" },
+    actor: { type: "string", valueName: "A", description: "Who asks (default zaxy-evolution)" },
+  },
+  positionals: [{ name: "OP", description: "consolidate, update, forget, rule_generate or promote", required: true }],
+  examples: [
+    "zaxy memory evolution-gate rule_generate --confidence 0.9 --json",
+    "zaxy memory evolution-gate promote --confidence 0.95 --tier require_review --candidate-id skill:deploy",
+  ],
+  async run(ctx) {
+    const op = ctx.positionals[0];
+    const confidence = required(ctx, "confidence");
+    const candidateSeq = intOption(ctx, "candidate-seq", 1);
+    const candidateHash = stringOption(ctx, "candidate-hash");
+    const candidateId = stringOption(ctx, "candidate-id");
+    const { evaluateGate, parseTargetRef } = await import("../../../governance/operations.ts");
+    const ref = parseTargetRef(candidateSeq, candidateHash, { seq: "--candidate-seq", hash: "--candidate-hash" });
+    if (candidateId !== undefined && candidateId.trim() === "") {
+      throw inputError("invalid_candidate_ref", "--candidate-id must be a non-empty string", { field: "--candidate-id" });
+    }
+    const candidateRef = candidateId === undefined && ref === undefined ? undefined : { candidate_id: candidateId, seq: ref?.seq, hash: ref?.hash };
+    const doc = await evaluateGate(ctx.global.eventloomPath, ctx.global.sessionId, {
+      op,
+      confidence,
+      tier: stringOption(ctx, "tier"),
+      threshold: stringOption(ctx, "threshold"),
+      candidateRef,
+      actor: stringOption(ctx, "actor"),
+      fieldNames: { op: "OP", confidence: "--confidence", tier: "--tier", threshold: "--threshold" },
+      env: ctx.io.env,
+    });
+    const event = doc.gate_event as { seq: number };
+    emit(ctx, "zaxy.memory.evolution_gate.v1", doc, () => `${doc.decision}: ${doc.reason}\nevolution.gate.evaluated as seq ${event.seq}  ${doc.citation}`);
+    return 0;
+  },
+});
