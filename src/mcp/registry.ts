@@ -13,8 +13,10 @@ import { memoryConsolidationCandidateTool } from "./tools/memoryConsolidationCan
 import { memoryConsolidationProposeFromLogTool } from "./tools/memoryConsolidationProposeFromLog.ts";
 import { memoryConsolidationReviewTool } from "./tools/memoryConsolidationReview.ts";
 import { memoryConsolidationStatusTool } from "./tools/memoryConsolidationStatus.ts";
+import { memoryEvolutionGateTool } from "./tools/memoryEvolutionGate.ts";
 import { memoryExplainOutcomeTool } from "./tools/memoryExplainOutcome.ts";
 import { memoryIngestTool } from "./tools/memoryIngest.ts";
+import { memoryOutcomeTool } from "./tools/memoryOutcome.ts";
 import { memoryQueryTool } from "./tools/memoryQuery.ts";
 import { memoryReplayTool } from "./tools/memoryReplay.ts";
 import { memoryRollbackTool } from "./tools/memoryRollback.ts";
@@ -38,6 +40,8 @@ export const toolRegistry: readonly AnyToolDefinition[] = [
   memoryConsolidationReviewTool,
   memoryConsolidationStatusTool,
   memoryRollbackTool,
+  memoryEvolutionGateTool,
+  memoryOutcomeTool,
   triggerConsolidationTool,
   mergeConceptsTool,
 ];
