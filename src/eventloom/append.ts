@@ -6,7 +6,7 @@
  */
 import * as fs from "node:fs";
 import { isJsonObject, type JsonObject, type JsonValue, parseJsonBytes, writeJson } from "../canonical/mod.ts";
-import { inputError, ioError, isZaxyError } from "../errors.ts";
+import { checkError, inputError, ioError, isZaxyError } from "../errors.ts";
 import { batchEventsMax, eventTextCharsMax, lockWaitMs, payloadBytesMax, payloadDepthMax } from "../limits.ts";
 import { lockFile } from "../platform/mod.ts";
 import { citationUri } from "./citation.ts";
@@ -14,9 +14,11 @@ import { readConfig } from "./config.ts";
 import { type Envelope, type EventRecord, isV1EventType, sealLegacy, sealV1, type SealedLine } from "./envelope.ts";
 import { countLogEvents, readLogLines } from "./lines.ts";
 import { securePayload } from "./redact.ts";
+import { readEvents } from "./replay.ts";
 import { sessionLogPath } from "./session.ts";
-import { readChainTail } from "./tail.ts";
+import { type ChainTail, readChainTail } from "./tail.ts";
 import { formatTimestamp, type MicrosClock, systemClock } from "./timestamp.ts";
+import { verifyLog } from "./verify.ts";
 
 /** One event to append. `payload` is validated to be an object. */
 export interface AppendItem {
@@ -327,3 +329,141 @@ export async function appendEvent(root: string, sessionId: string, item: AppendI
   return result.events[0];
 }
 
+
+/** One planned event: a plain item, or a function of the events sealed before it in the batch. */
+export type PlannedItem = AppendItem | ((sealedBefore: readonly AppendedEvent[]) => AppendItem);
+
+/** A plan that declines to append; `reason` is handed back to the caller untouched. */
+export interface PlanRejection<R> {
+  rejected: R;
+}
+
+export interface PlannedAppendResult<R> extends AppendResult {
+  /** Set when the plan declined; then nothing was written. */
+  rejection?: R;
+  /** Events in the log when the plan ran (the state it decided on). */
+  existingEventCount: number;
+}
+
+function isRejection<R>(plan: PlannedItem[] | PlanRejection<R>): plan is PlanRejection<R> {
+  return !Array.isArray(plan);
+}
+
+/**
+ * Decide-then-append under one exclusive lock: takes the log's flock, verifies and reads every
+ * existing event, calls `plan` with them, and appends what it returns in the same locked
+ * section. Decisions (trust, idempotency, conflicts) are therefore made on exactly the state
+ * they append to, even with other processes appending to the same log. A planned item may be a
+ * function of the events sealed before it in the batch, so a later event can cite an earlier
+ * one's seq and hash. `plan` may throw (nothing is written), return `[]` (nothing to do) or a
+ * `PlanRejection` (nothing written, the reason is returned). A log that fails verification is
+ * never appended to (`integrity_failure`, exit 1).
+ *
+ * @example
+ * const result = await appendPlanned(".eventloom", "fleet.alpha", (existing) =>
+ *   existing.some((e) => e.type === "fleet.created") ? { rejected: "exists" } :
+ *     [{ type: "fleet.created", actor: "coordinator", payload: fromJs({ fleet_id: "alpha" }) }]);
+ */
+export async function appendPlanned<R = never>(
+  root: string,
+  sessionId: string,
+  plan: (existing: readonly EventRecord[]) => PlannedItem[] | PlanRejection<R>,
+  options: AppendOptions = {},
+): Promise<PlannedAppendResult<R>> {
+  const logPath = sessionLogPath(root, sessionId, "append to");
+  const clock = options.clock ?? systemClock;
+  try {
+    fs.mkdirSync(root, { recursive: true });
+  } catch (error) {
+    throw ioError("unwritable_root", `Cannot create the Eventloom root ${root}: ${(error as Error).message}`);
+  }
+  const config = readConfig(root);
+  let lock: { release(): void };
+  try {
+    lock = await lockFile(logPath, "exclusive", options.lockWaitMs ?? lockWaitMs, true);
+  } catch (error) {
+    if ((error as { code?: string }).code === "lock_timeout") throw ioError("lock_timeout", `Cannot append to session "${sessionId}": ${(error as Error).message}`);
+    throw ioError("unwritable_log", `Cannot append to session "${sessionId}": ${(error as Error).message}`);
+  }
+  try {
+    const fd = fs.openSync(logPath, "a+");
+    try {
+      const size = fs.fstatSync(fd).size;
+      let existing: EventRecord[] = [];
+      if (size > 0) {
+        // We hold the exclusive lock, so the verifier must not take a shared one (it would wait on us).
+        const integrity = await verifyLog(logPath, { lock: false, threads: 1 });
+        if (!integrity.ok) {
+          throw checkError(
+            "integrity_failure",
+            `Cannot append to session "${sessionId}": its log fails verification at seq ${integrity.broken_at_seq} (${integrity.broken_reason})`,
+            { hint: `run \`zaxy verify ${logPath}\` for the full report` },
+          );
+        }
+        existing = readEvents(logPath, { toSeq: Math.max(1, integrity.total_events) }).events;
+      }
+      const planned = plan(existing);
+      if (isRejection(planned)) return { events: [], records: [], deduped: 0, logPath, rejection: planned.rejected, existingEventCount: existing.length };
+      if (planned.length === 0) return { events: [], records: [], deduped: 0, logPath, existingEventCount: existing.length };
+      const tail = readChainTail(fd, size, `session "${sessionId}"`, () => countLogEvents(logPath));
+      const sealed: SealedLine[] = [];
+      const appended: AppendedEvent[] = [];
+      let envelope: Envelope | undefined;
+      let prevHash = tail.hash;
+      let seq = tail.seq;
+      for (const entry of planned) {
+        const [item] = validateItems([typeof entry === "function" ? entry(appended) : entry]);
+        // The envelope is fixed by the first item, as appendEvents fixes it for a whole batch;
+        // a later item whose type cannot be v1 then refuses the whole batch rather than mixing.
+        if (envelope === undefined) envelope = plannedEnvelope(tail, config.envelope, item.type);
+        if (envelope === "v1" && !isV1EventType(item.type)) {
+          throw inputError("invalid_event", `Cannot append: event type ${JSON.stringify(item.type)} cannot join a v1 batch. Nothing was written.`, { field: "event_type" });
+        }
+        seq++;
+        const { payload, security } = securePayload(item.payload);
+        if (item.producerRef !== undefined) payload.set(producerRefKey, item.producerRef);
+        const line = (envelope === "v1" ? sealV1 : sealLegacy)({
+          seq,
+          timestamp: formatTimestamp(clock()),
+          type: item.type,
+          actor: item.actor,
+          thread: sessionId,
+          payload,
+          security,
+          prevHash,
+          id: envelope === "v1" ? item.id : undefined,
+          parentEventId: item.parentEventId,
+          causedBy: item.causedBy,
+        });
+        sealed.push(line);
+        appended.push({
+          seq: line.record.seq,
+          hash: line.hash,
+          event_id: line.id,
+          session_id: sessionId,
+          event_type: line.record.type,
+          citation: citationUri(sessionId, line.record.seq, line.hash),
+          envelope,
+        });
+        prevHash = line.hash;
+      }
+      const text = (tail.needsNewline ? "\n" : "") + sealed.map((s) => s.line).join("\n") + "\n";
+      writeAll(fd, utf8.encode(text));
+      fs.fsyncSync(fd);
+      return { events: appended, records: sealed.map((s) => s.record), deduped: 0, logPath, existingEventCount: existing.length };
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (error) {
+    if (isZaxyError(error)) throw error;
+    throw ioError("write_failed", `Cannot append to session "${sessionId}": ${(error as Error).message}`);
+  } finally {
+    lock.release();
+  }
+}
+
+/** The envelope rule of appendEvents (DESIGN §2.2), decided on the batch's first event type. */
+function plannedEnvelope(tail: ChainTail, configured: Envelope, firstType: string): Envelope {
+  if (!isV1EventType(firstType)) return "legacy";
+  return (tail.hash === null ? configured === "v1" : tail.isV1) ? "v1" : "legacy";
+}
