@@ -193,9 +193,9 @@ function checkLogFile(path: string): void {
   try {
     stat = fs.statSync(path);
   } catch {
-    throw inputError("unreadable_log", `Cannot audit ${JSON.stringify(path)}: no such file`, { field: "LOG", expected: "an Eventloom JSONL file" });
+    throw inputError("unreadable_log", `Cannot audit LOG ${JSON.stringify(path)}: no such file`, { field: "LOG", expected: "an Eventloom JSONL file" });
   }
-  if (!stat.isFile()) throw inputError("unreadable_log", `Cannot audit ${JSON.stringify(path)}: not a regular file`, { field: "LOG", expected: "an Eventloom JSONL file" });
+  if (!stat.isFile()) throw inputError("unreadable_log", `Cannot audit LOG ${JSON.stringify(path)}: not a regular file`, { field: "LOG", expected: "an Eventloom JSONL file" });
 }
 
 function unsafeReasons(integrityOk: boolean, recall: number | null, coverage: number | null): string[] {
