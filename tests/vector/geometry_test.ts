@@ -149,6 +149,15 @@ describe(`geometry kernels against the definitions (${seedLabel})`, () => {
     assert.deepEqual(farthestPointExemplars(rows, 4, 2, 3, 1), [1, 0, 2], "zero rows are the farthest, lowest index first");
   });
 
+  test("a zero row is the medoid when every other row is on average opposed to the rest", () => {
+    // Mean distances: x and -x 1.5 each (2 to each other, 1 to zero), the zero row 1.
+    const rows = new Float32Array([1, 0, -1, 0, 0, 0]);
+    assert.equal(medoidIndex(rows, 3, 2), 2);
+    assert.equal(medoidIndexReference(rows, 3, 2), 2);
+    assert.deepEqual(meanDistancesToOthersReference(rows, 3, 2), [1.5, 1.5, 1]);
+    assert.equal(meanPairwiseCosineDistance(rows, 3, 2), 4 / 3);
+  });
+
   test("count 0, 1 and 2 and k at and beyond count", () => {
     const dim = 3;
     const empty = new Float32Array(0);
