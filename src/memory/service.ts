@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import { assembleContext, type AssembleInput, buildCheckout, type ContextAssembly, type MemoryCheckout } from "../checkout/mod.ts";
 import { buildLongHorizonPlan, consolidatedLane, mergeConsolidatedContexts } from "../checkout/longHorizon.ts";
 import { inputError } from "../errors.ts";
-import { readLongHorizonConfig } from "../eventloom/config.ts";
+import { readFleetEnabled, readLongHorizonConfig } from "../eventloom/config.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
 import type { ProjectedSession } from "../projection/projector.ts";
 import type { PlainJson } from "../projection/types.ts";
@@ -217,6 +217,14 @@ export class MemoryService {
       const contexts = mergeConsolidatedContexts(input.retrieval.contexts, plan.contexts as unknown as RetrievedContext[]);
       input.retrieval = { ...input.retrieval, contexts, laneCounts };
     }
+    // The fleet lane runs only when the root enables it and the call names fleets (docs/fleet.md).
+    const fleetLane = request.fleetIds === undefined ? null : await this.fleetLane(request, request.fleetIds);
+    if (fleetLane !== null && fleetLane.contexts.length > 0) {
+      const { fleetLaneName, mergeFleetContexts } = await import("../fleet/checkoutLane.ts");
+      const laneCounts = { ...input.retrieval.laneCounts, [fleetLaneName]: fleetLane.contexts.length };
+      const contexts = mergeFleetContexts(input.retrieval.contexts, fleetLane.contexts as unknown as RetrievedContext[]);
+      input.retrieval = { ...input.retrieval, contexts, laneCounts };
+    }
     const features = checkoutFeatureContributions({
       sessionId: request.sessionId,
       events: session.index.events,
@@ -227,7 +235,21 @@ export class MemoryService {
       features.extraDiagnostics.long_horizon = plan.diagnostics as unknown as PlainJson;
       features.extraDiagnosticLines.push(plan.promptLine);
     }
+    if (fleetLane !== null && (fleetLane.diagnostics.count > 0 || fleetLane.diagnostics.unavailable !== undefined)) {
+      features.extraDiagnostics.fleet = fleetLane.diagnostics as unknown as PlainJson;
+      features.extraDiagnosticLines.push(fleetLane.promptLine);
+    }
     return buildCheckout({ ...input, ...features });
+  }
+
+  /** The checkout fleet lane, or null when config.json does not set fleet_enabled (a warning says so). */
+  private async fleetLane(request: MemoryRequest, fleetIds: readonly string[]) {
+    if (!readFleetEnabled(this.root)) {
+      this.options.warn?.("fleet lane is off: set \"fleet_enabled\": true in config.json to read fleets in checkout; fleet ids ignored");
+      return null;
+    }
+    const { buildFleetLane } = await import("../fleet/checkoutLane.ts");
+    return await buildFleetLane({ root: this.root, fleetIds, agentId: request.agentId ?? request.sessionId, warn: this.options.warn });
   }
 
   async assemble(request: MemoryRequest): Promise<ContextAssembly> {

@@ -1,7 +1,8 @@
 /** `zaxy memory checkout QUERY`: the cited, prompt-ready memory state (docs/checkout.md). */
 import { inputError } from "../../../errors.ts";
 import { intOption } from "../../args.ts";
-import { booleanOption, type CommandContext, defineCommand } from "../../command.ts";
+import { booleanOption, type CommandContext, defineCommand, listOption, stringOption } from "../../command.ts";
+import { validateMemoryRequest } from "../../../memory/request.ts";
 import { emit } from "../../output.ts";
 import { assemblyOptions, memoryRequest, stderrWarn } from "./requestOptions.ts";
 
@@ -37,12 +38,20 @@ export const memoryCheckoutCommand = defineCommand({
       valueName: "N",
       description: "Long-horizon recent window in events (>= 1; default long_horizon_recent_window, else 50)",
     },
+    "fleet-id": {
+      type: "string",
+      multiple: true,
+      valueName: "ID",
+      description: "Add this fleet's active promotions as cited, non-authoritative items (needs fleet_enabled in config.json; docs/fleet.md)",
+    },
+    "agent-id": { type: "string", valueName: "A", description: "Who asks the fleet lane: an enrolled, not untrusted agent (default: the session id)" },
   },
   positionals: [{ name: "QUERY", description: "What the agent is about to work on (1..4096 characters)", required: true }],
   examples: [
     'zaxy memory checkout "next steps for the release"',
     'zaxy memory checkout "editor preference" --max-tokens 400 --json',
     'zaxy memory checkout "what did we decide about caching" --long-horizon --recent-window 200 --json',
+    'zaxy memory checkout "flaky deploy" --fleet-id platform --agent-id agent-b --json',
   ],
   async run(ctx) {
     const request = memoryRequest(ctx);
@@ -50,6 +59,12 @@ export const memoryCheckoutCommand = defineCommand({
     const recentWindow = intOption(ctx, "recent-window", 1);
     if (longHorizon !== undefined) request.longHorizon = longHorizon;
     if (recentWindow !== undefined) request.longHorizonRecentWindow = recentWindow;
+    const fleet = validateMemoryRequest(
+      { sessionId: request.sessionId, query: request.query, fleetIds: listOption(ctx, "fleet-id"), agentId: stringOption(ctx, "agent-id") },
+      { fleet_ids: "--fleet-id", agent_id: "--agent-id" },
+    );
+    if (fleet.fleetIds !== undefined) request.fleetIds = fleet.fleetIds;
+    if (fleet.agentId !== undefined) request.agentId = fleet.agentId;
     // Loaded on use, so commands that never read memory do not pay for the retrieval stack.
     const { MemoryService } = await import("../../../memory/service.ts");
     const checkout = await new MemoryService(ctx.global.eventloomPath, { warn: stderrWarn(ctx) }).checkout(request);

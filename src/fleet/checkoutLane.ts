@@ -1,0 +1,234 @@
+/**
+ * The checkout fleet lane (DESIGN §6, §10; reference §5.4 "Checkout fleet lane"). Opt-in twice
+ * over: the root's config.json must set `fleet_enabled: true` and the checkout must name fleets
+ * (`--fleet-id`, `fleet_ids`); otherwise checkout never calls this module and its output is
+ * byte-identical to a build without it.
+ *
+ * For each named fleet, in the order given, the fleet thread is verified and replayed. The
+ * asking agent (`agent_id`, default the session id) must be enrolled with a tier other than
+ * `untrusted`; a fleet where it is not contributes nothing. Of that fleet's promotions only
+ * those whose replayed status is `active` and whose scope is `fleet` or `global` enter the lane
+ * (pending, rejected, deferred, superseded, rolled back and mission-scoped ones never do), each
+ * once per promotion_id. The lane is not relevance-filtered: an agent that asks a fleet gets
+ * what the fleet currently teaches.
+ *
+ * Each item is a cited context `source: "fleet"` scored by the promotion's confidence (0.5 when
+ * it has none), cited as `eventloom://fleet.<id>/events/<seq>#<hash12>` (the sealed promotion
+ * event) and marked non-authoritative: a fleet promotion informs, it never becomes truth.
+ *
+ * What must never change: a fleet item is never authoritative, always cites its promotion event
+ * and its origin source events, and an agent that is not enrolled (or is untrusted) receives
+ * nothing.
+ *
+ * @example
+ * const lane = await buildFleetLane({ root: ".eventloom", fleetIds: ["platform"], agentId: "agent-b" });
+ * lane.diagnostics.count;                        // active fleet/global promotions agent-b may see
+ * lane.contexts[0]?.metadata.non_authoritative;  // true
+ */
+import { citationUri } from "../eventloom/citation.ts";
+import { isZaxyError } from "../errors.ts";
+import type { RetrievedContext } from "../retrieval/types.ts";
+import { type FleetPromotion, type PlainJson } from "./replay.ts";
+import { fleetBrief } from "./status.ts";
+import { nonAuthoritative, type TrustTier } from "./vocabulary.ts";
+
+/** The lane, source and source-lane name of fleet items. */
+export const fleetLaneName = "fleet";
+
+/** Scopes a promotion must have to reach other agents' checkouts. */
+export const fleetLaneScopes: ReadonlySet<string> = new Set(["fleet", "global"]);
+
+/** Score of a promotion without a usable confidence (Python's fallback). */
+export const neutralFleetScore = 0.5;
+
+/** The entity type fleet items carry (the graph projection's name for a promotion). */
+export const fleetPromotionEntityType = "fleet_promotion";
+
+export interface FleetLaneInput {
+  root: string;
+  /** Fleets to read, in order; repeats are ignored. */
+  fleetIds: readonly string[];
+  /** The asking agent: must be enrolled and not untrusted in a fleet to receive its items. */
+  agentId: string;
+  warn?: (message: string) => void;
+}
+
+export interface FleetLaneItem {
+  fleet_id: string;
+  promotion_id: string;
+  kind: string;
+  summary: string;
+  citation: string;
+  source_event_citations: string[];
+  review_status: string;
+  visibility_scope: string;
+  keystone: boolean;
+  confidence: number | null;
+  origin_actor: string;
+  origin_session: string;
+  non_authoritative: true;
+  authority_status: string;
+}
+
+export interface FleetLaneDiagnostics {
+  count: number;
+  non_authoritative: true;
+  items: FleetLaneItem[];
+  /** Fleets whose thread could not be read (broken chain); only present when there are any. */
+  unavailable?: Array<{ fleet_id: string; reason: string }>;
+}
+
+/** A fleet item as a retrieved context (`source` and `sourceLane` are `fleet`). */
+export type FleetContext = Omit<RetrievedContext, "source" | "sourceLane"> & {
+  source: typeof fleetLaneName;
+  sourceLane: typeof fleetLaneName;
+};
+
+export interface FleetLane {
+  contexts: FleetContext[];
+  diagnostics: FleetLaneDiagnostics;
+  /** The line listed under "Checkout Diagnostics" (without "- "). */
+  promptLine: string;
+}
+
+function round6(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}
+
+/** Whether an agent of this tier may read a fleet's promotions. */
+export function tierReceivesFleetItems(tier: TrustTier | undefined): boolean {
+  return tier !== undefined && tier !== "untrusted";
+}
+
+function contentOf(promotion: FleetPromotion): string {
+  const outcome = promotion.kind === "outcome" && promotion.fields.outcome !== undefined ? ` (${promotion.fields.outcome})` : "";
+  const trigger = promotion.kind === "rule" && promotion.fields.trigger !== undefined ? ` [when: ${promotion.fields.trigger}]` : "";
+  return `Fleet ${promotion.kind}${outcome} from ${promotion.originActor}: ${promotion.summary}${trigger}`;
+}
+
+function laneEntry(fleetId: string, thread: string, promotion: FleetPromotion): { context: FleetContext; item: FleetLaneItem } {
+  const citation = citationUri(thread, promotion.event.seq, promotion.event.hash);
+  const sourceCitations = promotion.sourceEvents.map((ref) => citationUri(promotion.originSession, ref.seq, ref.hash));
+  const confidence = promotion.confidence !== null && Number.isFinite(promotion.confidence) ? promotion.confidence : null;
+  const score = round6(confidence ?? neutralFleetScore);
+  const metadata: { [key: string]: PlainJson } = {
+    assembly_lane: fleetLaneName,
+    source_lane: fleetLaneName,
+    citation,
+    source_event_citations: sourceCitations,
+    non_authoritative: true,
+    authority_status: nonAuthoritative,
+    fleet_id: fleetId,
+    promotion_id: promotion.promotionId,
+    kind: promotion.kind,
+    review_status: promotion.reviewStatus,
+    visibility_scope: promotion.visibilityScope,
+    keystone: promotion.keystone,
+    origin_actor: promotion.originActor,
+    origin_session: promotion.originSession,
+    entity_type: fleetPromotionEntityType,
+    entity_name: promotion.promotionId,
+  };
+  const context: FleetContext = {
+    content: contentOf(promotion),
+    source: fleetLaneName,
+    sourceLane: fleetLaneName,
+    score,
+    validFrom: promotion.event.timestamp,
+    validTo: null,
+    citation,
+    eventSeq: promotion.event.seq,
+    eventHash: promotion.event.hash,
+    entityName: promotion.promotionId,
+    entityType: fleetPromotionEntityType,
+    // Checkout's fact and evidence records carry the score explanation but not the metadata,
+    // so the authority boundary is stated here too, on every item.
+    scoreExplanation: {
+      fleet_confidence: score,
+      non_authoritative: true,
+      authority_status: nonAuthoritative,
+      review_status: promotion.reviewStatus,
+      fleet_id: fleetId,
+      promotion_id: promotion.promotionId,
+    },
+    metadata,
+  };
+  const item: FleetLaneItem = {
+    fleet_id: fleetId,
+    promotion_id: promotion.promotionId,
+    kind: promotion.kind,
+    summary: promotion.summary,
+    citation,
+    source_event_citations: sourceCitations,
+    review_status: promotion.reviewStatus,
+    visibility_scope: promotion.visibilityScope,
+    keystone: promotion.keystone,
+    confidence,
+    origin_actor: promotion.originActor,
+    origin_session: promotion.originSession,
+    non_authoritative: true,
+    authority_status: nonAuthoritative,
+  };
+  return { context, item };
+}
+
+/**
+ * The fleet lane of one checkout. An unknown fleet is bad input (exit 2, the caller named it);
+ * a fleet whose thread fails verification is skipped, reported under `unavailable` and warned
+ * about, so one corrupt fleet never takes an agent's checkout down.
+ */
+export async function buildFleetLane(input: FleetLaneInput): Promise<FleetLane> {
+  const contexts: FleetContext[] = [];
+  const items: FleetLaneItem[] = [];
+  const unavailable: Array<{ fleet_id: string; reason: string }> = [];
+  const seen = new Set<string>();
+  for (const fleetId of new Set(input.fleetIds)) {
+    let brief;
+    try {
+      brief = await fleetBrief(input.root, fleetId);
+    } catch (error) {
+      // Bad input (unknown fleet, bad id) stops the checkout; a check failure (broken chain) degrades it.
+      if (!isZaxyError(error) || error.exitCode !== 1) throw error;
+      unavailable.push({ fleet_id: fleetId, reason: error.message });
+      input.warn?.(`fleet lane: fleet ${JSON.stringify(fleetId)} skipped: ${error.message}`);
+      continue;
+    }
+    const tier = brief.agents.find((agent) => agent.agentId === input.agentId)?.trustTier;
+    if (!tierReceivesFleetItems(tier)) {
+      input.warn?.(
+        `fleet lane: agent ${JSON.stringify(input.agentId)} is ${tier === undefined ? "not enrolled" : `'${tier}'`} in fleet ${JSON.stringify(fleetId)}; no items from it`,
+      );
+      continue;
+    }
+    for (const promotion of brief.promotions) {
+      if (promotion.reviewStatus !== "active" || !fleetLaneScopes.has(promotion.visibilityScope)) continue;
+      if (seen.has(promotion.promotionId)) continue;
+      seen.add(promotion.promotionId);
+      const entry = laneEntry(fleetId, brief.thread, promotion);
+      contexts.push(entry.context);
+      items.push(entry.item);
+    }
+  }
+  const diagnostics: FleetLaneDiagnostics = { count: items.length, non_authoritative: true, items };
+  if (unavailable.length > 0) diagnostics.unavailable = unavailable;
+  const fleetCount = new Set(input.fleetIds).size;
+  const promptLine = `Fleet: fleets=${fleetCount}, items=${items.length}` +
+    (unavailable.length > 0 ? `, unavailable=${unavailable.length}` : "") + `, authority=${nonAuthoritative}`;
+  return { contexts, diagnostics, promptLine };
+}
+
+/**
+ * Fleet items merged into retrieval by score: each goes before the first retrieved context
+ * that scores lower (ties keep retrieval first), so retrieval's own order is kept.
+ */
+export function mergeFleetContexts<T extends { score: number }>(retrieved: readonly T[], fleet: readonly T[]): T[] {
+  const ordered = [...fleet].map((context, order) => ({ context, order })).sort((a, b) => b.context.score - a.context.score || a.order - b.order);
+  const merged: T[] = [];
+  let next = 0;
+  for (const context of retrieved) {
+    while (next < ordered.length && ordered[next].context.score > context.score) merged.push(ordered[next++].context);
+    merged.push(context);
+  }
+  for (; next < ordered.length; next++) merged.push(ordered[next].context);
+  return merged;
+}
