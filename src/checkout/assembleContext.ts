@@ -19,6 +19,7 @@
  */
 import { displayJson, JsonNumber, type JsonValue, pythonFloatRepr } from "../canonical/mod.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
+import { withheldRuleEventSeqs } from "../governance/ruleStatus.ts";
 import type { PlainJson } from "../projection/types.ts";
 import type { RetrievalResult, RetrievedContext } from "../retrieval/types.ts";
 import { joinSections, packPrompt, type PromptBudget, type PromptSection, sectionWeights } from "./promptSections.ts";
@@ -231,6 +232,11 @@ function promptSections(
   return sections;
 }
 
+function withoutWithheldRules(events: readonly EventRecord[]): readonly EventRecord[] {
+  const withheld = withheldRuleEventSeqs(events);
+  return withheld.size === 0 ? events : events.filter((event) => !withheld.has(event.seq));
+}
+
 /** Selection, warnings, and prompt sections for an assembly input. */
 export function assemblyParts(input: AssembleInput): AssemblyParts {
   const selected = selectContexts(input.retrieval.contexts, input.limit);
@@ -239,7 +245,9 @@ export function assemblyParts(input: AssembleInput): AssemblyParts {
   return {
     selected,
     warnings,
-    sections: promptSections(selected, input.recentEvents, warnings),
+    // A pending or rolled-back rule must not reach the prompt through Recent Events either; its
+    // rollback always follows it, so the recent slice alone decides.
+    sections: promptSections(selected, withoutWithheldRules(input.recentEvents), warnings),
     contextCounts: { graph: selected.length - verbatim, verbatim, replay: input.replayEventCount },
     assemblyPolicy: { ...assemblyPolicy },
   };

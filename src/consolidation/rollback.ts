@@ -2,7 +2,10 @@
  * `memory.rolled_back`: the explicit, cited reversal of an earlier evolution event (reference
  * §2.10; Python `editable.py`). Nothing is deleted: the rollback is a new event, and its effect
  * exists only in replay — a rolled-back consolidation review no longer counts, so the
- * candidate returns to its previous surviving review status (`status.ts`).
+ * candidate returns to its previous surviving review status (`status.ts`); a rolled-back rule
+ * (`memory.rule.generated` or `.proposed`) is `rolled_back` and leaves checkout
+ * (`governance/ruleStatus.ts`; `reverts.rule_id` names it). Gate decisions, fleet reviews and
+ * corrections are recorded as audit markers only, as in Python.
  *
  * `planRollback` is the single place that decides whether a rollback is allowed and what it
  * writes; a governance gate can wrap it later without another copy of the rules. The rules:
@@ -14,7 +17,7 @@
  * `{target, reason}`), `target {seq, hash}`, `reason`, `authority_status`, `reverts
  * {event_type[, candidate_id, to_status]}`.
  */
-import { canonicalJson, fromJs, type JsonObject, JsonNumber, type JsonValue, stringField } from "../canonical/mod.ts";
+import { canonicalJson, fromJs, intField, isJsonObject, type JsonObject, JsonNumber, type JsonValue, stringField } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
 import type { AppendItem } from "../eventloom/append.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
@@ -22,6 +25,8 @@ import { sha256Hex } from "../platform/mod.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { candidateIdHexChars, candidateReviewedType, nonAuthoritative, requireText } from "./candidate.ts";
 import { effectiveReviewStatus, replayConsolidation, rollbackEventType } from "./status.ts";
+import { isRuleEventType } from "../governance/ruleStatus.ts";
+import { gateEventType } from "../governance/evolutionGate.ts";
 
 /** The evolution events a rollback may reverse (Python `ROLLBACKABLE_EVENT_TYPES`). */
 export const rollbackableEventTypes = [
@@ -41,6 +46,23 @@ export interface RollbackRequest {
   targetSeq: unknown;
   targetHash: unknown;
   reason: unknown;
+  /** Clock for `within_rollback_window` (ms since the epoch); default now. */
+  nowMs?: number;
+}
+
+/** What rolling back a rule does, for the caller's report (not written to the log). */
+export interface RuleRollback {
+  rule_id: string;
+  previous_review_status: "active" | "pending";
+  review_status: "rolled_back";
+  /** The window recorded by the rule's rule_generate gate decision; null when none is found. */
+  rollback_window_seconds: number | null;
+  /**
+   * Whether the rollback falls inside that window (auto-applied rules only; null for a pending
+   * rule or when no gate decision is found). Informational: a rule may be rolled back at any
+   * time, because refusing would leave a wrong guardrail active with no remedy.
+   */
+  within_rollback_window: boolean | null;
 }
 
 export interface RollbackPlan {
@@ -49,6 +71,8 @@ export interface RollbackPlan {
   target: { seq: number; hash: string };
   reverts: { [key: string]: PlainJson };
   targetEventType: string;
+  /** Set when the target is a rule. */
+  rule?: RuleRollback;
 }
 
 function refused(code: string, message: string, field: string, expected: string): never {
@@ -117,6 +141,12 @@ export function planRollback(sessionId: string, events: readonly EventRecord[], 
   } else if (replayConsolidation(events).rolledBackTargets.has(`${target.seq}:${target.hash}`)) {
     refused("already_rolled_back", `Event ${event.seq} (${event.type}) is already rolled back`, "target_seq", "an event that is not rolled back yet");
   }
+  let rule: RuleRollback | undefined;
+  if (isRuleEventType(event.type)) {
+    // Rules are reversed by replay (governance/ruleStatus.ts): the rolled-back rule leaves checkout.
+    rule = ruleRollback(events, event, request.nowMs ?? Date.now());
+    reverts.rule_id = rule.rule_id;
+  }
   const payload: { [key: string]: PlainJson } = {
     rollback_id: rollbackId(target, reason),
     target: { seq: target.seq, hash: target.hash },
@@ -124,7 +154,30 @@ export function planRollback(sessionId: string, events: readonly EventRecord[], 
     authority_status: nonAuthoritative,
     reverts,
   };
-  return { payload, target, reverts, targetEventType: event.type };
+  return { payload, target, reverts, targetEventType: event.type, ...(rule === undefined ? {} : { rule }) };
+}
+
+/**
+ * The rule a rollback reverses, with the rollback window its gate decision recorded: the latest
+ * `rule_generate` gate event before the rule whose candidate_ref is the rule's source outcome.
+ */
+function ruleRollback(events: readonly EventRecord[], rule: EventRecord, nowMs: number): RuleRollback {
+  const ruleId = stringField(rule.payload, "rule_id") ?? `rule:${rule.seq}`;
+  const previous = rule.type === "memory.rule.generated" ? "active" : "pending";
+  const sources = rule.payload.get("source_events");
+  const source = Array.isArray(sources) && isJsonObject(sources[0]) ? sources[0] : undefined;
+  let windowSeconds: number | null = null;
+  for (let i = rule.seq - 2; i >= 0 && source !== undefined; i--) {
+    const event = events[i];
+    if (event.type !== gateEventType || stringField(event.payload, "op") !== "rule_generate") continue;
+    const ref = event.payload.get("candidate_ref");
+    if (!isJsonObject(ref) || intField(ref, "seq") !== intField(source, "seq") || stringField(ref, "hash") !== stringField(source, "hash")) continue;
+    windowSeconds = intField(event.payload, "rollback_window_seconds") ?? null;
+    break;
+  }
+  const appliedMs = Date.parse(rule.timestamp);
+  const within = previous === "active" && windowSeconds !== null && Number.isFinite(appliedMs) ? nowMs - appliedMs <= windowSeconds * 1000 : null;
+  return { rule_id: ruleId, previous_review_status: previous, review_status: "rolled_back", rollback_window_seconds: windowSeconds, within_rollback_window: within };
 }
 
 export function rollbackItem(actor: string, plan: RollbackPlan): AppendItem {

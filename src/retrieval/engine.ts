@@ -10,6 +10,7 @@
  *   summarised it away; at least one verbatim context is kept when any matched.
  * - projection: records of compaction projection artifacts under the root, merged last
  *   (projectionLane.ts); absent artifacts leave the result untouched.
+ * - Pending and rolled-back preventive rules are dropped from every lane (`dropWithheldRules`).
  *
  * BM25 scores are divided by the best score of the query rather than capped at 1 as Python
  * does: capping makes every document that shares a couple of common terms score the same, so
@@ -23,6 +24,7 @@ import type { EventRecord } from "../eventloom/envelope.ts";
 import type { EntityRow, PlainJson } from "../projection/types.ts";
 import { hashEmbedMany } from "../vector/mod.ts";
 import type { CompactionProjection } from "../compaction/projectionArtifact.ts";
+import { withheldRuleEventSeqsCached } from "../governance/ruleStatus.ts";
 import { cosineSimilarity, mmrSelect } from "./mmr.ts";
 import { mergeProjectionContexts } from "./projectionLane.ts";
 import { rawEventText, type SessionIndex } from "./sessionIndex.ts";
@@ -214,6 +216,7 @@ export function retrieve(index: SessionIndex, query: string, options: RetrieveOp
   }
   laneCounts.traversal = traverse(index, candidates, depth);
   laneCounts.verbatim = bm25Lane(candidates, "event", index.verbatim.search(queryTerms(query), laneHitsMax), "verbatim", laneWeights.verbatim);
+  dropWithheldRules(index, candidates);
   return mergeProjectionContexts(rank(index, candidates, options.limit, laneCounts, "graph"), query, options.limit, options.projections ?? []);
 }
 
@@ -221,8 +224,24 @@ export function retrieve(index: SessionIndex, query: string, options: RetrieveOp
 export function retrieveFromLog(index: SessionIndex, query: string, options: RetrieveOptions, reason: string): RetrievalResult {
   const candidates = new Map<string, Candidate>();
   const laneCounts = { eventloom: bm25Lane(candidates, "event", index.verbatim.search(queryTerms(query), laneHitsMax), "eventloom", laneWeights.eventloom) };
+  dropWithheldRules(index, candidates);
   const result = mergeProjectionContexts(rank(index, candidates, options.limit, laneCounts, "eventloom"), query, options.limit, options.projections ?? []);
   return { ...result, degraded: true, degradedReason: reason };
+}
+
+/**
+ * Pending (gate-withheld) and rolled-back preventive rules never reach a result, in any lane:
+ * their `memory_rule` entities and their raw events are dropped (governance/ruleStatus.ts).
+ */
+function dropWithheldRules(index: SessionIndex, candidates: Map<string, Candidate>): void {
+  const withheld = withheldRuleEventSeqsCached(index.events);
+  if (withheld.size === 0) return;
+  for (const [key, candidate] of candidates) {
+    const withheldHit = candidate.kind === "event"
+      ? withheld.has(index.events[candidate.position].seq)
+      : index.entities[candidate.position].entityType === "memory_rule" && withheld.has(index.entities[candidate.position].sourceEventSeq);
+    if (withheldHit) candidates.delete(key);
+  }
 }
 
 function rank(index: SessionIndex, candidates: Map<string, Candidate>, limit: number, laneCounts: { [lane: string]: number }, source: "graph" | "eventloom"): RetrievalResult {

@@ -1,10 +1,11 @@
 /**
  * `memory_rollback`: reverse an evolution event of the session with a cited `memory.rolled_back`
- * (for a consolidation review: only the candidate's latest review, once).
+ * (for a consolidation review: only the candidate's latest review, once; a rule leaves checkout),
+ * preceded by its `update` gate decision.
  */
 import * as z from "zod";
-import { rollbackEvent } from "../../consolidation/operations.ts";
 import { rollbackableEventTypes } from "../../consolidation/rollback.ts";
+import { rollbackEvolution } from "../../governance/rollback.ts";
 import { actorSchema } from "../eventSchemas.ts";
 import { resolveSessionId, sessionIdSchema } from "../sessionArgument.ts";
 import { defineTool } from "../tool.ts";
@@ -15,23 +16,24 @@ export const memoryRollbackTool = defineTool({
   description:
     "Reverse an evolution event of the session by appending memory.rolled_back citing it (nothing is deleted). " +
     `Rollbackable: ${rollbackableEventTypes.join(", ")}. A rolled-back consolidation review no longer counts: the ` +
-    "candidate returns to its previous status. Only a candidate's latest review may be rolled back.",
+    "candidate returns to its previous status; a rolled-back rule leaves checkout. Only a candidate's latest review may be " +
+    "rolled back. An evolution.gate.evaluated (op update) is appended first as the audit record; the result carries it as gate.",
   inputSchema: z.strictObject({
     target_seq: z.number().int().min(1).describe("Seq of the event to reverse"),
     target_hash: z.string().regex(/^[0-9a-f]{64}$/).describe("Its full hash, 64 lowercase hex"),
     reason: textField("Why"),
     actor: actorSchema.optional().describe("Who rolls back (default zaxy-editor)"),
     confidence: z.number().min(0).max(1).optional()
-      .describe("Accepted for compatibility with zaxy-memory clients; not recorded until rollbacks pass the governance gate"),
+      .describe("Confidence for the update gate decision recorded before the rollback (default 1.0)"),
     session_id: sessionIdSchema.optional(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, ctx) {
-    return await rollbackEvent(
+    return await rollbackEvolution(
       ctx.eventloomPath,
       resolveSessionId(ctx, args.session_id),
       { targetSeq: args.target_seq, targetHash: args.target_hash, reason: args.reason },
-      args.actor ?? "zaxy-editor",
+      { actor: args.actor, confidence: args.confidence },
     );
   },
 });

@@ -1,8 +1,9 @@
 /**
  * `zaxy memory rollback --target-seq N --target-hash H --reason TEXT`: append a cited
  * `memory.rolled_back` that reverses an evolution event of this session (a consolidation
- * review — then only the candidate's latest review, once — or a rule, gate decision, fleet
- * review or correction, which are recorded as audit markers). Nothing is deleted.
+ * review — then only the candidate's latest review, once — or a rule, which leaves checkout;
+ * gate decisions, fleet reviews and corrections are recorded as audit markers), preceded by
+ * its `update` gate decision. Nothing is deleted.
  */
 import { inputError } from "../../../errors.ts";
 import { intOption } from "../../args.ts";
@@ -25,12 +26,18 @@ export const memoryRollbackCommand = defineCommand({
     "evolution.gate.evaluated, fleet.promotion.reviewed, memory.corrected,\n" +
     "memory.rule.generated, memory.rule.proposed). For a consolidation review only the\n" +
     "candidate's latest review may be rolled back; the candidate returns to its previous status.\n" +
-    "--json prints {session_id, rollback_id, rollback_event{seq, hash}, citation, target, reverts}.",
+    "A rolled-back rule is rolled_back and leaves checkout (reverts.rule_id names it). The\n" +
+    "rollback is an update evolution: evolution.gate.evaluated (op update, --confidence, default\n" +
+    "1.0) is appended first, in the same batch, as an audit record. --json prints {session_id,\n" +
+    "rollback_id, rollback_event{seq, hash}, citation, target, reverts, gate, gate_event{seq, hash},\n" +
+    "rule?{rule_id, previous_review_status, review_status, rollback_window_seconds,\n" +
+    "within_rollback_window}}.",
   options: {
     "target-seq": { type: "string", valueName: "N", description: "Seq of the event to reverse (required)" },
     "target-hash": { type: "string", valueName: "HASH", description: "Its full 64-hex hash (required)" },
     reason: { type: "string", valueName: "TEXT", description: "Why (required)" },
     actor: { type: "string", valueName: "A", description: "Who rolls back (default zaxy-editor)" },
+    confidence: { type: "string", valueName: "C", description: "Confidence for the update gate decision, 0..1 (default 1.0)" },
   },
   positionals: [],
   examples: ["zaxy memory rollback --target-seq 12 --target-hash <64 hex> --reason 'accepted by mistake' --json"],
@@ -39,12 +46,18 @@ export const memoryRollbackCommand = defineCommand({
     const targetSeq = intOption(ctx, "target-seq", 1);
     const targetHash = required(ctx, "target-hash");
     const reason = required(ctx, "reason");
-    const { rollbackEvent } = await import("../../../consolidation/operations.ts");
-    const doc = await rollbackEvent(ctx.global.eventloomPath, ctx.global.sessionId, { targetSeq, targetHash, reason }, stringOption(ctx, "actor") ?? "zaxy-editor");
-    const reverts = doc.reverts as { event_type: string; candidate_id?: string; to_status?: string };
+    const { rollbackEvolution } = await import("../../../governance/rollback.ts");
+    const doc = await rollbackEvolution(ctx.global.eventloomPath, ctx.global.sessionId, { targetSeq, targetHash, reason }, {
+      actor: stringOption(ctx, "actor"),
+      confidence: stringOption(ctx, "confidence"),
+      env: ctx.io.env,
+      fieldNames: { confidence: "--confidence", actor: "--actor" },
+    });
+    const reverts = doc.reverts as { event_type: string; candidate_id?: string; to_status?: string; rule_id?: string };
     emit(ctx, "zaxy.memory.rollback.v1", doc, () =>
       `Rolled back seq ${(doc.target as { seq: number }).seq} (${reverts.event_type})` +
       (reverts.candidate_id === undefined ? "" : `: ${reverts.candidate_id} is ${reverts.to_status} again`) +
+      (reverts.rule_id === undefined ? "" : `: rule ${reverts.rule_id} is rolled_back`) +
       ` — memory.rolled_back as seq ${(doc.rollback_event as { seq: number }).seq}  ${doc.citation}`);
     return 0;
   },

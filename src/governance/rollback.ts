@@ -1,0 +1,69 @@
+/**
+ * Rollback through the evolution gate (Python `MemoryFabric.rollback_memory`): a rollback is an
+ * `update` evolution, so it records an `evolution.gate.evaluated` decision (op update,
+ * candidate_ref = the target, confidence default 1.0) with the `memory.rolled_back`, in one
+ * batch under one lock, decided on exactly the events it appends to. The rollback line comes
+ * first: `memory.rolled_back` cannot be written in the v1 envelope (its type has an underscore)
+ * and a batch shares one envelope, which `appendPlanned` fixes from the first item; Python
+ * appends the gate first, in a separate, non-atomic append. As in Python the decision
+ * is an audit record: a rollback is an explicit request to reverse, so it is appended whatever
+ * the tier says (holding a reversal for review would keep the reversed evolution in force).
+ * What may be rolled back is decided by `planRollback` (consolidation/rollback.ts).
+ */
+import * as fs from "node:fs";
+import { toJs } from "../canonical/mod.ts";
+import { type RollbackRequest, planRollback, rollbackActorDefault, rollbackItem } from "../consolidation/rollback.ts";
+import { inputError } from "../errors.ts";
+import { appendPlanned } from "../eventloom/append.ts";
+import { sessionLogPath } from "../eventloom/session.ts";
+import type { PlainJson } from "../projection/types.ts";
+import { evaluateEvolutionGate, gateEventPayload, gateEventType, parseUnitInterval } from "./evolutionGate.ts";
+import { requireNonEmpty } from "./outcomeLearning.ts";
+import { resolveEvolutionPolicy } from "./policySettings.ts";
+
+export const rollbackConfidenceDefault = 1.0;
+
+export interface GatedRollbackOptions {
+  actor?: unknown;
+  /** Confidence of the rollback for the update gate, 0..1 (default 1.0). */
+  confidence?: unknown;
+  env?: Record<string, string | undefined>;
+  fieldNames?: { confidence?: string; actor?: string };
+}
+
+/**
+ * Output: `{session_id, rollback_id, rollback_event{seq, hash}, citation, target{seq, hash},
+ * reverts, gate{…evolution.gate.evaluated payload}, gate_event{seq, hash}, rule?}`.
+ */
+export async function rollbackEvolution(root: string, sessionId: string, request: RollbackRequest, options: GatedRollbackOptions = {}): Promise<{ [key: string]: PlainJson }> {
+  const actor = requireNonEmpty(options.actor ?? rollbackActorDefault, options.fieldNames?.actor ?? "actor");
+  const confidence = options.confidence === undefined ? rollbackConfidenceDefault : parseUnitInterval(options.confidence, options.fieldNames?.confidence ?? "confidence");
+  const policy = resolveEvolutionPolicy(root, { env: options.env });
+  const logPath = sessionLogPath(root, sessionId, "read");
+  if (!fs.existsSync(logPath)) {
+    throw inputError("unknown_session", `Cannot roll back: session ${JSON.stringify(sessionId)} has no log under ${root}`, {
+      field: "session_id",
+      expected: "an existing session",
+    });
+  }
+  let plan: ReturnType<typeof planRollback> | undefined;
+  let gatePayload: ReturnType<typeof gateEventPayload> | undefined;
+  const result = await appendPlanned(root, sessionId, (existing) => {
+    plan = planRollback(sessionId, existing, request);
+    gatePayload = gateEventPayload(evaluateEvolutionGate("update", confidence, policy), plan.target);
+    return [rollbackItem(actor, plan), { type: gateEventType, actor, payload: gatePayload }];
+  });
+  const [rollbackEvent, gateEvent] = result.events;
+  const out: { [key: string]: PlainJson } = {
+    session_id: sessionId,
+    rollback_id: plan!.payload.rollback_id,
+    rollback_event: { seq: rollbackEvent.seq, hash: rollbackEvent.hash },
+    citation: rollbackEvent.citation,
+    target: plan!.payload.target,
+    reverts: plan!.reverts,
+    gate: toJs(gatePayload!) as PlainJson,
+    gate_event: { seq: gateEvent.seq, hash: gateEvent.hash },
+  };
+  if (plan!.rule !== undefined) out.rule = { ...plan!.rule };
+  return out;
+}
