@@ -101,6 +101,13 @@ function timeRuns<T>(runs: number, fn: () => T): { timings: TimedRuns; medianMs:
   return { timings: { runs_ms: runsMs.map((ms) => round(ms, 2)), median_ms: round(medianMs, 2) }, medianMs, value: value as T };
 }
 
+/** The issue's target holds at 20,000 × 1536; at other sizes the ratio is reported and the target is n/a. */
+function speedupTarget(count: number, dim: number, speedup: number): BenchTarget {
+  const target = atLeast(medoidSpeedupMin, speedup, `>= ${medoidSpeedupMin}x`);
+  const atIssueSize = count === medoidBenchDefaults.count && dim === medoidBenchDefaults.dim;
+  return atIssueSize ? target : { ...target, met: null };
+}
+
 export function runMedoidBench(options: MedoidBenchOptions): MedoidBenchResult {
   const { count, dim, seed, runs } = options;
   const progress = options.progress ?? (() => {});
@@ -172,8 +179,6 @@ export function runMedoidBench(options: MedoidBenchOptions): MedoidBenchResult {
       selected: exemplars.value,
     },
     mean_pairwise_cosine_distance: { ...pairwise.timings, value: round(pairwise.value, 6) },
-    targets: {
-      medoid_speedup_vs_all_pairs: atLeast(medoidSpeedupMin, speedup, `>= ${medoidSpeedupMin}x`),
-    },
+    targets: { medoid_speedup_vs_all_pairs: speedupTarget(count, dim, round(speedup, 1)) },
   };
 }
