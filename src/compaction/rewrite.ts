@@ -13,9 +13,9 @@
  * 5. Rename the temp file over the destination (the log itself, or `--output`) and fsync the
  *    directory. Any failure up to and including the rename removes the temp file (and a
  *    snapshot written by this run) and leaves the original byte-identical.
- * 6. Release the lock and append `compaction.completed` (actor `zaxy`, payload `{session_id,
- *    mode: "rewrite", status: "succeeded", log_path, event_count[, output_path][,
- *    snapshot_path]}`) to the destination through the normal appender, so the chain stays valid.
+ * 6. Append `compaction.completed` (actor `zaxy`, payload `{session_id, mode: "rewrite",
+ *    status: "succeeded", log_path, event_count[, output_path][, snapshot_path]}`) to the
+ *    destination through the normal appender (so the chain stays valid), then release the lock.
  *
  * What the rewrite normalises, and all it normalises: the framing of lines. Each event line is
  * copied byte for byte except for JSON whitespace (space, tab, CR) at its start and end; blank
@@ -354,37 +354,39 @@ export async function rewriteLog(logPath: string, options: RewriteOptions = {}):
       completed_event: null,
       message: "",
     };
+    // Appended while the old file's lock is still held: an appender that was waiting on that
+    // lock then sees compaction.completed in the new file's tail instead of racing with it.
+    const payload: Record<string, unknown> = {
+      session_id: outputSession,
+      mode: "rewrite",
+      status: "succeeded",
+      log_path: logPath,
+      event_count: result.event_count,
+    };
+    if (!inPlace) payload.output_path = outputPath;
+    if (result.snapshot_path !== null) payload.snapshot_path = result.snapshot_path;
+    try {
+      const appended = await appendEvents(
+        path.dirname(path.resolve(outputPath)),
+        outputSession,
+        [{ type: compactionCompletedType, actor: compactionActor, payload: fromJs(payload) }],
+        { clock: options.clock, lockWaitMs: options.lockWaitMs },
+      );
+      const event = appended.events[0];
+      result.completed_event = { seq: event.seq, hash: event.hash, citation: event.citation };
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw ioError("completion_not_recorded", `Compacted ${logPath} into ${outputPath}, but could not append compaction.completed: ${reason}`, {
+        hint: "the rewritten log verifies; append the event again or re-run zaxy compact",
+      });
+    }
   } finally {
     lock.release();
   }
-
-  const payload: Record<string, unknown> = {
-    session_id: outputSession,
-    mode: "rewrite",
-    status: "succeeded",
-    log_path: logPath,
-    event_count: result.event_count,
-  };
-  if (!inPlace) payload.output_path = outputPath;
-  if (result.snapshot_path !== null) payload.snapshot_path = result.snapshot_path;
-  try {
-    const appended = await appendEvents(
-      path.dirname(path.resolve(outputPath)),
-      outputSession,
-      [{ type: compactionCompletedType, actor: compactionActor, payload: fromJs(payload) }],
-      { clock: options.clock, lockWaitMs: options.lockWaitMs },
-    );
-    const event = appended.events[0];
-    result.completed_event = { seq: event.seq, hash: event.hash, citation: event.citation };
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw ioError("completion_not_recorded", `Compacted ${logPath} into ${outputPath}, but could not append compaction.completed: ${reason}`, {
-      hint: "the rewritten log verifies; append the event again or re-run zaxy compact",
-    });
-  }
+  const completedSeq = result.completed_event === null ? "unknown" : String(result.completed_event.seq);
   result.message = `Compacted ${logPath}: ${result.event_count} events rewritten atomically` +
     (inPlace ? "" : ` into ${outputPath}`) +
     (result.snapshot_path === null ? "" : `; snapshot ${result.snapshot_path}`) +
-    `; compaction.completed is seq ${result.completed_event.seq}.`;
+    `; compaction.completed is seq ${completedSeq}.`;
   return result;
 }

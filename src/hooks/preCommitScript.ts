@@ -32,11 +32,6 @@ ${hookMarker}
 # be audited. Bypass once with \`git commit --no-verify\`. Reinstall: zaxy hooks install --force
 ZAXY=${shellQuote(zaxyCommand)}
 
-if ! command -v "$ZAXY" >/dev/null 2>&1; then
-  echo "zaxy pre-commit: cannot run $ZAXY; install zaxy or run zaxy hooks install --force" >&2
-  exit 1
-fi
-
 tmp_root=$(mktemp -d "\${TMPDIR:-/tmp}/zaxy-pre-commit.XXXXXX") || exit 1
 trap 'rm -rf "$tmp_root"' EXIT
 trap 'exit 1' INT TERM HUP
@@ -50,6 +45,10 @@ while IFS= read -r path; do
     .eventloom/*.jsonl | */.eventloom/*.jsonl) ;;
     *) continue ;;
   esac
+  if [ "$checked" -eq 0 ] && ! command -v "$ZAXY" >/dev/null 2>&1; then
+    echo "zaxy pre-commit: cannot run $ZAXY to audit $path; install zaxy or run zaxy hooks install --force" >&2
+    exit 1
+  fi
   checked=$((checked + 1))
   dir="$tmp_root/$checked"
   mkdir "$dir" || exit 1

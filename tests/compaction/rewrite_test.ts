@@ -248,6 +248,23 @@ describe("rewriteLog", () => {
     assert.deepEqual(fs.readFileSync(log), original);
   });
 
+  test("an append racing with the rewrite waits for it and extends the new file's chain", async () => {
+    for (let round = 0; round < 5; round++) {
+      const { root, log } = await makeLog(3);
+      const [rewritten, appended] = await Promise.all([
+        rewriteLog(log),
+        appendEvents(root, "default", [{ type: "task.created", actor: "racer", payload: fromJs({ title: "late" }) }]),
+      ]);
+      const report = await verifyLog(log);
+      assert.equal(report.ok, true, `round ${round}: ${report.broken_reason}`);
+      assert.equal(report.total_events, 5);
+      const types = readEvents(log).events.map((event) => event.type);
+      assert.deepEqual(types.slice(0, 3), ["task.created", "task.created", "task.created"]);
+      assert.deepEqual([...types.slice(3)].sort(), ["compaction.completed", "task.created"]);
+      assert.notEqual(rewritten.completed_event?.seq, appended.events[0].seq);
+    }
+  });
+
   test("interop logs written by Python stay verifiable after a rewrite of a copy", { skip: skipWithoutPython }, async () => {
     assert.ok(interopLogs.length >= 10, "interop fixtures present");
     const root = makeTempDir("zaxy-rewrite-interop");

@@ -112,3 +112,21 @@ describe("the hook script and the zaxy it calls", () => {
     assert.deepEqual(zaxyCommandFor("/usr/bin/node"), { command: "zaxy", source: "path" });
   });
 });
+
+describe("the hook without a runnable zaxy", () => {
+  test("refuses a commit that stages a log, lets one without logs through", () => {
+    const repo = gitRepo();
+    const env = { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@e.invalid", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@e.invalid" };
+    installPreCommitHook({ cwd: repo, zaxyCommand: path.join(repo, "no-such-zaxy") });
+    fs.writeFileSync(path.join(repo, "readme.txt"), "hello\n");
+    spawnSync("git", ["add", "readme.txt"], { cwd: repo });
+    const plain = spawnSync("git", ["-c", "commit.gpgsign=false", "commit", "-qm", "plain"], { cwd: repo, encoding: "utf8", env });
+    assert.equal(plain.status, 0, plain.stderr);
+    fs.mkdirSync(path.join(repo, ".eventloom"));
+    fs.writeFileSync(path.join(repo, ".eventloom", "default.jsonl"), "");
+    spawnSync("git", ["add", ".eventloom/default.jsonl"], { cwd: repo });
+    const withLog = spawnSync("git", ["-c", "commit.gpgsign=false", "commit", "-qm", "log"], { cwd: repo, encoding: "utf8", env });
+    assert.equal(withLog.status, 1);
+    assert.match(withLog.stderr, /zaxy pre-commit: cannot run .*no-such-zaxy to audit \.eventloom\/default\.jsonl/);
+  });
+});
