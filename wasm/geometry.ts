@@ -117,10 +117,15 @@ export function dotsAndNorms(rows: usize, count: i32, dim: i32, vec: usize, dots
 /**
  * One step of farthest-point selection: for every row i whose `minDistances[i]` is not negative
  * (selected rows are marked -1 by the caller), lowers it to 1 − cos(row_i, row_latest) when that
- * is smaller. A zero row on either side has distance 1.
+ * is smaller. A zero row on either side has distance 1. `latestF64` is dim f64 of scratch.
  */
-export function updateMinDistances(rows: usize, count: i32, dim: i32, norms: usize, latest: i32, minDistances: usize): void {
+export function updateMinDistances(
+  rows: usize, count: i32, dim: i32, norms: usize, latest: i32, minDistances: usize, latestF64: usize,
+): void {
+  // The latest row promoted to f64 once (exact), so each dot promotes only the other row; the
+  // products and their summation order are the same as dotF32F32's.
   const latestRow = rowAt(rows, latest, dim);
+  for (let d = 0; d < dim; d++) store<f64>(latestF64 + (<usize>d << 3), <f64>load<f32>(latestRow + (<usize>d << 2)));
   const latestNorm = load<f64>(norms + (<usize>latest << 3));
   for (let i = 0; i < count; i++) {
     const slot = minDistances + (<usize>i << 3);
@@ -128,7 +133,7 @@ export function updateMinDistances(rows: usize, count: i32, dim: i32, norms: usi
     if (current < 0) continue;
     const norm = load<f64>(norms + (<usize>i << 3));
     let distance: f64 = 1;
-    if (norm != 0 && latestNorm != 0) distance = 1 - dotF32F32(rowAt(rows, i, dim), latestRow, dim) / (norm * latestNorm);
+    if (norm != 0 && latestNorm != 0) distance = 1 - dotF32F64(rowAt(rows, i, dim), latestF64, dim) / (norm * latestNorm);
     if (distance < current) store<f64>(slot, distance);
   }
 }

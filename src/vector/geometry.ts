@@ -39,7 +39,9 @@ interface GeometryKernelExports {
   rowSum(rows: number, count: number, dim: number, sum: number): void;
   dotsWith(rows: number, count: number, dim: number, vec: number, dots: number): void;
   dotsAndNorms(rows: number, count: number, dim: number, vec: number, dots: number, norms: number): void;
-  updateMinDistances(rows: number, count: number, dim: number, norms: number, latest: number, minDistances: number): void;
+  updateMinDistances(
+    rows: number, count: number, dim: number, norms: number, latest: number, minDistances: number, latestF64: number,
+  ): void;
   pairwiseCosineRowSumsTile(
     rows: number, count: number, dim: number, inverseNorms: number, rowSums: number, iStart: number, iEnd: number,
   ): void;
@@ -228,6 +230,7 @@ export function farthestPointExemplars(
   const rows = reserveRows(arena, count, dim);
   const norms = arena.reserve(count * 8);
   const minDistancesPtr = arena.reserve(count * 8);
+  const latestF64 = arena.reserve(dim * 8);
   arena.commit();
   copyRows(arena, rows, vectors, count, dim);
   arena.k.rowNorms(rows, count, dim, norms);
@@ -239,7 +242,7 @@ export function farthestPointExemplars(
     // The kernel skips rows marked -1 (selected); distances are never below about -1e-15.
     unselected[latest] = false;
     minDistances[latest] = -1;
-    arena.k.updateMinDistances(rows, count, dim, norms, latest, minDistancesPtr);
+    arena.k.updateMinDistances(rows, count, dim, norms, latest, minDistancesPtr, latestF64);
     if (selected.length === k) return selected;
     latest = firstIndexOfMax(minDistances, unselected);
     selected.push(latest);
