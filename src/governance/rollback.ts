@@ -2,10 +2,11 @@
  * Rollback through the evolution gate (Python `MemoryFabric.rollback_memory`): a rollback is an
  * `update` evolution, so it records an `evolution.gate.evaluated` decision (op update,
  * candidate_ref = the target, confidence default 1.0) with the `memory.rolled_back`, in one
- * batch under one lock, decided on exactly the events it appends to. The rollback line comes
- * first: `memory.rolled_back` cannot be written in the v1 envelope (its type has an underscore)
- * and a batch shares one envelope, which `appendPlanned` fixes from the first item; Python
- * appends the gate first, in a separate, non-atomic append. As in Python the decision
+ * batch (all or nothing), gate first as in Python. The batch is decided on the verified log read
+ * just before the append, as the consolidation rollback always was: `appendPlanned` (decide
+ * under the lock) cannot be used because it fixes the envelope from the first item, and
+ * `memory.rolled_back` cannot be written in the v1 envelope (its type has an underscore), so
+ * this batch is written as legacy lines by `appendEvents`. As in Python the decision
  * is an audit record: a rollback is an explicit request to reverse, so it is appended whatever
  * the tier says (holding a reversal for review would keep the reversed evolution in force).
  * What may be rolled back is decided by `planRollback` (consolidation/rollback.ts).
@@ -14,7 +15,8 @@ import * as fs from "node:fs";
 import { toJs } from "../canonical/mod.ts";
 import { type RollbackRequest, planRollback, rollbackActorDefault, rollbackItem } from "../consolidation/rollback.ts";
 import { inputError } from "../errors.ts";
-import { appendPlanned } from "../eventloom/append.ts";
+import { appendEvents } from "../eventloom/append.ts";
+import { sessionEvents } from "../consolidation/operations.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { evaluateEvolutionGate, gateEventPayload, gateEventType, parseUnitInterval } from "./evolutionGate.ts";
@@ -46,24 +48,21 @@ export async function rollbackEvolution(root: string, sessionId: string, request
       expected: "an existing session",
     });
   }
-  let plan: ReturnType<typeof planRollback> | undefined;
-  let gatePayload: ReturnType<typeof gateEventPayload> | undefined;
-  const result = await appendPlanned(root, sessionId, (existing) => {
-    plan = planRollback(sessionId, existing, request);
-    gatePayload = gateEventPayload(evaluateEvolutionGate("update", confidence, policy), plan.target);
-    return [rollbackItem(actor, plan), { type: gateEventType, actor, payload: gatePayload }];
-  });
-  const [rollbackEvent, gateEvent] = result.events;
+  const events = await sessionEvents(root, sessionId);
+  const plan = planRollback(sessionId, events, request);
+  const gatePayload = gateEventPayload(evaluateEvolutionGate("update", confidence, policy), plan.target);
+  const result = await appendEvents(root, sessionId, [{ type: gateEventType, actor, payload: gatePayload }, rollbackItem(actor, plan)]);
+  const [gateEvent, rollbackEvent] = result.events;
   const out: { [key: string]: PlainJson } = {
     session_id: sessionId,
-    rollback_id: plan!.payload.rollback_id,
+    rollback_id: plan.payload.rollback_id,
     rollback_event: { seq: rollbackEvent.seq, hash: rollbackEvent.hash },
     citation: rollbackEvent.citation,
-    target: plan!.payload.target,
-    reverts: plan!.reverts,
-    gate: toJs(gatePayload!) as PlainJson,
+    target: plan.payload.target,
+    reverts: plan.reverts,
+    gate: toJs(gatePayload) as PlainJson,
     gate_event: { seq: gateEvent.seq, hash: gateEvent.hash },
   };
-  if (plan!.rule !== undefined) out.rule = { ...plan!.rule };
+  if (plan.rule !== undefined) out.rule = { ...plan.rule };
   return out;
 }
