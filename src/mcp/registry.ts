@@ -5,6 +5,14 @@
  */
 import type { AnyToolDefinition } from "./tool.ts";
 import { contextAssembleTool } from "./tools/contextAssemble.ts";
+import { fleetAssignTrustTool } from "./tools/fleetAssignTrust.ts";
+import { fleetAuditTool } from "./tools/fleetAudit.ts";
+import { fleetCreateTool } from "./tools/fleetCreate.ts";
+import { fleetEnrollTool } from "./tools/fleetEnroll.ts";
+import { fleetPromoteTool } from "./tools/fleetPromote.ts";
+import { fleetReviewTool } from "./tools/fleetReview.ts";
+import { fleetRollbackTool } from "./tools/fleetRollback.ts";
+import { fleetStatusTool } from "./tools/fleetStatus.ts";
 import { memoryAppendTool } from "./tools/memoryAppend.ts";
 import { memoryCheckoutTool } from "./tools/memoryCheckout.ts";
 import { memoryCausalPredecessorsTool } from "./tools/memoryCausalPredecessors.ts";
@@ -44,4 +52,12 @@ export const toolRegistry: readonly AnyToolDefinition[] = [
   memoryOutcomeTool,
   triggerConsolidationTool,
   mergeConceptsTool,
+  fleetCreateTool,
+  fleetEnrollTool,
+  fleetAssignTrustTool,
+  fleetPromoteTool,
+  fleetReviewTool,
+  fleetRollbackTool,
+  fleetStatusTool,
+  fleetAuditTool,
 ];
