@@ -46,11 +46,17 @@ export function unknownFleet(fleetId: string) {
  * Checks that every cited source event is a sealed event of the origin session (same seq, same
  * hash). Unknown origin session or an uncited ref is bad input (exit 2) naming the ref.
  */
-export async function requireSealedSources(root: string, originSession: string, sourceEvents: readonly SourceEventRef[], field = "source_events"): Promise<void> {
+export async function requireSealedSources(
+  root: string,
+  originSession: string,
+  sourceEvents: readonly SourceEventRef[],
+  field = "source_events",
+  originField = "origin_session",
+): Promise<void> {
   const events = await readVerifiedSession(root, originSession);
   if (events === undefined) {
-    throw inputError("unknown_origin_session", `origin_session ${JSON.stringify(originSession)} has no log under ${root}: the source events must be sealed events of that session`, {
-      field: "origin_session",
+    throw inputError("unknown_origin_session", `${originField} ${JSON.stringify(originSession)} has no log under ${root}: the source events must be sealed events of that session`, {
+      field: originField,
       expected: "a session with a log under the Eventloom root",
     });
   }
@@ -59,10 +65,18 @@ export async function requireSealedSources(root: string, originSession: string, 
     if (event === undefined || event.hash !== ref.hash) {
       throw inputError(
         "unsealed_source_event",
-        `${field}[${index}] ${ref.seq}:${ref.hash} is not a sealed event of origin session ${JSON.stringify(originSession)}` +
+        `${field}${sourceEvents.length > 1 || !field.startsWith("--") ? `[${index}]` : ""} ${ref.seq}:${ref.hash} is not a sealed event of origin session ${JSON.stringify(originSession)}` +
           (event === undefined ? ` (it has ${events.length} events)` : ` (event ${ref.seq} has hash ${event.hash})`),
         { field: `${field}[${index}]`, expected: "the seq and hash of a sealed event of the origin session" },
       );
     }
   }
+}
+
+/**
+ * Refuses (exit 2) an operation on a fleet whose thread has no log, before anything could
+ * create the file: only `createFleet` starts a fleet thread.
+ */
+export function requireFleetLog(root: string, fleetId: string): void {
+  if (!fs.existsSync(sessionLogPath(root, fleetThread(fleetId), "append to"))) throw unknownFleet(fleetId);
 }

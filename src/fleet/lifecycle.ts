@@ -9,7 +9,7 @@ import { type AppendedEvent, appendPlanned, type PlannedItem } from "../eventloo
 import type { SourceEventRef } from "../eventloom/citation.ts";
 import { systemClock } from "../eventloom/timestamp.ts";
 import { type EvolutionPolicy, resolveEvolutionPolicy } from "../governance/evolutionGate.ts";
-import { unknownFleet } from "./fleetLog.ts";
+import { requireFleetLog, unknownFleet } from "./fleetLog.ts";
 import { fleetThread, promotionIdPattern, validateFleetId } from "./ids.ts";
 import type { MembershipOptions } from "./membership.ts";
 import { promotionReviewedPayload, promotionRolledBackPayload } from "./payloads.ts";
@@ -71,6 +71,7 @@ export async function reviewPromotion(
   const decision = parseReviewDecision(input.decision);
   const actor = requireAgentId(input.actor, "actor");
   const rationale = input.rationale === undefined ? undefined : requireFleetText(input.rationale, "rationale");
+  requireFleetLog(root, fleetId);
   const result = await appendPlanned<string>(root, fleetThread(fleetId), (existing) => {
     const state = summarizeFleetEvents(fleetId, existing);
     const promotion = findPromotion(state, promotionId);
@@ -121,6 +122,7 @@ export async function rollbackPromotion(
   const promotionId = requirePromotionId(input.promotionId);
   const reason = requireFleetText(input.reason, "reason");
   const actor = requireAgentId(input.actor, "actor");
+  requireFleetLog(root, fleetId);
   const policy = options.policy ?? resolveEvolutionPolicy(root);
   const clock = options.clock ?? systemClock;
   let within = false;

@@ -7,7 +7,7 @@
 import { type AppendedEvent, appendPlanned } from "../eventloom/append.ts";
 import type { MicrosClock } from "../eventloom/timestamp.ts";
 import { inputError } from "../errors.ts";
-import { unknownFleet } from "./fleetLog.ts";
+import { requireFleetLog, unknownFleet } from "./fleetLog.ts";
 import { fleetThread, validateFleetId } from "./ids.ts";
 import { agentEnrolledPayload, fleetCreatedPayload, trustAssignedPayload } from "./payloads.ts";
 import { type PlainJson, summarizeFleetEvents } from "./replay.ts";
@@ -85,6 +85,7 @@ export async function enrollAgent(
   const actor = requireAgentId(input.actor, "actor");
   const trustTier = parseTrustTier(input.trustTier ?? defaultTrustTier);
   const thread = fleetThread(fleetId);
+  requireFleetLog(root, fleetId);
   let alreadyTier: TrustTier | undefined;
   const result = await appendPlanned<string>(root, thread, (existing) => {
     const state = summarizeFleetEvents(fleetId, existing);
@@ -121,6 +122,7 @@ export async function assignTrust(
   const trustTier = parseTrustTier(input.trustTier);
   const rationale = input.rationale === undefined ? undefined : requireFleetText(input.rationale, "rationale");
   const thread = fleetThread(fleetId);
+  requireFleetLog(root, fleetId);
   let priorTier: TrustTier | undefined;
   const result = await appendPlanned<string>(root, thread, (existing) => {
     const state = summarizeFleetEvents(fleetId, existing);

@@ -26,7 +26,7 @@ import { citationUri, type SourceEventRef } from "../eventloom/citation.ts";
 import { validateSessionId } from "../eventloom/session.ts";
 import type { MicrosClock } from "../eventloom/timestamp.ts";
 import { type EvolutionPolicy, evaluateEvolutionGate, gateEventPayload, gateEventType, parseUnitInterval, resolveEvolutionPolicy } from "../governance/evolutionGate.ts";
-import { requireSealedSources, unknownFleet } from "./fleetLog.ts";
+import { requireFleetLog, requireSealedSources, unknownFleet } from "./fleetLog.ts";
 import { fleetPromotionId, fleetRuleId, fleetThread, validateFleetId } from "./ids.ts";
 import { promotionEntityType, promotionPayload, type PromotionSubject } from "./payloads.ts";
 import { activeConflicts, type FleetPromotion, type FleetState, type PlainJson, summarizeFleetEvents } from "./replay.ts";
@@ -219,6 +219,7 @@ function idempotentResult(p: ValidPromotion, existing: FleetPromotion): Promotio
 export async function promote(root: string, kind: string, input: PromotionInput, options: FleetWriteOptions = {}): Promise<PromotionResult> {
   const p = validate(kind, input);
   if (options.verifySources !== false) await requireSealedSources(root, p.originSession, p.sourceEvents);
+  requireFleetLog(root, p.fleetId);
   const policy = options.policy ?? resolveEvolutionPolicy(root);
   let result = baseResult(p);
   const thread = fleetThread(p.fleetId);

@@ -33,7 +33,7 @@ export function emitDecision(ctx: CommandContext, schema: string, doc: { [key: s
   const refused = doc.refused === true || doc.rejected === true;
   if (refused) {
     if (ctx.global.json) emit(ctx, schema, doc, () => "");
-    else ctx.io.stderr(`zaxy: ${ctx.commandPath}: refused: ${doc.reason}\n`);
+    else ctx.io.stderr(`zaxy: ${ctx.commandPath}: ${doc.rejected === true ? "rejected" : "refused"}: ${doc.reason}\n`);
     return 1;
   }
   emit(ctx, schema, doc, text);

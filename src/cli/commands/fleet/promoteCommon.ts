@@ -50,7 +50,7 @@ export async function readPromotionFlags(ctx: CommandContext): Promise<Omit<Prom
   const scopeText = stringOption(ctx, "visibility-scope");
   const visibilityScope = scopeText === undefined ? undefined : parsePromotionScope(scopeText, "--visibility-scope");
   const { requireSealedSources } = await import("../../../fleet/fleetLog.ts");
-  await requireSealedSources(ctx.global.eventloomPath, originSession, sourceEvents, "--source-event");
+  await requireSealedSources(ctx.global.eventloomPath, originSession, sourceEvents, "--source-event", "--origin-session");
   return { fleetId, originSession, sourceEvents, confidence, actor, originActor: stringOption(ctx, "origin-actor"), visibilityScope };
 }
 
