@@ -18,7 +18,9 @@
  *   span_relevance = 0.40·query_overlap + 0.25·span_coverage + 0.20·horizon_proximity
  *                  + 0.15·authoring_prior
  *
- * (query_overlap = |q ∩ item| / |q| over compaction tokens, span_coverage = min(1, sources / 8),
+ * (query_overlap = |q ∩ item| / |q| over compaction tokens (`projectionTokens`: casefolded
+ * runs of `[A-Za-z0-9][A-Za-z0-9_.:/#-]*` longer than one character), span_coverage =
+ * min(1, sources / 8),
  * horizon_proximity = min(1, max source seq / split seq), authoring_prior = the candidate's
  * confidence or 0.5), rounded to 6 places, sorted best first (ties keep creation order) and cut
  * to the budget (the checkout's context limit).
@@ -33,13 +35,13 @@
  * plan.contexts[0]?.metadata.non_authoritative; // true
  */
 import { intField, isJsonObject, JsonNumber, type JsonObject, type JsonValue, stringField } from "../canonical/mod.ts";
+import { projectionTokens } from "../compaction/projectionSearch.ts";
 import { nonAuthoritative } from "../consolidation/candidate.ts";
 import { effectiveReviewStatus, replayConsolidation } from "../consolidation/status.ts";
 import { citationUri } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { PlainJson } from "../projection/types.ts";
 import type { RetrievedContext } from "../retrieval/types.ts";
-import { pythonCaseFold } from "../vector/caseFold.ts";
 
 /** Review statuses that admit a candidate to the remote tier (Python: accepted, active). */
 export const longHorizonStatuses: ReadonlySet<string> = new Set(["accepted", "active"]);
@@ -109,23 +111,33 @@ export interface LongHorizonPlan {
 }
 
 const sourceHashPattern = /^[0-9a-f]{64}$/;
-const compactionTokenPattern = /[A-Za-z0-9][A-Za-z0-9_.:/#-]*/g;
 
 /**
- * The compaction tokenizer (Python `text_tokens`): runs of `[A-Za-z0-9][A-Za-z0-9_.:/#-]*` in
- * the casefolded text, longer than one character, as a set.
+ * Python's `round(value, 6)`: the nearest 6-place decimal of the double's exact value, an exact
+ * half going to the even digit (`round(0.0078125, 6) == 0.007812`). toFixed's digits are those
+ * of the exact value, and every double in 0..1 that can be a tie has fewer than 40 places.
  */
-export function compactionTokens(text: string): Set<string> {
-  const tokens = new Set<string>();
-  for (const match of pythonCaseFold(text).matchAll(compactionTokenPattern)) {
-    if (match[0].length > 1) tokens.add(match[0]);
+export function pythonRound6(value: number): number {
+  const text = Math.abs(value).toFixed(40);
+  const point = text.indexOf(".");
+  if (/^50*$/.test(text.slice(point + 7))) {
+    const truncated = Number(text.slice(0, point + 7));
+    const rounded = Number(text[point + 6]) % 2 === 0 ? truncated : Number((truncated + 1e-6).toFixed(6));
+    return value < 0 ? -rounded : rounded;
   }
-  return tokens;
+  return Number(value.toFixed(6));
 }
 
-function round6(value: number): number {
-  return Math.round(value * 1e6) / 1e6;
+/** The I3 span relevance of an item's terms, as Python rounds it. */
+export function spanRelevance(terms: { query_overlap: number; span_coverage: number; horizon_proximity: number; authoring_prior: number }): number {
+  return pythonRound6(
+    spanRelevanceWeights.query_overlap * terms.query_overlap +
+      spanRelevanceWeights.span_coverage * terms.span_coverage +
+      spanRelevanceWeights.horizon_proximity * terms.horizon_proximity +
+      spanRelevanceWeights.authoring_prior * terms.authoring_prior,
+  );
 }
+
 
 /** The candidate's cited sources, or undefined when any is malformed or not in this log. */
 function verifiedSources(payload: JsonObject, events: readonly EventRecord[]): Array<{ seq: number; hash: string }> | undefined {
@@ -185,7 +197,7 @@ export function buildLongHorizonPlan(input: LongHorizonInput): LongHorizonPlan {
     return { diagnostics, contexts: [], promptLine: promptLine(diagnostics) };
   }
   const splitSeq = input.events[total - window - 1].seq;
-  const queryTokens = compactionTokens(input.query);
+  const queryTokens = projectionTokens(input.query);
   const replay = replayConsolidation(input.events);
   const scored: Scored[] = [];
   for (const candidate of replay.candidates.values()) {
@@ -203,26 +215,21 @@ export function buildLongHorizonPlan(input: LongHorizonInput): LongHorizonPlan {
     const content = title !== "" && summary !== "" ? `${title}: ${summary}` : title || summary || candidate.candidateId;
     const confidence = confidenceOf(created.payload);
     let shared = 0;
-    for (const token of compactionTokens(`${content} ${candidate.candidateType ?? ""}`)) if (queryTokens.has(token)) shared++;
+    for (const token of projectionTokens(`${content} ${candidate.candidateType ?? ""}`)) if (queryTokens.has(token)) shared++;
     const terms = {
       query_overlap: queryTokens.size === 0 ? 0 : shared / queryTokens.size,
       span_coverage: Math.min(1, sources.length / spanCoverageSaturation),
       horizon_proximity: splitSeq <= 0 ? 0 : Math.min(1, Math.max(0, maxSourceSeq / splitSeq)),
       authoring_prior: confidence ?? neutralAuthoringPrior,
     };
-    const score = round6(
-      spanRelevanceWeights.query_overlap * terms.query_overlap +
-        spanRelevanceWeights.span_coverage * terms.span_coverage +
-        spanRelevanceWeights.horizon_proximity * terms.horizon_proximity +
-        spanRelevanceWeights.authoring_prior * terms.authoring_prior,
-    );
+    const score = spanRelevance(terms);
     const citation = citationUri(input.sessionId, created.seq, created.hash);
     const sourceCitations = sources.map((source) => citationUri(input.sessionId, source.seq, source.hash));
     const relevanceTerms: { [key: string]: PlainJson } = {
-      query_overlap: round6(terms.query_overlap),
-      span_coverage: round6(terms.span_coverage),
-      horizon_proximity: round6(terms.horizon_proximity),
-      authoring_prior: round6(terms.authoring_prior),
+      query_overlap: pythonRound6(terms.query_overlap),
+      span_coverage: pythonRound6(terms.span_coverage),
+      horizon_proximity: pythonRound6(terms.horizon_proximity),
+      authoring_prior: pythonRound6(terms.authoring_prior),
       weights: { ...spanRelevanceWeights },
       span_coverage_saturation: spanCoverageSaturation,
       horizon_split_seq: splitSeq,

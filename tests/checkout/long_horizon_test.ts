@@ -6,10 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { buildLongHorizonPlan, compactionTokens, mergeConsolidatedContexts } from "../../src/checkout/longHorizon.ts";
+import { buildLongHorizonPlan, mergeConsolidatedContexts, pythonRound6, spanRelevance } from "../../src/checkout/longHorizon.ts";
+import { projectionTokens } from "../../src/compaction/projectionSearch.ts";
 import { buildCheckout } from "../../src/checkout/mod.ts";
 import type { EventRecord } from "../../src/eventloom/envelope.ts";
 import { events, hashOf } from "../consolidation/testkit.ts";
+import { python, skipWithoutPython } from "../eventloom/testkit.ts";
 import { context, retrieval } from "./fixtures.ts";
 
 const session = "agent-1";
@@ -194,11 +196,32 @@ describe("buildLongHorizonPlan", () => {
   });
 });
 
-describe("compactionTokens and mergeConsolidatedContexts", () => {
+describe("tokens, Python rounding and mergeConsolidatedContexts", () => {
   test("tokens are casefolded runs longer than one character, keeping path and ref punctuation", () => {
-    assert.deepEqual([...compactionTokens("Straße docs/a.md:1-3 a B2 eventloom://s/events/1#ab")], [
+    assert.deepEqual([...projectionTokens("Straße docs/a.md:1-3 a B2 eventloom://s/events/1#ab")], [
       "strasse", "docs/a.md:1-3", "b2", "eventloom://s/events/1#ab",
     ]);
+  });
+
+  test("span relevance matches Python's formula and round(x, 6), ties included (seed 20260101)", { skip: skipWithoutPython }, () => {
+    // A fixed-seed LCG, so the cases are the same on every run; plus exact-tie values.
+    let state = 20260101;
+    const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const cases = Array.from({ length: 400 }, () => ({
+      query_overlap: Math.floor(next() * 7) / Math.max(1, Math.floor(next() * 7)),
+      span_coverage: Math.min(1, Math.floor(next() * 12) / 8),
+      horizon_proximity: Math.min(1, Math.floor(next() * 5000) / Math.max(1, Math.floor(next() * 5000))),
+      authoring_prior: Math.round(next() * 100) / 100,
+    })).map((terms) => ({ ...terms, query_overlap: Math.min(1, terms.query_overlap) }));
+    const program = "import json, sys\n" +
+      "cases = json.load(sys.stdin)\n" +
+      "print(json.dumps([round(0.40*c['query_overlap'] + 0.25*c['span_coverage'] + 0.20*c['horizon_proximity'] + 0.15*c['authoring_prior'], 6) for c in cases]))\n";
+    const expected = JSON.parse(python(program, JSON.stringify(cases))) as number[];
+    assert.deepEqual(cases.map(spanRelevance), expected);
+    const ties = [0.0078125, 0.0234375, 0.5078125, 0.9921875, 0.0000005, 0.1234565];
+    const pythonTies = JSON.parse(python("import json, sys\nprint(json.dumps([round(x, 6) for x in json.load(sys.stdin)]))", JSON.stringify(ties)));
+    assert.deepEqual(ties.map(pythonRound6), pythonTies);
+    assert.equal(pythonRound6(0.0078125), 0.007812);
   });
 
   test("remote items go before the first retrieved context that scores lower; retrieval order is kept", () => {
