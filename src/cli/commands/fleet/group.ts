@@ -4,6 +4,7 @@ import { fleetAssignTrustCommand } from "./assignTrust.ts";
 import { fleetAuditCommand } from "./audit.ts";
 import { fleetCreateCommand } from "./create.ts";
 import { fleetEnrollCommand } from "./enroll.ts";
+import { fleetEscalateFindingCommand } from "./escalateFinding.ts";
 import { fleetPromoteOutcomeCommand } from "./promoteOutcome.ts";
 import { fleetPromoteRuleCommand } from "./promoteRule.ts";
 import { fleetPromoteSkillCommand } from "./promoteSkill.ts";
@@ -29,5 +30,6 @@ export const fleetGroup = defineGroup({
     fleetRollbackCommand,
     fleetStatusCommand,
     fleetAuditCommand,
+    fleetEscalateFindingCommand,
   ],
 });
