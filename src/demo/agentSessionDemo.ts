@@ -7,6 +7,9 @@
  * producer appends the `causal.edge.generated` events) and the predecessors of the failure are
  * walked back through both hops; and consolidation candidates are proposed from the session,
  * proposed again (nothing new), one is reviewed, and the status is replayed.
+ * Then a second log of near-duplicate runbook documents is audited for compaction: one cluster,
+ * and one representative would lose every identity but its own (unsafe); an exemplar projection
+ * keeps every identity, and retrieval finds a record through it with its source citation.
  * Later features extend it; each step returns data so the CLI can print text or JSON.
  */
 import * as fs from "node:fs";
@@ -18,6 +21,8 @@ import type { HandoffSummary } from "../eventloom/replay.ts";
 import { type CausalQueryResult, queryCausal } from "../causal/mod.ts";
 import { proposeFromLog, readConsolidationStatus, reviewCandidate } from "../consolidation/operations.ts";
 import type { PlainJson } from "../canonical/mod.ts";
+import { auditLog } from "../compaction/audit.ts";
+import { writeProjectionFromLog } from "../compaction/projectionFromLog.ts";
 import { validateMemoryRequest } from "../memory/request.ts";
 import { recordEvents } from "../memory/record.ts";
 import { MemoryService } from "../memory/service.ts";
@@ -51,6 +56,17 @@ export interface DemoConsolidation {
   status: { [key: string]: PlainJson };
 }
 
+export interface DemoCompaction {
+  log_path: string;
+  events: AppendedEvent[];
+  /** The audit of one representative per cluster (the medoid): what compaction would keep. */
+  audit: { safe: boolean; cluster_count: number; identity_recall: number | null; unsafe_reasons: string[]; missing_identities: string[] };
+  projection: { path: string; projection_id: string; strategy: string; records: number; identities_kept: number; identities_missing: string[] };
+  /** `memory query` on the runbook session: the projection items it returns. */
+  query: string;
+  projection_hits: Array<{ content: string; citation: string; projection_id: string; source_citations: string[] }>;
+}
+
 export interface DemoResult {
   root: string;
   session_id: string;
@@ -63,6 +79,7 @@ export interface DemoResult {
   checkout: DemoCheckout;
   causal: DemoCausal;
   consolidation: DemoConsolidation;
+  compaction: DemoCompaction;
 }
 
 /** The session: an agent fixing a failing auth test. */
@@ -170,6 +187,67 @@ async function consolidationStep(root: string, sessionId: string): Promise<DemoC
   return { first, second, review, status };
 }
 
+const runbookCount = 6;
+const runbookCode = (i: number) => `identity-code-${String(1041 + i).padStart(4, "0")}`;
+
+/**
+ * Six runbooks that differ only by their owner's identity code and their path: the near-duplicate
+ * collapse the audit exists to catch.
+ */
+async function compactionStep(root: string): Promise<DemoCompaction> {
+  const sessionId = "demo-runbooks";
+  const { events, logPath } = await recordEvents(
+    root,
+    sessionId,
+    Array.from({ length: runbookCount }, (_, i) => ({
+      type: "document.indexed",
+      actor: "indexer",
+      payload: fromJs({
+        path: `docs/runbooks/payments-${i + 1}.md`,
+        start_line: 1,
+        end_line: 12,
+        content: `Payments worker runbook: drain the queue, restart the worker, verify the JWKS cache. Owner ${runbookCode(i)}.`,
+      }),
+    })),
+  );
+  const report = await auditLog(logPath);
+  const artifact = path.join(root, "compaction", `${sessionId}.compaction.json`);
+  const { projection } = await writeProjectionFromLog(logPath, artifact, { strategy: "exemplar", maxRecords: runbookCount });
+  const kept = new Set(projection.records.flatMap((record) => record.identities));
+  const query = `Which runbook is owned by ${runbookCode(3)}?`;
+  const service = new MemoryService(root);
+  const answer = await service.query(validateMemoryRequest({ sessionId, query, limit: 5 }));
+  const results = answer.results as Array<{ content: string; citation: string; source: string; metadata?: { projection_id?: string; citations?: string[] } }>;
+  return {
+    log_path: logPath,
+    events,
+    audit: {
+      safe: report.safe,
+      cluster_count: report.cluster_count,
+      identity_recall: report.identity_recall,
+      unsafe_reasons: report.unsafe_reasons,
+      missing_identities: report.missing_identities,
+    },
+    projection: {
+      path: artifact,
+      projection_id: projection.projection_id,
+      strategy: projection.strategy,
+      records: projection.records.length,
+      identities_kept: projection.source_identities.filter((identity) => kept.has(identity)).length,
+      identities_missing: projection.source_identities.filter((identity) => !kept.has(identity)),
+    },
+    query,
+    projection_hits: results
+      .filter((r) => r.source === "projection")
+      .map((r) => ({
+        content: r.content,
+        citation: r.citation,
+        projection_id: r.metadata?.projection_id ?? "",
+        source_citations: (r.metadata?.citations ?? []).filter((c) => !c.startsWith("eventloom://")),
+      })),
+  };
+}
+
 export async function runAgentSessionDemo(options: { dir?: string } = {}): Promise<DemoResult> {
   const base = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), "zaxy-demo-"));
   const root = path.join(base, ".eventloom");
@@ -197,6 +275,7 @@ export async function runAgentSessionDemo(options: { dir?: string } = {}): Promi
   const checkout = await checkoutStep(root, sessionId);
   const causal = await causalStep(root, sessionId, events, new MemoryService(root));
   const consolidation = await consolidationStep(root, sessionId);
+  const compaction = await compactionStep(root);
   return {
     root,
     session_id: sessionId,
@@ -209,5 +288,6 @@ export async function runAgentSessionDemo(options: { dir?: string } = {}): Promi
     checkout,
     causal,
     consolidation,
+    compaction,
   };
 }

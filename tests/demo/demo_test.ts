@@ -116,3 +116,46 @@ test("demo proposes candidates from the session once, reviews one, and replays t
   assert.equal(types.filter((t: string) => t === "consolidation.candidate.created").length, created.length);
   assert.equal(types.filter((t: string) => t === "consolidation.candidate.reviewed").length, 1);
 });
+
+test("demo audits near-duplicate runbooks as unsafe and an exemplar projection keeps every identity", () => {
+  const dir = makeTempDir("zaxy-demo");
+  const run = runZaxy(["demo", "--dir", dir, "--json"], { cwd: dir });
+  assert.equal(run.code, 0, run.stderr);
+  const { compaction } = JSON.parse(run.stdout);
+  assert.equal(compaction.audit.safe, false);
+  assert.equal(compaction.audit.cluster_count, 1);
+  assert.deepEqual(compaction.audit.unsafe_reasons, ["identity recall below 1.000"]);
+  assert.ok(compaction.audit.missing_identities.includes("identity-code-1044"), compaction.audit.missing_identities.join(", "));
+  assert.ok(compaction.audit.missing_identities.includes("docs/runbooks/payments-4.md:1-12"));
+  // The same audit from the command line: exit 1, unsafe.
+  const audit = runZaxy(["compact", compaction.log_path, "--audit", "--json"], { cwd: dir });
+  assert.equal(audit.code, 1, audit.stderr);
+  assert.equal(JSON.parse(audit.stdout).safe, false);
+  // The exemplar projection keeps every identity and is a file of real events.
+  assert.deepEqual(compaction.projection.identities_missing, []);
+  assert.equal(compaction.projection.records, 6);
+  const artifact = JSON.parse(fs.readFileSync(compaction.projection.path, "utf8"));
+  assert.equal(artifact.projection_id, compaction.projection.projection_id);
+  const log = fs.readFileSync(compaction.log_path, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+  for (const record of artifact.records) {
+    const match = /^eventloom:\/\/demo-runbooks\/events\/(\d+)#([0-9a-f]{12})$/.exec(record.event_ref);
+    assert.ok(match, record.event_ref);
+    const event = log[Number(match[1]) - 1];
+    const hash: string = event.hash ?? event.integrity.hash.replace(/^sha256:/, "");
+    assert.ok(hash.startsWith(match[2]));
+  }
+  // Retrieval finds the asked-for runbook through the projection, with its source citation.
+  assert.equal(compaction.projection_hits[0].citation.startsWith("eventloom://demo-runbooks/events/4#"), true);
+  assert.deepEqual(compaction.projection_hits[0].source_citations, ["docs/runbooks/payments-4.md:1-12"]);
+});
+
+test("demo refuses a --dir that already holds an Eventloom, writing nothing", () => {
+  const dir = makeTempDir("zaxy-demo");
+  fs.mkdirSync(path.join(dir, ".eventloom"));
+  const run = runZaxy(["demo", "--dir", dir, "--json"], { cwd: dir });
+  assert.equal(run.code, 2);
+  const { error } = JSON.parse(run.stdout);
+  assert.equal(error.field, "--dir");
+  assert.match(error.message, /already holds an Eventloom/);
+  assert.deepEqual(fs.readdirSync(path.join(dir, ".eventloom")), []);
+});

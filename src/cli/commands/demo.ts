@@ -1,5 +1,8 @@
 /** `zaxy demo`: the main demo (what `npm start` runs). */
 import { booleanOption, defineCommand, stringOption } from "../command.ts";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { inputError } from "../../errors.ts";
 import { emit } from "../output.ts";
 import type { PlainJson } from "../../canonical/mod.ts";
 
@@ -13,16 +16,26 @@ export const demoCommand = defineCommand({
     "preference changes twice and a Memory Checkout cites only the current value; the agent\n" +
     "explains the test failure causally and its causes are walked back with citations; and\n" +
     "consolidation candidates are proposed from the session (twice: the second run adds\n" +
-    "nothing), one is reviewed, and the status is replayed from the log.",
+    "nothing), one is reviewed, and the status is replayed from the log; finally a compaction\n" +
+    "audit of near-duplicate runbooks flags the collapse (one representative would lose their\n" +
+    "identities) and an exemplar projection keeps every identity, found again by retrieval.",
   options: {
-    dir: { type: "string", valueName: "DIR", description: "Work in DIR instead of a temporary directory" },
+    dir: { type: "string", valueName: "DIR", description: "Work in DIR (without an .eventloom yet) instead of a temporary directory" },
     quiet: { type: "boolean", description: "Print only the summary lines" },
   },
   positionals: [],
   async run(ctx) {
     // Loaded on use: the demo pulls in the projection and retrieval stack.
     const { runAgentSessionDemo } = await import("../../demo/agentSessionDemo.ts");
-    const result = await runAgentSessionDemo({ dir: stringOption(ctx, "dir") });
+    const dir = stringOption(ctx, "dir");
+    // The demo's checks count what it recorded: a second run into the same logs would mix two sessions.
+    if (dir !== undefined && fs.existsSync(path.join(dir, ".eventloom"))) {
+      throw inputError("invalid_option", `--dir ${JSON.stringify(dir)} already holds an Eventloom (.eventloom) from an earlier run; the demo records fresh sessions`, {
+        field: "--dir",
+        expected: "a directory without .eventloom (or omit --dir for a temporary directory)",
+      });
+    }
+    const result = await runAgentSessionDemo({ dir });
     const c = result.checkout;
     const checkoutOk = c.current_facts.some((f) => f.content.includes("release/1.5")) &&
       !c.current_facts.some((f) => /release_branch=(main|release\/1\.4)$/.test(f.content)) && c.superseded_contexts_excluded >= 2;
@@ -34,7 +47,10 @@ export const demoCommand = defineCommand({
     const consolidationOk = Number(cons.first.candidate_count) > 0 && cons.second.candidate_count === 0 &&
       cons.second.skipped_existing_count === cons.first.candidate_count && cons.review.status === "accepted" &&
       cons.status.accepted_count === 1 && cons.status.candidate_count === cons.first.candidate_count;
-    const ok = result.integrity.ok && !result.tamper.report.ok && checkoutOk && causalOk && consolidationOk;
+    const comp = result.compaction;
+    const compactionOk = !comp.audit.safe && comp.audit.cluster_count === 1 && comp.audit.missing_identities.length > 0 &&
+      comp.projection.identities_missing.length === 0 && comp.projection_hits.length > 0;
+    const ok = result.integrity.ok && !result.tamper.report.ok && checkoutOk && causalOk && consolidationOk && compactionOk;
     emit(ctx, "zaxy.demo.v1", { ok, ...result }, () => {
       const lines: string[] = [];
       const say = (line = "") => lines.push(line);
@@ -79,7 +95,17 @@ export const demoCommand = defineCommand({
         say(`     - ${candidate.candidate_type.padEnd(9)} ${candidate.review_status.padEnd(8)} created at seq ${candidate.created_seq}  ${candidate.candidate_id}`);
       }
       say();
-      say(ok ? "Demo OK: the log verifies, tampering is caught, checkout cites only current facts, causes are cited, candidates stay under review." : "Demo FAILED.");
+      const missing = comp.audit.missing_identities;
+      say(`8. Compaction audit of ${comp.events.length} near-duplicate runbooks (${comp.log_path}):`);
+      say(`   ${comp.audit.safe ? "SAFE" : "UNSAFE"}: ${comp.audit.cluster_count} cluster; one representative keeps identity recall ${comp.audit.identity_recall?.toFixed(3)}; ${comp.audit.unsafe_reasons.join("; ")}`);
+      say(`   missing: ${missing.slice(0, 4).join(", ")}${missing.length > 4 ? `, ... ${missing.length - 4} more` : ""}`);
+      say(`   exemplar projection (${comp.projection.records} records of real events) -> ${comp.projection.path}`);
+      say(`   keeps ${comp.projection.identities_kept} of ${comp.projection.identities_kept + comp.projection.identities_missing.length} identities; retrieval finds it: "${comp.query}"`);
+      for (const hit of comp.projection_hits.slice(0, 2)) {
+        say(`     - projection ${hit.projection_id.slice(0, 12)}: ${hit.source_citations.join(", ")}  ${hit.citation}`);
+      }
+      say();
+      say(ok ? "Demo OK: the log verifies, tampering is caught, checkout cites only current facts, causes are cited, candidates stay under review, compaction keeps every identity." : "Demo FAILED.");
       return lines.join("\n");
     });
     return ok ? 0 : 1;
