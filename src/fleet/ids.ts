@@ -14,6 +14,7 @@ import { canonicalJson, JsonNumber, type JsonObject, type JsonValue } from "../c
 import { inputError } from "../errors.ts";
 import type { SourceEventRef } from "../eventloom/citation.ts";
 import { validateSessionId } from "../eventloom/session.ts";
+import { sessionIdCharsMax } from "../limits.ts";
 import { sha256Hex } from "../platform/mod.ts";
 import type { PromotionKind } from "./vocabulary.ts";
 
@@ -25,10 +26,13 @@ export const promotionIdPattern = /^fleetpromo:[0-9a-f]{24}$/;
 
 /** The log thread of a fleet: `fleet.<fleet_id>`. */
 export function fleetThread(fleetId: string): string {
-  return `fleet.${fleetId}`;
+  return fleetThreadPrefix + fleetId;
 }
 
-const fleetIdPattern = /^[A-Za-z0-9_.-]{1,122}$/;
+const fleetThreadPrefix = "fleet.";
+/** A fleet id is what is left of a session id after the `fleet.` prefix. */
+export const fleetIdCharsMax = sessionIdCharsMax - fleetThreadPrefix.length;
+const fleetIdPattern = new RegExp(`^[A-Za-z0-9_.-]{1,${fleetIdCharsMax}}$`);
 
 /**
  * A fleet id must make `fleet.<id>` a valid session id (DESIGN §2.1): 1-122 of A-Z a-z 0-9 . _ -
@@ -36,7 +40,7 @@ const fleetIdPattern = /^[A-Za-z0-9_.-]{1,122}$/;
  */
 export function validateFleetId(value: unknown, field = "fleet_id"): string {
   if (typeof value !== "string" || !fleetIdPattern.test(value)) {
-    throw inputError("invalid_fleet_id", `${field} ${value === undefined ? "is missing" : JSON.stringify(value) + " is not a fleet id"}: fleet ids are 1-122 of A-Z a-z 0-9 . _ -`, {
+    throw inputError("invalid_fleet_id", `${field} ${value === undefined ? "is missing" : JSON.stringify(value) + " is not a fleet id"}: fleet ids are 1-${fleetIdCharsMax} of A-Z a-z 0-9 . _ -`, {
       field,
       expected: fleetIdPattern.source,
     });

@@ -9,7 +9,7 @@ import { after, describe, test } from "node:test";
 import { readEvents } from "../../src/eventloom/mod.ts";
 import { summarizeFleetEvents } from "../../src/fleet/mod.ts";
 import { runZaxy, runZaxyAsync } from "../cli/zaxy.ts";
-import { removeTempDirs } from "../eventloom/testkit.ts";
+import { refVerify, removeTempDirs, skipWithoutPython } from "../eventloom/testkit.ts";
 import { agentOfTier, makeFleet } from "./fleetkit.ts";
 
 after(removeTempDirs);
@@ -41,6 +41,8 @@ describe("concurrent promotions", () => {
     const verify = runZaxy(["verify", fx.fleetLog, "--json"], { cwd: fx.dir });
     assert.equal(verify.code, 0, verify.stdout);
     assert.equal(JSON.parse(verify.stdout).ok, true);
+
+    if (skipWithoutPython === false) assert.equal(refVerify(fx.fleetLog).verdict.ok, true, "the Python reference verifier accepts the fleet log");
 
     const events = readEvents(fx.fleetLog).events;
     const promotions = events.filter((e) => e.type === "fleet.outcome.propagated");

@@ -11,6 +11,7 @@ import { isZaxyError } from "../../src/errors.ts";
 import {
   createFleet,
   enrollAgent,
+  fleetAudit,
   fleetStatus,
   fleetStatusDocument,
   promote,
@@ -21,7 +22,7 @@ import {
   trustTiers,
   visibilityScopes,
 } from "../../src/fleet/mod.ts";
-import { removeTempDirs } from "../eventloom/testkit.ts";
+import { python, removeTempDirs, skipWithoutPython } from "../eventloom/testkit.ts";
 import { agentOfTier, assignTrust, autoPolicy, fileBytes, makeFleet, reviewPolicy, steward } from "./fleetkit.ts";
 
 after(removeTempDirs);
@@ -310,5 +311,36 @@ describe("bad input writes nothing", () => {
     await assert.rejects(promote(fx.root, "bogus", outcome(fx, agentOfTier.member, 0)), isCode("invalid_promotion_kind", 2));
     assert.deepEqual(fileBytes(fx.fleetLog), before);
     assert.equal(fs.existsSync(path.join(fx.root, "fleet.beta.jsonl")), false);
+  });
+});
+
+describe("audit", () => {
+  test("every source ref the audit prints resolves: python3 reads the same seq and hash from the origin log", { skip: skipWithoutPython }, async () => {
+    const fx = await makeFleet();
+    await promote(fx.root, "outcome", outcome(fx, agentOfTier.member, 0), { policy: autoPolicy });
+    await promote(fx.root, "skill", { fleetId: "alpha", actor: agentOfTier.trusted, originSession: "origin", originActor: "origin-agent", sourceEvents: [fx.sources[4], fx.sources[7]], confidence: 0.9, skillId: "s", skillVersion: "1" }, { policy: autoPolicy });
+    await promote(fx.root, "rule", { fleetId: "alpha", actor: agentOfTier.member, originSession: "origin", sourceEvents: [fx.sources[9]], confidence: 0.3, rule: "r", trigger: "t" }, { policy: autoPolicy });
+    const audit = await fleetAudit(fx.root, "alpha");
+    assert.deepEqual([audit.ok, audit.promotion_count, audit.ref_count, audit.unresolved_count], [true, 3, 7, 0]);
+    const refs = (audit.promotions as Array<{ origin_session: string; source_refs: Array<{ seq: number; hash: string; citation: string; resolved: boolean }> }>)
+      .flatMap((p) => p.source_refs.map((r) => ({ ...r, session: p.origin_session })));
+    assert.equal(refs.length, 4);
+    const program =
+      "import json, sys, re\n" +
+      "out = []\n" +
+      "for r in json.load(sys.stdin):\n" +
+      "    m = re.match(r'^eventloom://([^/]+)/events/(\\d+)#([0-9a-f]{12})$', r['citation'])\n" +
+      "    lines = open(r['root'] + '/' + m.group(1) + '.jsonl', encoding='utf-8').read().splitlines()\n" +
+      "    rec = json.loads(lines[int(m.group(2)) - 1])\n" +
+      "    h = rec['integrity']['hash'].split(':', 1)[1] if 'integrity' in rec else rec['hash']\n" +
+      "    out.append([m.group(1), int(m.group(2)), h, h.startswith(m.group(3))])\n" +
+      "print(json.dumps(out))\n";
+    const checked = JSON.parse(python(program, JSON.stringify(refs.map((r) => ({ ...r, root: fx.root }))))) as Array<[string, number, string, boolean]>;
+    refs.forEach((ref, i) => {
+      assert.equal(ref.resolved, true);
+      assert.deepEqual(checked[i], ["origin", ref.seq, ref.hash, true]);
+    });
+    const promotions = audit.promotions as Array<{ actor: string; origin_actor: string }>;
+    assert.deepEqual([promotions[1].actor, promotions[1].origin_actor], [agentOfTier.trusted, "origin-agent"]);
   });
 });
