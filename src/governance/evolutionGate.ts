@@ -168,6 +168,14 @@ export function pythonFixed3(value: number): string {
  */
 export function evaluateEvolutionGate(op: EvolutionOp, confidence: number, policy: EvolutionPolicy): GateDecision {
   parseEvolutionOp(op);
+  // Typed callers only: a string or boolean confidence is refused here as Python refuses it
+  // (flags are parsed to numbers by `parseUnitInterval` before they get here).
+  if (typeof confidence !== "number") {
+    throw inputError("invalid_confidence", `confidence must be a number between 0.0 and 1.0 (got ${JSON.stringify(confidence) ?? "nothing"})`, {
+      field: "confidence",
+      expected: "a number in 0..1",
+    });
+  }
   parseUnitInterval(confidence, "confidence");
   const tier = tierFor(policy, op);
   const threshold = thresholdFor(policy, op);

@@ -94,7 +94,7 @@ describe("evaluateEvolutionGate", () => {
 
   test("an unknown op or a confidence outside 0..1 is bad input listing what is valid", () => {
     badInput(() => evaluateEvolutionGate("merge" as never, 0.9, policy()), "op", /op must be one of: consolidate, update, forget, rule_generate, promote/);
-    for (const confidence of [-0.01, 1.01, Number.NaN, Number.POSITIVE_INFINITY]) {
+    for (const confidence of [-0.01, 1.01, Number.NaN, Number.POSITIVE_INFINITY, true, "0.9"] as number[]) {
       badInput(() => evaluateEvolutionGate("update", confidence, policy()), "confidence", /between 0\.0 and 1\.0/);
     }
   });
