@@ -152,11 +152,15 @@ class ChunkWriter {
 
 const newline = new Uint8Array([0x0a]);
 
-/** Copies event lines `[firstPosition, ∞)` of `source` into a new file at `target`, fsynced. */
-function copyEventLines(source: string, target: string, ops: RewriteFileOps, firstPosition = 1): CopyStats {
+/**
+ * Copies event lines `[firstPosition, ∞)` of `source` into a new file at `target`, fsynced, with
+ * the permission bits `mode` (a log kept private stays private after the rename).
+ */
+function copyEventLines(source: string, target: string, ops: RewriteFileOps, mode: number, firstPosition = 1): CopyStats {
   const stats: CopyStats = { eventCount: 0, bytesWritten: 0, trimmedLines: 0, finalNewlineAdded: false };
   const fd = ops.openSync(target, "wx");
   try {
+    fs.fchmodSync(fd, mode);
     const writer = new ChunkWriter(ops, fd);
     for (const { bytes, position, terminated } of readLogLines(source)) {
       stats.eventCount = position;
@@ -313,7 +317,7 @@ export async function rewriteLog(logPath: string, options: RewriteOptions = {}):
     let snapshotCreated = false;
     let stats: CopyStats;
     try {
-      stats = copyEventLines(logPath, tempPath, ops);
+      stats = copyEventLines(logPath, tempPath, ops, stat.mode & 0o777);
       const copied = await verifyLog(tempPath, { lock: false });
       if (!copied.ok || copied.total_events !== integrity.total_events) {
         throw ioError("rewrite_mismatch", `Cannot compact ${logPath}: the rewritten copy does not verify (${copied.broken_reason ?? `${copied.total_events} events`})`);
@@ -324,7 +328,7 @@ export async function rewriteLog(logPath: string, options: RewriteOptions = {}):
         removeQuietly(ops, snapshotTemp);
         const existed = fs.existsSync(snapshotPath);
         try {
-          copyEventLines(tempPath, snapshotTemp, ops, integrity.total_events - snapshotEvery + 1);
+          copyEventLines(tempPath, snapshotTemp, ops, stat.mode & 0o777, integrity.total_events - snapshotEvery + 1);
           ops.renameSync(snapshotTemp, snapshotPath);
         } finally {
           removeQuietly(ops, snapshotTemp);

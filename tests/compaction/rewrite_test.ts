@@ -123,6 +123,14 @@ describe("rewriteLog", () => {
     assert.equal(JSON.parse(nonBlankLines(log)[3]).seq, 4);
   });
 
+  test("the rewritten log and its snapshot keep the original's permission bits", async () => {
+    const { log } = await makeLog(3);
+    fs.chmodSync(log, 0o600);
+    const result = await rewriteLog(log, { snapshotEvery: 2 });
+    assert.equal(fs.statSync(log).mode & 0o777, 0o600);
+    assert.equal(fs.statSync(result.snapshot_path!).mode & 0o777, 0o600);
+  });
+
   test("a failure just before the rename leaves the original byte-identical and no temp file", async () => {
     const { root, log } = await makeLog(5);
     const original = fs.readFileSync(log);
