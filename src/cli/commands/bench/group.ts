@@ -5,6 +5,7 @@ import { benchCheckoutCommand } from "./checkout.ts";
 import { benchCompactionAuditCommand } from "./compactionAudit.ts";
 import { benchConsolidationCommand } from "./consolidation.ts";
 import { benchConsolidationGuardrailCommand } from "./consolidationGuardrail.ts";
+import { benchFleetCommand } from "./fleet.ts";
 import { benchMedoidCommand } from "./medoid.ts";
 import { benchReprojectCommand } from "./reproject.ts";
 import { benchRetrievalCommand } from "./retrieval.ts";
@@ -14,5 +15,5 @@ import { benchVerifyCommand } from "./verify.ts";
 export const benchGroup = defineGroup({
   name: "bench",
   summary: "Benchmarks: measured figures, ratios from one run, and the machine",
-  children: [benchVerifyCommand, benchRetrievalCommand, benchReprojectCommand, benchCheckoutCommand, benchConsolidationGuardrailCommand, benchConsolidationCommand, benchCausalCommand, benchTriggerCommand, benchMedoidCommand, benchCompactionAuditCommand],
+  children: [benchVerifyCommand, benchRetrievalCommand, benchReprojectCommand, benchCheckoutCommand, benchConsolidationGuardrailCommand, benchConsolidationCommand, benchCausalCommand, benchTriggerCommand, benchMedoidCommand, benchCompactionAuditCommand, benchFleetCommand],
 });
