@@ -259,8 +259,9 @@ export async function rewriteLog(logPath: string, options: RewriteOptions = {}):
     throw inputError("unreadable_log", `Cannot compact ${logPath}: no such file`, { field: "LOG" });
   }
   if (!stat.isFile()) throw inputError("unreadable_log", `Cannot compact ${logPath}: it is not a regular file`, { field: "LOG" });
-  const outputPath = options.outputPath ?? logPath;
-  const inPlace = options.outputPath === undefined || path.resolve(outputPath) === path.resolve(logPath);
+  const inPlace = options.outputPath === undefined || path.resolve(options.outputPath) === path.resolve(logPath);
+  // In place, a symlinked log is rewritten where it really lives; the link stays a link.
+  const outputPath = inPlace ? (fs.lstatSync(logPath).isSymbolicLink() ? fs.realpathSync(logPath) : logPath) : options.outputPath!;
   const outputSession = sessionOf(outputPath, inPlace ? "LOG" : "--output");
   if (!inPlace) {
     if (fs.existsSync(outputPath)) {

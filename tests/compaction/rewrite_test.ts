@@ -131,6 +131,18 @@ describe("rewriteLog", () => {
     assert.equal(fs.statSync(result.snapshot_path!).mode & 0o777, 0o600);
   });
 
+  test("a symlinked log is rewritten at its target and the link stays a link", async () => {
+    const { root, log } = await makeLog(2);
+    const linkDir = makeTempDir("zaxy-rewrite-link");
+    const link = path.join(linkDir, "default.jsonl");
+    fs.symlinkSync(log, link);
+    const result = await rewriteLog(link);
+    assert.equal(fs.lstatSync(link).isSymbolicLink(), true);
+    assert.equal(result.output_path, fs.realpathSync(log));
+    assert.equal(nonBlankLines(log).length, 3);
+    assert.deepEqual(leftovers(root), []);
+  });
+
   test("a failure just before the rename leaves the original byte-identical and no temp file", async () => {
     const { root, log } = await makeLog(5);
     const original = fs.readFileSync(log);
