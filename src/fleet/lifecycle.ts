@@ -59,7 +59,8 @@ const reviewStatusOf = { accepted: "active", rejected: "rejected", deferred: "de
 
 /**
  * A steward's review of a pending or deferred promotion. `accepted` makes it active and
- * supersedes conflicting active non-keystone memories (each citing the promotion and the review).
+ * supersedes conflicting active non-keystone memories (each citing the loser's and the accepted
+ * promotion's events).
  */
 export async function reviewPromotion(
   root: string,

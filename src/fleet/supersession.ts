@@ -13,7 +13,7 @@ export interface SupersedingPromotion {
   promotionId: string;
   kind: PromotionKind;
   conflictKey: string;
-  /** The winner's promotion event (or its review, when a steward accepted it). */
+  /** The winner's promotion event. */
   event: SourceEventRef;
 }
 
