@@ -32,7 +32,7 @@ import { centroidOf, cosineDistancesTo, farthestPointExemplars, meanDistanceToCe
 import { defaultEmbeddingDim } from "../vector/hashEmbedding.ts";
 import { AuditVectors } from "./auditVectors.ts";
 import { clusterRows, defaultClusterThreshold } from "./clustering.ts";
-import { contextTokens, eventContext } from "./eventContext.ts";
+import { eventContext } from "./eventContext.ts";
 import { eventIdentities, hasSourceCitation } from "./identities.ts";
 import { remediationPlan, type RemediationStep } from "./remediation.ts";
 
@@ -248,9 +248,8 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
     const ids = eventIdentities(record);
     const ms = Date.parse(record.timestamp);
     facts.push({ seq: record.seq, eventRef: ids.eventRef, content: ids.content, cited: hasSourceCitation(record), window: Math.floor(ms / temporalWindowMs) });
-    vectors.add(contextTokens(eventContext(record)));
+    vectors.addText(eventContext(record));
   }
-  vectors.flush();
   const n = facts.length;
 
   stage("clustering");
@@ -309,11 +308,16 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
   });
   const haystacks = new Map<number, string>();
   if (needed.size > 0) {
+    // Only the representatives' lines are parsed; the rest are skipped as bytes.
     let row = 0;
-    for (const record of readRecords(path)) {
+    for (const { bytes, position } of readLogLines(path)) {
       if (needed.has(row)) {
-        const ids = eventIdentities(record);
-        haystacks.set(row, pythonCaseFold([eventContext(record), ids.eventRef, ...ids.content].join("\n")));
+        const parsed = parseJsonBytes(bytes);
+        if (isJsonObject(parsed)) {
+          const record = recordFromLine(parsed, position);
+          const ids = eventIdentities(record);
+          haystacks.set(row, pythonCaseFold([eventContext(record), ids.eventRef, ...ids.content].join("\n")));
+        }
       }
       row++;
     }

@@ -11,40 +11,40 @@
  * Jaccard J, P(share a band) = 1 − (1 − J⁴)¹⁶: 0.94 at J = 0.6, 0.996 at 0.7, > 0.9999 at 0.8.
  * What must never change without re-measuring: the hash, the bin and band counts.
  */
-import { embedTokensInKernel } from "../vector/hashEmbeddingKernel.ts";
+import { embeddingTokens } from "../vector/hashEmbedding.ts";
+import { TokenBuckets } from "./tokenBuckets.ts";
+import { fnvOffset, fnvPrime, tokenHashFinal } from "./tokenHash.ts";
+
+export { tokenHash32 } from "./tokenHash.ts";
+
+const asciiText = /^[\x00-\x7f]*$/;
+
+/** Python's `str.isspace()` within ASCII: \t \n \v \f \r, U+001C..U+001F and space. */
+function isAsciiSpace(c: number): boolean {
+  return (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x20);
+}
 
 export const sketchBins = 64;
 export const binsPerBand = 4;
 export const bandCount = sketchBins / binsPerBand;
-/** Texts embedded per kernel call (its output is dense: rows × dim × 8 bytes). */
-export const embedBatchRows = 2048;
 const emptyBin = 0xffffffff;
-
-/** FNV-1a over UTF-16 code units, then a murmur3 finaliser: a fast, fixed 32-bit token hash. */
-export function tokenHash32(token: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < token.length; i++) {
-    h ^= token.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
 
 class Growable<T extends Uint16Array | Uint32Array | Float32Array> {
   length = 0;
   constructor(public data: T, private readonly make: (n: number) => T) {}
   push(value: number): void {
-    if (this.length === this.data.length) {
-      const bigger = this.make(this.data.length * 2);
-      bigger.set(this.data);
-      this.data = bigger;
-    }
+    if (this.length === this.data.length) this.reserve(1);
     this.data[this.length++] = value;
+  }
+
+  /** Makes room for `more` values past `length`. */
+  reserve(more: number): void {
+    if (this.length + more <= this.data.length) return;
+    let size = this.data.length * 2;
+    while (size < this.length + more) size *= 2;
+    const bigger = this.make(size);
+    bigger.set(this.data.subarray(0, this.length));
+    this.data = bigger;
   }
 }
 
@@ -55,61 +55,142 @@ export class AuditVectors {
   private readonly offsets = new Growable(new Uint32Array(1 << 12), (n) => new Uint32Array(n));
   private readonly norms = new Growable(new Float32Array(1 << 12), (n) => new Float32Array(n));
   private readonly bands = new Growable(new Uint32Array(1 << 12), (n) => new Uint32Array(n));
-  private pending: string[][] = [];
+  private readonly tokens: TokenBuckets;
+  // Per-row scratch: bucket sums, the buckets touched (and a stamp saying so), sketch minimums.
+  private readonly sums: Int32Array;
+  private readonly touchedStamp: Int32Array;
+  private touched = new Uint16Array(256);
+  private touchedCount = 0;
+  private readonly mins = new Uint32Array(sketchBins);
 
   constructor(dim: number) {
     if (dim > 0xffff) throw new RangeError(`audit vectors hold dimensions up to 65535, got ${dim}`);
     this.dim = dim;
     this.offsets.push(0);
+    this.tokens = new TokenBuckets(dim);
+    this.sums = new Int32Array(dim);
+    this.touchedStamp = new Int32Array(dim).fill(-1);
   }
 
   get count(): number {
     return this.offsets.length - 1;
   }
 
-  /** Queues one row's tokens (Python's `text.casefold().split()`); rows are numbered in order. */
-  add(tokens: string[]): void {
-    this.pending.push(tokens);
-    if (this.pending.length >= embedBatchRows) this.flush();
+  /**
+   * Adds one row from its tokens (Python's `text.casefold().split()`); rows are numbered in order.
+   * The row equals the kernel's `hashEmbedMany` row stored as f32: bucket sums are small
+   * integers, so their sum of squares is exact in any order, and each value is `sum / norm` in
+   * f64, as the kernel divides (hashEmbeddingKernel.ts, wasm/vector.ts).
+   */
+  add(tokens: readonly string[]): void {
+    this.startRow();
+    for (let t = 0; t < tokens.length; t++) this.accumulate(this.tokens.slotOf(tokens[t]));
+    this.finishRow();
   }
 
-  /** Embeds queued rows. Call before reading. */
-  flush(): void {
-    if (this.pending.length === 0) return;
-    const dense = embedTokensInKernel(this.pending, this.dim);
-    const mins = new Uint32Array(sketchBins);
-    for (let r = 0; r < dense.length; r++) {
-      const vector = dense[r];
-      let sumSquares = 0;
-      for (let d = 0; d < this.dim; d++) {
-        const value = vector[d];
-        if (value !== 0) {
-          const f = Math.fround(value);
-          this.indices.push(d);
-          this.values.push(f);
-          sumSquares += f * f;
-        }
-      }
-      this.offsets.push(this.indices.length);
-      this.norms.push(Math.sqrt(sumSquares));
-      mins.fill(emptyBin);
-      for (const token of this.pending[r]) {
-        const h = tokenHash32(token);
-        const bin = h & (sketchBins - 1);
-        // The bin takes the low bits; compare the rest so every bin is a min over fresh bits.
-        const rest = h >>> 6;
-        if (rest < mins[bin]) mins[bin] = rest;
-      }
-      for (let b = 0; b < bandCount; b++) {
-        let key = 0x9e3779b9 ^ b;
-        for (let j = 0; j < binsPerBand; j++) {
-          key = Math.imul(key ^ mins[b * binsPerBand + j], 0x01000193);
-          key ^= key >>> 15;
-        }
-        this.bands.push(key >>> 0);
-      }
+  /**
+   * Adds one row from a context text: the same row as `add(contextTokens(text))`, but ASCII text
+   * is lowercased, split and hashed in one scan, and a cached token is found without building
+   * its string.
+   */
+  addText(text: string): void {
+    if (!asciiText.test(text)) {
+      this.add(embeddingTokens(text));
+      return;
     }
-    this.pending = [];
+    this.startRow();
+    const cache = this.tokens;
+    const length = text.length;
+    let tokenCount = 0;
+    let i = 0;
+    while (i < length) {
+      let c = text.charCodeAt(i);
+      if (isAsciiSpace(c)) { i++; continue; }
+      const start = i;
+      let h = fnvOffset;
+      do {
+        if (c >= 0x41 && c <= 0x5a) c += 32;
+        h = Math.imul(h ^ c, fnvPrime);
+        if (++i === length) break;
+        c = text.charCodeAt(i);
+      } while (!isAsciiSpace(c));
+      this.accumulate(cache.slotOfLoweredAscii(text, start, i, tokenHashFinal(h)));
+      tokenCount++;
+    }
+    // Python's split of blank text is empty; the embedding then hashes one empty token.
+    if (tokenCount === 0) this.accumulate(cache.slotOf(""));
+    this.finishRow();
+  }
+
+  private startRow(): void {
+    this.mins.fill(emptyBin);
+    this.touchedCount = 0;
+  }
+
+  private accumulate(slot: number): void {
+    const cache = this.tokens;
+    const bucket = cache.bucket[slot];
+    if (this.touchedStamp[bucket] !== this.count) {
+      this.touchedStamp[bucket] = this.count;
+      if (this.touchedCount === this.touched.length) this.growTouched();
+      this.touched[this.touchedCount++] = bucket;
+    }
+
+    this.sums[bucket] += cache.positive[slot] === 1 ? 1 : -1;
+    const h = cache.sketchHash[slot];
+    const bin = h & (sketchBins - 1);
+    // The bin takes the low bits; compare the rest so every bin is a min over fresh bits.
+    const rest = h >>> 6;
+    if (rest < this.mins[bin]) this.mins[bin] = rest;
+  }
+
+  private growTouched(): void {
+    const bigger = new Uint16Array(this.touched.length * 2);
+    bigger.set(this.touched);
+    this.touched = bigger;
+  }
+
+  private finishRow(): void {
+    const sums = this.sums;
+    const mins = this.mins;
+    const touchedCount = this.touchedCount;
+    const touched = this.touched.subarray(0, touchedCount).sort();
+    let sumSquaresExact = 0;
+    for (let k = 0; k < touchedCount; k++) sumSquaresExact += sums[touched[k]] * sums[touched[k]];
+    const norm = Math.sqrt(sumSquaresExact);
+    this.indices.reserve(touchedCount);
+    this.values.reserve(touchedCount);
+    const indices = this.indices.data;
+    const values = this.values.data;
+    let at = this.indices.length;
+    let sumSquares = 0;
+    for (let k = 0; k < touchedCount; k++) {
+      const bucket = touched[k];
+      const sum = sums[bucket];
+      sums[bucket] = 0;
+      if (sum === 0) continue;
+      const f = Math.fround(sum / norm);
+      indices[at] = bucket;
+      values[at] = f;
+      at++;
+      sumSquares += f * f;
+    }
+    this.indices.length = at;
+    this.values.length = at;
+    this.offsets.push(at);
+    this.norms.push(Math.sqrt(sumSquares));
+    this.bands.reserve(bandCount);
+    const bands = this.bands.data;
+    const bandBase = this.bands.length;
+    for (let b = 0; b < bandCount; b++) {
+      let key = 0x9e3779b9 ^ b;
+      for (let j = 0; j < binsPerBand; j++) {
+        key = Math.imul(key ^ mins[b * binsPerBand + j], 0x01000193);
+        key ^= key >>> 15;
+      }
+      bands[bandBase + b] = key >>> 0;
+    }
+    this.bands.length = bandBase + bandCount;
   }
 
   /** Band `band`'s key for `row`. */

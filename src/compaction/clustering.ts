@@ -35,21 +35,47 @@ export interface Clustering {
   nearestCosine: Float64Array;
 }
 
+/**
+ * For each band, the rows inserted under each band key, newest first: a hash table from key to
+ * the newest row, and per (row, band) the previous row with the same key. Flat typed arrays
+ * (O(n) memory, no per-key objects) instead of a Map of arrays per band.
+ */
 class BandTables {
-  private readonly tables: Array<Map<number, number[]>> = Array.from({ length: bandCount }, () => new Map());
-  constructor(private readonly vectors: AuditVectors) {}
+  private readonly keys: Uint32Array;
+  /** Newest row + 1 per table slot (0: empty). */
+  private readonly heads: Int32Array;
+  private readonly previous: Int32Array;
+  private readonly slotMask: number;
+  private readonly slotsPerBand: number;
+
+  constructor(private readonly vectors: AuditVectors, rowCount: number) {
+    let slots = 16;
+    while (slots < rowCount * 2) slots *= 2;
+    this.slotsPerBand = slots;
+    this.slotMask = slots - 1;
+    this.keys = new Uint32Array(slots * bandCount);
+    this.heads = new Int32Array(slots * bandCount);
+    this.previous = new Int32Array(rowCount * bandCount);
+  }
+
+  /** The table slot of `key` in band `band`: its own, or the empty one where it would go. */
+  private slotOf(band: number, key: number): number {
+    const base = band * this.slotsPerBand;
+    let i = key & this.slotMask;
+    while (this.heads[base + i] !== 0 && this.keys[base + i] !== key) i = (i + 1) & this.slotMask;
+    return base + i;
+  }
 
   /** Calls `visit` for each distinct row sharing a band with `row` (most recent first per band). */
   forEachMate(row: number, stamp: Int32Array, visit: (mate: number) => void): void {
     for (let b = 0; b < bandCount; b++) {
-      const list = this.tables[b].get(this.vectors.bandKey(row, b));
-      if (list === undefined) continue;
-      const stop = Math.max(0, list.length - bandScanMax);
-      for (let k = list.length - 1; k >= stop; k--) {
-        const mate = list[k];
-        if (stamp[mate] === row) continue;
-        stamp[mate] = row;
-        visit(mate);
+      let mate = this.heads[this.slotOf(b, this.vectors.bandKey(row, b))] - 1;
+      for (let k = 0; k < bandScanMax && mate >= 0; k++) {
+        if (stamp[mate] !== row) {
+          stamp[mate] = row;
+          visit(mate);
+        }
+        mate = this.previous[mate * bandCount + b];
       }
     }
   }
@@ -57,9 +83,10 @@ class BandTables {
   insert(row: number): void {
     for (let b = 0; b < bandCount; b++) {
       const key = this.vectors.bandKey(row, b);
-      const list = this.tables[b].get(key);
-      if (list === undefined) this.tables[b].set(key, [row]);
-      else list.push(row);
+      const slot = this.slotOf(b, key);
+      this.previous[row * bandCount + b] = this.heads[slot] - 1;
+      this.keys[slot] = key;
+      this.heads[slot] = row + 1;
     }
   }
 }
@@ -79,11 +106,22 @@ export function clusterRows(vectors: AuditVectors, threshold: number): Clusterin
   const clusterOf = new Int32Array(n);
   const nearestNeighbour = new Int32Array(n).fill(-1);
   const nearestCosine = new Float64Array(n);
-  const leaders = new BandTables(vectors);
-  const everyone = new BandTables(vectors);
+  const leaders = new BandTables(vectors, n);
+  const everyone = new BandTables(vectors, n);
   const leaderStamp = new Int32Array(n).fill(-1);
   const mateStamp = new Int32Array(n).fill(-1);
   const scattered = new Float64Array(vectors.dim);
+  // A row's cosine with a mate, kept for the row being placed: leaders are also in `everyone`,
+  // so about half the mates of the second scan were scored by the first.
+  const cosineStamp = new Int32Array(n).fill(-1);
+  const cosineOf = new Float64Array(n);
+  const cosineTo = (row: number, mate: number): number => {
+    if (cosineStamp[mate] !== row) {
+      cosineStamp[mate] = row;
+      cosineOf[mate] = vectors.cosineScattered(row, scattered, mate);
+    }
+    return cosineOf[mate];
+  };
   let clusterCount = 0;
   for (let row = 0; row < n; row++) {
     let best = -1;
@@ -91,7 +129,7 @@ export function clusterRows(vectors: AuditVectors, threshold: number): Clusterin
     if (!vectors.isZero(row)) {
       vectors.scatter(row, scattered);
       leaders.forEachMate(row, leaderStamp, (leader) => {
-        const cosine = vectors.cosineScattered(row, scattered, leader);
+        const cosine = cosineTo(row, leader);
         if (1 - cosine > threshold) return;
         if (cosine > bestCosine + tieTolerance || (cosine >= bestCosine - tieTolerance && clusterOf[leader] < clusterOf[best])) {
           best = leader;
@@ -99,7 +137,7 @@ export function clusterRows(vectors: AuditVectors, threshold: number): Clusterin
         }
       });
       everyone.forEachMate(row, mateStamp, (mate) => {
-        const cosine = vectors.cosineScattered(row, scattered, mate);
+        const cosine = cosineTo(row, mate);
         if (cosine <= 0) return;
         // Earlier rows win ties: `mate` < `row`, and rows are visited in order.
         if (isNearer(cosine, mate, nearestCosine[row], nearestNeighbour[row])) {

@@ -1,0 +1,151 @@
+/**
+ * Token-level entry into the hash embedding (DESIGN §5) for the audit: each distinct token's
+ * signed bucket (`sha256(utf8(token))`: bucket = first 4 bytes big-endian mod dim, sign = +1
+ * when byte 4 is odd) and its 32-bit sketch hash (auditVectors.ts `tokenHash32`), computed once
+ * (tokenHash.ts) and cached. A log of 100 000 agent events has ~9.5 million tokens but only ~150 000 distinct
+ * ones, so hashing each distinct token once replaces ~9.5 million SHA-256 runs.
+ *
+ * The SHA-256 is the vector kernel's own (`sha256Into` of wasm/vector.ts, in a private instance
+ * of the same module), so buckets and signs are the kernel's bit for bit; rows are then summed
+ * and normalised by AuditVectors exactly as the kernel does (see there).
+ *
+ * The cache is bounded (`tokenCacheEntriesMax`): when full it is emptied and refilled, so a log
+ * of mostly unique tokens costs hashing time, never unbounded memory.
+ */
+import { vectorWasmBase64 } from "../generated/vectorWasm.ts";
+import { tokenHash32 } from "./tokenHash.ts";
+
+interface Sha256Exports {
+  memory: WebAssembly.Memory;
+  heapBase(): number;
+  configure(scratch: number): void;
+  sha256Into(p: number, len: number, out: number): void;
+}
+
+/** Distinct tokens cached at most (~100 bytes each with the map entry: ≤ ~100 MiB). */
+export const tokenCacheEntriesMax = 1 << 20;
+const pageBytes = 65536;
+const scratchBytes = 384;
+const digestBytes = 32;
+
+let sha: Sha256Exports | undefined;
+
+function shaInstance(): Sha256Exports {
+  if (sha === undefined) {
+    const module = new WebAssembly.Module(new Uint8Array(Buffer.from(vectorWasmBase64, "base64")) as BufferSource);
+    sha = new WebAssembly.Instance(module, { env: { abort: () => { throw new Error("vector kernel aborted"); } } })
+      .exports as unknown as Sha256Exports;
+  }
+  return sha;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * @example
+ * const buckets = new TokenBuckets(1536);
+ * const slot = buckets.slotOf("cache");
+ * buckets.bucket[slot]; buckets.positive[slot]; buckets.sketchHash[slot];
+ */
+export class TokenBuckets {
+  readonly dim: number;
+  /** Per slot: the token's bucket, whether it adds +1 (else −1), and its sketch hash. */
+  readonly bucket = new Uint32Array(tokenCacheEntriesMax);
+  readonly positive = new Uint8Array(tokenCacheEntriesMax);
+  readonly sketchHash = new Uint32Array(tokenCacheEntriesMax);
+  private readonly tokenOfSlot: string[] = [];
+  // Open addressing on the sketch hash: slot + 1, or 0 for empty; at most half full.
+  private table = new Int32Array(1 << 12);
+  // One private instance per process; its scratch region is set once, here.
+  private readonly kernel = shaInstance();
+  private readonly digestPtr: number;
+  private readonly inputPtr: number;
+  private bytes = new Uint8Array(0);
+
+  constructor(dim: number) {
+    this.dim = dim;
+    const scratch = Math.ceil(this.kernel.heapBase() / 8) * 8;
+    this.kernel.configure(scratch);
+    this.digestPtr = scratch + scratchBytes;
+    this.inputPtr = this.digestPtr + digestBytes;
+  }
+
+  /** The cache slot holding `token`'s bucket, sign and sketch hash (valid until the next call). */
+  slotOf(token: string): number {
+    const hash = tokenHash32(token);
+    const table = this.table;
+    const mask = table.length - 1;
+    for (let i = hash & mask; ; i = (i + 1) & mask) {
+      const entry = table[i];
+      if (entry === 0) break;
+      if (this.sketchHash[entry - 1] === hash && this.tokenOfSlot[entry - 1] === token) return entry - 1;
+    }
+    return this.insert(token, hash);
+  }
+
+  /**
+   * The slot of the ASCII token `text[start, end)` lowercased, whose `tokenHash32` is `hash`
+   * (the caller computed it while scanning), without building the token string when cached.
+   */
+  slotOfLoweredAscii(text: string, start: number, end: number, hash: number): number {
+    const length = end - start;
+    const table = this.table;
+    const mask = table.length - 1;
+    for (let i = hash & mask; ; i = (i + 1) & mask) {
+      const entry = table[i];
+      if (entry === 0) break;
+      if (this.sketchHash[entry - 1] !== hash) continue;
+      const token = this.tokenOfSlot[entry - 1];
+      if (token.length !== length) continue;
+      let same = true;
+      for (let k = 0; k < length; k++) {
+        let c = text.charCodeAt(start + k);
+        if (c >= 0x41 && c <= 0x5a) c += 32;
+        if (c !== token.charCodeAt(k)) { same = false; break; }
+      }
+      if (same) return entry - 1;
+    }
+    return this.insert(text.slice(start, end).toLowerCase(), hash);
+  }
+
+  private insert(token: string, hash: number): number {
+    if (this.tokenOfSlot.length === tokenCacheEntriesMax) {
+      this.tokenOfSlot.length = 0;
+      this.table.fill(0);
+    }
+    const slot = this.tokenOfSlot.length;
+    if (slot * 2 === this.table.length) this.growTable();
+    const digest = this.sha256(token);
+    this.bucket[slot] = (((digest[0] << 24) | (digest[1] << 16) | (digest[2] << 8) | digest[3]) >>> 0) % this.dim;
+    this.positive[slot] = digest[4] & 1;
+    this.sketchHash[slot] = hash;
+    this.tokenOfSlot.push(token);
+    this.place(slot, hash);
+    return slot;
+  }
+
+  private place(slot: number, hash: number): void {
+    const mask = this.table.length - 1;
+    let i = hash & mask;
+    while (this.table[i] !== 0) i = (i + 1) & mask;
+    this.table[i] = slot + 1;
+  }
+
+  // The table starts small (it stays in cache) and doubles at half full.
+  private growTable(): void {
+    this.table = new Int32Array(this.table.length * 2);
+    for (let slot = 0; slot < this.tokenOfSlot.length; slot++) this.place(slot, this.sketchHash[slot]);
+  }
+
+  /** The first bytes of SHA-256(utf8(token)), from the kernel (a view valid until the next call). */
+  private sha256(token: string): Uint8Array {
+    const memory = this.kernel.memory;
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+    const need = this.inputPtr + token.length * 3;
+    if (need > memory.buffer.byteLength) memory.grow(Math.ceil((need - memory.buffer.byteLength) / pageBytes));
+    if (this.bytes.buffer !== memory.buffer) this.bytes = new Uint8Array(memory.buffer);
+    const { written } = encoder.encodeInto(token, this.bytes.subarray(this.inputPtr, this.inputPtr + token.length * 3));
+    this.kernel.sha256Into(this.inputPtr, written, this.digestPtr);
+    return this.bytes.subarray(this.digestPtr, this.digestPtr + 5);
+  }
+}
