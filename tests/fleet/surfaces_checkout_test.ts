@@ -152,6 +152,25 @@ describe("checkout fleet lane", () => {
     }
   });
 
+  test("a fleet whose thread fails verification is skipped and listed as unavailable; the other fleet still serves", slow, () => {
+    setFleetEnabled(true);
+    jsonOk(["fleet", "create", "beta", "--summary", "Will be tampered"]);
+    jsonOk(["fleet", "enroll", "beta", "--agent", "agent-b", "--actor", "coordinator"]);
+    const betaLog = path.join(root, "fleet.beta.jsonl");
+    const text = fs.readFileSync(betaLog, "utf8");
+    fs.writeFileSync(betaLog, text.replace("Will be tampered", "Was been tampered"));
+    const run = checkout(["--fleet-id", "beta", "--fleet-id", "alpha"]);
+    const fleet = JSON.parse(run.stdout).diagnostics.fleet;
+    assert.equal(fleet.count, 1);
+    assert.equal(fleet.items[0].promotion_id, active.promotion_id);
+    assert.equal(fleet.unavailable.length, 1);
+    assert.equal(fleet.unavailable[0].fleet_id, "beta");
+    assert.match(fleet.unavailable[0].reason, /fails verification at seq 1/);
+    assert.match(JSON.parse(run.stdout).prompt, /- Fleet: fleets=2, items=1, unavailable=1, authority=non_authoritative/);
+    assert.match(run.stderr, /fleet lane: fleet "beta" skipped/);
+    fs.writeFileSync(betaLog, text);
+  });
+
   test("bad input exits 2 naming the flag or the config key, and writes nothing", slow, () => {
     setFleetEnabled(true);
     const logs = fs.readdirSync(root).filter((f) => f.endsWith(".jsonl")).map((f) => [f, fs.readFileSync(path.join(root, f))] as const);
