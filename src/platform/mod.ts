@@ -96,8 +96,27 @@ function sleep(ms: number): Promise<void> {
  * Takes an advisory flock on `path` (created if missing when `create`), waiting up to
  * `waitMs`. The lock is tied to a descriptor of its own, so callers do their I/O through any
  * other descriptor and call `release()` when done.
+ *
+ * The lock is on the file `path` names when it is granted: `zaxy compact` replaces a log by an
+ * atomic rename while holding its lock, so a waiter granted the lock of the replaced file would
+ * otherwise write to the new file beside a process holding the new file's lock.
  */
 export async function lockFile(path: string, mode: "shared" | "exclusive", waitMs: number, create = false): Promise<FileLock> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const lock = await lockOpenedFile(path, mode, Math.max(0, deadline - Date.now()), create);
+    const current = fs.statSync(path, { throwIfNoEntry: false });
+    if (lock.ino === null || (current !== undefined && current.ino === lock.ino)) return lock;
+    lock.release();
+  }
+}
+
+interface InodeLock extends FileLock {
+  /** Inode of the locked descriptor (null where the platform has none). */
+  ino: number | null;
+}
+
+async function lockOpenedFile(path: string, mode: "shared" | "exclusive", waitMs: number, create: boolean): Promise<InodeLock> {
   if (runtimeName === "bun") {
     const c = await bunLibc();
     const fd = fs.openSync(path, create ? "a" : "r");
@@ -119,6 +138,7 @@ export async function lockFile(path: string, mode: "shared" | "exclusive", waitM
       delayMs = Math.min(delayMs * 2, 20);
     }
     return {
+      ino: fs.fstatSync(fd).ino,
       release() {
         c.flock(fd, LOCK_UN);
         fs.closeSync(fd);
@@ -139,6 +159,7 @@ export async function lockFile(path: string, mode: "shared" | "exclusive", waitM
       throw new LockTimeoutError(`timed out after ${waitMs} ms waiting for the lock on ${path}`);
     }
     return {
+      ino: file.statSync().ino ?? null,
       release() {
         try {
           file.unlockSync();
