@@ -15,7 +15,7 @@ import { memoryStatusCommand } from "./status.ts";
 
 export const memoryGroup = defineGroup({
   name: "memory",
-  summary: "Record and read memory: append, ingest, log, query, checkout, status, causal, reasoning, consolidation",
+  summary: "Record and read memory: append, ingest, log, query, checkout, status, causal, reasoning, consolidation, rollback, evolution-gate, outcome",
   children: [
     memoryAppendCommand,
     memoryIngestCommand,
