@@ -224,6 +224,9 @@ export class MemoryService {
       const laneCounts = { ...input.retrieval.laneCounts, [fleetLaneName]: fleetLane.contexts.length };
       const contexts = mergeFleetContexts(input.retrieval.contexts, fleetLane.contexts as unknown as RetrievedContext[]);
       input.retrieval = { ...input.retrieval, contexts, laneCounts };
+      // Fleet items come on top of the context limit: asking a fleet must never push the
+      // session's own memory out of the checkout.
+      input.limit += fleetLane.contexts.length;
     }
     const features = checkoutFeatureContributions({
       sessionId: request.sessionId,

@@ -138,6 +138,12 @@ describe("checkout fleet lane", () => {
     const verify = zaxy(["verify", path.join(root, "fleet.alpha.jsonl"), "--json"]);
     assert.equal(verify.code, 0, verify.stdout);
 
+    // Fleet items come on top of --limit: the session's own best fact stays.
+    const own = JSON.parse(checkout(["--limit", "1"]).stdout).current_facts;
+    assert.equal(own.length, 1);
+    const withFleet = JSON.parse(checkout(["--limit", "1", "--fleet-id", "alpha"]).stdout).current_facts;
+    assert.deepEqual(withFleet.map((f: { citation: string }) => f.citation).sort(), [own[0].citation, active.citation].sort());
+
     // The session id is the default agent id; --agent-id names the same member explicitly.
     assert.equal(checkout(["--fleet-id", "alpha", "--agent-id", "agent-b"]).stdout, run.stdout);
   });
