@@ -218,6 +218,26 @@ describe("zaxy serve: fleet tools", { skip }, () => {
     }
   });
 
+  test("a require_review policy for promote in config.json holds even a confident promotion pending", slow, async () => {
+    const config = path.join(root, "config.json");
+    const saved = fs.readFileSync(config);
+    fs.writeFileSync(config, JSON.stringify({ fleet_enabled: true, evolution_op_autonomy: "promote=require_review" }));
+    try {
+      const source = await sourceEvent("agent-a", "reviewed lesson");
+      const held = await callOk("fleet_promote", {
+        fleet_id: "alpha", kind: "rule", actor: "agent-a", origin_session: "agent-a", source_events: [source], confidence: 0.99,
+        rule: "page the on-call after 3 failures", trigger: "auth-page",
+      });
+      assert.deepEqual([held.review_status, held.auto_applied, held.gate_decision.tier, held.gate_decision.decision], [
+        "pending", false, "require_review", "requires_review",
+      ]);
+      const status = await callOk("fleet_status", { fleet_id: "alpha" });
+      assert.equal(status.promotions.find((p: { promotion_id: string }) => p.promotion_id === held.promotion_id).review_status, "pending");
+    } finally {
+      fs.writeFileSync(config, saved);
+    }
+  });
+
   test("bad calls are invalid_request naming the field and write nothing", slow, async () => {
     const a = await sourceEvent("agent-a", "another lesson");
     const base = { fleet_id: "alpha", actor: "agent-a", origin_session: "agent-a", source_events: [a], confidence: 0.9 };
