@@ -9,9 +9,11 @@
  *    and MinHash sketch, identities, citation flag, timestamp. Context texts are not kept.
  * 3. Clusters: deterministic leader clustering (clustering.ts), or the whole log as one cluster
  *    (`wholeLog`, as the Python audit does).
- * 4. Per cluster (rows densified one cluster at a time): centroid, medoid, farthest-point
- *    exemplars (src/vector/geometry.ts), spreads, the centroid's representative (the member
- *    nearest the centroid: a centroid is not an event and carries no text).
+ * 4. Per multi-event cluster (rows densified one cluster at a time): centroid, medoid,
+ *    farthest-point exemplars (src/vector/geometry.ts), spreads, the centroid's representative
+ *    (the member nearest the centroid: a centroid is not an event and carries no text).
+ *    Single-event clusters keep their identities under every operator; they are counted into
+ *    `singleton_clusters` and the totals, never given per-cluster objects.
  * 5. Pass two re-reads the log for the representatives' context texts only; identity recall is
  *    Python's test: an identity is recovered when its casefold is a substring of a
  *    representative's `event_context + "\n" + identities` (casefolded).
@@ -20,6 +22,10 @@
  * `identities` and `identity_count` include event refs as Python's do, but `identity_recall` and
  * `missing_identities` count content identities only: event refs are backpointers every
  * representative carries (`backpointer_coverage`).
+ *
+ * Memory is O(n) small state (per event: seq, event ref, content identities, citation flag,
+ * window; its sparse vector and band keys) plus one cluster's dense rows at a time: the log is
+ * streamed twice and never held, context texts are never kept.
  */
 import * as fs from "node:fs";
 import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
@@ -121,8 +127,20 @@ export interface CompactionAuditReport {
   nearest_neighbour_events: number;
   nearest_neighbour_preservation: number | null;
   temporal_window_ms: number;
+  /** Multi-event clusters, in cluster order, with full detail. */
   clusters: ClusterReport[];
+  /** Single-event clusters, summarised (each trivially keeps its identities). */
+  singleton_clusters: SingletonClustersSummary;
   remediation: RemediationStep[];
+}
+
+export interface SingletonClustersSummary {
+  cluster_count: number;
+  content_identity_count: number;
+  cited_event_count: number;
+  citation_coverage: number | null;
+  nearest_neighbour_events: number;
+  nearest_neighbour_preservation: number | null;
 }
 
 /** The floating-point fields of the report and of each cluster (printed as Python floats). */
@@ -157,6 +175,15 @@ interface EventFacts {
   cited: boolean;
   /** UTC window index, or NaN when the timestamp does not parse. */
   window: number;
+}
+
+/**
+ * A copy of `text` that shares no storage with the line it was parsed from. Engines return
+ * slices of the parsed line's text as views that keep the whole line alive (~1 KB per event);
+ * identities are kept for every event, so they must not pin every line of the log.
+ */
+function detached(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
 }
 
 function ratio(hits: number, total: number): number {
@@ -235,7 +262,9 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
       identities: [], identity_hits: [], missing_identities: [], unsafe_reasons: unsafeReasons(false, null, null),
       ...base, cluster_count: 0, singleton_cluster_count: 0, content_identity_count: 0, backpointer_count: 0,
       backpointer_coverage: null, identity_recall_centroid: null, identity_recall_medoid: null, identity_recall_exemplars: null,
-      nearest_neighbour_events: 0, nearest_neighbour_preservation: null, clusters: [], remediation: [],
+      nearest_neighbour_events: 0, nearest_neighbour_preservation: null, clusters: [],
+      singleton_clusters: { cluster_count: 0, content_identity_count: 0, cited_event_count: 0, citation_coverage: null, nearest_neighbour_events: 0, nearest_neighbour_preservation: null },
+      remediation: [],
     };
     report.remediation = remediationPlan(report);
     return report;
@@ -247,7 +276,7 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
   for (const record of readRecords(path)) {
     const ids = eventIdentities(record);
     const ms = Date.parse(record.timestamp);
-    facts.push({ seq: record.seq, eventRef: ids.eventRef, content: ids.content, cited: hasSourceCitation(record), window: Math.floor(ms / temporalWindowMs) });
+    facts.push({ seq: record.seq, eventRef: detached(ids.eventRef), content: ids.content.map(detached), cited: hasSourceCitation(record), window: Math.floor(ms / temporalWindowMs) });
     vectors.addText(eventContext(record));
   }
   const n = facts.length;
@@ -266,8 +295,22 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
     // Only neighbours within the threshold count: those are the ones a merge must keep together.
     nearest = clustering.nearestNeighbour.map((mate, row) => (mate >= 0 && 1 - clustering.nearestCosine[row] <= opts.clusterThreshold ? mate : -1));
   }
-  const members: number[][] = Array.from({ length: clusterCount }, () => []);
-  for (let row = 0; row < n; row++) members[clusterOf[row]].push(row);
+  // Only multi-event clusters get member lists and full detail; a log of mostly distinct
+  // events is mostly single-event clusters, which are summarised (`singleton_clusters`).
+  const clusterSizes = new Int32Array(clusterCount);
+  for (let row = 0; row < n; row++) clusterSizes[clusterOf[row]]++;
+  const multi: Array<{ cluster: number; rows: number[] }> = [];
+  const multiIndex = new Int32Array(clusterCount).fill(-1);
+  for (let row = 0; row < n; row++) {
+    const c = clusterOf[row];
+    if (clusterSizes[c] < 2) continue;
+    if (multiIndex[c] < 0) {
+      multiIndex[c] = multi.length;
+      multi.push({ cluster: c, rows: [] });
+    }
+    multi[multiIndex[c]].rows.push(row);
+  }
+  // Clusters are numbered by their first row, so first-row order is cluster order.
 
   stage("measuring clusters");
   interface Geometry {
@@ -277,8 +320,7 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
     meanPairwise: number;
     meanToCentroid: number;
   }
-  const geometry: Geometry[] = members.map((rows) => {
-    if (rows.length === 1) return { centroidRep: rows[0], medoid: rows[0], exemplars: [rows[0]], meanPairwise: 0, meanToCentroid: 0 };
+  const geometry: Geometry[] = multi.map(({ rows }) => {
     const dense = vectors.dense(rows);
     const dim = opts.embeddingDim;
     const centroid = centroidOf(dense, rows.length, dim);
@@ -300,12 +342,11 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
   // own representative and recovers all its identities by construction (they are in its haystack).
   stage("reading representatives");
   const needed = new Set<number>();
-  members.forEach((rows, c) => {
-    if (rows.length < 2) return;
-    needed.add(geometry[c].centroidRep);
-    needed.add(geometry[c].medoid);
-    for (const row of geometry[c].exemplars) needed.add(row);
-  });
+  for (const g of geometry) {
+    needed.add(g.centroidRep);
+    needed.add(g.medoid);
+    for (const row of g.exemplars) needed.add(row);
+  }
   const haystacks = new Map<number, string>();
   if (needed.size > 0) {
     // Only the representatives' lines are parsed; the rest are skipped as bytes.
@@ -325,24 +366,48 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
 
   stage("scoring recall");
   const recoveredGlobally = new Set<string>();
+  // Per operator (centroid representative, medoid, exemplars): content identities recovered.
+  const variantHits = { centroid: new Set<string>(), medoid: new Set<string>(), exemplars: new Set<string>() };
   let pairCount = 0;
   let pairDistanceSum = 0;
   let nnEvents = 0;
   let nnPreserved = 0;
-  const totals = { centroid: 0, medoid: 0, exemplars: 0 };
-  const clusters: ClusterReport[] = members.map((rows, c) => {
-    const g = geometry[c];
+  const singles = { clusters: 0, contentIdentities: 0, cited: 0, nnEvents: 0, nnPreserved: 0 };
+  for (let row = 0; row < n; row++) {
+    const c = clusterOf[row];
+    if (clusterSizes[c] !== 1) continue;
+    // A single event keeps all its identities under every operator.
+    singles.clusters++;
+    singles.contentIdentities += facts[row].content.length;
+    for (const id of facts[row].content) {
+      recoveredGlobally.add(id);
+      variantHits.centroid.add(id);
+      variantHits.medoid.add(id);
+      variantHits.exemplars.add(id);
+    }
+    if (facts[row].cited) singles.cited++;
+    if (nearest[row] >= 0) {
+      singles.nnEvents++;
+      if (clusterOf[nearest[row]] === c) singles.nnPreserved++;
+    }
+  }
+  nnEvents += singles.nnEvents;
+  nnPreserved += singles.nnPreserved;
+  const clusters: ClusterReport[] = multi.map(({ cluster: c, rows }, m) => {
+    const g = geometry[m];
     const content: string[] = [];
     const seen = new Set<string>();
     for (const row of rows) for (const id of facts[row].content) if (!seen.has(id)) { seen.add(id); content.push(id); }
     const recovers = (reps: number[]) => {
-      if (rows.length === 1) return content;
       const stacks = reps.map((r) => haystacks.get(r) as string);
       return content.filter((id) => { const folded = pythonCaseFold(id); return stacks.some((s) => s.includes(folded)); });
     };
     const centroidHits = recovers([g.centroidRep]);
     const medoidHits = recovers([g.medoid]);
     const exemplarHits = recovers(g.exemplars);
+    for (const id of centroidHits) variantHits.centroid.add(id);
+    for (const id of medoidHits) variantHits.medoid.add(id);
+    for (const id of exemplarHits) variantHits.exemplars.add(id);
     const auditedHits = opts.strategy === "medoid" ? medoidHits : exemplarHits;
     for (const id of auditedHits) recoveredGlobally.add(id);
     const auditedSet = new Set(auditedHits);
@@ -399,25 +464,13 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
     const seenContent = new Set<string>();
     const seenAll = new Set<string>();
     for (const fact of facts) {
-      for (const id of [fact.eventRef, ...fact.content]) if (!seenAll.has(id)) { seenAll.add(id); identities.push(id); }
-      for (const id of fact.content) if (!seenContent.has(id)) { seenContent.add(id); allContent.push(id); }
+      if (!seenAll.has(fact.eventRef)) { seenAll.add(fact.eventRef); identities.push(fact.eventRef); }
+      for (const id of fact.content) {
+        if (!seenAll.has(id)) { seenAll.add(id); identities.push(id); }
+        if (!seenContent.has(id)) { seenContent.add(id); allContent.push(id); }
+      }
     }
   }
-  const variantRecall = (pick: (g: Geometry) => number[]): number => {
-    const hit = new Set<string>();
-    members.forEach((rows, c) => {
-      const reps = pick(geometry[c]);
-      const stacks = rows.length === 1 ? null : reps.map((r) => haystacks.get(r) as string);
-      for (const row of rows) for (const id of facts[row].content) {
-        if (hit.has(id)) continue;
-        if (stacks === null || stacks.some((s) => s.includes(pythonCaseFold(id)))) hit.add(id);
-      }
-    });
-    return ratio(hit.size, allContent.length);
-  };
-  totals.centroid = variantRecall((g) => [g.centroidRep]);
-  totals.medoid = variantRecall((g) => [g.medoid]);
-  totals.exemplars = variantRecall((g) => g.exemplars);
   const eventRefs = new Set(facts.map((f) => f.eventRef));
   const missing = allContent.filter((id) => !recoveredGlobally.has(id));
   const missingSet = new Set(missing);
@@ -439,16 +492,24 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
     unsafe_reasons: reasons,
     ...base,
     cluster_count: clusterCount,
-    singleton_cluster_count: members.filter((rows) => rows.length === 1).length,
+    singleton_cluster_count: singles.clusters,
     content_identity_count: allContent.length,
     backpointer_count: eventRefs.size,
     backpointer_coverage: 1,
-    identity_recall_centroid: pythonRound4(totals.centroid),
-    identity_recall_medoid: pythonRound4(totals.medoid),
-    identity_recall_exemplars: pythonRound4(totals.exemplars),
+    identity_recall_centroid: pythonRound4(ratio(variantHits.centroid.size, allContent.length)),
+    identity_recall_medoid: pythonRound4(ratio(variantHits.medoid.size, allContent.length)),
+    identity_recall_exemplars: pythonRound4(ratio(variantHits.exemplars.size, allContent.length)),
     nearest_neighbour_events: nnEvents,
     nearest_neighbour_preservation: pythonRound4(ratio(nnPreserved, nnEvents)),
     clusters,
+    singleton_clusters: {
+      cluster_count: singles.clusters,
+      content_identity_count: singles.contentIdentities,
+      cited_event_count: singles.cited,
+      citation_coverage: pythonRound4(ratio(singles.cited, singles.clusters)),
+      nearest_neighbour_events: singles.nnEvents,
+      nearest_neighbour_preservation: pythonRound4(ratio(singles.nnPreserved, singles.nnEvents)),
+    },
     remediation: [],
   };
   report.remediation = remediationPlan({

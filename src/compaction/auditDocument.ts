@@ -20,6 +20,7 @@ function floatsAsPython(value: Record<string, unknown>): Record<string, unknown>
 export function auditDocument(report: CompactionAuditReport): Record<string, unknown> {
   const doc = floatsAsPython(report as unknown as Record<string, unknown>);
   doc.clusters = report.clusters.map((cluster) => floatsAsPython(cluster as unknown as Record<string, unknown>));
+  doc.singleton_clusters = floatsAsPython(report.singleton_clusters as unknown as Record<string, unknown>);
   doc.remediation = report.remediation.map((step) => ({ ...step, details: floatsAsPython(step.details) }));
   return doc;
 }

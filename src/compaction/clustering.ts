@@ -50,7 +50,7 @@ class BandTables {
 
   constructor(private readonly vectors: AuditVectors, rowCount: number) {
     let slots = 16;
-    while (slots < rowCount * 2) slots *= 2;
+    while (slots < rowCount * 1.25) slots *= 2;
     this.slotsPerBand = slots;
     this.slotMask = slots - 1;
     this.keys = new Uint32Array(slots * bandCount);

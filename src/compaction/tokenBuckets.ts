@@ -22,7 +22,7 @@ interface Sha256Exports {
   sha256Into(p: number, len: number, out: number): void;
 }
 
-/** Distinct tokens cached at most (~100 bytes each with the map entry: ≤ ~100 MiB). */
+/** Distinct tokens cached at most (17 bytes each plus their characters and 8 table bytes). */
 export const tokenCacheEntriesMax = 1 << 20;
 const pageBytes = 65536;
 const scratchBytes = 384;
@@ -53,7 +53,10 @@ export class TokenBuckets {
   readonly bucket = new Uint32Array(tokenCacheEntriesMax);
   readonly positive = new Uint8Array(tokenCacheEntriesMax);
   readonly sketchHash = new Uint32Array(tokenCacheEntriesMax);
-  private readonly tokenOfSlot: string[] = [];
+  // The cached tokens' UTF-16 code units, back to back: slot s is chars[charStart[s], charStart[s + 1]).
+  private chars = new Uint16Array(1 << 16);
+  private readonly charStart = new Uint32Array(tokenCacheEntriesMax + 1);
+  private slotCount = 0;
   // Open addressing on the sketch hash: slot + 1, or 0 for empty; at most half full.
   private table = new Int32Array(1 << 12);
   // One private instance per process; its scratch region is set once, here.
@@ -75,10 +78,17 @@ export class TokenBuckets {
     const hash = tokenHash32(token);
     const table = this.table;
     const mask = table.length - 1;
+    const chars = this.chars;
     for (let i = hash & mask; ; i = (i + 1) & mask) {
       const entry = table[i];
       if (entry === 0) break;
-      if (this.sketchHash[entry - 1] === hash && this.tokenOfSlot[entry - 1] === token) return entry - 1;
+      const slot = entry - 1;
+      if (this.sketchHash[slot] !== hash) continue;
+      const at = this.charStart[slot];
+      if (this.charStart[slot + 1] - at !== token.length) continue;
+      let k = 0;
+      while (k < token.length && token.charCodeAt(k) === chars[at + k]) k++;
+      if (k === token.length) return slot;
     }
     return this.insert(token, hash);
   }
@@ -91,35 +101,47 @@ export class TokenBuckets {
     const length = end - start;
     const table = this.table;
     const mask = table.length - 1;
+    const chars = this.chars;
     for (let i = hash & mask; ; i = (i + 1) & mask) {
       const entry = table[i];
       if (entry === 0) break;
-      if (this.sketchHash[entry - 1] !== hash) continue;
-      const token = this.tokenOfSlot[entry - 1];
-      if (token.length !== length) continue;
-      let same = true;
-      for (let k = 0; k < length; k++) {
+      const slot = entry - 1;
+      if (this.sketchHash[slot] !== hash) continue;
+      const at = this.charStart[slot];
+      if (this.charStart[slot + 1] - at !== length) continue;
+      let k = 0;
+      for (; k < length; k++) {
         let c = text.charCodeAt(start + k);
         if (c >= 0x41 && c <= 0x5a) c += 32;
-        if (c !== token.charCodeAt(k)) { same = false; break; }
+        if (c !== chars[at + k]) break;
       }
-      if (same) return entry - 1;
+      if (k === length) return slot;
     }
     return this.insert(text.slice(start, end).toLowerCase(), hash);
   }
 
   private insert(token: string, hash: number): number {
-    if (this.tokenOfSlot.length === tokenCacheEntriesMax) {
-      this.tokenOfSlot.length = 0;
+    if (this.slotCount === tokenCacheEntriesMax) {
+      this.slotCount = 0;
       this.table.fill(0);
     }
-    const slot = this.tokenOfSlot.length;
+    const slot = this.slotCount;
     if (slot * 2 === this.table.length) this.growTable();
     const digest = this.sha256(token);
     this.bucket[slot] = (((digest[0] << 24) | (digest[1] << 16) | (digest[2] << 8) | digest[3]) >>> 0) % this.dim;
     this.positive[slot] = digest[4] & 1;
     this.sketchHash[slot] = hash;
-    this.tokenOfSlot.push(token);
+    const at = this.charStart[slot];
+    if (at + token.length > this.chars.length) {
+      let size = this.chars.length * 2;
+      while (size < at + token.length) size *= 2;
+      const bigger = new Uint16Array(size);
+      bigger.set(this.chars.subarray(0, at));
+      this.chars = bigger;
+    }
+    for (let k = 0; k < token.length; k++) this.chars[at + k] = token.charCodeAt(k);
+    this.charStart[slot + 1] = at + token.length;
+    this.slotCount++;
     this.place(slot, hash);
     return slot;
   }
@@ -134,7 +156,7 @@ export class TokenBuckets {
   // The table starts small (it stays in cache) and doubles at half full.
   private growTable(): void {
     this.table = new Int32Array(this.table.length * 2);
-    for (let slot = 0; slot < this.tokenOfSlot.length; slot++) this.place(slot, this.sketchHash[slot]);
+    for (let slot = 0; slot < this.slotCount; slot++) this.place(slot, this.sketchHash[slot]);
   }
 
   /** The first bytes of SHA-256(utf8(token)), from the kernel (a view valid until the next call). */

@@ -35,10 +35,15 @@ test("compact --audit --json on a safe log: exit 0, one document, Python floats"
   assert.ok(run.stdout.includes('"safe":true') && run.stdout.includes('"identity_recall":1.0'));
   const doc = JSON.parse(run.stdout);
   assert.equal(doc.schema, "zaxy.compact.audit.v1");
-  for (const key of ["safe", "event_count", "integrity_ok", "integrity_reason", "identity_count", "identity_recall", "citation_coverage", "mean_within_cluster_distance", "identities", "identity_hits", "missing_identities", "unsafe_reasons", "clusters", "remediation", "cluster_threshold"]) {
+  for (const key of ["safe", "event_count", "integrity_ok", "integrity_reason", "identity_count", "identity_recall", "citation_coverage", "mean_within_cluster_distance", "identities", "identity_hits", "missing_identities", "unsafe_reasons", "clusters", "singleton_clusters", "remediation", "cluster_threshold"]) {
     assert.ok(key in doc, key);
   }
   assert.equal(doc.cluster_threshold, 0.2);
+  // One event: no multi-event cluster; the singleton summary carries its figures as Python floats.
+  assert.deepEqual(doc.clusters, []);
+  assert.ok(run.stdout.includes(
+    '"singleton_clusters":{"cluster_count":1,"content_identity_count":2,"cited_event_count":1,"citation_coverage":1.0,"nearest_neighbour_events":0,"nearest_neighbour_preservation":1.0}',
+  ), run.stdout);
 });
 
 test("compact --audit --json is byte-identical across runs (deterministic clustering)", async () => {

@@ -73,6 +73,7 @@ test("a tampered payload is an integrity failure first, and nothing else is comp
   assert.deepEqual(report.unsafe_reasons, ["integrity check failed"]);
   assert.equal(report.identity_recall, null);
   assert.deepEqual(report.clusters, []);
+  assert.equal(report.singleton_clusters.cluster_count, 0);
   assert.deepEqual(report.identities, []);
   assert.deepEqual(report.remediation[0], {
     code: "repair_eventloom_integrity",
@@ -87,7 +88,13 @@ test("near-identical events sharing one identity are safe; unrelated events stay
   assert.equal(same.cluster_count, 1);
   assert.equal(same.clusters[0].regime, "tight");
   const mixed = await auditLog(await logOf([...serviceDocs.slice(0, 2), { path: "src/parser.ts", content: "tokenizer rewrite for unicode escapes" }]));
-  assert.deepEqual(mixed.clusters.map((c) => c.event_seqs), [[1, 2], [3]]);
+  // Multi-event clusters get full detail; the lone event is counted in the singleton summary.
+  assert.deepEqual(mixed.clusters.map((c) => c.event_seqs), [[1, 2]]);
+  assert.equal(mixed.cluster_count, 2);
+  assert.equal(mixed.singleton_cluster_count, 1);
+  assert.deepEqual(mixed.singleton_clusters, {
+    cluster_count: 1, content_identity_count: 1, cited_event_count: 1, citation_coverage: 1, nearest_neighbour_events: 0, nearest_neighbour_preservation: 1,
+  });
   assert.equal(mixed.nearest_neighbour_preservation, 1);
 });
 
