@@ -23,7 +23,8 @@ const allToolNames = [
   "memory_checkout", "memory_append", "memory_query", "context_assemble", "memory_ingest", "memory_replay", "memory_verify",
   "memory_causal_successors", "memory_causal_predecessors", "memory_explain_outcome",
   "memory_consolidation_candidate", "memory_consolidation_propose_from_log", "memory_consolidation_review", "memory_consolidation_status",
-  "memory_rollback", "trigger_consolidation", "merge_concepts",
+  "memory_rollback", "memory_evolution_gate", "memory_outcome", "trigger_consolidation", "merge_concepts",
+  "fleet_create", "fleet_enroll", "fleet_assign_trust", "fleet_promote", "fleet_review", "fleet_rollback", "fleet_status", "fleet_audit",
 ];
 const coreToolNames = ["memory_checkout", "memory_append", "memory_query", "context_assemble"];
 const callTimeoutMs = 60_000;
