@@ -10,10 +10,11 @@ import { emit } from "../../output.ts";
 
 function render(r: CompactionAuditBenchResult): string {
   return [
-    machineLine(r.machine),
-    `${r.events} events (${(r.log_bytes / 1e6).toFixed(1)} MB, synthetic agent session): ${r.command.join(" ")}`,
-    `  median ${r.median_s.toFixed(2)} s over ${r.runs_s.length} runs (${r.runs_s.map((s) => s.toFixed(2)).join(", ")} s); peak RSS ${r.peak_rss_mib ?? "n/a"} MiB; exit ${r.exit_code}`,
-    `  ${r.cluster_count} clusters (${r.singleton_cluster_count} single events); identity recall ${r.identity_recall}; nearest-neighbour preservation ${r.nearest_neighbour_preservation}`,
+    `${machineLine(r.machine)} (after: ${r.load_average_1m_after})`,
+    `${r.events} events (${(r.log_bytes / 1e6).toFixed(1)} MB, synthetic agent session with planted near-duplicate families): ${r.command.join(" ")}`,
+    `  median ${r.median_s.toFixed(2)} s over ${r.runs_s.length} runs (${r.runs_s.map((s) => s.toFixed(2)).join(", ")} s), ${r.events_per_s} events/s; peak RSS ${r.peak_rss_mib ?? "n/a"} MiB; exit ${r.exit_code}`,
+    `  ${r.cluster_count} clusters (${r.singleton_cluster_count} single events, ${r.multi_event_cluster_count} multi-event, ${r.unsafe_cluster_count} losing identities); identity recall ${r.identity_recall}; nearest-neighbour preservation ${r.nearest_neighbour_preservation}`,
+    `  planted families found: unsafe ${r.planted_unsafe_families_found}/${r.planted_unsafe_families}, safe ${r.planted_safe_families_found}/${r.planted_safe_families}`,
     ...renderTargets(r.targets, 2),
   ].join("\n");
 }
@@ -22,9 +23,12 @@ export const benchCompactionAuditCommand = defineCommand({
   name: "compaction-audit",
   summary: "zaxy compact --audit end to end on a generated 100k-event log: median time, peak RSS",
   description:
-    "Writes a synthetic agent session of --events events (tool calls, commands, edits, findings),\n" +
-    "then runs `zaxy compact LOG --audit --json` --runs times as fresh processes and reports the\n" +
-    "median wall time, the peak RSS and the audit's cluster figures. Target: <= 20 s for 100 000.",
+    "Writes a synthetic agent session of --events events (tool calls, commands, edits, findings)\n" +
+    "with planted near-duplicate families (documents differing only by path and identity code,\n" +
+    "which a medoid loses; notes sharing one identity, which it keeps), then runs\n" +
+    "`zaxy compact LOG --audit --json` --runs times as fresh processes and reports the median wall\n" +
+    "time, events/s, the peak RSS, the audit's cluster figures and how many planted families it\n" +
+    "found. Targets: <= 20 s and <= 512 MiB for 100 000 events.",
   options: {
     events: { type: "string", valueName: "N", description: "Events in the generated log (default 100000)" },
     runs: { type: "string", valueName: "N", description: "Audit runs (default 3)" },
