@@ -10,6 +10,9 @@
  * Then a second log of near-duplicate runbook documents is audited for compaction: one cluster,
  * and one representative would lose every identity but its own (unsafe); an exemplar projection
  * keeps every identity, and retrieval finds a record through it with its source citation.
+ * Last, the fleet: the agent promotes what it learned (citing its passing test run and decision)
+ * into a fleet through the trust check and the evolution gate; an agent outside the fleet is
+ * refused without a trace; another enrolled agent's checkout then cites the promotion.
  * Later features extend it; each step returns data so the CLI can print text or JSON.
  */
 import * as fs from "node:fs";
@@ -23,6 +26,8 @@ import { proposeFromLog, readConsolidationStatus, reviewCandidate } from "../con
 import type { PlainJson } from "../canonical/mod.ts";
 import { auditLog } from "../compaction/audit.ts";
 import { writeProjectionFromLog } from "../compaction/projectionFromLog.ts";
+import { configPath } from "../eventloom/config.ts";
+import { createFleet, enrollAgent, promote, type PromotionResult } from "../fleet/mod.ts";
 import { validateMemoryRequest } from "../memory/request.ts";
 import { recordEvents } from "../memory/record.ts";
 import { MemoryService } from "../memory/service.ts";
@@ -67,6 +72,15 @@ export interface DemoCompaction {
   projection_hits: Array<{ content: string; citation: string; projection_id: string; source_citations: string[] }>;
 }
 
+export interface DemoFleet {
+  fleet_id: string;
+  thread_log: string;
+  promotion: PromotionResult;
+  /** A promotion by an agent that is not enrolled: rejected, the fleet log unchanged. */
+  refused: { actor: string; rejected: boolean; reason: string; log_bytes_unchanged: boolean };
+  receiver: { agent_id: string; query: string; fleet_facts: Array<{ content: string; citation: string }>; fleet_items: PlainJson };
+}
+
 export interface DemoResult {
   root: string;
   session_id: string;
@@ -80,6 +94,7 @@ export interface DemoResult {
   causal: DemoCausal;
   consolidation: DemoConsolidation;
   compaction: DemoCompaction;
+  fleet: DemoFleet;
 }
 
 /** The session: an agent fixing a failing auth test. */
@@ -248,6 +263,57 @@ async function compactionStep(root: string): Promise<DemoCompaction> {
   };
 }
 
+/** Turns the checkout fleet lane on for this root (config.json `fleet_enabled`). */
+function enableFleetLane(root: string): void {
+  const file = configPath(root);
+  const config = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8")) : { schema: "zaxy.config.v1", envelope: "v1" };
+  fs.writeFileSync(file, JSON.stringify({ ...config, fleet_enabled: true }, null, 2) + "\n");
+}
+
+async function fleetStep(root: string, sessionId: string, session: AppendedEvent[]): Promise<DemoFleet> {
+  const fleetId = "platform";
+  await createFleet(root, { fleetId, summary: "Platform agents sharing what they learn", actor: "maya" });
+  await enrollAgent(root, { fleetId, agentId: "agent", actor: "maya" });
+  await enrollAgent(root, { fleetId, agentId: "agent-b", actor: "maya" });
+  const passingRun = session[5];
+  const decision = session[6];
+  const lesson = {
+    fleetId,
+    originSession: sessionId,
+    sourceEvents: [{ seq: passingRun.seq, hash: passingRun.hash }, { seq: decision.seq, hash: decision.hash }],
+    outcome: "success",
+    summary: "Refetch JWKS on an unknown key id; a 5 min TTL bounds stale keys after a key rotation",
+    claimKey: "auth.jwks.refresh",
+  };
+  const threadLog = path.join(root, `fleet.${fleetId}.jsonl`);
+  const before = fs.readFileSync(threadLog);
+  const refused = await promote(root, "outcome", { ...lesson, actor: "agent-x", confidence: 0.99 });
+  const unchanged = Buffer.compare(before, fs.readFileSync(threadLog)) === 0;
+  const promotion = await promote(root, "outcome", { ...lesson, actor: "agent", confidence: 0.92 });
+
+  // Another agent, working on something else, asks; the fleet lane is opt-in per root.
+  enableFleetLane(root);
+  const receiver = "agent-b";
+  await recordEvents(root, receiver, [{ type: "goal.created", actor: receiver, payload: fromJs({ title: "Rotate the billing service's signing keys" }) }]);
+  const query = "How should we handle JWKS key rotation?";
+  const checkout = await new MemoryService(root).checkout(validateMemoryRequest({ sessionId: receiver, query, fleetIds: [fleetId], agentId: receiver }));
+  const fleetCitation = /^eventloom:\/\/fleet\./;
+  return {
+    fleet_id: fleetId,
+    thread_log: threadLog,
+    promotion,
+    refused: { actor: "agent-x", rejected: refused.rejected, reason: refused.reason, log_bytes_unchanged: unchanged },
+    receiver: {
+      agent_id: receiver,
+      query,
+      fleet_facts: checkout.current_facts
+        .filter((fact) => fleetCitation.test(fact.citation ?? ""))
+        .map((fact) => ({ content: fact.content, citation: fact.citation ?? "" })),
+      fleet_items: (checkout.diagnostics as { [key: string]: PlainJson }).fleet ?? null,
+    },
+  };
+}
+
 export async function runAgentSessionDemo(options: { dir?: string } = {}): Promise<DemoResult> {
   const base = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), "zaxy-demo-"));
   const root = path.join(base, ".eventloom");
@@ -276,6 +342,7 @@ export async function runAgentSessionDemo(options: { dir?: string } = {}): Promi
   const causal = await causalStep(root, sessionId, events, new MemoryService(root));
   const consolidation = await consolidationStep(root, sessionId);
   const compaction = await compactionStep(root);
+  const fleet = await fleetStep(root, sessionId, events);
   return {
     root,
     session_id: sessionId,
@@ -289,5 +356,6 @@ export async function runAgentSessionDemo(options: { dir?: string } = {}): Promi
     causal,
     consolidation,
     compaction,
+    fleet,
   };
 }

@@ -159,3 +159,32 @@ test("demo refuses a --dir that already holds an Eventloom, writing nothing", ()
   assert.match(error.message, /already holds an Eventloom/);
   assert.deepEqual(fs.readdirSync(path.join(dir, ".eventloom")), []);
 });
+
+test("demo promotes the agent's lesson into a fleet, refuses an unenrolled agent, and another agent's checkout cites it", () => {
+  const dir = makeTempDir("zaxy-demo");
+  const run = runZaxy(["demo", "--dir", dir, "--json"], { cwd: dir });
+  assert.equal(run.code, 0, run.stderr);
+  const { fleet, events } = JSON.parse(run.stdout);
+  assert.equal(fleet.refused.rejected, true);
+  assert.match(fleet.refused.reason, /insufficient trust: actor 'agent-x'/);
+  assert.equal(fleet.refused.log_bytes_unchanged, true);
+  assert.equal(fleet.promotion.rejected, false);
+  assert.equal(fleet.promotion.review_status, "active");
+  assert.ok(fleet.promotion.gate_event.seq < fleet.promotion.promotion_event.seq, "the gate event comes first");
+  // The promotion cites the agent's sealed events: the passing run (seq 6) and the decision (seq 7).
+  const thread = fs.readFileSync(fleet.thread_log, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+  const promoted = thread[fleet.promotion.promotion_event.seq - 1];
+  const payload = promoted.payload;
+  assert.equal(promoted.type ?? promoted.event_type, "fleet.outcome.propagated");
+  assert.deepEqual(payload.source_events, [{ seq: 6, hash: events[5].hash }, { seq: 7, hash: events[6].hash }]);
+  assert.equal(payload.authority_status, "non_authoritative");
+  // agent-b's checkout cites the promotion event of the fleet thread.
+  assert.deepEqual(fleet.receiver.fleet_facts.map((f: { citation: string }) => f.citation), [fleet.promotion.citation]);
+  assert.match(fleet.promotion.citation, /^eventloom:\/\/fleet\.platform\/events\/\d+#[0-9a-f]{12}$/);
+  assert.equal(fleet.receiver.fleet_items.count, 1);
+  assert.equal(fleet.receiver.fleet_items.items[0].promotion_id, fleet.promotion.promotion_id);
+  // The fleet thread verifies and its audit resolves every ref.
+  const audit = runZaxy(["fleet", "audit", "platform", "--eventloom-path", path.join(dir, ".eventloom"), "--json"], { cwd: dir });
+  assert.equal(audit.code, 0, audit.stdout + audit.stderr);
+  assert.equal(JSON.parse(audit.stdout).unresolved_count, 0);
+});

@@ -8,7 +8,7 @@ import type { PlainJson } from "../../canonical/mod.ts";
 
 export const demoCommand = defineCommand({
   name: "demo",
-  summary: "Record a short agent session, verify it, catch a tampered copy, print citations",
+  summary: "The main demo: a cited agent session, tampering caught, checkout, causal memory, consolidation, compaction",
   description:
     "Runs in a temporary directory (or --dir): records a realistic agent session (goal, tool\n" +
     "calls, a failing and a passing test run, a file edit, a decision), verifies the chain,\n" +
@@ -18,7 +18,9 @@ export const demoCommand = defineCommand({
     "consolidation candidates are proposed from the session (twice: the second run adds\n" +
     "nothing), one is reviewed, and the status is replayed from the log; finally a compaction\n" +
     "audit of near-duplicate runbooks flags the collapse (one representative would lose their\n" +
-    "identities) and an exemplar projection keeps every identity, found again by retrieval.",
+    "identities) and an exemplar projection keeps every identity, found again by retrieval; and the\n" +
+    "agent promotes its lesson into a fleet (an unenrolled agent is refused without a trace),\n" +
+    "which another agent's checkout then cites.",
   options: {
     dir: { type: "string", valueName: "DIR", description: "Work in DIR (without an .eventloom yet) instead of a temporary directory" },
     quiet: { type: "boolean", description: "Print only the summary lines" },
@@ -50,7 +52,10 @@ export const demoCommand = defineCommand({
     const comp = result.compaction;
     const compactionOk = !comp.audit.safe && comp.audit.cluster_count === 1 && comp.audit.missing_identities.length > 0 &&
       comp.projection.identities_missing.length === 0 && comp.projection_hits.length > 0;
-    const ok = result.integrity.ok && !result.tamper.report.ok && checkoutOk && causalOk && consolidationOk && compactionOk;
+    const fleet = result.fleet;
+    const fleetOk = fleet.refused.rejected && fleet.refused.log_bytes_unchanged && !fleet.promotion.rejected &&
+      fleet.promotion.review_status === "active" && fleet.receiver.fleet_facts.some((f) => f.citation === fleet.promotion.citation);
+    const ok = result.integrity.ok && !result.tamper.report.ok && checkoutOk && causalOk && consolidationOk && compactionOk && fleetOk;
     emit(ctx, "zaxy.demo.v1", { ok, ...result }, () => {
       const lines: string[] = [];
       const say = (line = "") => lines.push(line);
@@ -105,7 +110,15 @@ export const demoCommand = defineCommand({
         say(`     - projection ${hit.projection_id.slice(0, 12)}: ${hit.source_citations.join(", ")}  ${hit.citation}`);
       }
       say();
-      say(ok ? "Demo OK: the log verifies, tampering is caught, checkout cites only current facts, causes are cited, candidates stay under review, compaction keeps every identity." : "Demo FAILED.");
+      const promotion = fleet.promotion;
+      say(`9. Fleet "${fleet.fleet_id}" (${fleet.thread_log}): maya created it (first steward) and enrolled agent and agent-b.`);
+      say(`   ${fleet.refused.actor} (not enrolled) tries to promote: ${fleet.refused.rejected ? "rejected" : "ACCEPTED"}; fleet log ${fleet.refused.log_bytes_unchanged ? "unchanged, byte for byte" : "CHANGED"}.`);
+      say(`   agent promotes its lesson (citing seq 6 and 7 of its session): gate seq ${promotion.gate_event?.seq}, then ${promotion.promotion_id} seq ${promotion.promotion_event?.seq}, ${promotion.review_status}`);
+      say(`     gate: ${promotion.reason}`);
+      say(`   agent-b asks "${fleet.receiver.query}"; its checkout cites the fleet:`);
+      for (const fact of fleet.receiver.fleet_facts) say(`     - ${fact.content}  ${fact.citation}`);
+      say();
+      say(ok ? "Demo OK: the log verifies, tampering is caught, checkout cites only current facts, causes are cited, candidates stay under review, compaction keeps every identity, and fleet knowledge crosses agents only through trust and the gate." : "Demo FAILED.");
       return lines.join("\n");
     });
     return ok ? 0 : 1;
