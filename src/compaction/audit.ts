@@ -271,7 +271,8 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
   }
 
   stage("embedding event contexts");
-  const vectors = new AuditVectors(opts.embeddingDim);
+  // Released once the cluster geometry is measured: the report needs only the small facts.
+  let vectors: AuditVectors | null = new AuditVectors(opts.embeddingDim);
   const facts: EventFacts[] = [];
   for (const record of readRecords(path)) {
     const ids = eventIdentities(record);
@@ -321,7 +322,7 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
     meanToCentroid: number;
   }
   const geometry: Geometry[] = multi.map(({ rows }) => {
-    const dense = vectors.dense(rows);
+    const dense = (vectors as AuditVectors).dense(rows);
     const dim = opts.embeddingDim;
     const centroid = centroidOf(dense, rows.length, dim);
     const toCentroid = cosineDistancesTo(dense, rows.length, dim, centroid);
@@ -337,6 +338,8 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
       meanToCentroid: meanDistanceToCentroid(dense, rows.length, dim),
     };
   });
+
+  vectors = null;
 
   // Pass two: haystacks of the representatives of multi-member clusters. A single event is its
   // own representative and recovers all its identities by construction (they are in its haystack).

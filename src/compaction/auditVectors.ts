@@ -11,17 +11,21 @@
  * Jaccard J, P(share a band) = 1 − (1 − J⁴)¹⁶: 0.94 at J = 0.6, 0.996 at 0.7, > 0.9999 at 0.8.
  * What must never change without re-measuring: the hash, the bin and band counts.
  */
-import { embeddingTokens } from "../vector/hashEmbedding.ts";
+import { pythonCaseFold } from "../vector/caseFold.ts";
 import { TokenBuckets } from "./tokenBuckets.ts";
 import { fnvOffset, fnvPrime, tokenHashFinal } from "./tokenHash.ts";
 
 export { tokenHash32 } from "./tokenHash.ts";
 
-const asciiText = /^[\x00-\x7f]*$/;
-
-/** Python's `str.isspace()` within ASCII: \t \n \v \f \r, U+001C..U+001F and space. */
-function isAsciiSpace(c: number): boolean {
-  return (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x20);
+/**
+ * Python's `str.isspace()` for a UTF-16 code unit: \t \n \v \f \r, U+001C..U+001F, space,
+ * U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000 (the set of
+ * src/vector/pythonSplit.ts; none is a surrogate, so code units suffice).
+ */
+function isPythonSpace(c: number): boolean {
+  if (c <= 0x20) return (c >= 0x09 && c <= 0x0d) || c >= 0x1c;
+  if (c < 0x85) return false;
+  return c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
 }
 
 export const sketchBins = 64;
@@ -40,8 +44,9 @@ class Growable<T extends Uint16Array | Uint32Array | Float32Array> {
   /** Makes room for `more` values past `length`. */
   reserve(more: number): void {
     if (this.length + more <= this.data.length) return;
-    let size = this.data.length * 2;
-    while (size < this.length + more) size *= 2;
+    // 1.5x: the largest arrays (one entry per non-zero of the log) overshoot by at most half.
+    let size = Math.ceil(this.data.length * 1.5);
+    while (size < this.length + more) size = Math.ceil(size * 1.5);
     const bigger = this.make(size);
     bigger.set(this.data.subarray(0, this.length));
     this.data = bigger;
@@ -89,15 +94,14 @@ export class AuditVectors {
   }
 
   /**
-   * Adds one row from a context text: the same row as `add(contextTokens(text))`, but ASCII text
-   * is lowercased, split and hashed in one scan, and a cached token is found without building
-   * its string.
+   * Adds one row from a context text: the same row as `add(contextTokens(text))` (Python's
+   * `text.casefold().split()`), in one scan. Splitting before folding gives the same tokens:
+   * casefold maps each code point on its own, whitespace folds to itself and nothing folds to
+   * whitespace (checked over all of Unicode with python3). An ASCII token is lowercased and
+   * hashed as it is read and found in the cache without building its string; a token with
+   * non-ASCII characters is folded with `pythonCaseFold`.
    */
   addText(text: string): void {
-    if (!asciiText.test(text)) {
-      this.add(embeddingTokens(text));
-      return;
-    }
     this.startRow();
     const cache = this.tokens;
     const length = text.length;
@@ -105,16 +109,18 @@ export class AuditVectors {
     let i = 0;
     while (i < length) {
       let c = text.charCodeAt(i);
-      if (isAsciiSpace(c)) { i++; continue; }
+      if (isPythonSpace(c)) { i++; continue; }
       const start = i;
       let h = fnvOffset;
+      let ascii = true;
       do {
         if (c >= 0x41 && c <= 0x5a) c += 32;
+        else if (c >= 0x80) ascii = false;
         h = Math.imul(h ^ c, fnvPrime);
         if (++i === length) break;
         c = text.charCodeAt(i);
-      } while (!isAsciiSpace(c));
-      this.accumulate(cache.slotOfLoweredAscii(text, start, i, tokenHashFinal(h)));
+      } while (!isPythonSpace(c));
+      this.accumulate(ascii ? cache.slotOfLoweredAscii(text, start, i, tokenHashFinal(h)) : cache.slotOf(pythonCaseFold(text.slice(start, i))));
       tokenCount++;
     }
     // Python's split of blank text is empty; the embedding then hashes one empty token.

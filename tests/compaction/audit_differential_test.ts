@@ -58,7 +58,10 @@ function randomText(rand: () => number): string {
 
 test(`AuditVectors rows equal the kernel's hash embedding as f32, band keys equal MinHash over contextTokens (seed ${seed})`, () => {
   const rand = seededRandom(seed);
-  const texts = ["", "   ", "\t\n", "a a", "a A", "Straße STRASSE", ...Array.from({ length: 400 }, () => randomText(rand))];
+  const texts = [
+    "", "   ", "\t\n", "\u0085\u3000", "a a", "a A", "Straße STRASSE", "a\u2028b\u00a0c\u200bd", "ǅemal İstanbul ΣΊΣΥΦΟΣ", "😀 x😀",
+    ...Array.from({ length: 400 }, () => randomText(rand)),
+  ];
   // A text whose tokens cancel in one bucket: the same token with both signs cannot happen, so
   // repeat tokens to build sums of many sizes instead.
   texts.push(Array.from({ length: 300 }, (_, i) => `t${i % 17}`).join(" "));
