@@ -10,7 +10,7 @@ import { checkError, inputError, ioError, isZaxyError } from "../errors.ts";
 import { batchEventsMax, eventTextCharsMax, lockWaitMs, payloadBytesMax, payloadDepthMax } from "../limits.ts";
 import { lockFile } from "../platform/mod.ts";
 import { citationUri } from "./citation.ts";
-import { readConfig } from "./config.ts";
+import { type EventloomConfig, readConfig } from "./config.ts";
 import { type Envelope, type EventRecord, isV1EventType, sealLegacy, sealV1, type SealedLine } from "./envelope.ts";
 import { countLogEvents, readLogLines } from "./lines.ts";
 import { securePayload } from "./redact.ts";
@@ -227,9 +227,56 @@ function contains(haystack: Uint8Array, needle: Uint8Array): boolean {
  * events[0].citation // "eventloom://default/events/1#…"
  */
 export async function appendEvents(root: string, sessionId: string, items: AppendItem[], options: AppendOptions = {}): Promise<AppendResult> {
-  const logPath = sessionLogPath(root, sessionId, "append to");
+  sessionLogPath(root, sessionId, "append to");
   const valid = validateItems(items);
   const clock = options.clock ?? systemClock;
+  return await withLockedLog(root, sessionId, options, ({ fd, size, logPath, config }) => {
+    const tail = readChainTail(fd, size, `session "${sessionId}"`, () => countLogEvents(logPath));
+    let batch = valid;
+    let deduped = 0;
+    if (options.dedupProducerRefs && batch.some((item) => item.producerRef !== undefined)) {
+      const seen = size > 0 ? existingProducerRefs(logPath) : new Set<string>();
+      batch = batch.filter((item) => {
+        if (item.producerRef === undefined) return true;
+        if (seen.has(item.producerRef)) {
+          deduped++;
+          return false;
+        }
+        seen.add(item.producerRef);
+        return true;
+      });
+    }
+    if (batch.length === 0) return { events: [], records: [], deduped, logPath };
+    const startsEmpty = tail.hash === null;
+    const v1Allowed = batch.every((item) => isV1EventType(item.type));
+    const envelope: Envelope = v1Allowed && (startsEmpty ? config.envelope === "v1" : tail.isV1) ? "v1" : "legacy";
+    const sealed: SealedLine[] = [];
+    let prevHash = tail.hash;
+    let seq = tail.seq;
+    for (const item of batch) {
+      const line = sealItem(item, ++seq, prevHash, envelope, clock, sessionId);
+      sealed.push(line);
+      prevHash = line.hash;
+    }
+    writeSealed(fd, tail, sealed);
+    return { events: sealed.map((line) => appendedEventOf(line, sessionId, envelope)), records: sealed.map((s) => s.record), deduped, logPath };
+  });
+}
+
+interface LockedLog {
+  fd: number;
+  /** Bytes in the log when the lock was taken. */
+  size: number;
+  logPath: string;
+  config: EventloomConfig;
+}
+
+/**
+ * Creates the root, takes the log's exclusive flock, opens it for appending and runs `body`;
+ * closes and unlocks whatever happens. Errors that are not zaxy's own become `write_failed`.
+ */
+async function withLockedLog<T>(root: string, sessionId: string, options: AppendOptions, body: (log: LockedLog) => T | Promise<T>): Promise<T> {
+  const logPath = sessionLogPath(root, sessionId, "append to");
   try {
     fs.mkdirSync(root, { recursive: true });
   } catch (error) {
@@ -246,67 +293,7 @@ export async function appendEvents(root: string, sessionId: string, items: Appen
   try {
     const fd = fs.openSync(logPath, "a+");
     try {
-      const size = fs.fstatSync(fd).size;
-      const tail = readChainTail(fd, size, `session "${sessionId}"`, () => countLogEvents(logPath));
-      let batch = valid;
-      let deduped = 0;
-      if (options.dedupProducerRefs && batch.some((item) => item.producerRef !== undefined)) {
-        const seen = size > 0 ? existingProducerRefs(logPath) : new Set<string>();
-        batch = batch.filter((item) => {
-          if (item.producerRef === undefined) return true;
-          if (seen.has(item.producerRef)) {
-            deduped++;
-            return false;
-          }
-          seen.add(item.producerRef);
-          return true;
-        });
-      }
-      if (batch.length === 0) return { events: [], records: [], deduped, logPath };
-      const startsEmpty = tail.hash === null;
-      const v1Allowed = batch.every((item) => isV1EventType(item.type));
-      const envelope: Envelope = v1Allowed && (startsEmpty ? config.envelope === "v1" : tail.isV1) ? "v1" : "legacy";
-      const sealed: SealedLine[] = [];
-      let prevHash = tail.hash;
-      let seq = tail.seq;
-      for (const item of batch) {
-        seq++;
-        const { payload, security } = securePayload(item.payload);
-        if (item.producerRef !== undefined) payload.set(producerRefKey, item.producerRef);
-        const unsealed = {
-          seq,
-          timestamp: formatTimestamp(clock()),
-          type: item.type,
-          actor: item.actor,
-          thread: sessionId,
-          payload,
-          security,
-          prevHash,
-          id: envelope === "v1" ? item.id : undefined,
-          parentEventId: item.parentEventId,
-          causedBy: item.causedBy,
-        };
-        const line = envelope === "v1" ? sealV1(unsealed) : sealLegacy(unsealed);
-        sealed.push(line);
-        prevHash = line.hash;
-      }
-      const text = (tail.needsNewline ? "\n" : "") + sealed.map((s) => s.line).join("\n") + "\n";
-      writeAll(fd, utf8.encode(text));
-      fs.fsyncSync(fd);
-      return {
-        events: sealed.map((s) => ({
-          seq: s.record.seq,
-          hash: s.hash,
-          event_id: s.id,
-          session_id: sessionId,
-          event_type: s.record.type,
-          citation: citationUri(sessionId, s.record.seq, s.hash),
-          envelope,
-        })),
-        records: sealed.map((s) => s.record),
-        deduped,
-        logPath,
-      };
+      return await body({ fd, size: fs.fstatSync(fd).size, logPath, config });
     } finally {
       fs.closeSync(fd);
     }
@@ -316,6 +303,44 @@ export async function appendEvents(root: string, sessionId: string, items: Appen
   } finally {
     lock.release();
   }
+}
+
+/** Seals one validated item as event `seq` after `prevHash`, with its secrets redacted. */
+function sealItem(item: ValidItem, seq: number, prevHash: string | null, envelope: Envelope, clock: MicrosClock, sessionId: string): SealedLine {
+  const { payload, security } = securePayload(item.payload);
+  if (item.producerRef !== undefined) payload.set(producerRefKey, item.producerRef);
+  return (envelope === "v1" ? sealV1 : sealLegacy)({
+    seq,
+    timestamp: formatTimestamp(clock()),
+    type: item.type,
+    actor: item.actor,
+    thread: sessionId,
+    payload,
+    security,
+    prevHash,
+    id: envelope === "v1" ? item.id : undefined,
+    parentEventId: item.parentEventId,
+    causedBy: item.causedBy,
+  });
+}
+
+function appendedEventOf(line: SealedLine, sessionId: string, envelope: Envelope): AppendedEvent {
+  return {
+    seq: line.record.seq,
+    hash: line.hash,
+    event_id: line.id,
+    session_id: sessionId,
+    event_type: line.record.type,
+    citation: citationUri(sessionId, line.record.seq, line.hash),
+    envelope,
+  };
+}
+
+/** All lines in one write (after a newline the torn-free tail may lack), then fsync. */
+function writeSealed(fd: number, tail: ChainTail, sealed: readonly SealedLine[]): void {
+  const text = (tail.needsNewline ? "\n" : "") + sealed.map((s) => s.line).join("\n") + "\n";
+  writeAll(fd, utf8.encode(text));
+  fs.fsyncSync(fd);
 }
 
 function writeAll(fd: number, bytes: Uint8Array): void {
@@ -370,96 +395,46 @@ export async function appendPlanned<R = never>(
   plan: (existing: readonly EventRecord[]) => PlannedItem[] | PlanRejection<R>,
   options: AppendOptions = {},
 ): Promise<PlannedAppendResult<R>> {
-  const logPath = sessionLogPath(root, sessionId, "append to");
   const clock = options.clock ?? systemClock;
-  try {
-    fs.mkdirSync(root, { recursive: true });
-  } catch (error) {
-    throw ioError("unwritable_root", `Cannot create the Eventloom root ${root}: ${(error as Error).message}`);
-  }
-  const config = readConfig(root);
-  let lock: { release(): void };
-  try {
-    lock = await lockFile(logPath, "exclusive", options.lockWaitMs ?? lockWaitMs, true);
-  } catch (error) {
-    if ((error as { code?: string }).code === "lock_timeout") throw ioError("lock_timeout", `Cannot append to session "${sessionId}": ${(error as Error).message}`);
-    throw ioError("unwritable_log", `Cannot append to session "${sessionId}": ${(error as Error).message}`);
-  }
-  try {
-    const fd = fs.openSync(logPath, "a+");
-    try {
-      const size = fs.fstatSync(fd).size;
-      let existing: EventRecord[] = [];
-      if (size > 0) {
-        // We hold the exclusive lock, so the verifier must not take a shared one (it would wait on us).
-        const integrity = await verifyLog(logPath, { lock: false, threads: 1 });
-        if (!integrity.ok) {
-          throw checkError(
-            "integrity_failure",
-            `Cannot append to session "${sessionId}": its log fails verification at seq ${integrity.broken_at_seq} (${integrity.broken_reason})`,
-            { hint: `run \`zaxy verify ${logPath}\` for the full report` },
-          );
-        }
-        existing = readEvents(logPath, { toSeq: Math.max(1, integrity.total_events) }).events;
+  return await withLockedLog(root, sessionId, options, async ({ fd, size, logPath, config }) => {
+    let existing: EventRecord[] = [];
+    if (size > 0) {
+      // We hold the exclusive lock, so the verifier must not take a shared one (it would wait on us).
+      const integrity = await verifyLog(logPath, { lock: false, threads: 1 });
+      if (!integrity.ok) {
+        throw checkError(
+          "integrity_failure",
+          `Cannot append to session "${sessionId}": its log fails verification at seq ${integrity.broken_at_seq} (${integrity.broken_reason})`,
+          { hint: `run \`zaxy verify ${logPath}\` for the full report` },
+        );
       }
-      const planned = plan(existing);
-      if (isRejection(planned)) return { events: [], records: [], deduped: 0, logPath, rejection: planned.rejected, existingEventCount: existing.length };
-      if (planned.length === 0) return { events: [], records: [], deduped: 0, logPath, existingEventCount: existing.length };
-      const tail = readChainTail(fd, size, `session "${sessionId}"`, () => countLogEvents(logPath));
-      const sealed: SealedLine[] = [];
-      const appended: AppendedEvent[] = [];
-      let envelope: Envelope | undefined;
-      let prevHash = tail.hash;
-      let seq = tail.seq;
-      for (const entry of planned) {
-        const [item] = validateItems([typeof entry === "function" ? entry(appended) : entry]);
-        // The envelope is fixed by the first item, as appendEvents fixes it for a whole batch;
-        // a later item whose type cannot be v1 then refuses the whole batch rather than mixing.
-        if (envelope === undefined) envelope = plannedEnvelope(tail, config.envelope, item.type);
-        if (envelope === "v1" && !isV1EventType(item.type)) {
-          throw inputError("invalid_event", `Cannot append: event type ${JSON.stringify(item.type)} cannot join a v1 batch. Nothing was written.`, { field: "event_type" });
-        }
-        seq++;
-        const { payload, security } = securePayload(item.payload);
-        if (item.producerRef !== undefined) payload.set(producerRefKey, item.producerRef);
-        const line = (envelope === "v1" ? sealV1 : sealLegacy)({
-          seq,
-          timestamp: formatTimestamp(clock()),
-          type: item.type,
-          actor: item.actor,
-          thread: sessionId,
-          payload,
-          security,
-          prevHash,
-          id: envelope === "v1" ? item.id : undefined,
-          parentEventId: item.parentEventId,
-          causedBy: item.causedBy,
-        });
-        sealed.push(line);
-        appended.push({
-          seq: line.record.seq,
-          hash: line.hash,
-          event_id: line.id,
-          session_id: sessionId,
-          event_type: line.record.type,
-          citation: citationUri(sessionId, line.record.seq, line.hash),
-          envelope,
-        });
-        prevHash = line.hash;
-      }
-      const text = (tail.needsNewline ? "\n" : "") + sealed.map((s) => s.line).join("\n") + "\n";
-      writeAll(fd, utf8.encode(text));
-      fs.fsyncSync(fd);
-      return { events: appended, records: sealed.map((s) => s.record), deduped: 0, logPath, existingEventCount: existing.length };
-    } finally {
-      fs.closeSync(fd);
+      existing = readEvents(logPath, { toSeq: Math.max(1, integrity.total_events) }).events;
     }
-  } catch (error) {
-    if (isZaxyError(error)) throw error;
-    throw ioError("write_failed", `Cannot append to session "${sessionId}": ${(error as Error).message}`);
-  } finally {
-    lock.release();
-  }
+    const planned = plan(existing);
+    if (isRejection(planned)) return { events: [], records: [], deduped: 0, logPath, rejection: planned.rejected, existingEventCount: existing.length };
+    if (planned.length === 0) return { events: [], records: [], deduped: 0, logPath, existingEventCount: existing.length };
+    const tail = readChainTail(fd, size, `session "${sessionId}"`, () => countLogEvents(logPath));
+    const sealed: SealedLine[] = [];
+    const appended: AppendedEvent[] = [];
+    let envelope: Envelope | undefined;
+    let prevHash = tail.hash;
+    let seq = tail.seq;
+    for (const entry of planned) {
+      const [item] = validateItems([typeof entry === "function" ? entry(appended) : entry]);
+      // The envelope is fixed by the first item, as appendEvents fixes it for a whole batch;
+      // a later item whose type cannot be v1 then refuses the whole batch rather than mixing.
+      if (envelope === undefined) envelope = plannedEnvelope(tail, config.envelope, item.type);
+      if (envelope === "v1" && !isV1EventType(item.type)) {
+        throw inputError("invalid_event", `Cannot append: event type ${JSON.stringify(item.type)} cannot join a v1 batch. Nothing was written.`, { field: "event_type" });
+      }
+      const line = sealItem(item, ++seq, prevHash, envelope, clock, sessionId);
+      sealed.push(line);
+      appended.push(appendedEventOf(line, sessionId, envelope));
+      prevHash = line.hash;
+    }
+    writeSealed(fd, tail, sealed);
+    return { events: appended, records: sealed.map((s) => s.record), deduped: 0, logPath, existingEventCount: existing.length };
+  });
 }
 
 /** The envelope rule of appendEvents (DESIGN §2.2), decided on the batch's first event type. */
