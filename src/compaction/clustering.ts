@@ -66,18 +66,23 @@ class BandTables {
     return base + i;
   }
 
-  /** Calls `visit` for each distinct row sharing a band with `row` (most recent first per band). */
-  forEachMate(row: number, stamp: Int32Array, visit: (mate: number) => void): void {
+  /**
+   * Writes into `out` each distinct row sharing a band with `row` (bands in order, most recent
+   * first per band, at most `bandScanMax` per band) and returns how many.
+   */
+  matesOf(row: number, stamp: Int32Array, out: Int32Array): number {
+    let count = 0;
     for (let b = 0; b < bandCount; b++) {
       let mate = this.heads[this.slotOf(b, this.vectors.bandKey(row, b))] - 1;
       for (let k = 0; k < bandScanMax && mate >= 0; k++) {
         if (stamp[mate] !== row) {
           stamp[mate] = row;
-          visit(mate);
+          out[count++] = mate;
         }
         mate = this.previous[mate * bandCount + b];
       }
     }
+    return count;
   }
 
   insert(row: number): void {
@@ -115,30 +120,30 @@ export function clusterRows(vectors: AuditVectors, threshold: number): Clusterin
   // so about half the mates of the second scan were scored by the first.
   const cosineStamp = new Int32Array(n).fill(-1);
   const cosineOf = new Float64Array(n);
-  const cosineTo = (row: number, mate: number): number => {
-    if (cosineStamp[mate] !== row) {
-      cosineStamp[mate] = row;
-      cosineOf[mate] = vectors.cosineScattered(row, scattered, mate);
-    }
-    return cosineOf[mate];
-  };
+  const mates = new Int32Array(bandCount * bandScanMax);
   let clusterCount = 0;
   for (let row = 0; row < n; row++) {
     let best = -1;
     let bestCosine = -Infinity;
     if (!vectors.isZero(row)) {
       vectors.scatter(row, scattered);
-      leaders.forEachMate(row, leaderStamp, (leader) => {
-        const cosine = cosineTo(row, leader);
-        if (1 - cosine > threshold) return;
+      const leaderCount = leaders.matesOf(row, leaderStamp, mates);
+      for (let k = 0; k < leaderCount; k++) {
+        const leader = mates[k];
+        const cosine = vectors.cosineScattered(row, scattered, leader);
+        cosineStamp[leader] = row;
+        cosineOf[leader] = cosine;
+        if (1 - cosine > threshold) continue;
         if (cosine > bestCosine + tieTolerance || (cosine >= bestCosine - tieTolerance && clusterOf[leader] < clusterOf[best])) {
           best = leader;
           bestCosine = cosine;
         }
-      });
-      everyone.forEachMate(row, mateStamp, (mate) => {
-        const cosine = cosineTo(row, mate);
-        if (cosine <= 0) return;
+      }
+      const mateCount = everyone.matesOf(row, mateStamp, mates);
+      for (let k = 0; k < mateCount; k++) {
+        const mate = mates[k];
+        const cosine = cosineStamp[mate] === row ? cosineOf[mate] : vectors.cosineScattered(row, scattered, mate);
+        if (cosine <= 0) continue;
         // Earlier rows win ties: `mate` < `row`, and rows are visited in order.
         if (isNearer(cosine, mate, nearestCosine[row], nearestNeighbour[row])) {
           nearestNeighbour[row] = mate;
@@ -148,7 +153,7 @@ export function clusterRows(vectors: AuditVectors, threshold: number): Clusterin
           nearestNeighbour[mate] = row;
           nearestCosine[mate] = cosine;
         }
-      });
+      }
       everyone.insert(row);
       vectors.clear(row, scattered);
     }
