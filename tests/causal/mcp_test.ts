@@ -8,62 +8,33 @@
  */
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { builtBinary } from "../cli/zaxy.ts";
-import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
+import { type McpServer, removeTempDirs, skipWithoutBinary as skip, startMcpServer, tempEventloomRoot } from "../mcp/mcpTestClient.ts";
 
-const skip = fs.existsSync(builtBinary) ? false : `${builtBinary} does not exist; build it with npm run build`;
 if (skip) console.error(`skipping causal MCP tests: ${skip}`);
 
 after(removeTempDirs);
 
 const slow = { timeout: 60_000 };
-const callTimeoutMs = 60_000;
-let client: Client;
-let root = "";
-
-// deno-lint-ignore no-explicit-any
-async function call(name: string, args: Record<string, unknown>): Promise<{ isError: boolean; doc: any }> {
-  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: callTimeoutMs });
-  const content = result.content as Array<{ type: string; text: string }>;
-  return { isError: result.isError === true, doc: JSON.parse(content[0].text) };
-}
-
-// deno-lint-ignore no-explicit-any
-async function callOk(name: string, args: Record<string, unknown>): Promise<any> {
-  const outcome = await call(name, args);
-  assert.equal(outcome.isError, false, `${name}: ${JSON.stringify(outcome.doc)}`);
-  return outcome.doc;
-}
+let mcp: McpServer;
 
 const ref = (name: string, entityType: string) => ({ name, entity_type: entityType });
-const logPath = () => path.join(root, "default.jsonl");
+const logPath = () => path.join(mcp.root, "default.jsonl");
 // deno-lint-ignore no-explicit-any
 const edges: any[] = [];
 
 describe("zaxy serve: causal tools", { skip }, () => {
   before(async () => {
-    root = path.join(makeTempDir("causal-mcp"), ".eventloom");
-    const transport = new StdioClientTransport({
-      command: builtBinary,
-      args: ["serve", "--profile", "full", "--eventloom-path", root],
-      env: { TMPDIR: os.tmpdir() },
-      stderr: "pipe",
-    });
-    client = new Client({ name: "zaxy-causal-test", version: "0.0.0" });
-    await client.connect(transport);
+    mcp = await startMcpServer(tempEventloomRoot("causal-mcp"), { clientName: "zaxy-causal-test" });
   }, slow);
 
   after(async () => {
-    await client?.close();
+    await mcp?.close();
   });
 
   test("tools/list: the three causal tools right after memory_verify, strict schemas", slow, async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await mcp.client.listTools();
     const names = tools.map((t) => t.name);
     const at = names.indexOf("memory_verify");
     assert.deepEqual(names.slice(at + 1, at + 4), ["memory_causal_successors", "memory_causal_predecessors", "memory_explain_outcome"]);
@@ -87,8 +58,8 @@ describe("zaxy serve: causal tools", { skip }, () => {
       [ref("stale pool", "symptom"), ref("payment timeouts", "outcome")],
     ];
     for (const [cause, effect] of chain) {
-      const observed = await callOk("memory_append", { event_type: "observation.recorded", actor: "ops", payload: { summary: `${cause.name} -> ${effect.name}` } });
-      const doc = await callOk("memory_append", {
+      const observed = await mcp.callOk("memory_append", { event_type: "observation.recorded", actor: "ops", payload: { summary: `${cause.name} -> ${effect.name}` } });
+      const doc = await mcp.callOk("memory_append", {
         event_type: "outcome.explained",
         actor: "ops",
         payload: { cause, effect, relation_type: "caused", confidence: 0.7, evidence: { source_event_seq: observed.seq, source_event_hash: observed.hash } },
@@ -98,7 +69,7 @@ describe("zaxy serve: causal tools", { skip }, () => {
       edges.push(doc.generated_events[0]);
     }
     const before = fs.readFileSync(logPath()).length;
-    const uncited = await callOk("memory_append", {
+    const uncited = await mcp.callOk("memory_append", {
       event_type: "outcome.explained", actor: "ops", payload: { cause: ref("gremlins", "cause"), effect: ref("stale pool", "symptom"), relation_type: "caused", confidence: 0.9 },
     });
     assert.equal(uncited.generated_events, undefined);
@@ -108,20 +79,20 @@ describe("zaxy serve: causal tools", { skip }, () => {
   });
 
   test("predecessors are causes, successors effects, each cited and non-authoritative", slow, async () => {
-    const causes = await callOk("memory_causal_predecessors", { entity_name: "payment timeouts" });
+    const causes = await mcp.callOk("memory_causal_predecessors", { entity_name: "payment timeouts" });
     assert.deepEqual(Object.keys(causes), ["results"]);
     assert.deepEqual(causes.results.map((r: { source: { name: string } }) => r.source.name), ["stale pool", "config drift"]);
     assert.deepEqual(causes.results.map((r: { citation: string }) => r.citation), [edges[1].citation, edges[0].citation]);
     for (const result of causes.results) assert.equal(result.authority_status, "non_authoritative");
-    const effects = await callOk("memory_causal_successors", { entity_name: "config drift", depth: 1, relation_type: "caused", entity_type: "cause" });
+    const effects = await mcp.callOk("memory_causal_successors", { entity_name: "config drift", depth: 1, relation_type: "caused", entity_type: "cause" });
     assert.deepEqual(effects.results.map((r: { target: { name: string } }) => r.target.name), ["stale pool"]);
-    assert.deepEqual((await callOk("memory_causal_successors", { entity_name: "payment timeouts", depth: 5 })).results, []);
+    assert.deepEqual((await mcp.callOk("memory_causal_successors", { entity_name: "payment timeouts", depth: 5 })).results, []);
   });
 
   test("memory_explain_outcome explains by causes, or falls back to checkout evidence", slow, async () => {
-    const doc = await callOk("memory_explain_outcome", { outcome: "payment timeouts", phase: "reflection" });
+    const doc = await mcp.callOk("memory_explain_outcome", { outcome: "payment timeouts", phase: "reflection" });
     assert.deepEqual([doc.primitive, doc.phase, doc.fallback_used, doc.result_count], ["explain_outcome", "reflection", false, 2]);
-    const fallback = await callOk("memory_explain_outcome", { outcome: "observation about stale pool", depth: 1 });
+    const fallback = await mcp.callOk("memory_explain_outcome", { outcome: "observation about stale pool", depth: 1 });
     assert.equal(fallback.fallback_used, true);
     assert.ok(fallback.results.every((r: { source: string }) => r.source === "checkout"));
   });
@@ -139,13 +110,13 @@ describe("zaxy serve: causal tools", { skip }, () => {
       ["memory_explain_outcome", { outcome: "" }, /^outcome must be a non-empty string$/],
     ];
     for (const [name, args, message] of cases) {
-      const outcome = await call(name, args);
+      const outcome = await mcp.call(name, args);
       assert.equal(outcome.isError, true, JSON.stringify(args));
       assert.equal(outcome.doc.error.code, "invalid_request", JSON.stringify(outcome.doc));
       assert.match(outcome.doc.error.message, message);
     }
     assert.deepEqual(fs.readFileSync(logPath()), before);
-    assert.equal(fs.existsSync(path.join(root, "nosuch.jsonl")), false);
-    assert.equal((await callOk("memory_causal_predecessors", { entity_name: "stale pool" })).results.length, 1);
+    assert.equal(fs.existsSync(path.join(mcp.root, "nosuch.jsonl")), false);
+    assert.equal((await mcp.callOk("memory_causal_predecessors", { entity_name: "stale pool" })).results.length, 1);
   });
 });

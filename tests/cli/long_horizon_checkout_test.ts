@@ -9,15 +9,13 @@
  */
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { fromJs } from "../../src/canonical/mod.ts";
 import { proposeCandidate, reviewCandidate } from "../../src/consolidation/operations.ts";
 import { appendEvents, type AppendedEvent } from "../../src/eventloom/mod.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
+import { type CallOutcome, type McpServer, startMcpServer } from "../mcp/mcpTestClient.ts";
 import { runZaxy, stackTraceLines, zaxyInvocation } from "./zaxy.ts";
 
 after(removeTempDirs);
@@ -170,32 +168,22 @@ describe("zaxy memory checkout --long-horizon", () => {
 });
 
 describe("MCP memory_checkout long_horizon", { skip: zaxyInvocation.kind === "binary" ? false : "needs the built binary" }, () => {
-  let client: Client;
+  let mcp: McpServer;
 
   before(async () => {
-    const transport = new StdioClientTransport({
-      command: zaxyInvocation.command,
-      args: ["serve", "--eventloom-path", root],
-      env: { TMPDIR: os.tmpdir() },
-      stderr: "pipe",
-    });
-    client = new Client({ name: "zaxy-long-horizon-test", version: "0.0.0" });
-    await client.connect(transport);
+    mcp = await startMcpServer(root, { command: zaxyInvocation.command, profile: null, clientName: "zaxy-long-horizon-test" });
   }, slow);
 
   after(async () => {
-    await client?.close();
+    await mcp?.close();
   });
 
-  // deno-lint-ignore no-explicit-any
-  async function checkout(args: Record<string, unknown>): Promise<{ isError: boolean; doc: any }> {
-    const result = await client.callTool({ name: "memory_checkout", arguments: { query, ...args } }, undefined, { timeout: 60_000 });
-    const content = result.content as Array<{ type: string; text: string }>;
-    return { isError: result.isError === true, doc: JSON.parse(content[0].text) };
+  function checkout(args: Record<string, unknown>): Promise<CallOutcome> {
+    return mcp.call("memory_checkout", { query, ...args });
   }
 
   test("the schema lists long_horizon and long_horizon_recent_window", slow, async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await mcp.client.listTools();
     const schema = tools.find((tool) => tool.name === "memory_checkout")!.inputSchema as {
       properties: Record<string, Record<string, unknown>>;
       additionalProperties?: boolean;

@@ -8,64 +8,39 @@
  */
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { type McpServer, removeTempDirs, skipWithoutBinary as skip, startMcpServer, tempEventloomRoot } from "../mcp/mcpTestClient.ts";
 
-const builtBinary = fileURLToPath(new URL("../../dist/zaxy", import.meta.url));
-const skip = fs.existsSync(builtBinary) ? false : `${builtBinary} does not exist; build it with npm run build`;
 const slow = { timeout: 60_000 };
-const callTimeoutMs = 60_000;
+after(removeTempDirs);
 
-let client: Client;
-let dir = "";
-let root = "";
-
-// deno-lint-ignore no-explicit-any
-async function call(name: string, args: Record<string, unknown>): Promise<{ isError: boolean; doc: any }> {
-  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: callTimeoutMs });
-  const content = result.content as Array<{ type: string; text: string }>;
-  assert.equal(content.length, 1);
-  return { isError: result.isError === true, doc: JSON.parse(content[0].text) };
-}
+let mcp: McpServer;
 
 function logBytes(): Buffer {
-  return fs.readFileSync(path.join(root, "default.jsonl"));
+  return fs.readFileSync(path.join(mcp.root, "default.jsonl"));
 }
 
 describe("zaxy serve: trigger_consolidation and merge_concepts", { skip }, () => {
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "zaxy-mcp-trigger-"));
-    root = path.join(dir, ".eventloom");
-    const transport = new StdioClientTransport({
-      command: builtBinary,
-      args: ["serve", "--profile", "full", "--eventloom-path", root],
-      env: { TMPDIR: os.tmpdir() },
-      stderr: "pipe",
-    });
-    client = new Client({ name: "zaxy-trigger-test", version: "0.0.0" });
-    await client.connect(transport);
+    mcp = await startMcpServer(tempEventloomRoot("zaxy-mcp-trigger"), { clientName: "zaxy-trigger-test" });
     for (const [decision, summary] of [
       ["Cache invoices in Redis", "invoice pdfs are cached in redis for one hour after rendering"],
       ["Keep rendered invoices in Redis", "invoice pdfs are cached in redis for one hour after rendering"],
       ["Page the on-call engineer", "alerts page whoever holds the pager this week"],
     ]) {
-      const appended = await call("memory_append", { event_type: "decision.made", actor: "agent", payload: { decision, summary } });
+      const appended = await mcp.call("memory_append", { event_type: "decision.made", actor: "agent", payload: { decision, summary } });
       assert.equal(appended.isError, false, JSON.stringify(appended.doc));
     }
   }, slow);
 
   after(async () => {
-    await client?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await mcp?.close();
   });
 
   test("trigger_consolidation returns the document with the near-duplicate pair", slow, async () => {
     const before = logBytes();
-    const { isError, doc } = await call("trigger_consolidation", { strategy: "similarity", min_similarity: 0.85, max_memories: 50 });
+    const { isError, doc } = await mcp.call("trigger_consolidation", { strategy: "similarity", min_similarity: 0.85, max_memories: 50 });
     assert.equal(isError, false, JSON.stringify(doc));
     assert.deepEqual(Object.keys(doc), ["consolidation_result", "statistics", "candidates_sample"]);
     assert.deepEqual(doc.consolidation_result, { status: "candidates_found", candidate_count: 1, action_required: true });
@@ -75,22 +50,22 @@ describe("zaxy serve: trigger_consolidation and merge_concepts", { skip }, () =>
   });
 
   test("an unknown strategy or a threshold outside 0..1 is invalid_request naming the valid values", slow, async () => {
-    const strategy = await call("trigger_consolidation", { strategy: "cluster" });
+    const strategy = await mcp.call("trigger_consolidation", { strategy: "cluster" });
     assert.equal(strategy.isError, true);
     assert.equal(strategy.doc.error.code, "invalid_request");
     assert.match(strategy.doc.error.message, /strategy must be one of "similarity", "temporal", "semantic", got the string "cluster"$/);
-    const threshold = await call("trigger_consolidation", { min_similarity: 1.5 });
+    const threshold = await mcp.call("trigger_consolidation", { min_similarity: 1.5 });
     assert.equal(threshold.isError, true);
     assert.equal(threshold.doc.error.code, "invalid_request");
     assert.match(threshold.doc.error.message, /min_similarity must be <= 1/);
-    const still = await call("trigger_consolidation", {});
+    const still = await mcp.call("trigger_consolidation", {});
     assert.equal(still.isError, false, "the server keeps serving");
   });
 
   test("merge_concepts appends one pending claim candidate, then reports it as already existing", slow, async () => {
     const before = logBytes();
     const memories = [{ name: "Cache invoices in Redis", entity_type: "decision" }, { name: "Keep rendered invoices in Redis" }];
-    const first = await call("merge_concepts", { memories, actor: "reviewer-bot" });
+    const first = await mcp.call("merge_concepts", { memories, actor: "reviewer-bot" });
     assert.equal(first.isError, false, JSON.stringify(first.doc));
     assert.equal(first.doc.status, "created");
     assert.equal(first.doc.events_appended, 1);
@@ -104,13 +79,13 @@ describe("zaxy serve: trigger_consolidation and merge_concepts", { skip }, () =>
     assert.equal(event.payload.authority_status, "non_authoritative");
     assert.deepEqual(event.payload.source_events.map((e: { seq: number }) => e.seq), [1, 2]);
 
-    const second = await call("merge_concepts", { memories });
+    const second = await mcp.call("merge_concepts", { memories });
     assert.equal(second.isError, false);
     assert.equal(second.doc.status, "already_exists");
     assert.equal(second.doc.candidate_id, first.doc.candidate_id);
     assert.deepEqual(logBytes(), after);
 
-    const unknown = await call("merge_concepts", { memories: [{ name: "Cache invoices in Redis" }, { name: "No such memory" }] });
+    const unknown = await mcp.call("merge_concepts", { memories: [{ name: "Cache invoices in Redis" }, { name: "No such memory" }] });
     assert.equal(unknown.isError, true);
     assert.equal(unknown.doc.error.code, "invalid_request");
     assert.match(unknown.doc.error.message, /Cannot merge memory "No such memory"/);

@@ -8,37 +8,15 @@
  */
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { type McpServer, removeTempDirs, skipWithoutBinary as skip, startMcpServer, tempEventloomRoot } from "../mcp/mcpTestClient.ts";
 
-const builtBinary = fileURLToPath(new URL("../../dist/zaxy", import.meta.url));
-const skip = fs.existsSync(builtBinary) ? false : `${builtBinary} does not exist; build it with npm run build`;
 const slow = { timeout: 60_000 };
-const tempDirs: string[] = [];
-after(() => {
-  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
-});
+after(removeTempDirs);
 
-let client: Client;
+let mcp: McpServer;
 let root = "";
-
-// deno-lint-ignore no-explicit-any
-async function call(name: string, args: Record<string, unknown>): Promise<{ isError: boolean; doc: any }> {
-  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 });
-  const content = result.content as Array<{ type: string; text: string }>;
-  return { isError: result.isError === true, doc: JSON.parse(content[0].text) };
-}
-
-// deno-lint-ignore no-explicit-any
-async function callOk(name: string, args: Record<string, unknown>): Promise<any> {
-  const outcome = await call(name, args);
-  assert.equal(outcome.isError, false, `${name}: ${JSON.stringify(outcome.doc)}`);
-  return outcome.doc;
-}
 
 function fleetLog(fleetId: string): Buffer {
   return fs.readFileSync(path.join(root, `fleet.${fleetId}.jsonl`));
@@ -52,7 +30,7 @@ function fleetEvents(fleetId: string): any[] {
 /** Fails with invalid_request whose message matches, and the fleet log is byte-identical. */
 async function callRefused(name: string, args: Record<string, unknown>, message: RegExp): Promise<void> {
   const before = fleetLog("alpha");
-  const outcome = await call(name, args);
+  const outcome = await mcp.call(name, args);
   assert.equal(outcome.isError, true, `${name} should fail: ${JSON.stringify(outcome.doc)}`);
   assert.equal(outcome.doc.error.code, "invalid_request");
   assert.match(outcome.doc.error.message, message);
@@ -60,33 +38,24 @@ async function callRefused(name: string, args: Record<string, unknown>, message:
 }
 
 async function sourceEvent(session: string, title: string): Promise<{ seq: number; hash: string }> {
-  const appended = await callOk("memory_append", { event_type: "task.completed", actor: session, payload: { title }, session_id: session });
+  const appended = await mcp.callOk("memory_append", { event_type: "task.completed", actor: session, payload: { title }, session_id: session });
   return { seq: appended.seq, hash: appended.hash };
 }
 
 describe("zaxy serve: fleet tools", { skip }, () => {
   before(async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "zaxy-mcp-fleet-"));
-    tempDirs.push(dir);
-    root = path.join(dir, ".eventloom");
+    root = tempEventloomRoot("zaxy-mcp-fleet");
     fs.mkdirSync(root, { recursive: true });
     fs.writeFileSync(path.join(root, "config.json"), JSON.stringify({ fleet_enabled: true }));
-    const transport = new StdioClientTransport({
-      command: builtBinary,
-      args: ["serve", "--profile", "full", "--eventloom-path", root],
-      env: { TMPDIR: os.tmpdir() },
-      stderr: "pipe",
-    });
-    client = new Client({ name: "zaxy-fleet-test", version: "0.0.0" });
-    await client.connect(transport);
+    mcp = await startMcpServer(root, { clientName: "zaxy-fleet-test" });
   }, slow);
 
   after(async () => {
-    await client?.close();
+    await mcp?.close();
   });
 
   test("schemas: the eight fleet tools are listed with required fields, enums and no extra properties", slow, async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await mcp.client.listTools();
     type Schema = { required?: string[]; additionalProperties?: boolean; properties: Record<string, Record<string, unknown>> };
     const byName = new Map(tools.map((t) => [t.name, t.inputSchema as Schema]));
     const required: { [tool: string]: string[] } = {
@@ -116,23 +85,23 @@ describe("zaxy serve: fleet tools", { skip }, () => {
   });
 
   test("create, enroll, promote through the gate, trust rejections, review, supersession, rollback, status, audit", slow, async () => {
-    const created = await callOk("fleet_create", { fleet_id: "alpha", summary: "Auth workers" });
+    const created = await mcp.callOk("fleet_create", { fleet_id: "alpha", summary: "Auth workers" });
     assert.deepEqual([created.refused, created.actor, created.events.map((e: { event_type: string }) => e.event_type)], [
       false, "coordinator", ["fleet.created", "fleet.agent.enrolled"],
     ]);
     for (const agent of ["agent-a", "agent-b", "agent-u"]) {
-      const enrolled = await callOk("fleet_enroll", { fleet_id: "alpha", agent_id: agent });
+      const enrolled = await mcp.callOk("fleet_enroll", { fleet_id: "alpha", agent_id: agent });
       assert.deepEqual([enrolled.refused, enrolled.trust_tier], [false, "member"]);
     }
-    const demoted = await callOk("fleet_assign_trust", { fleet_id: "alpha", agent_id: "agent-u", trust_tier: "untrusted", actor: "coordinator", rationale: "new" });
+    const demoted = await mcp.callOk("fleet_assign_trust", { fleet_id: "alpha", agent_id: "agent-u", trust_tier: "untrusted", actor: "coordinator", rationale: "new" });
     assert.deepEqual([demoted.refused, demoted.prior_tier, demoted.trust_tier], [false, "member", "untrusted"]);
-    const notSteward = await callOk("fleet_assign_trust", { fleet_id: "alpha", agent_id: "agent-b", trust_tier: "steward", actor: "agent-a" });
+    const notSteward = await mcp.callOk("fleet_assign_trust", { fleet_id: "alpha", agent_id: "agent-b", trust_tier: "steward", actor: "agent-a" });
     assert.equal(notSteward.refused, true);
     assert.match(notSteward.reason, /only a steward may/);
 
     const a1 = await sourceEvent("agent-a", "JWKS cache expiry caused the auth failures");
     const head = fleetEvents("alpha").length;
-    const promoted = await callOk("fleet_promote", {
+    const promoted = await mcp.callOk("fleet_promote", {
       fleet_id: "alpha", kind: "outcome", actor: "agent-a", origin_session: "agent-a", source_events: [a1], confidence: 0.9,
       outcome: "failure", summary: "JWKS cache expiry caused the auth failures", claim_key: "auth.cause",
     });
@@ -151,7 +120,7 @@ describe("zaxy serve: fleet tools", { skip }, () => {
     const u1 = await sourceEvent("agent-u", "untrusted lesson");
     for (const actor of ["agent-u", "stranger"]) {
       const before = fleetLog("alpha");
-      const rejected = await call("fleet_promote", {
+      const rejected = await mcp.call("fleet_promote", {
         fleet_id: "alpha", kind: "outcome", actor, origin_session: "agent-u", source_events: [u1], confidence: 0.95, outcome: "success", summary: "x",
       });
       assert.equal(rejected.isError, false);
@@ -160,7 +129,7 @@ describe("zaxy serve: fleet tools", { skip }, () => {
       assert.deepEqual(fleetLog("alpha"), before);
     }
     const b1 = await sourceEvent("agent-b", "member asks for global");
-    const tooWide = await callOk("fleet_promote", {
+    const tooWide = await mcp.callOk("fleet_promote", {
       fleet_id: "alpha", kind: "skill", actor: "agent-b", origin_session: "agent-b", source_events: [b1], confidence: 0.9,
       skill_id: "jwks-refresh", skill_version: "1", visibility_scope: "global",
     });
@@ -168,51 +137,51 @@ describe("zaxy serve: fleet tools", { skip }, () => {
     assert.match(tooWide.reason, /max proposable scope is 'fleet'/);
 
     // Below the gate threshold: pending, then a steward accepts it.
-    const pending = await callOk("fleet_promote", {
+    const pending = await mcp.callOk("fleet_promote", {
       fleet_id: "alpha", kind: "skill", actor: "agent-b", origin_session: "agent-b", source_events: [b1], confidence: 0.5,
       skill_id: "jwks-refresh", skill_version: "1",
     });
     assert.deepEqual([pending.rejected, pending.review_status, pending.auto_applied], [false, "pending", false]);
-    const byMember = await callOk("fleet_review", { fleet_id: "alpha", promotion_id: pending.promotion_id, decision: "accepted", actor: "agent-a" });
+    const byMember = await mcp.callOk("fleet_review", { fleet_id: "alpha", promotion_id: pending.promotion_id, decision: "accepted", actor: "agent-a" });
     assert.equal(byMember.refused, true);
-    const accepted = await callOk("fleet_review", { fleet_id: "alpha", promotion_id: pending.promotion_id, decision: "accepted", actor: "coordinator", rationale: "checked" });
+    const accepted = await mcp.callOk("fleet_review", { fleet_id: "alpha", promotion_id: pending.promotion_id, decision: "accepted", actor: "coordinator", rationale: "checked" });
     assert.deepEqual([accepted.refused, accepted.review_status], [false, "active"]);
 
     // Same claim, other outcome: the new one supersedes the first additively; rolling it back re-activates the first.
     const b2 = await sourceEvent("agent-b", "auth failures were a clock skew");
-    const winner = await callOk("fleet_promote", {
+    const winner = await mcp.callOk("fleet_promote", {
       fleet_id: "alpha", kind: "outcome", actor: "agent-b", origin_session: "agent-b", source_events: [b2], confidence: 0.9,
       outcome: "success", summary: "clock skew, not JWKS", claim_key: "auth.cause",
     });
     assert.equal(winner.review_status, "active");
     assert.deepEqual(winner.supersessions.map((s: { superseded_promotion_id: string }) => s.superseded_promotion_id), [promoted.promotion_id]);
-    let status = await callOk("fleet_status", { fleet_id: "alpha" });
+    let status = await mcp.callOk("fleet_status", { fleet_id: "alpha" });
     const statusOf = (id: string) => status.promotions.find((p: { promotion_id: string }) => p.promotion_id === id).review_status;
     assert.equal(statusOf(promoted.promotion_id), "superseded");
-    const rolled = await callOk("fleet_rollback", { fleet_id: "alpha", promotion_id: winner.promotion_id, reason: "wrong cause", actor: "coordinator" });
+    const rolled = await mcp.callOk("fleet_rollback", { fleet_id: "alpha", promotion_id: winner.promotion_id, reason: "wrong cause", actor: "coordinator" });
     assert.deepEqual([rolled.refused, rolled.review_status, rolled.within_rollback_window, rolled.reactivated], [false, "rolled_back", true, [promoted.promotion_id]]);
-    status = await callOk("fleet_status", { fleet_id: "alpha" });
+    status = await mcp.callOk("fleet_status", { fleet_id: "alpha" });
     assert.equal(statusOf(promoted.promotion_id), "active");
     assert.equal(statusOf(winner.promotion_id), "rolled_back");
     assert.equal(status.active_promotion_count, 2);
     assert.deepEqual(status.agents.map((a: { agent_id: string; trust_tier: string }) => `${a.agent_id}:${a.trust_tier}`), [
       "coordinator:steward", "agent-a:member", "agent-b:member", "agent-u:untrusted",
     ]);
-    const again = await callOk("fleet_rollback", { fleet_id: "alpha", promotion_id: winner.promotion_id, reason: "again", actor: "coordinator" });
+    const again = await mcp.callOk("fleet_rollback", { fleet_id: "alpha", promotion_id: winner.promotion_id, reason: "again", actor: "coordinator" });
     assert.equal(again.refused, true);
 
-    const audit = await callOk("fleet_audit", { fleet_id: "alpha" });
+    const audit = await mcp.callOk("fleet_audit", { fleet_id: "alpha" });
     assert.equal(audit.ok, true, JSON.stringify(audit));
 
     // Checkout with the fleet lane: an enrolled member sees both active promotions; a stranger and the untrusted agent nothing.
     await sourceEvent("agent-b", "auth failures again");
-    const lane = await callOk("memory_checkout", { query: "auth failures", session_id: "agent-b", fleet_ids: ["alpha"] });
+    const lane = await mcp.callOk("memory_checkout", { query: "auth failures", session_id: "agent-b", fleet_ids: ["alpha"] });
     assert.equal(lane.diagnostics.fleet.count, 2);
     assert.deepEqual(lane.diagnostics.fleet.items.map((i: { promotion_id: string }) => i.promotion_id).sort(), [promoted.promotion_id, pending.promotion_id].sort());
     assert.equal(lane.diagnostics.source_lanes.fleet, 2);
     assert.ok(lane.current_facts.some((f: { citation: string; source: string }) => f.citation === promoted.citation && f.source === "fleet"));
     for (const agent of ["stranger", "agent-u"]) {
-      const none = await callOk("memory_checkout", { query: "auth failures", session_id: "agent-b", fleet_ids: ["alpha"], agent_id: agent });
+      const none = await mcp.callOk("memory_checkout", { query: "auth failures", session_id: "agent-b", fleet_ids: ["alpha"], agent_id: agent });
       assert.equal(none.diagnostics.fleet, undefined, agent);
       assert.equal(none.diagnostics.source_lanes.fleet, undefined, agent);
     }
@@ -224,14 +193,14 @@ describe("zaxy serve: fleet tools", { skip }, () => {
     fs.writeFileSync(config, JSON.stringify({ fleet_enabled: true, evolution_op_autonomy: "promote=require_review" }));
     try {
       const source = await sourceEvent("agent-a", "reviewed lesson");
-      const held = await callOk("fleet_promote", {
+      const held = await mcp.callOk("fleet_promote", {
         fleet_id: "alpha", kind: "rule", actor: "agent-a", origin_session: "agent-a", source_events: [source], confidence: 0.99,
         rule: "page the on-call after 3 failures", trigger: "auth-page",
       });
       assert.deepEqual([held.review_status, held.auto_applied, held.gate_decision.tier, held.gate_decision.decision], [
         "pending", false, "require_review", "requires_review",
       ]);
-      const status = await callOk("fleet_status", { fleet_id: "alpha" });
+      const status = await mcp.callOk("fleet_status", { fleet_id: "alpha" });
       assert.equal(status.promotions.find((p: { promotion_id: string }) => p.promotion_id === held.promotion_id).review_status, "pending");
     } finally {
       fs.writeFileSync(config, saved);
@@ -251,7 +220,7 @@ describe("zaxy serve: fleet tools", { skip }, () => {
     await callRefused("fleet_assign_trust", { fleet_id: "alpha", agent_id: "agent-a", trust_tier: "admin", actor: "coordinator" }, /trust_tier/);
     await callRefused("fleet_review", { fleet_id: "alpha", promotion_id: "fleetpromo:" + "0".repeat(24), decision: "accepted", actor: "coordinator" }, /Unknown promotion/);
     await callRefused("fleet_status", { fleet_id: "fleet/../x" }, /fleet_id/);
-    const unknown = await call("fleet_status", { fleet_id: "nosuch" });
+    const unknown = await mcp.call("fleet_status", { fleet_id: "nosuch" });
     assert.deepEqual([unknown.isError, unknown.doc.error.code], [true, "invalid_request"]);
     assert.match(unknown.doc.error.message, /Unknown fleet "nosuch"/);
   });

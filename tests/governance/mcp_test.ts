@@ -6,41 +6,17 @@
  */
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { type McpServer, removeTempDirs, skipWithoutBinary as skip, startMcpServer, tempEventloomRoot } from "../mcp/mcpTestClient.ts";
 
-const builtBinary = fileURLToPath(new URL("../../dist/zaxy", import.meta.url));
-const skip = fs.existsSync(builtBinary) ? false : `${builtBinary} does not exist; build it with node_modules/.bin/bun build.ts`;
 const slow = { timeout: 60_000 };
-const tempDirs: string[] = [];
-after(() => {
-  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
-});
+after(removeTempDirs);
 
-let client: Client;
-let root = "";
-
-// deno-lint-ignore no-explicit-any
-async function call(name: string, args: Record<string, unknown>): Promise<{ isError: boolean; doc: any }> {
-  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 });
-  const content = result.content as Array<{ type: string; text: string }>;
-  assert.equal(content.length, 1);
-  return { isError: result.isError === true, doc: JSON.parse(content[0].text) };
-}
-
-// deno-lint-ignore no-explicit-any
-async function callOk(name: string, args: Record<string, unknown>): Promise<any> {
-  const outcome = await call(name, args);
-  assert.equal(outcome.isError, false, `${name}: ${JSON.stringify(outcome.doc)}`);
-  return outcome.doc;
-}
+let mcp: McpServer;
 
 function logText(): string {
-  const file = path.join(root, "gov.jsonl");
+  const file = path.join(mcp.root, "gov.jsonl");
   return fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "";
 }
 
@@ -50,7 +26,7 @@ function types(): string[] {
 
 async function callRefused(name: string, args: Record<string, unknown>, message: RegExp): Promise<void> {
   const before = logText();
-  const outcome = await call(name, args);
+  const outcome = await mcp.call(name, args);
   assert.equal(outcome.isError, true, `${name} should fail: ${JSON.stringify(outcome.doc)}`);
   assert.equal(outcome.doc.error.code, "invalid_request");
   assert.match(outcome.doc.error.message, message);
@@ -59,20 +35,15 @@ async function callRefused(name: string, args: Record<string, unknown>, message:
 
 describe("zaxy serve: governance tools", { skip }, () => {
   before(async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "zaxy-mcp-governance-"));
-    tempDirs.push(dir);
-    root = path.join(dir, ".eventloom");
-    const transport = new StdioClientTransport({ command: builtBinary, args: ["serve", "--profile", "full", "--eventloom-path", root], env: { TMPDIR: os.tmpdir() }, stderr: "pipe" });
-    client = new Client({ name: "zaxy-governance-test", version: "0.0.0" });
-    await client.connect(transport);
+    mcp = await startMcpServer(tempEventloomRoot("zaxy-mcp-governance"), { clientName: "zaxy-governance-test" });
   }, slow);
 
   after(async () => {
-    await client?.close();
+    await mcp?.close();
   });
 
   test("schemas: required fields, enums, additionalProperties false", slow, async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await mcp.client.listTools();
     // deno-lint-ignore no-explicit-any
     const byName = new Map(tools.map((t) => [t.name, t.inputSchema as any]));
     const gate = byName.get("memory_evolution_gate");
@@ -91,12 +62,12 @@ describe("zaxy serve: governance tools", { skip }, () => {
   });
 
   test("gate, outcome with a rule, rollback of the rule", slow, async () => {
-    const gate = await callOk("memory_evolution_gate", { op: "promote", confidence: 0.9, candidate_ref: { candidate_id: "skill:x" }, session_id: "gov" });
+    const gate = await mcp.callOk("memory_evolution_gate", { op: "promote", confidence: 0.9, candidate_ref: { candidate_id: "skill:x" }, session_id: "gov" });
     assert.deepEqual([gate.decision, gate.auto_apply, gate.gate_event.seq, gate.candidate_ref], ["auto_apply", true, 1, { candidate_id: "skill:x" }]);
-    const held = await callOk("memory_evolution_gate", { op: "promote", confidence: 0.9, tier: "require_review", session_id: "gov" });
+    const held = await mcp.callOk("memory_evolution_gate", { op: "promote", confidence: 0.9, tier: "require_review", session_id: "gov" });
     assert.equal(held.reason, "promote: held for review (tier require_review)");
 
-    const outcome = await callOk("memory_outcome", {
+    const outcome = await mcp.callOk("memory_outcome", {
       outcome: "failure",
       summary: "release broke",
       lesson: "tag before release",
@@ -107,7 +78,7 @@ describe("zaxy serve: governance tools", { skip }, () => {
     assert.deepEqual([outcome.outcome, outcome.outcome_event.seq, outcome.rule.event_type, outcome.rule.review_status], ["failure", 3, "memory.rule.generated", "active"]);
     assert.deepEqual(types(), ["evolution.gate.evaluated", "evolution.gate.evaluated", "memory.outcome.recorded", "evolution.gate.evaluated", "memory.rule.generated"]);
 
-    const rolled = await callOk("memory_rollback", { target_seq: outcome.rule.seq, target_hash: outcome.rule.hash, reason: "bad rule", session_id: "gov" });
+    const rolled = await mcp.callOk("memory_rollback", { target_seq: outcome.rule.seq, target_hash: outcome.rule.hash, reason: "bad rule", session_id: "gov" });
     assert.deepEqual([rolled.rule.review_status, rolled.reverts.rule_id, rolled.gate.op], ["rolled_back", outcome.rule.rule_id, "update"]);
     assert.deepEqual(types().slice(-2), ["evolution.gate.evaluated", "memory.rolled_back"]);
   });

@@ -6,64 +6,36 @@
  */
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { type McpServer, removeTempDirs, skipWithoutBinary as skip, startMcpServer, tempEventloomRoot } from "./mcpTestClient.ts";
 
-const builtBinary = fileURLToPath(new URL("../../dist/zaxy", import.meta.url));
-const skip = fs.existsSync(builtBinary) ? false : `${builtBinary} does not exist; build it with npm run build`;
 const slow = { timeout: 60_000 };
-const tempDirs: string[] = [];
-after(() => {
-  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
-});
+after(removeTempDirs);
 
-let client: Client;
-let root = "";
-
-// deno-lint-ignore no-explicit-any
-async function call(name: string, args: Record<string, unknown>): Promise<{ isError: boolean; doc: any }> {
-  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 });
-  const content = result.content as Array<{ type: string; text: string }>;
-  return { isError: result.isError === true, doc: JSON.parse(content[0].text) };
-}
-
-// deno-lint-ignore no-explicit-any
-async function callOk(name: string, args: Record<string, unknown>): Promise<any> {
-  const outcome = await call(name, args);
-  assert.equal(outcome.isError, false, `${name}: ${JSON.stringify(outcome.doc)}`);
-  return outcome.doc;
-}
+let mcp: McpServer;
 
 /** Fails with invalid_request whose message matches, and the log is byte-identical. */
 async function callRefused(name: string, args: Record<string, unknown>, message: RegExp): Promise<void> {
-  const before = fs.readFileSync(path.join(root, "s1.jsonl"));
-  const outcome = await call(name, args);
+  const before = fs.readFileSync(path.join(mcp.root, "s1.jsonl"));
+  const outcome = await mcp.call(name, args);
   assert.equal(outcome.isError, true, `${name} should fail: ${JSON.stringify(outcome.doc)}`);
   assert.equal(outcome.doc.error.code, "invalid_request");
   assert.match(outcome.doc.error.message, message);
-  assert.deepEqual(fs.readFileSync(path.join(root, "s1.jsonl")), before);
+  assert.deepEqual(fs.readFileSync(path.join(mcp.root, "s1.jsonl")), before);
 }
 
 describe("zaxy serve: consolidation and rollback tools", { skip }, () => {
   before(async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "zaxy-mcp-consolidation-"));
-    tempDirs.push(dir);
-    root = path.join(dir, ".eventloom");
-    const transport = new StdioClientTransport({ command: builtBinary, args: ["serve", "--profile", "full", "--eventloom-path", root], env: { TMPDIR: os.tmpdir() }, stderr: "pipe" });
-    client = new Client({ name: "zaxy-consolidation-test", version: "0.0.0" });
-    await client.connect(transport);
+    mcp = await startMcpServer(tempEventloomRoot("zaxy-mcp-consolidation"), { clientName: "zaxy-consolidation-test" });
   }, slow);
 
   after(async () => {
-    await client?.close();
+    await mcp?.close();
   });
 
   test("schemas: required fields, the candidate id pattern and the window bounds", slow, async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await mcp.client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t.inputSchema as { required?: string[]; properties: Record<string, Record<string, unknown>> }]));
     assert.deepEqual(byName.get("memory_consolidation_candidate")?.required, ["candidate_type", "title", "summary", "source_events", "confidence", "method"]);
     assert.deepEqual(byName.get("memory_consolidation_propose_from_log")?.required, ["session_id"]);
@@ -82,28 +54,28 @@ describe("zaxy serve: consolidation and rollback tools", { skip }, () => {
       ["file.edit.applied", { path: "a.py" }],
       ["tool.call.completed", { tool_name: "pytest", status: "passed" }],
     ] as const) {
-      sources.push(await callOk("memory_append", { event_type: type, actor: "agent", payload, session_id: "s1" }));
+      sources.push(await mcp.callOk("memory_append", { event_type: type, actor: "agent", payload, session_id: "s1" }));
     }
-    const first = await callOk("memory_consolidation_propose_from_log", { session_id: "s1" });
+    const first = await mcp.callOk("memory_consolidation_propose_from_log", { session_id: "s1" });
     assert.equal(first.candidate_count, 3);
-    const again = await callOk("memory_consolidation_propose_from_log", { session_id: "s1", window_size: 5 });
+    const again = await mcp.callOk("memory_consolidation_propose_from_log", { session_id: "s1", window_size: 5 });
     assert.deepEqual([again.candidate_count, again.skipped_existing_count], [0, 3]);
 
-    const manual = await callOk("memory_consolidation_candidate", {
+    const manual = await mcp.callOk("memory_consolidation_candidate", {
       candidate_type: "claim", title: "Retry fix holds", summary: "pytest passed after the edit",
       source_events: sources.slice(1).map((s) => ({ seq: s.seq, hash: s.hash })), confidence: 0.9, method: "manual_review_v1", session_id: "s1",
     });
     assert.deepEqual([manual.review_status, manual.authority_status], ["pending", "non_authoritative"]);
 
-    const review = await callOk("memory_consolidation_review", { candidate_id: manual.candidate_id, status: "accepted", rationale: "verified", session_id: "s1" });
-    let status = await callOk("memory_consolidation_status", { session_id: "s1" });
+    const review = await mcp.callOk("memory_consolidation_review", { candidate_id: manual.candidate_id, status: "accepted", rationale: "verified", session_id: "s1" });
+    let status = await mcp.callOk("memory_consolidation_status", { session_id: "s1" });
     assert.deepEqual([status.candidate_count, status.accepted_count, status.pending_count], [4, 1, 3]);
-    const line = fs.readFileSync(path.join(root, "s1.jsonl"), "utf8").trim().split("\n").at(-1)!;
+    const line = fs.readFileSync(path.join(mcp.root, "s1.jsonl"), "utf8").trim().split("\n").at(-1)!;
     assert.equal(JSON.parse(line).actorId, "zaxy-reviewer");
 
-    const rolled = await callOk("memory_rollback", { target_seq: review.seq, target_hash: review.hash, reason: "accepted too early", session_id: "s1" });
+    const rolled = await mcp.callOk("memory_rollback", { target_seq: review.seq, target_hash: review.hash, reason: "accepted too early", session_id: "s1" });
     assert.deepEqual(rolled.reverts, { event_type: "consolidation.candidate.reviewed", candidate_id: manual.candidate_id, to_status: "pending" });
-    status = await callOk("memory_consolidation_status", { session_id: "s1" });
+    status = await mcp.callOk("memory_consolidation_status", { session_id: "s1" });
     assert.deepEqual([status.accepted_count, status.pending_count, status.rollback_count], [0, 4, 1]);
 
     await callRefused("memory_rollback", { target_seq: review.seq, target_hash: review.hash, reason: "again", session_id: "s1" }, /already rolled back/);

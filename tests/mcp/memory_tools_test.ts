@@ -8,21 +8,15 @@
  */
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { runZaxy } from "../cli/zaxy.ts";
+import { type McpError, type McpServer, removeTempDirs, skipWithoutBinary as skip, startMcpServer, tempEventloomRoot } from "./mcpTestClient.ts";
 
-const builtBinary = fileURLToPath(new URL("../../dist/zaxy", import.meta.url));
-const skip = fs.existsSync(builtBinary) ? false : `${builtBinary} does not exist; build it with npm run build`;
 if (skip) console.error(`skipping MCP memory tool tests: ${skip}`);
 
 /** Bun's default per-test timeout is 5 s; the first read of a session loads Kuzu (~1 s). */
 const slow = { timeout: 60_000 };
-const callTimeoutMs = 60_000;
 const frontDoor = ["memory_checkout", "memory_append", "memory_query", "context_assemble"];
 /** What `core` may list after the front door, in order, once those tools exist. */
 const laterCoreTools = ["memory_feedback", "memory_invalidate", "memory_capabilities", "memory_feeling_of_knowing"];
@@ -33,45 +27,16 @@ const checkoutKeys = [
 const assemblyKeys = ["session_id", "prompt", "contexts", "replay_event_count", "compacted", "warnings", "assembly_policy", "context_counts"];
 const citationPattern = /^eventloom:\/\/([A-Za-z0-9_.-]+)\/events\/([1-9][0-9]*)#([0-9a-f]{12})$/;
 
-const tempDirs: string[] = [];
-after(() => {
-  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
-});
+after(removeTempDirs);
 
-let client: Client;
-let root = "";
-let stderr = "";
-const clientErrors: Error[] = [];
+let mcp: McpServer;
 
-// deno-lint-ignore no-explicit-any
-async function call(name: string, args: Record<string, unknown>): Promise<{ isError: boolean; doc: any }> {
-  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: callTimeoutMs });
-  const content = result.content as Array<{ type: string; text: string }>;
-  assert.equal(content.length, 1, JSON.stringify(result));
-  assert.equal(content[0].type, "text");
-  return { isError: result.isError === true, doc: JSON.parse(content[0].text) };
-}
-
-// deno-lint-ignore no-explicit-any
-async function callOk(name: string, args: Record<string, unknown>): Promise<any> {
-  const outcome = await call(name, args);
-  assert.equal(outcome.isError, false, `${name} failed: ${JSON.stringify(outcome.doc)}`);
-  return outcome.doc;
-}
-
-async function callInvalid(name: string, args: Record<string, unknown>): Promise<{ code: string; message: string; remediation: string }> {
-  const outcome = await call(name, args);
-  assert.equal(outcome.isError, true, `${name} should fail: ${JSON.stringify(outcome.doc)}`);
-  assert.deepEqual(Object.keys(outcome.doc), ["error"]);
-  assert.deepEqual(Object.keys(outcome.doc.error), ["code", "message", "remediation"]);
-  assert.equal(outcome.doc.error.code, "invalid_request", JSON.stringify(outcome.doc));
-  assert.ok(outcome.doc.error.remediation.length > 0);
-  assert.ok(!/\n\s+at /.test(outcome.doc.error.message), outcome.doc.error.message);
-  return outcome.doc.error;
+function callInvalid(name: string, args: Record<string, unknown>): Promise<McpError> {
+  return mcp.callError(name, args, "invalid_request");
 }
 
 function logBytes(session = "default"): Buffer {
-  return fs.readFileSync(path.join(root, `${session}.jsonl`));
+  return fs.readFileSync(path.join(mcp.root, `${session}.jsonl`));
 }
 
 function assertCited(items: Array<{ citation: string }>, session = "default"): void {
@@ -86,27 +51,15 @@ const appended: Array<{ seq: number; hash: string; citation: string }> = [];
 
 describe("zaxy serve --profile core: memory tools", { skip }, () => {
   before(async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "zaxy-mcp-memory-"));
-    tempDirs.push(dir);
-    root = path.join(dir, ".eventloom");
-    const transport = new StdioClientTransport({
-      command: builtBinary,
-      args: ["serve", "--profile", "core", "--eventloom-path", root],
-      env: { TMPDIR: os.tmpdir() },
-      stderr: "pipe",
-    });
-    transport.stderr?.on("data", (chunk: Uint8Array) => void (stderr += new TextDecoder().decode(chunk)));
-    client = new Client({ name: "zaxy-memory-test", version: "0.0.0" });
-    client.onerror = (error) => clientErrors.push(error);
-    await client.connect(transport);
+    mcp = await startMcpServer(tempEventloomRoot("zaxy-mcp-memory"), { profile: "core", clientName: "zaxy-memory-test" });
   }, slow);
 
   after(async () => {
-    await client?.close();
+    await mcp?.close();
   });
 
   test("tools/list: the front door in order, then only registered core tools", slow, async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await mcp.client.listTools();
     const names = tools.map((t) => t.name);
     assert.deepEqual(names.slice(0, 4), frontDoor);
     const extra = names.slice(4);
@@ -123,11 +76,11 @@ describe("zaxy serve --profile core: memory tools", { skip }, () => {
 
   test("memory_append twice, then memory_checkout returns cited current facts", slow, async () => {
     for (const value of ["vim", "helix"]) {
-      const doc = await callOk("memory_append", { event_type: "user.preference_changed", actor: "alice", payload: { user: "alice", key: "editor", value } });
+      const doc = await mcp.callOk("memory_append", { event_type: "user.preference_changed", actor: "alice", payload: { user: "alice", key: "editor", value } });
       appended.push(doc);
     }
     assert.deepEqual(appended.map((a) => a.seq), [1, 2]);
-    const checkout = await callOk("memory_checkout", { query: "which editor does alice use" });
+    const checkout = await mcp.callOk("memory_checkout", { query: "which editor does alice use" });
     assert.deepEqual(Object.keys(checkout), checkoutKeys);
     assert.deepEqual([checkout.session_id, checkout.query], ["default", "which editor does alice use"]);
     assert.ok(checkout.current_facts.length > 0);
@@ -144,7 +97,7 @@ describe("zaxy serve --profile core: memory tools", { skip }, () => {
   });
 
   test("memory_query returns ranked, cited contexts with per-lane diagnostics", slow, async () => {
-    const doc = await callOk("memory_query", { query: "alice editor", limit: 5 });
+    const doc = await mcp.callOk("memory_query", { query: "alice editor", limit: 5 });
     assert.deepEqual(Object.keys(doc), ["session_id", "query", "results", "diagnostics"]);
     assert.ok(doc.results.length > 0 && doc.results.length <= 5);
     for (const result of doc.results) {
@@ -161,7 +114,7 @@ describe("zaxy serve --profile core: memory tools", { skip }, () => {
   });
 
   test("context_assemble returns the assembly document with recent events and retrieved context", slow, async () => {
-    const doc = await callOk("context_assemble", { query: "alice editor", max_recent_events: 1 });
+    const doc = await mcp.callOk("context_assemble", { query: "alice editor", max_recent_events: 1 });
     assert.deepEqual(Object.keys(doc), assemblyKeys);
     assert.equal(doc.session_id, "default");
     assert.ok(doc.prompt.startsWith("# Recent Events\n[2] user.preference_changed by alice\n"), doc.prompt);
@@ -173,7 +126,7 @@ describe("zaxy serve --profile core: memory tools", { skip }, () => {
     for (const context of doc.contexts) {
       assert.deepEqual(Object.keys(context), ["content", "source", "score", "valid_from", "valid_to", "citation", "score_explanation", "metadata"]);
     }
-    const budgeted = await callOk("context_assemble", { query: "alice editor", max_tokens: 10 });
+    const budgeted = await mcp.callOk("context_assemble", { query: "alice editor", max_tokens: 10 });
     assert.deepEqual(Object.keys(budgeted), [...assemblyKeys, "budget"]);
     assert.deepEqual(Object.keys(budgeted.budget), ["budget_requested", "budget_used", "elided"]);
     assert.equal(budgeted.budget.budget_requested, 10);
@@ -197,18 +150,18 @@ describe("zaxy serve --profile core: memory tools", { skip }, () => {
       const error = await callInvalid(name, args);
       assert.match(error.message, message, `${name} ${JSON.stringify(args).slice(0, 80)}: ${error.message}`);
     }
-    assert.ok(!fs.existsSync(path.join(root, "nosuch.jsonl")));
+    assert.ok(!fs.existsSync(path.join(mcp.root, "nosuch.jsonl")));
     assert.deepEqual(logBytes(), before, "failed calls wrote nothing");
-    const still = await callOk("memory_checkout", { query: "alice editor" });
+    const still = await mcp.callOk("memory_checkout", { query: "alice editor" });
     assert.ok(still.current_facts.length > 0, "still serving");
   });
 
   test("a checkout after another memory_append (or an append by another process) reflects the new event", slow, async () => {
-    const first = await callOk("memory_checkout", { query: "which editor does alice use" });
+    const first = await mcp.callOk("memory_checkout", { query: "which editor does alice use" });
     assert.ok(first.current_facts.some((f: { content: string }) => f.content.includes("editor=helix")));
-    const third = await callOk("memory_append", { event_type: "user.preference_changed", actor: "alice", payload: { user: "alice", key: "editor", value: "emacs" } });
+    const third = await mcp.callOk("memory_append", { event_type: "user.preference_changed", actor: "alice", payload: { user: "alice", key: "editor", value: "emacs" } });
     assert.equal(third.seq, 3);
-    const second = await callOk("memory_checkout", { query: "which editor does alice use" });
+    const second = await mcp.callOk("memory_checkout", { query: "which editor does alice use" });
     const facts = second.current_facts.map((f: { content: string }) => f.content);
     assert.ok(facts.some((c: string) => c.includes("editor=emacs")), JSON.stringify(facts));
     assert.ok(!facts.some((c: string) => /editor=(vim|helix)/.test(c)), JSON.stringify(facts));
@@ -218,24 +171,24 @@ describe("zaxy serve --profile core: memory tools", { skip }, () => {
 
     // Another process appends to the same log; the server's next answer includes it.
     const cli = runZaxy(
-      ["memory", "append", "user.preference_changed", "--actor", "alice", "--eventloom-path", root, "--payload-json", JSON.stringify({ user: "alice", key: "editor", value: "nano" })],
-      { cwd: path.dirname(root) },
+      ["memory", "append", "user.preference_changed", "--actor", "alice", "--eventloom-path", mcp.root, "--payload-json", JSON.stringify({ user: "alice", key: "editor", value: "nano" })],
+      { cwd: path.dirname(mcp.root) },
     );
     assert.equal(cli.code, 0, cli.stderr);
-    const query = await callOk("memory_query", { query: "alice editor" });
+    const query = await mcp.callOk("memory_query", { query: "alice editor" });
     assert.equal(query.diagnostics.projection.head_seq, 4);
     assert.equal(query.diagnostics.projection.source, "caught_up");
-    const latest = await callOk("memory_checkout", { query: "which editor does alice use" });
+    const latest = await mcp.callOk("memory_checkout", { query: "which editor does alice use" });
     const latestFacts = latest.current_facts.map((f: { content: string }) => f.content);
     assert.ok(latestFacts.some((c: string) => c.includes("editor=nano")), JSON.stringify(latestFacts));
     assert.ok(!latestFacts.some((c: string) => /editor=(vim|helix|emacs)/.test(c)), JSON.stringify(latestFacts));
     // An unchanged log is answered from the warm cache: the same projection diagnostics.
-    const again = await callOk("memory_query", { query: "alice editor" });
+    const again = await mcp.callOk("memory_query", { query: "alice editor" });
     assert.deepEqual(again.diagnostics.projection, query.diagnostics.projection);
   });
 
   test("nothing but protocol reached stdout and nothing went to stderr", () => {
-    assert.deepEqual(clientErrors, []);
-    assert.equal(stderr, "");
+    assert.deepEqual(mcp.clientErrors, []);
+    assert.equal(mcp.stderr(), "");
   });
 });

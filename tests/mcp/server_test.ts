@@ -10,13 +10,16 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import {
+  builtBinary,
+  type McpServer as Session,
+  removeTempDirs,
+  skipWithoutBinary as skip,
+  startMcpServer,
+  tempEventloomRoot,
+} from "./mcpTestClient.ts";
 
-const builtBinary = fileURLToPath(new URL("../../dist/zaxy", import.meta.url));
 const refVerify = "/work/shared/tools/ref_verify.py";
-const skip = fs.existsSync(builtBinary) ? false : `${builtBinary} does not exist; build it with node_modules/.bin/bun build.ts`;
 if (skip) console.error(`skipping MCP server tests: ${skip}`);
 
 const allToolNames = [
@@ -27,77 +30,14 @@ const allToolNames = [
   "fleet_create", "fleet_enroll", "fleet_assign_trust", "fleet_promote", "fleet_review", "fleet_rollback", "fleet_status", "fleet_audit",
 ];
 const coreToolNames = ["memory_checkout", "memory_append", "memory_query", "context_assemble"];
-const callTimeoutMs = 60_000;
-
-interface Session {
-  client: Client;
-  root: string;
-  /** Everything the server wrote to stderr. */
-  stderr: () => string;
-  /** Errors the client saw (a non-protocol line on stdout would land here). */
-  clientErrors: Error[];
-  close(): Promise<void>;
-}
-
-interface CallOutcome {
-  isError: boolean;
-  // deno-lint-ignore no-explicit-any
-  doc: any;
-}
-
-const tempDirs: string[] = [];
 
 function tempRoot(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "zaxy-mcp-test-"));
-  tempDirs.push(dir);
-  return path.join(dir, ".eventloom");
+  return tempEventloomRoot("zaxy-mcp-test");
 }
 
-async function startServer(options: { args?: string[]; env?: Record<string, string>; root?: string } = {}): Promise<Session> {
-  const root = options.root ?? tempRoot();
-  const transport = new StdioClientTransport({
-    command: builtBinary,
-    args: ["serve", "--eventloom-path", root, ...(options.args ?? [])],
-    env: { TMPDIR: os.tmpdir(), ...options.env },
-    stderr: "pipe",
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: Uint8Array) => {
-    stderr += new TextDecoder().decode(chunk);
-  });
-  const client = new Client({ name: "zaxy-test", version: "0.0.0" });
-  const clientErrors: Error[] = [];
-  client.onerror = (error) => clientErrors.push(error);
-  await client.connect(transport);
-  return { client, root, stderr: () => stderr, clientErrors, close: () => client.close() };
-}
-
-async function call(session: Session, name: string, args: Record<string, unknown>): Promise<CallOutcome> {
-  const result = await session.client.callTool({ name, arguments: args }, undefined, { timeout: callTimeoutMs });
-  const content = result.content as Array<{ type: string; text: string }>;
-  assert.equal(content.length, 1, `one content block expected: ${JSON.stringify(result)}`);
-  assert.equal(content[0].type, "text");
-  return { isError: result.isError === true, doc: JSON.parse(content[0].text) };
-}
-
-async function callOk(session: Session, name: string, args: Record<string, unknown>) {
-  const outcome = await call(session, name, args);
-  assert.equal(outcome.isError, false, `${name} failed: ${JSON.stringify(outcome.doc)}`);
-  return outcome.doc;
-}
-
-/** Asserts the exact error shape and returns the error body. */
-async function callError(session: Session, name: string, args: Record<string, unknown>, code: string) {
-  const outcome = await call(session, name, args);
-  assert.equal(outcome.isError, true, `${name} should fail: ${JSON.stringify(outcome.doc)}`);
-  assert.deepEqual(Object.keys(outcome.doc), ["error"]);
-  assert.deepEqual(Object.keys(outcome.doc.error), ["code", "message", "remediation"]);
-  assert.equal(outcome.doc.error.code, code, JSON.stringify(outcome.doc));
-  assert.equal(typeof outcome.doc.error.message, "string");
-  assert.equal(typeof outcome.doc.error.remediation, "string");
-  assert.ok(outcome.doc.error.remediation.length > 0);
-  assert.ok(!/\n\s+at /.test(outcome.doc.error.message), `stack in message: ${outcome.doc.error.message}`);
-  return outcome.doc.error as { code: string; message: string; remediation: string };
+/** `zaxy serve --eventloom-path ROOT [...args]`: the server's default profile unless args name one. */
+function startServer(options: { args?: string[]; env?: Record<string, string>; root?: string } = {}): Promise<Session> {
+  return startMcpServer(options.root ?? tempRoot(), { profile: null, args: options.args, env: options.env });
 }
 
 function refVerifyLog(logPath: string): { status: number | null; stdout: string } {
@@ -111,9 +51,7 @@ function citationOf(session: string, seq: number, hash: string): string {
 
 const citationPattern = /^eventloom:\/\/([A-Za-z0-9_.-]+)\/events\/([1-9][0-9]*)#([0-9a-f]{12})$/;
 
-after(() => {
-  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
-});
+after(removeTempDirs);
 
 describe("zaxy serve: tools/list", { skip }, () => {
   test("the core profile (default) lists only the front-door tools that exist", async () => {
@@ -166,8 +104,8 @@ describe("zaxy serve: tools/list", { skip }, () => {
   test("a tool the core profile does not list is still callable by name", async () => {
     const session = await startServer();
     try {
-      await callOk(session, "memory_append", { event_type: "note.added", actor: "a", payload: {} });
-      const report = await callOk(session, "memory_verify", {});
+      await session.callOk("memory_append", { event_type: "note.added", actor: "a", payload: {} });
+      const report = await session.callOk("memory_verify", {});
       assert.equal(report.ok, true);
       assert.equal(report.total_events, 1);
     } finally {
@@ -188,7 +126,7 @@ describe("zaxy serve: Eventloom tools", { skip }, () => {
   });
 
   test("memory_append returns seq 1 then 2 with citations, and the log verifies with ref_verify.py", async () => {
-    const first = await callOk(session, "memory_append", {
+    const first = await session.callOk("memory_append", {
       event_type: "goal.created",
       actor: "planner",
       payload: { title: "Ship the MCP server", ratio: 0.25, tags: ["a", "b"] },
@@ -202,7 +140,7 @@ describe("zaxy serve: Eventloom tools", { skip }, () => {
     assert.match(first.citation, citationPattern);
     assert.equal(first.citation, citationOf("agent-1", 1, first.hash));
 
-    const second = await callOk(session, "memory_append", { event_type: "task.started", actor: "worker", payload: { taskId: "t1" } });
+    const second = await session.callOk("memory_append", { event_type: "task.started", actor: "worker", payload: { taskId: "t1" } });
     assert.equal(second.seq, 2);
     assert.equal(second.citation, citationOf("agent-1", 2, second.hash));
     assert.notEqual(second.hash, first.hash);
@@ -217,15 +155,14 @@ describe("zaxy serve: Eventloom tools", { skip }, () => {
   });
 
   test("memory_append honours session_id and its legacy alias thread", async () => {
-    const bySession = await callOk(session, "memory_append", { event_type: "note.added", actor: "a", payload: {}, session_id: "other" });
+    const bySession = await session.callOk("memory_append", { event_type: "note.added", actor: "a", payload: {}, session_id: "other" });
     assert.equal(bySession.session_id, "other");
     assert.equal(bySession.seq, 1);
-    const byThread = await callOk(session, "memory_append", { event_type: "note.added", actor: "a", payload: {}, thread: "other" });
+    const byThread = await session.callOk("memory_append", { event_type: "note.added", actor: "a", payload: {}, thread: "other" });
     assert.equal(byThread.session_id, "other");
     assert.equal(byThread.seq, 2);
     assert.equal(byThread.citation, citationOf("other", 2, byThread.hash));
-    const conflict = await callError(
-      session,
+    const conflict = await session.callError(
       "memory_append",
       { event_type: "note.added", actor: "a", payload: {}, session_id: "other", thread: "third" },
       "invalid_request",
@@ -235,13 +172,12 @@ describe("zaxy serve: Eventloom tools", { skip }, () => {
   });
 
   test("memory_ingest is atomic: a batch with one invalid item appends nothing", async () => {
-    await callOk(session, "memory_ingest", { session_id: "ingest", events: [{ event_type: "note.added", actor: "a" }] });
+    await session.callOk("memory_ingest", { session_id: "ingest", events: [{ event_type: "note.added", actor: "a" }] });
     const logPath = path.join(session.root, "ingest.jsonl");
     const before = fs.readFileSync(logPath);
 
     // Rejected by the input schema (payload is not an object).
-    const schema = await callError(
-      session,
+    const schema = await session.callError(
       "memory_ingest",
       {
         session_id: "ingest",
@@ -256,8 +192,7 @@ describe("zaxy serve: Eventloom tools", { skip }, () => {
     assert.deepEqual(fs.readFileSync(logPath), before);
 
     // Passes the schema, rejected by the library (control character in the event type).
-    const library = await callError(
-      session,
+    const library = await session.callError(
       "memory_ingest",
       {
         session_id: "ingest",
@@ -273,12 +208,12 @@ describe("zaxy serve: Eventloom tools", { skip }, () => {
     assert.match(library.message, /Nothing was written/);
     assert.deepEqual(fs.readFileSync(logPath), before);
 
-    const report = await callOk(session, "memory_verify", { session_id: "ingest" });
+    const report = await session.callOk("memory_verify", { session_id: "ingest" });
     assert.equal(report.total_events, 1);
   });
 
   test("memory_ingest dedups by producer_ref across calls and within a batch", async () => {
-    const first = await callOk(session, "memory_ingest", {
+    const first = await session.callOk("memory_ingest", {
       session_id: "dedup",
       events: [
         { event_type: "ticket.opened", actor: "jira", payload: { key: "A-1" }, producer_ref: "jira:A-1" },
@@ -295,7 +230,7 @@ describe("zaxy serve: Eventloom tools", { skip }, () => {
       assert.equal(event.citation, citationOf("dedup", event.seq, event.hash));
     }
 
-    const second = await callOk(session, "memory_ingest", {
+    const second = await session.callOk("memory_ingest", {
       session_id: "dedup",
       events: [
         { event_type: "ticket.opened", actor: "jira", payload: { key: "A-1" }, producer_ref: "jira:A-1" },
@@ -307,8 +242,7 @@ describe("zaxy serve: Eventloom tools", { skip }, () => {
     assert.equal(second.deduped, 2);
     assert.deepEqual(second.events.map((e: { seq: number }) => e.seq), [3]);
 
-    const all = await callError(
-      session,
+    const all = await session.callError(
       "memory_ingest",
       { session_id: "dedup", events: [] },
       "invalid_request",
@@ -321,9 +255,9 @@ describe("zaxy serve: Eventloom tools", { skip }, () => {
 
   test("memory_replay returns an inclusive window with citations, integrity and a handoff", async () => {
     for (let i = 1; i <= 5; i++) {
-      await callOk(session, "memory_append", { event_type: "task.created", actor: `w${i}`, payload: { taskId: `t${i}`, n: i }, session_id: "replay" });
+      await session.callOk("memory_append", { event_type: "task.created", actor: `w${i}`, payload: { taskId: `t${i}`, n: i }, session_id: "replay" });
     }
-    const replay = await callOk(session, "memory_replay", { session_id: "replay", from_seq: 2, to_seq: 4 });
+    const replay = await session.callOk("memory_replay", { session_id: "replay", from_seq: 2, to_seq: 4 });
     assert.deepEqual(Object.keys(replay), ["integrity", "events", "truncated", "total_events", "handoff"]);
     assert.equal(replay.integrity.ok, true);
     assert.equal(replay.integrity.total_events, 5);
@@ -345,44 +279,44 @@ describe("zaxy serve: Eventloom tools", { skip }, () => {
     assert.equal(replay.handoff.open_tasks.length, 3);
     assert.equal(replay.handoff.last_actor, "w4");
 
-    const whole = await callOk(session, "memory_replay", { session_id: "replay" });
+    const whole = await session.callOk("memory_replay", { session_id: "replay" });
     assert.deepEqual(whole.events.map((e: { seq: number }) => e.seq), [1, 2, 3, 4, 5]);
     assert.equal(whole.events[0].prev_hash, null);
 
-    const past = await callOk(session, "memory_replay", { session_id: "replay", from_seq: 9 });
+    const past = await session.callOk("memory_replay", { session_id: "replay", from_seq: 9 });
     assert.deepEqual(past.events, []);
     assert.equal(past.truncated, false);
 
-    const inverted = await callError(session, "memory_replay", { session_id: "replay", from_seq: 4, to_seq: 2 }, "invalid_request");
+    const inverted = await session.callError("memory_replay", { session_id: "replay", from_seq: 4, to_seq: 2 }, "invalid_request");
     assert.match(inverted.message, /from_seq 4 is after to_seq 2/);
-    const missing = await callError(session, "memory_replay", { session_id: "no-such-session" }, "invalid_request");
+    const missing = await session.callError("memory_replay", { session_id: "no-such-session" }, "invalid_request");
     assert.match(missing.message, /session "no-such-session": it has no log/);
   });
 
   test("memory_replay returns at most 1000 events and says when it truncated", async () => {
     const events = Array.from({ length: 1001 }, (_, i) => ({ event_type: "note.added", actor: "bulk", payload: { i } }));
-    const ingest = await callOk(session, "memory_ingest", { session_id: "big", events });
+    const ingest = await session.callOk("memory_ingest", { session_id: "big", events });
     assert.equal(ingest.imported, 1001);
-    const capped = await callOk(session, "memory_replay", { session_id: "big" });
+    const capped = await session.callOk("memory_replay", { session_id: "big" });
     assert.equal(capped.events.length, 1000);
     assert.equal(capped.events[0].seq, 1);
     assert.equal(capped.events[999].seq, 1000);
     assert.equal(capped.truncated, true);
     assert.equal(capped.total_events, 1001);
     assert.equal(capped.handoff.event_count, 1000);
-    const rest = await callOk(session, "memory_replay", { session_id: "big", from_seq: 1001 });
+    const rest = await session.callOk("memory_replay", { session_id: "big", from_seq: 1001 });
     assert.deepEqual(rest.events.map((e: { seq: number }) => e.seq), [1001]);
     assert.equal(rest.truncated, false);
-    const exact = await callOk(session, "memory_replay", { session_id: "big", from_seq: 2, to_seq: 1001 });
+    const exact = await session.callOk("memory_replay", { session_id: "big", from_seq: 2, to_seq: 1001 });
     assert.equal(exact.events.length, 1000);
     assert.equal(exact.truncated, false);
   });
 
   test("memory_verify reports ok, then hash_mismatch at the seq whose line was edited", async () => {
     for (let i = 1; i <= 4; i++) {
-      await callOk(session, "memory_append", { event_type: "note.added", actor: "a", payload: { title: `event ${i}` }, session_id: "tamper" });
+      await session.callOk("memory_append", { event_type: "note.added", actor: "a", payload: { title: `event ${i}` }, session_id: "tamper" });
     }
-    const ok = await callOk(session, "memory_verify", { session_id: "tamper" });
+    const ok = await session.callOk("memory_verify", { session_id: "tamper" });
     assert.deepEqual(ok, {
       ok: true,
       total_events: 4,
@@ -401,7 +335,7 @@ describe("zaxy serve: Eventloom tools", { skip }, () => {
     bytes[at + "event ".length] = "X".charCodeAt(0);
     fs.writeFileSync(logPath, bytes);
 
-    const broken = await callOk(session, "memory_verify", { session_id: "tamper" });
+    const broken = await session.callOk("memory_verify", { session_id: "tamper" });
     assert.equal(broken.ok, false);
     assert.equal(broken.code, "hash_mismatch");
     assert.equal(broken.broken_at_seq, 3);
@@ -409,17 +343,17 @@ describe("zaxy serve: Eventloom tools", { skip }, () => {
     assert.equal(broken.line, 3);
     assert.equal(refVerifyLog(logPath).status, 1);
 
-    const every = await callOk(session, "memory_verify", { session_id: "tamper", all_errors: true });
+    const every = await session.callOk("memory_verify", { session_id: "tamper", all_errors: true });
     assert.equal(every.ok, false);
     assert.ok(every.errors.length >= 1);
     assert.deepEqual(Object.keys(every.errors[0]), ["code", "seq", "line", "reason"]);
     assert.equal(every.errors[0].seq, 3);
 
-    const replay = await callOk(session, "memory_replay", { session_id: "tamper" });
+    const replay = await session.callOk("memory_replay", { session_id: "tamper" });
     assert.equal(replay.integrity.ok, false);
     assert.equal(replay.integrity.broken_at_seq, 3);
 
-    const missing = await callError(session, "memory_verify", { session_id: "never-written" }, "invalid_request");
+    const missing = await session.callError("memory_verify", { session_id: "never-written" }, "invalid_request");
     assert.match(missing.message, /Cannot verify session "never-written": it has no log/);
   });
 
@@ -444,20 +378,19 @@ describe("zaxy serve: errors are results and never kill the server", { skip }, (
   async function stillServing(): Promise<void> {
     const { tools } = await session.client.listTools();
     assert.equal(tools.length, allToolNames.length);
-    const appended = await callOk(session, "memory_append", { event_type: "note.added", actor: "probe", payload: {} });
+    const appended = await session.callOk("memory_append", { event_type: "note.added", actor: "probe", payload: {} });
     assert.ok(appended.seq >= 1);
   }
 
   test("a missing required field names the field and the expectation", async () => {
-    const error = await callError(session, "memory_append", { event_type: "goal.created", payload: {} }, "invalid_request");
+    const error = await session.callError("memory_append", { event_type: "goal.created", payload: {} }, "invalid_request");
     assert.equal(error.message, "Invalid arguments for memory_append: actor is required (a string)");
     assert.match(error.remediation, /memory_append takes event_type \(string, required\), actor \(string, required\), payload \(object, required\)/);
     await stillServing();
   });
 
   test("an unknown extra field is refused", async () => {
-    const error = await callError(
-      session,
+    const error = await session.callError(
       "memory_append",
       { event_type: "goal.created", actor: "a", payload: {}, priority: "high" },
       "invalid_request",
@@ -473,15 +406,14 @@ describe("zaxy serve: errors are results and never kill the server", { skip }, (
       [null, "null"],
       [7, "7"],
     ] as const) {
-      const error = await callError(session, "memory_append", { event_type: "goal.created", actor: "a", payload }, "invalid_request");
+      const error = await session.callError("memory_append", { event_type: "goal.created", actor: "a", payload }, "invalid_request");
       assert.equal(error.message, `Invalid arguments for memory_append: payload must be an object, got ${got}`);
     }
     await stillServing();
   });
 
   test("an invalid session id is refused before touching the disk", async () => {
-    const error = await callError(
-      session,
+    const error = await session.callError(
       "memory_append",
       { event_type: "goal.created", actor: "a", payload: {}, session_id: "../x" },
       "invalid_request",
@@ -491,21 +423,20 @@ describe("zaxy serve: errors are results and never kill the server", { skip }, (
     for (const name of ["memory_replay", "memory_verify", "memory_ingest"]) {
       const args: Record<string, unknown> = { session_id: "../x" };
       if (name === "memory_ingest") args.events = [{ event_type: "a.b", actor: "a" }];
-      await callError(session, name, args, "invalid_request");
+      await session.callError(name, args, "invalid_request");
     }
     await stillServing();
   });
 
   test("an unknown tool is unknown_tool", async () => {
-    const error = await callError(session, "memory_teleport", {}, "unknown_tool");
+    const error = await session.callError("memory_teleport", {}, "unknown_tool");
     assert.equal(error.message, 'Unknown tool "memory_teleport"');
     assert.ok(error.remediation.includes(allToolNames.join(", ")), error.remediation);
     await stillServing();
   });
 
   test("several problems are reported together, with array paths and bounds", async () => {
-    const error = await callError(
-      session,
+    const error = await session.callError(
       "memory_ingest",
       { events: [{ event_type: "", actor: 3, caused_by: "x", extra: true }] },
       "invalid_request",
@@ -514,9 +445,9 @@ describe("zaxy serve: errors are results and never kill the server", { skip }, (
     assert.match(error.message, /events\[0\]\.actor must be a string, got 3/);
     assert.match(error.message, /events\[0\]\.caused_by must be an array, got the string "x"/);
     assert.match(error.message, /unknown field "extra" in events\[0\]/);
-    const seq = await callError(session, "memory_replay", { session_id: "default", from_seq: 0 }, "invalid_request");
+    const seq = await session.callError("memory_replay", { session_id: "default", from_seq: 0 }, "invalid_request");
     assert.equal(seq.message, "Invalid arguments for memory_replay: from_seq must be >= 1, got 0");
-    const fraction = await callError(session, "memory_replay", { session_id: "default", from_seq: 1.5 }, "invalid_request");
+    const fraction = await session.callError("memory_replay", { session_id: "default", from_seq: 1.5 }, "invalid_request");
     assert.match(fraction.message, /from_seq must be an integer, got 1\.5/);
     await stillServing();
   });
