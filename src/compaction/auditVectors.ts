@@ -68,11 +68,13 @@ export class AuditVectors {
   private touchedCount = 0;
   private readonly mins = new Uint32Array(sketchBins);
 
-  constructor(dim: number) {
+  /** `tokens` is the token cache to use (a fresh one of the default size unless given). */
+  constructor(dim: number, tokens: TokenBuckets = new TokenBuckets(dim)) {
     if (dim > 0xffff) throw new RangeError(`audit vectors hold dimensions up to 65535, got ${dim}`);
+    if (tokens.dim !== dim) throw new RangeError(`token cache dimension ${tokens.dim} differs from ${dim}`);
     this.dim = dim;
     this.offsets.push(0);
-    this.tokens = new TokenBuckets(dim);
+    this.tokens = tokens;
     this.sums = new Int32Array(dim);
     this.touchedStamp = new Int32Array(dim).fill(-1);
   }

@@ -24,6 +24,8 @@ interface Sha256Exports {
 
 /** Distinct tokens cached at most (17 bytes each plus their characters and 8 table bytes). */
 export const tokenCacheEntriesMax = 1 << 20;
+/** UTF-16 code units of cached tokens at most (32 MiB); a longer single token still fits. */
+export const tokenCacheCharsMax = 1 << 24;
 const pageBytes = 65536;
 const scratchBytes = 384;
 const digestBytes = 32;
@@ -50,12 +52,12 @@ const encoder = new TextEncoder();
 export class TokenBuckets {
   readonly dim: number;
   /** Per slot: the token's bucket, whether it adds +1 (else −1), and its sketch hash. */
-  readonly bucket = new Uint32Array(tokenCacheEntriesMax);
-  readonly positive = new Uint8Array(tokenCacheEntriesMax);
-  readonly sketchHash = new Uint32Array(tokenCacheEntriesMax);
+  readonly bucket: Uint32Array;
+  readonly positive: Uint8Array;
+  readonly sketchHash: Uint32Array;
   // The cached tokens' UTF-16 code units, back to back: slot s is chars[charStart[s], charStart[s + 1]).
   private chars = new Uint16Array(1 << 16);
-  private readonly charStart = new Uint32Array(tokenCacheEntriesMax + 1);
+  private readonly charStart: Uint32Array;
   private slotCount = 0;
   // Open addressing on the sketch hash: slot + 1, or 0 for empty; at most half full.
   private table = new Int32Array(1 << 12);
@@ -65,8 +67,13 @@ export class TokenBuckets {
   private readonly inputPtr: number;
   private bytes = new Uint8Array(0);
 
-  constructor(dim: number) {
+  /** `entriesMax` and `charsMax` bound the cache (tests make them small to exercise refills). */
+  constructor(dim: number, private readonly entriesMax = tokenCacheEntriesMax, private readonly charsMax = tokenCacheCharsMax) {
     this.dim = dim;
+    this.bucket = new Uint32Array(entriesMax);
+    this.positive = new Uint8Array(entriesMax);
+    this.sketchHash = new Uint32Array(entriesMax);
+    this.charStart = new Uint32Array(entriesMax + 1);
     const scratch = Math.ceil(this.kernel.heapBase() / 8) * 8;
     this.kernel.configure(scratch);
     this.digestPtr = scratch + scratchBytes;
@@ -121,7 +128,8 @@ export class TokenBuckets {
   }
 
   private insert(token: string, hash: number): number {
-    if (this.slotCount === tokenCacheEntriesMax) {
+    // Full: start over (earlier slots are dead; the caller uses a slot before the next call).
+    if (this.slotCount === this.entriesMax || (this.slotCount > 0 && this.charStart[this.slotCount] + token.length > this.charsMax)) {
       this.slotCount = 0;
       this.table.fill(0);
     }

@@ -17,6 +17,7 @@ import { isJsonObject, parseJsonBytes } from "../../src/canonical/mod.ts";
 import { auditLog } from "../../src/compaction/audit.ts";
 import { AuditVectors, bandCount, binsPerBand, sketchBins, tokenHash32 } from "../../src/compaction/auditVectors.ts";
 import { bandScanMax } from "../../src/compaction/clustering.ts";
+import { TokenBuckets } from "../../src/compaction/tokenBuckets.ts";
 import { contextTokens, eventContext } from "../../src/compaction/eventContext.ts";
 import { eventIdentities } from "../../src/compaction/identities.ts";
 import { type EventRecord, readLogLines, recordFromLine } from "../../src/eventloom/mod.ts";
@@ -56,7 +57,7 @@ function randomText(rand: () => number): string {
   return rand() < 0.5 ? text : text.replace(/[^\x00-\x7f]/g, "");
 }
 
-test(`AuditVectors rows equal the kernel's hash embedding as f32, band keys equal MinHash over contextTokens (seed ${seed})`, () => {
+test(`AuditVectors rows equal the kernel's hash embedding as f32 (also with a tiny token cache), band keys equal MinHash over contextTokens (seed ${seed})`, () => {
   const rand = seededRandom(seed);
   const texts = [
     "", "   ", "\t\n", "\u0085\u3000", "a a", "a A", "Straße STRASSE", "a\u2028b\u00a0c\u200bd", "ǅemal İstanbul ΣΊΣΥΦΟΣ", "😀 x😀",
@@ -73,6 +74,10 @@ test(`AuditVectors rows equal the kernel's hash embedding as f32, band keys equa
     const keys = referenceBandKeys(contextTokens(text));
     for (let b = 0; b < bandCount; b++) assert.equal(vectors.bandKey(row, b), keys[b], `row ${row} band ${b}`);
   });
+  // A tiny token cache (5 tokens, 40 code units) is emptied and refilled constantly: same rows.
+  const refilled = new AuditVectors(dim, new TokenBuckets(dim, 5, 40));
+  for (const text of texts) refilled.addText(text);
+  texts.forEach((_, row) => assert.deepEqual(refilled.dense([row]), vectors.dense([row]), `refilled row ${row}`));
   // The token-list entry gives the same rows.
   const fromTokens = new AuditVectors(dim);
   for (const text of texts) fromTokens.add(contextTokens(text));
