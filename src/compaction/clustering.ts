@@ -41,9 +41,8 @@ export interface Clustering {
  * (O(n) memory, no per-key objects) instead of a Map of arrays per band.
  */
 class BandTables {
-  private readonly keys: Uint32Array;
-  /** Newest row + 1 per table slot (0: empty). */
-  private readonly heads: Int32Array;
+  /** Per slot, interleaved: [band key, newest row + 1 (0: empty)]. One cache line per probe. */
+  private readonly slots: Uint32Array;
   private readonly previous: Int32Array;
   private readonly slotMask: number;
   private readonly slotsPerBand: number;
@@ -53,17 +52,19 @@ class BandTables {
     while (slots < rowCount * 1.25) slots *= 2;
     this.slotsPerBand = slots;
     this.slotMask = slots - 1;
-    this.keys = new Uint32Array(slots * bandCount);
-    this.heads = new Int32Array(slots * bandCount);
+    this.slots = new Uint32Array(slots * bandCount * 2);
     this.previous = new Int32Array(rowCount * bandCount);
   }
 
-  /** The table slot of `key` in band `band`: its own, or the empty one where it would go. */
+  /** Index (of the key) of `key`'s slot in band `band`: its own, or the empty one where it would go. */
   private slotOf(band: number, key: number): number {
     const base = band * this.slotsPerBand;
     let i = key & this.slotMask;
-    while (this.heads[base + i] !== 0 && this.keys[base + i] !== key) i = (i + 1) & this.slotMask;
-    return base + i;
+    for (;;) {
+      const at = (base + i) * 2;
+      if (this.slots[at + 1] === 0 || this.slots[at] === key) return at;
+      i = (i + 1) & this.slotMask;
+    }
   }
 
   /**
@@ -73,7 +74,7 @@ class BandTables {
   matesOf(row: number, stamp: Int32Array, out: Int32Array): number {
     let count = 0;
     for (let b = 0; b < bandCount; b++) {
-      let mate = this.heads[this.slotOf(b, this.vectors.bandKey(row, b))] - 1;
+      let mate = this.slots[this.slotOf(b, this.vectors.bandKey(row, b)) + 1] - 1;
       for (let k = 0; k < bandScanMax && mate >= 0; k++) {
         if (stamp[mate] !== row) {
           stamp[mate] = row;
@@ -88,10 +89,10 @@ class BandTables {
   insert(row: number): void {
     for (let b = 0; b < bandCount; b++) {
       const key = this.vectors.bandKey(row, b);
-      const slot = this.slotOf(b, key);
-      this.previous[row * bandCount + b] = this.heads[slot] - 1;
-      this.keys[slot] = key;
-      this.heads[slot] = row + 1;
+      const at = this.slotOf(b, key);
+      this.previous[row * bandCount + b] = this.slots[at + 1] - 1;
+      this.slots[at] = key;
+      this.slots[at + 1] = row + 1;
     }
   }
 }

@@ -38,7 +38,7 @@ export function pythonRepr(value: JsonValue): string {
   if (value instanceof JsonNumber) return value.isFloat ? floatRepr(value) : writeJsonNumber(value);
   if (Array.isArray(value)) return `[${value.map(pythonRepr).join(", ")}]`;
   const items: string[] = [];
-  for (const [key, item] of value) items.push(`${pythonStrRepr(key)}: ${pythonRepr(item)}`);
+  for (const [key, item] of value) items.push(`${plainReprText.test(key) ? `'${key}'` : pythonStrRepr(key)}: ${pythonRepr(item)}`);
   return `{${items.join(", ")}}`;
 }
 
