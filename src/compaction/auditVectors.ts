@@ -1,8 +1,10 @@
 /**
  * The audit's vectors, kept sparse: a hash embedding has at most one non-zero per distinct
- * token (DESIGN §5), so 100 000 events of ~150 tokens take ~100 MB here instead of the 600 MB
+ * token (DESIGN §5), so 100 000 events of ~95 tokens take ~60 MB here instead of the 600 MB
  * of a dense 100 000 × 1536 f32 matrix. Rows are densified only a cluster at a time, for the
- * geometry kernels (src/vector/geometry.ts).
+ * geometry kernels (src/vector/geometry.ts). Rows are built from cached per-token buckets
+ * (tokenBuckets.ts) and equal the kernel's `hashEmbedMany` rows stored as f32, bit for bit
+ * (tests/compaction/audit_differential_test.ts).
  *
  * Each row also gets a one-permutation MinHash sketch of its token set (`sketchBins` bins, each
  * the smallest 32-bit token hash falling into it), cut into bands of `binsPerBand`. Rows sharing

@@ -1,16 +1,20 @@
 /**
  * Token-level entry into the hash embedding (DESIGN §5) for the audit: each distinct token's
  * signed bucket (`sha256(utf8(token))`: bucket = first 4 bytes big-endian mod dim, sign = +1
- * when byte 4 is odd) and its 32-bit sketch hash (auditVectors.ts `tokenHash32`), computed once
- * (tokenHash.ts) and cached. A log of 100 000 agent events has ~9.5 million tokens but only ~150 000 distinct
- * ones, so hashing each distinct token once replaces ~9.5 million SHA-256 runs.
+ * when byte 4 is odd) and its 32-bit sketch hash (tokenHash.ts), computed once and cached. A log
+ * of 100 000 agent events has ~9.5 million tokens but only ~150 000 distinct ones, so hashing
+ * each distinct token once replaces ~9.5 million SHA-256 runs.
  *
  * The SHA-256 is the vector kernel's own (`sha256Into` of wasm/vector.ts, in a private instance
  * of the same module), so buckets and signs are the kernel's bit for bit; rows are then summed
  * and normalised by AuditVectors exactly as the kernel does (see there).
  *
- * The cache is bounded (`tokenCacheEntriesMax`): when full it is emptied and refilled, so a log
- * of mostly unique tokens costs hashing time, never unbounded memory.
+ * Lookups go through an open-addressing table keyed by the sketch hash and compare the token's
+ * code units, so a scanner can find an ASCII token without building its string.
+ *
+ * The cache is bounded (`tokenCacheEntriesMax` tokens, `tokenCacheCharsMax` code units): when
+ * full it is emptied and refilled, so a log of mostly unique tokens costs hashing time, never
+ * unbounded memory.
  */
 import { vectorWasmBase64 } from "../generated/vectorWasm.ts";
 import { tokenHash32 } from "./tokenHash.ts";
