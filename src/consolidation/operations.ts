@@ -5,7 +5,7 @@
  * `recordEvents`. A refused request writes nothing.
  */
 import { inputError } from "../errors.ts";
-import { type AppendedEvent, citationUri, type EventRecord, sessionLogPath } from "../eventloom/mod.ts";
+import { type AppendedEvent, type EventRecord, sessionLogPath } from "../eventloom/mod.ts";
 import { recordEvents } from "../memory/record.ts";
 import type { PlainJson } from "../projection/types.ts";
 import {
@@ -19,7 +19,6 @@ import {
   validateConsolidationCandidateId,
 } from "./candidate.ts";
 import { generateConsolidationProposals, proposalPayload } from "./proposals.ts";
-import { planRollback, type RollbackRequest, rollbackItem } from "./rollback.ts";
 import { requireWindowSize, selectConsolidationSegments } from "./segments.ts";
 import { consolidationStatus, replayConsolidation } from "./status.ts";
 
@@ -152,22 +151,3 @@ export async function readConsolidationStatus(root: string, sessionId: string): 
   return consolidationStatus(sessionId, await sessionEvents(root, sessionId));
 }
 
-/**
- * Appends a `memory.rolled_back` after `planRollback` allowed it. Output:
- * `{session_id, rollback_id, rollback_event{seq, hash}, citation, target{seq, hash}, reverts}`.
- */
-export async function rollbackEvent(root: string, sessionId: string, request: RollbackRequest, actor = "zaxy-editor"): Promise<{ [key: string]: PlainJson }> {
-  requireText(actor, "actor", "invalid_rollback");
-  const events = await sessionEvents(root, sessionId);
-  const plan = planRollback(sessionId, events, request);
-  const { events: appended } = await recordEvents(root, sessionId, [rollbackItem(actor, plan)]);
-  const event = appended[0];
-  return {
-    session_id: sessionId,
-    rollback_id: plan.payload.rollback_id,
-    rollback_event: { seq: event.seq, hash: event.hash },
-    citation: citationUri(sessionId, event.seq, event.hash),
-    target: plan.payload.target,
-    reverts: plan.reverts,
-  };
-}

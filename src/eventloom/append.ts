@@ -380,7 +380,8 @@ function isRejection<R>(plan: PlannedItem[] | PlanRejection<R>): plan is PlanRej
  * section. Decisions (trust, idempotency, conflicts) are therefore made on exactly the state
  * they append to, even with other processes appending to the same log. A planned item may be a
  * function of the events sealed before it in the batch, so a later event can cite an earlier
- * one's seq and hash. `plan` may throw (nothing is written), return `[]` (nothing to do) or a
+ * one's seq and hash. The envelope follows appendEvents' rule over the plain items' types
+ * (any type v1 cannot carry makes the batch legacy), else the first item's. `plan` may throw (nothing is written), return `[]` (nothing to do) or a
  * `PlanRejection` (nothing written, the reason is returned). A log that fails verification is
  * never appended to (`integrity_failure`, exit 1).
  *
@@ -416,7 +417,11 @@ export async function appendPlanned<R = never>(
     const tail = readChainTail(fd, size, `session "${sessionId}"`, () => countLogEvents(logPath));
     const sealed: SealedLine[] = [];
     const appended: AppendedEvent[] = [];
-    let envelope: Envelope | undefined;
+    // As in appendEvents, a type the v1 envelope cannot carry (e.g. `memory.rolled_back`) makes
+    // the whole batch legacy lines; the types of items built from earlier ones are known only
+    // when built, so those must fit the envelope fixed by then.
+    const legacyOnly = planned.some((entry) => typeof entry !== "function" && typeof entry.type === "string" && !isV1EventType(entry.type));
+    let envelope: Envelope | undefined = legacyOnly ? "legacy" : undefined;
     let prevHash = tail.hash;
     let seq = tail.seq;
     for (const entry of planned) {

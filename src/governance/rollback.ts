@@ -2,21 +2,19 @@
  * Rollback through the evolution gate (Python `MemoryFabric.rollback_memory`): a rollback is an
  * `update` evolution, so it records an `evolution.gate.evaluated` decision (op update,
  * candidate_ref = the target, confidence default 1.0) with the `memory.rolled_back`, in one
- * batch (all or nothing), gate first as in Python. The batch is decided on the verified log read
- * just before the append, as the consolidation rollback always was: `appendPlanned` (decide
- * under the lock) cannot be used because it fixes the envelope from the first item, and
- * `memory.rolled_back` cannot be written in the v1 envelope (its type has an underscore), so
- * this batch is written as legacy lines by `appendEvents`. As in Python the decision
+ * batch (all or nothing), gate first as in Python. The batch is decided under the log's lock on
+ * the verified log it is appended to (`appendPlanned`), so two simultaneous rollbacks of one
+ * target cannot both pass `planRollback`. `memory.rolled_back` cannot be written in the v1
+ * envelope (its type has an underscore), so the batch is legacy lines. As in Python the decision
  * is an audit record: a rollback is an explicit request to reverse, so it is appended whatever
  * the tier says (holding a reversal for review would keep the reversed evolution in force).
  * What may be rolled back is decided by `planRollback` (consolidation/rollback.ts).
  */
 import * as fs from "node:fs";
-import { toJs } from "../canonical/mod.ts";
-import { type RollbackRequest, planRollback, rollbackActorDefault, rollbackItem } from "../consolidation/rollback.ts";
+import { type JsonObject, toJs } from "../canonical/mod.ts";
+import { type RollbackPlan, type RollbackRequest, planRollback, rollbackActorDefault, rollbackItem } from "../consolidation/rollback.ts";
 import { inputError } from "../errors.ts";
-import { appendEvents } from "../eventloom/append.ts";
-import { sessionEvents } from "../consolidation/operations.ts";
+import { appendPlanned } from "../eventloom/append.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { evaluateEvolutionGate, gateEventPayload, gateEventType, parseUnitInterval } from "./evolutionGate.ts";
@@ -48,10 +46,16 @@ export async function rollbackEvolution(root: string, sessionId: string, request
       expected: "an existing session",
     });
   }
-  const events = await sessionEvents(root, sessionId);
-  const plan = planRollback(sessionId, events, request);
-  const gatePayload = gateEventPayload(evaluateEvolutionGate("update", confidence, policy), plan.target);
-  const result = await appendEvents(root, sessionId, [{ type: gateEventType, actor, payload: gatePayload }, rollbackItem(actor, plan)]);
+  const decided: { plan?: RollbackPlan; gatePayload?: JsonObject } = {};
+  const result = await appendPlanned(root, sessionId, (existing) => {
+    const plan = planRollback(sessionId, existing, request);
+    const gatePayload = gateEventPayload(evaluateEvolutionGate("update", confidence, policy), plan.target);
+    decided.plan = plan;
+    decided.gatePayload = gatePayload;
+    return [{ type: gateEventType, actor, payload: gatePayload }, rollbackItem(actor, plan)];
+  });
+  const { plan, gatePayload } = decided;
+  if (plan === undefined || gatePayload === undefined) throw new Error("rollback: the plan did not run");
   const [gateEvent, rollbackEvent] = result.events;
   const out: { [key: string]: PlainJson } = {
     session_id: sessionId,

@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { makeTempDir, python, removeTempDirs, skipWithoutPython } from "../eventloom/testkit.ts";
-import { runZaxy, stackTraceLines } from "../cli/zaxy.ts";
+import { runZaxy, runZaxyAsync, stackTraceLines } from "../cli/zaxy.ts";
 
 after(removeTempDirs);
 
@@ -292,6 +292,21 @@ describe("rules in checkout and rule rollback", () => {
     refused(e, ["memory", "rollback", "--target-seq", String(pending.rule.seq), "--target-hash", pending.rule.hash, "--reason", "r", "--confidence", "7"], "--confidence", /between 0\.0 and 1\.0/);
     const pendingRolled = jsonOk(e, ["memory", "rollback", "--target-seq", String(pending.rule.seq), "--target-hash", pending.rule.hash, "--reason", "not needed", "--confidence", "0.5"]);
     assert.deepEqual([pendingRolled.rule.previous_review_status, pendingRolled.rule.within_rollback_window, pendingRolled.gate.decision], ["pending", null, "requires_review"]);
+  });
+
+  test("two processes rolling back the same rule at once: one rollback is recorded, the other is refused", slow, async () => {
+    const e = fresh("race");
+    append(e, "task.created", { title: "deploy the yakhound service" });
+    const active = jsonOk(e, ["memory", "outcome", "failure", "--summary", "yakhound deploy failed", "--lesson", "pin the yakhound image"]);
+    const rollback = (reason: string) =>
+      runZaxyAsync(["memory", "rollback", "--target-seq", String(active.rule.seq), "--target-hash", active.rule.hash, "--reason", reason, "--json"], { cwd: e.dir, env: e.env });
+    const runs = await Promise.all([rollback("first"), rollback("second"), rollback("third")]);
+    const codes = runs.map((run) => run.code).sort();
+    assert.deepEqual(codes, [0, 2, 2], runs.map((run) => run.stdout + run.stderr).join("\n"));
+    for (const run of runs.filter((r) => r.code === 2)) assert.match(JSON.parse(run.stdout).error.message, /already rolled back/);
+    const rolledBack = lines(e).filter((l) => l.type === "memory.rolled_back");
+    assert.equal(rolledBack.length, 1, "decided under the lock: exactly one memory.rolled_back");
+    assert.equal(runZaxy(["verify", e.log], { cwd: e.dir }).code, 0);
   });
 
   test("the log stays a valid chain after every governance command (zaxy verify)", slow, () => {
