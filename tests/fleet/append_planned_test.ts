@@ -42,6 +42,30 @@ describe("appendPlanned", () => {
     assert.equal((await verifyLog(log)).ok, true);
   });
 
+  test("a plain item of a type v1 cannot carry makes the whole batch legacy lines, as appendEvents does", async () => {
+    const { root, log } = await seeded();
+    assert.equal(readEvents(log).events[1].envelope, "v1");
+    const result = await appendPlanned(root, "s", () => [
+      { type: "evolution.gate.evaluated", actor: "a", payload: fromJs({ op: "update" }) },
+      { type: "memory.rolled_back", actor: "a", payload: fromJs({ reason: "r" }) },
+    ]);
+    assert.deepEqual(result.events.map((e) => e.envelope), ["legacy", "legacy"]);
+    assert.deepEqual(readEvents(log).events.map((e) => e.envelope), ["v1", "v1", "legacy", "legacy"]);
+    assert.equal((await verifyLog(log)).ok, true);
+    // A built item cannot change the envelope fixed by then: a v1 batch refuses it, writing nothing.
+    const bytes = fs.readFileSync(path.join(root, "s.jsonl"));
+    const fresh = await seeded();
+    await assert.rejects(
+      appendPlanned(fresh.root, "s", () => [
+        { type: "first.event", actor: "a", payload: fromJs({}) },
+        () => ({ type: "memory.rolled_back", actor: "a", payload: fromJs({}) }),
+      ]),
+      (error: unknown) => isZaxyError(error) && /cannot join a v1 batch/.test((error as Error).message),
+    );
+    assert.equal(readEvents(fresh.log).events.length, 2);
+    assert.deepEqual(fs.readFileSync(path.join(root, "s.jsonl")), bytes);
+  });
+
   test("a rejection, an empty plan and a throwing plan leave the log byte-identical", async () => {
     const { root, log } = await seeded();
     const before = fs.readFileSync(log);
