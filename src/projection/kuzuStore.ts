@@ -297,12 +297,13 @@ function relationKeyOfId(sessionId: string, id: number): string {
 }
 
 /**
- * Creation order: the event that created the row (in `relKey`), then the ordinal within it. Not
- * `sourceEventSeq`: a relation copied onto a new entity version keeps the citation of the event
- * that asserted it.
+ * Rows in creation order: by `rel_id` (the event that created the row, then the ordinal within
+ * it), compared as the numbers read from the store. Not `sourceEventSeq`: a relation copied onto
+ * a new entity version keeps the citation of the event that asserted it.
  */
-function compareRelations(a: RelationRow, b: RelationRow): number {
-  return relationId(a.relKey) - relationId(b.relKey);
+function inIdOrder(rows: RelationRow[], ids: Float64Array): RelationRow[] {
+  const order = Array.from(rows.keys()).sort((a, b) => ids[a] - ids[b]);
+  return order.map((i) => rows[i]);
 }
 
 /** Deletes the database file and whatever Kuzu keeps beside it (not our lock file). */
@@ -679,7 +680,6 @@ export class KuzuStore {
     const entities = this.#readEntitiesPacked(sessionId) ?? this.#readEntitiesColumns(sessionId);
     const relations = this.#readRelationsPacked(sessionId) ?? this.#readRelationsColumns(sessionId);
     entities.sort((a, b) => a.vectorKey - b.vectorKey);
-    relations.sort(compareRelations);
     return { entities, relations, head: this.head(sessionId) };
   }
 
@@ -732,9 +732,11 @@ export class KuzuStore {
     const pieces = typeof text === "string" ? text.split(packSeparator) : [];
     if (pieces.length !== count * relationPackedFields || !Array.isArray(confidences) || confidences.length !== count) return null;
     const rows: RelationRow[] = new Array(count);
+    const ids = new Float64Array(count);
     for (let i = 0, p = 0; i < count; i++, p += relationPackedFields) {
+      ids[i] = Number(pieces[p]);
       rows[i] = {
-        relKey: relationKeyOfId(sessionId, Number(pieces[p])),
+        relKey: relationKeyOfId(sessionId, ids[i]),
         sessionId,
         sourceKey: pieces[p + 1],
         targetKey: pieces[p + 2],
@@ -749,12 +751,14 @@ export class KuzuStore {
         evidenceJson: pieces[p + 10],
       };
     }
-    return rows;
+    return inIdOrder(rows, ids);
   }
 
   #readRelationsColumns(sessionId: string): RelationRow[] {
-    return this.#execute(readRelationsColumns, { session: sessionId }).map((row) => ({
-      relKey: relationKeyOfId(sessionId, toNumber(row[0])),
+    const result = this.#execute(readRelationsColumns, { session: sessionId });
+    const ids = Float64Array.from(result, (row) => toNumber(row[0]));
+    const rows = result.map((row, i) => ({
+      relKey: relationKeyOfId(sessionId, ids[i]),
       sessionId,
       sourceKey: row[1] as string,
       targetKey: row[2] as string,
@@ -768,6 +772,7 @@ export class KuzuStore {
       sourceEventHash: row[10] as string,
       evidenceJson: row[11] as string,
     }));
+    return inIdOrder(rows, ids);
   }
 
   /**
