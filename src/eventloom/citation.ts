@@ -2,11 +2,22 @@
  * Citations point back at sealed events: `eventloom://<thread>/events/<seq>#<first 12 hex>`.
  * A cited source event is `{seq, hash}` (seq >= 1, 64 lowercase hex); on the CLI `SEQ:HASH`.
  */
+import { JsonNumber, type JsonObject, type JsonValue } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
 
 export interface SourceEventRef {
   seq: number;
   hash: string;
+}
+
+/** A cited event as JSON, `{seq, hash}` in that key order (as Python writes it). */
+export function sourceEventRefJson(ref: SourceEventRef): JsonObject {
+  return new Map<string, JsonValue>([["seq", JsonNumber.int(ref.seq)], ["hash", ref.hash]]);
+}
+
+/** A list of cited events as JSON (order kept: it matters to ids). */
+export function sourceEventsJson(sourceEvents: readonly SourceEventRef[]): JsonValue[] {
+  return sourceEvents.map(sourceEventRefJson);
 }
 
 /** Hex characters of the hash kept in a citation URI. */

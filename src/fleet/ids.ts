@@ -10,9 +10,9 @@
  * fleetPromotionId("fleetbench", "outcome", "fleet-agent-000", [{ seq: 1, hash: "376a…" }]);
  * // "fleetpromo:5f68f0accd2f9972a87693b9"
  */
-import { canonicalJson, JsonNumber, type JsonObject, type JsonValue } from "../canonical/mod.ts";
+import { canonicalJson, type JsonObject, type JsonValue } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
-import type { SourceEventRef } from "../eventloom/citation.ts";
+import { type SourceEventRef, sourceEventsJson } from "../eventloom/citation.ts";
 import { validateSessionId } from "../eventloom/session.ts";
 import { sessionIdCharsMax } from "../limits.ts";
 import { sha256Hex } from "../platform/mod.ts";
@@ -21,7 +21,6 @@ import type { PromotionKind } from "./vocabulary.ts";
 /** Hex characters of the SHA-256 kept in promotion and rule ids. */
 export const fleetIdHexChars = 24;
 export const promotionIdPrefix = "fleetpromo:";
-export const ruleIdPrefix = "rule:";
 export const promotionIdPattern = /^fleetpromo:[0-9a-f]{24}$/;
 
 /** The log thread of a fleet: `fleet.<fleet_id>`. */
@@ -49,10 +48,6 @@ export function validateFleetId(value: unknown, field = "fleet_id"): string {
   return value;
 }
 
-export function sourceEventsJson(sourceEvents: readonly SourceEventRef[]): JsonValue[] {
-  return sourceEvents.map((ref) => new Map<string, JsonValue>([["seq", JsonNumber.int(ref.seq)], ["hash", ref.hash]]));
-}
-
 function shortDigest(identity: JsonObject): string {
   return sha256Hex(canonicalJson(identity)).slice(0, fleetIdHexChars);
 }
@@ -67,11 +62,5 @@ export function fleetPromotionId(fleetId: string, kind: PromotionKind, originSes
   ]));
 }
 
-/** `rule:<24 hex>`, Python's `_rule_id(rule, trigger, source_events)`. */
-export function fleetRuleId(rule: string, trigger: string, sourceEvents: readonly SourceEventRef[]): string {
-  return ruleIdPrefix + shortDigest(new Map<string, JsonValue>([
-    ["rule", rule],
-    ["trigger", trigger],
-    ["source_events", sourceEventsJson(sourceEvents)],
-  ]));
-}
+/** `rule:<24 hex>`, Python's `_rule_id(rule, trigger, source_events)`: one implementation, outcome learning's. */
+export { ruleId as fleetRuleId } from "../governance/outcomeLearning.ts";

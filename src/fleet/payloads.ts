@@ -5,13 +5,8 @@
  * fixtures/interop/v1-fleet.fleetbench.jsonl); confidences are floats (`1.0`, not `1`).
  */
 import { JsonNumber, type JsonObject, type JsonValue } from "../canonical/mod.ts";
-import type { SourceEventRef } from "../eventloom/citation.ts";
-import { sourceEventsJson } from "./ids.ts";
+import { type SourceEventRef, sourceEventRefJson, sourceEventsJson } from "../eventloom/citation.ts";
 import { nonAuthoritative, type PromotionKind, type ReviewDecision, type TrustTier, type VisibilityScope } from "./vocabulary.ts";
-
-function refJson(ref: SourceEventRef): JsonObject {
-  return new Map<string, JsonValue>([["seq", JsonNumber.int(ref.seq)], ["hash", ref.hash]]);
-}
 
 export function fleetCreatedPayload(fleetId: string, summary: string): JsonObject {
   return new Map<string, JsonValue>([["fleet_id", fleetId], ["summary", summary], ["authority_status", nonAuthoritative]]);
@@ -72,7 +67,7 @@ export function promotionPayload(fields: PromotionRecordFields): JsonObject {
   payload.set("visibility_scope", fields.visibilityScope);
   payload.set("confidence", JsonNumber.float(fields.confidence));
   payload.set("source_events", sourceEventsJson(fields.sourceEvents));
-  payload.set("gate_event", refJson(fields.gateEvent));
+  payload.set("gate_event", sourceEventRefJson(fields.gateEvent));
   payload.set("review_status", fields.reviewStatus);
   if (subject.kind !== "outcome") payload.set("keystone", subject.keystone);
   payload.set("authority_status", nonAuthoritative);
@@ -108,7 +103,7 @@ export function promotionRolledBackPayload(
     ["source_events", sourceEventsJson(sourceEvents)],
     ["authority_status", nonAuthoritative],
   ]);
-  if (gateEvent !== null) payload.set("gate_event", refJson(gateEvent));
+  if (gateEvent !== null) payload.set("gate_event", sourceEventRefJson(gateEvent));
   return payload;
 }
 

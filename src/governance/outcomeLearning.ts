@@ -11,7 +11,8 @@
  * @example
  * ruleId("Run the migration dry-run first", "deploy failed", [{ seq: 7, hash: "ab…" }]); // "rule:<24 hex>"
  */
-import { canonicalJson, type JsonObject, JsonNumber, type JsonValue } from "../canonical/mod.ts";
+import { canonicalJson, JsonNumber, type JsonObject, type JsonValue } from "../canonical/mod.ts";
+import { sourceEventRefJson } from "../eventloom/citation.ts";
 import { inputError } from "../errors.ts";
 import { sha256Hex } from "../platform/mod.ts";
 
@@ -72,11 +73,12 @@ function refJson(ref: EventRef): JsonObject {
       expected: "{seq, hash}",
     });
   }
-  return new Map<string, JsonValue>([["seq", JsonNumber.int(ref.seq)], ["hash", ref.hash]]);
+  return sourceEventRefJson(ref);
 }
 
 /**
- * The deterministic rule id (Python `_rule_id`).
+ * The deterministic rule id (Python `_rule_id`), the only implementation (the fleet's
+ * `fleetRuleId` is this function).
  *
  * @example
  * ruleId("Pin the lockfile", "build failed", [{ seq: 3, hash: "0".repeat(64) }]);
