@@ -4,16 +4,13 @@
  * `zaxy` from PATH (when running from source, `process.execPath` is bun or deno, not zaxy).
  */
 import * as path from "node:path";
+import { isCompiledBinary } from "../platform/process.ts";
 
 export interface ZaxyCommand {
   command: string;
   source: "executable" | "path";
 }
 
-const runtimeNames = new Set(["bun", "deno", "node", "bun.exe", "deno.exe", "node.exe"]);
-
-export function zaxyCommandFor(execPath: string = process.execPath): ZaxyCommand {
-  const name = path.basename(execPath).toLowerCase();
-  if (execPath === "" || runtimeNames.has(name) || /^(bun|deno|node)[-_.]/.test(name)) return { command: "zaxy", source: "path" };
-  return { command: path.resolve(execPath), source: "executable" };
+export function zaxyCommandFor(compiled: boolean = isCompiledBinary(), execPath: string = process.execPath): ZaxyCommand {
+  return compiled ? { command: path.resolve(execPath), source: "executable" } : { command: "zaxy", source: "path" };
 }

@@ -106,10 +106,13 @@ describe("the hook script and the zaxy it calls", () => {
   });
 
   test("the compiled binary is called by its absolute path; a runtime means zaxy from PATH", () => {
-    assert.deepEqual(zaxyCommandFor("/usr/local/bin/zaxy"), { command: "/usr/local/bin/zaxy", source: "executable" });
-    assert.deepEqual(zaxyCommandFor("/repo/node_modules/bun/bin/bun"), { command: "zaxy", source: "path" });
-    assert.deepEqual(zaxyCommandFor("/home/u/.deno/bin/deno"), { command: "zaxy", source: "path" });
-    assert.deepEqual(zaxyCommandFor("/usr/bin/node"), { command: "zaxy", source: "path" });
+    assert.deepEqual(zaxyCommandFor(true, "/usr/local/bin/zaxy"), { command: "/usr/local/bin/zaxy", source: "executable" });
+    // Whatever the binary is called (a name starting like a runtime's included).
+    assert.deepEqual(zaxyCommandFor(true, "/opt/node-tools/bin/node-zaxy"), { command: "/opt/node-tools/bin/node-zaxy", source: "executable" });
+    assert.deepEqual(zaxyCommandFor(false, "/repo/node_modules/bun/bin/bun"), { command: "zaxy", source: "path" });
+    assert.deepEqual(zaxyCommandFor(false, "/home/u/.deno/bin/deno"), { command: "zaxy", source: "path" });
+    // These tests run from source under bun or deno: not the compiled binary.
+    assert.deepEqual(zaxyCommandFor(), { command: "zaxy", source: "path" });
   });
 });
 
