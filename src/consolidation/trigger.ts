@@ -33,7 +33,7 @@ import {
 } from "./triggerParameters.ts";
 import { SparseEmbeddings } from "./similarityEmbeddings.ts";
 import { similarPairs } from "./similarityPairs.ts";
-import { timestampMicros } from "./triggerTimestamp.ts";
+import { timestampMicros } from "../eventloom/timestamp.ts";
 
 /** Qualifying pairs shown in `candidates_sample` (the count covers all of them). */
 export const candidatesSampleMax = 10;

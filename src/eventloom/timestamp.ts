@@ -16,3 +16,23 @@ export function formatTimestamp(epochMicros: number): string {
   const base = iso.slice(0, 19);
   return micros === 0 ? `${base}Z` : `${base}.${String(micros).padStart(6, "0")}Z`;
 }
+
+const isoPattern = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * An event timestamp as microseconds since the Unix epoch, or null when it is not ISO-8601 with
+ * an offset. Logs carry what Python and this binary write, but may hold any offset (`+02:00`)
+ * or fraction length; `Date.parse` keeps only milliseconds, so the fraction is read here.
+ *
+ * @example
+ * timestampMicros("1970-01-01T00:00:01.000002Z") // 1000002
+ * timestampMicros("yesterday") // null
+ */
+export function timestampMicros(timestamp: string): number | null {
+  const match = isoPattern.exec(timestamp);
+  if (match === null) return null;
+  const seconds = Date.parse(`${match[1]}${match[3]}`);
+  if (Number.isNaN(seconds)) return null;
+  const micros = match[2] === undefined ? 0 : Math.floor(Number(match[2].padEnd(9, "0")) / 1000);
+  return seconds * 1000 + micros;
+}

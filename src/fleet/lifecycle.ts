@@ -7,7 +7,7 @@
 import { inputError } from "../errors.ts";
 import { type AppendedEvent, appendPlanned, type PlannedItem } from "../eventloom/append.ts";
 import type { SourceEventRef } from "../eventloom/citation.ts";
-import { systemClock } from "../eventloom/timestamp.ts";
+import { systemClock, timestampMicros } from "../eventloom/timestamp.ts";
 import { type EvolutionPolicy, resolveEvolutionPolicy } from "../governance/evolutionGate.ts";
 import { requireFleetLog, unknownFleet } from "./fleetLog.ts";
 import { fleetThread, promotionIdPattern, validateFleetId } from "./ids.ts";
@@ -136,8 +136,8 @@ export async function rollbackPromotion(
       return { rejected: `actor '${actor}' may not roll back ${promotionId}: only a steward or its proposer '${promotion.actor}' may` };
     }
     if (promotion.reviewStatus === "rolled_back") return { rejected: `promotion ${promotionId} is already rolled back` };
-    const ageMicros = clock() - timestampMicros(promotion.event.timestamp);
-    within = ageMicros <= policy.rollbackWindowSeconds * 1_000_000;
+    const promotedAt = timestampMicros(promotion.event.timestamp);
+    within = promotedAt !== null && clock() - promotedAt <= policy.rollbackWindowSeconds * 1_000_000;
     reactivated = [...state.promotions.values()].filter((p) => p.reviewStatus === "superseded" && p.supersededBy === promotionId).map((p) => p.promotionId);
     return [{
       type: fleetEventTypes.promotionRolledBack,
@@ -159,11 +159,3 @@ export async function rollbackPromotion(
   };
 }
 
-/** Microseconds since the epoch of a stored ISO-8601 UTC timestamp (fraction up to 6 digits). */
-export function timestampMicros(timestamp: string): number {
-  const match = /^(.*T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/.exec(timestamp);
-  if (match === null) return Number.NaN;
-  const seconds = Date.parse(match[1] + match[3]);
-  const fraction = (match[2] ?? "").padEnd(6, "0").slice(0, 6);
-  return seconds * 1000 + Number(fraction);
-}

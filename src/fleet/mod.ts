@@ -23,6 +23,6 @@ export * from "./replay.ts";
 export { readFleetEvents, readVerifiedSession, requireSealedSources } from "./fleetLog.ts";
 export { assignTrust, createActorDefault, createFleet, enrollAgent, type MembershipOptions, type MembershipResult } from "./membership.ts";
 export { type FleetWriteOptions, insufficientTrustReason, keystoneHoldReason, promote, type PromotionInput, type PromotionResult, promotionOutcomes } from "./promote.ts";
-export { type LifecycleResult, reviewableStatuses, reviewPromotion, rollbackPromotion, type RollbackOptions, timestampMicros } from "./lifecycle.ts";
+export { type LifecycleResult, reviewableStatuses, reviewPromotion, rollbackPromotion, type RollbackOptions } from "./lifecycle.ts";
 export { type FleetBrief, fleetBrief, fleetState, fleetStatus, fleetStatusDocument } from "./status.ts";
 export { fleetAudit } from "./audit.ts";

@@ -14,7 +14,7 @@ import { SparseEmbeddings } from "../../src/consolidation/similarityEmbeddings.t
 import { combinedAlignment, triggerConsolidation } from "../../src/consolidation/trigger.ts";
 import { type ConsolidationMemory, memoryEmbeddingText } from "../../src/consolidation/triggerMemories.ts";
 import { validateTriggerParameters } from "../../src/consolidation/triggerParameters.ts";
-import { timestampMicros } from "../../src/consolidation/triggerTimestamp.ts";
+import { timestampMicros } from "../../src/eventloom/timestamp.ts";
 import { isZaxyError } from "../../src/errors.ts";
 import { cosineSimilarity } from "../../src/retrieval/mmr.ts";
 import { hashEmbeddingReference } from "../../src/vector/mod.ts";
