@@ -11,3 +11,4 @@ export * from "./parseJson.ts";
 export * from "./canonicalJson.ts";
 export * from "./pythonFloatRepr.ts";
 export * from "./displayJson.ts";
+export * from "./pythonRound.ts";

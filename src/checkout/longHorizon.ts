@@ -34,7 +34,7 @@
  * plan.diagnostics.horizon_split_seq; // null when the whole session fits in the window
  * plan.contexts[0]?.metadata.non_authoritative; // true
  */
-import { intField, isJsonObject, JsonNumber, type JsonObject, type JsonValue, stringField } from "../canonical/mod.ts";
+import { intField, isJsonObject, JsonNumber, type JsonObject, type JsonValue, pythonRound, stringField } from "../canonical/mod.ts";
 import { projectionTokens } from "../compaction/projectionSearch.ts";
 import { nonAuthoritative } from "../consolidation/candidate.ts";
 import { effectiveReviewStatus, replayConsolidation } from "../consolidation/status.ts";
@@ -112,20 +112,9 @@ export interface LongHorizonPlan {
 
 const sourceHashPattern = /^[0-9a-f]{64}$/;
 
-/**
- * Python's `round(value, 6)`: the nearest 6-place decimal of the double's exact value, an exact
- * half going to the even digit (`round(0.0078125, 6) == 0.007812`). toFixed's digits are those
- * of the exact value, and every double in 0..1 that can be a tie has fewer than 40 places.
- */
+/** Python's `round(value, 6)` (see `pythonRound`): `round(0.0078125, 6) == 0.007812`. */
 export function pythonRound6(value: number): number {
-  const text = Math.abs(value).toFixed(40);
-  const point = text.indexOf(".");
-  if (/^50*$/.test(text.slice(point + 7))) {
-    const truncated = Number(text.slice(0, point + 7));
-    const rounded = Number(text[point + 6]) % 2 === 0 ? truncated : Number((truncated + 1e-6).toFixed(6));
-    return value < 0 ? -rounded : rounded;
-  }
-  return Number(value.toFixed(6));
+  return pythonRound(value, 6);
 }
 
 /** The I3 span relevance of an item's terms, as Python rounds it. */

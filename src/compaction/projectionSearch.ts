@@ -6,6 +6,7 @@
  * its identities; score = |query tokens ∩ record tokens| / |query tokens|, rounded to 4 places;
  * records without overlap are not returned; ties keep artifact and record order.
  */
+import { pythonRound } from "../canonical/pythonRound.ts";
 import { inputError } from "../errors.ts";
 import { pythonCaseFold } from "../vector/mod.ts";
 import type { CompactionProjection, ProjectionRecord } from "./projectionArtifact.ts";
@@ -30,18 +31,6 @@ export function projectionTokens(text: string): Set<string> {
 }
 
 /**
- * Python's `round(x, 4)`: the nearest 4-place decimal, an exact half going to the even digit
- * (scores are k/n, so halves occur, e.g. 1/32 → 0.0312).
- */
-export function roundHalfEven4(value: number): number {
-  const scaled = value * 10000;
-  const floor = Math.floor(scaled);
-  const fraction = scaled - floor;
-  const digits = fraction > 0.5 || (fraction === 0.5 && floor % 2 === 1) ? floor + 1 : floor;
-  return digits / 10000;
-}
-
-/**
  * @example
  * searchProjections([projection], "cache identity-code-0001", 1)[0].citations // ["eventloom://…", "docs/cache.md:2-6"]
  */
@@ -62,7 +51,7 @@ export function searchProjections(projections: readonly CompactionProjection[], 
         projection_id: projection.projection_id,
         strategy: projection.strategy,
         record,
-        score: roundHalfEven4(overlap / queryTokens.size),
+        score: pythonRound(overlap / queryTokens.size, 4),
         citations: [...record.citations],
       });
     }

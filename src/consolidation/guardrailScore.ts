@@ -9,6 +9,7 @@
  * - `review_gate`: its review status is `pending` or a review outcome.
  * Values are rounded to 4 places as Python's `round` does (half to even).
  */
+import { pythonRound } from "../canonical/pythonRound.ts";
 import { inputError } from "../errors.ts";
 import { consolidationInitialReviewStatus, consolidationReviewStatuses, isCandidateType, nonAuthoritative, type SourceEventRef } from "./candidate.ts";
 
@@ -39,21 +40,9 @@ export interface GuardrailSummary {
 const eventHashPattern = /^[0-9a-f]{64}$/;
 const validReviewStatuses: readonly string[] = [consolidationInitialReviewStatus, ...consolidationReviewStatuses];
 
-/**
- * Python's `round(value, 4)`: the nearest 4-place decimal of the double's exact value, ties to
- * even (`round(0.96875, 4) == 0.9688`, `round(0.03125, 4) == 0.0312`).
- */
+/** Python's `round(value, 4)` (see `pythonRound`): `round(0.96875, 4) == 0.9688`, `round(0.03125, 4) == 0.0312`. */
 export function pythonRound4(value: number): number {
-  // toFixed's digits are those of the double's exact value; a tie is "5" then only zeros.
-  const text = Math.abs(value).toFixed(40);
-  const point = text.indexOf(".");
-  if (/^50*$/.test(text.slice(point + 5))) {
-    const lastKept = Number(text[point + 4]);
-    const truncated = Number(text.slice(0, point + 5));
-    const rounded = lastKept % 2 === 0 ? truncated : Number((truncated + 1e-4).toFixed(4));
-    return value < 0 ? -rounded : rounded;
-  }
-  return Number(value.toFixed(4));
+  return pythonRound(value, 4);
 }
 
 /** `seq:hash` of every citation, or null when any is malformed. */
