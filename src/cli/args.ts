@@ -2,7 +2,14 @@
 import * as fs from "node:fs";
 import { type JsonValue, JsonSyntaxError, parseJsonBytes } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
-import type { CommandContext } from "./command.ts";
+import { type CommandContext, stringOption } from "./command.ts";
+
+/** A string option the command cannot run without (usage error naming it when absent). */
+export function requiredOption(ctx: CommandContext, name: string): string {
+  const value = stringOption(ctx, name);
+  if (value === undefined) throw inputError("usage", `${ctx.commandPath}: --${name} is required`, { field: `--${name}` });
+  return value;
+}
 
 /** An integer option within [min, max]; undefined when absent. */
 export function intOption(ctx: CommandContext, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {

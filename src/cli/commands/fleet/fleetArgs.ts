@@ -5,12 +5,14 @@
  */
 import { inputError } from "../../../errors.ts";
 import type { PlainJson } from "../../../fleet/replay.ts";
-import { type CommandContext, type OptionSpec, stringOption } from "../../command.ts";
+import { requiredOption as requiredArgsOption } from "../../args.ts";
+import type { CommandContext, OptionSpec } from "../../command.ts";
 import { emit } from "../../output.ts";
 
+/** As `requiredOption` of cli/args.ts, and an empty value counts as absent. */
 export function requiredOption(ctx: CommandContext, name: string): string {
-  const value = stringOption(ctx, name);
-  if (value === undefined || value.length === 0) throw inputError("usage", `${ctx.commandPath}: --${name} is required`, { field: `--${name}` });
+  const value = requiredArgsOption(ctx, name);
+  if (value.length === 0) throw inputError("usage", `${ctx.commandPath}: --${name} is required`, { field: `--${name}` });
   return value;
 }
 

@@ -4,15 +4,9 @@
  * Both decisions exit 0 (the gate answered); bad input exits 2 and writes nothing.
  */
 import { inputError } from "../../../errors.ts";
-import { intOption } from "../../args.ts";
-import { type CommandContext, defineCommand, stringOption } from "../../command.ts";
+import { intOption, requiredOption } from "../../args.ts";
+import { defineCommand, stringOption } from "../../command.ts";
 import { emit } from "../../output.ts";
-
-function required(ctx: CommandContext, name: string): string {
-  const value = stringOption(ctx, name);
-  if (value === undefined) throw inputError("usage", `${ctx.commandPath}: --${name} is required`, { field: `--${name}` });
-  return value;
-}
 
 export const memoryEvolutionGateCommand = defineCommand({
   name: "evolution-gate",
@@ -42,7 +36,7 @@ export const memoryEvolutionGateCommand = defineCommand({
   ],
   async run(ctx) {
     const op = ctx.positionals[0];
-    const confidence = required(ctx, "confidence");
+    const confidence = requiredOption(ctx, "confidence");
     const candidateSeq = intOption(ctx, "candidate-seq", 1);
     const candidateHash = stringOption(ctx, "candidate-hash");
     const candidateId = stringOption(ctx, "candidate-id");

@@ -4,16 +4,9 @@
  * through the evolution gate (op rule_generate): `memory.rule.generated` when auto-applied,
  * `memory.rule.proposed` (pending, kept out of checkout) when held for review.
  */
-import { inputError } from "../../../errors.ts";
-import { intOption } from "../../args.ts";
-import { type CommandContext, defineCommand, stringOption } from "../../command.ts";
+import { intOption, requiredOption } from "../../args.ts";
+import { defineCommand, stringOption } from "../../command.ts";
 import { emit } from "../../output.ts";
-
-function required(ctx: CommandContext, name: string): string {
-  const value = stringOption(ctx, name);
-  if (value === undefined) throw inputError("usage", `${ctx.commandPath}: --${name} is required`, { field: `--${name}` });
-  return value;
-}
 
 function render(doc: Record<string, unknown>): string {
   const event = doc.outcome_event as { seq: number };
@@ -56,7 +49,7 @@ export const memoryOutcomeCommand = defineCommand({
   ],
   async run(ctx) {
     const outcome = ctx.positionals[0];
-    const summary = required(ctx, "summary");
+    const summary = requiredOption(ctx, "summary");
     const { recordOutcome } = await import("../../../governance/operations.ts");
     const doc = await recordOutcome(ctx.global.eventloomPath, ctx.global.sessionId, {
       outcome,

@@ -5,16 +5,9 @@
  * gate decisions, fleet reviews and corrections are recorded as audit markers), preceded by
  * its `update` gate decision. Nothing is deleted.
  */
-import { inputError } from "../../../errors.ts";
-import { intOption } from "../../args.ts";
-import { type CommandContext, defineCommand, stringOption } from "../../command.ts";
+import { intOption, requiredOption } from "../../args.ts";
+import { defineCommand, stringOption } from "../../command.ts";
 import { emit } from "../../output.ts";
-
-function required(ctx: CommandContext, name: string): string {
-  const value = stringOption(ctx, name);
-  if (value === undefined) throw inputError("usage", `${ctx.commandPath}: --${name} is required`, { field: `--${name}` });
-  return value;
-}
 
 export const memoryRollbackCommand = defineCommand({
   name: "rollback",
@@ -42,10 +35,10 @@ export const memoryRollbackCommand = defineCommand({
   positionals: [],
   examples: ["zaxy memory rollback --target-seq 12 --target-hash <64 hex> --reason 'accepted by mistake' --json"],
   async run(ctx) {
-    required(ctx, "target-seq");
+    requiredOption(ctx, "target-seq");
     const targetSeq = intOption(ctx, "target-seq", 1);
-    const targetHash = required(ctx, "target-hash");
-    const reason = required(ctx, "reason");
+    const targetHash = requiredOption(ctx, "target-hash");
+    const reason = requiredOption(ctx, "reason");
     const { rollbackEvolution } = await import("../../../governance/rollback.ts");
     const doc = await rollbackEvolution(ctx.global.eventloomPath, ctx.global.sessionId, { targetSeq, targetHash, reason }, {
       actor: stringOption(ctx, "actor"),

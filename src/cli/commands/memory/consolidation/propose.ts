@@ -4,18 +4,13 @@
  */
 import { inputError } from "../../../../errors.ts";
 import { parseSourceEventRef } from "../../../../eventloom/citation.ts";
+import { requiredOption } from "../../../args.ts";
 import { type CommandContext, defineCommand, listOption, stringOption } from "../../../command.ts";
 import { emit } from "../../../output.ts";
 
-function required(ctx: CommandContext, name: string): string {
-  const value = stringOption(ctx, name);
-  if (value === undefined) throw inputError("usage", `${ctx.commandPath}: --${name} is required`, { field: `--${name}` });
-  return value;
-}
-
 /** A decimal number as the flag's text; "abc", "", "0x1" and friends are refused by name. */
 function confidenceOption(ctx: CommandContext): number {
-  const text = required(ctx, "confidence");
+  const text = requiredOption(ctx, "confidence");
   if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text.trim())) {
     throw inputError("invalid_option", `--confidence must be a number between 0.0 and 1.0, got ${JSON.stringify(text)}`, {
       field: "--confidence",
@@ -51,14 +46,14 @@ export const memoryConsolidationProposeCommand = defineCommand({
     "    --confidence 0.8 --method manual_review_v1 --json",
   ],
   async run(ctx) {
-    const candidateType = required(ctx, "candidate-type");
-    const title = required(ctx, "title");
-    const summary = required(ctx, "summary");
+    const candidateType = requiredOption(ctx, "candidate-type");
+    const title = requiredOption(ctx, "title");
+    const summary = requiredOption(ctx, "summary");
     const refs = listOption(ctx, "source-event");
     if (refs.length === 0) throw inputError("usage", `${ctx.commandPath}: at least one --source-event SEQ:HASH is required`, { field: "--source-event" });
     const sourceEvents = refs.map((text) => parseSourceEventRef(text));
     const confidence = confidenceOption(ctx);
-    const method = required(ctx, "method");
+    const method = requiredOption(ctx, "method");
     const { proposeCandidate } = await import("../../../../consolidation/operations.ts");
     const doc = await proposeCandidate(
       ctx.global.eventloomPath,

@@ -2,15 +2,9 @@
  * `zaxy memory consolidation review`: record a disposition of a candidate of this session.
  * A review changes only the candidate's review status; it never makes it authoritative.
  */
-import { inputError } from "../../../../errors.ts";
-import { type CommandContext, defineCommand, stringOption } from "../../../command.ts";
+import { requiredOption } from "../../../args.ts";
+import { defineCommand, stringOption } from "../../../command.ts";
 import { emit } from "../../../output.ts";
-
-function required(ctx: CommandContext, name: string): string {
-  const value = stringOption(ctx, name);
-  if (value === undefined) throw inputError("usage", `${ctx.commandPath}: --${name} is required`, { field: `--${name}` });
-  return value;
-}
 
 export const memoryConsolidationReviewCommand = defineCommand({
   name: "review",
@@ -30,9 +24,9 @@ export const memoryConsolidationReviewCommand = defineCommand({
   positionals: [],
   examples: ["zaxy memory consolidation review --candidate-id consolidation:claim:<24 hex> --status accepted --rationale 'checked the cited runs'"],
   async run(ctx) {
-    const candidateId = required(ctx, "candidate-id");
-    const status = required(ctx, "status");
-    const rationale = required(ctx, "rationale");
+    const candidateId = requiredOption(ctx, "candidate-id");
+    const status = requiredOption(ctx, "status");
+    const rationale = requiredOption(ctx, "rationale");
     const { reviewCandidate } = await import("../../../../consolidation/operations.ts");
     const doc = await reviewCandidate(ctx.global.eventloomPath, ctx.global.sessionId, {
       candidateId,
