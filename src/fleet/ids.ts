@@ -35,10 +35,11 @@ const fleetIdPattern = new RegExp(`^[A-Za-z0-9_.-]{1,${fleetIdCharsMax}}$`);
 
 /**
  * A fleet id must make `fleet.<id>` a valid session id (DESIGN §2.1): 1-122 of A-Z a-z 0-9 . _ -
- * (`:` and path separators are refused). Throws `invalid_fleet_id` (exit 2).
+ * (`:` and path separators are refused), and, as for session ids, not `.` or `..` (the id names
+ * a file, `fleet.<id>.jsonl`). The one rule for every front door. Throws `invalid_fleet_id` (exit 2).
  */
 export function validateFleetId(value: unknown, field = "fleet_id"): string {
-  if (typeof value !== "string" || !fleetIdPattern.test(value)) {
+  if (typeof value !== "string" || !fleetIdPattern.test(value) || value === "." || value === "..") {
     throw inputError("invalid_fleet_id", `${field} ${value === undefined ? "is missing" : JSON.stringify(value) + " is not a fleet id"}: fleet ids are 1-${fleetIdCharsMax} of A-Z a-z 0-9 . _ -`, {
       field,
       expected: fleetIdPattern.source,

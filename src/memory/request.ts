@@ -4,7 +4,8 @@
  */
 import { inputError } from "../errors.ts";
 import { validateSessionId } from "../eventloom/session.ts";
-import { eventTextCharsMax } from "../limits.ts";
+import { validateFleetId } from "../fleet/ids.ts";
+import { requireAgentId } from "../fleet/validate.ts";
 
 export const queryCharsMax = 4096;
 export const limitMax = 100;
@@ -15,8 +16,6 @@ export const defaultMaxRecentEvents = 20;
 export const maxRecentEventsMax = 1000;
 /** Fleets one checkout may read: each is a full replay of its thread, so the fan-out is bounded. */
 export const checkoutFleetIdsMax = 16;
-/** Fleet ids are session ids without the `fleet.` prefix (thread `fleet.<id>`, at most 128 chars). */
-const fleetIdPattern = /^[A-Za-z0-9_.-]{1,122}$/;
 
 export interface MemoryRequest {
   sessionId: string;
@@ -103,7 +102,7 @@ export function validateMemoryRequest(input: MemoryRequestInput, names: { [field
         expected: `${name("fleet_ids")} given`,
       });
     }
-    request.agentId = checkAgentId(input.agentId, name("agent_id"));
+    request.agentId = requireAgentId(input.agentId, name("agent_id"));
   }
   return request;
 }
@@ -117,25 +116,7 @@ function checkFleetIds(fleetIds: readonly string[], field: string): string[] {
       expected: `at most ${checkoutFleetIdsMax} fleet ids`,
     });
   }
-  for (const fleetId of unique) {
-    if (!fleetIdPattern.test(fleetId) || fleetId === "." || fleetId === "..") {
-      throw inputError("invalid_fleet_id", `${field} ${JSON.stringify(fleetId)} is not a fleet id: 1-122 of A-Z a-z 0-9 . _ -`, {
-        field,
-        expected: fleetIdPattern.source,
-        actual: fleetId,
-      });
-    }
-  }
+  for (const fleetId of unique) validateFleetId(fleetId, field);
   return unique;
 }
 
-function checkAgentId(agentId: string, field: string): string {
-  // deno-lint-ignore no-control-regex
-  if (agentId.trim() === "" || [...agentId].length > eventTextCharsMax || /[\u0000-\u001f\u007f]/.test(agentId)) {
-    throw inputError("invalid_option", `${field} must be 1-${eventTextCharsMax} characters without control characters, got ${JSON.stringify(agentId)}`, {
-      field,
-      expected: `agent id of 1-${eventTextCharsMax} characters`,
-    });
-  }
-  return agentId;
-}

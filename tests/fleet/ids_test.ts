@@ -75,6 +75,16 @@ describe("fleet ids", () => {
     }
   });
 
+  test("'.' and '..' are not fleet ids (as for session ids: the id names a file), but dotted names are", () => {
+    for (const bad of [".", ".."]) {
+      assert.throws(
+        () => validateFleetId(bad, "--fleet-id"),
+        (e: unknown) => isZaxyError(e) && e.code === "invalid_fleet_id" && e.exitCode === 2 && e.message.startsWith(`--fleet-id ${JSON.stringify(bad)} is not a fleet id`),
+      );
+    }
+    for (const ok of ["...", ".a", "a..b"]) assert.equal(validateFleetId(ok), ok);
+  });
+
   test("the trust ladder: untrusted → session, member → fleet, trusted and steward → global", () => {
     const ceiling = { untrusted: "session", member: "fleet", trusted: "global", steward: "global" } as const;
     for (const tier of trustTiers) {
