@@ -19,7 +19,8 @@ import { citationUri } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { sha256Hex } from "../platform/mod.ts";
 import { farthestPointExemplars, medoidIndex } from "../vector/geometry.ts";
-import { defaultEmbeddingDim, hashEmbedMany } from "../vector/mod.ts";
+import { defaultEmbeddingDim, embeddingDimMax } from "../vector/mod.ts";
+import { AuditVectors } from "./auditVectors.ts";
 import { eventContext } from "./eventContext.ts";
 import { eventIdentities } from "./identities.ts";
 import type { CompactionProjection, ProjectionRecord } from "./projectionArtifact.ts";
@@ -44,12 +45,18 @@ export function isSourceCitation(identity: string): boolean {
   return identity.includes("/") || identity.includes(":turn-") || identity.startsWith("eventloom://");
 }
 
-/** One row-major Float32Array of the events' context-text embeddings. */
+/**
+ * One row-major Float32Array of the events' context-text embeddings: `hashEmbedMany`'s rows
+ * stored as f32, bit for bit, built sparse through AuditVectors (per-token cache, no f64 row per
+ * event) and densified once.
+ */
 export function contextEmbeddings(events: readonly EventRecord[], dim: number): Float32Array {
-  const rows = hashEmbedMany(events.map(eventContext), dim);
-  const out = new Float32Array(events.length * dim);
-  rows.forEach((row, i) => out.set(row, i * dim));
-  return out;
+  if (!Number.isInteger(dim) || dim < 1 || dim > embeddingDimMax) {
+    throw new RangeError(`embedding dimension must be an integer 1..${embeddingDimMax}, got ${dim}`);
+  }
+  const vectors = new AuditVectors(dim);
+  for (const event of events) vectors.addText(eventContext(event));
+  return vectors.dense(Array.from(events, (_, i) => i));
 }
 
 function selectEvents(events: readonly EventRecord[], strategy: EffectiveStrategy, maxRecords: number, dim: number): EventRecord[] {
