@@ -13,7 +13,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { JsonNumber, type JsonObject, type JsonValue, pythonFloatRepr } from "../canonical/mod.ts";
 import { checkError, inputError } from "../errors.ts";
-import { readEvents, verifyLog } from "../eventloom/mod.ts";
+import { readEvents } from "../eventloom/mod.ts";
 import { auditFloatKeys, auditLog, type CompactionAuditReport } from "./audit.ts";
 import { buildProjection, defaultProjectionMaxRecords, projectionStrategies } from "./projection.ts";
 import { type CompactionProjection, projectionArtifactSuffix, writeProjectionArtifact } from "./projectionArtifact.ts";
@@ -114,22 +114,21 @@ export async function writeProjectionFromLog(logPath: string, outputPath: string
   const purpose = purposeProfile(options.purpose);
   checkPaths(logPath, outputPath);
   const stage = options.onStage ?? (() => {});
-  stage("verifying the hash chain");
-  const integrity = await verifyLog(logPath);
-  if (!integrity.ok) {
-    throw checkError("integrity_failed", `Cannot build a compaction projection of ${logPath}: integrity check failed (${integrity.broken_reason}); no artifact was written`, {
-      field: "LOG",
-      hint: "Restore the Eventloom log from backup or remove the tampered candidate from compaction (`zaxy verify` names the broken event).",
-    });
-  }
-  stage("auditing");
+  // The audit verifies the hash chain first and stops there when it is broken.
   const report = await auditLog(logPath, {
     strategy,
     maxRecords,
     clusterThreshold: options.clusterThreshold,
     wholeLog: options.wholeLog,
     embeddingDim: options.embeddingDim,
+    onStage: stage,
   });
+  if (!report.integrity_ok) {
+    throw checkError("integrity_failed", `Cannot build a compaction projection of ${logPath}: integrity check failed (${report.integrity_reason}); no artifact was written`, {
+      field: "LOG",
+      hint: "Restore the Eventloom log from backup or remove the tampered candidate from compaction (`zaxy verify` names the broken event).",
+    });
+  }
   stage("selecting records");
   const { events } = readEvents(logPath);
   const projection = buildProjection(events, auditJson(report), { strategy, maxRecords, purpose, embeddingDim: options.embeddingDim });
