@@ -35,7 +35,7 @@ import { readLogLines, recordFromLine, verifyLog } from "../eventloom/mod.ts";
 import { requestGarbageCollection } from "../platform/mod.ts";
 import type { EventRecord } from "../eventloom/mod.ts";
 import { pythonCaseFold } from "../vector/caseFold.ts";
-import { centroidOf, cosineDistancesTo, farthestPointExemplars, meanDistanceToCentroid, meanPairwiseCosineDistance, medoidIndex } from "../vector/geometry.ts";
+import { centroidOf, cosineDistancesTo, farthestPointExemplars, meanPairwiseCosineDistance, medoidIndex } from "../vector/geometry.ts";
 import { defaultEmbeddingDim } from "../vector/hashEmbedding.ts";
 import { AuditVectors } from "./auditVectors.ts";
 import { clusterRows, defaultClusterThreshold } from "./clustering.ts";
@@ -336,12 +336,15 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
     for (let i = 1; i < rows.length; i++) if (toCentroid[i] < toCentroid[nearestToCentroid]) nearestToCentroid = i;
     const medoid = medoidIndex(dense, rows.length, dim);
     const exemplars = farthestPointExemplars(dense, rows.length, dim, opts.maxRecords, medoid);
+    // meanDistanceToCentroid's value: the same f32 centroid and distances, summed in row order.
+    let toCentroidSum = 0;
+    for (const distance of toCentroid) toCentroidSum += distance;
     return {
       centroidRep: rows[nearestToCentroid],
       medoid: rows[medoid],
       exemplars: exemplars.map((i) => rows[i]),
       meanPairwise: meanPairwiseCosineDistance(dense, rows.length, dim),
-      meanToCentroid: meanDistanceToCentroid(dense, rows.length, dim),
+      meanToCentroid: toCentroidSum / rows.length,
     };
   });
 
