@@ -22,19 +22,9 @@ export function configPath(root: string): string {
 }
 
 export function readConfig(root: string): EventloomConfig {
-  let text: string;
-  try {
-    text = fs.readFileSync(configPath(root), "utf8");
-  } catch {
-    return { ...defaultConfig };
-  }
-  try {
-    const parsed = JSON.parse(text) as { envelope?: unknown };
-    const envelope = parsed.envelope === "legacy" ? "legacy" : "v1";
-    return { envelope };
-  } catch {
-    throw inputError("invalid_config", `Cannot read ${configPath(root)}: it is not valid JSON`);
-  }
+  const parsed = readConfigObject(root);
+  if (parsed === undefined) return { ...defaultConfig };
+  return { envelope: parsed.envelope === "legacy" ? "legacy" : "v1" };
 }
 
 export interface LongHorizonConfig {
@@ -86,8 +76,12 @@ export function readFleetEnabled(root: string): boolean {
   return enabled;
 }
 
-/** The parsed config.json object; undefined when the file is missing. */
-function readConfigObject(root: string): { [key: string]: unknown } | undefined {
+/**
+ * The parsed config.json object; undefined when the file is missing. The one reader of the file
+ * (envelope, long-horizon, fleet and evolution settings): not JSON, or JSON that is not an
+ * object, is `invalid_config` naming `config.json` (exit 2).
+ */
+export function readConfigObject(root: string): { [key: string]: unknown } | undefined {
   let text: string;
   try {
     text = fs.readFileSync(configPath(root), "utf8");
@@ -98,10 +92,10 @@ function readConfigObject(root: string): { [key: string]: unknown } | undefined 
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw inputError("invalid_config", `Cannot read ${configPath(root)}: it is not valid JSON`);
+    throw inputError("invalid_config", `Cannot read ${configPath(root)}: it is not valid JSON`, { field: "config.json" });
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    throw inputError("invalid_config", `Cannot read ${configPath(root)}: it must hold a JSON object`);
+    throw inputError("invalid_config", `Cannot read ${configPath(root)}: it must hold a JSON object`, { field: "config.json" });
   }
   return parsed as { [key: string]: unknown };
 }

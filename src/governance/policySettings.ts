@@ -17,9 +17,8 @@
  *
  * Every bad value is bad input (exit 2) naming the setting where it came from.
  */
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { inputError } from "../errors.ts";
+import { configPath, readConfigObject } from "../eventloom/config.ts";
 import {
   type AutonomyTier,
   defaultEvolutionPolicy,
@@ -165,23 +164,9 @@ interface EvolutionConfig {
 
 /** The evolution keys of `<root>/config.json`; a missing file means none. */
 function readEvolutionConfig(root: string): EvolutionConfig {
-  const file = path.join(root, "config.json");
-  let text: string;
-  try {
-    text = fs.readFileSync(file, "utf8");
-  } catch {
-    return { file, values: {} };
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw inputError("invalid_config", `Cannot read ${file}: it is not valid JSON`, { field: "config.json" });
-  }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    throw inputError("invalid_config", `Cannot read ${file}: it must hold a JSON object`, { field: "config.json" });
-  }
-  const object = parsed as Record<string, unknown>;
+  const file = configPath(root);
+  const object = readConfigObject(root);
+  if (object === undefined) return { file, values: {} };
   const values: Partial<Record<Setting, unknown>> = {};
   for (const setting of Object.keys(evolutionConfigKeys) as Setting[]) {
     const value = object[evolutionConfigKeys[setting]];
