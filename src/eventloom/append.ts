@@ -6,7 +6,7 @@
  */
 import * as fs from "node:fs";
 import { isJsonObject, type JsonObject, type JsonValue, parseJsonBytes, writeJson } from "../canonical/mod.ts";
-import { checkError, inputError, ioError, isZaxyError } from "../errors.ts";
+import { inputError, ioError, isZaxyError } from "../errors.ts";
 import { batchEventsMax, eventTextCharsMax, lockWaitMs, payloadBytesMax, payloadDepthMax } from "../limits.ts";
 import { lockFile } from "../platform/mod.ts";
 import { citationUri } from "./citation.ts";
@@ -14,11 +14,10 @@ import { type EventloomConfig, readConfig } from "./config.ts";
 import { type Envelope, type EventRecord, isV1EventType, sealLegacy, sealV1, type SealedLine } from "./envelope.ts";
 import { countLogEvents, readLogLines } from "./lines.ts";
 import { securePayload } from "./redact.ts";
-import { readEvents } from "./replay.ts";
+import { readVerifiedEvents } from "./replay.ts";
 import { sessionLogPath } from "./session.ts";
 import { type ChainTail, readChainTail } from "./tail.ts";
 import { formatTimestamp, type MicrosClock, systemClock } from "./timestamp.ts";
-import { verifyLog } from "./verify.ts";
 
 /** One event to append. `payload` is validated to be an object. */
 export interface AppendItem {
@@ -401,15 +400,12 @@ export async function appendPlanned<R = never>(
     let existing: EventRecord[] = [];
     if (size > 0) {
       // We hold the exclusive lock, so the verifier must not take a shared one (it would wait on us).
-      const integrity = await verifyLog(logPath, { lock: false, threads: 1 });
-      if (!integrity.ok) {
-        throw checkError(
-          "integrity_failure",
-          `Cannot append to session "${sessionId}": its log fails verification at seq ${integrity.broken_at_seq} (${integrity.broken_reason})`,
-          { hint: `run \`zaxy verify ${logPath}\` for the full report` },
-        );
-      }
-      existing = readEvents(logPath, { toSeq: Math.max(1, integrity.total_events) }).events;
+      existing = (await readVerifiedEvents(logPath, {
+        sessionId,
+        lock: false,
+        missing: () => ioError("unreadable_log", `Cannot append to session "${sessionId}": its log vanished under the lock`),
+        failureMessage: (failure) => `Cannot append to session "${sessionId}": its log ${failure}`,
+      })).events;
     }
     const planned = plan(existing);
     if (isRejection(planned)) return { events: [], records: [], deduped: 0, logPath, rejection: planned.rejected, existingEventCount: existing.length };

@@ -4,7 +4,7 @@
  */
 import * as fs from "node:fs";
 import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
-import { inputError } from "../errors.ts";
+import { checkError, inputError } from "../errors.ts";
 import { type EventRecord, recordFromLine } from "./envelope.ts";
 import { readLogLines } from "./lines.ts";
 import { type IntegrityReport, verifyLog } from "./verify.ts";
@@ -117,4 +117,53 @@ export async function replayLog(path: string, window: ReplayWindow = {}): Promis
   const integrity = await verifyLog(path);
   const { events, total } = readEvents(path, window);
   return { events, integrity, handoff: handoffSummary(events), total_events: total };
+}
+
+export interface VerifiedReadOptions {
+  /** The session the log belongs to, as messages name it. */
+  sessionId: string;
+  /**
+   * Default true: verify under the shared lock, with workers. False when the caller already
+   * holds the log's exclusive lock (appendPlanned): no lock (it would wait on the caller), one thread.
+   */
+  lock?: boolean;
+  /** The error thrown when the log does not exist; without it a missing log reads as undefined. */
+  missing?: () => Error;
+  /**
+   * The `integrity_failure` message, given `fails verification at seq N (reason)`; the default
+   * is `The log of session "<id>" fails verification at seq N (reason)`.
+   */
+  failureMessage?: (failure: string) => string;
+}
+
+export interface VerifiedEvents {
+  integrity: IntegrityReport;
+  events: EventRecord[];
+}
+
+/**
+ * The one verified read of a log: verify the chain, refuse a broken one (`integrity_failure`,
+ * exit 1, never read), then read the events verification covered (appends landing after it are
+ * left for the next read).
+ *
+ * @example
+ * const read = await readVerifiedEvents(".eventloom/default.jsonl", { sessionId: "default" });
+ * // undefined when there is no log; else { integrity, events }
+ */
+export async function readVerifiedEvents(logPath: string, options: VerifiedReadOptions & { missing: () => Error }): Promise<VerifiedEvents>;
+export async function readVerifiedEvents(logPath: string, options: VerifiedReadOptions): Promise<VerifiedEvents | undefined>;
+export async function readVerifiedEvents(logPath: string, options: VerifiedReadOptions): Promise<VerifiedEvents | undefined> {
+  if (!fs.existsSync(logPath)) {
+    if (options.missing !== undefined) throw options.missing();
+    return undefined;
+  }
+  const integrity = await verifyLog(logPath, options.lock === false ? { lock: false, threads: 1 } : {});
+  if (!integrity.ok) {
+    const failure = `fails verification at seq ${integrity.broken_at_seq} (${integrity.broken_reason})`;
+    const message = options.failureMessage?.(failure) ?? `The log of session ${JSON.stringify(options.sessionId)} ${failure}`;
+    throw checkError("integrity_failure", message, { line: integrity.line ?? undefined, hint: `run \`zaxy verify ${logPath}\` for the full report` });
+  }
+  // An empty log has no window to read (`toSeq: 0` is refused as bad input).
+  const events = integrity.total_events === 0 ? [] : readEvents(logPath, { toSeq: integrity.total_events }).events;
+  return { integrity, events };
 }

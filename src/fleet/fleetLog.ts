@@ -3,28 +3,16 @@
  * sessions its promotions cite. Both are verified first; a broken chain is never read (exit 1).
  */
 import * as fs from "node:fs";
-import { checkError, inputError } from "../errors.ts";
+import { inputError } from "../errors.ts";
 import type { SourceEventRef } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
-import { readEvents } from "../eventloom/replay.ts";
+import { readVerifiedEvents } from "../eventloom/replay.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
-import { verifyLog } from "../eventloom/verify.ts";
 import { fleetThread, validateFleetId } from "./ids.ts";
 
 /** Verified events of a session log, or undefined when it has no log. Broken chain: exit 1. */
 export async function readVerifiedSession(root: string, sessionId: string): Promise<EventRecord[] | undefined> {
-  const logPath = sessionLogPath(root, sessionId, "read");
-  if (!fs.existsSync(logPath)) return undefined;
-  const integrity = await verifyLog(logPath);
-  if (!integrity.ok) {
-    throw checkError(
-      "integrity_failure",
-      `The log of session ${JSON.stringify(sessionId)} fails verification at seq ${integrity.broken_at_seq} (${integrity.broken_reason})`,
-      { hint: `run \`zaxy verify ${logPath}\` for the full report` },
-    );
-  }
-  // Events appended after verification are left for the next read.
-  return integrity.total_events === 0 ? [] : readEvents(logPath, { toSeq: integrity.total_events }).events;
+  return (await readVerifiedEvents(sessionLogPath(root, sessionId, "read"), { sessionId }))?.events;
 }
 
 /** The fleet thread's verified events; a fleet without a log is bad input (exit 2). */

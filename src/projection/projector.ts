@@ -9,13 +9,12 @@
  * through the store. When the store cannot be opened (another process holds it past the wait,
  * or opening fails twice), reads degrade: the caller falls back to the log itself.
  */
-import * as fs from "node:fs";
 import * as path from "node:path";
-import { checkError, inputError } from "../errors.ts";
+import { inputError } from "../errors.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
-import { readEvents } from "../eventloom/replay.ts";
+import { readVerifiedEvents } from "../eventloom/replay.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
-import { type IntegrityReport, verifyLog } from "../eventloom/verify.ts";
+import type { IntegrityReport } from "../eventloom/verify.ts";
 import { extractEvent } from "./extract/mod.ts";
 import { GraphFold } from "./graphFold.ts";
 import { deleteDatabaseFiles, KuzuStore } from "./kuzuStore.ts";
@@ -72,23 +71,15 @@ function sameHead(a: ProjectionHead | null, b: ProjectionHead | null): boolean {
 /** Verifies and reads a session's log; throws `unknown_session` (2) or `integrity_failure` (1). */
 export async function readVerifiedLog(root: string, sessionId: string): Promise<{ logPath: string; integrity: IntegrityReport; events: EventRecord[] }> {
   const logPath = sessionLogPath(root, sessionId, "read");
-  if (!fs.existsSync(logPath)) {
-    throw inputError("unknown_session", `Unknown session ${JSON.stringify(sessionId)}: no log at ${logPath}`, {
-      field: "session_id",
-      hint: "list sessions with `ls <eventloom root>/*.jsonl`, or append an event first",
-    });
-  }
-  const integrity = await verifyLog(logPath);
-  if (!integrity.ok) {
-    throw checkError(
-      "integrity_failure",
-      `The log of session ${JSON.stringify(sessionId)} fails verification at seq ${integrity.broken_at_seq} (${integrity.broken_reason}); it will not be projected`,
-      { line: integrity.line ?? undefined, hint: `run \`zaxy verify ${logPath}\` for the full report` },
-    );
-  }
-  // Appends that land after verification are left for the next read.
-  // An empty log has no window to read (`toSeq: 0` is refused as bad input).
-  const events = integrity.total_events === 0 ? [] : readEvents(logPath, { toSeq: integrity.total_events }).events;
+  const { integrity, events } = await readVerifiedEvents(logPath, {
+    sessionId,
+    missing: () =>
+      inputError("unknown_session", `Unknown session ${JSON.stringify(sessionId)}: no log at ${logPath}`, {
+        field: "session_id",
+        hint: "list sessions with `ls <eventloom root>/*.jsonl`, or append an event first",
+      }),
+    failureMessage: (failure) => `The log of session ${JSON.stringify(sessionId)} ${failure}; it will not be projected`,
+  });
   return { logPath, integrity, events };
 }
 
