@@ -19,7 +19,7 @@
 import { canonicalJson, fromJs, JsonNumber, type JsonObject, type JsonValue } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
 import type { AppendItem } from "../eventloom/append.ts";
-import type { SourceEventRef } from "../eventloom/citation.ts";
+import { type SourceEventRef, sourceEventsJson } from "../eventloom/citation.ts";
 import { sha256Hex } from "../platform/mod.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { isPythonBlank } from "./pythonText.ts";
@@ -124,10 +124,6 @@ export function requireSourceEvents(value: unknown, field = "source_events"): So
     }
     return { seq, hash };
   });
-}
-
-function sourceEventsJson(sourceEvents: readonly SourceEventRef[]): JsonValue[] {
-  return sourceEvents.map((ref) => new Map<string, JsonValue>([["seq", JsonNumber.int(ref.seq)], ["hash", ref.hash]]));
 }
 
 /**

@@ -5,7 +5,7 @@
  * `recordEvents`. A refused request writes nothing.
  */
 import { inputError } from "../errors.ts";
-import { type AppendedEvent, type EventRecord, sessionLogPath } from "../eventloom/mod.ts";
+import { appendedEventJson, type EventRecord, sessionLogPath } from "../eventloom/mod.ts";
 import { recordEvents } from "../memory/record.ts";
 import type { PlainJson } from "../projection/types.ts";
 import {
@@ -33,10 +33,6 @@ export async function sessionEvents(root: string, sessionId: string): Promise<Ev
   return (await readVerifiedLog(root, sessionId)).events;
 }
 
-function appendedJson(event: AppendedEvent): { [key: string]: PlainJson } {
-  return { event_type: event.event_type, seq: event.seq, hash: event.hash, citation: event.citation };
-}
-
 /** Appends one manual candidate; returns where it landed and the payload written. */
 export async function proposeCandidate(root: string, sessionId: string, input: CandidateInput, actor: string = proposeActorDefault): Promise<{ [key: string]: unknown }> {
   const payload = consolidationCandidatePayload(input);
@@ -54,7 +50,7 @@ export async function proposeCandidate(root: string, sessionId: string, input: C
   const { events: appended } = await recordEvents(root, sessionId, [candidateCreatedItem(actor, payload)]);
   return {
     session_id: sessionId,
-    ...appendedJson(appended[0]),
+    ...appendedEventJson(appended[0]),
     candidate_id: payload.candidate_id,
     candidate_type: payload.candidate_type,
     review_status: payload.review_status,
@@ -137,7 +133,7 @@ export async function reviewCandidate(root: string, sessionId: string, options: 
   const { events: appended } = await recordEvents(root, sessionId, [candidateReviewedItem(actor, payload)]);
   return {
     session_id: sessionId,
-    ...appendedJson(appended[0]),
+    ...appendedEventJson(appended[0]),
     candidate_id: options.candidateId,
     candidate_type: validateConsolidationCandidateId(options.candidateId),
     status: payload.status,

@@ -43,6 +43,19 @@ export interface AppendedEvent {
   envelope: Envelope;
 }
 
+/** Where an event landed, as front doors report it: `{event_type, seq, hash, citation}`. */
+export interface AppendedEventJson {
+  [key: string]: string | number;
+  event_type: string;
+  seq: number;
+  hash: string;
+  citation: string;
+}
+
+export function appendedEventJson(event: AppendedEvent): AppendedEventJson {
+  return { event_type: event.event_type, seq: event.seq, hash: event.hash, citation: event.citation };
+}
+
 export interface AppendOptions {
   clock?: MicrosClock;
   /** Skip items whose producer ref is already in the log or earlier in the batch. */

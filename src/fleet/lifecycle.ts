@@ -5,7 +5,7 @@
  * re-activates whatever it had superseded. Both are decided under the fleet thread's lock.
  */
 import { inputError } from "../errors.ts";
-import { type AppendedEvent, appendPlanned, type PlannedItem } from "../eventloom/append.ts";
+import { appendedEventJson, type AppendedEventJson, appendPlanned, type PlannedItem } from "../eventloom/append.ts";
 import type { SourceEventRef } from "../eventloom/citation.ts";
 import { systemClock, timestampMicros } from "../eventloom/timestamp.ts";
 import { type EvolutionPolicy, resolveEvolutionPolicy } from "../governance/evolutionGate.ts";
@@ -28,7 +28,7 @@ export interface LifecycleResult {
   refused: boolean;
   reason: string;
   review_status: string | null;
-  events: Array<{ event_type: string; seq: number; hash: string; citation: string }>;
+  events: AppendedEventJson[];
 }
 
 function requirePromotionId(value: unknown): string {
@@ -49,10 +49,6 @@ function findPromotion(state: FleetState, promotionId: string): FleetPromotion {
     });
   }
   return promotion;
-}
-
-function eventsJson(events: readonly AppendedEvent[]): LifecycleResult["events"] {
-  return events.map((e) => ({ event_type: e.event_type, seq: e.seq, hash: e.hash, citation: e.citation }));
 }
 
 const reviewStatusOf = { accepted: "active", rejected: "rejected", deferred: "deferred" } as const;
@@ -101,7 +97,7 @@ export async function reviewPromotion(
     decision,
     review_status: result.rejection !== undefined ? null : reviewStatusOf[decision],
     actor,
-    events: eventsJson(result.events),
+    events: result.events.map(appendedEventJson),
   };
 }
 
@@ -155,7 +151,7 @@ export async function rollbackPromotion(
     within_rollback_window: refused ? null : within,
     reactivated: refused ? [] : reactivated,
     actor,
-    events: eventsJson(result.events),
+    events: result.events.map(appendedEventJson),
   };
 }
 

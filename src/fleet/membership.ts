@@ -4,7 +4,7 @@
  * its first agent on trust-on-first-use. Every decision is made under the fleet thread's lock
  * on the state it appends to; a refusal writes nothing.
  */
-import { type AppendedEvent, appendPlanned } from "../eventloom/append.ts";
+import { appendedEventJson, type AppendedEventJson, appendPlanned } from "../eventloom/append.ts";
 import type { MicrosClock } from "../eventloom/timestamp.ts";
 import { inputError } from "../errors.ts";
 import { requireFleetLog, unknownFleet } from "./fleetLog.ts";
@@ -28,11 +28,7 @@ export interface MembershipResult {
   thread: string;
   refused: boolean;
   reason: string;
-  events: Array<{ event_type: string; seq: number; hash: string; citation: string }>;
-}
-
-function eventsJson(events: readonly AppendedEvent[]): MembershipResult["events"] {
-  return events.map((e) => ({ event_type: e.event_type, seq: e.seq, hash: e.hash, citation: e.citation }));
+  events: AppendedEventJson[];
 }
 
 /**
@@ -62,7 +58,7 @@ export async function createFleet(root: string, input: { fleetId: string; summar
     reason: result.rejection ?? `created fleet ${JSON.stringify(fleetId)}; '${actor}' enrolled as steward`,
     summary,
     actor,
-    events: eventsJson(result.events),
+    events: result.events.map(appendedEventJson),
   };
 }
 
@@ -106,7 +102,7 @@ export async function enrollAgent(
     trust_tier: refused ? null : (alreadyTier ?? trustTier),
     already_enrolled: alreadyTier !== undefined,
     actor,
-    events: eventsJson(result.events),
+    events: result.events.map(appendedEventJson),
   };
 }
 
@@ -148,6 +144,6 @@ export async function assignTrust(
     trust_tier: refused ? null : trustTier,
     prior_tier: priorTier ?? null,
     actor,
-    events: eventsJson(result.events),
+    events: result.events.map(appendedEventJson),
   };
 }
