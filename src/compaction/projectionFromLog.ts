@@ -124,7 +124,7 @@ export async function writeProjectionFromLog(logPath: string, outputPath: string
     onStage: stage,
   });
   if (!report.integrity_ok) {
-    throw checkError("integrity_failed", `Cannot build a compaction projection of ${logPath}: integrity check failed (${report.integrity_reason}); no artifact was written`, {
+    throw checkError("integrity_failure", `Cannot build a compaction projection of ${logPath}: integrity check failed (${report.integrity_reason}); no artifact was written`, {
       field: "LOG",
       hint: "Restore the Eventloom log from backup or remove the tampered candidate from compaction (`zaxy verify` names the broken event).",
     });

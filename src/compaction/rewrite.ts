@@ -4,7 +4,7 @@
  *
  * 1. Take the log's exclusive append lock (the flock appenders and the Python implementation
  *    use), so no event is appended while the file is copied.
- * 2. Verify the chain. A broken chain or torn tail is refused (`broken_chain`, exit 1) and
+ * 2. Verify the chain. A broken chain or torn tail is refused (`integrity_failure`, exit 1) and
  *    nothing is written. An empty log is reported and left alone.
  * 3. Copy every event line into `<output>.compact.tmp` beside the destination, fsync it, and
  *    verify the copy (same event count, chain intact) before trusting it.
@@ -243,7 +243,7 @@ function sessionOf(file: string, field: string): string {
 
 /**
  * Rewrites a log atomically (see the module comment) and appends `compaction.completed`.
- * Throws `ZaxyError`: bad input (exit 2) before anything is touched, `broken_chain` (exit 1)
+ * Throws `ZaxyError`: bad input (exit 2) before anything is touched, `integrity_failure` (exit 1)
  * for a log that does not verify, I/O errors (exit 3) with the original left as it was.
  */
 export async function rewriteLog(logPath: string, options: RewriteOptions = {}): Promise<RewriteResult> {
@@ -287,7 +287,7 @@ export async function rewriteLog(logPath: string, options: RewriteOptions = {}):
     const integrity = await verifyLog(logPath, { lock: false });
     if (!integrity.ok) {
       const reason = integrity.broken_reason ?? "the chain does not verify";
-      throw checkError("broken_chain", `Refusing to compact ${logPath}: ${reason}. Nothing was written.`, {
+      throw checkError("integrity_failure", `Refusing to compact ${logPath}: ${reason}. Nothing was written.`, {
         field: "LOG",
         hint: integrity.torn_tail ? "zaxy repair --truncate-torn-tail removes a torn last line (with a backup)" : "zaxy verify shows where the chain breaks",
       });

@@ -141,7 +141,7 @@ describe("zaxy compact --projection-output", () => {
     assert.match(run.stderr, /integrity check failed \(Event 1 hash mismatch\); no artifact was written/);
     const json = zaxy(["compact", tampered, "--projection-output", out, "--json"], tamperedDir);
     assert.equal(json.code, 1);
-    assert.equal(JSON.parse(json.stdout).error.code, "integrity_failed");
+    assert.equal(JSON.parse(json.stdout).error.code, "integrity_failure");
     assert.deepEqual(artifactFiles(path.join(tamperedDir, ".eventloom")), []);
     assert.deepEqual(fs.readFileSync(tampered), before);
   });

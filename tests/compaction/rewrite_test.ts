@@ -179,7 +179,7 @@ describe("rewriteLog", () => {
     lines[1] = lines[1].replace("task 2", "task X");
     fs.writeFileSync(log, lines.join("\n") + "\n");
     const original = fs.readFileSync(log);
-    const message = await rejects(rewriteLog(log), "broken_chain", 1);
+    const message = await rejects(rewriteLog(log), "integrity_failure", 1);
     assert.match(message, /^Refusing to compact .*: Event 2 hash mismatch\. Nothing was written\.$/);
     assert.deepEqual(fs.readFileSync(log), original);
     assert.deepEqual(leftovers(root), []);
@@ -191,10 +191,10 @@ describe("rewriteLog", () => {
     const original = fs.readFileSync(log);
     try {
       await rewriteLog(log);
-      assert.fail("expected broken_chain");
+      assert.fail("expected integrity_failure");
     } catch (error) {
       assert.ok(isZaxyError(error));
-      assert.equal(error.code, "broken_chain");
+      assert.equal(error.code, "integrity_failure");
       assert.match(error.hint ?? "", /zaxy repair --truncate-torn-tail/);
     }
     assert.deepEqual(fs.readFileSync(log), original);
