@@ -85,27 +85,59 @@ export function projectionArtifactText(projection: CompactionProjection): string
   return pythonIndentedJson(projectionJson(projection));
 }
 
+export interface ArtifactWriteOptions {
+  /** Create missing parent directories (default true for library callers; the CLI path refuses a missing directory first). */
+  createDirectories?: boolean;
+}
+
 /**
- * Writes the artifact (parent directories created). The text goes to a sibling temp file that is
- * renamed into place, so retrieval scanning the root never reads half an artifact.
+ * Writes the artifact atomically: the text goes to a new sibling temp file (created exclusively,
+ * so a planted symlink is never followed), is fsynced, then renamed into place and the
+ * directory fsynced. A crash leaves either the old file or the whole new one, never half an
+ * artifact, and retrieval scanning the root never reads a partial one (temp names end in `.tmp`).
+ * Renaming replaces the directory entry, so another hard link to the old file keeps its bytes.
  *
  * @example
  * writeProjectionArtifact(projection, ".eventloom/projections/default.compaction.json");
  */
-export function writeProjectionArtifact(projection: CompactionProjection, file: string): string {
+export function writeProjectionArtifact(projection: CompactionProjection, file: string, options: ArtifactWriteOptions = {}): string {
   const text = projectionArtifactText(projection);
-  const temp = `${file}.${process.pid}.tmp`;
+  const dir = path.dirname(path.resolve(file));
+  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.tmp`);
+  let created = false;
   try {
-    fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    fs.writeFileSync(temp, text);
+    if (options.createDirectories !== false) fs.mkdirSync(dir, { recursive: true });
+    const fd = fs.openSync(temp, "wx", 0o644);
+    created = true;
+    try {
+      fs.writeFileSync(fd, text);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(temp, file);
+    created = false;
+    syncDirectory(dir);
   } catch (error) {
-    fs.rmSync(temp, { force: true });
+    if (created) fs.rmSync(temp, { force: true });
     throw ioError("projection_write_failed", `Cannot write compaction projection ${file}: ${error instanceof Error ? error.message : String(error)}`, {
       field: "--projection-output",
     });
   }
   return file;
+}
+
+/** Makes a rename durable; some file systems refuse fsync on a directory, which changes nothing here. */
+function syncDirectory(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, "r");
+    fs.fsyncSync(fd);
+  } catch {
+    // Durability of the rename is best effort where the platform cannot fsync a directory.
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
 }
 
 class ArtifactShapeError extends Error {}

@@ -17,6 +17,7 @@ import { readEvents } from "../eventloom/mod.ts";
 import { auditFloatKeys, auditLog, type CompactionAuditReport } from "./audit.ts";
 import { buildProjection, defaultProjectionMaxRecords, projectionStrategies } from "./projection.ts";
 import { type CompactionProjection, projectionArtifactSuffix, writeProjectionArtifact } from "./projectionArtifact.ts";
+import { checkReplacedArtifact, resolveProjectionOutput } from "./projectionOutput.ts";
 import type { RequestedStrategy } from "./projectionPolicy.ts";
 import { purposeProfile } from "./purpose.ts";
 
@@ -31,6 +32,10 @@ export interface ProjectionRunOptions {
   wholeLog?: boolean;
   embeddingDim?: number;
   onStage?: (stage: string) => void;
+  /** Eventloom roots whose logs and config.json the output may never replace (the log's own directory always counts). */
+  roots?: string[];
+  /** `--force`: replace an existing file that is not an artifact of this log (never a log or config.json). */
+  force?: boolean;
 }
 
 export interface ProjectionRunResult {
@@ -77,7 +82,7 @@ function parseStrategy(value: string | undefined): RequestedStrategy {
   return strategy as RequestedStrategy;
 }
 
-function checkPaths(logPath: string, outputPath: string): void {
+function checkLog(logPath: string): void {
   let stat: fs.Stats;
   try {
     stat = fs.statSync(logPath);
@@ -85,22 +90,11 @@ function checkPaths(logPath: string, outputPath: string): void {
     throw inputError("unreadable_log", `Cannot build a compaction projection of ${JSON.stringify(logPath)}: no such file`, { field: "LOG", expected: "an Eventloom JSONL file" });
   }
   if (!stat.isFile()) throw inputError("unreadable_log", `Cannot build a compaction projection of ${JSON.stringify(logPath)}: not a regular file`, { field: "LOG" });
-  const output = fs.statSync(outputPath, { throwIfNoEntry: false });
-  if (output?.isDirectory()) {
-    throw inputError("invalid_option", `--projection-output ${JSON.stringify(outputPath)} is a directory; expected a file path such as <root>/projections/<session>${projectionArtifactSuffix}`, {
-      field: "--projection-output",
-    });
-  }
-  if (output !== undefined && output.ino === stat.ino && output.dev === stat.dev) {
-    throw inputError("invalid_option", `--projection-output ${JSON.stringify(outputPath)} is the log itself; the log is never overwritten by a projection`, {
-      field: "--projection-output",
-    });
-  }
 }
 
 /**
- * Validates every option first (bad input writes nothing), then verifies, audits, builds and
- * writes.
+ * Validates every option and the output path first (bad input writes nothing; see
+ * projectionOutput.ts for what an output may replace), then verifies, audits, builds and writes.
  *
  * @example
  * const { projection } = await writeProjectionFromLog(".eventloom/default.jsonl", ".eventloom/projections/default.compaction.json", { strategy: "exemplar", maxRecords: 8 });
@@ -112,7 +106,8 @@ export async function writeProjectionFromLog(logPath: string, outputPath: string
     throw inputError("invalid_option", `--max-records must be an integer >= 1, got ${maxRecords}`, { field: "--max-records", expected: "integer >= 1" });
   }
   const purpose = purposeProfile(options.purpose);
-  checkPaths(logPath, outputPath);
+  checkLog(logPath);
+  const target = resolveProjectionOutput(logPath, outputPath, { roots: options.roots, force: options.force });
   const stage = options.onStage ?? (() => {});
   // The audit verifies the hash chain first and stops there when it is broken.
   const report = await auditLog(logPath, {
@@ -131,8 +126,9 @@ export async function writeProjectionFromLog(logPath: string, outputPath: string
   }
   stage("selecting records");
   const { events } = readEvents(logPath);
+  checkReplacedArtifact(target, outputPath, events, options.force === true);
   const projection = buildProjection(events, auditJson(report), { strategy, maxRecords, purpose, embeddingDim: options.embeddingDim });
-  writeProjectionArtifact(projection, outputPath);
+  writeProjectionArtifact(projection, target.file, { createDirectories: false });
   return { projection, outputPath, discoverable: path.basename(outputPath).endsWith(projectionArtifactSuffix) };
 }
 

@@ -227,6 +227,8 @@ async function compactionStep(root: string): Promise<DemoCompaction> {
   );
   const report = await auditLog(logPath);
   const artifact = path.join(root, "compaction", `${sessionId}.compaction.json`);
+  // An artifact's directory must exist (writeProjectionFromLog never creates one).
+  fs.mkdirSync(path.dirname(artifact), { recursive: true });
   const { projection } = await writeProjectionFromLog(logPath, artifact, { strategy: "exemplar", maxRecords: runbookCount });
   const kept = new Set(projection.records.flatMap((record) => record.identities));
   const query = `Which runbook is owned by ${runbookCode(3)}?`;

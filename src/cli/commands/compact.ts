@@ -29,6 +29,8 @@ export interface CompactFlags {
   purpose: string | undefined;
   output: string | undefined;
   snapshotEvery: number;
+  /** --force: a projection may replace an existing file that is not an artifact of LOG. */
+  force: boolean;
 }
 
 /** Python's defaults: `--max-records 5`, `--snapshot-every 10000`, `--strategy medoid`. */
@@ -70,7 +72,11 @@ export function parseCompactFlags(ctx: CommandContext): CompactFlags {
     purpose: stringOption(ctx, "purpose"),
     output: nonEmptyPath(ctx, "output"),
     snapshotEvery: intOption(ctx, "snapshot-every", 1) ?? compactDefaults.snapshotEvery,
+    force: booleanOption(ctx, "force"),
   };
+  if (flags.force && flags.projectionOutput === undefined) {
+    throw inputError("usage", "zaxy compact: --force applies to --projection-output only", { field: "--force" });
+  }
   if (flags.purpose !== undefined) purposeProfile(flags.purpose, "--purpose");
   if (flags.wholeLog && flags.clusterThreshold !== undefined) {
     throw inputError("usage", "zaxy compact: --whole-log and --cluster-threshold contradict each other (one cluster, or clusters by distance)", { field: "--cluster-threshold" });
@@ -189,6 +195,8 @@ async function runProjection(ctx: CommandContext, flags: CompactFlags, output: s
     purpose: flags.purpose,
     clusterThreshold: flags.clusterThreshold,
     wholeLog: flags.wholeLog,
+    roots: [ctx.global.eventloomPath],
+    force: flags.force,
     onStage: ctx.io.stderrIsTTY ? (stage) => ctx.io.stderr(`\rcompact projection: ${stage}...\x1b[K`) : undefined,
   });
   if (ctx.io.stderrIsTTY) ctx.io.stderr("\r\x1b[K");
@@ -209,12 +217,20 @@ export const compactCommand = defineCommand({
     "Neither --audit nor --projection-output: rewrite mode. Verifies LOG (a broken chain exits 1,\n" +
     "untouched), rewrites it losslessly to LOG.compact.tmp under the append lock, fsyncs and\n" +
     "renames it over LOG (or to --output), snapshots the last --snapshot-every events when the log\n" +
-    "has at least that many, then appends compaction.completed.",
+    "has at least that many, then appends compaction.completed.\n" +
+    "--projection-output PATH: PATH must end in .compaction.json and its directory must exist; it is\n" +
+    "never the log, another *.jsonl log or config.json (symlinks and hard links included); an\n" +
+    "existing file there must be an artifact of LOG, or --force. See docs/compaction-projections.md.",
   options: {
     audit: { type: "boolean", description: "Audit only: report whether compaction would lose identities (exit 1 when unsafe)" },
     "cluster-threshold": { type: "string", valueName: "T", description: `Cosine distance a cluster member may be from its leader, in (0, 1) (default ${defaultClusterThreshold})` },
     "whole-log": { type: "boolean", description: "Treat the whole log as one cluster (as the Python audit does)" },
-    "projection-output": { type: "string", valueName: "PATH", description: "Write a *.compaction.json projection artifact; the log is untouched" },
+    "projection-output": {
+      type: "string",
+      valueName: "PATH",
+      description: "Write a *.compaction.json projection artifact (existing directory; never a log or config.json); the log is untouched",
+    },
+    force: { type: "boolean", description: "With --projection-output: replace an existing file that is not an artifact of LOG" },
     strategy: { type: "string", valueName: "medoid|exemplar", description: "Representatives: one medoid per cluster, or farthest-point exemplars (default medoid)" },
     "max-records": { type: "string", valueName: "N", description: "Exemplars kept per cluster / records in a projection, >= 1 (default 5)" },
     purpose: { type: "string", valueName: "PROFILE", description: "Purpose profile for a projection (general, coding, security, coordinate, ...)" },
