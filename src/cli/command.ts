@@ -61,6 +61,12 @@ export interface Command {
   /** Hidden commands run but are not listed in --help. */
   hidden?: boolean;
   examples?: string[];
+  /**
+   * The command writes under the Eventloom root (appends, config, projections): dispatch checks
+   * first that the root is writable and the session's log is not a directory, so those faults
+   * are one clear error (exit 3 / exit 2) before anything is read or written.
+   */
+  writesRoot?: boolean;
   run(ctx: CommandContext): Promise<number>;
 }
 

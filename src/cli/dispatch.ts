@@ -3,8 +3,10 @@
  * error, exit 2), resolves the global options, and runs it.
  */
 import { parseArgs } from "node:util";
+import { sessionLogPath } from "../eventloom/session.ts";
+import { checkLogNotDirectory, checkRootPath, checkRootWritable } from "../eventloom/root.ts";
 import { ExitCode, inputError } from "../errors.ts";
-import type { Command, CommandGroup, CommandIo, GlobalOptions } from "./command.ts";
+import type { Command, CommandGroup, CommandIo, GlobalOptions, OptionSpec } from "./command.ts";
 import { globalOptions } from "./globalOptions.ts";
 import { renderHelp } from "./help.ts";
 import { reportError } from "./output.ts";
@@ -41,6 +43,53 @@ function resolve(root: CommandGroup, argv: string[]): Resolved {
     path.push(arg);
   }
   return { node, path, rest: [...rest, ...argv.slice(i)] };
+}
+
+/**
+ * `--limit -1` must reach the option's check (and be refused there as out of range) instead of
+ * being read as an unknown flag `-1` and reported as a missing value: a word that is a negative
+ * number right after a string option is that option's value.
+ */
+function attachNegativeValues(args: string[], options: Record<string, OptionSpec>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--") {
+      out.push(...args.slice(i));
+      break;
+    }
+    const long = /^--([A-Za-z0-9-]+)$/.exec(arg);
+    if (long !== null && options[long[1]]?.type === "string" && i + 1 < args.length && /^-[0-9.]/.test(args[i + 1])) {
+      out.push(`${arg}=${args[++i]}`);
+      continue;
+    }
+    out.push(arg);
+  }
+  return out;
+}
+
+/** The name the root was given by, for messages: the flag, the environment variable, or the default. */
+function rootLabel(values: Record<string, unknown>): string {
+  if (typeof values["eventloom-path"] === "string") return "--eventloom-path";
+  return "EVENTLOOM_PATH";
+}
+
+/**
+ * Checks the root before a command runs: a root that is a file or empty is bad input (exit 2);
+ * a command that writes also needs a writable root (exit 3) and a session log that is a file.
+ */
+function checkRoot(node: Command, global: GlobalOptions, values: Record<string, unknown>, env: Record<string, string | undefined>): void {
+  const explicit = typeof values["eventloom-path"] === "string" || (env.EVENTLOOM_PATH !== undefined && env.EVENTLOOM_PATH !== "");
+  checkRootPath(global.eventloomPath, explicit ? rootLabel(values) : "the default Eventloom root .eventloom");
+  if (node.writesRoot !== true) return;
+  checkRootWritable(global.eventloomPath);
+  let logPath: string;
+  try {
+    logPath = sessionLogPath(global.eventloomPath, global.sessionId);
+  } catch {
+    return; // The command reports a bad session id itself, with its own action.
+  }
+  checkLogNotDirectory(logPath, global.sessionId);
 }
 
 function globalsFrom(values: Record<string, unknown>, env: Record<string, string | undefined>): GlobalOptions {
@@ -89,11 +138,19 @@ export async function dispatch(root: CommandGroup, argv: string[], io: CommandIo
       io.stdout(wantsJson ? JSON.stringify({ schema: "zaxy.version.v1", version }) + "\n" : `zaxy ${version}\n`);
       return ExitCode.ok;
     }
-    if (parsedGroup.values.help === true || rest.length === 0) {
+    if (parsedGroup.values.help === true) {
       io.stdout(renderHelp(node, path));
       return ExitCode.ok;
     }
     const word = parsedGroup.positionals[0];
+    if (word === undefined && rest.every((arg) => arg === "--json" || !arg.startsWith("-") || globalOptions[arg.replace(/^--?/, "").split("=")[0]] !== undefined)) {
+      // No command given: usage on stderr (stdout carries data only) and exit 2, as for any usage error.
+      const usage = inputError("usage", `${commandPath}: missing command (valid: ${node.children.filter((c) => !c.hidden).map((c) => c.name).join(", ")})`, {
+        hint: `run '${commandPath} --help' for the commands`,
+      });
+      if (!wantsJson) io.stderr(renderHelp(node, path) + "\n");
+      return reportError(io, wantsJson, usage);
+    }
     const message =
       word !== undefined
         ? `${commandPath}: unknown command "${word}" (valid: ${node.children.filter((c) => !c.hidden).map((c) => c.name).join(", ")})`
@@ -104,7 +161,7 @@ export async function dispatch(root: CommandGroup, argv: string[], io: CommandIo
   const options = { ...globalOptions, ...node.options };
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: rest, options, strict: true, allowPositionals: true });
+    parsed = parseArgs({ args: attachNegativeValues(rest, options), options, strict: true, allowPositionals: true });
   } catch (error) {
     return reportError(io, wantsJson, inputError("usage", parseErrorMessage(error, commandPath)));
   }
@@ -124,6 +181,7 @@ export async function dispatch(root: CommandGroup, argv: string[], io: CommandIo
     return reportError(io, global.json, inputError("usage", `${commandPath}: unexpected argument "${extra}" (see ${commandPath} --help)`));
   }
   try {
+    checkRoot(node, global, parsed.values, io.env);
     return await node.run({ commandPath, values: parsed.values, positionals: parsed.positionals, global, io });
   } catch (error) {
     return reportError(io, global.json, error);

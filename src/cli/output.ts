@@ -3,7 +3,8 @@
  * carries exactly one JSON document (an error is `{"error": {code, message, hint}}`).
  */
 import { displayJson } from "../canonical/displayJson.ts";
-import { ExitCode, isZaxyError } from "../errors.ts";
+import { fileSystemErrorCode, fileSystemReason } from "../eventloom/root.ts";
+import { ExitCode, ioError, isZaxyError } from "../errors.ts";
 import type { CommandContext, CommandIo } from "./command.ts";
 
 /** Prints `doc` as JSON (with `schema` first) in --json mode, else the text rendering. */
@@ -16,8 +17,36 @@ export function emit(ctx: CommandContext, schema: string, doc: Record<string, un
   }
 }
 
+const syscallVerbs: Record<string, string> = {
+  open: "open",
+  read: "read",
+  write: "write to",
+  mkdir: "create the directory",
+  rename: "rename",
+  unlink: "remove",
+  rmdir: "remove",
+  fsync: "flush",
+  scandir: "list",
+  stat: "inspect",
+};
+
+/**
+ * A file-system fault no command anticipated (a read-only root, a full disk) is an I/O error
+ * (exit 3) with the path and a readable reason, not "internal error" with a syscall dump.
+ */
+function fileSystemError(error: unknown): ReturnType<typeof ioError> | undefined {
+  const code = fileSystemErrorCode(error);
+  if (code === undefined) return undefined;
+  const { syscall, path } = error as { syscall?: unknown; path?: unknown };
+  const verb = typeof syscall === "string" ? syscallVerbs[syscall] ?? "access" : "access";
+  const target = typeof path === "string" ? ` ${path}` : "";
+  return ioError("io_error", `Cannot ${verb}${target}: ${fileSystemReason(error)}`);
+}
+
 /** Reports an error and returns its exit code. Never prints a stack trace for expected errors. */
 export function reportError(io: CommandIo, json: boolean, error: unknown): number {
+  const systemError = isZaxyError(error) ? undefined : fileSystemError(error);
+  if (systemError !== undefined) return reportError(io, json, systemError);
   if (isZaxyError(error)) {
     if (json) {
       io.stdout(JSON.stringify({ error: error.toJSON() }) + "\n");

@@ -6,8 +6,9 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { inputError } from "../errors.ts";
+import { inputError, ioError } from "../errors.ts";
 import type { Envelope } from "./envelope.ts";
+import { fileSystemReason } from "./root.ts";
 
 export interface EventloomConfig {
   /** Envelope for new (empty) logs. Default v1. */
@@ -21,10 +22,24 @@ export function configPath(root: string): string {
   return path.join(root, "config.json");
 }
 
+/** The envelopes config.json may name; a missing `envelope` key means v1. */
+export const configEnvelopes: readonly Envelope[] = ["v1", "legacy"];
+
+/**
+ * The root's settings. An `envelope` that is not one of `configEnvelopes` is bad input naming
+ * the key (exit 2): a typo must not silently choose a line format for every new log.
+ */
 export function readConfig(root: string): EventloomConfig {
   const parsed = readConfigObject(root);
-  if (parsed === undefined) return { ...defaultConfig };
-  return { envelope: parsed.envelope === "legacy" ? "legacy" : "v1" };
+  if (parsed === undefined || parsed.envelope === undefined) return { ...defaultConfig };
+  if (!(configEnvelopes as readonly unknown[]).includes(parsed.envelope)) {
+    throw inputError("invalid_config", `${configPath(root)}: envelope must be one of ${configEnvelopes.map((e) => JSON.stringify(e)).join(", ")}, got ${JSON.stringify(parsed.envelope)}`, {
+      field: "config.json envelope",
+      expected: configEnvelopes.join("|"),
+      hint: "fix the value, or rewrite the file with `zaxy init --force --envelope v1`",
+    });
+  }
+  return { envelope: parsed.envelope as Envelope };
 }
 
 export interface LongHorizonConfig {
@@ -78,15 +93,27 @@ export function readFleetEnabled(root: string): boolean {
 
 /**
  * The parsed config.json object; undefined when the file is missing. The one reader of the file
- * (envelope, long-horizon, fleet and evolution settings): not JSON, or JSON that is not an
- * object, is `invalid_config` naming `config.json` (exit 2).
+ * (envelope, long-horizon, fleet and evolution settings): not JSON, JSON that is not an object,
+ * or a directory named config.json is `invalid_config` naming `config.json` (exit 2); a file
+ * that cannot be read (permissions, I/O) is `unreadable_config` (exit 3).
  */
 export function readConfigObject(root: string): { [key: string]: unknown } | undefined {
   let text: string;
   try {
     text = fs.readFileSync(configPath(root), "utf8");
-  } catch {
-    return undefined;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    // No config (or no root yet) means the defaults; anything else must not be silently ignored.
+    if (code === "ENOENT") return undefined;
+    if (code === "EISDIR") {
+      throw inputError("invalid_config", `Cannot read ${configPath(root)}: it is a directory, not a file`, {
+        field: "config.json",
+        expected: "a JSON file",
+        hint: "remove the directory; `zaxy init` writes the file",
+      });
+    }
+    if (code === "ENOTDIR") return undefined;
+    throw ioError("unreadable_config", `Cannot read ${configPath(root)}: ${fileSystemReason(error)}`, { field: "config.json" });
   }
   let parsed: unknown;
   try {

@@ -1,8 +1,9 @@
 /** `zaxy init`: create the Eventloom root and choose the envelope for new logs. */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { configPath, readConfig, writeConfig } from "../../eventloom/mod.ts";
-import { inputError, ioError } from "../../errors.ts";
+import { configPath, defaultConfig, type EventloomConfig, readConfig, writeConfig } from "../../eventloom/mod.ts";
+import { fileSystemReason } from "../../eventloom/root.ts";
+import { ExitCode, inputError, ioError, isZaxyError } from "../../errors.ts";
 import { choiceOption } from "../args.ts";
 import { booleanOption, defineCommand } from "../command.ts";
 import { emit } from "../output.ts";
@@ -20,18 +21,27 @@ export const initCommand = defineCommand({
   },
   positionals: [],
   examples: ["zaxy init", "zaxy init --envelope legacy --eventloom-path ./memory"],
+  writesRoot: true,
   async run(ctx) {
     const root = ctx.global.eventloomPath;
     const envelope = choiceOption(ctx, "envelope", ["legacy", "v1"] as const);
+    const force = booleanOption(ctx, "force");
     const existed = fs.existsSync(configPath(root));
-    let config = readConfig(root);
+    let config: EventloomConfig;
+    try {
+      config = readConfig(root);
+    } catch (error) {
+      // `init --force` is how a bad config.json (a typo in `envelope`) is rewritten.
+      if (!force || !isZaxyError(error) || error.exitCode !== ExitCode.badInput) throw error;
+      config = { ...defaultConfig };
+    }
     let written = false;
-    if (!existed || booleanOption(ctx, "force")) {
+    if (!existed || force) {
       config = { envelope: envelope ?? config.envelope };
       try {
         writeConfig(root, config);
       } catch (error) {
-        throw ioError("unwritable_root", `Cannot initialise ${root}: ${(error as Error).message}`);
+        throw ioError("unwritable_root", `Cannot initialise ${root}: ${fileSystemReason(error)}`);
       }
       written = true;
     } else if (envelope !== undefined && envelope !== config.envelope) {

@@ -70,6 +70,7 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
 
 export const reprojectCommand = defineCommand({
   name: "reproject",
+  writesRoot: true,
   summary: "Rebuild the graph projection and vector index from the log",
   description:
     "Rebuilds the session's projection from scratch (--all: every session under the root):\n" +

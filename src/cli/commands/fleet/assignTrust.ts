@@ -4,6 +4,7 @@ import { actorOption, emitDecision, fleetIdArgument, fleetIdPositional, required
 
 export const fleetAssignTrustCommand = defineCommand({
   name: "assign-trust",
+  writesRoot: true,
   summary: "Change an enrolled agent's trust tier (steward only)",
   description:
     "Appends fleet.trust.assigned {fleet_id, agent_id, trust_tier, prior_tier[, rationale]}. The\n" +

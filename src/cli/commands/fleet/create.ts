@@ -4,6 +4,7 @@ import { emitDecision, fleetIdArgument, fleetIdPositional, requiredOption } from
 
 export const fleetCreateCommand = defineCommand({
   name: "create",
+  writesRoot: true,
   summary: "Create a fleet; the creator is enrolled as its first steward",
   description:
     "Appends fleet.created {fleet_id, summary} and fleet.agent.enrolled {agent_id: <actor>,\n" +

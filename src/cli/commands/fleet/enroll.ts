@@ -4,6 +4,7 @@ import { actorOption, emitDecision, fleetIdArgument, fleetIdPositional, required
 
 export const fleetEnrollCommand = defineCommand({
   name: "enroll",
+  writesRoot: true,
   summary: "Enroll an agent (steward only; an empty fleet trusts its first enrolment)",
   description:
     "Appends fleet.agent.enrolled {fleet_id, agent_id, trust_tier}. Only a steward may enroll once\n" +

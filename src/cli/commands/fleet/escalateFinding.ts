@@ -9,6 +9,7 @@ import { actorOption, emitDecision, fleetIdArgument, fleetIdPositional, required
 
 export const fleetEscalateFindingCommand = defineCommand({
   name: "escalate-finding",
+  writesRoot: true,
   summary: "Escalate an accepted mission finding to a fleet as an outcome (or skill) promotion",
   description:
     "Finds the finding's coordination.finding.promoted event in the mission's thread (the mission id)\n" +

@@ -5,6 +5,7 @@ import { promoteCommonOptions, promoteDescriptionTail, readPromotionFlags, runPr
 
 export const fleetPromoteOutcomeCommand = defineCommand({
   name: "promote-outcome",
+  writesRoot: true,
   summary: "Propagate an outcome into a fleet (trust-checked, gated, cited)",
   description:
     "Appends fleet.outcome.propagated {promotion_id, outcome, summary, ..., claim_key?} after the\n" +

@@ -5,6 +5,7 @@ import { keystoneFlag, keystoneOption, promoteCommonOptions, promoteDescriptionT
 
 export const fleetPromoteRuleCommand = defineCommand({
   name: "promote-rule",
+  writesRoot: true,
   summary: "Propagate a rule into a fleet (trust-checked, gated, cited)",
   description:
     "Appends fleet.rule.propagated {promotion_id, rule_id (rule:<24 hex>), rule, trigger, ...}\n" +

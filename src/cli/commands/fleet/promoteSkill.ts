@@ -5,6 +5,7 @@ import { keystoneFlag, keystoneOption, promoteCommonOptions, promoteDescriptionT
 
 export const fleetPromoteSkillCommand = defineCommand({
   name: "promote-skill",
+  writesRoot: true,
   summary: "Promote a skill version into a fleet (trust-checked, gated, cited)",
   description: "Appends fleet.skill.promoted {promotion_id, skill_id, skill_version, ...} after the gate event.\n" + promoteDescriptionTail,
   options: {

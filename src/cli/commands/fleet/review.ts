@@ -4,6 +4,7 @@ import { actorOption, emitDecision, fleetIdArgument, fleetIdPositional, required
 
 export const fleetReviewCommand = defineCommand({
   name: "review",
+  writesRoot: true,
   summary: "Review a pending or deferred promotion (steward only)",
   description:
     "Appends fleet.promotion.reviewed {promotion_id, decision, source_events[promotion event],\n" +

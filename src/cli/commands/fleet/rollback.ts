@@ -4,6 +4,7 @@ import { actorOption, emitDecision, fleetIdArgument, fleetIdPositional, required
 
 export const fleetRollbackCommand = defineCommand({
   name: "rollback",
+  writesRoot: true,
   summary: "Roll back a promotion (steward or its proposer); re-activates what it superseded",
   description:
     "Appends fleet.promotion.rolled_back {promotion_id, reason, within_rollback_window,\n" +

@@ -22,6 +22,7 @@ async function readPayload(ctx: CommandContext): Promise<JsonValue> {
 
 export const memoryAppendCommand = defineCommand({
   name: "append",
+  writesRoot: true,
   summary: "Append one event to the session's log",
   description:
     "Seals and appends one event. The payload (a JSON object, at most 1 MiB) comes from\n" +

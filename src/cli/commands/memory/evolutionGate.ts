@@ -10,6 +10,7 @@ import { emit } from "../../output.ts";
 
 export const memoryEvolutionGateCommand = defineCommand({
   name: "evolution-gate",
+  writesRoot: true,
   summary: "Evaluate the evolution gate for an op (auto_apply or requires_review) and record the decision",
   description:
     "OP is consolidate, update, forget, rule_generate or promote. The tier and threshold come from\n" +

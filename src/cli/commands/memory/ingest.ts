@@ -56,6 +56,7 @@ export function parseIngestLines(bytes: Uint8Array, source: string): AppendItem[
 
 export const memoryIngestCommand = defineCommand({
   name: "ingest",
+  writesRoot: true,
   summary: "Append a JSONL batch of external events atomically, deduplicating producer refs",
   description:
     "Reads JSONL items {event_type, actor, payload?, producer_ref?, parent_event_id?,\n" +

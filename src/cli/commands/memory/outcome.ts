@@ -20,6 +20,7 @@ function render(doc: Record<string, unknown>): string {
 
 export const memoryOutcomeCommand = defineCommand({
   name: "outcome",
+  writesRoot: true,
   summary: "Record an outcome (success, failure, partial); a failure/partial with --lesson proposes a rule through the gate",
   description:
     "Appends memory.outcome.recorded {outcome, summary, authority_status, target?, task_id?, prior?,\n" +

@@ -11,6 +11,7 @@ import { emit } from "../../output.ts";
 
 export const memoryRollbackCommand = defineCommand({
   name: "rollback",
+  writesRoot: true,
   summary: "Reverse an evolution event (e.g. the latest review of a candidate) with memory.rolled_back",
   description:
     "Appends memory.rolled_back {rollback_id, target{seq, hash}, reason, authority_status,\n" +

@@ -45,6 +45,7 @@ function render(result: MergeResult): string {
 
 export const memoryConsolidationMergeCommand = defineCommand({
   name: "merge",
+  writesRoot: true,
   summary: "Propose merging memories: one review-pending claim candidate citing their sources",
   description:
     "Appends one consolidation.candidate.created of type claim (review_status pending,\n" +

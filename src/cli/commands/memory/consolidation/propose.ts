@@ -22,6 +22,7 @@ function confidenceOption(ctx: CommandContext): number {
 
 export const memoryConsolidationProposeCommand = defineCommand({
   name: "propose",
+  writesRoot: true,
   summary: "Append a manual consolidation candidate (review-pending, non-authoritative, cited)",
   description:
     "Appends consolidation.candidate.created with review_status pending and authority_status\n" +

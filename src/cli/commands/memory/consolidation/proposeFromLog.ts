@@ -13,6 +13,7 @@ const windowSizeDefault = 5;
 
 export const memoryConsolidationProposeFromLogCommand = defineCommand({
   name: "propose-from-log",
+  writesRoot: true,
   summary: "Propose review-pending candidates from the session's actionable events (idempotent)",
   description:
     "Cuts the session's actionable events (tool calls, commands, file edits, tasks,\n" +

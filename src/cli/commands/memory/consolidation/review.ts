@@ -8,6 +8,7 @@ import { emit } from "../../../output.ts";
 
 export const memoryConsolidationReviewCommand = defineCommand({
   name: "review",
+  writesRoot: true,
   summary: "Review a candidate: accepted, rejected, deferred or conflicted (stays non-authoritative)",
   description:
     "Appends consolidation.candidate.reviewed {candidate_id, status, authority_status:\n" +
