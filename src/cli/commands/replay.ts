@@ -1,6 +1,11 @@
-/** `zaxy replay LOG [--from-seq N] [--to-seq N]`: integrity, the events of a window, a handoff. */
+/**
+ * `zaxy replay LOG [--from-seq N] [--to-seq N]`: integrity, the events of a window, a handoff.
+ * Replay is the forensic view, so a broken chain still shows the window, but every event from
+ * the broken one on is marked unverified (text `UNVERIFIED`, JSON `verified: false`), a warning
+ * says so, the handoff summarises verified events only, and the exit code is 1.
+ */
 import { displayJson } from "../../canonical/mod.ts";
-import { eventView, replayLog } from "../../eventloom/mod.ts";
+import { eventView, handoffSummary, replayLog } from "../../eventloom/mod.ts";
 import { intOption } from "../args.ts";
 import { defineCommand } from "../command.ts";
 import { emit } from "../output.ts";
@@ -10,7 +15,9 @@ export const replayCommand = defineCommand({
   summary: "Replay a log: integrity report, events of a window, handoff summary",
   description:
     "Verifies LOG, then prints the events with from-seq <= seq <= to-seq and a handoff summary\n" +
-    "(goals, open tasks, last actor). Exit 1 when the chain is broken (events are still shown).",
+    "(goals, open tasks, last actor). Exit 1 when the chain is broken: the events are still shown\n" +
+    "for inspection, those from the broken seq on marked UNVERIFIED (--json: verified false,\n" +
+    "verified_through_seq), and the handoff covers verified events only.",
   options: {
     "from-seq": { type: "string", valueName: "N", description: "First seq of the window (default 1)" },
     "to-seq": { type: "string", valueName: "N", description: "Last seq of the window (default: the end)" },
@@ -21,21 +28,32 @@ export const replayCommand = defineCommand({
     const fromSeq = intOption(ctx, "from-seq", 1);
     const toSeq = intOption(ctx, "to-seq", 1);
     const result = await replayLog(ctx.positionals[0], { fromSeq, toSeq });
-    const events = result.events.map(eventView);
-    const doc = { integrity: result.integrity, total_events: result.total_events, events, handoff: result.handoff };
+    const { integrity } = result;
+    // Events before the first failure are sealed and linked; from it on nothing can be trusted.
+    const verifiedThroughSeq = integrity.ok ? integrity.total_events : Math.max(0, (integrity.broken_at_seq ?? 1) - 1);
+    const verified = result.events.filter((e) => e.seq <= verifiedThroughSeq);
+    const events = result.events.map((e) => ({ ...eventView(e), verified: e.seq <= verifiedThroughSeq }));
+    const unverifiedCount = events.length - verified.length;
+    const handoff = integrity.ok ? result.handoff : handoffSummary(verified);
+    const warnings = integrity.ok
+      ? []
+      : [`the chain is broken at seq ${integrity.broken_at_seq} (${integrity.broken_reason}): events from seq ${verifiedThroughSeq + 1} on are unverified (${unverifiedCount} in this window); the handoff covers verified events only`];
+    for (const warning of warnings) ctx.io.stderr(`zaxy: warning: ${warning}\n`);
+    const doc = { integrity, verified_through_seq: verifiedThroughSeq, total_events: result.total_events, events, handoff, warnings };
     emit(ctx, "zaxy.replay.v1", doc, () => {
       const lines = [
-        result.integrity.ok
-          ? `integrity: OK (${result.integrity.total_events} events)`
-          : `integrity: BROKEN at seq ${result.integrity.broken_at_seq}: ${result.integrity.broken_reason}`,
+        integrity.ok
+          ? `integrity: OK (${integrity.total_events} events)`
+          : `integrity: BROKEN at seq ${integrity.broken_at_seq}: ${integrity.broken_reason}`,
       ];
-      for (const e of events) lines.push(`${String(e.seq).padStart(6)}  ${e.timestamp}  ${e.type}  ${e.actor}  ${displayJson(e.payload)}`);
-      const h = result.handoff;
+      for (const e of events) {
+        lines.push(`${String(e.seq).padStart(6)}  ${e.timestamp}  ${e.type}  ${e.actor}  ${displayJson(e.payload)}${e.verified ? "" : "  UNVERIFIED"}`);
+      }
       lines.push(
-        `handoff: ${h.event_count} events; goals: ${h.goals.length > 0 ? h.goals.join("; ") : "none"}; open tasks: ${h.open_tasks.length}; last: ${h.last_actor ?? "-"} at ${h.last_timestamp ?? "-"}`,
+        `handoff${integrity.ok ? "" : ` (verified events through seq ${verifiedThroughSeq})`}: ${handoff.event_count} events; goals: ${handoff.goals.length > 0 ? handoff.goals.join("; ") : "none"}; open tasks: ${handoff.open_tasks.length}; last: ${handoff.last_actor ?? "-"} at ${handoff.last_timestamp ?? "-"}`,
       );
       return lines.join("\n");
     });
-    return result.integrity.ok ? 0 : 1;
+    return integrity.ok ? 0 : 1;
   },
 });
