@@ -50,6 +50,8 @@ before(() => {
     });
   }
   log = path.join(dir, ".eventloom", "default.jsonl");
+  // An artifact's directory must exist (zaxy never creates one).
+  fs.mkdirSync(path.join(dir, "out"));
   logHash = sha256Hex(fs.readFileSync(log));
 });
 
@@ -136,6 +138,7 @@ describe("zaxy compact --projection-output", () => {
     writeLines(tampered, [lines[0].replace("Original", "Tampered"), lines[1]]);
     const before = fs.readFileSync(tampered);
     const out = path.join(tamperedDir, ".eventloom", "projections", "default.compaction.json");
+    fs.mkdirSync(path.dirname(out));
     const run = zaxy(["compact", tampered, "--projection-output", out], tamperedDir);
     assert.equal(run.code, 1, run.stderr);
     assert.match(run.stderr, /integrity check failed \(Event 1 hash mismatch\); no artifact was written/);
@@ -153,6 +156,7 @@ describe("retrieval over a root holding an artifact", () => {
     root = makeTempDir("zaxy-projection-retrieval");
     append(root, "document.indexed", { path: "docs/cache.md", start_line: 2, end_line: 6, content: "Cache routing note records identity-code-0001." });
     append(root, "document.indexed", { path: "docs/auth.md", start_line: 4, end_line: 8, content: "Auth routing note records identity-code-0002." });
+    fs.mkdirSync(path.join(root, ".eventloom", "projections"));
     const run = runZaxy(["compact", ".eventloom/default.jsonl", "--projection-output", ".eventloom/projections/default.compaction.json", "--strategy", "exemplar", "--max-records", "2"], { cwd: root });
     assert.equal(run.code, 0, run.stderr);
   });
