@@ -55,11 +55,18 @@ describe("help and version", () => {
     assert.deepEqual(fs.readdirSync(dir), [], "help writes nothing");
   });
 
-  test("a group without a subcommand, -h, and help before the words all print usage", () => {
+  test("-h and help before the words print usage; a group without a subcommand is a usage error (usage on stderr, exit 2)", () => {
     const dir = makeTempDir("help");
-    for (const args of [[], ["memory"], ["-h"], ["memory", "-h"], ["memory", "append", "-h"], ["--help", "memory"]]) {
+    for (const args of [["-h"], ["memory", "-h"], ["memory", "append", "-h"], ["--help", "memory"]]) {
       const run = ok(runZaxy(args, { cwd: dir }), args.join(" "));
       assert.match(run.stdout, /^Usage: zaxy/);
+    }
+    for (const args of [[], ["memory"]]) {
+      const run = runZaxy(args, { cwd: dir });
+      assert.equal(run.code, 2, args.join(" "));
+      assert.equal(run.stdout, "");
+      assert.match(run.stderr, /^Usage: zaxy/);
+      assert.match(run.stderr, /missing command \(valid: /);
     }
     const append = ok(runZaxy(["memory", "append", "--help"], { cwd: dir }));
     for (const flag of ["--actor", "--payload-json", "--payload-file", "--session-id", "--eventloom-path"]) assert.ok(append.stdout.includes(flag), flag);
@@ -190,7 +197,7 @@ describe("zaxy replay", () => {
     assert.deepEqual([doc.handoff.event_count, doc.handoff.goals, doc.handoff.open_tasks.length, doc.handoff.last_actor], [3, [], 3, "a4"]);
     assert.equal(doc.handoff.last_timestamp, doc.events[2].timestamp);
     const e = doc.events[0];
-    assert.deepEqual(Object.keys(e), ["seq", "timestamp", "type", "actor", "thread", "payload", "security", "prev_hash", "hash", "event_id", "envelope", "citation"]);
+    assert.deepEqual(Object.keys(e), ["seq", "timestamp", "type", "actor", "thread", "payload", "security", "prev_hash", "hash", "event_id", "envelope", "citation", "verified"]);
     assert.deepEqual([e.type, e.actor, e.thread, e.payload], ["task.started", "a2", "default", { title: "t2", task_id: "k2" }]);
     assert.equal(e.prev_hash, doc.events.length > 0 ? JSON.parse(readLines(file)[0]).integrity.hash.slice(7) : null);
 
@@ -256,7 +263,7 @@ describe("zaxy memory log", () => {
     assert.equal(json(runZaxy(["memory", "log", "--json"], { cwd: dir })).events.length, 5, "default limit 20");
     assert.equal(json(runZaxy(["memory", "log", "--limit", "1000", "--json"], { cwd: dir })).events.length, 5);
     const text = ok(runZaxy(["memory", "log", "--limit", "1"], { cwd: dir }));
-    assert.match(text.stdout, /^ {5}5 {2}\S+Z {2}task\.started {2}a5 {2}\{"task_id":"k5","title":"t5"\}\n$/);
+    assert.match(text.stdout, /^integrity: OK \(5 events\)\n {5}5 {2}\S+Z {2}task\.started {2}a5 {2}\{"task_id":"k5","title":"t5"\}\n$/);
     for (const bad of ["0", "1001", "-1", "x"]) {
       const run = runZaxy(["memory", "log", `--limit=${bad}`], { cwd: dir });
       assert.equal(run.code, 2, bad);
@@ -270,6 +277,7 @@ describe("zaxy memory log", () => {
     assert.deepEqual(json(runZaxy(["memory", "log", "--session-id", "nobody", "--json"], { cwd: dir })), {
       schema: "zaxy.memory.log.v1",
       session_id: "nobody",
+      integrity: { ok: true, total_events: 0, broken_at_seq: null, broken_reason: null, code: null, line: null, torn_tail: false, errors: [], bytes: 0 },
       total_events: 0,
       events: [],
     });
