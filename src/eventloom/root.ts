@@ -46,7 +46,13 @@ export function fileSystemReason(error: unknown): string {
 function nearestExisting(dir: string): { path: string; stat: fs.Stats } {
   let current = path.resolve(dir);
   for (;;) {
-    const stat = fs.statSync(current, { throwIfNoEntry: false });
+    let stat: fs.Stats | undefined;
+    try {
+      stat = fs.statSync(current, { throwIfNoEntry: false });
+    } catch (error) {
+      // ENOTDIR: a file sits on the way up; keep climbing to it.
+      if ((error as { code?: unknown }).code !== "ENOTDIR") throw error;
+    }
     if (stat !== undefined) return { path: current, stat };
     const parent = path.dirname(current);
     if (parent === current) return { path: current, stat: fs.statSync(current) };
