@@ -98,7 +98,8 @@ describe("a session log that is a folder", () => {
     fs.mkdirSync(path.join(dir, ".eventloom", "default.jsonl"), { recursive: true });
     expectError(appendArgs(), dir, 2, "not_a_log_file", /The log of session "default" \(.*default\.jsonl\) is a directory, not a log file/);
     expectError(["memory", "ingest"], dir, 2, "not_a_log_file", /is a directory, not a log file/);
-    for (const args of [["memory", "log"], ["verify"], ["replay", ".eventloom/default.jsonl"], ["memory", "checkout", "q"]]) {
+    expectError(["memory", "log"], dir, 2, "not_a_log_file", /is a directory, not a log file/);
+    for (const args of [["verify"], ["replay", ".eventloom/default.jsonl"], ["memory", "checkout", "q"]]) {
       expectError(args, dir, 2, "unreadable_log", /is a directory/);
     }
   });

@@ -7,6 +7,7 @@
 import * as fs from "node:fs";
 import { displayJson } from "../../../canonical/mod.ts";
 import { eventView, type IntegrityReport, readEvents, sessionLogPath, verifyLog } from "../../../eventloom/mod.ts";
+import { checkLogNotDirectory } from "../../../eventloom/root.ts";
 import { checkError } from "../../../errors.ts";
 import { intOption } from "../../args.ts";
 import { defineCommand } from "../../command.ts";
@@ -34,6 +35,7 @@ export const memoryLogCommand = defineCommand({
     const limit = intOption(ctx, "limit", 1, 1000) ?? 20;
     const sessionId = ctx.global.sessionId;
     const file = sessionLogPath(ctx.global.eventloomPath, sessionId, "read");
+    checkLogNotDirectory(file, sessionId);
     const integrity = fs.existsSync(file) ? await verifyLog(file) : emptyIntegrity();
     if (!integrity.ok) {
       throw checkError(
