@@ -23,14 +23,19 @@
  */
 import {
   CallToolRequestSchema,
+  CancelledNotificationSchema,
   ErrorCode,
+  InitializedNotificationSchema,
   InitializeRequestSchema,
+  JSONRPCErrorResponseSchema,
   type JSONRPCMessage,
   JSONRPCNotificationSchema,
   JSONRPCRequestSchema,
-  JSONRPCResponseSchema,
+  JSONRPCResultResponseSchema,
   ListToolsRequestSchema,
   PingRequestSchema,
+  ProgressNotificationSchema,
+  RootsListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { describeIssue, type SchemaIssue } from "./errors.ts";
 
@@ -48,13 +53,29 @@ export type LineOutcome =
   | { kind: "reply"; reply: JsonRpcErrorReply; diagnostic: string }
   | { kind: "ignore"; diagnostic?: string };
 
-/** Params schemas of the requests `zaxy serve` answers, checked here so a failure is -32602, not the SDK's -32603. */
-const requestSchemas: ReadonlyMap<string, { safeParse(value: unknown): { success: boolean; error?: { issues: unknown[] } } }> = new Map([
-  ["initialize", InitializeRequestSchema],
-  ["ping", PingRequestSchema],
-  ["tools/list", ListToolsRequestSchema],
-  ["tools/call", CallToolRequestSchema],
-]);
+interface MethodSchema {
+  safeParse(value: unknown): { success: boolean; error?: { issues: unknown[] } };
+}
+
+/**
+ * Schemas of the requests `zaxy serve` answers and of the notifications a client sends, checked
+ * here so a bad request is -32602 (not the SDK's -32603 with a zod dump) and a bad notification
+ * one readable diagnostic line.
+ */
+const methodSchemas: { request: ReadonlyMap<string, MethodSchema>; notification: ReadonlyMap<string, MethodSchema> } = {
+  request: new Map<string, MethodSchema>([
+    ["initialize", InitializeRequestSchema],
+    ["ping", PingRequestSchema],
+    ["tools/list", ListToolsRequestSchema],
+    ["tools/call", CallToolRequestSchema],
+  ]),
+  notification: new Map<string, MethodSchema>([
+    ["notifications/initialized", InitializedNotificationSchema],
+    ["notifications/cancelled", CancelledNotificationSchema],
+    ["notifications/progress", ProgressNotificationSchema],
+    ["notifications/roots/list_changed", RootsListChangedNotificationSchema],
+  ]),
+};
 
 const messageKeys = new Set(["jsonrpc", "id", "method", "params", "result", "error"]);
 
@@ -83,14 +104,19 @@ function isRequestId(value: unknown): value is JsonRpcId {
 
 /** Each problem once (the envelope and the params schema may both report a bad `params`). */
 function issuesText(issues: readonly unknown[], root: unknown): string {
-  return [...new Set(issues.map((issue) => describeIssue(issue as SchemaIssue, root)))].join("; ");
+  const sentences = issues.map((issue) => {
+    const schemaIssue = issue as SchemaIssue;
+    // describeIssue names the root "arguments" (a tool call's); here the root is the message.
+    return schemaIssue.path.length === 0 ? `the message: ${schemaIssue.message}` : describeIssue(schemaIssue, root);
+  });
+  return [...new Set(sentences)].join("; ");
 }
 
 function firstPathPart(issue: unknown): unknown {
   return (issue as SchemaIssue).path?.[0];
 }
 
-/** Why `value` is not one JSON-RPC message, or null when its envelope is sound. */
+/** Why `value` (not a response) is not one JSON-RPC request or notification, or null when its envelope is sound. */
 function envelopeProblem(value: Record<string, unknown>): string | null {
   if (!Object.hasOwn(value, "jsonrpc")) return `"jsonrpc" is required and must be "2.0"`;
   if (value.jsonrpc !== "2.0") return `"jsonrpc" must be "2.0", got ${describe(value.jsonrpc)}`;
@@ -105,10 +131,7 @@ function envelopeProblem(value: Record<string, unknown>): string | null {
     }
     return null;
   }
-  if (!Object.hasOwn(value, "result") && !Object.hasOwn(value, "error")) {
-    return `a message needs "method" (a request or notification) or "result"/"error" (a response)`;
-  }
-  return null;
+  return `a message needs "method" (a request or notification) or "result"/"error" (a response)`;
 }
 
 /** Reads one line (without its "\n"). */
@@ -140,20 +163,20 @@ export function readJsonRpcLine(bytes: Uint8Array): LineOutcome {
     return reply(null, ErrorCode.InvalidRequest, `Invalid Request: a JSON-RPC message must be an object, got ${describe(value)}`);
   }
   const object = value as Record<string, unknown>;
-  const id = isRequestId(object.id) ? object.id : null;
-  const problem = envelopeProblem(object);
-  if (problem !== null) return reply(id, ErrorCode.InvalidRequest, `Invalid Request: ${problem}`);
-
-  if (!Object.hasOwn(object, "method")) {
-    // A response: answering it would start a loop of replies; the SDK matches it to its request.
-    const parsed = JSONRPCResponseSchema.safeParse(object);
+  if (object.jsonrpc === "2.0" && !Object.hasOwn(object, "method") && (Object.hasOwn(object, "result") || Object.hasOwn(object, "error"))) {
+    // A response (to a request of ours, or a client's reply to an error): never answered, even
+    // when malformed, or two peers could trade error replies forever. The SDK matches it.
+    const parsed = (Object.hasOwn(object, "error") ? JSONRPCErrorResponseSchema : JSONRPCResultResponseSchema).safeParse(object);
     if (!parsed.success) return { kind: "ignore", diagnostic: `ignored a malformed response: ${issuesText(parsed.error.issues, object)}` };
     return { kind: "message", message: parsed.data as JSONRPCMessage };
   }
+  const id = isRequestId(object.id) ? object.id : null;
+  const problem = envelopeProblem(object);
+  if (problem !== null) return reply(id, ErrorCode.InvalidRequest, `Invalid Request: ${problem}`);
   const method = object.method as string;
   const isRequest = Object.hasOwn(object, "id");
   const envelope = (isRequest ? JSONRPCRequestSchema : JSONRPCNotificationSchema).safeParse(object);
-  const paramsSchema = isRequest ? requestSchemas.get(method) : undefined;
+  const paramsSchema = (isRequest ? methodSchemas.request : methodSchemas.notification).get(method);
   const params = paramsSchema?.safeParse({ method, ...(Object.hasOwn(object, "params") ? { params: object.params } : {}) });
   const issues = [...(envelope.success ? [] : envelope.error.issues), ...(params === undefined || params.success ? [] : params.error?.issues ?? [])];
   if (issues.length === 0) return { kind: "message", message: envelope.data as JSONRPCMessage };

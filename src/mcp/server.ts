@@ -66,7 +66,8 @@ export function createMcpServer(options: McpServerOptions): { server: Server; ro
   server.setRequestHandler(CallToolRequestSchema, (request) => router.call(request.params.name, request.params.arguments));
   // Protocol-level problems (a malformed line, which the transport has answered; a response
   // nobody waits for) are logged, never fatal.
-  server.onerror = (error) => log(`zaxy serve: ${error.message}`);
+  // One line each, whatever the SDK put in the message.
+  server.onerror = (error) => log(`zaxy serve: ${error.message.replace(/\s*\n\s*/g, " ")}`);
   return { server, router };
 }
 

@@ -191,6 +191,21 @@ describe("zaxy serve answers every malformed line and keeps serving", { skip }, 
     assert.equal(error.message, 'Invalid arguments for memory_replay: from_seq must be a number, got the string "one"');
   });
 
+  test("malformed responses and notifications are not answered, and each is one readable diagnostic line", async () => {
+    const server = startRaw(tempEventloomRoot("zaxy-mcp-faults"));
+    server.child.stdin.write(line(initialize) + line(initialized));
+    server.child.stdin.write(line({ jsonrpc: "2.0", id: 7, result: 5 }));
+    server.child.stdin.write(line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: {} } }));
+    server.child.stdin.end(line({ jsonrpc: "2.0", id: 1, method: "ping" }));
+    assert.equal(await server.exited, 0, server.stderr());
+
+    assert.deepEqual(server.replies.map((r) => r.id), ["init", 1]);
+    assert.deepEqual(server.stderr().split("\n").filter((l) => l !== ""), [
+      "zaxy serve: ignored a malformed response: result must be an object, got 5",
+      'zaxy serve: ignored notification "notifications/cancelled": params.requestId: Invalid input',
+    ]);
+  });
+
   test("a line longer than mcpMessageBytesMax is answered -32600 and skipped; the next request is answered", async () => {
     const server = startRaw(tempEventloomRoot("zaxy-mcp-faults"));
     server.child.stdin.write(line(initialize) + line(initialized));
