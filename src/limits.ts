@@ -49,3 +49,20 @@ export const replayEventsMax = 1000;
  * under 200 MB resident while calls into the kernel stay rare.
  */
 export const verifyChunkBytes = 2 * 1024 * 1024;
+
+/**
+ * Longest JSON-RPC line `zaxy serve` reads. A longer line is answered with -32600 and skipped
+ * without being buffered whole, so one oversized message cannot exhaust memory or, as with the
+ * SDK's own 10 MiB stdio buffer, close the connection. 32 MiB holds a `memory_ingest` call of
+ * several 1 MiB payloads; bulk imports go through `zaxy memory ingest` (ingestBytesMax).
+ */
+export const mcpMessageBytesMax = 32 * 1024 * 1024;
+
+/**
+ * Summed log size of the sessions `zaxy serve` keeps warm (indexes, events, projection rows).
+ * A warm session holds about ten times its log size in memory (a 0.9 MB, 1.7k-event log: ~9 MB),
+ * so sixteen large sessions (cachedSessionsMax counts sessions, not bytes) could hold gigabytes;
+ * past this bound the least recently used are dropped and re-read from disk when asked again.
+ * One session larger than the bound is still kept while it is the one in use.
+ */
+export const cachedSessionLogBytesMax = 64 * 1024 * 1024;

@@ -1,16 +1,22 @@
 /**
  * MCP tool errors. A failed call is a normal tool result with `isError: true` and one text block
  * holding exactly `{"error": {"code", "message", "remediation"}}`, never a JSON-RPC error, so an
- * agent can read and act on it. Codes are fixed:
- *   invalid_request  bad arguments (schema failures, and library errors with exit code 2)
+ * agent can read and act on it. Codes are fixed snake_case strings:
+ *   invalid_request  bad arguments (schema failures, and library errors with exit code 2);
+ *                    nothing was written
  *   unknown_tool     no tool has that name
- *   internal_error   anything else (I/O, lock timeout, a bug); the message carries no stack
+ *   <library code>   any other expected failure keeps the library's own code: a check that
+ *                    said no (exit 1: `integrity_failure` for a log that fails verification,
+ *                    `torn_tail`, `corrupt_tail`, ...) or an I/O failure (exit 3: `lock_timeout`,
+ *                    `write_failed`, ...), exactly as `zaxy --json` reports it
+ *   internal_error   anything else: a bug in zaxy; the message carries no stack
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { displayJson } from "../canonical/displayJson.ts";
 import { ExitCode, isZaxyError } from "../errors.ts";
 
-export type ToolErrorCode = "invalid_request" | "unknown_tool" | "internal_error";
+/** The base codes, or a library error's own code (`integrity_failure`, `lock_timeout`, ...). */
+export type ToolErrorCode = "invalid_request" | "unknown_tool" | "internal_error" | (string & {});
 
 /** An error a tool call reports as its result. */
 export class ToolError extends Error {
@@ -37,8 +43,9 @@ export function toolErrorResult(error: ToolError): CallToolResult {
 }
 
 /**
- * Maps anything a tool threw to a `ToolError`. `ZaxyError`s with exit code 2 are bad input;
- * every other failure is internal (its message is kept, its stack is not).
+ * Maps anything a tool threw to a `ToolError`. `ZaxyError`s with exit code 2 are bad input
+ * (`invalid_request`); other `ZaxyError`s keep their own code (a failed check or an I/O failure
+ * is neither bad input nor a bug); anything else is `internal_error` (message kept, stack not).
  */
 export function toToolError(error: unknown, toolName: string): ToolError {
   if (error instanceof ToolError) return error;
@@ -50,8 +57,15 @@ export function toToolError(error: unknown, toolName: string): ToolError {
         `Correct ${field === undefined ? "the arguments" : `"${field}"`} and call ${toolName} again; nothing was written.`;
       return new ToolError("invalid_request", error.message, remediation);
     }
+    if (error.exitCode === ExitCode.checkFailed) {
+      return new ToolError(
+        error.code,
+        error.message,
+        error.hint ?? `Nothing was changed. Check the session's log with memory_verify (or \`zaxy verify\`) before calling ${toolName} again.`,
+      );
+    }
     return new ToolError(
-      "internal_error",
+      error.code,
       error.message,
       error.hint ?? `Retry ${toolName}; if it keeps failing, check the Eventloom directory and the server's stderr.`,
     );
@@ -152,6 +166,9 @@ export function describeIssue(issue: SchemaIssue, args: unknown): string {
     }
     case "invalid_value":
       return `${field} must be one of ${quoteList(issue.values ?? [])}, got ${describeValue(actual)}`;
+    case "custom":
+      // Our own refinements phrase the rest of the sentence ("nests more than 512 levels deep ...").
+      return `${field} ${issue.message}`;
     case "invalid_format":
       return issue.pattern !== undefined
         ? `${field} must match ${issue.pattern}, got ${describeValue(actual)}`

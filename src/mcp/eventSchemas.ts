@@ -1,6 +1,7 @@
 /** Input schemas shared by the tools that append events, so they advertise the same rules. */
 import * as z from "zod";
-import { eventTextCharsMax } from "../limits.ts";
+import { eventTextCharsMax, payloadDepthMax } from "../limits.ts";
+import { plainJsonDepthExceeds } from "./plainJsonDepth.ts";
 
 export const eventTypeSchema = z
   .string()
@@ -10,9 +11,16 @@ export const eventTypeSchema = z
 
 export const actorSchema = z.string().min(1).max(eventTextCharsMax).describe("Who acted, e.g. an agent or user name");
 
+/**
+ * The depth bound is checked here, before the payload is converted for the log: the library
+ * reports it too, but only after a recursive conversion that a 10,000-level payload overflows.
+ */
 export const payloadSchema = z
   .record(z.string(), z.unknown())
-  .describe("Event data: a JSON object of at most 1 MiB; secrets are redacted before sealing");
+  .refine((payload) => !plainJsonDepthExceeds(payload, payloadDepthMax), {
+    message: `nests more than ${payloadDepthMax} levels deep; at most ${payloadDepthMax} are allowed`,
+  })
+  .describe(`Event data: a JSON object of at most 1 MiB and ${payloadDepthMax} levels; secrets are redacted before sealing`);
 
 /** A v1 event id or producer key. */
 export const eventIdSchema = z.string().min(1).max(eventTextCharsMax);

@@ -2,9 +2,16 @@
  * The MCP server behind `zaxy serve`: the official SDK's low-level `Server` on stdio, with
  * `tools/list` and `tools/call` answered by a `ToolRouter` over `toolRegistry`.
  *
- * stdout carries MCP messages only (newline-delimited JSON-RPC); every diagnostic goes to
- * stderr, and `console.log` is pointed at stderr so no stray print can corrupt the stream.
- * When stdin ends the server finishes the calls it has started, answers them, and returns.
+ * stdout carries MCP messages only (newline-delimited JSON-RPC, read and written by
+ * `StdioLineTransport`, which answers malformed lines itself); every diagnostic goes to stderr,
+ * and `console.log` is pointed at stderr so no stray print can corrupt the stream. When stdin
+ * ends the server finishes the calls it has received, answers them, and returns.
+ *
+ * After every tool call the server asks the runtime for a (non-blocking) garbage collection: a
+ * checkout leaves about a megabyte of garbage, and JSC sizes its collection threshold by the
+ * machine's memory, so on a large host a busy server grew by hundreds of MB between collections
+ * (741 MB peak after 1,000 pipelined checkouts of a 1.7k-event session). Collecting per call
+ * keeps the resident size at the live data plus one call's garbage, at no measurable cost.
  *
  * This module loads the SDK; `zaxy serve` imports it only when it runs, so other commands do
  * not pay for it at start-up.
@@ -13,11 +20,13 @@
  * await runMcpServer({ eventloomPath: ".eventloom", sessionId: "default", profile: "core" });
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { mcpMessageBytesMax } from "../limits.ts";
+import { requestGarbageCollection } from "../platform/mod.ts";
 import { zaxyVersion } from "../version.ts";
 import type { ToolProfile } from "./profiles.ts";
 import { toolRegistry } from "./registry.ts";
+import { StdioLineTransport } from "./stdioTransport.ts";
 import type { AnyToolDefinition } from "./tool.ts";
 import { ToolRouter } from "./toolRouter.ts";
 
@@ -30,6 +39,8 @@ export interface McpServerOptions {
   tools?: readonly AnyToolDefinition[];
   /** Diagnostics sink; defaults to stderr. */
   log?: (line: string) => void;
+  /** Run after every tool call (the stdio server collects garbage there). */
+  afterCall?: () => void;
 }
 
 /** Server name reported to clients in `initialize`. */
@@ -48,12 +59,15 @@ export function createMcpServer(options: McpServerOptions): { server: Server; ro
     context: { eventloomPath: options.eventloomPath, sessionId: options.sessionId },
     log,
     debug: Boolean(process.env.ZAXY_DEBUG),
+    afterCall: options.afterCall,
   });
   const server = new Server({ name: mcpServerName, version: zaxyVersion }, { capabilities: { tools: { listChanged: false } } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: router.list() }));
   server.setRequestHandler(CallToolRequestSchema, (request) => router.call(request.params.name, request.params.arguments));
-  // Protocol-level problems (an unparsable line, a response nobody waits for) are logged, never fatal.
-  server.onerror = (error) => log(`zaxy serve: ${error.message}`);
+  // Protocol-level problems (a malformed line, which the transport has answered; a response
+  // nobody waits for) are logged, never fatal.
+  // One line each, whatever the SDK put in the message.
+  server.onerror = (error) => log(`zaxy serve: ${error.message.replace(/\s*\n\s*/g, " ")}`);
   return { server, router };
 }
 
@@ -69,22 +83,19 @@ function routeConsoleToStderr(): void {
 /** Serves MCP on stdin/stdout until stdin ends. */
 export async function runMcpServer(options: { eventloomPath: string; sessionId: string; profile: ToolProfile }): Promise<void> {
   routeConsoleToStderr();
-  const { server, router } = createMcpServer(options);
+  const { server, router } = createMcpServer({ ...options, afterCall: requestGarbageCollection });
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
   });
-  const transport = new StdioServerTransport();
-  let closing = false;
-  const shutdown = async () => {
-    if (closing) return;
-    closing = true;
-    // Requests already read are running; let them finish and their answers be written.
+  const transport = new StdioLineTransport(process.stdin, process.stdout, { messageBytesMax: mcpMessageBytesMax });
+  transport.onend = async () => {
+    // The SDK hands the last requests read to the router a few microtasks later; let it, then
+    // let every call finish and its answer be written.
+    await new Promise((resolve) => setImmediate(resolve));
     await router.idle();
     await new Promise((resolve) => setImmediate(resolve));
     await server.close();
   };
-  process.stdin.once("end", () => void shutdown());
-  process.stdin.once("close", () => void shutdown());
   await server.connect(transport);
   await closed;
 }

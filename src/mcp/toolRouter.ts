@@ -22,10 +22,12 @@ export interface ToolRouterOptions {
   tools: readonly AnyToolDefinition[];
   profile: ToolProfile;
   context: ToolContext;
-  /** Diagnostics (internal errors); the server sends them to stderr. */
+  /** Diagnostics (every failure but bad input); the server sends them to stderr. */
   log: (line: string) => void;
   /** Also log stacks of internal errors (env `ZAXY_DEBUG`). */
   debug?: boolean;
+  /** Run after each call has finished, before the next starts. */
+  afterCall?: () => void;
 }
 
 /** The advertised JSON Schema of a tool's input: draft 2020-12 (MCP's default), no `$schema`. */
@@ -75,7 +77,8 @@ export class ToolRouter {
   call(name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
     const call = this.#queue
       .then(() => this.#call(name, args ?? {}))
-      .catch((error: unknown) => toolErrorResult(toToolError(error, name)));
+      .catch((error: unknown) => toolErrorResult(toToolError(error, name)))
+      .finally(() => this.#options.afterCall?.());
     this.#queue = call;
     return call;
   }
@@ -109,7 +112,8 @@ export class ToolRouter {
       return toolResult(await prepared.definition.run(args, this.#options.context));
     } catch (error) {
       const toolError = toToolError(error, name);
-      if (toolError.code === "internal_error") {
+      // Bad input is the caller's business; a failed check, an I/O failure or a bug is also the operator's.
+      if (toolError.code !== "invalid_request") {
         this.#options.log(`zaxy serve: ${name}: ${toolError.message}`);
         if (this.#options.debug && error instanceof Error && error.stack) this.#options.log(error.stack);
       }

@@ -10,6 +10,7 @@ import { buildLongHorizonPlan, consolidatedLane, mergeConsolidatedContexts } fro
 import { inputError } from "../errors.ts";
 import { readFleetEnabled, readLongHorizonConfig } from "../eventloom/config.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
+import { cachedSessionLogBytesMax } from "../limits.ts";
 import type { ProjectedSession } from "../projection/projector.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { retrieve, retrieveFromLog } from "../retrieval/engine.ts";
@@ -32,10 +33,14 @@ export const cachedSessionsMax = 16;
 export interface ServiceOptions {
   warn?: (message: string) => void;
   embeddingDim?: number;
+  /** Bound on the summed log size of the warm sessions; defaults to `cachedSessionLogBytesMax`. */
+  cachedLogBytesMax?: number;
 }
 
 interface CachedSession {
   fingerprint: string;
+  /** Size of the log when it was indexed: what the entry's memory grows with. */
+  logBytes: number;
   index: SessionIndex;
   projected: ProjectedSession;
 }
@@ -110,11 +115,26 @@ export class MemoryService {
     }
     projected.timingsMs.vector_index = Math.round((performance.now() - mark) * 100) / 100;
     const index = buildSessionIndex(sessionId, projected.rows, projected.events, vectors);
-    const entry = { fingerprint: fingerprint(projected.logPath), index, projected };
+    const entry = { fingerprint: fingerprint(projected.logPath), logBytes: fs.statSync(projected.logPath).size, index, projected };
     this.cache.delete(sessionId);
     this.cache.set(sessionId, entry);
-    if (this.cache.size > cachedSessionsMax) this.cache.delete(this.cache.keys().next().value!);
+    this.evictColdSessions();
     return entry;
+  }
+
+  /**
+   * Drops least recently used sessions while more than `cachedSessionsMax` are warm or their
+   * logs sum to more than the byte bound; the session just used always stays.
+   */
+  private evictColdSessions(): void {
+    const logBytesMax = this.options.cachedLogBytesMax ?? cachedSessionLogBytesMax;
+    let logBytes = 0;
+    for (const entry of this.cache.values()) logBytes += entry.logBytes;
+    for (const [sessionId, entry] of this.cache) {
+      if (this.cache.size <= 1 || (this.cache.size <= cachedSessionsMax && logBytes <= logBytesMax)) break;
+      this.cache.delete(sessionId);
+      logBytes -= entry.logBytes;
+    }
   }
 
   private async retrieval(request: MemoryRequest): Promise<{ session: CachedSession; retrieval: RetrievalResult }> {

@@ -483,14 +483,19 @@ describe("zaxy serve: the raw stdio stream", { skip }, () => {
 
     assert.equal(code, 0, stderr);
     const lines = stdout.split("\n").filter((line) => line !== "");
-    const responses = lines.map((line) => JSON.parse(line));
-    for (const response of responses) assert.equal(response.jsonrpc, "2.0");
+    const all = lines.map((line) => JSON.parse(line));
+    for (const response of all) assert.equal(response.jsonrpc, "2.0");
+    // The unparsable line is answered at once with a parse error (so before the tool calls).
+    const parseErrors = all.filter((r) => r.id === null);
+    assert.equal(parseErrors.length, 1);
+    assert.equal(parseErrors[0].error.code, -32700);
+    const responses = all.filter((r) => r.id !== null);
     assert.deepEqual(responses.map((r) => r.id), [1, 2, 3, 4]);
     const replay = JSON.parse(responses[2].result.content[0].text);
     assert.deepEqual(replay.events.map((e: { seq: number }) => e.seq), [1], "calls run in arrival order");
     assert.equal(JSON.parse(responses[3].result.content[0].text).error.code, "invalid_request");
-    // The unparsable line is a diagnostic on stderr, not a crash.
-    assert.match(stderr, /^zaxy serve: .*JSON/);
+    // It is also a diagnostic on stderr, not a crash.
+    assert.match(stderr, /^zaxy serve: answered -32700 \(id null\): Parse error/);
   });
 });
 

@@ -68,7 +68,7 @@ describe("ToolRouter.call", () => {
     });
   });
 
-  test("I/O errors and bugs are internal_error without a stack, and are logged to the diagnostics sink", async () => {
+  test("I/O errors keep their library code, bugs are internal_error, neither has a stack, both are logged", async () => {
     const log: string[] = [];
     const io = fakeTool("io", async () => {
       throw ioError("lock_timeout", "Cannot append: lock busy", { hint: "Retry later." });
@@ -79,7 +79,7 @@ describe("ToolRouter.call", () => {
     const r = router([io, bug], "full", log);
     const ioResult = await r.call("io", {});
     assert.equal(ioResult.isError, true);
-    assert.deepEqual(body(ioResult), { error: { code: "internal_error", message: "Cannot append: lock busy", remediation: "Retry later." } });
+    assert.deepEqual(body(ioResult), { error: { code: "lock_timeout", message: "Cannot append: lock busy", remediation: "Retry later." } });
     const bugDoc = body(await r.call("bug", {}));
     assert.equal(bugDoc.error.code, "internal_error");
     assert.equal(bugDoc.error.message, "bug failed: x is undefined");
