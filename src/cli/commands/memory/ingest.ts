@@ -31,8 +31,8 @@ function toItem(object: JsonObject, line: number, problems: string[]): AppendIte
 /**
  * Parses JSONL ingest input: one item per non-blank line, numbered by physical line (1-based).
  * Each line is decoded as strict UTF-8 (invalid bytes are refused, never replaced by U+FFFD).
- * Every bad line is reported, in line order: lines that do not parse and, with them, the
- * validation problems of the lines that do, so one run shows everything to fix.
+ * Every bad line is reported, in line order: lines that do not parse and the validation
+ * problems of the lines that do, so one run shows everything to fix.
  */
 export function parseIngestLines(bytes: Uint8Array, source: string): AppendItem[] {
   if (bytes.length > ingestBytesMax) {
@@ -66,9 +66,10 @@ export function parseIngestLines(bytes: Uint8Array, source: string): AppendItem[
     itemLines.push(line);
     for (const text of itemProblems) problems.push({ line, text });
   }
+  // The append validates again under its own name; checking here too lets one message list
+  // the lines that do not parse and the problems of those that do, in line order.
+  for (const issue of checkItems(items).issues) problems.push({ line: itemLines[issue.index], text: describeItemIssue(items, issue) });
   if (problems.length > 0) {
-    const { issues } = checkItems(items);
-    for (const issue of issues) problems.push({ line: itemLines[issue.index], text: describeItemIssue(items, issue) });
     problems.sort((a, b) => a.line - b.line);
     throw inputError("invalid_event", `Cannot ingest: ${problems.map((p) => p.text).join("; ")}. Nothing was written.`, { field: source, line: problems[0].line });
   }
