@@ -103,6 +103,25 @@ describe("a special file where a log is expected is refused unread (exit 2), nev
   });
 });
 
+describe("a session log replaced by a FIFO is refused by every command that opens it, never waited on", { skip: skipOffLinux }, () => {
+  test("memory log, verify, checkout, query and repair exit 2 and append fails promptly, each naming the FIFO", () => {
+    const dir = makeTempDir("hostile-input");
+    fs.mkdirSync(path.join(dir, ".eventloom"));
+    const made = spawnSync("mkfifo", [path.join(dir, ".eventloom", "default.jsonl")]);
+    assert.equal(made.status, 0, `mkfifo: ${made.stderr}`);
+    for (const args of [["memory", "log"], ["verify"], ["memory", "checkout", "release"], ["memory", "query", "release"], ["repair", "--truncate-torn-tail"]]) {
+      assertRefused(runWithDeadline(args, dir), /default\.jsonl: it is not a regular file \(FIFO\)/, args.join(" "));
+    }
+    // Opening the log to lock it used to block until a reader appeared. Which exit code an
+    // unusable session log gets is the append path's call; here it must fail, promptly, saying why.
+    const append = runWithDeadline(["memory", "append", "note.added", "--actor", "agent"], dir);
+    assert.notEqual(append.code, null, "append blocked on the FIFO");
+    assert.ok(append.code === 2 || append.code === 3, `append: ${append.code} ${append.stderr}`);
+    assert.match(append.stderr, /default\.jsonl is not a regular file \(FIFO\)/);
+    assert.deepEqual(stackTraceLines(append.stderr), []);
+  });
+});
+
 describe("a special file where an input file is expected is refused unread (exit 2), nothing written", { skip: skipOffLinux }, () => {
   test("--payload-file of a FIFO, /dev/zero or /dev/urandom: exit 2 naming the kind, log bytes unchanged", () => {
     const { dir, log, fifo } = sessionWithFifo();
