@@ -6,6 +6,15 @@
 export const payloadBytesMax = 1024 * 1024;
 
 /**
+ * Longest payload document read from `--payload-file` or stdin before parsing. The payload bound
+ * is on compact UTF-8 JSON; the document may be pretty-printed and may write every non-ASCII or
+ * control character as a 6-byte \u escape (Python's default `ensure_ascii`), so a valid 1 MiB
+ * payload can take several times that. Past this bound no valid payload is possible, and reading
+ * stops instead of buffering an endless input such as `/dev/zero`.
+ */
+export const payloadDocumentBytesMax = 16 * payloadBytesMax;
+
+/**
  * Nesting depth of any JSON value we parse or canonicalise. Python's json module recurses and
  * gives up near its recursion limit (1000), so no log written by it is deeper than this.
  * Past it we fail cleanly instead of exhausting the stack.

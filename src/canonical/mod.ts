@@ -12,3 +12,4 @@ export * from "./canonicalJson.ts";
 export * from "./pythonFloatRepr.ts";
 export * from "./displayJson.ts";
 export * from "./pythonRound.ts";
+export * from "./nonFinite.ts";

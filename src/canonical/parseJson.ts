@@ -251,13 +251,46 @@ export function parseJson(text: string, depthMax: number = jsonDepthMax): JsonVa
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/** Parses UTF-8 bytes; invalid UTF-8 is a syntax error, as it is for Python's strict decoder. */
+/**
+ * Parses UTF-8 bytes; invalid UTF-8 is a syntax error naming its byte offset, as it is for
+ * Python's strict decoder (never replaced by U+FFFD).
+ */
 export function parseJsonBytes(bytes: Uint8Array, depthMax: number = jsonDepthMax): JsonValue {
   let text: string;
   try {
     text = strictUtf8.decode(bytes);
   } catch {
-    throw new JsonSyntaxError("invalid UTF-8", 0);
+    const offset = invalidUtf8Offset(bytes);
+    throw new JsonSyntaxError(`invalid UTF-8 at byte ${offset}`, offset);
   }
   return parseJson(text, depthMax);
+}
+
+/** Byte offset of the first sequence that is not well-formed UTF-8 (RFC 3629), or -1. */
+export function invalidUtf8Offset(bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i];
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    // The allowed range of the second byte rules out overlong forms, surrogates and > U+10FFFF.
+    let length: number;
+    let low = 0x80;
+    let high = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) length = 2;
+    else if (b >= 0xe0 && b <= 0xef) {
+      length = 3;
+      if (b === 0xe0) low = 0xa0;
+      if (b === 0xed) high = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      length = 4;
+      if (b === 0xf0) low = 0x90;
+      if (b === 0xf4) high = 0x8f;
+    } else return i;
+    if (i + length > bytes.length || bytes[i + 1] < low || bytes[i + 1] > high) return i;
+    for (let k = 2; k < length; k++) if (bytes[i + k] < 0x80 || bytes[i + k] > 0xbf) return i;
+    i += length;
+  }
+  return -1;
 }

@@ -2,6 +2,8 @@
 import * as fs from "node:fs";
 import { type JsonValue, JsonSyntaxError, parseJsonBytes } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
+import { openRegularFile } from "../platform/regularFile.ts";
+import { BoundedInput, type InputBounds } from "./boundedInput.ts";
 import { type CommandContext, stringOption } from "./command.ts";
 
 /** A string option the command cannot run without (usage error naming it when absent). */
@@ -35,15 +37,31 @@ export function choiceOption<T extends string>(ctx: CommandContext, name: string
   return raw as T;
 }
 
-/** Reads a file given on the command line; an unreadable file is bad input (exit 2). */
-export function readInputFile(file: string, field: string): Uint8Array {
+/**
+ * Reads a file given on the command line within `bounds`. Anything but a regular file (a FIFO,
+ * `/dev/zero`, a directory, a socket) is refused before a byte is read, and reading stops once
+ * the file is longer than the bound; both are bad input (exit 2).
+ */
+export function readInputFile(file: string, field: string, bounds: InputBounds): Uint8Array {
+  const label = `${field} ${JSON.stringify(file)}`;
+  const opened = openRegularFile(file);
+  if (!opened.ok) throw inputError("unreadable_file", `Cannot read ${label}: ${opened.reason}`, { field, expected: "a regular file" });
+  const input = new BoundedInput(bounds);
   try {
-    return fs.readFileSync(file);
+    // The size is known up front: refuse an oversized file without reading it.
+    if (opened.sizeBytes > bounds.maxBytes) input.refuseAsTooLong();
+    const chunkBytes = 1 << 20;
+    while (!input.refused) {
+      const chunk = new Uint8Array(chunkBytes);
+      const read = fs.readSync(opened.fd, chunk, 0, chunkBytes, null);
+      if (read === 0 || !input.push(chunk.subarray(0, read))) break;
+    }
   } catch (error) {
-    const code = (error as { code?: string }).code;
-    const reason = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : code === "EACCES" ? "permission denied" : (error as Error).message;
-    throw inputError("unreadable_file", `Cannot read ${field} ${JSON.stringify(file)}: ${reason}`, { field });
+    throw inputError("unreadable_file", `Cannot read ${label}: ${(error as Error).message}`, { field });
+  } finally {
+    fs.closeSync(opened.fd);
   }
+  return input.bytes(label, field);
 }
 
 /** Parses JSON bytes losslessly; a syntax error is bad input naming `field`. */

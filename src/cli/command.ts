@@ -2,6 +2,7 @@
  * The shape of a CLI command. Commands only parse, call the library, and print; they never
  * touch `process` directly, so tests can run them with a captured `CommandIo`.
  */
+import type { InputBounds } from "./boundedInput.ts";
 
 export interface OptionSpec {
   type: "string" | "boolean";
@@ -23,7 +24,11 @@ export interface PositionalSpec {
 export interface CommandIo {
   stdout(text: string): void;
   stderr(text: string): void;
-  readStdin(): Promise<Uint8Array>;
+  /**
+   * Reads stdin until it ends or a bound is crossed (then stops reading and throws
+   * `input_too_large`, exit 2): stdin may be `/dev/zero` or an endless pipe.
+   */
+  readStdin(bounds: InputBounds): Promise<Uint8Array>;
   stdinIsTTY: boolean;
   stderrIsTTY: boolean;
   env: Record<string, string | undefined>;

@@ -1,5 +1,5 @@
 /** The real process as a `CommandIo`. A closed stdout pipe (EPIPE) exits quietly. */
-import { readFileSync } from "node:fs";
+import { BoundedInput } from "./boundedInput.ts";
 import type { CommandIo } from "./command.ts";
 
 export function processIo(): CommandIo {
@@ -13,10 +13,11 @@ export function processIo(): CommandIo {
     stderr: (text) => {
       process.stderr.write(text);
     },
-    readStdin: async () => {
-      const chunks: Uint8Array[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Uint8Array);
-      return Buffer.concat(chunks);
+    readStdin: async (bounds) => {
+      const input = new BoundedInput(bounds);
+      // Leaving the loop early destroys the stream: nothing past the bound is read.
+      for await (const chunk of process.stdin) if (!input.push(chunk as Uint8Array)) break;
+      return input.bytes("stdin", "stdin");
     },
     stdinIsTTY: Boolean(process.stdin.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
@@ -25,7 +26,3 @@ export function processIo(): CommandIo {
   };
 }
 
-/** Reads all of stdin synchronously (for paths where an async read is not possible). */
-export function readStdinSync(): Uint8Array {
-  return readFileSync(0);
-}

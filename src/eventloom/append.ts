@@ -5,7 +5,7 @@
  * unlock. A torn or corrupt tail is refused, never extended.
  */
 import * as fs from "node:fs";
-import { isJsonObject, type JsonObject, type JsonValue, parseJsonBytes, writeJson } from "../canonical/mod.ts";
+import { isJsonObject, type JsonObject, type JsonValue, nonFiniteNumbers, parseJsonBytes, writeJson } from "../canonical/mod.ts";
 import { inputError, ioError, isZaxyError } from "../errors.ts";
 import { batchEventsMax, eventTextCharsMax, lockWaitMs, payloadBytesMax, payloadDepthMax } from "../limits.ts";
 import { lockFile } from "../platform/mod.ts";
@@ -31,6 +31,8 @@ export interface AppendItem {
   causedBy?: unknown;
   /** Producer-supplied v1 event id. */
   id?: unknown;
+  /** Where the item came from, e.g. `line 3` of an ingest file; names it in errors. */
+  origin?: string;
 }
 
 export interface AppendedEvent {
@@ -78,7 +80,19 @@ export interface ValidationIssue {
 
 const producerRefKey = "__zaxy_producer_ref";
 const controlChars = /[\u0000-\u001f\u007f-\u009f]/;
+// A UTF-16 surrogate without its partner: `\ud800` in JSON parses to one, and no UTF-8 writer
+// (nor jq, nor Python's strict codecs) can encode it.
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+// What a lenient UTF-8 decoder (argv, a lossy reader) leaves in place of invalid bytes.
+const replacementChar = "\ufffd";
+const whitespace = /\s/;
 
+/**
+ * Event text (type, actor, ids, refs): a non-empty, non-blank string of valid Unicode without
+ * control characters. An event type is an identifier and holds no whitespace at all; an actor
+ * may hold inner spaces ("Jane Doe") but not leading or trailing ones, which would make
+ * "alice" and "alice " two actors.
+ */
 function checkText(value: unknown, field: string, index: number, issues: ValidationIssue[]): value is string {
   if (typeof value !== "string" || value.length === 0) {
     issues.push({ index, field, message: `${field} must be a non-empty string` });
@@ -90,6 +104,26 @@ function checkText(value: unknown, field: string, index: number, issues: Validat
   }
   if (controlChars.test(value)) {
     issues.push({ index, field, message: `${field} ${JSON.stringify(value)} contains a control character` });
+    return false;
+  }
+  if (loneSurrogate.test(value)) {
+    issues.push({ index, field, message: `${field} ${JSON.stringify(value)} contains a lone UTF-16 surrogate, which is not valid Unicode` });
+    return false;
+  }
+  if (value.includes(replacementChar)) {
+    issues.push({ index, field, message: `${field} ${JSON.stringify(value)} contains U+FFFD, the mark of invalid UTF-8 replaced by a decoder` });
+    return false;
+  }
+  if (value.trim() === "") {
+    issues.push({ index, field, message: `${field} ${JSON.stringify(value)} is blank` });
+    return false;
+  }
+  if (field === "event_type" && whitespace.test(value)) {
+    issues.push({ index, field, message: `${field} ${JSON.stringify(value)} contains whitespace; event types are identifiers such as "goal.created"` });
+    return false;
+  }
+  if (value.trim() !== value) {
+    issues.push({ index, field, message: `${field} ${JSON.stringify(value)} starts or ends with whitespace` });
     return false;
   }
   return true;
@@ -119,7 +153,7 @@ export function nestingDepth(value: JsonValue): number {
   return deepest;
 }
 
-interface ValidItem {
+export interface ValidItem {
   type: string;
   actor: string;
   payload: JsonObject;
@@ -127,16 +161,38 @@ interface ValidItem {
   parentEventId: string | null;
   causedBy: string[];
   id?: string;
+  origin?: string;
 }
 
 /** Validates every item; returns them normalised or throws one error listing every problem. */
 export function validateItems(items: AppendItem[]): ValidItem[] {
-  const issues: ValidationIssue[] = [];
   if (items.length === 0) throw inputError("empty_batch", "Nothing to append: the batch has no events", { field: "events" });
   if (items.length > batchEventsMax) {
     throw inputError("batch_too_large", `The batch has ${items.length} events; at most ${batchEventsMax} are allowed`, { field: "events" });
   }
+  const { valid, issues } = checkItems(items);
+  if (issues.length > 0) {
+    const lines = issues.map((issue) => (items.length === 1 && items[0].origin === undefined ? issue.message : describeItemIssue(items, issue)));
+    throw inputError("invalid_event", `Cannot append: ${lines.join("; ")}. Nothing was written.`, {
+      field: issues[0].field,
+    });
+  }
+  return valid;
+}
+
+/** One issue as errors print it: `line 3: actor must be a non-empty string`. */
+export function describeItemIssue(items: readonly AppendItem[], issue: ValidationIssue): string {
+  return `${itemName(items, issue.index)}: ${issue.message}`;
+}
+
+/**
+ * Every problem of every item, in item order, without throwing (the batch's size is not
+ * checked here). `validateItems` throws them; ingest merges them with its own parse errors.
+ */
+export function checkItems(items: readonly AppendItem[]): { valid: ValidItem[]; issues: ValidationIssue[] } {
+  const issues: ValidationIssue[] = [];
   const valid: ValidItem[] = [];
+  const firstIndexOfId = new Map<string, number>();
   items.forEach((item, index) => {
     const typeOk = checkText(item.type, "event_type", index, issues);
     const actorOk = checkText(item.actor, "actor", index, issues);
@@ -154,6 +210,17 @@ export function validateItems(items: AppendItem[]): ValidItem[] {
       } else if (size > payloadBytesMax) {
         issues.push({ index, field: "payload", message: `payload is ${size} bytes as compact UTF-8 JSON; at most ${payloadBytesMax} (1 MiB) are allowed` });
         payloadOk = false;
+      } else {
+        const found = nonFiniteNumbers(payload, "payload", nonFiniteReportedMax);
+        if (found.length > 0) {
+          const where = found.map((number) => `${number.path} is ${number.lexeme}`).join(", ");
+          issues.push({
+            index,
+            field: found[0].path,
+            message: `${where}: JSON cannot carry NaN or infinity (jq and JavaScript cannot read them); use a finite number, null or a string`,
+          });
+          payloadOk = false;
+        }
       }
     }
     let producerRef: string | undefined;
@@ -173,19 +240,25 @@ export function validateItems(items: AppendItem[]): ValidItem[] {
     if (item.id !== undefined && item.id !== null) {
       if (checkText(item.id, "id", index, issues)) id = item.id as string;
     }
+    if (id !== undefined) {
+      const first = firstIndexOfId.get(id);
+      if (first === undefined) firstIndexOfId.set(id, index);
+      else issues.push({ index, field: "id", message: `id ${JSON.stringify(id)} is already used by ${itemName(items, first)} of this batch; event ids are unique` });
+    }
     if (typeOk && actorOk && payloadOk) {
-      valid.push({ type: item.type as string, actor: item.actor as string, payload: payload as JsonObject, producerRef, parentEventId, causedBy, id });
+      valid.push({ type: item.type as string, actor: item.actor as string, payload: payload as JsonObject, producerRef, parentEventId, causedBy, id, origin: item.origin });
     }
   });
-  if (issues.length > 0) {
-    const prefix = items.length === 1 ? "" : "event ";
-    const lines = issues.map((issue) => (items.length === 1 ? issue.message : `${prefix}${issue.index}: ${issue.message}`));
-    throw inputError("invalid_event", `Cannot append: ${lines.join("; ")}. Nothing was written.`, {
-      field: issues[0].field,
-    });
-  }
-  return valid;
+  return { valid, issues };
 }
+
+/** How errors name an item: its origin (`line 3`) when known, else its batch index (`event 2`). */
+function itemName(items: readonly AppendItem[], index: number): string {
+  return items[index].origin ?? `event ${index}`;
+}
+
+/** A payload full of NaNs is named by its first few: enough to find the producer's bug. */
+const nonFiniteReportedMax = 5;
 
 function describe(value: JsonValue): string {
   if (value === null) return "null";
@@ -210,6 +283,62 @@ function existingProducerRefs(logPath: string): Set<string> {
     }
   }
   return refs;
+}
+
+const v1LinePrefix = utf8.encode('{"id":"');
+const idKeyBytes = utf8.encode('"id"');
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The top-level `id` of a log line, if it has a string one. */
+function loggedEventId(bytes: Uint8Array): string | undefined {
+  // Lines written by zaxy and Python's v1 writer start with the id: read it without parsing.
+  if (bytes.length > v1LinePrefix.length && v1LinePrefix.every((b, i) => bytes[i] === b)) {
+    const end = bytes.indexOf(0x22, v1LinePrefix.length);
+    const escaped = bytes.subarray(v1LinePrefix.length, end < 0 ? bytes.length : end).includes(0x5c);
+    if (end > 0 && !escaped) {
+      try {
+        return strictUtf8.decode(bytes.subarray(v1LinePrefix.length, end));
+      } catch {
+        // Fall through to a full parse, which decides.
+      }
+    }
+  }
+  if (!contains(bytes, idKeyBytes)) return undefined;
+  try {
+    const parsed = parseJsonBytes(bytes);
+    const id = isJsonObject(parsed) ? parsed.get("id") : undefined;
+    return typeof id === "string" ? id : undefined;
+  } catch {
+    // Verification reports bad lines; only readable ids can collide.
+    return undefined;
+  }
+}
+
+/**
+ * Refuses a batch carrying a producer-supplied event id that an event in the log already has
+ * (`invalid_event`, exit 2, naming the id, the item and the event holding it). Call it under the
+ * log's lock, after producer-ref dedup, so the items that are about to be written are checked
+ * against exactly the log they join. The log is scanned only when some item carries an id.
+ *
+ * @example
+ * refuseLoggedEventIds(".eventloom/default.jsonl", [{ id: "evt_1", origin: "line 1" }]);
+ * // throws: Cannot append: line 1: id "evt_1" is already event 4 of the log; ...
+ */
+export function refuseLoggedEventIds(logPath: string, batch: readonly { id?: string; origin?: string }[]): void {
+  const indexOfId = new Map<string, number>();
+  batch.forEach((item, index) => item.id !== undefined && indexOfId.set(item.id, index));
+  if (indexOfId.size === 0) return;
+  const problems: string[] = [];
+  for (const { bytes, position } of readLogLines(logPath)) {
+    const id = loggedEventId(bytes);
+    const index = id === undefined ? undefined : indexOfId.get(id);
+    if (index === undefined) continue;
+    const name = batch[index].origin ?? `event ${index}`;
+    problems.push(`${batch.length === 1 && batch[index].origin === undefined ? "" : `${name}: `}id ${JSON.stringify(id)} is already event ${position} of the log; event ids are unique`);
+  }
+  if (problems.length > 0) {
+    throw inputError("invalid_event", `Cannot append: ${problems.join("; ")}. Nothing was written.`, { field: "id" });
+  }
 }
 
 function contains(haystack: Uint8Array, needle: Uint8Array): boolean {
@@ -258,6 +387,7 @@ export async function appendEvents(root: string, sessionId: string, items: Appen
         return true;
       });
     }
+    refuseLoggedEventIds(logPath, batch);
     if (batch.length === 0) return { events: [], records: [], deduped, logPath };
     const startsEmpty = tail.hash === null;
     const v1Allowed = batch.every((item) => isV1EventType(item.type));

@@ -4,8 +4,9 @@
  * chunk plus the longest line.
  */
 import * as fs from "node:fs";
-import { checkError } from "../errors.ts";
+import { checkError, inputError } from "../errors.ts";
 import { lineBytesMax } from "../limits.ts";
+import { openRegularFile } from "../platform/regularFile.ts";
 import { isBlankLine as isBlank } from "./blank.ts";
 
 const chunkBytes = 1 << 20;
@@ -23,7 +24,10 @@ export interface LogLine {
 
 /** Yields the non-blank lines of the file at `path`. */
 export function* readLogLines(path: string): Generator<LogLine> {
-  const fd = fs.openSync(path, "r");
+  // A FIFO or a device in place of a log would block or never end: refuse it unread.
+  const opened = openRegularFile(path);
+  if (!opened.ok) throw inputError("unreadable_log", `Cannot read ${path}: ${opened.reason}`, { field: "LOG", expected: "a regular file" });
+  const fd = opened.fd;
   try {
     let buffer = new Uint8Array(chunkBytes);
     let filled = 0;

@@ -8,6 +8,7 @@ import { parseJsonBytes } from "../canonical/mod.ts";
 import { checkError, inputError } from "../errors.ts";
 import { lockWaitMs } from "../limits.ts";
 import { lockFile } from "../platform/mod.ts";
+import { regularFileProblem } from "../platform/regularFile.ts";
 import { countLogEvents } from "./lines.ts";
 import { readTailLine } from "./tail.ts";
 
@@ -40,7 +41,8 @@ function countNewlines(fd: number, end: number): number {
 }
 
 export async function truncateTornTail(path: string, now: () => number = Date.now): Promise<RepairResult> {
-  if (!fs.existsSync(path)) throw inputError("unreadable_log", `Cannot repair ${path}: no such file`, { field: "LOG" });
+  const problem = regularFileProblem(path);
+  if (problem !== undefined) throw inputError("unreadable_log", `Cannot repair ${path}: ${problem}`, { field: "LOG", expected: "a regular file" });
   const lock = await lockFile(path, "exclusive", lockWaitMs);
   try {
     const fd = fs.openSync(path, "r+");

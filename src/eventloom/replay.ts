@@ -6,6 +6,7 @@ import * as fs from "node:fs";
 import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
 import { checkError, inputError } from "../errors.ts";
 import { type EventRecord, recordFromLine } from "./envelope.ts";
+import { regularFileProblem } from "../platform/regularFile.ts";
 import { readLogLines } from "./lines.ts";
 import { type IntegrityReport, verifyLog } from "./verify.ts";
 
@@ -113,7 +114,8 @@ export function readEvents(path: string, window: ReplayWindow = {}): { events: E
  */
 export async function replayLog(path: string, window: ReplayWindow = {}): Promise<ReplayResult> {
   validateWindow(window);
-  if (!fs.existsSync(path)) throw inputError("unreadable_log", `Cannot replay ${path}: no such file`, { field: "LOG" });
+  const problem = regularFileProblem(path);
+  if (problem !== undefined) throw inputError("unreadable_log", `Cannot replay ${path}: ${problem}`, { field: "LOG", expected: "a regular file" });
   const integrity = await verifyLog(path);
   const { events, total } = readEvents(path, window);
   return { events, integrity, handoff: handoffSummary(events), total_events: total };

@@ -13,6 +13,7 @@ import { JsonNumber, parseJsonBytes, pythonFloatRepr, type JsonValue } from "../
 import { inputError, ioError } from "../errors.ts";
 import { lineBytesMax, lockWaitMs, verifyChunkBytes } from "../limits.ts";
 import { lockFile, requestGarbageCollection, sha256Into } from "../platform/mod.ts";
+import { openRegularFile } from "../platform/regularFile.ts";
 
 export type IntegrityCode =
   | "sequence_mismatch"
@@ -341,15 +342,10 @@ export function mergeRanges(bytes: number, ranges: RangeResult[], allErrors: boo
  * if (!report.ok) console.error(report.broken_reason); // "Event 3 hash mismatch"
  */
 export async function verifyLog(path: string, options: VerifyOptions = {}): Promise<IntegrityReport> {
-  let size: number;
-  try {
-    const stat = fs.statSync(path);
-    if (stat.isDirectory()) throw Object.assign(new Error("it is a directory"), { code: "EISDIR" });
-    size = stat.size;
-  } catch (error) {
-    const reason = (error as { code?: string }).code === "ENOENT" ? "no such file" : (error as Error).message;
-    throw inputError("unreadable_log", `Cannot verify ${path}: ${reason}`, { field: "LOG" });
-  }
+  // A FIFO or a device would block the lock's open or never end: refuse it unread.
+  const probe = openRegularFile(path);
+  if (!probe.ok) throw inputError("unreadable_log", `Cannot verify ${path}: ${probe.reason}`, { field: "LOG", expected: "a regular file" });
+  fs.closeSync(probe.fd);
   let lock: { release(): void } | undefined;
   if (options.lock !== false) {
     try {
@@ -358,13 +354,14 @@ export async function verifyLog(path: string, options: VerifyOptions = {}): Prom
       throw ioError("lock_failed", `Cannot verify ${path}: ${(error as Error).message}`);
     }
   }
-  let fd: number;
-  try {
-    fd = fs.openSync(path, "r");
-  } catch (error) {
+  // Opened again under the lock: the file verified is the one locked, and its size is read there.
+  const opened = openRegularFile(path);
+  if (!opened.ok) {
     lock?.release();
-    throw inputError("unreadable_log", `Cannot verify ${path}: ${(error as Error).message}`, { field: "LOG" });
+    throw inputError("unreadable_log", `Cannot verify ${path}: ${opened.reason}`, { field: "LOG", expected: "a regular file" });
   }
+  const fd = opened.fd;
+  const size = opened.sizeBytes;
   try {
     const threads = verifyThreads(size, options.threads);
     if (threads > 1) {

@@ -6,6 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
+import { fileKind } from "./regularFile.ts";
 
 // deno-lint-ignore no-explicit-any
 const runtimeGlobal = globalThis as any;
@@ -102,6 +103,9 @@ function sleep(ms: number): Promise<void> {
  * otherwise write to the new file beside a process holding the new file's lock.
  */
 export async function lockFile(path: string, mode: "shared" | "exclusive", waitMs: number, create = false): Promise<FileLock> {
+  // Opening a FIFO blocks until the other end appears: refuse any special file before opening.
+  const stat = fs.statSync(path, { throwIfNoEntry: false });
+  if (stat !== undefined && !stat.isFile()) throw new Error(`${path} is not a regular file (${fileKind(stat)})`);
   const deadline = Date.now() + waitMs;
   for (;;) {
     const lock = await lockOpenedFile(path, mode, Math.max(0, deadline - Date.now()), create);

@@ -169,7 +169,7 @@ describe("zaxy memory ingest", () => {
       jsonl(items.slice(0, 1)) + "{not json\n",
       jsonl(items.slice(0, 1)) + "[1]\n",
     ];
-    const patterns = [/event 1: actor must be a non-empty string/, /event 1: payload must be a JSON object/, /line 2: unknown field "colour"/, /line 2 is not valid JSON/, /line 2 is not a JSON object/];
+    const patterns = [/line 2: actor must be a non-empty string/, /line 2: payload must be a JSON object/, /line 2: unknown field "colour"/, /line 2 is not valid JSON/, /line 2 is not a JSON object/];
     bad.forEach((input, i) => {
       const run = runZaxy(["memory", "ingest", "-"], { cwd: dir, input });
       assert.equal(run.code, 2, `case ${i}: ${run.stderr}`);

@@ -1,10 +1,18 @@
 /** `zaxy memory append TYPE --actor A [--payload-json J | --payload-file F | stdin]`. */
 import { recordEvents } from "../../../memory/record.ts";
 import { inputError } from "../../../errors.ts";
+import { isBlankLine } from "../../../eventloom/blank.ts";
+import { payloadBytesMax, payloadDocumentBytesMax } from "../../../limits.ts";
 import { parseJsonInput, readInputFile } from "../../args.ts";
 import { type CommandContext, defineCommand, stringOption } from "../../command.ts";
 import { emit } from "../../output.ts";
 import type { JsonValue } from "../../../canonical/mod.ts";
+
+/** Reading stops here: past it, no document can hold a valid payload (see limits.ts). */
+const payloadDocumentBounds = {
+  maxBytes: payloadDocumentBytesMax,
+  why: `a payload is at most ${payloadBytesMax} bytes (1 MiB) as compact JSON`,
+};
 
 async function readPayload(ctx: CommandContext): Promise<JsonValue> {
   const json = stringOption(ctx, "payload-json");
@@ -13,10 +21,10 @@ async function readPayload(ctx: CommandContext): Promise<JsonValue> {
     throw inputError("usage", "zaxy memory append: give --payload-json or --payload-file, not both", { field: "--payload-json" });
   }
   if (json !== undefined) return parseJsonInput(new TextEncoder().encode(json), "--payload-json");
-  if (file !== undefined) return parseJsonInput(readInputFile(file, "--payload-file"), "--payload-file");
+  if (file !== undefined) return parseJsonInput(readInputFile(file, "--payload-file", payloadDocumentBounds), "--payload-file");
   if (ctx.io.stdinIsTTY) return new Map();
-  const bytes = await ctx.io.readStdin();
-  if (new TextDecoder().decode(bytes).trim() === "") return new Map();
+  const bytes = await ctx.io.readStdin(payloadDocumentBounds);
+  if (isBlankLine(bytes, 0, bytes.length)) return new Map();
   return parseJsonInput(bytes, "stdin payload");
 }
 

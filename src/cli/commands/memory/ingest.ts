@@ -1,9 +1,10 @@
 /** `zaxy memory ingest [FILE|-]`: append a JSONL batch of external events, all or nothing. */
 import { isJsonObject, type JsonObject } from "../../../canonical/mod.ts";
-import type { AppendItem } from "../../../eventloom/mod.ts";
+import { type AppendItem, checkItems, describeItemIssue } from "../../../eventloom/mod.ts";
 import { recordEvents } from "../../../memory/record.ts";
 import { inputError } from "../../../errors.ts";
-import { ingestBytesMax } from "../../../limits.ts";
+import { isBlankLine } from "../../../eventloom/blank.ts";
+import { ingestBytesMax, lineBytesMax } from "../../../limits.ts";
 import { parseJsonInput, readInputFile } from "../../args.ts";
 import { defineCommand, stringOption } from "../../command.ts";
 import { emit } from "../../output.ts";
@@ -15,44 +16,72 @@ function toItem(object: JsonObject, line: number, problems: string[]): AppendIte
   for (const key of object.keys()) {
     if (!itemKeys.has(key)) problems.push(`line ${line}: unknown field ${JSON.stringify(key)} (allowed: ${[...itemKeys].join(", ")})`);
   }
-  const causedBy = object.get("caused_by");
   return {
     type: object.get("event_type"),
     actor: object.get("actor"),
     payload: object.get("payload"),
     producerRef: object.get("producer_ref"),
     parentEventId: object.get("parent_event_id"),
-    causedBy: Array.isArray(causedBy) ? causedBy : causedBy,
+    causedBy: object.get("caused_by"),
     id: object.get("id"),
+    origin: `line ${line}`,
   };
 }
 
+/**
+ * Parses JSONL ingest input: one item per non-blank line, numbered by physical line (1-based).
+ * Each line is decoded as strict UTF-8 (invalid bytes are refused, never replaced by U+FFFD).
+ * Every bad line is reported, in line order: lines that do not parse and the validation
+ * problems of the lines that do, so one run shows everything to fix.
+ */
 export function parseIngestLines(bytes: Uint8Array, source: string): AppendItem[] {
   if (bytes.length > ingestBytesMax) {
     throw inputError("input_too_large", `${source} is ${bytes.length} bytes; at most ${ingestBytesMax} are accepted per ingest`, { field: source });
   }
-  const text = new TextDecoder().decode(bytes);
   const items: AppendItem[] = [];
-  const problems: string[] = [];
-  text.split("\n").forEach((raw, index) => {
-    if (raw.trim() === "") return;
-    const line = index + 1;
+  /** The line of each item. */
+  const itemLines: number[] = [];
+  const problems: Array<{ line: number; text: string }> = [];
+  let line = 0;
+  for (let start = 0; start < bytes.length; ) {
+    const newline = bytes.indexOf(0x0a, start);
+    const end = newline < 0 ? bytes.length : newline;
+    line++;
+    const raw = bytes.subarray(start, end);
+    start = end + 1;
+    if (isBlankLine(raw, 0, raw.length)) continue;
     let value;
     try {
-      value = parseJsonInput(new TextEncoder().encode(raw), `${source} line ${line}`);
+      value = parseJsonInput(raw, `${source} line ${line}`);
     } catch (error) {
-      problems.push((error as Error).message);
-      return;
+      problems.push({ line, text: (error as Error).message });
+      continue;
     }
     if (!isJsonObject(value)) {
-      problems.push(`${source} line ${line} is not a JSON object`);
-      return;
+      problems.push({ line, text: `${source} line ${line} is not a JSON object` });
+      continue;
     }
-    items.push(toItem(value, line, problems));
-  });
-  if (problems.length > 0) throw inputError("invalid_event", `Cannot ingest: ${problems.join("; ")}. Nothing was written.`, { field: source });
+    const itemProblems: string[] = [];
+    items.push(toItem(value, line, itemProblems));
+    itemLines.push(line);
+    for (const text of itemProblems) problems.push({ line, text });
+  }
+  // The append validates again under its own name; checking here too lets one message list
+  // the lines that do not parse and the problems of those that do, in line order.
+  for (const issue of checkItems(items).issues) problems.push({ line: itemLines[issue.index], text: describeItemIssue(items, issue) });
+  if (problems.length > 0) {
+    problems.sort((a, b) => a.line - b.line);
+    throw inputError("invalid_event", `Cannot ingest: ${problems.map((p) => p.text).join("; ")}. Nothing was written.`, { field: source, line: problems[0].line });
+  }
   return items;
 }
+
+/** Reading stops past these bounds: no valid ingest is longer, and no item line is. */
+const ingestBounds = {
+  maxBytes: ingestBytesMax,
+  why: "one ingest reads at most that much JSONL",
+  lineBytesMax,
+};
 
 export const memoryIngestCommand = defineCommand({
   name: "ingest",
@@ -73,7 +102,7 @@ export const memoryIngestCommand = defineCommand({
       throw inputError("usage", "zaxy memory ingest: give FILE or --file, not both", { field: "--file" });
     }
     const file = fileOption ?? ctx.positionals[0] ?? "-";
-    const bytes = file === "-" ? await ctx.io.readStdin() : readInputFile(file, "FILE");
+    const bytes = file === "-" ? await ctx.io.readStdin(ingestBounds) : readInputFile(file, "FILE", ingestBounds);
     const items = parseIngestLines(bytes, file === "-" ? "stdin" : file);
     const result = await recordEvents(ctx.global.eventloomPath, ctx.global.sessionId, items, { dedupProducerRefs: true });
     const doc = {
