@@ -1,13 +1,18 @@
 /**
- * `zaxy repair --truncate-torn-tail`: the one explicit fix for a crash mid-write. It removes
- * only bytes after the last newline, and only when they are not a complete JSON line; the
- * removed bytes are saved to a backup file first. Everything else is left to the user.
+ * `zaxy repair --truncate-torn-tail`: the one explicit fix for a crash mid-write. First it
+ * finishes an append a crash interrupted (intent.ts: a partial batch is rolled back whole, not
+ * just its torn last line). Otherwise it removes only bytes after the last newline, and only
+ * when they are not a complete JSON line. Removed bytes are saved to a backup file, written in
+ * full and fsynced, before anything is truncated; if the backup cannot be written (a full disk)
+ * nothing changes and no partial backup is left. Everything else is left to the user.
  */
 import * as fs from "node:fs";
 import { parseJsonBytes } from "../canonical/mod.ts";
 import { checkError, inputError } from "../errors.ts";
 import { lockWaitMs } from "../limits.ts";
 import { lockFile } from "../platform/mod.ts";
+import { saveBackup } from "./backup.ts";
+import { type InterruptedAppend, recoverInterruptedAppend } from "./intent.ts";
 import { countLogEvents } from "./lines.ts";
 import { readTailLine } from "./tail.ts";
 
@@ -22,6 +27,8 @@ export interface RepairResult {
   backup_path: string | null;
   events_kept: number;
   message: string;
+  /** Set when an append a crash interrupted was found (and rolled back or completed). */
+  interrupted_append?: InterruptedAppend;
 }
 
 const previewChars = 200;
@@ -45,7 +52,23 @@ export async function truncateTornTail(path: string, now: () => number = Date.no
   try {
     const fd = fs.openSync(path, "r+");
     try {
-      const size = fs.fstatSync(fd).size;
+      const action = `Cannot repair ${path}`;
+      const recovered = recoverInterruptedAppend(fd, path, fs.fstatSync(fd).size, action, now);
+      if (recovered.interrupted !== undefined) {
+        const rolledBack = recovered.backupPath !== undefined;
+        return {
+          repaired: rolledBack,
+          path,
+          removed_line: null,
+          removed_bytes: recovered.interrupted.log_bytes_now - recovered.size,
+          removed_preview: null,
+          backup_path: recovered.backupPath ?? null,
+          events_kept: countLogEvents(path),
+          message: recovered.warnings.join(" "),
+          interrupted_append: recovered.interrupted,
+        };
+      }
+      const size = recovered.size;
       const tail = readTailLine(fd, size);
       const base: RepairResult = {
         repaired: false,
@@ -74,7 +97,7 @@ export async function truncateTornTail(path: string, now: () => number = Date.no
       const removed = new Uint8Array(size - tail.start);
       fs.readSync(fd, removed, 0, removed.length, tail.start);
       const backupPath = `${path}.torn-tail-${now()}.bak`;
-      fs.writeFileSync(backupPath, removed, { flag: "wx" });
+      saveBackup(fd, tail.start, size, backupPath, action);
       fs.ftruncateSync(fd, tail.start);
       fs.fsyncSync(fd);
       const eventsKept = countLogEvents(path);
