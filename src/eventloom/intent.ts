@@ -77,9 +77,13 @@ export function sha256OfBytes(bytes: Uint8Array): string {
 }
 
 /**
- * Records `intent` durably before a batch is written: the file and its directory entry are
- * fsynced, so after a power cut no batch byte can be on disk without its intent. On failure the
- * partial intent is removed and the error rethrown (the log is untouched).
+ * Records `intent` before a batch is written. For a batch of several events the file and its
+ * directory entry are fsynced, so after a power cut no batch byte can be on disk without its
+ * intent. A batch of one event skips both fsyncs (they would triple the cost of every single
+ * append): a crash of the process still finds the intent in the page cache, and after a power
+ * cut one line can only be torn (no final newline), which appends refuse and `zaxy repair`
+ * removes, never half a batch committed. On failure the partial intent is removed and the
+ * error rethrown (the log is untouched).
  */
 export function beginAppend(logPath: string, intent: AppendIntent): void {
   const file = intentPath(logPath);
@@ -96,10 +100,11 @@ export function beginAppend(logPath: string, intent: AppendIntent): void {
   try {
     fd = fs.openSync(file, "w");
     for (let written = 0; written < bytes.length; ) written += fs.writeSync(fd, bytes, written, bytes.length - written);
-    fs.fsyncSync(fd);
+    const durable = intent.eventHashPrefixes.length > 1;
+    if (durable) fs.fsyncSync(fd);
     fs.closeSync(fd);
     fd = undefined;
-    fsyncDirectory(path.dirname(file));
+    if (durable) fsyncDirectory(path.dirname(file));
   } catch (error) {
     if (fd !== undefined) {
       try {
