@@ -250,6 +250,20 @@ describe("an interrupted batch and another writer", () => {
     assert.deepEqual(fs.readFileSync(logOf(s.dir)).subarray(0, s.pre.length), s.pre);
   });
 
+  test("zaxy compact refuses a log with an interrupted append (exit 1, interrupted_append) and writes nothing", { timeout: 60_000 }, async () => {
+    const s = await scenario();
+    const threeLines = s.batch.subarray(0, s.batch.indexOf(0x0a, s.batch.indexOf(0x0a, s.batch.indexOf(0x0a) + 1) + 1) + 1);
+    const bytes = Buffer.concat([s.pre, threeLines]);
+    crashedLog(s, bytes);
+    const compacted = run(s.dir, ["compact", logOf(s.dir), "--json"]);
+    assert.equal(compacted.code, 1, compacted.stdout + compacted.stderr);
+    const error = JSON.parse(compacted.stdout).error;
+    assert.equal(error.code, "interrupted_append");
+    assert.match(error.message, /^Refusing to compact .*default\.jsonl: an append of 5 events .* was interrupted after writing 3 whole events/);
+    assert.deepEqual(fs.readFileSync(logOf(s.dir)), bytes);
+    assert.equal(fs.existsSync(intentPath(logOf(s.dir))), true);
+  });
+
   test("an empty intent (a crash while recording it) is removed with a warning and the log is unchanged", { timeout: 60_000 }, async () => {
     const s = await scenario();
     fs.writeFileSync(intentPath(logOf(s.dir)), "");
