@@ -7,7 +7,8 @@
  * batch is fsynced. An intent found later (under the log's exclusive lock, where no append can
  * be in flight) belongs to an append that died; recovery compares the log with it:
  *
- *   nothing_written  the log still has its pre-batch length: drop the intent;
+ *   nothing_written  the log still has its pre-batch length, or another writer's events follow
+ *                    it directly: drop the intent, change nothing;
  *   complete         the whole batch is there (byte-identical): keep it, drop the intent;
  *   partial          some of the batch is there, nothing else: save the bytes after the
  *                    pre-batch length to `<log>.interrupted-append-<ms>.bak`, truncate, fsync;
@@ -15,10 +16,10 @@
  *                    batch, or lines the batch did not write after it): refuse, change nothing.
  *
  * The Python implementation ignores intents. After a zaxy crash that left a torn line it refuses
- * to append (its tail line does not parse); after a crash that left whole lines it appends after
- * them, and the next zaxy recovery finds lines the batch did not write: `conflict` when the batch
- * was partial (the Python events chain onto it, so rolling back would orphan them), `complete`
- * when the batch was whole (the Python events then follow a committed batch and are kept).
+ * to append (its tail line does not parse); otherwise it appends after whatever is there, and the
+ * next zaxy recovery finds lines the batch did not write: `nothing_written` when they follow the
+ * pre-batch log directly (kept), `conflict` when they follow part of the batch (they chain onto
+ * it, so rolling back would orphan them), `complete` when they follow the whole batch (kept).
  *
  * Format (one JSON line; never change a key without a new schema):
  *   {"schema":"zaxy.append_intent.v1","log_bytes_before":N,"log_bytes_after":N,
@@ -237,6 +238,17 @@ export function inspectInterruptedAppend(fd: number, logPath: string, size: numb
     if (!line.terminated) break;
     const expected = intent.eventHashPrefixes[eventsWritten];
     const hash = eventHashOf(line.bytes);
+    if (eventsWritten === 0 && expected !== undefined && hash !== undefined && !hash.startsWith(expected)) {
+      // The batch's bytes would start at its pre-batch length: a whole event there that is not
+      // its first means it wrote no event (at most the newline it starts with), and another
+      // writer appended after the pre-batch log. Those events stay.
+      return {
+        ...known,
+        state: "nothing_written",
+        events_written: 0,
+        message: `${batchSize} was interrupted before writing any of its events; the ${size - intent.logBytesBefore} bytes after byte ${intent.logBytesBefore} are another writer's`,
+      };
+    }
     if (expected === undefined || hash === undefined || !hash.startsWith(expected)) {
       return conflict(`after ${eventsWritten} of its events the log holds a line it did not write (another writer appended after the interrupted batch); rolling it back would delete that writer's events`, eventsWritten);
     }

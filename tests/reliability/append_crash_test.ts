@@ -227,6 +227,18 @@ describe("an interrupted batch and another writer", () => {
     assert.deepEqual(fs.readFileSync(logOf(s.dir)), bytes);
   });
 
+  test("no batch line, then another writer's event right after the pre-batch log: it stays, the intent is dropped with a warning", { timeout: 60_000 }, async () => {
+    const s = await scenario();
+    const bytes = await withForeignEvent(s, 0);
+    crashedLog(s, bytes);
+    const appended = run(s.dir, ["memory", "append", "note.added", "--actor", "agent", "--json"]);
+    assert.equal(appended.code, 0, appended.stderr);
+    assert.match(JSON.parse(appended.stdout).warnings[0], /was interrupted before writing any of its events; the \d+ bytes after byte \d+ are another writer's; removed the intent \(the log is unchanged\)\.$/);
+    assert.deepEqual(fs.readFileSync(logOf(s.dir)).subarray(0, bytes.length), bytes);
+    assert.equal(fs.existsSync(intentPath(logOf(s.dir))), false);
+    assert.deepEqual([verifyDoc(s.dir).log.ok, verifyDoc(s.dir).log.total_events], [true, 2 + 1 + 1]);
+  });
+
   test("the whole batch then another writer's event: the batch stays committed, the other event too, and the intent is dropped with a warning", { timeout: 60_000 }, async () => {
     const s = await scenario();
     const bytes = await withForeignEvent(s, 5);
