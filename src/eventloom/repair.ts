@@ -54,20 +54,23 @@ export async function truncateTornTail(path: string, now: () => number = Date.no
     try {
       const action = `Cannot repair ${path}`;
       const recovered = recoverInterruptedAppend(fd, path, fs.fstatSync(fd).size, action, now);
-      if (recovered.interrupted !== undefined) {
-        const rolledBack = recovered.backupPath !== undefined;
+      if (recovered.interrupted !== undefined && recovered.backupPath !== undefined) {
         return {
-          repaired: rolledBack,
+          repaired: true,
           path,
           removed_line: null,
           removed_bytes: recovered.interrupted.log_bytes_now - recovered.size,
           removed_preview: null,
-          backup_path: recovered.backupPath ?? null,
+          backup_path: recovered.backupPath,
           events_kept: countLogEvents(path),
           message: recovered.warnings.join(" "),
           interrupted_append: recovered.interrupted,
         };
       }
+      // An intent that needed no rollback was dropped (said in the message); a torn tail from
+      // before it, or from a crash that left no readable intent, is still repaired below.
+      const found = recovered.interrupted === undefined ? {} : { interrupted_append: recovered.interrupted };
+      const said = (message: string): string => [...recovered.warnings, message].join(" ");
       const size = recovered.size;
       const tail = readTailLine(fd, size);
       const base: RepairResult = {
@@ -81,7 +84,8 @@ export async function truncateTornTail(path: string, now: () => number = Date.no
         message: "",
       };
       if (tail === undefined || tail.terminated) {
-        return { ...base, events_kept: countLogEvents(path), message: "No torn tail: the log ends with a complete line. Nothing changed." };
+        const nothing = recovered.interrupted === undefined ? "Nothing changed." : "Nothing else changed.";
+        return { ...base, ...found, events_kept: countLogEvents(path), message: said(`No torn tail: the log ends with a complete line. ${nothing}`) };
       }
       let complete = true;
       try {
@@ -111,7 +115,8 @@ export async function truncateTornTail(path: string, now: () => number = Date.no
         removed_preview: text.length > previewChars ? text.slice(0, previewChars) + "…" : text,
         backup_path: backupPath,
         events_kept: eventsKept,
-        message: `Removed the torn last line (line ${lineNumber}, ${removed.length} bytes); saved it to ${backupPath}.`,
+        message: said(`Removed the torn last line (line ${lineNumber}, ${removed.length} bytes); saved it to ${backupPath}.`),
+        ...found,
       };
     } finally {
       fs.closeSync(fd);

@@ -276,6 +276,21 @@ describe("an interrupted batch and another writer", () => {
     assert.equal(fs.existsSync(intentPath(logOf(s.dir))), true);
   });
 
+  test("zaxy repair drops an intent that needs no rollback and still removes a torn tail in the same run", { timeout: 60_000 }, async () => {
+    const s = await scenario();
+    const torn = Buffer.from('{"seq":3,"payload":{"cut');
+    fs.writeFileSync(logOf(s.dir), Buffer.concat([s.pre, torn]));
+    fs.writeFileSync(intentPath(logOf(s.dir)), "");
+    const repaired = run(s.dir, ["repair", "--truncate-torn-tail", "--json"]);
+    assert.equal(repaired.code, 0, repaired.stdout + repaired.stderr);
+    const doc = JSON.parse(repaired.stdout);
+    assert.deepEqual([doc.repaired, doc.removed_bytes, doc.events_kept, doc.interrupted_append.state], [true, torn.length, 2, "unreadable_intent"]);
+    assert.match(doc.message, /^The append intent .* is unreadable: .*; removed the intent \(the log is unchanged\)\. Removed the torn last line \(line 3, \d+ bytes\); saved it to /);
+    assert.deepEqual(fs.readFileSync(logOf(s.dir)), s.pre);
+    assert.deepEqual(fs.readFileSync(doc.backup_path), torn);
+    assert.equal(fs.existsSync(intentPath(logOf(s.dir))), false);
+  });
+
   test("an empty intent (a crash while recording it) is removed with a warning and the log is unchanged", { timeout: 60_000 }, async () => {
     const s = await scenario();
     fs.writeFileSync(intentPath(logOf(s.dir)), "");

@@ -27,8 +27,10 @@ export const repairCommand = defineCommand({
     const file = ctx.positionals[0] ?? sessionLogPath(ctx.global.eventloomPath, ctx.global.sessionId, "repair");
     const result = await truncateTornTail(file);
     emit(ctx, "zaxy.repair.v1", { ...result }, () => {
-      if (result.interrupted_append !== undefined) return `${result.message}\n${result.events_kept} events kept`;
-      return result.repaired ? `${result.message}\nremoved: ${JSON.stringify(result.removed_preview)}\n${result.events_kept} events kept` : result.message;
+      const lines = [result.message];
+      if (result.removed_preview !== null) lines.push(`removed: ${JSON.stringify(result.removed_preview)}`);
+      if (result.repaired || result.interrupted_append !== undefined) lines.push(`${result.events_kept} events kept`);
+      return lines.join("\n");
     });
     return 0;
   },
