@@ -285,6 +285,13 @@ export async function rewriteLog(logPath: string, options: RewriteOptions = {}):
   try {
     // We hold the exclusive lock; a shared one from the verifier would wait on ourselves.
     const integrity = await verifyLog(logPath, { lock: false });
+    // An append a crash interrupted must be rolled back (or kept) before the log is rewritten.
+    if (integrity.interrupted_append !== undefined) {
+      throw checkError("interrupted_append", `Refusing to compact ${logPath}: ${integrity.interrupted_append.message}. Nothing was written.`, {
+        field: "LOG",
+        hint: "zaxy repair --truncate-torn-tail finishes the interrupted append first (with a backup)",
+      });
+    }
     if (!integrity.ok) {
       const reason = integrity.broken_reason ?? "the chain does not verify";
       throw checkError("integrity_failure", `Refusing to compact ${logPath}: ${reason}. Nothing was written.`, {

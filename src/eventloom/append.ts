@@ -1,8 +1,11 @@
 /**
  * Appending to a log (DESIGN §2.3): validate the whole batch first (nothing is written unless
  * every item is valid), take an exclusive flock on the JSONL itself (shared with the Python
- * implementation), read only the tail, seal every event, write all lines with one write, fsync,
- * unlock. A torn or corrupt tail is refused, never extended.
+ * implementation), finish any append a crash interrupted (intent.ts), read and check only the
+ * tail, seal every event, record an intent, write all lines, fsync, drop the intent, unlock.
+ * A torn, corrupt or tampered tail is refused, never extended. A write that fails truncates the
+ * log back to its pre-batch length before the lock is released, so a failed append leaves the
+ * file byte for byte as it was; a crash leaves an intent the next locked open rolls back.
  */
 import * as fs from "node:fs";
 import { isJsonObject, type JsonObject, type JsonValue, nonFiniteNumbers, parseJsonBytes, writeJson } from "../canonical/mod.ts";
@@ -12,6 +15,7 @@ import { lockFile } from "../platform/mod.ts";
 import { citationUri } from "./citation.ts";
 import { type EventloomConfig, readConfig } from "./config.ts";
 import { type Envelope, type EventRecord, isV1EventType, sealLegacy, sealV1, type SealedLine } from "./envelope.ts";
+import { beginAppend, endAppend, eventHashPrefixChars, recoverInterruptedAppend, sha256BeforeBatch, sha256OfBytes } from "./intent.ts";
 import { countLogEvents, readLogLines } from "./lines.ts";
 import { securePayload } from "./redact.ts";
 import { readVerifiedEvents } from "./replay.ts";
@@ -70,6 +74,8 @@ export interface AppendResult {
   records: EventRecord[];
   deduped: number;
   logPath: string;
+  /** What recovering an interrupted earlier append did (empty when nothing); front doors print them. */
+  warnings: string[];
 }
 
 export interface ValidationIssue {
@@ -371,7 +377,7 @@ export async function appendEvents(root: string, sessionId: string, items: Appen
   sessionLogPath(root, sessionId, "append to");
   const valid = validateItems(items);
   const clock = options.clock ?? systemClock;
-  return await withLockedLog(root, sessionId, options, ({ fd, size, logPath, config }) => {
+  return await withLockedLog(root, sessionId, options, ({ fd, size, logPath, config, warnings }) => {
     const tail = readChainTail(fd, size, `session "${sessionId}"`, () => countLogEvents(logPath));
     let batch = valid;
     let deduped = 0;
@@ -388,7 +394,7 @@ export async function appendEvents(root: string, sessionId: string, items: Appen
       });
     }
     refuseLoggedEventIds(logPath, batch);
-    if (batch.length === 0) return { events: [], records: [], deduped, logPath };
+    if (batch.length === 0) return { events: [], records: [], deduped, logPath, warnings };
     const startsEmpty = tail.hash === null;
     const v1Allowed = batch.every((item) => isV1EventType(item.type));
     const envelope: Envelope = v1Allowed && (startsEmpty ? config.envelope === "v1" : tail.isV1) ? "v1" : "legacy";
@@ -400,17 +406,19 @@ export async function appendEvents(root: string, sessionId: string, items: Appen
       sealed.push(line);
       prevHash = line.hash;
     }
-    writeSealed(fd, tail, sealed);
-    return { events: sealed.map((line) => appendedEventOf(line, sessionId, envelope)), records: sealed.map((s) => s.record), deduped, logPath };
+    writeSealed(fd, size, logPath, tail, sealed, sessionId);
+    return { events: sealed.map((line) => appendedEventOf(line, sessionId, envelope)), records: sealed.map((s) => s.record), deduped, logPath, warnings };
   });
 }
 
 interface LockedLog {
   fd: number;
-  /** Bytes in the log when the lock was taken. */
+  /** Bytes in the log under the lock, after any interrupted append was recovered. */
   size: number;
   logPath: string;
   config: EventloomConfig;
+  /** What that recovery did. */
+  warnings: string[];
 }
 
 /**
@@ -435,7 +443,8 @@ async function withLockedLog<T>(root: string, sessionId: string, options: Append
   try {
     const fd = fs.openSync(logPath, "a+");
     try {
-      return await body({ fd, size: fs.fstatSync(fd).size, logPath, config });
+      const recovered = recoverInterruptedAppend(fd, logPath, fs.fstatSync(fd).size, `Cannot append to session ${JSON.stringify(sessionId)}`);
+      return await body({ fd, size: recovered.size, logPath, config, warnings: recovered.warnings });
     } finally {
       fs.closeSync(fd);
     }
@@ -478,11 +487,41 @@ function appendedEventOf(line: SealedLine, sessionId: string, envelope: Envelope
   };
 }
 
-/** All lines in one write (after a newline the torn-free tail may lack), then fsync. */
-function writeSealed(fd: number, tail: ChainTail, sealed: readonly SealedLine[]): void {
-  const text = (tail.needsNewline ? "\n" : "") + sealed.map((s) => s.line).join("\n") + "\n";
-  writeAll(fd, utf8.encode(text));
-  fs.fsyncSync(fd);
+/**
+ * Writes the batch after the log's `size` bytes (after a newline the torn-free tail may lack)
+ * between an intent and its removal, then fsyncs. Any failure after the intent (a full disk, an
+ * I/O error) truncates the log back to `size` and fsyncs before the lock is released; if even
+ * that fails the intent stays, so the next locked open rolls the batch back.
+ */
+function writeSealed(fd: number, size: number, logPath: string, tail: ChainTail, sealed: readonly SealedLine[], sessionId: string): void {
+  const bytes = utf8.encode((tail.needsNewline ? "\n" : "") + sealed.map((s) => s.line).join("\n") + "\n");
+  const action = `Cannot append to session ${JSON.stringify(sessionId)}`;
+  try {
+    beginAppend(logPath, {
+      logBytesBefore: size,
+      logBytesAfter: size + bytes.length,
+      bytesBeforeSha256: sha256BeforeBatch(fd, size),
+      batchSha256: sha256OfBytes(bytes),
+      eventHashPrefixes: sealed.map((s) => s.hash.slice(0, eventHashPrefixChars)),
+    });
+  } catch (error) {
+    throw ioError("write_failed", `${action}: could not record the append intent (${(error as Error).message}); nothing was written`);
+  }
+  try {
+    writeAll(fd, bytes);
+    fs.fsyncSync(fd);
+  } catch (error) {
+    const reason = (error as Error).message;
+    try {
+      fs.ftruncateSync(fd, size);
+      fs.fsyncSync(fd);
+    } catch (restoreError) {
+      throw ioError("write_failed", `${action}: writing the batch failed (${reason}) and truncating the log back to its ${size} bytes failed too (${(restoreError as Error).message}); the log may end with part of the batch, which the next append or 'zaxy repair' rolls back`);
+    }
+    endAppend(logPath);
+    throw ioError("write_failed", `${action}: writing the batch failed (${reason}); the log was truncated back to its ${size} bytes, nothing was appended`);
+  }
+  endAppend(logPath);
 }
 
 function writeAll(fd: number, bytes: Uint8Array): void {
@@ -539,7 +578,7 @@ export async function appendPlanned<R = never>(
   options: AppendOptions = {},
 ): Promise<PlannedAppendResult<R>> {
   const clock = options.clock ?? systemClock;
-  return await withLockedLog(root, sessionId, options, async ({ fd, size, logPath, config }) => {
+  return await withLockedLog(root, sessionId, options, async ({ fd, size, logPath, config, warnings }) => {
     let existing: EventRecord[] = [];
     if (size > 0) {
       // We hold the exclusive lock, so the verifier must not take a shared one (it would wait on us).
@@ -551,8 +590,8 @@ export async function appendPlanned<R = never>(
       })).events;
     }
     const planned = plan(existing);
-    if (isRejection(planned)) return { events: [], records: [], deduped: 0, logPath, rejection: planned.rejected, existingEventCount: existing.length };
-    if (planned.length === 0) return { events: [], records: [], deduped: 0, logPath, existingEventCount: existing.length };
+    if (isRejection(planned)) return { events: [], records: [], deduped: 0, logPath, warnings, rejection: planned.rejected, existingEventCount: existing.length };
+    if (planned.length === 0) return { events: [], records: [], deduped: 0, logPath, warnings, existingEventCount: existing.length };
     const tail = readChainTail(fd, size, `session "${sessionId}"`, () => countLogEvents(logPath));
     const sealed: SealedLine[] = [];
     const appended: AppendedEvent[] = [];
@@ -576,8 +615,8 @@ export async function appendPlanned<R = never>(
       appended.push(appendedEventOf(line, sessionId, envelope));
       prevHash = line.hash;
     }
-    writeSealed(fd, tail, sealed);
-    return { events: appended, records: sealed.map((s) => s.record), deduped: 0, logPath, existingEventCount: existing.length };
+    writeSealed(fd, size, logPath, tail, sealed, sessionId);
+    return { events: appended, records: sealed.map((s) => s.record), deduped: 0, logPath, warnings, existingEventCount: existing.length };
   });
 }
 

@@ -29,48 +29,59 @@ export function* readLogLines(path: string): Generator<LogLine> {
   if (!opened.ok) throw inputError("unreadable_log", `Cannot read ${path}: ${opened.reason}`, { field: "LOG", expected: "a regular file" });
   const fd = opened.fd;
   try {
-    let buffer = new Uint8Array(chunkBytes);
-    let filled = 0;
-    let line = 0;
-    let position = 0;
-    let eof = false;
-    while (!eof || filled > 0) {
-      if (!eof) {
-        if (filled === buffer.length) {
-          if (buffer.length >= lineBytesMax) throw checkError("line_too_long", `line ${line + 1} is longer than ${lineBytesMax} bytes`);
-          const bigger = new Uint8Array(buffer.length * 2);
-          bigger.set(buffer);
-          buffer = bigger;
-        }
-        const read = fs.readSync(fd, buffer, filled, buffer.length - filled, null);
-        if (read === 0) eof = true;
-        filled += read;
-      }
-      let start = 0;
-      for (;;) {
-        const nl = buffer.indexOf(0x0a, start);
-        if (nl < 0 || nl >= filled) break;
-        line++;
-        if (!isBlank(buffer, start, nl)) {
-          position++;
-          yield { bytes: buffer.subarray(start, nl), line, position, terminated: true };
-        }
-        start = nl + 1;
-      }
-      if (eof && start < filled) {
-        line++;
-        if (!isBlank(buffer, start, filled)) {
-          position++;
-          yield { bytes: buffer.subarray(start, filled), line, position, terminated: false };
-        }
-        start = filled;
-      }
-      buffer.copyWithin(0, start, filled);
-      filled -= start;
-      if (eof) break;
-    }
+    yield* readRangeLines(fd, 0, Number.POSITIVE_INFINITY);
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/**
+ * Yields the non-blank lines in bytes [start, end) of the open file `fd` (to EOF when `end` is
+ * infinite); `start` must be a line start. Line numbers count from the range's first line.
+ */
+export function* readRangeLines(fd: number, start: number, end: number): Generator<LogLine> {
+  let buffer = new Uint8Array(chunkBytes);
+  let offset = start;
+  let filled = 0;
+  let line = 0;
+  let position = 0;
+  let eof = false;
+  while (!eof || filled > 0) {
+    if (!eof) {
+      if (filled === buffer.length) {
+        if (buffer.length >= lineBytesMax) throw checkError("line_too_long", `line ${line + 1} is longer than ${lineBytesMax} bytes`);
+        const bigger = new Uint8Array(buffer.length * 2);
+        bigger.set(buffer);
+        buffer = bigger;
+      }
+      const want = Math.min(buffer.length - filled, end - offset);
+      const read = want > 0 ? fs.readSync(fd, buffer, filled, want, offset) : 0;
+      if (read === 0) eof = true;
+      offset += read;
+      filled += read;
+    }
+    let lineStart = 0;
+    for (;;) {
+      const nl = buffer.indexOf(0x0a, lineStart);
+      if (nl < 0 || nl >= filled) break;
+      line++;
+      if (!isBlank(buffer, lineStart, nl)) {
+        position++;
+        yield { bytes: buffer.subarray(lineStart, nl), line, position, terminated: true };
+      }
+      lineStart = nl + 1;
+    }
+    if (eof && lineStart < filled) {
+      line++;
+      if (!isBlank(buffer, lineStart, filled)) {
+        position++;
+        yield { bytes: buffer.subarray(lineStart, filled), line, position, terminated: false };
+      }
+      lineStart = filled;
+    }
+    buffer.copyWithin(0, lineStart, filled);
+    filled -= lineStart;
+    if (eof) break;
   }
 }
 

@@ -1,7 +1,10 @@
 /**
- * `zaxy repair --truncate-torn-tail`: the one explicit fix for a crash mid-write. It removes
- * only bytes after the last newline, and only when they are not a complete JSON line; the
- * removed bytes are saved to a backup file first. Everything else is left to the user.
+ * `zaxy repair --truncate-torn-tail`: the one explicit fix for a crash mid-write. First it
+ * finishes an append a crash interrupted (intent.ts: a partial batch is rolled back whole, not
+ * just its torn last line). Otherwise it removes only bytes after the last newline, and only
+ * when they are not a complete JSON line. Removed bytes are saved to a backup file, written in
+ * full and fsynced, before anything is truncated; if the backup cannot be written (a full disk)
+ * nothing changes and no partial backup is left. Everything else is left to the user.
  */
 import * as fs from "node:fs";
 import { parseJsonBytes } from "../canonical/mod.ts";
@@ -9,6 +12,8 @@ import { checkError, inputError } from "../errors.ts";
 import { lockWaitMs } from "../limits.ts";
 import { lockFile } from "../platform/mod.ts";
 import { regularFileProblem } from "../platform/regularFile.ts";
+import { saveBackup } from "./backup.ts";
+import { type InterruptedAppend, recoverInterruptedAppend } from "./intent.ts";
 import { countLogEvents } from "./lines.ts";
 import { readTailLine } from "./tail.ts";
 
@@ -23,6 +28,8 @@ export interface RepairResult {
   backup_path: string | null;
   events_kept: number;
   message: string;
+  /** Set when an append a crash interrupted was found (and rolled back or completed). */
+  interrupted_append?: InterruptedAppend;
 }
 
 const previewChars = 200;
@@ -47,7 +54,26 @@ export async function truncateTornTail(path: string, now: () => number = Date.no
   try {
     const fd = fs.openSync(path, "r+");
     try {
-      const size = fs.fstatSync(fd).size;
+      const action = `Cannot repair ${path}`;
+      const recovered = recoverInterruptedAppend(fd, path, fs.fstatSync(fd).size, action, now);
+      if (recovered.interrupted !== undefined && recovered.backupPath !== undefined) {
+        return {
+          repaired: true,
+          path,
+          removed_line: null,
+          removed_bytes: recovered.interrupted.log_bytes_now - recovered.size,
+          removed_preview: null,
+          backup_path: recovered.backupPath,
+          events_kept: countLogEvents(path),
+          message: recovered.warnings.join(" "),
+          interrupted_append: recovered.interrupted,
+        };
+      }
+      // An intent that needed no rollback was dropped (said in the message); a torn tail from
+      // before it, or from a crash that left no readable intent, is still repaired below.
+      const found = recovered.interrupted === undefined ? {} : { interrupted_append: recovered.interrupted };
+      const said = (message: string): string => [...recovered.warnings, message].join(" ");
+      const size = recovered.size;
       const tail = readTailLine(fd, size);
       const base: RepairResult = {
         repaired: false,
@@ -60,7 +86,8 @@ export async function truncateTornTail(path: string, now: () => number = Date.no
         message: "",
       };
       if (tail === undefined || tail.terminated) {
-        return { ...base, events_kept: countLogEvents(path), message: "No torn tail: the log ends with a complete line. Nothing changed." };
+        const nothing = recovered.interrupted === undefined ? "Nothing changed." : "Nothing else changed.";
+        return { ...base, ...found, events_kept: countLogEvents(path), message: said(`No torn tail: the log ends with a complete line. ${nothing}`) };
       }
       let complete = true;
       try {
@@ -76,7 +103,7 @@ export async function truncateTornTail(path: string, now: () => number = Date.no
       const removed = new Uint8Array(size - tail.start);
       fs.readSync(fd, removed, 0, removed.length, tail.start);
       const backupPath = `${path}.torn-tail-${now()}.bak`;
-      fs.writeFileSync(backupPath, removed, { flag: "wx" });
+      saveBackup(fd, tail.start, size, backupPath, action);
       fs.ftruncateSync(fd, tail.start);
       fs.fsyncSync(fd);
       const eventsKept = countLogEvents(path);
@@ -90,7 +117,8 @@ export async function truncateTornTail(path: string, now: () => number = Date.no
         removed_preview: text.length > previewChars ? text.slice(0, previewChars) + "…" : text,
         backup_path: backupPath,
         events_kept: eventsKept,
-        message: `Removed the torn last line (line ${lineNumber}, ${removed.length} bytes); saved it to ${backupPath}.`,
+        message: said(`Removed the torn last line (line ${lineNumber}, ${removed.length} bytes); saved it to ${backupPath}.`),
+        ...found,
       };
     } finally {
       fs.closeSync(fd);

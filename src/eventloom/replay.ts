@@ -117,8 +117,15 @@ export async function replayLog(path: string, window: ReplayWindow = {}): Promis
   const problem = regularFileProblem(path);
   if (problem !== undefined) throw inputError("unreadable_log", `Cannot replay ${path}: ${problem}`, { field: "LOG", expected: "a regular file" });
   const integrity = await verifyLog(path);
-  const { events, total } = readEvents(path, window);
+  const { events, total } = integrity.interrupted_append?.state === "partial" ? readCommittedEvents(path, window, integrity.total_events) : readEvents(path, window);
   return { events, integrity, handoff: handoffSummary(events), total_events: total };
+}
+
+/** The window's events among the first `committed` (the rest belong to an interrupted append). */
+function readCommittedEvents(path: string, window: ReplayWindow, committed: number): { events: EventRecord[]; total: number } {
+  const toSeq = Math.min(window.toSeq ?? committed, committed);
+  if (toSeq === 0 || (window.fromSeq ?? 1) > toSeq) return { events: [], total: committed };
+  return { events: readEvents(path, { ...window, toSeq }).events, total: committed };
 }
 
 export interface VerifiedReadOptions {
@@ -160,6 +167,11 @@ export async function readVerifiedEvents(logPath: string, options: VerifiedReadO
     return undefined;
   }
   const integrity = await verifyLog(logPath, options.lock === false ? { lock: false, threads: 1 } : {});
+  if (integrity.interrupted_append?.state === "conflict") {
+    const message = options.failureMessage?.(`cannot be read: ${integrity.interrupted_append.message}`) ??
+      `The log of session ${JSON.stringify(options.sessionId)} cannot be read: ${integrity.interrupted_append.message}`;
+    throw checkError("interrupted_append_conflict", message, { hint: `run \`zaxy repair ${logPath} --truncate-torn-tail\` for the choices` });
+  }
   if (!integrity.ok) {
     const failure = `fails verification at seq ${integrity.broken_at_seq} (${integrity.broken_reason})`;
     const message = options.failureMessage?.(failure) ?? `The log of session ${JSON.stringify(options.sessionId)} ${failure}`;

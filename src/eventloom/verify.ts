@@ -14,6 +14,7 @@ import { inputError, ioError } from "../errors.ts";
 import { lineBytesMax, lockWaitMs, verifyChunkBytes } from "../limits.ts";
 import { lockFile, requestGarbageCollection, sha256Into } from "../platform/mod.ts";
 import { openRegularFile } from "../platform/regularFile.ts";
+import { type InterruptedAppend, inspectInterruptedAppend } from "./intent.ts";
 
 export type IntegrityCode =
   | "sequence_mismatch"
@@ -44,7 +45,13 @@ export interface IntegrityReport {
   torn_tail: boolean;
   /** Every failure (only with `allErrors`; otherwise just the first). */
   errors: IntegrityIssue[];
+  /** Bytes verified: the whole file, or the part before an interrupted append's uncommitted bytes. */
   bytes: number;
+  /**
+   * Set when an append died and left its intent: a `partial` batch is not committed, so the
+   * verdict covers only the log before it (the next append or `zaxy repair` rolls it back).
+   */
+  interrupted_append?: InterruptedAppend;
 }
 
 export interface VerifyOptions {
@@ -363,18 +370,23 @@ export async function verifyLog(path: string, options: VerifyOptions = {}): Prom
   const fd = opened.fd;
   const size = opened.sizeBytes;
   try {
-    const threads = verifyThreads(size, options.threads);
+    // Under the lock no append is in flight, so an intent belongs to one that died; the bytes
+    // of a partial batch are not committed and are left out of the verdict.
+    const interrupted = inspectInterruptedAppend(fd, path, size);
+    const committed = interrupted?.state === "partial" ? (interrupted.log_bytes_before as number) : size;
+    const withInterrupted = (report: IntegrityReport): IntegrityReport => (interrupted === undefined ? report : { ...report, interrupted_append: interrupted });
+    const threads = verifyThreads(committed, options.threads);
     if (threads > 1) {
       const { verifyInParallel } = await import("./verifyParallel.ts");
-      const ranges = await verifyInParallel(path, fd, size, threads, options);
-      if (ranges !== undefined) return mergeRanges(size, ranges, options.allErrors === true);
+      const ranges = await verifyInParallel(path, fd, committed, threads, options);
+      if (ranges !== undefined) return withInterrupted(mergeRanges(committed, ranges, options.allErrors === true));
     }
-    const range = scanRange(fd, 0, size, true, { eventBase: 0, lineBase: 0, prevHash: null }, {
+    const range = scanRange(fd, 0, committed, true, { eventBase: 0, lineBase: 0, prevHash: null }, {
       allErrors: options.allErrors,
       chunkBytes: options.chunkBytes,
-      onProgress: (done) => options.onProgress?.(done, size),
+      onProgress: (done) => options.onProgress?.(done, committed),
     });
-    return mergeRanges(size, [range], options.allErrors === true);
+    return withInterrupted(mergeRanges(committed, [range], options.allErrors === true));
   } finally {
     fs.closeSync(fd);
     lock?.release();

@@ -10,6 +10,8 @@ export interface IntegrityDocument {
   line: number | null;
   torn_tail: boolean;
   errors: IntegrityReport["errors"];
+  /** Present when an append died mid-batch: its bytes are not committed (see the library report). */
+  interrupted_append?: IntegrityReport["interrupted_append"];
 }
 
 export function integrityDocument(report: IntegrityReport): IntegrityDocument {
@@ -22,5 +24,6 @@ export function integrityDocument(report: IntegrityReport): IntegrityDocument {
     line: report.line,
     torn_tail: report.torn_tail,
     errors: report.errors,
+    ...(report.interrupted_append === undefined ? {} : { interrupted_append: report.interrupted_append }),
   };
 }

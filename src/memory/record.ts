@@ -27,5 +27,5 @@ export async function recordEvents(root: string, sessionId: string, items: Appen
   }));
   if (derived.length === 0) return { ...result, generated: [] };
   const more = await appendEvents(root, sessionId, derived, { clock: options.clock, lockWaitMs: options.lockWaitMs });
-  return { ...result, generated: more.events };
+  return { ...result, warnings: [...result.warnings, ...more.warnings], generated: more.events };
 }

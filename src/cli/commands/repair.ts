@@ -10,7 +10,11 @@ export const repairCommand = defineCommand({
   description:
     "With --truncate-torn-tail, removes the bytes after the last newline of LOG (default: the\n" +
     "current session's log) when they are not a complete JSON line, after saving them to\n" +
-    "LOG.torn-tail-<ms>.bak. Nothing else in the log is ever changed.",
+    "LOG.torn-tail-<ms>.bak. First, an append a crash interrupted (LOG.intent present) is\n" +
+    "finished: a partial batch is rolled back whole to the log's length before it (its bytes\n" +
+    "saved to LOG.interrupted-append-<ms>.bak), a complete one is kept. A backup is written in\n" +
+    "full and fsynced before anything is removed; if it cannot be (a full disk), nothing changes.\n" +
+    "Nothing else in the log is ever changed.",
   options: {
     "truncate-torn-tail": { type: "boolean", description: "Remove a torn last line (required: repair does nothing else)" },
   },
@@ -22,9 +26,12 @@ export const repairCommand = defineCommand({
     }
     const file = ctx.positionals[0] ?? sessionLogPath(ctx.global.eventloomPath, ctx.global.sessionId, "repair");
     const result = await truncateTornTail(file);
-    emit(ctx, "zaxy.repair.v1", { ...result }, () =>
-      result.repaired ? `${result.message}\nremoved: ${JSON.stringify(result.removed_preview)}\n${result.events_kept} events kept` : result.message,
-    );
+    emit(ctx, "zaxy.repair.v1", { ...result }, () => {
+      const lines = [result.message];
+      if (result.removed_preview !== null) lines.push(`removed: ${JSON.stringify(result.removed_preview)}`);
+      if (result.repaired || result.interrupted_append !== undefined) lines.push(`${result.events_kept} events kept`);
+      return lines.join("\n");
+    });
     return 0;
   },
 });

@@ -46,6 +46,15 @@ export const verifyCommand = defineCommand({
       const progress = progressReporter(ctx.io, `verify ${path.basename(file)}`);
       const report = await verifyLog(file, { allErrors, onProgress: progress.update });
       progress.done();
+      const interrupted = report.interrupted_append;
+      if (interrupted !== undefined) {
+        const effect = interrupted.state === "partial"
+          ? "its bytes are not committed and were not verified; the next append or 'zaxy repair --truncate-torn-tail' rolls them back"
+          : interrupted.state === "conflict"
+          ? "appends to this log are refused until it is resolved; run 'zaxy repair --truncate-torn-tail' for the choices"
+          : "the next append or 'zaxy repair --truncate-torn-tail' removes the leftover intent";
+        ctx.io.stderr(`zaxy: warning: ${file}: ${interrupted.message}; ${effect}\n`);
+      }
       results.push({ path: file, ...report });
     }
     const ok = results.every((r) => r.ok);

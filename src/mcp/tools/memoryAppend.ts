@@ -24,12 +24,16 @@ export const memoryAppendTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, ctx) {
     const sessionId = resolveSessionId(ctx, args.session_id, args.thread);
-    const { events, generated } = await recordEvents(ctx.eventloomPath, sessionId, [
+    const { events, generated, warnings } = await recordEvents(ctx.eventloomPath, sessionId, [
       { type: args.event_type, actor: args.actor, payload: fromJs(args.payload) },
     ]);
     // Python's memory_append result: the appended event without the envelope name.
     const { envelope: _envelope, ...result } = events[0];
-    if (generated.length === 0) return result;
-    return { ...result, generated_events: generated.map((e) => ({ seq: e.seq, hash: e.hash, event_type: e.event_type, citation: e.citation })) };
+    return {
+      ...result,
+      ...(generated.length > 0 ? { generated_events: generated.map((e) => ({ seq: e.seq, hash: e.hash, event_type: e.event_type, citation: e.citation })) } : {}),
+      // Recovering an append a crash interrupted is never silent.
+      ...(warnings.length > 0 ? { warnings } : {}),
+    };
   },
 });

@@ -49,6 +49,8 @@ export const memoryIngestTool = defineTool({
       session_id: sessionId,
       events: result.events.map((event) => ({ seq: event.seq, hash: event.hash, citation: event.citation })),
       ...(result.generated.length > 0 ? { generated_events: result.generated.map((e) => ({ seq: e.seq, hash: e.hash, event_type: e.event_type, citation: e.citation })) } : {}),
+      // Recovering an append a crash interrupted is never silent.
+      ...(result.warnings.length > 0 ? { warnings: result.warnings } : {}),
     };
   },
 });

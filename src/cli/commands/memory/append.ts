@@ -51,12 +51,16 @@ export const memoryAppendCommand = defineCommand({
     const actor = stringOption(ctx, "actor");
     if (actor === undefined) throw inputError("usage", "zaxy memory append: --actor is required", { field: "--actor" });
     const payload = await readPayload(ctx);
-    const { events, generated } = await recordEvents(ctx.global.eventloomPath, ctx.global.sessionId, [{ type: ctx.positionals[0], actor, payload }]);
+    const { events, generated, warnings } = await recordEvents(ctx.global.eventloomPath, ctx.global.sessionId, [{ type: ctx.positionals[0], actor, payload }]);
     const event = events[0];
-    // {seq, hash, event_id, session_id, event_type, citation, envelope[, generated_events]}
-    const doc = generated.length === 0
-      ? { ...event }
-      : { ...event, generated_events: generated.map((e) => ({ seq: e.seq, hash: e.hash, event_type: e.event_type, citation: e.citation })) };
+    // Recovering an append a crash interrupted is never silent: stderr, and `warnings` in JSON.
+    for (const warning of warnings) ctx.io.stderr(`zaxy: warning: ${warning}\n`);
+    // {seq, hash, event_id, session_id, event_type, citation, envelope[, generated_events][, warnings]}
+    const doc = {
+      ...event,
+      ...(generated.length > 0 ? { generated_events: generated.map((e) => ({ seq: e.seq, hash: e.hash, event_type: e.event_type, citation: e.citation })) } : {}),
+      ...(warnings.length > 0 ? { warnings } : {}),
+    };
     emit(ctx, "zaxy.memory.append.v1", doc, () =>
       [`appended ${event.event_type} as seq ${event.seq} (${event.envelope})  ${event.citation}`, ...generated.map((e) => `  inferred ${e.event_type} as seq ${e.seq}  ${e.citation}`)].join("\n"));
     return 0;

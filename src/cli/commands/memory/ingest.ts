@@ -105,12 +105,15 @@ export const memoryIngestCommand = defineCommand({
     const bytes = file === "-" ? await ctx.io.readStdin(ingestBounds) : readInputFile(file, "FILE", ingestBounds);
     const items = parseIngestLines(bytes, file === "-" ? "stdin" : file);
     const result = await recordEvents(ctx.global.eventloomPath, ctx.global.sessionId, items, { dedupProducerRefs: true });
+    // Recovering an append a crash interrupted is never silent: stderr, and `warnings` in JSON.
+    for (const warning of result.warnings) ctx.io.stderr(`zaxy: warning: ${warning}\n`);
     const doc = {
       imported: result.events.length,
       deduped: result.deduped,
       session_id: ctx.global.sessionId,
       events: result.events.map((e) => ({ seq: e.seq, hash: e.hash, citation: e.citation })),
       ...(result.generated.length > 0 ? { generated_events: result.generated.map((e) => ({ seq: e.seq, hash: e.hash, event_type: e.event_type, citation: e.citation })) } : {}),
+      ...(result.warnings.length > 0 ? { warnings: result.warnings } : {}),
     };
     emit(ctx, "zaxy.memory.ingest.v1", doc, () => `imported ${doc.imported}, deduped ${doc.deduped} into session "${doc.session_id}"`);
     return 0;
