@@ -3,7 +3,8 @@
  * citation, and MMR.
  *
  * - exact: entity names equal to the query or to one of its words/phrases (weight 1.0).
- * - vector: the session's usearch index, query embedded with the hash embedding (0.95 · cosine).
+ * - vector: the session's usearch index proposes candidates, re-scored by exact cosine of the hash
+ *   embeddings (vectorLane.ts) so the answer does not depend on how the index was built (0.95 · cosine).
  * - keyword: BM25 over entity text, plus Python's expanded query at 0.92 (0.8 · score).
  * - traversal: current relations from the best hits, depth 2 by default, 0.95 per hop (0.9).
  * - verbatim: BM25 over raw event text (0.8), so an event is findable even if extraction
@@ -19,6 +20,7 @@
  * A context's fused score is its best weighted lane score plus 0.05 per further lane that found
  * it; bare entities (no summary) count half unless named exactly. Superseded versions are returned too (closed `validTo`); checkout counts and drops them.
  */
+import { compareCodePoints } from "../canonical/mod.ts";
 import { citationUri } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { EntityRow, PlainJson } from "../projection/types.ts";
@@ -27,6 +29,7 @@ import type { CompactionProjection } from "../compaction/projectionArtifact.ts";
 import { withheldRuleEventSeqsCached } from "../governance/ruleStatus.ts";
 import { cosineSimilarity, mmrSelect } from "./mmr.ts";
 import { mergeProjectionContexts } from "./projectionLane.ts";
+import { vectorLaneHits } from "./vectorLane.ts";
 import { rawEventText, type SessionIndex } from "./sessionIndex.ts";
 import { expandQuery, queryTerms } from "./terms.ts";
 import type { LaneName, RetrievalResult, RetrievedContext } from "./types.ts";
@@ -198,16 +201,9 @@ export function retrieve(index: SessionIndex, query: string, options: RetrieveOp
       laneCounts.exact++;
     }
   }
-  if (index.vectors !== null && index.vectors.count > 0) {
-    const [embedding] = hashEmbedMany([query], index.vectors.dim);
-    const matches = index.vectors.index.search(Float32Array.from(embedding), Math.min(laneHitsMax, index.vectors.count), 1);
-    for (let i = 0; i < matches.keys.length; i++) {
-      const position = index.byVectorKey.get(Number(matches.keys[i]));
-      const similarity = 1 - matches.distances[i];
-      if (position === undefined || !(similarity > 0)) continue;
-      addLane(candidates, "entity", position, "vector", laneWeights.vector * similarity);
-      laneCounts.vector++;
-    }
+  for (const hit of vectorLaneHits(index, query, laneHitsMax)) {
+    addLane(candidates, "entity", hit.position, "vector", laneWeights.vector * hit.similarity);
+    laneCounts.vector++;
   }
   laneCounts.keyword += bm25Lane(candidates, "entity", index.keyword.search(queryTerms(query), laneHitsMax), "keyword", laneWeights.keyword);
   const expanded = expandQuery(query);
@@ -245,7 +241,7 @@ function dropWithheldRules(index: SessionIndex, candidates: Map<string, Candidat
 }
 
 function rank(index: SessionIndex, candidates: Map<string, Candidate>, limit: number, laneCounts: { [lane: string]: number }, source: "graph" | "eventloom"): RetrievalResult {
-  const contexts: RetrievedContext[] = [];
+  const ranked: Array<{ context: RetrievedContext; candidate: Candidate }> = [];
   for (const candidate of candidates.values()) {
     const fused = fusedScore(candidate);
     const lane = fused.lane;
@@ -254,9 +250,16 @@ function rank(index: SessionIndex, candidates: Map<string, Candidate>, limit: nu
     const bare = candidate.kind === "entity" && !index.entities[candidate.position].summary && !candidate.lanes.has("exact");
     const score = bare ? fused.score * bareEntityFactor : fused.score;
     const contextSource = candidate.kind === "event" ? (source === "eventloom" ? "eventloom" : "verbatim") : "graph";
-    contexts.push(toContext(index, candidate, score, lane, contextSource));
+    ranked.push({ context: toContext(index, candidate, score, lane, contextSource), candidate });
   }
-  contexts.sort((a, b) => b.score - a.score || (a.eventSeq ?? 0) - (b.eventSeq ?? 0) || (a.content < b.content ? -1 : a.content > b.content ? 1 : 0));
+  // A total order: equal scores never fall back to the order in which lanes found candidates.
+  ranked.sort((x, y) => {
+    const a = x.context;
+    const b = y.context;
+    return b.score - a.score || (a.eventSeq ?? 0) - (b.eventSeq ?? 0) || compareCodePoints(a.content, b.content) ||
+      compareCodePoints(x.candidate.kind, y.candidate.kind) || x.candidate.position - y.candidate.position;
+  });
+  const contexts = ranked.map((entry) => entry.context);
   // One context per citation. Several entities can come from one event, so a graph context's
   // citation is qualified by its entity; a raw event is dropped when a graph context cites the
   // same event (the projection states it with structure).
