@@ -11,8 +11,9 @@ import { inputError } from "../errors.ts";
 import { readFleetEnabled, readLongHorizonConfig } from "../eventloom/config.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
 import type { ProjectedSession } from "../projection/projector.ts";
-import type { PlainJson } from "../projection/types.ts";
-import { retrieve, retrieveFromLog } from "../retrieval/engine.ts";
+import { foldLogRows } from "../projection/foldLog.ts";
+import type { PlainJson, SessionGraphRows } from "../projection/types.ts";
+import { retrieve, retrieveDegraded } from "../retrieval/engine.ts";
 import { loadRootProjections } from "../retrieval/projectionLane.ts";
 import { buildSessionIndex, type SessionIndex } from "../retrieval/sessionIndex.ts";
 import type { RetrievalResult, RetrievedContext } from "../retrieval/types.ts";
@@ -22,7 +23,8 @@ import type { MemoryRequest } from "./request.ts";
 
 /**
  * How long a read waits for another process that holds the graph store (a reproject, another
- * catch-up) before answering from the log instead (degraded, marked in diagnostics).
+ * catch-up) before answering from the log folded in memory instead (degraded, marked in
+ * diagnostics and warned).
  */
 export const readLockWaitMs = 5000;
 
@@ -34,10 +36,15 @@ export interface ServiceOptions {
   embeddingDim?: number;
 }
 
-interface CachedSession {
+export interface CachedSession {
   fingerprint: string;
   index: SessionIndex;
   projected: ProjectedSession;
+  /**
+   * The rows answers come from: the projection's, or, when the projection is degraded, the log
+   * folded in memory (projection/foldLog.ts), so a degraded answer keeps temporal validity.
+   */
+  rows: SessionGraphRows;
 }
 
 export interface ProjectionDiagnostics {
@@ -109,8 +116,11 @@ export class MemoryService {
       }
     }
     projected.timingsMs.vector_index = Math.round((performance.now() - mark) * 100) / 100;
-    const index = buildSessionIndex(sessionId, projected.rows, projected.events, vectors);
-    const entry = { fingerprint: fingerprint(projected.logPath), index, projected };
+    // Degraded: no store, and no vector index either (nothing derived is written from a read
+    // that could not open the store); the rows come from the same fold the store would hold.
+    const rows = projected.rows ?? foldLogRows(sessionId, projected.events);
+    const index = buildSessionIndex(sessionId, rows, projected.events, vectors);
+    const entry = { fingerprint: fingerprint(projected.logPath), index, projected, rows };
     this.cache.delete(sessionId);
     this.cache.set(sessionId, entry);
     if (this.cache.size > cachedSessionsMax) this.cache.delete(this.cache.keys().next().value!);
@@ -121,7 +131,7 @@ export class MemoryService {
     const session = await this.session(request.sessionId);
     const options = { limit: request.limit, depth: request.depth, projections: loadRootProjections(this.root, this.options.warn) };
     const retrieval = session.projected.degraded
-      ? retrieveFromLog(session.index, request.query, options, session.projected.degradedReason ?? "graph unavailable")
+      ? retrieveDegraded(session.index, request.query, options, session.projected.degradedReason ?? "graph unavailable")
       : retrieve(session.index, request.query, options);
     return { session, retrieval };
   }
@@ -231,7 +241,7 @@ export class MemoryService {
     const features = checkoutFeatureContributions({
       sessionId: request.sessionId,
       events: session.index.events,
-      rows: session.projected.rows,
+      rows: session.rows,
       retrieval: input.retrieval,
     });
     if (plan !== null) {

@@ -34,7 +34,7 @@ import { rawEventText, type SessionIndex } from "./sessionIndex.ts";
 import { expandQuery, queryTerms } from "./terms.ts";
 import type { LaneName, RetrievalResult, RetrievedContext } from "./types.ts";
 
-export const laneWeights = { exact: 1.0, vector: 0.95, traversal: 0.9, keyword: 0.8, verbatim: 0.8, eventloom: 0.8 } as const;
+export const laneWeights = { exact: 1.0, vector: 0.95, traversal: 0.9, keyword: 0.8, verbatim: 0.8 } as const;
 export const expansionWeight = 0.92;
 export const traversalDecay = 0.95;
 export const mmrLambda = 0.7;
@@ -124,12 +124,12 @@ function explanation(candidate: Candidate, score: number): { [key: string]: Plai
   return { lanes, fused_score: Math.round(score * 1e6) / 1e6 };
 }
 
-function toContext(index: SessionIndex, candidate: Candidate, score: number, lane: LaneName, source: RetrievedContext["source"]): RetrievedContext {
+function toContext(index: SessionIndex, candidate: Candidate, score: number, lane: LaneName): RetrievedContext {
   if (candidate.kind === "event") {
     const event = index.events[candidate.position];
     return {
       content: eventContent(event),
-      source,
+      source: "verbatim",
       sourceLane: lane,
       score,
       validFrom: event.timestamp,
@@ -138,7 +138,7 @@ function toContext(index: SessionIndex, candidate: Candidate, score: number, lan
       eventSeq: event.seq,
       eventHash: event.hash,
       scoreExplanation: explanation(candidate, score),
-      metadata: { event_type: event.type, actor: event.actor, ...(source === "eventloom" ? { degraded: true } : {}) },
+      metadata: { event_type: event.type, actor: event.actor },
     };
   }
   const entity = index.entities[candidate.position];
@@ -213,16 +213,19 @@ export function retrieve(index: SessionIndex, query: string, options: RetrieveOp
   laneCounts.traversal = traverse(index, candidates, depth);
   laneCounts.verbatim = bm25Lane(candidates, "event", index.verbatim.search(queryTerms(query), laneHitsMax), "verbatim", laneWeights.verbatim);
   dropWithheldRules(index, candidates);
-  return mergeProjectionContexts(rank(index, candidates, options.limit, laneCounts, "graph"), query, options.limit, options.projections ?? []);
+  return mergeProjectionContexts(rank(index, candidates, options.limit, laneCounts), query, options.limit, options.projections ?? []);
 }
 
-/** The fallback when the graph cannot be opened: BM25 over the raw log only. */
-export function retrieveFromLog(index: SessionIndex, query: string, options: RetrieveOptions, reason: string): RetrievalResult {
-  const candidates = new Map<string, Candidate>();
-  const laneCounts = { eventloom: bm25Lane(candidates, "event", index.verbatim.search(queryTerms(query), laneHitsMax), "eventloom", laneWeights.eventloom) };
-  dropWithheldRules(index, candidates);
-  const result = mergeProjectionContexts(rank(index, candidates, options.limit, laneCounts, "eventloom"), query, options.limit, options.projections ?? []);
-  return { ...result, degraded: true, degradedReason: reason };
+/**
+ * Retrieval when the graph store cannot be opened. `index` is built over the log folded in memory
+ * (projection/foldLog.ts), so every lane but the vector lane (no index is opened or written from
+ * a degraded read) runs as in `retrieve`, with the same validity windows: a superseded version is
+ * returned closed, never as current. The result and each context are marked degraded.
+ */
+export function retrieveDegraded(index: SessionIndex, query: string, options: RetrieveOptions, reason: string): RetrievalResult {
+  const result = retrieve(index, query, options);
+  const contexts = result.contexts.map((context) => ({ ...context, metadata: { ...context.metadata, degraded: true } }));
+  return { ...result, contexts, degraded: true, degradedReason: reason };
 }
 
 /**
@@ -240,7 +243,7 @@ function dropWithheldRules(index: SessionIndex, candidates: Map<string, Candidat
   }
 }
 
-function rank(index: SessionIndex, candidates: Map<string, Candidate>, limit: number, laneCounts: { [lane: string]: number }, source: "graph" | "eventloom"): RetrievalResult {
+function rank(index: SessionIndex, candidates: Map<string, Candidate>, limit: number, laneCounts: { [lane: string]: number }): RetrievalResult {
   const ranked: Array<{ context: RetrievedContext; candidate: Candidate }> = [];
   for (const candidate of candidates.values()) {
     const fused = fusedScore(candidate);
@@ -249,15 +252,16 @@ function rank(index: SessionIndex, candidates: Map<string, Candidate>, limit: nu
     // it ranks below entities that state something unless it was named exactly.
     const bare = candidate.kind === "entity" && !index.entities[candidate.position].summary && !candidate.lanes.has("exact");
     const score = bare ? fused.score * bareEntityFactor : fused.score;
-    const contextSource = candidate.kind === "event" ? (source === "eventloom" ? "eventloom" : "verbatim") : "graph";
-    ranked.push({ context: toContext(index, candidate, score, lane, contextSource), candidate });
+    ranked.push({ context: toContext(index, candidate, score, lane), candidate });
   }
-  // A total order: equal scores never fall back to the order in which lanes found candidates.
+  // A total order: equal scores never fall back to the order in which lanes found candidates,
+  // and at equal scores a current version ranks before a superseded one (two versions of one
+  // preference found by the same lanes score the same).
   ranked.sort((x, y) => {
     const a = x.context;
     const b = y.context;
-    return b.score - a.score || (a.eventSeq ?? 0) - (b.eventSeq ?? 0) || compareCodePoints(a.content, b.content) ||
-      compareCodePoints(x.candidate.kind, y.candidate.kind) || x.candidate.position - y.candidate.position;
+    return b.score - a.score || Number(a.validTo !== null) - Number(b.validTo !== null) || (a.eventSeq ?? 0) - (b.eventSeq ?? 0) ||
+      compareCodePoints(a.content, b.content) || compareCodePoints(x.candidate.kind, y.candidate.kind) || x.candidate.position - y.candidate.position;
   });
   const contexts = ranked.map((entry) => entry.context);
   // One context per citation. Several entities can come from one event, so a graph context's
