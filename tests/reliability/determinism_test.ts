@@ -20,6 +20,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { mixedSessionItems, sampleQueries, writeMixedSession } from "../../src/bench/mixedSession.ts";
+import type { EntityRow } from "../../src/projection/types.ts";
+import { buildSessionIndex } from "../../src/retrieval/sessionIndex.ts";
+import { vectorCandidatesMax, vectorLaneHits } from "../../src/retrieval/vectorLane.ts";
+import { entityEmbeddingText, hashEmbedMany, loadUsearch } from "../../src/vector/mod.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { runZaxy } from "../cli/zaxy.ts";
 
@@ -119,5 +123,51 @@ describe("rebuilds are deterministic", () => {
     assert.equal(first.diagnostics.projection.source, "caught_up");
     assert.equal(first.diagnostics.projection.events_applied, eventCount - prefixCount);
     assertSameAnswers(answers(caughtUp), rebuiltAnswers, "catch-up");
+  });
+});
+
+describe("the vector lane does not depend on the index's graph", () => {
+  const dim = 256;
+  /**
+   * 600 entities in pairs with the same tokens in another order ("red blue alpha7" and "alpha7
+   * blue red"): the pairs have identical hash embeddings, and most of them tie exactly for the
+   * query "blue red", far beyond the 200-candidate window.
+   */
+  const entities: EntityRow[] = Array.from({ length: 600 }, (_, i) => {
+    const token = `alpha${Math.floor(i / 2)}`;
+    return {
+      nodeKey: `s\x1fnode${i}`, sessionId: "s", name: i % 2 === 0 ? `red blue ${token}` : `${token} blue red`, entityType: "note",
+      summary: null, propertiesJson: "{}", validFrom: "2026-11-24T00:00:00.000000Z", validTo: null, sourceEventSeq: i + 1,
+      sourceEventHash: "a".repeat(64), vectorKey: i,
+    };
+  });
+
+  async function sessionIndexInsertedIn(order: number[]) {
+    const { Index } = await loadUsearch();
+    const index = new Index({ dimensions: dim, metric: "cos", quantization: "i8", connectivity: 16, expansionAdd: 32, expansionSearch: 128 });
+    const vectors = hashEmbedMany(order.map((i) => entityEmbeddingText(entities[i].name, entities[i].entityType, entities[i].summary)), dim);
+    const flat = new Float32Array(order.length * dim);
+    vectors.forEach((vector, i) => flat.set(vector, i * dim));
+    index.add(BigUint64Array.from(order, (i) => BigInt(i)), flat, 1);
+    return buildSessionIndex("s", { entities, relations: [], head: null }, [], { index, count: entities.length, dim, path: "", action: "built" });
+  }
+
+  test("vectorLaneHits gives the same hits, ties in entity order, from indexes built in different orders", async () => {
+    const forward = entities.map((_, i) => i);
+    const [a, b] = [await sessionIndexInsertedIn(forward), await sessionIndexInsertedIn([...forward].reverse())];
+    for (const query of ["blue red", "red", "alpha3 blue", "alpha299 red blue"]) {
+      const hits = vectorLaneHits(a, query, 50);
+      assert.deepEqual(vectorLaneHits(b, query, 50), hits, query);
+      assert.ok(hits.length > 0, query);
+      for (let i = 1; i < hits.length; i++) {
+        const ordered = hits[i - 1].similarity > hits[i].similarity ||
+          (hits[i - 1].similarity === hits[i].similarity && hits[i - 1].position < hits[i].position);
+        assert.ok(ordered, `${query}: hit ${i} out of order`);
+      }
+    }
+    // The tie really reaches past the window: the 50 kept all share one similarity.
+    const tied = vectorLaneHits(a, "blue red", 50);
+    assert.equal(new Set(tied.map((hit) => hit.similarity)).size, 1);
+    assert.ok(entities.length > vectorCandidatesMax);
   });
 });
