@@ -9,8 +9,6 @@ import { inputError } from "../errors.ts";
 import { validateSessionId } from "../eventloom/session.ts";
 import type { MemoryService } from "../memory/service.ts";
 import { depthMax, queryCharsMax } from "../memory/request.ts";
-import { extractEvent } from "../projection/extract/mod.ts";
-import { GraphFold } from "../projection/graphFold.ts";
 import { type CausalEdge, causalEdges } from "./causalEdges.ts";
 import { type CausalRelationType, causalRelationTypes, isCausalRelationType, sortedChoices } from "./taxonomy.ts";
 import { type CausalDirection, type CausalQueryResult, traverseCausal } from "./traversal.ts";
@@ -100,13 +98,8 @@ export function validateCausalQuery(input: CausalQueryInput, names: FieldNames =
 
 /** The session's causal edges at its log head (verifying and projecting it first). */
 export async function sessionCausalEdges(service: MemoryService, sessionId: string): Promise<CausalEdge[]> {
-  const { projected } = await service.session(sessionId);
-  let rows = projected.rows;
-  if (rows === null) {
-    const fold = new GraphFold(sessionId);
-    for (const event of projected.events) fold.apply(event, extractEvent(event));
-    rows = fold.rows();
-  }
+  // Degraded sessions carry the log folded in memory (memory/service.ts).
+  const { projected, rows } = await service.session(sessionId);
   return causalEdges(sessionId, rows, projected.events);
 }
 

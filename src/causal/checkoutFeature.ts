@@ -16,8 +16,8 @@
  * a trust and an ignore guidance line, and the prompt line
  *   `Causal context: contexts=N, edges=N, average_trust=X, authority=non_authoritative[, relations=…][, methods=…]`
  * with X printed as Python prints a float (`0.9`, `1.0`). Otherwise nothing is added, so the
- * checkout is byte-identical to one without this feature. A degraded checkout (no projected
- * rows) adds nothing.
+ * checkout is byte-identical to one without this feature. Without rows nothing is added; a
+ * degraded checkout passes the log folded in memory, so it adds the same section.
  */
 import { formatPythonFloat } from "../canonical/mod.ts";
 import type { CheckoutFeature, CheckoutFeatureOutput } from "../memory/checkoutFeatures.ts";

@@ -1,13 +1,13 @@
 /**
  * The order Memory Checkout presents contexts in (Python `_checkout_rank`), best first:
- * query-token overlap, then cited before uncited, then source-level lanes (verbatim, eventloom,
- * projection) before projected entities, then working-memory entity types (task, decision, goal,
+ * query-token overlap, then cited before uncited, then source-level lanes (verbatim, projection)
+ * before projected entities, then working-memory entity types (task, decision, goal,
  * memory), then the later `valid_from`, then the higher score. Ties keep retrieval order.
  */
 import { compareCodePoints } from "../canonical/mod.ts";
 import type { RetrievedContext } from "../retrieval/types.ts";
 
-const sourceLevelLanes = new Set(["verbatim", "eventloom", "projection"]);
+const sourceLevelLanes = new Set(["verbatim", "projection"]);
 const workingMemoryTypes = new Set(["task", "decision", "goal", "memory"]);
 
 /** Python `_checkout_tokens`: `[a-z0-9]+` runs of the casefolded text, longer than 2. */

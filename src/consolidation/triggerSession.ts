@@ -6,9 +6,6 @@
  */
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { MemoryService } from "../memory/service.ts";
-import { extractEvent } from "../projection/extract/mod.ts";
-import { GraphFold } from "../projection/graphFold.ts";
-import type { EntityRow } from "../projection/types.ts";
 import { defaultEmbeddingDim } from "../vector/mod.ts";
 import { triggerConsolidation, type TriggerOutcome } from "./trigger.ts";
 import { type ConsolidationMemory, currentMemories } from "./triggerMemories.ts";
@@ -24,19 +21,13 @@ export interface SessionMemories {
   dim: number;
 }
 
-function foldedEntities(sessionId: string, events: readonly EventRecord[]): EntityRow[] {
-  const fold = new GraphFold(sessionId);
-  for (const event of events) fold.apply(event, extractEvent(event));
-  return fold.rows().entities;
-}
-
 /** The session's current memories at its log head. */
 export async function readSessionMemories(service: MemoryService, sessionId: string): Promise<SessionMemories> {
-  const { projected, index } = await service.session(sessionId);
-  const entities = projected.rows?.entities ?? foldedEntities(sessionId, projected.events);
+  // Degraded sessions carry the log folded in memory (memory/service.ts).
+  const { projected, index, rows } = await service.session(sessionId);
   return {
     sessionId,
-    memories: currentMemories(entities, projected.events, sessionId),
+    memories: currentMemories(rows.entities, projected.events, sessionId),
     events: projected.events,
     dim: index.vectors?.dim ?? defaultEmbeddingDim,
   };

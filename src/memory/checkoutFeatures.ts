@@ -19,7 +19,10 @@ export interface CheckoutFeatureInput {
   sessionId: string;
   /** Every verified event of the session, in order. */
   events: readonly EventRecord[];
-  /** Projected rows at the log head; null when the projection is degraded. */
+  /**
+   * Rows at the log head; the memory service passes the log folded in memory when the projection
+   * is degraded, so a feature sees the same rows either way. Null only from callers without rows.
+   */
   rows: SessionGraphRows | null;
   /** What retrieval returned for the checkout's query (current and superseded contexts). */
   retrieval: RetrievalResult;

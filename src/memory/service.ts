@@ -12,8 +12,9 @@ import { readFleetEnabled, readLongHorizonConfig } from "../eventloom/config.ts"
 import { sessionLogPath } from "../eventloom/session.ts";
 import { cachedSessionLogBytesMax } from "../limits.ts";
 import type { ProjectedSession } from "../projection/projector.ts";
-import type { PlainJson } from "../projection/types.ts";
-import { retrieve, retrieveFromLog } from "../retrieval/engine.ts";
+import { foldLogRows } from "../projection/foldLog.ts";
+import type { PlainJson, SessionGraphRows } from "../projection/types.ts";
+import { retrieve, retrieveDegraded } from "../retrieval/engine.ts";
 import { loadRootProjections } from "../retrieval/projectionLane.ts";
 import { buildSessionIndex, type SessionIndex } from "../retrieval/sessionIndex.ts";
 import type { RetrievalResult, RetrievedContext } from "../retrieval/types.ts";
@@ -23,7 +24,8 @@ import type { MemoryRequest } from "./request.ts";
 
 /**
  * How long a read waits for another process that holds the graph store (a reproject, another
- * catch-up) before answering from the log instead (degraded, marked in diagnostics).
+ * catch-up) before answering from the log folded in memory instead (degraded, marked in
+ * diagnostics and warned).
  */
 export const readLockWaitMs = 5000;
 
@@ -37,12 +39,17 @@ export interface ServiceOptions {
   cachedLogBytesMax?: number;
 }
 
-interface CachedSession {
+export interface CachedSession {
   fingerprint: string;
   /** Size of the log when it was indexed: what the entry's memory grows with. */
   logBytes: number;
   index: SessionIndex;
   projected: ProjectedSession;
+  /**
+   * The rows answers come from: the projection's, or, when the projection is degraded, the log
+   * folded in memory (projection/foldLog.ts), so a degraded answer keeps temporal validity.
+   */
+  rows: SessionGraphRows;
 }
 
 export interface ProjectionDiagnostics {
@@ -114,8 +121,11 @@ export class MemoryService {
       }
     }
     projected.timingsMs.vector_index = Math.round((performance.now() - mark) * 100) / 100;
-    const index = buildSessionIndex(sessionId, projected.rows, projected.events, vectors);
-    const entry = { fingerprint: fingerprint(projected.logPath), logBytes: fs.statSync(projected.logPath).size, index, projected };
+    // Degraded: no store, and no vector index either (nothing derived is written from a read
+    // that could not open the store); the rows come from the same fold the store would hold.
+    const rows = projected.rows ?? foldLogRows(sessionId, projected.events);
+    const index = buildSessionIndex(sessionId, rows, projected.events, vectors);
+    const entry = { fingerprint: fingerprint(projected.logPath), logBytes: fs.statSync(projected.logPath).size, index, projected, rows };
     this.cache.delete(sessionId);
     this.cache.set(sessionId, entry);
     this.evictColdSessions();
@@ -141,7 +151,7 @@ export class MemoryService {
     const session = await this.session(request.sessionId);
     const options = { limit: request.limit, depth: request.depth, projections: loadRootProjections(this.root, this.options.warn) };
     const retrieval = session.projected.degraded
-      ? retrieveFromLog(session.index, request.query, options, session.projected.degradedReason ?? "graph unavailable")
+      ? retrieveDegraded(session.index, request.query, options, session.projected.degradedReason ?? "graph unavailable")
       : retrieve(session.index, request.query, options);
     return { session, retrieval };
   }
@@ -251,7 +261,7 @@ export class MemoryService {
     const features = checkoutFeatureContributions({
       sessionId: request.sessionId,
       events: session.index.events,
-      rows: session.projected.rows,
+      rows: session.rows,
       retrieval: input.retrieval,
     });
     if (plan !== null) {

@@ -7,6 +7,7 @@
  * SHA-256 (usearch's native loader trusts the file; random bytes can crash the process), is
  * rebuilt from the rows.
  *
+ * The build is single-threaded so that two rebuilds of the same rows give the same file.
  * Quantisation is i8 with connectivity 16: on this machine f16 took ~10x longer to build at
  * dimension 1536 (HNSW insertion cost is dominated by distance computations), and hash
  * embeddings are sparse +-1/sqrt(n) vectors, which i8 represents well.
@@ -22,6 +23,13 @@ import type { EntityRow, SessionGraphRows } from "./types.ts";
 export const vectorMetaSchema = "zaxy.projection.vectors.v1";
 const indexConfig = { metric: "cos", quantization: "i8", connectivity: 16, expansionAdd: 32, expansionSearch: 128 } as const;
 const embedBatchRows = 4096;
+/**
+ * One thread inserts: usearch gives each insertion thread its own level generator and lets
+ * threads race for graph links, so a multi-threaded build of the same rows gives a different
+ * graph (and different approximate neighbours) every time. One thread makes a rebuild
+ * byte-identical; retrieval re-scores candidates exactly anyway (retrieval/vectorLane.ts).
+ */
+const addThreads = 1;
 
 interface VectorMeta {
   schema: string;
@@ -67,7 +75,7 @@ function embedRows(index: UsearchIndex, rows: readonly EntityRow[], dim: number,
     const vectors = hashEmbedMany(batch.map((row) => entityEmbeddingText(row.name, row.entityType, row.summary)), dim);
     const flat = new Float32Array(batch.length * dim);
     vectors.forEach((vector, i) => flat.set(vector, i * dim));
-    index.add(BigUint64Array.from(batch, (row) => BigInt(row.vectorKey)), flat, 0);
+    index.add(BigUint64Array.from(batch, (row) => BigInt(row.vectorKey)), flat, addThreads);
     onProgress?.(start + batch.length, rows.length);
   }
 }

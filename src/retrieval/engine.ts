@@ -3,7 +3,8 @@
  * citation, and MMR.
  *
  * - exact: entity names equal to the query or to one of its words/phrases (weight 1.0).
- * - vector: the session's usearch index, query embedded with the hash embedding (0.95 · cosine).
+ * - vector: the session's usearch index proposes candidates, re-scored by exact cosine of the hash
+ *   embeddings (vectorLane.ts) so the answer does not depend on how the index was built (0.95 · cosine).
  * - keyword: BM25 over entity text, plus Python's expanded query at 0.92 (0.8 · score).
  * - traversal: current relations from the best hits, depth 2 by default, 0.95 per hop (0.9).
  * - verbatim: BM25 over raw event text (0.8), so an event is findable even if extraction
@@ -19,6 +20,7 @@
  * A context's fused score is its best weighted lane score plus 0.05 per further lane that found
  * it; bare entities (no summary) count half unless named exactly. Superseded versions are returned too (closed `validTo`); checkout counts and drops them.
  */
+import { compareCodePoints } from "../canonical/mod.ts";
 import { citationUri } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { EntityRow, PlainJson } from "../projection/types.ts";
@@ -27,11 +29,12 @@ import type { CompactionProjection } from "../compaction/projectionArtifact.ts";
 import { withheldRuleEventSeqsCached } from "../governance/ruleStatus.ts";
 import { cosineSimilarity, mmrSelect } from "./mmr.ts";
 import { mergeProjectionContexts } from "./projectionLane.ts";
+import { vectorLaneHits } from "./vectorLane.ts";
 import { rawEventText, type SessionIndex } from "./sessionIndex.ts";
 import { expandQuery, queryTerms } from "./terms.ts";
 import type { LaneName, RetrievalResult, RetrievedContext } from "./types.ts";
 
-export const laneWeights = { exact: 1.0, vector: 0.95, traversal: 0.9, keyword: 0.8, verbatim: 0.8, eventloom: 0.8 } as const;
+export const laneWeights = { exact: 1.0, vector: 0.95, traversal: 0.9, keyword: 0.8, verbatim: 0.8 } as const;
 export const expansionWeight = 0.92;
 export const traversalDecay = 0.95;
 export const mmrLambda = 0.7;
@@ -121,12 +124,12 @@ function explanation(candidate: Candidate, score: number): { [key: string]: Plai
   return { lanes, fused_score: Math.round(score * 1e6) / 1e6 };
 }
 
-function toContext(index: SessionIndex, candidate: Candidate, score: number, lane: LaneName, source: RetrievedContext["source"]): RetrievedContext {
+function toContext(index: SessionIndex, candidate: Candidate, score: number, lane: LaneName): RetrievedContext {
   if (candidate.kind === "event") {
     const event = index.events[candidate.position];
     return {
       content: eventContent(event),
-      source,
+      source: "verbatim",
       sourceLane: lane,
       score,
       validFrom: event.timestamp,
@@ -135,7 +138,7 @@ function toContext(index: SessionIndex, candidate: Candidate, score: number, lan
       eventSeq: event.seq,
       eventHash: event.hash,
       scoreExplanation: explanation(candidate, score),
-      metadata: { event_type: event.type, actor: event.actor, ...(source === "eventloom" ? { degraded: true } : {}) },
+      metadata: { event_type: event.type, actor: event.actor },
     };
   }
   const entity = index.entities[candidate.position];
@@ -198,16 +201,9 @@ export function retrieve(index: SessionIndex, query: string, options: RetrieveOp
       laneCounts.exact++;
     }
   }
-  if (index.vectors !== null && index.vectors.count > 0) {
-    const [embedding] = hashEmbedMany([query], index.vectors.dim);
-    const matches = index.vectors.index.search(Float32Array.from(embedding), Math.min(laneHitsMax, index.vectors.count), 1);
-    for (let i = 0; i < matches.keys.length; i++) {
-      const position = index.byVectorKey.get(Number(matches.keys[i]));
-      const similarity = 1 - matches.distances[i];
-      if (position === undefined || !(similarity > 0)) continue;
-      addLane(candidates, "entity", position, "vector", laneWeights.vector * similarity);
-      laneCounts.vector++;
-    }
+  for (const hit of vectorLaneHits(index, query, laneHitsMax)) {
+    addLane(candidates, "entity", hit.position, "vector", laneWeights.vector * hit.similarity);
+    laneCounts.vector++;
   }
   laneCounts.keyword += bm25Lane(candidates, "entity", index.keyword.search(queryTerms(query), laneHitsMax), "keyword", laneWeights.keyword);
   const expanded = expandQuery(query);
@@ -217,16 +213,19 @@ export function retrieve(index: SessionIndex, query: string, options: RetrieveOp
   laneCounts.traversal = traverse(index, candidates, depth);
   laneCounts.verbatim = bm25Lane(candidates, "event", index.verbatim.search(queryTerms(query), laneHitsMax), "verbatim", laneWeights.verbatim);
   dropWithheldRules(index, candidates);
-  return mergeProjectionContexts(rank(index, candidates, options.limit, laneCounts, "graph"), query, options.limit, options.projections ?? []);
+  return mergeProjectionContexts(rank(index, candidates, options.limit, laneCounts), query, options.limit, options.projections ?? []);
 }
 
-/** The fallback when the graph cannot be opened: BM25 over the raw log only. */
-export function retrieveFromLog(index: SessionIndex, query: string, options: RetrieveOptions, reason: string): RetrievalResult {
-  const candidates = new Map<string, Candidate>();
-  const laneCounts = { eventloom: bm25Lane(candidates, "event", index.verbatim.search(queryTerms(query), laneHitsMax), "eventloom", laneWeights.eventloom) };
-  dropWithheldRules(index, candidates);
-  const result = mergeProjectionContexts(rank(index, candidates, options.limit, laneCounts, "eventloom"), query, options.limit, options.projections ?? []);
-  return { ...result, degraded: true, degradedReason: reason };
+/**
+ * Retrieval when the graph store cannot be opened. `index` is built over the log folded in memory
+ * (projection/foldLog.ts), so every lane but the vector lane (no index is opened or written from
+ * a degraded read) runs as in `retrieve`, with the same validity windows: a superseded version is
+ * returned closed, never as current. The result and each context are marked degraded.
+ */
+export function retrieveDegraded(index: SessionIndex, query: string, options: RetrieveOptions, reason: string): RetrievalResult {
+  const result = retrieve(index, query, options);
+  const contexts = result.contexts.map((context) => ({ ...context, metadata: { ...context.metadata, degraded: true } }));
+  return { ...result, contexts, degraded: true, degradedReason: reason };
 }
 
 /**
@@ -244,8 +243,8 @@ function dropWithheldRules(index: SessionIndex, candidates: Map<string, Candidat
   }
 }
 
-function rank(index: SessionIndex, candidates: Map<string, Candidate>, limit: number, laneCounts: { [lane: string]: number }, source: "graph" | "eventloom"): RetrievalResult {
-  const contexts: RetrievedContext[] = [];
+function rank(index: SessionIndex, candidates: Map<string, Candidate>, limit: number, laneCounts: { [lane: string]: number }): RetrievalResult {
+  const ranked: Array<{ context: RetrievedContext; candidate: Candidate }> = [];
   for (const candidate of candidates.values()) {
     const fused = fusedScore(candidate);
     const lane = fused.lane;
@@ -253,10 +252,18 @@ function rank(index: SessionIndex, candidates: Map<string, Candidate>, limit: nu
     // it ranks below entities that state something unless it was named exactly.
     const bare = candidate.kind === "entity" && !index.entities[candidate.position].summary && !candidate.lanes.has("exact");
     const score = bare ? fused.score * bareEntityFactor : fused.score;
-    const contextSource = candidate.kind === "event" ? (source === "eventloom" ? "eventloom" : "verbatim") : "graph";
-    contexts.push(toContext(index, candidate, score, lane, contextSource));
+    ranked.push({ context: toContext(index, candidate, score, lane), candidate });
   }
-  contexts.sort((a, b) => b.score - a.score || (a.eventSeq ?? 0) - (b.eventSeq ?? 0) || (a.content < b.content ? -1 : a.content > b.content ? 1 : 0));
+  // A total order: equal scores never fall back to the order in which lanes found candidates,
+  // and at equal scores a current version ranks before a superseded one (two versions of one
+  // preference found by the same lanes score the same).
+  ranked.sort((x, y) => {
+    const a = x.context;
+    const b = y.context;
+    return b.score - a.score || Number(a.validTo !== null) - Number(b.validTo !== null) || (a.eventSeq ?? 0) - (b.eventSeq ?? 0) ||
+      compareCodePoints(a.content, b.content) || compareCodePoints(x.candidate.kind, y.candidate.kind) || x.candidate.position - y.candidate.position;
+  });
+  const contexts = ranked.map((entry) => entry.context);
   // One context per citation. Several entities can come from one event, so a graph context's
   // citation is qualified by its entity; a raw event is dropped when a graph context cites the
   // same event (the projection states it with structure).

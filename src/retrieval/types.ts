@@ -6,10 +6,11 @@
 import type { PlainJson } from "../projection/types.ts";
 
 /**
- * Retrieval lanes; `eventloom` is the degraded fallback when the graph cannot be opened;
- * `projection` searches compaction projection artifacts under the root (projectionLane.ts).
+ * Retrieval lanes; `projection` searches compaction projection artifacts under the root
+ * (projectionLane.ts). A degraded read (graph store unavailable) runs the same lanes over the log
+ * folded in memory, without `vector`, and marks the result `degraded`.
  */
-export type LaneName = "exact" | "vector" | "keyword" | "traversal" | "verbatim" | "eventloom" | "projection";
+export type LaneName = "exact" | "vector" | "keyword" | "traversal" | "verbatim" | "projection";
 
 export const graphLanes: readonly LaneName[] = ["exact", "vector", "keyword", "traversal"];
 
@@ -17,10 +18,10 @@ export interface RetrievedContext {
   /** Prompt-ready text, e.g. `"<name> (<type>): <summary>"` or a raw event's text. */
   content: string;
   /**
-   * `graph` for projected entities, `verbatim` for raw events, `eventloom` for the fallback,
-   * `projection` for a compaction projection record (a real source event).
+   * `graph` for projected entities (folded in memory on a degraded read), `verbatim` for raw
+   * events, `projection` for a compaction projection record (a real source event).
    */
-  source: "graph" | "verbatim" | "eventloom" | "projection";
+  source: "graph" | "verbatim" | "projection";
   /** The lane that contributed the highest weighted score. */
   sourceLane: LaneName;
   /** Fused score after MMR, 0..~1. */

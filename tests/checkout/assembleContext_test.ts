@@ -102,7 +102,7 @@ describe("assembleContext warnings", () => {
 
   test("degraded retrieval adds a warning naming the reason", () => {
     const assembly = assembleContext(input({
-      retrieval: retrieval([context(1, "fallback hit", { source: "eventloom", sourceLane: "eventloom" })], {
+      retrieval: retrieval([context(1, "fallback hit", { source: "verbatim", sourceLane: "verbatim" })], {
         degraded: true,
         degradedReason: "graph unavailable",
       }),

@@ -1,6 +1,7 @@
 /**
- * When another process holds the graph store past the wait, reads answer from the log itself:
- * marked degraded in the result, the diagnostics and the checkout's warnings, and still cited.
+ * When another process holds the graph store past the wait, reads answer from the log folded in
+ * memory: marked degraded in the result, the diagnostics and the checkout's warnings, and still
+ * cited.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -10,7 +11,8 @@ import { fromJs } from "../../src/canonical/mod.ts";
 import { appendEvents } from "../../src/eventloom/mod.ts";
 import { buildCheckout } from "../../src/checkout/mod.ts";
 import { projectionDbPath, projectSession } from "../../src/projection/projector.ts";
-import { retrieveFromLog } from "../../src/retrieval/engine.ts";
+import { foldLogRows } from "../../src/projection/foldLog.ts";
+import { retrieveDegraded } from "../../src/retrieval/engine.ts";
 import { buildSessionIndex } from "../../src/retrieval/sessionIndex.ts";
 import { makeTempDir, skipWithoutPython } from "../eventloom/testkit.ts";
 
@@ -45,8 +47,8 @@ test("a store held by another process degrades the read to the log", { skip: ski
     assert.equal(warnings.length, 1);
     assert.match(warnings[0], /answering from the log/);
 
-    const index = buildSessionIndex("s", null, projected.events, null);
-    const retrieval = retrieveFromLog(index, "Adopt Kuzu", { limit: 5 }, projected.degradedReason!);
+    const index = buildSessionIndex("s", foldLogRows("s", projected.events), projected.events, null);
+    const retrieval = retrieveDegraded(index, "Adopt Kuzu", { limit: 5 }, projected.degradedReason!);
     const checkout = buildCheckout({
       sessionId: "s", query: "Adopt Kuzu", retrieval, recentEvents: projected.events, replayEventCount: 1, compacted: false, limit: 5,
     });

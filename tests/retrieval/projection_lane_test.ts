@@ -14,7 +14,7 @@ import { purposeProfile } from "../../src/compaction/purpose.ts";
 import type { EventRecord } from "../../src/eventloom/envelope.ts";
 import { extractEvent } from "../../src/projection/extract/mod.ts";
 import { GraphFold } from "../../src/projection/graphFold.ts";
-import { retrieve, retrieveFromLog } from "../../src/retrieval/engine.ts";
+import { retrieve, retrieveDegraded } from "../../src/retrieval/engine.ts";
 import { discoverProjectionArtifacts, loadRootProjections, mergeProjectionContexts } from "../../src/retrieval/projectionLane.ts";
 import { buildSessionIndex, type SessionIndex } from "../../src/retrieval/sessionIndex.ts";
 import type { RetrievalResult } from "../../src/retrieval/types.ts";
@@ -111,9 +111,9 @@ describe("mergeProjectionContexts", () => {
     assert.deepEqual(merged.laneCounts, { keyword: 3, projection: 1 });
   });
 
-  test("the degraded log fallback merges projection items too", async () => {
+  test("a degraded read merges projection items too", async () => {
     const { index, projection } = await fixture();
-    const result = retrieveFromLog(index, "auth identity-code-0002", { limit: 5, projections: [projection] }, "graph unavailable");
+    const result = retrieveDegraded(index, "auth identity-code-0002", { limit: 5, projections: [projection] }, "graph unavailable");
     assert.equal(result.degraded, true);
     const item = result.contexts.find((c) => c.source === "projection");
     assert.ok(item);

@@ -1,0 +1,177 @@
+/**
+ * Issue 12 item 7: the same log gives the same answer. A realistic mixed session (2,500 events:
+ * preferences changed over and over, re-indexed documents, near-duplicate decisions and task
+ * summaries, so vector similarities and fused scores tie) is rebuilt from scratch twice through
+ * the binary, and 20 checkouts and 20 queries (limit 100, every score shown) must be byte for byte
+ * the same; the vector index file must be too. Then the same log reached by a catch-up (the vector
+ * index appended to, a different HNSW graph) must answer exactly like the rebuild.
+ *
+ * Before the fix the usearch index was built with every core (racing insertions, a different
+ * graph each build) and its approximate, i8-quantised distances fed the vector lane directly, so
+ * two rebuilds differed in the vector lane's contexts, their scores and the current facts.
+ *
+ * Nothing is excluded from the comparison: a `--json` checkout holds no timings or clock
+ * readings, and the query's `diagnostics.projection` (how this read found the projection) is the
+ * same because every compared read finds the projection at the log head.
+ */
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { mixedSessionItems, sampleQueries, writeMixedSession } from "../../src/bench/mixedSession.ts";
+import type { EntityRow } from "../../src/projection/types.ts";
+import { buildSessionIndex } from "../../src/retrieval/sessionIndex.ts";
+import { vectorCandidatesMax, vectorLaneHits } from "../../src/retrieval/vectorLane.ts";
+import { entityEmbeddingText, hashEmbedMany, loadUsearch } from "../../src/vector/mod.ts";
+import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
+import { runZaxy } from "../cli/zaxy.ts";
+
+after(removeTempDirs);
+
+/** Rebuilds of 2,500 events and 40 reads per round take a while on a loaded 2-core machine. */
+const slow = { timeout: 900_000 };
+const eventCount = 2500;
+const queryCount = 20;
+
+let dir = "";
+let queries: string[] = [];
+let rebuiltAnswers: Answers | undefined;
+
+interface Answers {
+  checkouts: string[];
+  queries: string[];
+}
+
+/**
+ * Runs zaxy, expecting exit 0. Compared reads find the projection current and must be silent;
+ * the steps that build it (`quietStderr: false`) may say so on stderr.
+ */
+function zaxyOk(args: string[], cwd: string, quietStderr = true): string {
+  const run = runZaxy(args, { cwd });
+  assert.equal(run.code, 0, `${args.join(" ")}: ${run.stdout.slice(0, 500)}${run.stderr}`);
+  if (quietStderr) assert.equal(run.stderr, "", args.join(" "));
+  return run.stdout;
+}
+
+function answers(cwd: string): Answers {
+  const out: Answers = { checkouts: [], queries: [] };
+  for (const query of queries) {
+    out.checkouts.push(zaxyOk(["memory", "checkout", query, "--json"], cwd));
+    out.queries.push(zaxyOk(["memory", "query", query, "--limit", "100", "--json"], cwd));
+  }
+  return out;
+}
+
+/** Byte equality, reported as the first differing position with some context either side. */
+function assertSameText(actual: string, expected: string, label: string): void {
+  if (actual === expected) return;
+  let at = 0;
+  while (at < actual.length && actual[at] === expected[at]) at++;
+  const around = (text: string) => JSON.stringify(text.slice(Math.max(0, at - 120), at + 120));
+  assert.fail(`${label} differs at character ${at}:\n  got      ${around(actual)}\n  expected ${around(expected)}`);
+}
+
+function assertSameAnswers(actual: Answers, expected: Answers, label: string): void {
+  queries.forEach((query, i) => {
+    assertSameText(actual.checkouts[i], expected.checkouts[i], `${label}: checkout ${JSON.stringify(query)}`);
+    assertSameText(actual.queries[i], expected.queries[i], `${label}: query ${JSON.stringify(query)}`);
+  });
+}
+
+function vectorIndexSha256(cwd: string): string {
+  return createHash("sha256").update(fs.readFileSync(path.join(cwd, ".eventloom", "projections", "vectors", "default.usearch"))).digest("hex");
+}
+
+function rebuild(cwd: string): void {
+  const doc = JSON.parse(zaxyOk(["reproject", "--reset-projection", "--json"], cwd, false));
+  assert.equal(doc.ok, true);
+  assert.equal(doc.sessions[0].events, eventCount);
+}
+
+before(async () => {
+  dir = makeTempDir("zaxy-determinism");
+  const session = mixedSessionItems(eventCount, 7);
+  await writeMixedSession(path.join(dir, ".eventloom"), "default", session.items);
+  queries = sampleQueries(session, queryCount, 11);
+  assert.equal(queries.length, queryCount);
+});
+
+describe("rebuilds are deterministic", () => {
+  test("two clean rebuilds of one log give byte-identical checkouts, queries and vector index files", slow, () => {
+    rebuild(dir);
+    const firstIndex = vectorIndexSha256(dir);
+    const first = answers(dir);
+    // The vector lane took part: otherwise this would not test it.
+    const vectorHits = first.queries.map((doc) => JSON.parse(doc).diagnostics.source_lanes.vector as number);
+    assert.ok(vectorHits.every((hits) => hits > 0), `vector hits per query: ${vectorHits.join(",")}`);
+
+    rebuild(dir);
+    const second = answers(dir);
+    rebuiltAnswers = first;
+    assertSameAnswers(second, first, "second rebuild");
+    assert.equal(vectorIndexSha256(dir), firstIndex, "the rebuilt usearch file differs");
+  });
+
+  test("a catch-up that appends to the vector index answers exactly like a rebuild of the same log", slow, () => {
+    assert.ok(rebuiltAnswers, "needs the rebuild test's answers");
+    const lines = fs.readFileSync(path.join(dir, ".eventloom", "default.jsonl"), "utf8").split(/(?<=\n)/);
+    const prefixCount = 1500;
+    const caughtUp = makeTempDir("zaxy-determinism-catchup");
+    const log = path.join(caughtUp, ".eventloom", "default.jsonl");
+    fs.mkdirSync(path.dirname(log));
+    fs.writeFileSync(log, lines.slice(0, prefixCount).join(""));
+    zaxyOk(["memory", "checkout", "warm up", "--json"], caughtUp, false);
+    fs.appendFileSync(log, lines.slice(prefixCount).join(""));
+    const first = JSON.parse(zaxyOk(["memory", "query", "catch up", "--json"], caughtUp, false));
+    assert.equal(first.diagnostics.projection.source, "caught_up");
+    assert.equal(first.diagnostics.projection.events_applied, eventCount - prefixCount);
+    assertSameAnswers(answers(caughtUp), rebuiltAnswers, "catch-up");
+  });
+});
+
+describe("the vector lane does not depend on the index's graph", () => {
+  const dim = 256;
+  /**
+   * 600 entities in pairs with the same tokens in another order ("red blue alpha7" and "alpha7
+   * blue red"): the pairs have identical hash embeddings, and most of them tie exactly for the
+   * query "blue red", far beyond the 200-candidate window.
+   */
+  const entities: EntityRow[] = Array.from({ length: 600 }, (_, i) => {
+    const token = `alpha${Math.floor(i / 2)}`;
+    return {
+      nodeKey: `s\x1fnode${i}`, sessionId: "s", name: i % 2 === 0 ? `red blue ${token}` : `${token} blue red`, entityType: "note",
+      summary: null, propertiesJson: "{}", validFrom: "2026-11-24T00:00:00.000000Z", validTo: null, sourceEventSeq: i + 1,
+      sourceEventHash: "a".repeat(64), vectorKey: i,
+    };
+  });
+
+  async function sessionIndexInsertedIn(order: number[]) {
+    const { Index } = await loadUsearch();
+    const index = new Index({ dimensions: dim, metric: "cos", quantization: "i8", connectivity: 16, expansionAdd: 32, expansionSearch: 128 });
+    const vectors = hashEmbedMany(order.map((i) => entityEmbeddingText(entities[i].name, entities[i].entityType, entities[i].summary)), dim);
+    const flat = new Float32Array(order.length * dim);
+    vectors.forEach((vector, i) => flat.set(vector, i * dim));
+    index.add(BigUint64Array.from(order, (i) => BigInt(i)), flat, 1);
+    return buildSessionIndex("s", { entities, relations: [], head: null }, [], { index, count: entities.length, dim, path: "", action: "built" });
+  }
+
+  test("vectorLaneHits gives the same hits, ties in entity order, from indexes built in different orders", async () => {
+    const forward = entities.map((_, i) => i);
+    const [a, b] = [await sessionIndexInsertedIn(forward), await sessionIndexInsertedIn([...forward].reverse())];
+    for (const query of ["blue red", "red", "alpha3 blue", "alpha299 red blue"]) {
+      const hits = vectorLaneHits(a, query, 50);
+      assert.deepEqual(vectorLaneHits(b, query, 50), hits, query);
+      assert.ok(hits.length > 0, query);
+      for (let i = 1; i < hits.length; i++) {
+        const ordered = hits[i - 1].similarity > hits[i].similarity ||
+          (hits[i - 1].similarity === hits[i].similarity && hits[i - 1].position < hits[i].position);
+        assert.ok(ordered, `${query}: hit ${i} out of order`);
+      }
+    }
+    // The tie really reaches past the window: the 50 kept all share one similarity.
+    const tied = vectorLaneHits(a, "blue red", 50);
+    assert.equal(new Set(tied.map((hit) => hit.similarity)).size, 1);
+    assert.ok(entities.length > vectorCandidatesMax);
+  });
+});
