@@ -63,7 +63,8 @@ function isAwsSecretKey(secret: string, text: string, index: number, key: string
 /** Key names whose `=`/`:` assignment in free text is followed by a secret. */
 const assignedSecretKeys = [
   String.raw`pass(?:word|wd|phrase|code)`,
-  String.raw`(?<![A-Za-z])(?:pwd|pass)`,
+  // Not a bare "pass": Go prints "--- PASS: TestName".
+  String.raw`(?<![A-Za-z])pwd`,
   String.raw`secret(?:[_-]?(?:access[_-]?)?key)?`,
   String.raw`api[_-]?key`,
   String.raw`access[_-]?key`,
@@ -134,16 +135,22 @@ export const secretFormats: readonly SecretFormat[] = [
   { name: "Square tokens (sq0atp-, sq0csp-, EAAA…)", pattern: new RegExp(String.raw`(?<secret>sq0(?:atp|csp)-[A-Za-z0-9_-]{22,}|EAAA[A-Za-z0-9_+=-]{60,})`, g) },
   { name: "Groq (gsk_), Replicate (r8_), Perplexity (pplx-) and xAI (xai-) API keys", pattern: new RegExp(String.raw`(?<secret>gsk_[A-Za-z0-9]{48,}|r8_[A-Za-z0-9]{37,}|pplx-[A-Za-z0-9]{40,}|xai-[A-Za-z0-9]{70,})`, g) },
   {
-    name: "Authorization header values in free text (Authorization: Bearer|Basic|Token <credential>)",
+    name: "Authorization header values in free text (Authorization: Bearer|Basic|Token|Bot|Digest <credential>)",
     pattern: new RegExp(
-      String.raw`(?<keep>\b(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:(?:bearer|basic|token|bot|digest|apikey|sso-key)[ \t]+)?)(?<secret>(?!(?:bearer|basic|token|bot|digest)\b)[^\s"',;]+)`,
+      String.raw`(?<keep>\b(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:bearer|basic|token|bot|digest|apikey|sso-key)[ \t]+)(?<secret>[^\s"',;]+)`,
       gi,
     ),
+  },
+  {
+    // Without a scheme word the value must look like a credential: "Authorization: required".
+    name: "Authorization header values without a scheme (Authorization: <opaque token>)",
+    pattern: new RegExp(String.raw`(?<keep>\b(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?)(?<secret>[^\s"',;]+)`, gi),
+    accepts: looksLikeToken,
   },
   { name: "Opaque Bearer tokens in free text (Bearer <token>)", pattern: new RegExp(String.raw`(?<keep>\bbearer[ \t]+)(?<secret>[A-Za-z0-9._~+/=-]{8,})`, gi), accepts: looksLikeToken },
   { name: "Basic credentials in free text (Basic <base64 of user:password>)", pattern: new RegExp(String.raw`(?<keep>\bbasic[ \t]+)(?<secret>[A-Za-z0-9+/]{4,}={0,2})`, gi), accepts: isBasicCredential },
   {
-    name: "Password-like assignments in free text (password=, passwd:, pwd=, passphrase=, secret=, api_key=, access_token= …)",
+    name: "Password-like assignments in free text (password=, passwd:, pwd=, passphrase=, passcode=, secret=, client_secret=, api_key=, access_key=, private_key=, access_token=, …)",
     pattern: new RegExp(String.raw`(?<keep>(?:${assignedSecretKeys})["']?[ \t]*(?:=>|:=|=|:)[ \t]*)(?<secret>${assignedValue})`, gi),
   },
 ];

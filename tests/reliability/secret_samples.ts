@@ -180,6 +180,12 @@ export const secretSamples: SecretSample[] = [
     text: `sent "Authorization": "token ${fakeChars(40, 100, hexLower)}" upstream`,
     needles: [fakeChars(40, 100, hexLower)],
   },
+  {
+    name: "Authorization: <opaque token> header without a scheme",
+    value: `Authorization: ${fakeChars(40, 111, urlSafe)}`,
+    text: `headers {Authorization=${fakeChars(40, 111, urlSafe)}, Accept=*/*}`,
+    needles: [fakeChars(40, 111, urlSafe)],
+  },
   { name: "Opaque Bearer token in free text", value: `Bearer ${opaqueBearer}`, text: `retrying with bearer ${opaqueBearer} after 401`, needles: [opaqueBearer] },
   {
     name: "Basic credentials (Authorization: Basic base64(user:password))",

@@ -95,6 +95,8 @@ describe("near misses stay readable", () => {
       header_alone: "Authorization: Bearer",
       basic_prose: "Basic authentication is weak; use basic auth only over TLS.",
       boarding: "show your boarding pass at the gate",
+      go_test: "--- PASS: TestRedact (0.00s)\nPASS\nok  \tzaxy/redact\t0.012s",
+      auth_prose: "Authorization: required for admin routes",
       base64_no_context: fakeChars(40, 305),
       timestamp: "2026-05-20T11:55:00Z at 12:34:56",
       path: "/home/user/.ssh/id_rsa.pub and -----BEGIN PUBLIC KEY-----",
