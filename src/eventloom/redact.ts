@@ -13,7 +13,7 @@
  *    of `secretFormats.ts`, which replace only the secret span inside the string.
  */
 import type { JsonObject, JsonValue } from "../canonical/mod.ts";
-import { secretFormats } from "./secretFormats.ts";
+import { closesPrivateKey, opensPrivateKey, secretFormats } from "./secretFormats.ts";
 
 export const redactedValue = "[REDACTED]";
 
@@ -165,9 +165,27 @@ function redactValue(value: JsonValue, at: string, key: string, paths: string[])
     if (spansRedacted !== value) paths.push(at === "" ? "$" : at);
     return spansRedacted;
   }
-  if (Array.isArray(value)) return value.map((item, index) => redactValue(item, `${at === "" ? "$" : at}[${index}]`, key, paths));
+  if (Array.isArray(value)) return redactArray(value, at === "" ? "$" : at, key, paths);
   if (value instanceof Map) return redactObject(value, at, paths);
   return value;
+}
+
+/**
+ * Items one by one, except that a private key split over an array of lines is redacted from the
+ * item that opens it (BEGIN without END) through the item that closes it.
+ */
+function redactArray(items: JsonValue[], at: string, key: string, paths: string[]): JsonValue[] {
+  let insidePrivateKey = false;
+  return items.map((item, index) => {
+    const itemPath = `${at}[${index}]`;
+    if (insidePrivateKey && typeof item === "string") {
+      insidePrivateKey = !closesPrivateKey(item);
+      paths.push(itemPath);
+      return redactedValue;
+    }
+    if (typeof item === "string" && opensPrivateKey(item)) insidePrivateKey = true;
+    return redactValue(item, itemPath, key, paths);
+  });
 }
 
 function redactObject(object: JsonObject, at: string, paths: string[]): JsonObject {

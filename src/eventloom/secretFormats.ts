@@ -76,6 +76,27 @@ const assignedSecretKeys = [
 /** Value of a free-text assignment: a quoted string, or up to whitespace, a quote or `&`. */
 const assignedValue = String.raw`"[^"\r\n]*"|'[^'\r\n]*'|[^\s"'&]+`;
 
+const pemBegin = String.raw`-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----`;
+const pemEnd = String.raw`-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----`;
+const pemBeginPattern = new RegExp(pemBegin, "g");
+const pemEndPattern = new RegExp(pemEnd);
+
+/**
+ * Whether `text` opens a private key block it does not close: the key goes on in the next
+ * strings of an array of lines (`["-----BEGIN RSA PRIVATE KEY-----", "MIIE…", …]`).
+ */
+export function opensPrivateKey(text: string): boolean {
+  let lastBeginEnd = -1;
+  pemBeginPattern.lastIndex = 0;
+  for (let found = pemBeginPattern.exec(text); found !== null; found = pemBeginPattern.exec(text)) lastBeginEnd = pemBeginPattern.lastIndex;
+  return lastBeginEnd >= 0 && !pemEndPattern.test(text.slice(lastBeginEnd));
+}
+
+/** Whether `text` closes a private key block (an END line). */
+export function closesPrivateKey(text: string): boolean {
+  return pemEndPattern.test(text);
+}
+
 const g = "g";
 const gi = "gi";
 
@@ -83,7 +104,7 @@ export const secretFormats: readonly SecretFormat[] = [
   {
     name: "PEM private key block (RSA, EC, DSA, OPENSSH, ENCRYPTED, PKCS#8, PGP PRIVATE KEY BLOCK)",
     // Up to the matching END line, or to the end of the text when the block is cut off.
-    pattern: new RegExp(String.raw`(?<secret>-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----|[\s\S]*))`, g),
+    pattern: new RegExp(String.raw`(?<secret>${pemBegin}(?:[\s\S]*?${pemEnd}|[\s\S]*))`, g),
   },
   {
     name: "Credentials in URLs (scheme://user:password@host, scheme://:password@host)",

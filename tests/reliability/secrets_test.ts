@@ -127,6 +127,18 @@ describe("span redaction keeps the useful text; Python's four patterns keep repl
     assert.equal(redactSecretSpans(`DB_PASSWORD=${password} PORT=5432`), "DB_PASSWORD=[REDACTED] PORT=5432");
   });
 
+  test("a private key split over an array of lines is redacted from its BEGIN line through its END line", async () => {
+    const body = [fakeChars(64, 501, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"), fakeChars(64, 502), fakeChars(30, 503) + "=="];
+    const lines = ["$ cat ~/.ssh/id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY-----", ...body, "-----END OPENSSH PRIVATE KEY-----", "$ ls", fakeChars(64, 504)];
+    const { text, event } = await appendOne({ stdout_lines: lines });
+    assertNoTrace(text, body, "the log");
+    assert.deepEqual(event.payload.stdout_lines, ["$ cat ~/.ssh/id_ed25519", R, R, R, R, R, "$ ls", fakeChars(64, 504)]);
+    assert.deepEqual(event.payload.__zaxy_security, {
+      sensitivity: "restricted",
+      redacted_paths: ["stdout_lines[1]", "stdout_lines[2]", "stdout_lines[3]", "stdout_lines[4]", "stdout_lines[5]"],
+    });
+  });
+
   test("Python's patterns (sk-, pypi-, AKIA, JWT-like) still redact the whole string, even next to a span format", () => {
     const akia = "AK" + "IA" + fakeChars(16, 403, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567");
     const result = secure({ line: `key ${akia} and postgres://a:b${fakeChars(10, 404)}@h/db` });
@@ -171,13 +183,13 @@ describe("redaction time stays linear on 1 MiB of near matches", () => {
     "digits": fill("1234567890"),
   };
   for (const [name, text] of Object.entries(hostile)) {
-    test(`${name}: under 2 s`, () => {
+    test(`${name}: under 5 s`, () => {
       const startedMs = performance.now();
       secure({ text });
       const elapsedMs = performance.now() - startedMs;
       console.error(`redaction of 1 MiB of ${name}: ${elapsedMs.toFixed(1)} ms`);
       // Measured 30-110 ms on a loaded 2-core machine; the quadratic regex needed minutes.
-      assert.ok(elapsedMs < 2_000, `${elapsedMs} ms`);
+      assert.ok(elapsedMs < 5_000, `${elapsedMs} ms`);
     });
   }
 });
