@@ -64,13 +64,18 @@ const pythonValuePatterns = [
 const wordCodePoint = new RegExp(`^${word}$`, "u");
 
 function isJwtPartChar(code: number): boolean {
-  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 45;
+  return isAsciiWordChar(code) || code === 45;
+}
+
+function isAsciiWordChar(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
 }
 
 /** Whether the code point ending right before `index` is a Unicode word character. */
 function isWordBefore(text: string, index: number): boolean {
   if (index <= 0) return false;
   const code = text.charCodeAt(index - 1);
+  if (code < 128) return isAsciiWordChar(code);
   const start = code >= 0xdc00 && code <= 0xdfff && index >= 2 && (text.charCodeAt(index - 2) & 0xfc00) === 0xd800 ? index - 2 : index - 1;
   return wordCodePoint.test(String.fromCodePoint(text.codePointAt(start)!));
 }
@@ -78,6 +83,8 @@ function isWordBefore(text: string, index: number): boolean {
 /** Whether the code point starting at `index` is a Unicode word character. */
 function isWordAt(text: string, index: number): boolean {
   if (index >= text.length) return false;
+  const code = text.charCodeAt(index);
+  if (code < 128) return isAsciiWordChar(code);
   return wordCodePoint.test(String.fromCodePoint(text.codePointAt(index)!));
 }
 
@@ -133,8 +140,12 @@ function isSecretKey(key: string): boolean {
  * redactSecretSpans("curl -H 'Authorization: Bearer 9f8e7d6c5b4a'") // "curl -H 'Authorization: Bearer [REDACTED]'"
  */
 export function redactSecretSpans(text: string, key = ""): string {
+  const lowerText = text.toLowerCase();
+  const lowerKey = key.toLowerCase();
   let out = text;
   for (const format of secretFormats) {
+    // Replacing with "[REDACTED]" never adds a keyword, so the original text decides.
+    if (!format.keywords.some((keyword) => lowerText.includes(keyword) || lowerKey.includes(keyword))) continue;
     format.pattern.lastIndex = 0;
     out = out.replace(format.pattern, (...args) => {
       const match = args[0] as string;

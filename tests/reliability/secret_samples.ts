@@ -217,6 +217,18 @@ export const secretSamples: SecretSample[] = [
     needles: [passwordWithSpaces, passwordWithSpaces.split(" ")[2]],
     kept: `"user": "app"`,
   },
+  {
+    name: "Quoted assignment with an escaped quote in free text",
+    value: `{"password": "ab\\"${fakeChars(12, 112)} tail"}`,
+    text: `log: {"password": "ab\\"${fakeChars(12, 112)} tail", "ok": true}`,
+    needles: [fakeChars(12, 112)],
+  },
+  {
+    name: "Assignment with a quote left open at the end of the text",
+    value: `password="${fakeChars(6, 113)} ${fakeChars(10, 114)}`,
+    text: `the line was cut: password='${fakeChars(6, 113)} ${fakeChars(10, 114)}`,
+    needles: [fakeChars(10, 114)],
+  },
 ].map((sample) => ({ ...sample, text: sample.text === "" ? `posting to ${sample.value} now` : sample.text }));
 
 /** Keys whose values are redacted whole (Python's key regex misses them), with a fake value. */
