@@ -1,9 +1,19 @@
 /**
- * Payload redaction before sealing (Python `security.secure_payload`). Secrets never reach the
- * log: values under secret-looking keys, and string values that look like API keys or JWTs,
- * are replaced by "[REDACTED]" and their paths recorded in `security.redacted_paths`.
+ * Payload redaction before sealing (Python `security.secure_payload`, DESIGN §2.3). Secrets
+ * never reach the log: values under secret-looking keys become "[REDACTED]", string values that
+ * contain a secret are redacted, and every redacted path is recorded in
+ * `security.redacted_paths` (sensitivity "restricted").
+ *
+ * Two layers, and the first must never change:
+ * 1. Python's rules, byte for byte (so an event Python would redact hashes the same): the key
+ *    regex with its token-count exemptions, and four value patterns (`sk-`, `pypi-`, `AKIA`,
+ *    JWT-like) that replace the WHOLE string value.
+ * 2. Additive rules for what Python misses: more secret-looking key names (passwd, pwd,
+ *    passphrase, pass, auth, access_key, …), whose values are replaced whole, and the formats
+ *    of `secretFormats.ts`, which replace only the secret span inside the string.
  */
 import type { JsonObject, JsonValue } from "../canonical/mod.ts";
+import { closesPrivateKey, opensPrivateKey, secretFormats } from "./secretFormats.ts";
 
 export const redactedValue = "[REDACTED]";
 
@@ -15,6 +25,14 @@ export interface SecurityBlock {
 // Python's (?i) folds case the Unicode way (the Kelvin sign matches "k", long s matches "s"):
 // the `u` flag makes JS do the same.
 const secretKeyPattern = /(api[_-]?key|authorization|bearer|cookie|credential|password|private[_-]?key|secret|token)/iu;
+
+/**
+ * Key names Python lets through. Matched on the key in snake case (`dbPasswd` → `db_passwd`)
+ * as whole segments, so `passed`, `bypass`, `compass` and `pass_rate` stay readable; `pass`,
+ * `pw` and `auth` only as the last segment (`db_pass`, `basic_auth`, not `auth_method`).
+ */
+const extraSecretKeyPattern =
+  /(?:^|[^a-z0-9])(?:(?:passwd|pwd|passphrase|passcode|(?:access|session|signing|encryption|master)[_ .-]?key|private[ .]key)(?:$|[^a-z0-9])|(?:pass|pw|auth)$)/;
 
 /** Metric keys that contain "token" but carry counts, not secrets. */
 const tokenMetricKeys = new Set([
@@ -35,36 +53,150 @@ const tokenMetricKeys = new Set([
 // ASCII-only even with the `u` flag, so \b is spelled out over Unicode word characters.
 const word = String.raw`[\p{L}\p{N}_]`;
 const b = `(?:(?<=${word})(?!${word})|(?<!${word})(?=${word}))`;
-const secretValuePatterns = [
+// The JWT-like pattern is not run as a regex: `[A-Za-z0-9_-]{10,}\.` retried from every word
+// boundary of a long run such as "a-a-a-…" is quadratic (80 KiB took 2.3 s). `hasJwtLikeToken`
+// decides the same in one pass. These three are linear: a failing start fails within its run.
+const pythonValuePatterns = [
   String.raw`sk-[A-Za-z0-9_-]{8,}`,
   String.raw`pypi-[A-Za-z0-9_-]{20,}`,
   String.raw`AKIA[0-9A-Z]{16}`,
-  String.raw`[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`,
 ].map((body) => new RegExp(`${b}${body}${b}`, "u"));
+const wordCodePoint = new RegExp(`^${word}$`, "u");
 
-function isSecretKey(key: string): boolean {
-  return secretKeyPattern.test(key) && !tokenMetricKeys.has(key.toLowerCase());
+function isJwtPartChar(code: number): boolean {
+  return isAsciiWordChar(code) || code === 45;
 }
 
-function isSecretValue(value: string): boolean {
-  return secretValuePatterns.some((pattern) => pattern.test(value));
+function isAsciiWordChar(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+}
+
+/** Whether the code point ending right before `index` is a Unicode word character. */
+function isWordBefore(text: string, index: number): boolean {
+  if (index <= 0) return false;
+  const code = text.charCodeAt(index - 1);
+  if (code < 128) return isAsciiWordChar(code);
+  const start = code >= 0xdc00 && code <= 0xdfff && index >= 2 && (text.charCodeAt(index - 2) & 0xfc00) === 0xd800 ? index - 2 : index - 1;
+  return wordCodePoint.test(String.fromCodePoint(text.codePointAt(start)!));
+}
+
+/** Whether the code point starting at `index` is a Unicode word character. */
+function isWordAt(text: string, index: number): boolean {
+  if (index >= text.length) return false;
+  const code = text.charCodeAt(index);
+  if (code < 128) return isAsciiWordChar(code);
+  return wordCodePoint.test(String.fromCodePoint(text.codePointAt(index)!));
+}
+
+function isBoundary(text: string, index: number): boolean {
+  return isWordBefore(text, index) !== isWordAt(text, index);
+}
+
+/**
+ * Python's `\b[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\b`, in one pass. The
+ * text splits into runs of [A-Za-z0-9_-]; a match spans three runs joined by single dots: a
+ * suffix of the first (from a word boundary, ≥ 10 long), the whole second (≥ 10), and a prefix
+ * of the third (≥ 10, ending at a word boundary).
+ */
+function hasJwtLikeToken(text: string): boolean {
+  const minPart = 10;
+  // The run before the current one: where it ends, whether a match can start in it, and whether
+  // it can be a match's middle (it follows, by one dot, a run where a match can start).
+  let previous: { end: number; canStart: boolean; canMiddle: boolean } | undefined;
+  let index = 0;
+  while (index < text.length) {
+    if (!isJwtPartChar(text.charCodeAt(index))) {
+      index++;
+      continue;
+    }
+    const start = index;
+    while (index < text.length && isJwtPartChar(text.charCodeAt(index))) index++;
+    const end = index;
+    const joined = previous !== undefined && previous.end === start - 1 && text.charCodeAt(start - 1) === 46;
+    if (joined && previous!.canMiddle && end - start >= minPart) {
+      for (let at = start + minPart; at <= end; at++) if (isBoundary(text, at)) return true;
+    }
+    let canStart = false;
+    for (let at = start; at <= end - minPart && !canStart; at++) canStart = isBoundary(text, at);
+    previous = { end, canStart, canMiddle: joined && previous!.canStart && end - start >= minPart };
+  }
+  return false;
+}
+
+function isPythonSecretValue(value: string): boolean {
+  return pythonValuePatterns.some((pattern) => pattern.test(value)) || hasJwtLikeToken(value);
+}
+
+function isSecretKey(key: string): boolean {
+  if (tokenMetricKeys.has(key.toLowerCase())) return false;
+  return secretKeyPattern.test(key) || extraSecretKeyPattern.test(key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase());
+}
+
+/**
+ * `text` with every secret span of `secretFormats` replaced by "[REDACTED]"; `key` is the
+ * payload key it sits under (context for formats that need a nearby word, such as "aws").
+ *
+ * @example
+ * redactSecretSpans("curl -H 'Authorization: Bearer 9f8e7d6c5b4a'") // "curl -H 'Authorization: Bearer [REDACTED]'"
+ */
+export function redactSecretSpans(text: string, key = ""): string {
+  const lowerText = text.toLowerCase();
+  const lowerKey = key.toLowerCase();
+  let out = text;
+  for (const format of secretFormats) {
+    // Replacing with "[REDACTED]" never adds a keyword, so the original text decides.
+    if (!format.keywords.some((keyword) => lowerText.includes(keyword) || lowerKey.includes(keyword))) continue;
+    format.pattern.lastIndex = 0;
+    out = out.replace(format.pattern, (...args) => {
+      const match = args[0] as string;
+      const groups = args[args.length - 1] as { keep?: string; secret: string };
+      const index = args[args.length - 3] as number;
+      const keep = groups.keep ?? "";
+      // An earlier format already redacted it (`password=[REDACTED]`): leave it be.
+      if (groups.secret.startsWith(redactedValue)) return match;
+      if (format.accepts !== undefined && !format.accepts(groups.secret, args[args.length - 2] as string, index + keep.length, key)) return match;
+      return keep + redactedValue;
+    });
+  }
+  return out;
 }
 
 function childPath(parent: string, key: string): string {
   return parent === "" ? key : `${parent}.${key}`;
 }
 
-function redactValue(value: JsonValue, at: string, paths: string[]): JsonValue {
+/** `key` is the nearest enclosing object key ("" at the root). */
+function redactValue(value: JsonValue, at: string, key: string, paths: string[]): JsonValue {
   if (typeof value === "string") {
-    if (isSecretValue(value)) {
+    if (isPythonSecretValue(value)) {
       paths.push(at === "" ? "$" : at);
       return redactedValue;
     }
-    return value;
+    const spansRedacted = redactSecretSpans(value, key);
+    if (spansRedacted !== value) paths.push(at === "" ? "$" : at);
+    return spansRedacted;
   }
-  if (Array.isArray(value)) return value.map((item, index) => redactValue(item, `${at === "" ? "$" : at}[${index}]`, paths));
+  if (Array.isArray(value)) return redactArray(value, at === "" ? "$" : at, key, paths);
   if (value instanceof Map) return redactObject(value, at, paths);
   return value;
+}
+
+/**
+ * Items one by one, except that a private key split over an array of lines is redacted from the
+ * item that opens it (BEGIN without END) through the item that closes it.
+ */
+function redactArray(items: JsonValue[], at: string, key: string, paths: string[]): JsonValue[] {
+  let insidePrivateKey = false;
+  return items.map((item, index) => {
+    const itemPath = `${at}[${index}]`;
+    if (insidePrivateKey && typeof item === "string") {
+      insidePrivateKey = !closesPrivateKey(item);
+      paths.push(itemPath);
+      return redactedValue;
+    }
+    if (typeof item === "string" && opensPrivateKey(item)) insidePrivateKey = true;
+    return redactValue(item, itemPath, key, paths);
+  });
 }
 
 function redactObject(object: JsonObject, at: string, paths: string[]): JsonObject {
@@ -75,7 +207,7 @@ function redactObject(object: JsonObject, at: string, paths: string[]): JsonObje
       paths.push(keyPath);
       out.set(key, redactedValue);
     } else {
-      out.set(key, redactValue(value, keyPath, paths));
+      out.set(key, redactValue(value, keyPath, key, paths));
     }
   }
   return out;
@@ -86,6 +218,7 @@ function redactObject(object: JsonObject, at: string, paths: string[]): JsonObje
  *
  * @example
  * securePayload(new Map([["api_key", "x"]])).security // {sensitivity: "restricted", redacted_paths: ["api_key"]}
+ * securePayload(new Map([["dsn", "postgres://app:pw@db/main"]])).payload.get("dsn") // "postgres://app:[REDACTED]@db/main"
  */
 export function securePayload(payload: JsonObject): { payload: JsonObject; security: SecurityBlock } {
   const paths: string[] = [];
