@@ -54,10 +54,9 @@ export interface SimilarPairsResult {
 type IndexClass = new (config: { dimensions: number } & typeof similarityIndexConfig) => UsearchIndex;
 
 /**
- * `rows` in a fixed pseudo-random order. usearch inserts a batch on all cores at once, so two
- * memories next to each other in the batch are linked into the graph at the same moment and
- * neither sees the other; near-duplicates are often recorded one after the other. Spread apart,
- * the later one's insertion finds the earlier one and links them.
+ * `rows` in a fixed pseudo-random order: near-duplicates are often recorded one after the other,
+ * and spread apart, the later one's insertion finds the earlier one through a graph that already
+ * holds more of its neighbourhood.
  */
 function insertionOrder(rows: Uint32Array): Uint32Array {
   const order = rows.slice();
@@ -77,7 +76,13 @@ function buildIndex(Index: IndexClass, embeddings: SparseEmbeddings, rows: Uint3
   const order = insertionOrder(rows);
   for (let start = 0; start < order.length; start += indexBatchRows) {
     const batch = order.subarray(start, start + indexBatchRows);
-    index.add(BigUint64Array.from(batch, (row) => BigInt(row)), projectRows(embeddings, batch), 0);
+    // One vector per call: usearch inserts a call's vectors on parallel threads that race for
+    // graph links, so a batched build is a different graph every run and the index proposes
+    // different pairs; the same log must give the same answer. A call still reserves contexts
+    // for every core (threads 0), which the parallel search below needs.
+    const keys = BigUint64Array.from(batch, (row) => BigInt(row));
+    const vectors = projectRows(embeddings, batch);
+    for (let i = 0; i < batch.length; i++) index.add(keys.subarray(i, i + 1), vectors.subarray(i * projectionDim, (i + 1) * projectionDim), 0);
   }
   return index;
 }
