@@ -38,6 +38,11 @@ interface CachedSession {
   fingerprint: string;
   index: SessionIndex;
   projected: ProjectedSession;
+  /**
+   * Rebuilds and repairs of derived state done to answer this call (`projected.repairs`); empty
+   * when the answer comes from an index kept warm by an earlier call, which reported them then.
+   */
+  repairs: string[];
 }
 
 export interface ProjectionDiagnostics {
@@ -92,7 +97,7 @@ export class MemoryService {
       // Most recently used last, so eviction takes the least recently used.
       this.cache.delete(sessionId);
       this.cache.set(sessionId, cached);
-      return cached;
+      return { ...cached, repairs: [] };
     }
     const { projectSession } = await import("../projection/projector.ts");
     const projected = await projectSession(this.root, sessionId, { warn: this.options.warn, lockWaitMs: readLockWaitMs });
@@ -101,7 +106,13 @@ export class MemoryService {
     if (projected.rows !== null) {
       const { syncVectorIndex } = await import("../projection/vectorIndex.ts");
       try {
-        vectors = await syncVectorIndex(this.root, sessionId, projected.rows, projected.events, this.options.embeddingDim ?? defaultEmbeddingDim);
+        const repair = (message: string) => {
+          projected.warnings.push(message);
+          projected.repairs.push(message);
+          this.options.warn?.(message);
+        };
+        const dim = this.options.embeddingDim ?? defaultEmbeddingDim;
+        vectors = await syncVectorIndex(this.root, sessionId, projected.rows, projected.events, dim, undefined, repair);
       } catch (error) {
         const message = `vector index unavailable, vector lane skipped: ${error instanceof Error ? error.message : String(error)}`;
         projected.warnings.push(message);
@@ -110,7 +121,7 @@ export class MemoryService {
     }
     projected.timingsMs.vector_index = Math.round((performance.now() - mark) * 100) / 100;
     const index = buildSessionIndex(sessionId, projected.rows, projected.events, vectors);
-    const entry = { fingerprint: fingerprint(projected.logPath), index, projected };
+    const entry = { fingerprint: fingerprint(projected.logPath), index, projected, repairs: projected.repairs };
     this.cache.delete(sessionId);
     this.cache.set(sessionId, entry);
     if (this.cache.size > cachedSessionsMax) this.cache.delete(this.cache.keys().next().value!);
@@ -173,6 +184,7 @@ export class MemoryService {
       compacted: recent.length < replayed.length,
       limit: request.limit,
       maxTokens: request.maxTokens,
+      projectionRepairs: session.repairs,
     };
     return { input, session };
   }
