@@ -50,6 +50,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { type FileLock, lockFile, LockTimeoutError } from "../platform/mod.ts";
+import { crashTestPause } from "./crashTestPause.ts";
 import { csvCopyOptions, type CsvCell, cypherStringLiteral, rowHasEmptyString, writeCsvFile } from "./kuzuCsv.ts";
 import { type Kuzu, type KuzuConnection, type KuzuDatabase, type KuzuPreparedStatement, loadKuzu } from "./kuzuRuntime.ts";
 import { entityColumns, eventColumns, projectionSchemaVersion, relatesColumns, schemaStatements, storeMetaKey } from "./kuzuSchema.ts";
@@ -721,6 +722,7 @@ RETURN h.seq, h.hash, h.event_count, h.entity_count, h.current_entity_count, h.r
       if (diff.previousHead === null) await copyAll();
       else await this.#transaction(copyAll);
       this.#query("CHECKPOINT");
+      crashTestPause("projection-head");
       // No stop point from here on: the head follows its durable rows within milliseconds.
       await this.#transaction(async () => {
         this.#closeRows(diff, () => {});
