@@ -180,7 +180,7 @@ test("KuzuStore.open creates the schema idempotently and reopens in one process"
     const store = await KuzuStore.open(dbPath);
     try {
       assert.deepEqual(store.sessions(), []);
-      assert.deepEqual(store.counts(), { entities: 0, currentEntities: 0, relations: 0, events: 0 });
+      assert.deepEqual(store.counts(), { entities: 0, currentEntities: 0, relations: 0, currentRelations: 0, events: 0 });
       assert.equal(store.head("s1"), null);
     } finally {
       store.close();
@@ -246,6 +246,7 @@ test("an incremental diff closes earlier versions and extends the NEXT_EVENT cha
       entities: first.newEntities.length + 1,
       currentEntities: first.newEntities.length,
       relations: 4,
+      currentRelations: rows.relations.filter((r) => r.validTo === null).length,
       events: 5,
     });
 
@@ -331,7 +332,7 @@ test("a bulk-loaded diff equals the per-row baseline, and a 20k-row diff reads b
     const large = bulkDiff("s2", 4000); // 4k events + 8k entities + 8k relations
     await bulk.applyDiff(large);
     assert.deepEqual(bulk.readSession("s2"), sortedRows(large));
-    assert.deepEqual(bulk.counts("s2"), { entities: 8000, currentEntities: 8000 - 800, relations: 8000, events: 4000 });
+    assert.deepEqual(bulk.counts("s2"), { entities: 8000, currentEntities: 8000 - 800, relations: 8000, currentRelations: 8000, events: 4000 });
   } finally {
     bulk.close();
     perRow.close();
