@@ -91,6 +91,7 @@ function loadDirs(dir: string): string[] {
 interface GraphStatus {
   head: { seq: number; eventCount: number; entityCount: number } | null;
   counts: { events: number; entities: number };
+  head_problem: string | null;
 }
 
 function graphStatus(dir: string): GraphStatus {
@@ -171,6 +172,7 @@ describe("item 5: a killed or signalled catch-up never leaves a head beyond its 
     const after = graphStatus(dir);
     assert.equal(after.head?.seq, totalEvents);
     assert.equal(after.counts.events, totalEvents);
+    assert.equal(after.head_problem, null);
   });
 
   test("kill -9 after the rows are durable and before the head is written: the next read rebuilds with a warning and answers correctly", slow, async () => {
@@ -182,6 +184,7 @@ describe("item 5: a killed or signalled catch-up never leaves a head beyond its 
     const status = graphStatus(dir);
     assert.equal(status.head?.seq, earlyEvents, "the head did not move");
     assert.equal(status.counts.events, totalEvents, "the rows did");
+    assert.match(status.head_problem ?? "", /^the head \(seq 1000\) records other counts: the store holds 11000 of 1000 events/);
 
     const { warnings, stderr } = assertCorrectAnswers(dir);
     const claim = /the graph projection of session default claims head seq 1000 but holds 11000 of 1000 events/;
