@@ -50,7 +50,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { type FileLock, lockFile, LockTimeoutError } from "../platform/mod.ts";
-import { crashTestPause } from "./crashTestPause.ts";
+import { crashTestPause, crashTestPauseUntilStopped } from "./crashTestPause.ts";
 import { csvCopyOptions, type CsvCell, cypherStringLiteral, rowHasEmptyString, writeCsvFile } from "./kuzuCsv.ts";
 import { type Kuzu, type KuzuConnection, type KuzuDatabase, type KuzuPreparedStatement, loadKuzu } from "./kuzuRuntime.ts";
 import { entityColumns, eventColumns, projectionSchemaVersion, relatesColumns, schemaStatements, storeMetaKey } from "./kuzuSchema.ts";
@@ -700,6 +700,7 @@ RETURN h.seq, h.hash, h.event_count, h.entity_count, h.current_entity_count, h.r
       // Entities and relations first: a COPY into RELATES measured ~15 % faster before the event
       // spine's 200k rows were in the database (each COPY's cost grows with what is stored).
       await this.#copyRows(loadDir, "Entity", diff.newEntities, entityCells, (row) => this.#execute(createEntity, entityParams(row)), advance);
+      await crashTestPauseUntilStopped("projection-copy", () => options.shouldStop?.() ?? false);
       await this.#copyRows(
         loadDir,
         "RELATES",

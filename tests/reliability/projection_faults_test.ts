@@ -197,8 +197,11 @@ describe("item 5: a killed or signalled catch-up never leaves a head beyond its 
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     test(`${signal} during the catch-up's bulk load stops it at a safe point: dies of ${signal}, store at its previous head, no load folder`, slow, async () => {
       const dir = copyOf(behind, `proj-${signal}`);
-      const child = startZaxy(["memory", "checkout", "identity-code-00042", "--json"], dir);
-      await waitFor("the bulk-load folder", () => loadDirs(dir).length > 0, child);
+      // The pause holds the write inside its row transaction (after the first COPY) until a stop
+      // is requested, so the signal lands there however loaded the machine is.
+      const child = startZaxy(["memory", "checkout", "identity-code-00042", "--json"], dir, { ZAXY_TEST_PAUSE_AT: "projection-copy" });
+      await waitFor("the pause inside the row transaction", () => child.stderr().includes("zaxy: test pause at projection-copy"), child);
+      assert.equal(loadDirs(dir).length, 1, "the bulk load is under way");
       const sentAt = Date.now();
       child.kill(signal);
       const exit = await child.exited;
