@@ -132,7 +132,7 @@ export interface ProjectionCounts {
   events: number;
 }
 
-/** Prefix of the temporary folders a bulk load writes its CSV files to, beside the database. */
+/** What the temporary folder a bulk load writes its CSV files to adds to the database path (`<db>.load-XXXXXX`). */
 export const loadDirSuffix = ".load-";
 
 /**

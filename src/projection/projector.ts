@@ -22,9 +22,9 @@ import type { EventRecord } from "../eventloom/envelope.ts";
 import { readVerifiedEvents } from "../eventloom/replay.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
 import type { IntegrityReport } from "../eventloom/verify.ts";
+import { runInterruptible } from "../platform/interrupt.ts";
 import { extractEvent } from "./extract/mod.ts";
 import { GraphFold } from "./graphFold.ts";
-import { runInterruptible } from "../platform/interrupt.ts";
 import { deleteDatabaseFiles, headCountMismatch, KuzuStore } from "./kuzuStore.ts";
 import { loadKuzu } from "./kuzuRuntime.ts";
 import { ProjectionCorruptError, ProjectionInterruptedError } from "./projectionErrors.ts";
@@ -223,9 +223,8 @@ interface SyncContext {
  * The store's head for the session if it can be built on: an event of the verified log whose
  * recorded counts match the rows stored. Null (with a repair warning where it is news) otherwise.
  */
-function trustedStoreHead(store: KuzuStore, context: SyncContext): ProjectionHead | null {
+function trustedStoreHead(store: KuzuStore, storeHead: ProjectionHead | null, context: SyncContext): ProjectionHead | null {
   const { sessionId, events, options, repair } = context;
-  const storeHead = store.head(sessionId);
   if (options.rebuild || storeHead === null) return null;
   if (!headInLog(storeHead, events)) {
     repair(`projection head (seq ${storeHead.seq}) is not an event of the verified log (rewritten or tampered); rebuilding session ${sessionId}`);
@@ -246,7 +245,7 @@ function trustedStoreHead(store: KuzuStore, context: SyncContext): ProjectionHea
 async function syncStore(store: KuzuStore, context: SyncContext): Promise<"done" | "recreate"> {
   const { root, sessionId, events, cached, options, result, warn, repair, lap } = context;
   const storedHead = store.head(sessionId);
-  const storeHead = trustedStoreHead(store, context);
+  const storeHead = trustedStoreHead(store, storedHead, context);
   let base: SessionGraphRows | undefined;
   if (storeHead !== null) {
     base = cached !== null && sameHead(cached.head, storeHead) ? cached : store.readSession(sessionId);
