@@ -90,11 +90,11 @@ function measurement(rows: number, ms: number): WriteMeasurement {
   return { rows, seconds: round(ms / 1000, 3), rows_per_s: round(rows / (ms / 1000), 1) };
 }
 
-async function timeWrite(dbPath: string, write: (store: KuzuStore) => void): Promise<number> {
+async function timeWrite(dbPath: string, write: (store: KuzuStore) => Promise<void>): Promise<number> {
   const store = await KuzuStore.open(dbPath);
   try {
     const started = performance.now();
-    write(store);
+    await write(store);
     return performance.now() - started;
   } finally {
     store.close();

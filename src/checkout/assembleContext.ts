@@ -37,6 +37,12 @@ export interface AssembleInput {
   limit: number;
   /** Token budget for the prompt; absent means unbudgeted. */
   maxTokens?: number;
+  /**
+   * Rebuilds and repairs of the projection done for this answer (a damaged row cache, vector
+   * index or graph store, an interrupted write): each becomes a warning, so an answer given
+   * right after a repair says so.
+   */
+  projectionRepairs?: readonly string[];
 }
 
 export interface AssembledContext {
@@ -208,6 +214,7 @@ function contextWarnings(selected: readonly RetrievedContext[], input: AssembleI
     const reason = input.retrieval.degradedReason ?? "no reason reported";
     warnings.push(`retrieval was degraded (${reason}); retrieved context may be incomplete`);
   }
+  for (const repair of input.projectionRepairs ?? []) warnings.push(`projection repaired: ${repair}`);
   return warnings;
 }
 

@@ -50,6 +50,11 @@ export interface CachedSession {
    * folded in memory (projection/foldLog.ts), so a degraded answer keeps temporal validity.
    */
   rows: SessionGraphRows;
+  /**
+   * Rebuilds and repairs of derived state done to answer this call (`projected.repairs`); empty
+   * when the answer comes from an index kept warm by an earlier call, which reported them then.
+   */
+  repairs: string[];
 }
 
 export interface ProjectionDiagnostics {
@@ -104,7 +109,7 @@ export class MemoryService {
       // Most recently used last, so eviction takes the least recently used.
       this.cache.delete(sessionId);
       this.cache.set(sessionId, cached);
-      return cached;
+      return { ...cached, repairs: [] };
     }
     const { projectSession } = await import("../projection/projector.ts");
     const projected = await projectSession(this.root, sessionId, { warn: this.options.warn, lockWaitMs: readLockWaitMs });
@@ -113,7 +118,13 @@ export class MemoryService {
     if (projected.rows !== null) {
       const { syncVectorIndex } = await import("../projection/vectorIndex.ts");
       try {
-        vectors = await syncVectorIndex(this.root, sessionId, projected.rows, projected.events, this.options.embeddingDim ?? defaultEmbeddingDim);
+        const repair = (message: string) => {
+          projected.warnings.push(message);
+          projected.repairs.push(message);
+          this.options.warn?.(message);
+        };
+        const dim = this.options.embeddingDim ?? defaultEmbeddingDim;
+        vectors = await syncVectorIndex(this.root, sessionId, projected.rows, projected.events, dim, undefined, repair);
       } catch (error) {
         const message = `vector index unavailable, vector lane skipped: ${error instanceof Error ? error.message : String(error)}`;
         projected.warnings.push(message);
@@ -125,7 +136,7 @@ export class MemoryService {
     // that could not open the store); the rows come from the same fold the store would hold.
     const rows = projected.rows ?? foldLogRows(sessionId, projected.events);
     const index = buildSessionIndex(sessionId, rows, projected.events, vectors);
-    const entry = { fingerprint: fingerprint(projected.logPath), logBytes: fs.statSync(projected.logPath).size, index, projected, rows };
+    const entry = { fingerprint: fingerprint(projected.logPath), logBytes: fs.statSync(projected.logPath).size, index, projected, rows, repairs: projected.repairs };
     this.cache.delete(sessionId);
     this.cache.set(sessionId, entry);
     this.evictColdSessions();
@@ -203,6 +214,7 @@ export class MemoryService {
       compacted: recent.length < replayed.length,
       limit: request.limit,
       maxTokens: request.maxTokens,
+      projectionRepairs: session.repairs,
     };
     return { input, session };
   }

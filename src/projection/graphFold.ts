@@ -121,8 +121,29 @@ export class GraphFold {
       seq: event.seq,
       hash: event.hash,
       eventCount: (this.head?.eventCount ?? 0) + 1,
+      // The other counts are filled in by `countedHead` when the fold is read out.
       entityCount: this.allEntities.length,
+      currentEntityCount: 0,
+      relationCount: 0,
+      currentRelationCount: 0,
     };
+  }
+
+  /** The head with its row counts, taken once when the fold is read out (O(rows)). */
+  private countedHead(): ProjectionHead | null {
+    if (this.head === null) return null;
+    let currentEntityCount = 0;
+    for (const row of this.allEntities) if (row.validTo === null) currentEntityCount++;
+    let currentRelationCount = 0;
+    for (const row of this.allRelations) if (row.validTo === null) currentRelationCount++;
+    this.head = {
+      ...this.head,
+      entityCount: this.allEntities.length,
+      currentEntityCount,
+      relationCount: this.allRelations.length,
+      currentRelationCount,
+    };
+    return this.head;
   }
 
   /** What changed since the base; null when nothing was applied. */
@@ -136,13 +157,13 @@ export class GraphFold {
       closedRelations: [...this.closedRelations].map(([relKey, validTo]) => ({ relKey, validTo })),
       newEvents: this.newEvents,
       previousHead: this.previousHead,
-      head: this.head,
+      head: this.countedHead()!,
     };
   }
 
   /** Every row after the fold, as the store would read them back. */
   rows(): SessionGraphRows {
-    return { entities: this.allEntities, relations: this.allRelations, head: this.head };
+    return { entities: this.allEntities, relations: this.allRelations, head: this.countedHead() };
   }
 
   private upsertEntity(entity: ExtractedEntity, event: EventRecord): EntityRow {

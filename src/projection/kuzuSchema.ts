@@ -12,7 +12,7 @@
  * treated as corrupt and rebuilt by `KuzuStore.openOrRebuild` (the projection is derived, so a
  * rebuild loses nothing).
  */
-export const projectionSchemaVersion = 6;
+export const projectionSchemaVersion = 7;
 
 /** The single `StoreMeta` row's key. */
 export const storeMetaKey = "store";
@@ -64,8 +64,10 @@ export const schemaStatements: readonly string[] = [
   `CREATE NODE TABLE IF NOT EXISTS Event(
     event_key STRING, session_id STRING, seq INT64, hash STRING, prev_hash STRING,
     event_type STRING, source_thread STRING, PRIMARY KEY (event_key))`,
+  // Version 7 added the row counts a reader checks the stored rows against.
   `CREATE NODE TABLE IF NOT EXISTS ProjectionHead(
     session_id STRING, seq INT64, hash STRING, event_count INT64, entity_count INT64,
+    current_entity_count INT64, relation_count INT64, current_relation_count INT64,
     PRIMARY KEY (session_id))`,
   `CREATE NODE TABLE IF NOT EXISTS StoreMeta(key STRING, schema_version INT64, PRIMARY KEY (key))`,
   // Forward only: see "RELATES is stored forward only" in kuzuStore.ts.

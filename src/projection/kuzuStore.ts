@@ -17,10 +17,16 @@
  * - Transactions: `COPY ... FROM` works inside `BEGIN TRANSACTION` ... `COMMIT`; a failing COPY
  *   rolls the whole transaction back. Committing COPYs inside a manual transaction is expensive
  *   (CPU-bound in the wasm threads, no fsync: 20k nodes + 20k relations took 3.8 s in a
- *   transaction and 0.9 s as auto-committed COPYs), so diffs onto an existing head are one
- *   transaction (a crash leaves the previous head), while a load from nothing (a rebuild) runs
- *   auto-committed COPYs with the head written last (a crash leaves rows without a head, which
- *   the projector rebuilds).
+ *   transaction and 0.9 s as auto-committed COPYs).
+ * - Crash safety: a COPY is not covered by the WAL. Its rows go straight into the database
+ *   file and become reachable at the checkpoint after COMMIT; the WAL holds the transaction's
+ *   other statements. `kill -9` during that checkpoint (seconds into a 10k-event catch-up) came
+ *   back with the head and closes replayed from the WAL and every copied row gone. So the head
+ *   is written in its own small transaction after the rows' COMMIT and an explicit CHECKPOINT,
+ *   and carries the row counts it covers; readers compare them with `counts()` and rebuild on a
+ *   mismatch (`headCountMismatch`). A crash can leave rows beyond the head, never a head beyond
+ *   its rows. Bulk loads write CSV files to `<db>.load-*` folders; one left by a killed process
+ *   is removed on the next open under the lock.
  * - Bulk load (2-core machine under load, noisy): COPY from CSV ~17-20k entity rows/s and
  *   ~10k relation rows/s, plus the commit. Batched `UNWIND` of list parameters ran ~2.7k rows/s
  *   (every JS value crosses embind), and UNWIND + MATCH to create relations ~200 rows/s, so
@@ -44,10 +50,11 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { type FileLock, lockFile, LockTimeoutError } from "../platform/mod.ts";
+import { crashTestPause, crashTestPauseUntilStopped } from "./crashTestPause.ts";
 import { csvCopyOptions, type CsvCell, cypherStringLiteral, rowHasEmptyString, writeCsvFile } from "./kuzuCsv.ts";
 import { type Kuzu, type KuzuConnection, type KuzuDatabase, type KuzuPreparedStatement, loadKuzu } from "./kuzuRuntime.ts";
 import { entityColumns, eventColumns, projectionSchemaVersion, relatesColumns, schemaStatements, storeMetaKey } from "./kuzuSchema.ts";
-import { ProjectionBusyError, ProjectionCorruptError, ProjectionQueryError } from "./projectionErrors.ts";
+import { ProjectionBusyError, ProjectionCorruptError, ProjectionInterruptedError, ProjectionQueryError } from "./projectionErrors.ts";
 import {
   type EntityRow,
   type EventRow,
@@ -108,6 +115,11 @@ export interface KuzuStoreOptions {
 
 export interface ApplyDiffOptions {
   onProgress?: (doneRows: number, totalRows: number) => void;
+  /**
+   * Asked between statements (after yielding to the event loop, so signal handlers run): true
+   * stops the write with `ProjectionInterruptedError`, rolling back what is not committed.
+   */
+  shouldStop?: () => boolean;
 }
 
 export interface ProjectionCounts {
@@ -115,7 +127,34 @@ export interface ProjectionCounts {
   /** Entity versions with `valid_to` null. */
   currentEntities: number;
   relations: number;
+  /** Relation versions with `valid_to` null. */
+  currentRelations: number;
   events: number;
+}
+
+/** What the temporary folder a bulk load writes its CSV files to adds to the database path (`<db>.load-XXXXXX`). */
+export const loadDirSuffix = ".load-";
+
+/**
+ * What the stored rows of a session say against its head's counts: null when they agree, else
+ * a sentence naming each count that differs ("holds 1000 of 11000 events, ...").
+ */
+export function headCountMismatch(head: ProjectionHead, counts: ProjectionCounts): string | null {
+  const checks: Array<[string, number, number]> = [
+    ["events", counts.events, head.eventCount],
+    ["entity versions", counts.entities, head.entityCount],
+    ["current entities", counts.currentEntities, head.currentEntityCount],
+    ["relation versions", counts.relations, head.relationCount],
+    ["current relations", counts.currentRelations, head.currentRelationCount],
+  ];
+  const differing = checks.filter(([, stored, recorded]) => stored !== recorded);
+  if (differing.length === 0) return null;
+  return `holds ${differing.map(([name, stored, recorded]) => `${stored} of ${recorded} ${name}`).join(", ")}`;
+}
+
+/** Lets pending signal handlers run: a synchronous Kuzu call blocks them until it returns. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 type Params = Record<string, unknown>;
@@ -212,7 +251,9 @@ WHERE a.session_id = $session AND list_contains($keys, r.rel_id)
 SET r.valid_to = list_extract($valid_tos, list_position($keys, r.rel_id))`;
 
 const upsertHead = `MERGE (h:ProjectionHead {session_id: $session_id})
-SET h.seq = $seq, h.hash = $hash, h.event_count = $event_count, h.entity_count = $entity_count`;
+SET h.seq = $seq, h.hash = $hash, h.event_count = $event_count, h.entity_count = $entity_count,
+  h.current_entity_count = $current_entity_count, h.relation_count = $relation_count,
+  h.current_relation_count = $current_relation_count`;
 
 function entityCells(row: EntityRow): CsvCell[] {
   return [
@@ -306,6 +347,33 @@ function inIdOrder(rows: RelationRow[], ids: Float64Array): RelationRow[] {
   return order.map((i) => rows[i]);
 }
 
+function isEmptyFile(file: string): boolean {
+  try {
+    const stat = fs.statSync(file);
+    return stat.isFile() && stat.size === 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Removes the bulk-load folders (`<db>.load-*`) beside the database and returns their names.
+ * Call only while holding the store's lock: every write creates its folder under the lock and
+ * removes it before releasing, so any folder seen then was left by a process that died writing.
+ */
+export function removeStaleLoadDirs(dbPath: string): string[] {
+  const dir = path.dirname(dbPath);
+  const prefix = path.basename(dbPath) + loadDirSuffix;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((name) => name.startsWith(prefix));
+  } catch {
+    return [];
+  }
+  for (const name of names) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+  return names;
+}
+
 /** Deletes the database file and whatever Kuzu keeps beside it (not our lock file). */
 export function deleteDatabaseFiles(dbPath: string): void {
   for (const suffix of databaseFileSuffixes) fs.rmSync(dbPath + suffix, { force: true, recursive: true });
@@ -351,6 +419,7 @@ export class KuzuStore {
     const absolutePath = path.resolve(dbPath);
     const lock = await KuzuStore.#takeLock(absolutePath, options);
     try {
+      removeStaleLoadDirs(absolutePath);
       return await KuzuStore.#openLocked(absolutePath, lock);
     } catch (error) {
       lock.release();
@@ -366,6 +435,15 @@ export class KuzuStore {
     const absolutePath = path.resolve(dbPath);
     const lock = await KuzuStore.#takeLock(absolutePath, options);
     try {
+      const staleLoadDirs = removeStaleLoadDirs(absolutePath);
+      if (staleLoadDirs.length > 0) {
+        warn(`Removed ${staleLoadDirs.length} bulk-load folder(s) left by an interrupted projection write: ${staleLoadDirs.join(", ")}`);
+      }
+      if (isEmptyFile(absolutePath)) {
+        // Kuzu would open it as a fresh database without a word; say that the graph is rebuilt.
+        warn(`The graph projection "${absolutePath}" is an empty (0-byte) file; rebuilding it from the logs`);
+        deleteDatabaseFiles(absolutePath);
+      }
       try {
         return await KuzuStore.#openLocked(absolutePath, lock);
       } catch (error) {
@@ -486,10 +564,10 @@ export class KuzuStore {
   }
 
   /** Runs `write` in one transaction: all of it is committed, or none. */
-  #transaction(write: () => void): void {
+  async #transaction(write: () => Promise<void>): Promise<void> {
     this.#query("BEGIN TRANSACTION");
     try {
-      write();
+      await write();
     } catch (error) {
       // A failed statement may already have rolled the transaction back.
       const rollback = this.#connection.query("ROLLBACK");
@@ -502,12 +580,22 @@ export class KuzuStore {
   /** The session's projection head, or null when it has never been projected. */
   head(sessionId: string): ProjectionHead | null {
     const rows = this.#execute(
-      "MATCH (h:ProjectionHead {session_id: $session}) RETURN h.seq, h.hash, h.event_count, h.entity_count",
+      `MATCH (h:ProjectionHead {session_id: $session})
+RETURN h.seq, h.hash, h.event_count, h.entity_count, h.current_entity_count, h.relation_count, h.current_relation_count`,
       { session: sessionId },
     );
     if (rows.length === 0) return null;
-    const [seq, hash, eventCount, entityCount] = rows[0];
-    return { sessionId, seq: toNumber(seq), hash: String(hash), eventCount: toNumber(eventCount), entityCount: toNumber(entityCount) };
+    const [seq, hash, eventCount, entityCount, currentEntityCount, relationCount, currentRelationCount] = rows[0];
+    return {
+      sessionId,
+      seq: toNumber(seq),
+      hash: String(hash),
+      eventCount: toNumber(eventCount),
+      entityCount: toNumber(entityCount),
+      currentEntityCount: toNumber(currentEntityCount),
+      relationCount: toNumber(relationCount),
+      currentRelationCount: toNumber(currentRelationCount),
+    };
   }
 
   /** Sessions that have a projection head, sorted. */
@@ -516,35 +604,52 @@ export class KuzuStore {
   }
 
   /**
-   * Writes a diff (in one transaction when it extends a head): entities, relations, events and
-   * their NEXT_EVENT links,
-   * closes, then the head. Large diffs are bulk-loaded from CSV files in a temporary directory
-   * beside the database.
+   * Writes a diff: entities, relations, events and their NEXT_EVENT links, then the closes and
+   * the head. The head moves only after the rows it covers are durable (see "Crash safety" in
+   * the module header), so whatever stops the write leaves either the previous head with its
+   * rows, or rows that do not add up to the head's counts, which `headCountMismatch` reports.
+   * Large diffs are bulk-loaded from CSV files in a temporary folder beside the database.
+   * Throws `ProjectionInterruptedError` when `options.shouldStop` says so at a safe point.
    */
-  applyDiff(diff: GraphDiff, options: ApplyDiffOptions = {}): void {
+  async applyDiff(diff: GraphDiff, options: ApplyDiffOptions = {}): Promise<void> {
     const newRows = diff.newEvents.length + diff.newEntities.length + diff.newRelations.length;
-    if (newRows < bulkLoadRowsMin) this.#applyPerRow(diff, options.onProgress);
-    else this.#applyBulk(diff, options.onProgress);
+    if (newRows < bulkLoadRowsMin) await this.#applyPerRow(diff, options);
+    else await this.#applyBulk(diff, options);
   }
 
   /**
    * The naive write: one statement per row (prepared, in one transaction). Kept for the
    * benchmark that compares it with `applyDiff`'s bulk load; produces the same rows.
    */
-  insertPerRowBaseline(diff: GraphDiff, onProgress?: (doneRows: number, totalRows: number) => void): void {
-    this.#applyPerRow(diff, onProgress);
+  async insertPerRowBaseline(diff: GraphDiff, onProgress?: (doneRows: number, totalRows: number) => void): Promise<void> {
+    await this.#applyPerRow(diff, { onProgress });
   }
 
-  #applyPerRow(diff: GraphDiff, onProgress?: (doneRows: number, totalRows: number) => void): void {
+  /** A safe point of a write: lets signal handlers run, then stops if asked to. */
+  async #stopPoint(diff: GraphDiff, options: ApplyDiffOptions): Promise<void> {
+    if (options.shouldStop === undefined) return;
+    await yieldToEventLoop();
+    if (options.shouldStop()) {
+      throw new ProjectionInterruptedError(
+        `Stopped writing session ${diff.sessionId}'s projection (seq ${diff.previousHead?.seq ?? 0} to ${diff.head.seq}) on request`,
+      );
+    }
+  }
+
+  /**
+   * Small diffs: one transaction of prepared statements, head included. Kuzu logs each of these
+   * statements to its WAL at commit, so a crash leaves all of the transaction or none of it.
+   */
+  async #applyPerRow(diff: GraphDiff, options: ApplyDiffOptions): Promise<void> {
     const links = nextEventLinks(diff);
     const totalRows = diff.newEvents.length + links.length + diff.newEntities.length + diff.newRelations.length +
       diff.closedEntities.length + diff.closedRelations.length + 1;
     let doneRows = 0;
     const step = () => {
       doneRows++;
-      if (onProgress !== undefined && (doneRows % 1000 === 0 || doneRows === totalRows)) onProgress(doneRows, totalRows);
+      if (options.onProgress !== undefined && (doneRows % 1000 === 0 || doneRows === totalRows)) options.onProgress(doneRows, totalRows);
     };
-    this.#transaction(() => {
+    await this.#transaction(async () => {
       for (const event of diff.newEvents) {
         this.#execute(createEvent, eventParams(event));
         step();
@@ -553,6 +658,7 @@ export class KuzuStore {
         this.#execute(createNextEvent, { from_key: link.fromKey, to_key: link.toKey });
         step();
       }
+      await this.#stopPoint(diff, options);
       for (const entity of diff.newEntities) {
         this.#execute(createEntity, entityParams(entity));
         step();
@@ -562,54 +668,69 @@ export class KuzuStore {
         step();
       }
       this.#closeRows(diff, step);
+      await this.#stopPoint(diff, options);
       this.#writeHead(diff.head);
       step();
     });
   }
 
-  #applyBulk(diff: GraphDiff, onProgress?: (doneRows: number, totalRows: number) => void): void {
+  /**
+   * Large diffs, in two steps. First the new rows by COPY: onto an existing head in one
+   * transaction (a stop before its COMMIT rolls it back), from nothing (a rebuild) as
+   * auto-committed COPYs, which cost ~4x less in kuzu-wasm 0.11 (20k nodes + 20k relations:
+   * 0.9 s against 3.8 s). Then a CHECKPOINT, and only then the closes and the head in one small
+   * transaction. Why not all in one transaction: kuzu-wasm 0.11 writes a COPY's rows straight into
+   * the database file and only their table's metadata at the checkpoint that follows COMMIT,
+   * while the WAL holds the transaction's other statements; a process killed during that
+   * checkpoint (seconds for 10k events) came back with the head and the closes replayed from the
+   * WAL and the copied rows gone: a head that claimed rows the store did not have.
+   */
+  async #applyBulk(diff: GraphDiff, options: ApplyDiffOptions): Promise<void> {
     const links = nextEventLinks(diff);
     const totalRows = diff.newEvents.length + links.length + diff.newEntities.length + diff.newRelations.length +
       diff.closedEntities.length + diff.closedRelations.length + 1;
     let doneRows = 0;
-    const advance = (rows: number) => {
+    const advance = async (rows: number) => {
       doneRows += rows;
-      onProgress?.(doneRows, totalRows);
+      options.onProgress?.(doneRows, totalRows);
+      await this.#stopPoint(diff, options);
     };
-    const loadDir = fs.mkdtempSync(`${this.dbPath}.load-`);
-    // A load onto an existing head must be atomic. A load from nothing (a rebuild; the caller
-    // deleted the session first) runs each COPY in its own auto-commit instead: committing
-    // COPYs inside a manual transaction cost ~4x more in kuzu-wasm 0.11 (20k nodes + 20k
-    // relations: 3.8 s against 0.9 s), and the head is still written last, so a crash leaves
-    // rows without a head, which the projector treats as "not projected" and rebuilds.
-    const write = diff.previousHead === null ? (body: () => void) => body() : (body: () => void) => this.#transaction(body);
-    try {
+    const loadDir = fs.mkdtempSync(`${this.dbPath}${loadDirSuffix}`);
+    const copyAll = async () => {
       // Entities and relations first: a COPY into RELATES measured ~15 % faster before the event
       // spine's 200k rows were in the database (each COPY's cost grows with what is stored).
-      write(() => {
-        this.#copyRows(loadDir, "Entity", diff.newEntities, entityCells, (row) => this.#execute(createEntity, entityParams(row)), advance);
-        this.#copyRows(
-          loadDir,
-          "RELATES",
-          diff.newRelations,
-          relationCells,
-          (row) => this.#execute(createRelation, relationParams(row)),
-          advance,
-        );
-        this.#copyRows(loadDir, "Event", diff.newEvents, eventCells, (row) => this.#execute(createEvent, eventParams(row)), advance);
-        this.#copyRows(
-          loadDir,
-          "NEXT_EVENT",
-          links,
-          (link) => [link.fromKey, link.toKey],
-          (link) => this.#execute(createNextEvent, { from_key: link.fromKey, to_key: link.toKey }),
-          advance,
-        );
+      await this.#copyRows(loadDir, "Entity", diff.newEntities, entityCells, (row) => this.#execute(createEntity, entityParams(row)), advance);
+      await crashTestPauseUntilStopped("projection-copy", () => options.shouldStop?.() ?? false);
+      await this.#copyRows(
+        loadDir,
+        "RELATES",
+        diff.newRelations,
+        relationCells,
+        (row) => this.#execute(createRelation, relationParams(row)),
+        advance,
+      );
+      await this.#copyRows(loadDir, "Event", diff.newEvents, eventCells, (row) => this.#execute(createEvent, eventParams(row)), advance);
+      await this.#copyRows(
+        loadDir,
+        "NEXT_EVENT",
+        links,
+        (link) => [link.fromKey, link.toKey],
+        (link) => this.#execute(createNextEvent, { from_key: link.fromKey, to_key: link.toKey }),
+        advance,
+      );
+    };
+    try {
+      if (diff.previousHead === null) await copyAll();
+      else await this.#transaction(copyAll);
+      this.#query("CHECKPOINT");
+      crashTestPause("projection-head");
+      // No stop point from here on: the head follows its durable rows within milliseconds.
+      await this.#transaction(async () => {
         this.#closeRows(diff, () => {});
-        advance(diff.closedEntities.length + diff.closedRelations.length);
         this.#writeHead(diff.head);
-        advance(1);
       });
+      doneRows += diff.closedEntities.length + diff.closedRelations.length + 1;
+      options.onProgress?.(doneRows, totalRows);
     } finally {
       fs.rmSync(loadDir, { recursive: true, force: true });
     }
@@ -619,14 +740,14 @@ export class KuzuStore {
    * COPYs `rows` into `table` from CSV files of `copyChunkRows` rows each; rows the CSV format
    * cannot express (an empty string) go through `insertOne` instead.
    */
-  #copyRows<T>(
+  async #copyRows<T>(
     loadDir: string,
     table: string,
     rows: readonly T[],
     cells: (row: T) => CsvCell[],
     insertOne: (row: T) => void,
-    advance: (rows: number) => void,
-  ): void {
+    advance: (rows: number) => Promise<void>,
+  ): Promise<void> {
     const csvPath = path.join(loadDir, `${table}.csv`);
     for (let start = 0; start < rows.length; start += copyChunkRows) {
       const chunk = rows.slice(start, start + copyChunkRows);
@@ -642,7 +763,7 @@ export class KuzuStore {
         this.#query(`COPY ${table} FROM ${cypherStringLiteral(csvPath)} ${csvCopyOptions()}`);
       }
       for (const row of unexpressible) insertOne(row);
-      advance(chunk.length);
+      await advance(chunk.length);
     }
   }
 
@@ -669,6 +790,9 @@ export class KuzuStore {
       hash: head.hash,
       event_count: head.eventCount,
       entity_count: head.entityCount,
+      current_entity_count: head.currentEntityCount,
+      relation_count: head.relationCount,
+      current_relation_count: head.currentRelationCount,
     });
   }
 
@@ -794,12 +918,16 @@ export class KuzuStore {
       `MATCH (e:Entity) ${where("e")} RETURN count(*), count(CASE WHEN e.valid_to IS NULL THEN 1 END)`,
       params,
     );
-    const [[relations]] = this.#execute(`MATCH (a:Entity)-[r:RELATES]->(:Entity) ${where("a")} RETURN count(*)`, params);
+    const [[relations, currentRelations]] = this.#execute(
+      `MATCH (a:Entity)-[r:RELATES]->(:Entity) ${where("a")} RETURN count(*), count(CASE WHEN r.valid_to IS NULL THEN 1 END)`,
+      params,
+    );
     const [[events]] = this.#execute(`MATCH (e:Event) ${where("e")} RETURN count(*)`, params);
     return {
       entities: toNumber(entities),
       currentEntities: toNumber(currentEntities),
       relations: toNumber(relations),
+      currentRelations: toNumber(currentRelations),
       events: toNumber(events),
     };
   }

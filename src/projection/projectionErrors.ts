@@ -33,3 +33,17 @@ export class ProjectionQueryError extends ZaxyError {
     this.name = "ProjectionQueryError";
   }
 }
+
+/**
+ * A write to the store stopped at a safe point because the process was asked to stop (SIGINT,
+ * SIGTERM): the store is left at its previous head, or for a rebuild with rows but no head.
+ */
+export class ProjectionInterruptedError extends ZaxyError {
+  constructor(message: string, details: ZaxyErrorDetails = {}) {
+    super("interrupted", message, ExitCode.ioError, {
+      hint: "the projection is left at its previous head; the next read catches up again",
+      ...details,
+    });
+    this.name = "ProjectionInterruptedError";
+  }
+}

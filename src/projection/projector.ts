@@ -3,11 +3,18 @@
  *
  * Order of trust: the log is verified first, and a log that fails verification is never
  * projected (the caller gets `integrity_failure`, exit 1). The Kuzu head must be an event of the
- * verified log (same seq, same hash); if it is not, the log was rewritten or tampered and the
- * session is rebuilt from scratch. The row cache (`snapshot.ts`) is used only when its head is
- * the log's last event, which lets a read skip loading Kuzu entirely; any other state goes
- * through the store. When the store cannot be opened (another process holds it past the wait,
- * or opening fails twice), reads degrade: the caller falls back to the log itself.
+ * verified log (same seq, same hash) and the session's stored rows must add up to the counts the
+ * head records; if not, the log was rewritten or tampered, or a write was interrupted, and the
+ * session is rebuilt from scratch. The row cache (`snapshot.ts`) is used only when it passes its
+ * own checks (checksum, counts) and its head is the log's last event, which lets a read skip
+ * loading Kuzu entirely; any other state goes through the store. Every rebuild or repair is
+ * reported through `warn` and listed in `repairs`. When the store cannot be opened (another
+ * process holds it past the wait, or opening fails twice), reads degrade: the caller falls back
+ * to the log itself.
+ *
+ * SIGINT/SIGTERM during a store write stop it at a safe point (`platform/interrupt.ts`): a
+ * catch-up is rolled back to the previous head, a rebuild leaves rows without a head (rebuilt on
+ * the next read), then the process dies of the signal.
  */
 import * as path from "node:path";
 import { inputError } from "../errors.ts";
@@ -15,12 +22,13 @@ import type { EventRecord } from "../eventloom/envelope.ts";
 import { readVerifiedEvents } from "../eventloom/replay.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
 import type { IntegrityReport } from "../eventloom/verify.ts";
+import { runInterruptible } from "../platform/interrupt.ts";
 import { extractEvent } from "./extract/mod.ts";
 import { GraphFold } from "./graphFold.ts";
-import { deleteDatabaseFiles, KuzuStore } from "./kuzuStore.ts";
+import { deleteDatabaseFiles, headCountMismatch, KuzuStore } from "./kuzuStore.ts";
 import { loadKuzu } from "./kuzuRuntime.ts";
-import { ProjectionCorruptError } from "./projectionErrors.ts";
-import { projectionsDir, readSnapshot, removeSnapshot, writeSnapshot } from "./snapshot.ts";
+import { ProjectionCorruptError, ProjectionInterruptedError } from "./projectionErrors.ts";
+import { projectionsDir, readSnapshotChecked, removeSnapshot, snapshotPath, writeSnapshot } from "./snapshot.ts";
 import type { GraphDiff, ProjectionHead, SessionGraphRows } from "./types.ts";
 
 export interface ProjectOptions {
@@ -50,7 +58,10 @@ export interface ProjectedSession {
   source: "cache" | "store" | "caught_up" | "rebuilt" | "degraded";
   /** Events folded by this call. */
   eventsApplied: number;
+  /** Every warning of this call (also passed to `warn`). */
   warnings: string[];
+  /** The warnings that report a rebuild or repair of derived state (a subset of `warnings`). */
+  repairs: string[];
   timingsMs: { [phase: string]: number };
 }
 
@@ -65,7 +76,9 @@ export function headInLog(head: ProjectionHead, events: readonly EventRecord[]):
 }
 
 function sameHead(a: ProjectionHead | null, b: ProjectionHead | null): boolean {
-  return a !== null && b !== null && a.seq === b.seq && a.hash === b.hash && a.entityCount === b.entityCount;
+  return a !== null && b !== null && a.seq === b.seq && a.hash === b.hash && a.eventCount === b.eventCount &&
+    a.entityCount === b.entityCount && a.currentEntityCount === b.currentEntityCount && a.relationCount === b.relationCount &&
+    a.currentRelationCount === b.currentRelationCount;
 }
 
 /** Verifies and reads a session's log; throws `unknown_session` (2) or `integrity_failure` (1). */
@@ -99,9 +112,14 @@ function foldEvents(sessionId: string, base: SessionGraphRows | undefined, event
 export async function projectSession(root: string, sessionId: string, options: ProjectOptions = {}): Promise<ProjectedSession> {
   const timingsMs: { [phase: string]: number } = {};
   const warnings: string[] = [];
+  const repairs: string[] = [];
   const warn = (message: string) => {
     warnings.push(message);
     options.warn?.(message);
+  };
+  const repair = (message: string) => {
+    repairs.push(message);
+    warn(message);
   };
   let mark = performance.now();
   const lap = (phase: string) => {
@@ -116,10 +134,22 @@ export async function projectSession(root: string, sessionId: string, options: P
   lap("verify_and_read");
   await kuzuLoading;
   const result: ProjectedSession = {
-    sessionId, logPath, integrity, events, rows: null, degraded: false, degradedReason: null, source: "cache", eventsApplied: 0, warnings, timingsMs,
+    sessionId, logPath, integrity, events, rows: null, degraded: false, degradedReason: null, source: "cache", eventsApplied: 0, warnings, repairs,
+    timingsMs,
   };
   const logHead = events.at(-1);
-  let cached = options.rebuild ? null : readSnapshot(root, sessionId);
+  let cached: SessionGraphRows | null = null;
+  // Whether this session was projected before: a store without its rows is then a loss to report.
+  let projectedBefore = false;
+  if (!options.rebuild) {
+    const read = readSnapshotChecked(root, sessionId);
+    projectedBefore = read.status !== "missing";
+    if (read.status === "ok") cached = read.rows;
+    if (read.status === "invalid") {
+      repair(`row cache "${snapshotPath(root, sessionId)}" is not used: ${read.reason}; rebuilding it from the graph store`);
+      removeSnapshot(root, sessionId);
+    }
+  }
   if (cached?.head && logHead !== undefined && cached.head.seq === logHead.seq && cached.head.hash === logHead.hash) {
     lap("read_cache");
     result.rows = cached;
@@ -129,8 +159,11 @@ export async function projectSession(root: string, sessionId: string, options: P
   let recreated = false;
   for (let attempt = 1; ; attempt++) {
     let store: KuzuStore;
+    const repairsBeforeOpen = repairs.length;
     try {
-      store = await KuzuStore.openOrRebuild(dbPath, warn, { lockWaitMs: options.lockWaitMs });
+      store = await KuzuStore.openOrRebuild(dbPath, repair, { lockWaitMs: options.lockWaitMs });
+      // A database replaced while opening was reported already; its lost sessions need no second word.
+      if (repairs.length > repairsBeforeOpen) projectedBefore = false;
     } catch (error) {
       if (options.onStoreFailure === "throw") throw error;
       const reason = error instanceof Error ? error.message : String(error);
@@ -142,12 +175,15 @@ export async function projectSession(root: string, sessionId: string, options: P
     }
     lap("open_store");
     try {
-      if (syncStore(store, root, sessionId, events, cached, options, result, warn, lap, !recreated) === "recreate") {
+      const context = { root, sessionId, events, cached, projectedBefore, options, result, warn, repair, lap, mayRecreate: !recreated };
+      if (await syncStore(store, context) === "recreate") {
         // The store never deletes rows (see kuzuStore.ts): the session's old rows go with the
         // whole database file.
         store.close();
         deleteDatabaseFiles(dbPath);
         recreated = true;
+        // The fresh database lacks the session by our own doing: nothing more to report.
+        projectedBefore = false;
         attempt--;
         continue;
       }
@@ -156,7 +192,7 @@ export async function projectSession(root: string, sessionId: string, options: P
       // Damage that opening did not notice surfaces on the first read of a page: the store is
       // derived, so it is deleted and rebuilt once.
       if (!(error instanceof ProjectionCorruptError) || attempt > 1) throw error;
-      warn(`projection database is damaged (${error.message}); deleting and rebuilding it`);
+      repair(`projection database is damaged (${error.message}); deleting and rebuilding it`);
       store.close();
       deleteDatabaseFiles(dbPath);
       removeSnapshot(root, sessionId);
@@ -167,26 +203,49 @@ export async function projectSession(root: string, sessionId: string, options: P
   }
 }
 
-/** Brings the store's copy of the session up to the log and fills `result.rows`. */
-function syncStore(
-  store: KuzuStore,
-  root: string,
-  sessionId: string,
-  events: readonly EventRecord[],
-  cached: SessionGraphRows | null,
-  options: ProjectOptions,
-  result: ProjectedSession,
-  warn: (message: string) => void,
-  lap: (phase: string) => void,
-  mayRecreate: boolean,
-): "done" | "recreate" {
-  let storeHead = store.head(sessionId);
-  if (storeHead !== null && !headInLog(storeHead, events)) {
-    warn(`projection head (seq ${storeHead.seq}) is not an event of the verified log (rewritten or tampered); rebuilding session ${sessionId}`);
-    storeHead = null;
-  } else if (options.rebuild) {
-    storeHead = null;
+interface SyncContext {
+  root: string;
+  sessionId: string;
+  events: readonly EventRecord[];
+  /** The verified row cache, when there is one (maybe at an older head). */
+  cached: SessionGraphRows | null;
+  /** Whether the session had a row cache (valid or not): it was projected before. */
+  projectedBefore: boolean;
+  options: ProjectOptions;
+  result: ProjectedSession;
+  warn: (message: string) => void;
+  repair: (message: string) => void;
+  lap: (phase: string) => void;
+  mayRecreate: boolean;
+}
+
+/**
+ * The store's head for the session if it can be built on: an event of the verified log whose
+ * recorded counts match the rows stored. Null (with a repair warning where it is news) otherwise.
+ */
+function trustedStoreHead(store: KuzuStore, storeHead: ProjectionHead | null, context: SyncContext): ProjectionHead | null {
+  const { sessionId, events, options, repair } = context;
+  if (options.rebuild || storeHead === null) return null;
+  if (!headInLog(storeHead, events)) {
+    repair(`projection head (seq ${storeHead.seq}) is not an event of the verified log (rewritten or tampered); rebuilding session ${sessionId}`);
+    return null;
   }
+  const mismatch = headCountMismatch(storeHead, store.counts(sessionId));
+  if (mismatch !== null) {
+    repair(
+      `the graph projection of session ${sessionId} claims head seq ${storeHead.seq} but ${mismatch} ` +
+        `(an interrupted or damaged write); rebuilding the session from its log`,
+    );
+    return null;
+  }
+  return storeHead;
+}
+
+/** Brings the store's copy of the session up to the log and fills `result.rows`. */
+async function syncStore(store: KuzuStore, context: SyncContext): Promise<"done" | "recreate"> {
+  const { root, sessionId, events, cached, options, result, warn, repair, lap } = context;
+  const storedHead = store.head(sessionId);
+  const storeHead = trustedStoreHead(store, storedHead, context);
   let base: SessionGraphRows | undefined;
   if (storeHead !== null) {
     base = cached !== null && sameHead(cached.head, storeHead) ? cached : store.readSession(sessionId);
@@ -197,12 +256,18 @@ function syncStore(
     // row caches stay valid, and the next read that needs the store rebuilds each from its log,
     // into the fresh database, without another recreate.
     if (store.hasSessionRows(sessionId)) {
-      if (!mayRecreate) throw new ProjectionCorruptError(`session ${sessionId} still has rows in a freshly created projection database`);
+      if (!context.mayRecreate) throw new ProjectionCorruptError(`session ${sessionId} still has rows in a freshly created projection database`);
+      if (storedHead === null && !options.rebuild) {
+        repair(`the graph projection holds rows of session ${sessionId} but no head (an interrupted rebuild); rebuilding the session from its log`);
+      }
       const others = store.sessions().filter((other) => other !== sessionId);
       if (others.length > 0) {
         warn(`rebuilding session ${sessionId} starts a fresh projection database; sessions ${others.join(", ")} are re-projected from their logs on their next catch-up`);
       }
       return "recreate";
+    }
+    if (storedHead === null && context.projectedBefore && !options.rebuild) {
+      repair(`the graph projection has no rows for session ${sessionId}, which was projected before (database deleted, emptied or recreated); rebuilding the session from its log`);
     }
     removeSnapshot(root, sessionId);
     lap("clear_session");
@@ -211,7 +276,21 @@ function syncStore(
   lap("fold");
   if (diff !== null) {
     const totalRows = diff.newEntities.length + diff.newRelations.length + diff.newEvents.length;
-    store.applyDiff(diff, { onProgress: (done) => options.onProgress?.("write", done, totalRows) });
+    await runInterruptible(async (section) => {
+      try {
+        await store.applyDiff(diff, {
+          onProgress: (done) => options.onProgress?.("write", done, totalRows),
+          shouldStop: () => section.stopRequested(),
+        });
+      } catch (error) {
+        // Said before the section ends: the process dies of the signal right after.
+        if (error instanceof ProjectionInterruptedError) {
+          const left = storeHead === null ? "without a head (rebuilt on the next read)" : `at its previous head (seq ${storeHead.seq})`;
+          warn(`${section.signal ?? "a stop request"}: ${error.message}; the graph projection of session ${sessionId} is left ${left}`);
+        }
+        throw error;
+      }
+    });
     lap("write_store");
   }
   result.eventsApplied = diff?.newEvents.length ?? 0;

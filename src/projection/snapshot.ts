@@ -4,26 +4,47 @@
  *
  * Why: kuzu-wasm hands values to JavaScript through embind at several microseconds each, so
  * reading 20k entities back costs 0.6-2.5 s, and loading Kuzu itself ~0.5 s; a cold
- * `zaxy memory checkout` has a 1 s budget. The cache is trusted only when its head (seq and
- * hash) is an event of the verified log and equals the Kuzu head it was written with;
- * otherwise it is ignored and rebuilt. Like everything under `projections/`, it can be deleted.
+ * `zaxy memory checkout` has a 1 s budget. Like everything under `projections/`, it can be
+ * deleted.
+ *
+ * Format (`zaxy.projection.rows.v3`): one header line of JSON, `\n`, then the body (JSON):
+ *   {"schema","session_id","head":{...counts},"body_bytes","body_sha256"}
+ *   {"entities":[tuple...],"relations":[tuple...]}
+ * The cache is used only when the header parses, the body has exactly `body_bytes` bytes whose
+ * SHA-256 is `body_sha256`, and its rows add up to the head's counts (entity and relation
+ * versions, current ones); the projector also requires its head to be an event of the verified
+ * log. A file that fails any check is reported (`invalid` with the reason), never served: a cut
+ * or edited cache would otherwise answer with rows the log does not support, and seed the next
+ * catch-up and vector index with them.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { sha256Hex } from "../platform/mod.ts";
 import type { EntityRow, ProjectionHead, RelationRow, SessionGraphRows } from "./types.ts";
 
-export const snapshotSchema = "zaxy.projection.rows.v2";
+export const snapshotSchema = "zaxy.projection.rows.v3";
 
 type EntityTuple = [string, string, string, string | null, string, string, string | null, number, string, number];
 type RelationTuple = [string, string, string, string, string, string | null, boolean, number, string | null, number, string, string];
 
-interface SnapshotFile {
+interface SnapshotHeader {
   schema: string;
   session_id: string;
   head: ProjectionHead;
+  body_bytes: number;
+  body_sha256: string;
+}
+
+interface SnapshotBody {
   entities: EntityTuple[];
   relations: RelationTuple[];
 }
+
+/** A row cache read: usable rows, no file, or a file that failed a check (with the reason). */
+export type SnapshotRead =
+  | { status: "ok"; rows: SessionGraphRows }
+  | { status: "missing" }
+  | { status: "invalid"; reason: string };
 
 export function projectionsDir(root: string): string {
   return path.join(root, "projections");
@@ -38,10 +59,7 @@ export function writeSnapshot(root: string, sessionId: string, rows: SessionGrap
   if (rows.head === null) return;
   const file = snapshotPath(root, sessionId);
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const body: SnapshotFile = {
-    schema: snapshotSchema,
-    session_id: sessionId,
-    head: rows.head,
+  const body: SnapshotBody = {
     entities: rows.entities.map((e) => [
       e.nodeKey, e.name, e.entityType, e.summary, e.propertiesJson, e.validFrom, e.validTo, e.sourceEventSeq, e.sourceEventHash, e.vectorKey,
     ]),
@@ -50,21 +68,84 @@ export function writeSnapshot(root: string, sessionId: string, rows: SessionGrap
       r.sourceEventSeq, r.sourceEventHash, r.evidenceJson,
     ]),
   };
+  const bodyBytes = Buffer.from(JSON.stringify(body), "utf8");
+  const header: SnapshotHeader = {
+    schema: snapshotSchema,
+    session_id: sessionId,
+    head: rows.head,
+    body_bytes: bodyBytes.length,
+    body_sha256: sha256Hex(bodyBytes),
+  };
   const temp = `${file}.tmp-${process.pid}`;
-  fs.writeFileSync(temp, JSON.stringify(body));
+  fs.writeFileSync(temp, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`, "utf8"), bodyBytes]));
   fs.renameSync(temp, file);
 }
 
-/** The cached rows, or null when there is no usable cache (missing, unreadable, other schema). */
-export function readSnapshot(root: string, sessionId: string): SessionGraphRows | null {
-  let parsed: SnapshotFile;
+/** Why `rows` do not add up to their head's counts, or null when they do. */
+function countProblem(head: ProjectionHead, entities: readonly EntityRow[], relations: readonly RelationRow[]): string | null {
+  const currentEntities = entities.filter((e) => e.validTo === null).length;
+  const currentRelations = relations.filter((r) => r.validTo === null).length;
+  const checks: Array<[string, number, number]> = [
+    ["entity versions", entities.length, head.entityCount],
+    ["current entities", currentEntities, head.currentEntityCount],
+    ["relation versions", relations.length, head.relationCount],
+    ["current relations", currentRelations, head.currentRelationCount],
+  ];
+  const differing = checks.filter(([, held, recorded]) => held !== recorded);
+  if (differing.length === 0) return null;
+  return `it holds ${differing.map(([name, held, recorded]) => `${held} of ${recorded} ${name}`).join(", ")} its head (seq ${head.seq}) records`;
+}
+
+function isHead(value: unknown, sessionId: string): value is ProjectionHead {
+  const head = value as ProjectionHead;
+  return typeof head === "object" && head !== null && head.sessionId === sessionId && typeof head.hash === "string" &&
+    [head.seq, head.eventCount, head.entityCount, head.currentEntityCount, head.relationCount, head.currentRelationCount]
+      .every((n) => Number.isSafeInteger(n) && n >= 0);
+}
+
+/**
+ * The cached rows after every check of the module header, or why there are none.
+ *
+ * @example
+ * const read = readSnapshotChecked(".eventloom", "default");
+ * if (read.status === "invalid") console.warn(`row cache ignored: ${read.reason}`);
+ */
+export function readSnapshotChecked(root: string, sessionId: string): SnapshotRead {
+  let bytes: Buffer;
   try {
-    parsed = JSON.parse(fs.readFileSync(snapshotPath(root, sessionId), "utf8")) as SnapshotFile;
-  } catch {
-    return null;
+    bytes = fs.readFileSync(snapshotPath(root, sessionId));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { status: "missing" };
+    return { status: "invalid", reason: `it cannot be read (${error instanceof Error ? error.message : String(error)})` };
   }
-  if (parsed?.schema !== snapshotSchema || parsed.session_id !== sessionId || !Array.isArray(parsed.entities) || !Array.isArray(parsed.relations)) {
-    return null;
+  const newline = bytes.indexOf(0x0a);
+  let header: SnapshotHeader;
+  try {
+    header = JSON.parse(bytes.subarray(0, newline < 0 ? bytes.length : newline).toString("utf8")) as SnapshotHeader;
+  } catch {
+    return { status: "invalid", reason: "its header line is not JSON" };
+  }
+  if (header?.schema !== snapshotSchema) {
+    return { status: "invalid", reason: `its schema is ${JSON.stringify(header?.schema ?? null)}, not ${snapshotSchema}` };
+  }
+  if (header.session_id !== sessionId || !isHead(header.head, sessionId)) {
+    return { status: "invalid", reason: "its header does not name this session and a head with row counts" };
+  }
+  const body = bytes.subarray(newline + 1);
+  if (newline < 0 || body.length !== header.body_bytes) {
+    return { status: "invalid", reason: `its body has ${newline < 0 ? 0 : body.length} bytes, its header records ${header.body_bytes}` };
+  }
+  if (sha256Hex(body) !== header.body_sha256) {
+    return { status: "invalid", reason: "its body does not match the SHA-256 its header records" };
+  }
+  let parsed: SnapshotBody;
+  try {
+    parsed = JSON.parse(body.toString("utf8")) as SnapshotBody;
+  } catch {
+    return { status: "invalid", reason: "its body is not JSON" };
+  }
+  if (!Array.isArray(parsed?.entities) || !Array.isArray(parsed.relations)) {
+    return { status: "invalid", reason: "its body lacks the entity and relation lists" };
   }
   const entities: EntityRow[] = parsed.entities.map((t) => ({
     nodeKey: t[0], sessionId, name: t[1], entityType: t[2], summary: t[3], propertiesJson: t[4], validFrom: t[5], validTo: t[6],
@@ -74,7 +155,15 @@ export function readSnapshot(root: string, sessionId: string): SessionGraphRows 
     relKey: t[0], sessionId, sourceKey: t[1], targetKey: t[2], relationType: t[3], validFrom: t[4], validTo: t[5], inferred: t[6],
     confidence: t[7], inferenceMethod: t[8], sourceEventSeq: t[9], sourceEventHash: t[10], evidenceJson: t[11],
   }));
-  return { entities, relations, head: parsed.head };
+  const problem = countProblem(header.head, entities, relations);
+  if (problem !== null) return { status: "invalid", reason: problem };
+  return { status: "ok", rows: { entities, relations, head: header.head } };
+}
+
+/** The cached rows, or null when there is no usable cache (missing or failing a check). */
+export function readSnapshot(root: string, sessionId: string): SessionGraphRows | null {
+  const read = readSnapshotChecked(root, sessionId);
+  return read.status === "ok" ? read.rows : null;
 }
 
 export function removeSnapshot(root: string, sessionId: string): void {

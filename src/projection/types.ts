@@ -97,13 +97,25 @@ export interface EventRow {
   sourceThread: string;
 }
 
-/** The last event a session's projection reflects (Kuzu `ProjectionHead`). */
+/**
+ * The last event a session's projection reflects (Kuzu `ProjectionHead`) and the rows it covers.
+ * The counts are what a reader checks the stored rows against: a store or row cache whose rows
+ * do not add up to its head's counts lost or gained rows behind the head's back (an interrupted
+ * write, a truncated file) and is rebuilt, never served.
+ */
 export interface ProjectionHead {
   sessionId: string;
   seq: number;
   hash: string;
   eventCount: number;
+  /** Entity versions, current and closed. */
   entityCount: number;
+  /** Entity versions with `validTo` null. */
+  currentEntityCount: number;
+  /** Relation versions, current and closed. */
+  relationCount: number;
+  /** Relation versions with `validTo` null. */
+  currentRelationCount: number;
 }
 
 /**

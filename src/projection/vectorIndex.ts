@@ -2,10 +2,12 @@
  * A usearch index per session over the hash embeddings of its entity versions
  * (`<root>/projections/vectors/<session>.usearch`, key = the row's `vectorKey`), kept in step
  * with the projection: appended to when the projection catches up, rebuilt when the projection
- * was rebuilt. A side file records the head the index reflects; an index whose head is not an
- * event of the verified log, whose dimension differs, or whose file does not match its recorded
- * SHA-256 (usearch's native loader trusts the file; random bytes can crash the process), is
- * rebuilt from the rows.
+ * was rebuilt. A side file (`.usearch.json`) records the head the index reflects, its vector
+ * count, byte size and SHA-256. An index whose side file is unreadable, whose head is not an event
+ * of the verified log, whose dimension differs, whose count exceeds the rows, whose file does not
+ * match its recorded size and SHA-256 (usearch's native loader trusts the file; random bytes can
+ * crash the process), or that loads with another vector count, is rebuilt from the rows, and the
+ * rebuild is reported through `warn` (a first build is not).
  *
  * The build is single-threaded so that two rebuilds of the same rows give the same file.
  * Quantisation is i8 with connectivity 16: on this machine f16 took ~10x longer to build at
@@ -20,7 +22,7 @@ import { entityEmbeddingText, hashEmbedMany, loadUsearch, type UsearchIndex } fr
 import { projectionsDir } from "./snapshot.ts";
 import type { EntityRow, SessionGraphRows } from "./types.ts";
 
-export const vectorMetaSchema = "zaxy.projection.vectors.v1";
+export const vectorMetaSchema = "zaxy.projection.vectors.v2";
 const indexConfig = { metric: "cos", quantization: "i8", connectivity: 16, expansionAdd: 32, expansionSearch: 128 } as const;
 const embedBatchRows = 4096;
 /**
@@ -41,6 +43,8 @@ interface VectorMeta {
   quantization: string;
   /** SHA-256 of the index file: usearch's loader trusts the file, and a damaged one can crash it. */
   sha256: string;
+  /** Size of the index file in bytes: a cut file is refused before it is even hashed. */
+  bytes: number;
 }
 
 export interface SessionVectorIndex {
@@ -60,13 +64,47 @@ function metaPath(indexPath: string): string {
   return `${indexPath}.json`;
 }
 
-function readMeta(indexPath: string): VectorMeta | null {
+/** The side file, `missing` when neither it nor the index exists (a first build), or why it is unusable. */
+function readMeta(indexPath: string): VectorMeta | "missing" | { problem: string } {
+  let text: string;
   try {
-    const meta = JSON.parse(fs.readFileSync(metaPath(indexPath), "utf8")) as VectorMeta;
-    return meta?.schema === vectorMetaSchema && fs.existsSync(indexPath) ? meta : null;
+    text = fs.readFileSync(metaPath(indexPath), "utf8");
   } catch {
-    return null;
+    return fs.existsSync(indexPath) ? { problem: `its metadata file "${metaPath(indexPath)}" is missing` } : "missing";
   }
+  let meta: VectorMeta;
+  try {
+    meta = JSON.parse(text) as VectorMeta;
+  } catch {
+    return { problem: `its metadata file "${metaPath(indexPath)}" is not JSON` };
+  }
+  if (meta?.schema !== vectorMetaSchema) return { problem: `its metadata file has schema ${JSON.stringify(meta?.schema ?? null)}, not ${vectorMetaSchema}` };
+  if (!fs.existsSync(indexPath)) return { problem: "the index file is missing" };
+  return meta;
+}
+
+/** Why an index described by `meta` cannot be reused for `rows`, or null when it can. */
+function metaProblem(meta: VectorMeta, sessionId: string, rows: SessionGraphRows, events: readonly EventRecord[], dim: number): string | null {
+  const total = rows.entities.length;
+  const headEvent = events[meta.head_seq - 1];
+  if (meta.session_id !== sessionId) return `its metadata names session ${JSON.stringify(meta.session_id)}`;
+  if (meta.dim !== dim || meta.quantization !== indexConfig.quantization) {
+    return `it holds ${meta.dim}-dimensional ${meta.quantization} vectors, ${dim}-dimensional ${indexConfig.quantization} are wanted`;
+  }
+  if (!Number.isSafeInteger(meta.count) || meta.count < 0 || meta.count > total) return `it records ${meta.count} vectors for ${total} entity versions`;
+  if (meta.head_seq > 0 && (headEvent === undefined || headEvent.hash !== meta.head_hash)) {
+    return `its head (seq ${meta.head_seq}) is not an event of the verified log`;
+  }
+  if (meta.count > 0 && rows.entities[meta.count - 1].sourceEventSeq > meta.head_seq) return "its vectors do not match the projected rows";
+  return null;
+}
+
+function fileProblem(indexPath: string, meta: VectorMeta): string | null {
+  const bytes = fs.statSync(indexPath).size;
+  if (bytes !== meta.bytes) return `the index file has ${bytes} bytes, its metadata records ${meta.bytes}`;
+  // Only a file whose checksum matches is handed to usearch.
+  if (sha256Hex(fs.readFileSync(indexPath)) !== meta.sha256) return "the index file does not match the SHA-256 its metadata records";
+  return null;
 }
 
 function embedRows(index: UsearchIndex, rows: readonly EntityRow[], dim: number, onProgress?: (done: number, total: number) => void): void {
@@ -84,7 +122,9 @@ function save(index: UsearchIndex, indexPath: string, meta: VectorMeta): void {
   fs.mkdirSync(path.dirname(indexPath), { recursive: true });
   const temp = `${indexPath}.tmp-${process.pid}`;
   index.save(temp);
-  meta.sha256 = sha256Hex(fs.readFileSync(temp));
+  const saved = fs.readFileSync(temp);
+  meta.sha256 = sha256Hex(saved);
+  meta.bytes = saved.length;
   fs.renameSync(temp, indexPath);
   const metaTemp = `${metaPath(indexPath)}.tmp-${process.pid}`;
   fs.writeFileSync(metaTemp, JSON.stringify(meta));
@@ -93,7 +133,8 @@ function save(index: UsearchIndex, indexPath: string, meta: VectorMeta): void {
 
 /**
  * The session's index, brought up to `rows` (appending new versions or rebuilding). `events` is
- * the verified log, used to check that the index's recorded head is still part of it.
+ * the verified log, used to check that the index's recorded head is still part of it. A rebuild
+ * of an index that existed is reported through `warn` with the reason.
  */
 export async function syncVectorIndex(
   root: string,
@@ -102,35 +143,36 @@ export async function syncVectorIndex(
   events: readonly EventRecord[],
   dim: number,
   onProgress?: (done: number, total: number) => void,
+  warn?: (message: string) => void,
 ): Promise<SessionVectorIndex> {
   const { Index } = await loadUsearch();
   const indexPath = vectorIndexPath(root, sessionId);
   const total = rows.entities.length;
-  const meta = readMeta(indexPath);
-  const headEvent = meta === null ? undefined : events[meta.head_seq - 1];
-  const usable = meta !== null && meta.session_id === sessionId && meta.dim === dim && meta.quantization === indexConfig.quantization &&
-    meta.count <= total && headEvent !== undefined && headEvent.hash === meta.head_hash &&
-    (meta.count === 0 || rows.entities[meta.count - 1].sourceEventSeq <= meta.head_seq);
-  // Only a file whose checksum matches is handed to usearch; anything else is rebuilt.
-  const intact = usable && sha256Hex(fs.readFileSync(indexPath)) === meta.sha256;
+  const read = readMeta(indexPath);
+  const meta = read === "missing" || "problem" in read ? null : read;
+  let problem = read === "missing" ? null : "problem" in read ? read.problem : metaProblem(read, sessionId, rows, events, dim);
+  if (meta !== null && problem === null) problem = fileProblem(indexPath, meta);
   let index = new Index({ dimensions: dim, ...indexConfig });
   let action: SessionVectorIndex["action"] = "built";
   let from = 0;
-  try {
-    if (intact && meta.count === total) {
-      index.view(indexPath);
-      return { index, count: total, dim, path: indexPath, action: "loaded" };
+  if (meta !== null && problem === null) {
+    try {
+      if (meta.count === total) index.view(indexPath);
+      else index.load(indexPath);
+      if (index.size() !== meta.count) {
+        problem = `the index file holds ${index.size()} vectors, its metadata records ${meta.count}`;
+      } else if (meta.count === total) {
+        return { index, count: total, dim, path: indexPath, action: "loaded" };
+      } else {
+        from = meta.count;
+        action = "appended";
+      }
+    } catch (error) {
+      problem = `usearch cannot load it (${error instanceof Error ? error.message : String(error)})`;
     }
-    if (intact) {
-      index.load(indexPath);
-      from = meta.count;
-      action = "appended";
-    }
-  } catch {
-    index = new Index({ dimensions: dim, ...indexConfig });
-    from = 0;
-    action = "built";
+    if (problem !== null) index = new Index({ dimensions: dim, ...indexConfig });
   }
+  if (problem !== null) warn?.(`vector index "${indexPath}" is rebuilt from the projected rows: ${problem}`);
   embedRows(index, rows.entities.slice(from), dim, onProgress);
   const head = rows.head;
   save(index, indexPath, {
@@ -142,6 +184,7 @@ export async function syncVectorIndex(
     dim,
     quantization: indexConfig.quantization,
     sha256: "",
+    bytes: 0,
   });
   return { index, count: total, dim, path: indexPath, action };
 }

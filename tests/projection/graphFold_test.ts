@@ -140,7 +140,8 @@ describe("entity versions", () => {
       observed(2, 0, user, nodeKey("preference", "u1:theme", 2), "has_theme", ts(1), 1),
       observed(3, 0, user, nodeKey("preference", "u1:theme", 3), "has_theme", ts(1), 1),
     ]);
-    assert.deepEqual(rows.head, { sessionId: session, seq: 3, hash: hash(3), eventCount: 3, entityCount: 4 });
+    assert.deepEqual(rows.head, { sessionId: session, seq: 3, hash: hash(3), eventCount: 3, entityCount: 4, currentEntityCount: 2, relationCount: 3, currentRelationCount: 3,
+    });
   });
 
   test("vector keys are 0..n-1 in insertion order and node keys are session/type/name/seq", () => {
@@ -167,7 +168,8 @@ describe("entity versions", () => {
     const twice = fold(events([pref("dark"), pref("dark")])).rows();
     assert.deepEqual(twice.entities, once.entities);
     assert.deepEqual(twice.relations, once.relations);
-    assert.deepEqual(twice.head, { sessionId: session, seq: 2, hash: hash(2), eventCount: 2, entityCount: 2 });
+    assert.deepEqual(twice.head, { sessionId: session, seq: 2, hash: hash(2), eventCount: 2, entityCount: 2, currentEntityCount: 2, relationCount: 1, currentRelationCount: 1,
+    });
     // Back to an earlier value is a change again: a third version.
     const back = fold(events([pref("dark"), pref("light"), pref("dark")])).rows();
     assert.deepEqual(versionsOf(back, "preference", "u1:theme").map((v) => [v.summary, v.validTo]), [
@@ -320,7 +322,8 @@ describe("relations across versions", () => {
     assert.deepEqual(diff.newEntities, []);
     assert.deepEqual(diff.newRelations, []);
     assert.deepEqual(diff.previousHead, base.head);
-    assert.deepEqual(diff.head, { sessionId: session, seq: 4, hash: hash(4), eventCount: 4, entityCount: 3 });
+    assert.deepEqual(diff.head, { sessionId: session, seq: 4, hash: hash(4), eventCount: 4, entityCount: 3, currentEntityCount: 3, relationCount: 3, currentRelationCount: 2,
+    });
     assert.deepEqual(diff.newEvents, [
       {
         eventKey: `${session}${sep}4`,

@@ -79,8 +79,9 @@ function relation(source: EntityRow, target: EntityRow, seq: number, ordinal: nu
   };
 }
 
+/** The store keeps a head's counts as given; whether they match the rows is the projector's check. */
 function head(sessionId: string, seq: number, entityCount: number): ProjectionHead {
-  return { sessionId, seq, hash: hash(seq), eventCount: seq, entityCount };
+  return { sessionId, seq, hash: hash(seq), eventCount: seq, entityCount, currentEntityCount: 0, relationCount: 0, currentRelationCount: 0 };
 }
 
 function emptyDiff(sessionId: string, previousHead: ProjectionHead | null, nextHead: ProjectionHead): GraphDiff {
@@ -179,7 +180,7 @@ test("KuzuStore.open creates the schema idempotently and reopens in one process"
     const store = await KuzuStore.open(dbPath);
     try {
       assert.deepEqual(store.sessions(), []);
-      assert.deepEqual(store.counts(), { entities: 0, currentEntities: 0, relations: 0, events: 0 });
+      assert.deepEqual(store.counts(), { entities: 0, currentEntities: 0, relations: 0, currentRelations: 0, events: 0 });
       assert.equal(store.head("s1"), null);
     } finally {
       store.close();
@@ -193,7 +194,7 @@ test("applyDiff then readSession returns the identical rows, nulls, empty string
   const store = await KuzuStore.open(freshDbPath());
   try {
     const diff = firstDiff("s1");
-    store.applyDiff(diff);
+    await store.applyDiff(diff);
     assert.deepEqual(store.readSession("s1"), sortedRows(diff));
     assert.deepEqual(store.head("s1"), diff.head);
     assert.deepEqual(store.sessions(), ["s1"]);
@@ -209,7 +210,7 @@ test("readSession falls back to column reads when a value holds the packing sepa
     const diff = firstDiff("s1");
     diff.newEntities[0] = { ...diff.newEntities[0], name: "record\x1eseparator", summary: "\x1e" };
     diff.newRelations[0] = { ...diff.newRelations[0], sourceKey: diff.newEntities[0].nodeKey, relationType: "a\x1eb" };
-    store.applyDiff(diff);
+    await store.applyDiff(diff);
     assert.deepEqual(store.readSession("s1"), sortedRows(diff));
   } finally {
     store.close();
@@ -220,7 +221,7 @@ test("an incremental diff closes earlier versions and extends the NEXT_EVENT cha
   const store = await KuzuStore.open(freshDbPath());
   try {
     const first = firstDiff("s1");
-    store.applyDiff(first);
+    await store.applyDiff(first);
     const [alpha, beta] = first.newEntities;
     const alpha2 = entity("s1", 4, "alpha", first.newEntities.length, { summary: "alpha v2" });
     const edge = relation(alpha2, beta, 5, 0);
@@ -232,7 +233,7 @@ test("an incremental diff closes earlier versions and extends the NEXT_EVENT cha
       newRelations: [edge],
       closedRelations: [{ relKey: first.newRelations[0].relKey, validTo: timestamp(5) }],
     };
-    store.applyDiff(second);
+    await store.applyDiff(second);
 
     const rows = store.readSession("s1");
     assert.deepEqual(rows.head, second.head);
@@ -245,6 +246,7 @@ test("an incremental diff closes earlier versions and extends the NEXT_EVENT cha
       entities: first.newEntities.length + 1,
       currentEntities: first.newEntities.length,
       relations: 4,
+      currentRelations: rows.relations.filter((r) => r.validTo === null).length,
       events: 5,
     });
 
@@ -264,7 +266,7 @@ test("a relation created by one event but citing an earlier one keeps both: its 
   const store = await KuzuStore.open(freshDbPath());
   try {
     const first = firstDiff("s1");
-    store.applyDiff(first);
+    await store.applyDiff(first);
     const [alpha, beta] = first.newEntities;
     const alpha2 = entity("s1", 4, "alpha", first.newEntities.length, { summary: "alpha v2" });
     // Copied onto alpha's new version by event 4; still cites event 2, which asserted it.
@@ -277,14 +279,14 @@ test("a relation created by one event but citing an earlier one keeps both: its 
       closedEntities: [{ nodeKey: alpha.nodeKey, validTo: alpha2.validFrom }],
       newRelations: [copied, asserted],
     };
-    store.applyDiff(second);
+    await store.applyDiff(second);
     assert.deepEqual(store.readSession("s1").relations.slice(-2), [copied, asserted]);
     const third: GraphDiff = {
       ...emptyDiff("s1", second.head, head("s1", 5, first.newEntities.length + 1)),
       newEvents: [event("s1", 5)],
       closedRelations: [{ relKey: copied.relKey, validTo: timestamp(5) }],
     };
-    store.applyDiff(third);
+    await store.applyDiff(third);
     const relations = store.readSession("s1").relations;
     assert.deepEqual(relations.slice(-2), [{ ...copied, validTo: timestamp(5) }, asserted]);
     assert.deepEqual(relations.slice(0, -2), sortedRows(first).relations, "the other relations are untouched");
@@ -296,8 +298,8 @@ test("a relation created by one event but citing an earlier one keeps both: its 
 test("hasSessionRows sees a session's rows with or without a head; RELATES cannot lose nodes (forward only)", async () => {
   const store = await KuzuStore.open(freshDbPath());
   try {
-    store.applyDiff(firstDiff("s1"));
-    store.applyDiff(firstDiff("s2"));
+    await store.applyDiff(firstDiff("s1"));
+    await store.applyDiff(firstDiff("s2"));
     assert.deepEqual(store.sessions(), ["s1", "s2"]);
     assert.equal(store.hasSessionRows("s1"), true);
     assert.equal(store.hasSessionRows("s3"), false);
@@ -320,17 +322,17 @@ test("a bulk-loaded diff equals the per-row baseline, and a 20k-row diff reads b
   try {
     const small = bulkDiff("s1", 240); // 240 events + 480 entities + 480 relations
     const progress: number[][] = [];
-    bulk.applyDiff(small, { onProgress: (done, total) => progress.push([done, total]) });
-    perRow.insertPerRowBaseline(small);
+    await bulk.applyDiff(small, { onProgress: (done, total) => progress.push([done, total]) });
+    await perRow.insertPerRowBaseline(small);
     const expected = sortedRows(small);
     assert.deepEqual(perRow.readSession("s1"), expected);
     assert.deepEqual(bulk.readSession("s1"), expected);
     assert.deepEqual(progress.at(-1), [1200 + 239 + 1, 1200 + 239 + 1]);
 
     const large = bulkDiff("s2", 4000); // 4k events + 8k entities + 8k relations
-    bulk.applyDiff(large);
+    await bulk.applyDiff(large);
     assert.deepEqual(bulk.readSession("s2"), sortedRows(large));
-    assert.deepEqual(bulk.counts("s2"), { entities: 8000, currentEntities: 8000 - 800, relations: 8000, events: 4000 });
+    assert.deepEqual(bulk.counts("s2"), { entities: 8000, currentEntities: 8000 - 800, relations: 8000, currentRelations: 8000, events: 4000 });
   } finally {
     bulk.close();
     perRow.close();
@@ -350,7 +352,7 @@ test("open reports a corrupt file; openOrRebuild warns, deletes it and gives an 
   for (const [label, damage] of damages) {
     const dbPath = freshDbPath();
     const store = await KuzuStore.open(dbPath);
-    store.applyDiff(firstDiff("s1"));
+    await store.applyDiff(firstDiff("s1"));
     store.close();
     damage(dbPath);
 
@@ -361,7 +363,7 @@ test("open reports a corrupt file; openOrRebuild warns, deletes it and gives an 
       assert.equal(warnings.length, 1, label);
       assert.match(warnings[0], /^Rebuilding the graph projection at ".*embedded\.kuzu": /);
       assert.deepEqual(rebuilt.sessions(), [], label);
-      rebuilt.applyDiff(firstDiff("s1"));
+      await rebuilt.applyDiff(firstDiff("s1"));
       assert.deepEqual(rebuilt.readSession("s1"), sortedRows(firstDiff("s1")), label);
     } finally {
       rebuilt.close();

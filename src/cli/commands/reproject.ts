@@ -49,7 +49,15 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
     const graphSeconds = (performance.now() - started) / 1000;
     const rows = projected.rows!;
     const vectorsStarted = performance.now();
-    await syncVectorIndex(ctx.global.eventloomPath, sessionId, rows, projected.events, defaultEmbeddingDim, (done, total) => progress("vectors", done, total));
+    await syncVectorIndex(
+      ctx.global.eventloomPath,
+      sessionId,
+      rows,
+      projected.events,
+      defaultEmbeddingDim,
+      (done, total) => progress("vectors", done, total),
+      (m) => ctx.io.stderr(`zaxy: warning: ${m}\n`),
+    );
     if (ctx.io.stderrIsTTY) ctx.io.stderr("\r\x1b[K");
     return {
       session_id: sessionId,

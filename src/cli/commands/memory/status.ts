@@ -37,10 +37,16 @@ export const memoryStatusCommand = defineCommand({
     }
     const integrity = await verifyLog(logPath);
     const { projectionDbPath } = await import("../../../projection/projector.ts");
-    const { readSnapshot, snapshotPath } = await import("../../../projection/snapshot.ts");
+    const { readSnapshotChecked, snapshotPath } = await import("../../../projection/snapshot.ts");
     const { vectorIndexPath } = await import("../../../projection/vectorIndex.ts");
     const events = integrity.ok ? integrity.total_events : countLogEvents(logPath);
-    const cache = readSnapshot(root, sessionId);
+    const cacheRead = readSnapshotChecked(root, sessionId);
+    const cache = cacheRead.status === "ok" ? cacheRead.rows : null;
+    // Status changes nothing: a damaged cache is reported here and replaced by the next read.
+    const cacheProblem = cacheRead.status === "invalid" ? cacheRead.reason : null;
+    if (cacheProblem !== null) {
+      ctx.io.stderr(`zaxy: warning: row cache "${snapshotPath(root, sessionId)}" is not used: ${cacheProblem}; the next read rebuilds it\n`);
+    }
     const head = cache?.head ?? null;
     const entities = cache?.entities ?? [];
     const vectorMeta = readJson(`${vectorIndexPath(root, sessionId)}.json`);
@@ -50,6 +56,7 @@ export const memoryStatusCommand = defineCommand({
       projection: {
         database: projectionDbPath(root),
         row_cache: cache === null ? null : snapshotPath(root, sessionId),
+        row_cache_problem: cacheProblem,
         head_seq: head?.seq ?? 0,
         head_hash: head?.hash ?? null,
         behind_by: Math.max(0, events - (head?.seq ?? 0)),
@@ -64,10 +71,15 @@ export const memoryStatusCommand = defineCommand({
         : { path: vectorIndexPath(root, sessionId), count: vectorMeta.count, dim: vectorMeta.dim, head_seq: vectorMeta.head_seq, quantization: vectorMeta.quantization },
     };
     if (booleanOption(ctx, "graph")) {
-      const { KuzuStore } = await import("../../../projection/kuzuStore.ts");
+      const { headCountMismatch, KuzuStore } = await import("../../../projection/kuzuStore.ts");
       const store = await KuzuStore.openOrRebuild(projectionDbPath(root), (m) => ctx.io.stderr(`zaxy: warning: ${m}\n`));
       try {
-        doc.graph = { head: store.head(sessionId), counts: store.counts(sessionId), sessions: store.sessions() };
+        const head = store.head(sessionId);
+        const counts = store.counts(sessionId);
+        const mismatch = head === null ? null : headCountMismatch(head, counts);
+        const headProblem = mismatch === null ? null : `the head (seq ${head!.seq}) records other counts: the store ${mismatch}`;
+        if (headProblem !== null) ctx.io.stderr(`zaxy: warning: graph projection of session ${sessionId}: ${headProblem}; the next read rebuilds it\n`);
+        doc.graph = { head, counts, head_problem: headProblem, sessions: store.sessions() };
       } finally {
         store.close();
       }
