@@ -19,6 +19,7 @@ import { beginAppend, endAppend, eventHashPrefixChars, recoverInterruptedAppend,
 import { countLogEvents, readLogLines } from "./lines.ts";
 import { securePayload } from "./redact.ts";
 import { readVerifiedEvents } from "./replay.ts";
+import { fileSystemReason } from "./root.ts";
 import { sessionLogPath } from "./session.ts";
 import { type ChainTail, readChainTail } from "./tail.ts";
 import { formatTimestamp, type MicrosClock, systemClock } from "./timestamp.ts";
@@ -430,7 +431,7 @@ async function withLockedLog<T>(root: string, sessionId: string, options: Append
   try {
     fs.mkdirSync(root, { recursive: true });
   } catch (error) {
-    throw ioError("unwritable_root", `Cannot create the Eventloom root ${root}: ${(error as Error).message}`);
+    throw ioError("unwritable_root", `Cannot create the Eventloom root ${root}: ${fileSystemReason(error)}`);
   }
   const config = readConfig(root);
   let lock: { release(): void };
@@ -438,7 +439,7 @@ async function withLockedLog<T>(root: string, sessionId: string, options: Append
     lock = await lockFile(logPath, "exclusive", options.lockWaitMs ?? lockWaitMs, true);
   } catch (error) {
     if ((error as { code?: string }).code === "lock_timeout") throw ioError("lock_timeout", `Cannot append to session "${sessionId}": ${(error as Error).message}`);
-    throw ioError("unwritable_log", `Cannot append to session "${sessionId}": ${(error as Error).message}`);
+    throw ioError("unwritable_log", `Cannot append to session "${sessionId}": ${fileSystemReason(error)} (${logPath})`);
   }
   try {
     const fd = fs.openSync(logPath, "a+");
@@ -450,7 +451,7 @@ async function withLockedLog<T>(root: string, sessionId: string, options: Append
     }
   } catch (error) {
     if (isZaxyError(error)) throw error;
-    throw ioError("write_failed", `Cannot append to session "${sessionId}": ${(error as Error).message}`);
+    throw ioError("write_failed", `Cannot append to session "${sessionId}": ${fileSystemReason(error)} (${logPath})`);
   } finally {
     lock.release();
   }

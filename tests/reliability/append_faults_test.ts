@@ -308,9 +308,11 @@ describe("append to a tampered tail", () => {
       const append = await mcp.call("memory_append", { event_type: "note.added", actor: "agent", payload: { i: 4 } });
       assert.equal(append.isError, true, JSON.stringify(append.doc));
       assert.equal(append.doc.error.message, expected);
+      assert.equal(append.doc.error.code, "integrity_failure");
       const ingest = await mcp.call("memory_ingest", { events: [{ event_type: "note.added", actor: "bulk" }] });
       assert.equal(ingest.isError, true, JSON.stringify(ingest.doc));
       assert.equal(ingest.doc.error.message, expected);
+      assert.equal(ingest.doc.error.code, "integrity_failure");
     } finally {
       await mcp.close();
     }
