@@ -19,6 +19,7 @@
 import * as path from "node:path";
 import { inputError } from "../errors.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
+import { fileSystemErrorCode, fileSystemReason } from "../eventloom/root.ts";
 import { readVerifiedEvents } from "../eventloom/replay.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
 import type { IntegrityReport } from "../eventloom/verify.ts";
@@ -63,6 +64,13 @@ export interface ProjectedSession {
   /** The warnings that report a rebuild or repair of derived state (a subset of `warnings`). */
   repairs: string[];
   timingsMs: { [phase: string]: number };
+}
+
+/** Why the store could not be opened, readable: a file-system fault names its reason and path. */
+function storeFailureReason(error: unknown): string {
+  if (fileSystemErrorCode(error) === undefined) return error instanceof Error ? error.message : String(error);
+  const where = (error as { path?: unknown }).path;
+  return typeof where === "string" ? `${fileSystemReason(error)} (${where})` : fileSystemReason(error);
 }
 
 export function projectionDbPath(root: string): string {
@@ -166,7 +174,7 @@ export async function projectSession(root: string, sessionId: string, options: P
       if (repairs.length > repairsBeforeOpen) projectedBefore = false;
     } catch (error) {
       if (options.onStoreFailure === "throw") throw error;
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = storeFailureReason(error);
       warn(`graph projection unavailable, answering from the log: ${reason}`);
       result.degraded = true;
       result.degradedReason = reason;
