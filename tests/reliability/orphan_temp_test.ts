@@ -1,0 +1,54 @@
+/**
+ * A process killed between writing a projection temp file and renaming it into place leaves
+ * `<file>.tmp-<pid>` behind. The next process that opens the store removes those whose writer is
+ * gone, with a warning; a file whose pid is alive may still be being written and stays.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { after, describe, test } from "node:test";
+import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
+import { runZaxy } from "../cli/zaxy.ts";
+
+after(removeTempDirs);
+
+/** The pid of a process that has exited (and was reaped): no process has it right now. */
+function deadPid(): number {
+  const child = spawnSync("sh", ["-c", "echo $$"], { encoding: "utf8" });
+  return Number(child.stdout.trim());
+}
+
+function appendGoal(dir: string, title: string): void {
+  const run = runZaxy(["memory", "append", "goal.created", "--actor", "agent", "--payload-json", JSON.stringify({ title })], { cwd: dir });
+  assert.equal(run.code, 0, run.stderr);
+}
+
+describe("temp files left by an interrupted projection write", () => {
+  test("the next read that opens the store removes those of dead writers with a warning and keeps a live writer's", () => {
+    const dir = makeTempDir("zaxy-orphan-temp-");
+    appendGoal(dir, "Ship the release");
+    const first = runZaxy(["memory", "query", "release", "--json"], { cwd: dir });
+    assert.equal(first.code, 0, first.stderr);
+    const projections = path.join(dir, ".eventloom", "projections");
+    const dead = deadPid();
+    const orphans = [
+      path.join(projections, "sessions", `default.rows.json.tmp-${dead}`),
+      path.join(projections, "vectors", `default.usearch.tmp-${dead}`),
+      path.join(projections, "vectors", `default.usearch.json.tmp-${dead}`),
+    ];
+    for (const file of orphans) fs.writeFileSync(file, "partial");
+    const live = path.join(projections, "vectors", `default.usearch.tmp-${process.pid}`);
+    fs.writeFileSync(live, "being written");
+
+    appendGoal(dir, "Tag the release"); // the read below must catch up, so it opens the store
+    const read = runZaxy(["memory", "query", "release", "--json"], { cwd: dir });
+    assert.equal(read.code, 0, read.stderr);
+    for (const file of orphans) assert.equal(fs.existsSync(file), false, `${file} is still there`);
+    assert.equal(fs.existsSync(live), true, "a live writer's temp file was removed");
+    assert.match(read.stderr, /Removed 3 temp file\(s\) left by an interrupted projection write: /);
+    for (const file of orphans) assert.ok(read.stderr.includes(path.basename(file)), read.stderr);
+    const results = JSON.parse(read.stdout).results as Array<{ content: string }>;
+    assert.ok(results.some((r) => r.content.includes("Tag the release")), JSON.stringify(results));
+  });
+});
