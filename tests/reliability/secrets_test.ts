@@ -210,7 +210,7 @@ describe("end to end with the binary: no output ever shows a redacted value", ()
     // One event per format, worded so that the checkout query below retrieves them.
     for (const [index, sample] of secretSamples.entries()) {
       const payload = { source: "ops-chat", turn_index: index + 1, role: "user", content: `credential rotation runbook step ${index + 1}: ${sample.text}`, [sample.key ?? "value"]: sample.value };
-      const run = zaxy(["memory", "append", "transcript.turn", "--actor", "ops", "--payload-file", "/dev/stdin"], JSON.stringify(payload));
+      const run = zaxy(["memory", "append", "transcript.turn", "--actor", "ops"], JSON.stringify(payload));
       assert.equal(run.code, 0, `${sample.name}: ${run.stderr}`);
     }
     const keyed = zaxy(["memory", "append", "decision.made", "--actor", "ops", "--payload-json", JSON.stringify({ decision: "credential rotation runbook", summary: "rotate every credential", ...secretKeySamples })]);
