@@ -54,6 +54,12 @@ export const fleetEventTypes = {
   memorySuperseded: "fleet.memory.superseded",
 } as const;
 
+/**
+ * A promotion refused by the trust check, recorded in the proposer's own session (never on the
+ * fleet thread, which stays byte-identical): an audit record, not a fleet memory.
+ */
+export const promotionRefusedEventType = "fleet.promotion.refused";
+
 /** The event type that records a promotion of each kind. */
 export const promotionEventType: Readonly<Record<PromotionKind, string>> = Object.freeze({
   skill: fleetEventTypes.skillPromoted,
