@@ -89,6 +89,19 @@ export interface FleetLane {
   diagnostics: FleetLaneDiagnostics;
   /** The line listed under "Checkout Diagnostics" (without "- "). */
   promptLine: string;
+  /** One guidance line per active keystone in the lane (`guidance.mandatory`), in lane order. */
+  mandatoryGuidance: string[];
+}
+
+/**
+ * The mandatory guidance line of an active keystone (design I7 Q2: "keystone=true fleet rules
+ * surfaced as mandatory checkout guidance, non-authoritative + cited + reversible"), e.g.
+ * `Keystone rule of fleet alpha (eventloom://fleet.alpha/events/5#…): rotate keys before expiry
+ * [when: jwks] — follow it; non-authoritative, reversible by fleet rollback`.
+ */
+export function keystoneGuidanceLine(fleetId: string, citation: string, promotion: FleetPromotion): string {
+  const trigger = promotion.kind === "rule" && promotion.fields.trigger !== undefined ? ` [when: ${promotion.fields.trigger}]` : "";
+  return `Keystone ${promotion.kind} of fleet ${fleetId} (${citation}): ${promotion.summary}${trigger} — follow it; non-authoritative, reversible by fleet rollback`;
 }
 
 function round6(value: number): number {
@@ -182,6 +195,7 @@ export async function buildFleetLane(input: FleetLaneInput): Promise<FleetLane> 
   const items: FleetLaneItem[] = [];
   const unavailable: Array<{ fleet_id: string; reason: string }> = [];
   const seen = new Set<string>();
+  const mandatoryGuidance: string[] = [];
   for (const fleetId of new Set(input.fleetIds)) {
     let brief;
     try {
@@ -207,6 +221,7 @@ export async function buildFleetLane(input: FleetLaneInput): Promise<FleetLane> 
       const entry = laneEntry(fleetId, brief.thread, promotion);
       contexts.push(entry.context);
       items.push(entry.item);
+      if (promotion.keystone) mandatoryGuidance.push(keystoneGuidanceLine(fleetId, entry.item.citation, promotion));
     }
   }
   const diagnostics: FleetLaneDiagnostics = { count: items.length, non_authoritative: true, items };
@@ -214,7 +229,7 @@ export async function buildFleetLane(input: FleetLaneInput): Promise<FleetLane> 
   const fleetCount = new Set(input.fleetIds).size;
   const promptLine = `Fleet: fleets=${fleetCount}, items=${items.length}` +
     (unavailable.length > 0 ? `, unavailable=${unavailable.length}` : "") + `, authority=${nonAuthoritative}`;
-  return { contexts, diagnostics, promptLine };
+  return { contexts, diagnostics, promptLine, mandatoryGuidance };
 }
 
 /**

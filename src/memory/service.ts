@@ -283,6 +283,7 @@ export class MemoryService {
     if (fleetLane !== null && (fleetLane.diagnostics.count > 0 || fleetLane.diagnostics.unavailable !== undefined)) {
       features.extraDiagnostics.fleet = fleetLane.diagnostics as unknown as PlainJson;
       features.extraDiagnosticLines.push(fleetLane.promptLine);
+      if (fleetLane.mandatoryGuidance.length > 0) features.extraGuidance.mandatory = fleetLane.mandatoryGuidance;
     }
     return buildCheckout({ ...input, ...features });
   }
