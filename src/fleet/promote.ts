@@ -360,7 +360,8 @@ function refusalPayload(p: ValidPromotion, facts: RefusalFacts, reason: string):
     agent_id: p.actor,
     origin_session: p.originSession,
     origin_actor: p.originActor,
-    visibility_scope: p.scope,
+    // Not `visibility_scope`: this record stays in its session; it never opts into a fleet lane.
+    requested_scope: p.scope,
     confidence: p.confidence,
     summary: p.summary,
     source_events: p.sourceEvents.map((ref) => ({ seq: ref.seq, hash: ref.hash })),

@@ -295,7 +295,7 @@ export class MemoryService {
       return null;
     }
     const { buildFleetLane } = await import("../fleet/checkoutLane.ts");
-    return await buildFleetLane({ root: this.root, fleetIds, agentId: request.agentId ?? request.sessionId, warn: this.options.warn });
+    return await buildFleetLane({ root: this.root, fleetIds, agentId: request.agentId ?? request.sessionId, sessionId: request.sessionId, warn: this.options.warn });
   }
 
   async assemble(request: MemoryRequest): Promise<ContextAssembly> {
