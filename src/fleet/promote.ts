@@ -247,7 +247,8 @@ export async function promote(root: string, kind: string, input: PromotionInput,
   const thread = fleetThread(p.fleetId);
   const refusalSessionId = options.refusalSessionId ?? p.originSession;
   validateSessionId(refusalSessionId, "append to");
-  let refusal: RefusalFacts | undefined;
+  // Filled in by the plan when the trust check refuses (the plan runs under the fleet lock).
+  const seen: { refusal?: RefusalFacts } = {};
   const appended = await appendPlanned<string>(
     root,
     thread,
@@ -257,7 +258,7 @@ export async function promote(root: string, kind: string, input: PromotionInput,
       const tier = state.agents.get(p.actor);
       if (tier === undefined || !scopePermits(tier, p.scope)) {
         const head = existing.at(-1);
-        refusal = { actualTier: tier ?? null, fleetHead: head === undefined ? null : { seq: head.seq, hash: head.hash } };
+        seen.refusal = { actualTier: tier ?? null, fleetHead: head === undefined ? null : { seq: head.seq, hash: head.hash } };
         return { rejected: insufficientTrustReason(p.actor, tier, p.scope) };
       }
       const already = state.promotions.get(p.promotionId);
@@ -310,7 +311,8 @@ export async function promote(root: string, kind: string, input: PromotionInput,
   );
   if (appended.rejection !== undefined) {
     // Audited, never on the fleet thread (design I7 §1b): the proposer's own log keeps the attempt.
-    const facts = refusal as RefusalFacts;
+    const facts = seen.refusal;
+    if (facts === undefined) throw new Error("promote: a rejection without the trust check's facts");
     const recorded = await appendEvents(root, refusalSessionId, [{
       type: promotionRefusedEventType,
       actor: p.actor,
