@@ -33,6 +33,11 @@ export interface FeedbackPayload {
 export interface CheckoutGuidance {
   trust: string[];
   ignore: string[];
+  /**
+   * Mandatory lines (active fleet keystones, docs/fleet.md): cited, non-authoritative and
+   * reversible; present only when there are any, so other checkouts keep their bytes.
+   */
+  mandatory?: string[];
   recommended_next_call: RecommendedCall;
   feedback: { tool: "memory_feedback"; when: string; payloads: FeedbackPayload[] };
 }
@@ -41,6 +46,7 @@ export interface CheckoutGuidance {
 export interface ExtraGuidance {
   trust?: readonly string[];
   ignore?: readonly string[];
+  mandatory?: readonly string[];
 }
 
 /** At most this many ready-made `memory_feedback` payloads, for the top-ranked facts. */
@@ -87,9 +93,11 @@ export function checkoutGuidance(options: {
   if (options.supersededExcluded > 0) ignore.push("Superseded contexts were excluded from current_facts but remain auditable.");
   trust.push(...(options.extra?.trust ?? []));
   ignore.push(...(options.extra?.ignore ?? []));
+  const mandatory = [...(options.extra?.mandatory ?? [])];
   return {
     trust,
     ignore,
+    ...(mandatory.length > 0 ? { mandatory } : {}),
     recommended_next_call: {
       tool: "memory_checkout",
       query: refreshQuery(options.query),

@@ -62,6 +62,7 @@ export function checkoutSections(options: {
   const next = guidance.recommended_next_call;
   const guidanceLines = [
     "## Checkout Guidance",
+    ...(guidance.mandatory ?? []).map((line) => `- Mandatory: ${line}`),
     ...guidance.trust.map((line) => `- Trust: ${line}`),
     ...guidance.ignore.map((line) => `- Ignore: ${line}`),
     `- Suggested next call: ${next.tool}(${pythonStrRepr(next.query)})`,

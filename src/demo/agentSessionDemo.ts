@@ -12,7 +12,8 @@
  * keeps every identity, and retrieval finds a record through it with its source citation.
  * Last, the fleet: the agent promotes what it learned (citing its passing test run and decision)
  * into a fleet through the trust check and the evolution gate; an agent outside the fleet is
- * refused without a trace; another enrolled agent's checkout then cites the promotion.
+ * refused with no trace on the fleet thread (the refusal is audited in its own session);
+ * another enrolled agent's checkout then cites the promotion.
  * Later features extend it; each step returns data so the CLI can print text or JSON.
  */
 import * as fs from "node:fs";
@@ -77,7 +78,8 @@ export interface DemoFleet {
   thread_log: string;
   promotion: PromotionResult;
   /** A promotion by an agent that is not enrolled: rejected, the fleet log unchanged. */
-  refused: { actor: string; rejected: boolean; reason: string; log_bytes_unchanged: boolean };
+  /** `audit_citation`: the `fleet.promotion.refused` record in the refused agent's own session. */
+  refused: { actor: string; rejected: boolean; reason: string; log_bytes_unchanged: boolean; audit_citation: string | null };
   receiver: { agent_id: string; query: string; fleet_facts: Array<{ content: string; citation: string }>; fleet_items: PlainJson };
 }
 
@@ -265,7 +267,7 @@ async function compactionStep(root: string): Promise<DemoCompaction> {
   };
 }
 
-/** Turns the checkout fleet lane on for this root (config.json `fleet_enabled`). */
+/** Turns the fleet plane on for this root (config.json `fleet_enabled`; off by default). */
 function enableFleetLane(root: string): void {
   const file = configPath(root);
   const config = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8")) : { schema: "zaxy.config.v1", envelope: "v1" };
@@ -274,6 +276,7 @@ function enableFleetLane(root: string): void {
 
 async function fleetStep(root: string, sessionId: string, session: AppendedEvent[]): Promise<DemoFleet> {
   const fleetId = "platform";
+  enableFleetLane(root);
   await createFleet(root, { fleetId, summary: "Platform agents sharing what they learn", actor: "maya" });
   await enrollAgent(root, { fleetId, agentId: "agent", actor: "maya" });
   await enrollAgent(root, { fleetId, agentId: "agent-b", actor: "maya" });
@@ -289,12 +292,12 @@ async function fleetStep(root: string, sessionId: string, session: AppendedEvent
   };
   const threadLog = path.join(root, `fleet.${fleetId}.jsonl`);
   const before = fs.readFileSync(threadLog);
-  const refused = await promote(root, "outcome", { ...lesson, actor: "agent-x", confidence: 0.99 });
+  // Refused for trust: audited in agent-x's own session, never on the fleet thread.
+  const refused = await promote(root, "outcome", { ...lesson, actor: "agent-x", confidence: 0.99 }, { refusalSessionId: "agent-x" });
   const unchanged = Buffer.compare(before, fs.readFileSync(threadLog)) === 0;
   const promotion = await promote(root, "outcome", { ...lesson, actor: "agent", confidence: 0.92 });
 
   // Another agent, working on something else, asks; the fleet lane is opt-in per root.
-  enableFleetLane(root);
   const receiver = "agent-b";
   await recordEvents(root, receiver, [{ type: "goal.created", actor: receiver, payload: fromJs({ title: "Rotate the billing service's signing keys" }) }]);
   const query = "How should we handle JWKS key rotation?";
@@ -304,7 +307,7 @@ async function fleetStep(root: string, sessionId: string, session: AppendedEvent
     fleet_id: fleetId,
     thread_log: threadLog,
     promotion,
-    refused: { actor: "agent-x", rejected: refused.rejected, reason: refused.reason, log_bytes_unchanged: unchanged },
+    refused: { actor: "agent-x", rejected: refused.rejected, reason: refused.reason, log_bytes_unchanged: unchanged, audit_citation: refused.refusal_event?.citation ?? null },
     receiver: {
       agent_id: receiver,
       query,

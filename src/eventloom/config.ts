@@ -76,15 +76,15 @@ export function readLongHorizonConfig(root: string): LongHorizonConfig {
 }
 
 /**
- * `fleet_enabled` (default false): whether a checkout that names fleets (`--fleet-id`,
- * `fleet_ids`) may add their active promotions (docs/fleet.md, "Checkout fleet lane"). Read only
- * by checkout; a non-boolean value is bad input naming the key (exit 2).
+ * `fleet_enabled` (default false): whether the fleet plane is on at all — the `zaxy fleet`
+ * commands, the MCP fleet tools and the checkout fleet lane (docs/fleet.md). A non-boolean
+ * value is bad input naming the key (exit 2).
  */
 export function readFleetEnabled(root: string): boolean {
   const enabled = readConfigObject(root)?.fleet_enabled ?? false;
   if (typeof enabled !== "boolean") {
     throw inputError("invalid_config", `${configPath(root)}: fleet_enabled must be true or false, got ${JSON.stringify(enabled)}`, {
-      field: "fleet_enabled",
+      field: "config.json fleet_enabled",
       expected: "true or false",
     });
   }
@@ -127,7 +127,11 @@ export function readConfigObject(root: string): { [key: string]: unknown } | und
   return parsed as { [key: string]: unknown };
 }
 
-export function writeConfig(root: string, config: EventloomConfig): string {
+/**
+ * Writes config.json atomically: the envelope, every key already there, and `settings` (keys
+ * such as `fleet_enabled` that `zaxy init --fleet` sets) on top.
+ */
+export function writeConfig(root: string, config: EventloomConfig, settings: { [key: string]: unknown } = {}): string {
   fs.mkdirSync(root, { recursive: true });
   const file = configPath(root);
   const temp = `${file}.tmp-${process.pid}`;
@@ -138,7 +142,7 @@ export function writeConfig(root: string, config: EventloomConfig): string {
   } catch {
     // An unreadable config is being replaced; nothing in it can be kept.
   }
-  fs.writeFileSync(temp, JSON.stringify({ ...kept, schema: configSchema, envelope: config.envelope }, null, 2) + "\n");
+  fs.writeFileSync(temp, JSON.stringify({ ...kept, ...settings, schema: configSchema, envelope: config.envelope }, null, 2) + "\n");
   fs.renameSync(temp, file);
   return file;
 }

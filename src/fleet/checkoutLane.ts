@@ -30,7 +30,8 @@ import { isZaxyError } from "../errors.ts";
 import type { RetrievedContext } from "../retrieval/types.ts";
 import { type FleetPromotion, type PlainJson } from "./replay.ts";
 import { fleetBrief } from "./status.ts";
-import { nonAuthoritative, type TrustTier } from "./vocabulary.ts";
+import { globalAuthors, type MemberEvent, reachesFleet, readMemberEvents } from "./memberEvents.ts";
+import { globalFleetId, nonAuthoritative, type TrustTier } from "./vocabulary.ts";
 
 /** The lane, source and source-lane name of fleet items. */
 export const fleetLaneName = "fleet";
@@ -44,12 +45,17 @@ export const neutralFleetScore = 0.5;
 /** The entity type fleet items carry (the graph projection's name for a promotion). */
 export const fleetPromotionEntityType = "fleet_promotion";
 
+/** The entity type of a member event replayed into the lane (visibility_scope fleet or global). */
+export const fleetMemberEventEntityType = "fleet_member_event";
+
 export interface FleetLaneInput {
   root: string;
   /** Fleets to read, in order; repeats are ignored. */
   fleetIds: readonly string[];
   /** The asking agent: must be enrolled and not untrusted in a fleet to receive its items. */
   agentId: string;
+  /** The checkout's own session: its events are never member events of its own lane. */
+  sessionId?: string;
   warn?: (message: string) => void;
 }
 
@@ -70,10 +76,27 @@ export interface FleetLaneItem {
   authority_status: string;
 }
 
+/** A member event replayed into the lane (only present when there are any). */
+export interface FleetLaneMemberEvent {
+  /** The fleet whose lane carried it, or `global` for the reserved deployment-wide scope. */
+  fleet_id: string;
+  session_id: string;
+  seq: number;
+  hash: string;
+  citation: string;
+  event_type: string;
+  actor: string;
+  visibility_scope: string;
+  non_authoritative: true;
+  authority_status: string;
+}
+
 export interface FleetLaneDiagnostics {
+  /** Every item of the lane: promotions and member events. */
   count: number;
   non_authoritative: true;
   items: FleetLaneItem[];
+  member_events?: FleetLaneMemberEvent[];
   /** Fleets whose thread could not be read (broken chain); only present when there are any. */
   unavailable?: Array<{ fleet_id: string; reason: string }>;
 }
@@ -89,6 +112,19 @@ export interface FleetLane {
   diagnostics: FleetLaneDiagnostics;
   /** The line listed under "Checkout Diagnostics" (without "- "). */
   promptLine: string;
+  /** One guidance line per active keystone in the lane (`guidance.mandatory`), in lane order. */
+  mandatoryGuidance: string[];
+}
+
+/**
+ * The mandatory guidance line of an active keystone (design I7 Q2: "keystone=true fleet rules
+ * surfaced as mandatory checkout guidance, non-authoritative + cited + reversible"), e.g.
+ * `Keystone rule of fleet alpha (eventloom://fleet.alpha/events/5#…): rotate keys before expiry
+ * [when: jwks] — follow it; non-authoritative, reversible by fleet rollback`.
+ */
+export function keystoneGuidanceLine(fleetId: string, citation: string, promotion: FleetPromotion): string {
+  const trigger = promotion.kind === "rule" && promotion.fields.trigger !== undefined ? ` [when: ${promotion.fields.trigger}]` : "";
+  return `Keystone ${promotion.kind} of fleet ${fleetId} (${citation}): ${promotion.summary}${trigger} — follow it; non-authoritative, reversible by fleet rollback`;
 }
 
 function round6(value: number): number {
@@ -172,6 +208,51 @@ function laneEntry(fleetId: string, thread: string, promotion: FleetPromotion): 
   return { context, item };
 }
 
+function memberEntry(fleetId: string, member: MemberEvent): { context: FleetContext; item: FleetLaneMemberEvent } {
+  const score = neutralFleetScore;
+  const entityName = `${member.sessionId}#${member.event.seq}`;
+  const context: FleetContext = {
+    content: member.content,
+    source: fleetLaneName,
+    sourceLane: fleetLaneName,
+    score,
+    validFrom: member.event.timestamp,
+    validTo: null,
+    citation: member.citation,
+    eventSeq: member.event.seq,
+    eventHash: member.event.hash,
+    entityName,
+    entityType: fleetMemberEventEntityType,
+    scoreExplanation: { fleet_confidence: score, non_authoritative: true, authority_status: nonAuthoritative, fleet_id: fleetId, visibility_scope: member.scope },
+    metadata: {
+      assembly_lane: fleetLaneName,
+      source_lane: fleetLaneName,
+      citation: member.citation,
+      non_authoritative: true,
+      authority_status: nonAuthoritative,
+      fleet_id: fleetId,
+      visibility_scope: member.scope,
+      origin_actor: member.event.actor,
+      origin_session: member.sessionId,
+      entity_type: fleetMemberEventEntityType,
+      entity_name: entityName,
+    },
+  };
+  const item: FleetLaneMemberEvent = {
+    fleet_id: fleetId,
+    session_id: member.sessionId,
+    seq: member.event.seq,
+    hash: member.event.hash,
+    citation: member.citation,
+    event_type: member.event.type,
+    actor: member.event.actor,
+    visibility_scope: member.scope,
+    non_authoritative: true,
+    authority_status: nonAuthoritative,
+  };
+  return { context, item };
+}
+
 /**
  * The fleet lane of one checkout. An unknown fleet is bad input (exit 2, the caller named it);
  * a fleet whose thread fails verification is skipped, reported under `unavailable` and warned
@@ -182,6 +263,12 @@ export async function buildFleetLane(input: FleetLaneInput): Promise<FleetLane> 
   const items: FleetLaneItem[] = [];
   const unavailable: Array<{ fleet_id: string; reason: string }> = [];
   const seen = new Set<string>();
+  const mandatoryGuidance: string[] = [];
+  const memberItems: FleetLaneMemberEvent[] = [];
+  const memberContexts: FleetContext[] = [];
+  const seenMembers = new Set<string>();
+  let members: MemberEvent[] | undefined;
+  let eligibleInAnyFleet = false;
   for (const fleetId of new Set(input.fleetIds)) {
     let brief;
     try {
@@ -207,14 +294,36 @@ export async function buildFleetLane(input: FleetLaneInput): Promise<FleetLane> 
       const entry = laneEntry(fleetId, brief.thread, promotion);
       contexts.push(entry.context);
       items.push(entry.item);
+      if (promotion.keystone) mandatoryGuidance.push(keystoneGuidanceLine(fleetId, entry.item.citation, promotion));
+    }
+    eligibleInAnyFleet = true;
+    members ??= await readMemberEvents(input.root, input.sessionId, input.warn);
+    for (const member of members) {
+      if (!reachesFleet(member, brief) || seenMembers.has(member.citation)) continue;
+      seenMembers.add(member.citation);
+      const entry = memberEntry(fleetId, member);
+      memberContexts.push(entry.context);
+      memberItems.push(entry.item);
     }
   }
-  const diagnostics: FleetLaneDiagnostics = { count: items.length, non_authoritative: true, items };
+  if (eligibleInAnyFleet && members !== undefined && members.some((m) => m.scope === "global")) {
+    const authors = await globalAuthors(input.root);
+    for (const member of members) {
+      if (member.scope !== "global" || !authors.has(member.event.actor) || seenMembers.has(member.citation)) continue;
+      seenMembers.add(member.citation);
+      const entry = memberEntry(globalFleetId, member);
+      memberContexts.push(entry.context);
+      memberItems.push(entry.item);
+    }
+  }
+  contexts.push(...memberContexts);
+  const diagnostics: FleetLaneDiagnostics = { count: contexts.length, non_authoritative: true, items };
+  if (memberItems.length > 0) diagnostics.member_events = memberItems;
   if (unavailable.length > 0) diagnostics.unavailable = unavailable;
   const fleetCount = new Set(input.fleetIds).size;
-  const promptLine = `Fleet: fleets=${fleetCount}, items=${items.length}` +
+  const promptLine = `Fleet: fleets=${fleetCount}, items=${contexts.length}` +
     (unavailable.length > 0 ? `, unavailable=${unavailable.length}` : "") + `, authority=${nonAuthoritative}`;
-  return { contexts, diagnostics, promptLine };
+  return { contexts, diagnostics, promptLine, mandatoryGuidance };
 }
 
 /**

@@ -236,12 +236,13 @@ async function runScenario(plan: ScenarioPlan, root: string): Promise<ScenarioOu
     fail("negative_control", `${plan.receivers[0]} without --fleet-id received fleet items`);
   }
 
-  // Rejections append nothing: not a gate event, not a byte.
+  // Rejections append nothing to the fleet thread: not a gate event, not a byte. Each is audited
+  // in the refused agent's own session instead (design 003).
   const before = fs.readFileSync(fleetLog);
   const untrustedSource = await learned(root, untrustedAgent, `Untrusted claim ${plan.code}`);
   const rejections = [
     await promote(root, "outcome", { fleetId, actor: untrustedAgent, originSession: untrustedAgent, sourceEvents: [untrustedSource], confidence: 0.99, outcome: "success", summary: "trust me" }, { policy }),
-    await promote(root, "outcome", { fleetId, actor: stranger, originSession: untrustedAgent, sourceEvents: [untrustedSource], confidence: 0.99, outcome: "success", summary: "trust me" }, { policy }),
+    await promote(root, "outcome", { fleetId, actor: stranger, originSession: untrustedAgent, sourceEvents: [untrustedSource], confidence: 0.99, outcome: "success", summary: "trust me" }, { policy, refusalSessionId: stranger }),
   ];
   out.governance.rejection_appends_nothing = rejections.every((r) => r.rejected) && fs.readFileSync(fleetLog).equals(before);
   if (!out.governance.rejection_appends_nothing) fail("rejection_appends_nothing", rejections.map((r) => `${r.rejected}:${r.reason}`).join("; "));

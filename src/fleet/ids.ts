@@ -16,7 +16,7 @@ import { type SourceEventRef, sourceEventsJson } from "../eventloom/citation.ts"
 import { validateSessionId } from "../eventloom/session.ts";
 import { sessionIdCharsMax } from "../limits.ts";
 import { sha256Hex } from "../platform/mod.ts";
-import type { PromotionKind } from "./vocabulary.ts";
+import { globalFleetId, type PromotionKind } from "./vocabulary.ts";
 
 /** Hex characters of the SHA-256 kept in promotion and rule ids. */
 export const fleetIdHexChars = 24;
@@ -43,6 +43,13 @@ export function validateFleetId(value: unknown, field = "fleet_id"): string {
     throw inputError("invalid_fleet_id", `${field} ${value === undefined ? "is missing" : JSON.stringify(value) + " is not a fleet id"}: fleet ids are 1-${fleetIdCharsMax} of A-Z a-z 0-9 . _ -`, {
       field,
       expected: fleetIdPattern.source,
+    });
+  }
+  if (value === globalFleetId) {
+    throw inputError("reserved_fleet_id", `${field} "global" is reserved: fleet.global is the deployment-wide thread of visibility_scope global (one Eventloom root), not an ordinary fleet`, {
+      field,
+      expected: "a fleet id other than global",
+      hint: "choose another fleet id; publish deployment-wide with visibility_scope global",
     });
   }
   validateSessionId(fleetThread(value));

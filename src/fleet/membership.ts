@@ -11,7 +11,8 @@ import { requireFleetLog, unknownFleet } from "./fleetLog.ts";
 import { fleetThread, validateFleetId } from "./ids.ts";
 import { agentEnrolledPayload, fleetCreatedPayload, trustAssignedPayload } from "./payloads.ts";
 import { type PlainJson, summarizeFleetEvents } from "./replay.ts";
-import { defaultTrustTier, fleetEventTypes, parseTrustTier, type TrustTier } from "./vocabulary.ts";
+import { readFleetDefaultTrustTier } from "./fleetConfig.ts";
+import { fleetEventTypes, parseTrustTier, type TrustTier } from "./vocabulary.ts";
 import { requireAgentId, requireFleetText } from "./validate.ts";
 
 export const createActorDefault = "coordinator";
@@ -79,7 +80,8 @@ export async function enrollAgent(
   const fleetId = validateFleetId(input.fleetId);
   const agentId = requireAgentId(input.agentId, "agent_id");
   const actor = requireAgentId(input.actor, "actor");
-  const trustTier = parseTrustTier(input.trustTier ?? defaultTrustTier);
+  // No tier named: the root's `fleet_default_trust_tier` (design I7 §6; default member).
+  const trustTier = input.trustTier === undefined ? readFleetDefaultTrustTier(root) : parseTrustTier(input.trustTier);
   const thread = fleetThread(fleetId);
   requireFleetLog(root, fleetId);
   let alreadyTier: TrustTier | undefined;

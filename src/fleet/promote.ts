@@ -19,9 +19,9 @@
  * });
  * result.review_status; // "active"
  */
-import { type JsonObject, toJs } from "../canonical/mod.ts";
+import { fromJs, type JsonObject, JsonNumber, toJs } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
-import { type AppendedEvent, appendPlanned, type AppendItem, type PlannedItem } from "../eventloom/append.ts";
+import { type AppendedEvent, appendEvents, appendPlanned, type AppendItem, type PlannedItem } from "../eventloom/append.ts";
 import { citationUri, type SourceEventRef } from "../eventloom/citation.ts";
 import { validateSessionId } from "../eventloom/session.ts";
 import type { MicrosClock } from "../eventloom/timestamp.ts";
@@ -31,7 +31,21 @@ import { fleetPromotionId, fleetRuleId, fleetThread, validateFleetId } from "./i
 import { promotionEntityType, promotionPayload, type PromotionSubject } from "./payloads.ts";
 import { activeConflicts, type FleetPromotion, type FleetState, type PlainJson, summarizeFleetEvents } from "./replay.ts";
 import { supersessionItem } from "./supersession.ts";
-import { defaultPromotionScope, maxProposableScope, parsePromotionKind, parsePromotionScope, promotionEventType, type PromotionKind, promoteOp, scopePermits, type VisibilityScope } from "./vocabulary.ts";
+import {
+  defaultPromotionScope,
+  maxProposableScope,
+  nonAuthoritative,
+  parsePromotionKind,
+  parsePromotionScope,
+  promotionEventType,
+  type PromotionKind,
+  promotionRefusedEventType,
+  promoteOp,
+  scopePermits,
+  type TrustTier,
+  trustTiers,
+  type VisibilityScope,
+} from "./vocabulary.ts";
 import { requireAgentId, requireFleetText, requireSourceRefs } from "./validate.ts";
 
 /** The fields of a promotion; which kind-specific ones are required depends on the kind. */
@@ -66,6 +80,11 @@ export interface FleetWriteOptions {
   policy?: EvolutionPolicy;
   /** Check that the source events are sealed events of the origin session (default true). */
   verifySources?: boolean;
+  /**
+   * The proposer's own session, where a trust refusal is recorded as `fleet.promotion.refused`
+   * (the fleet thread never is); default the origin session.
+   */
+  refusalSessionId?: string;
 }
 
 /** Python's `FleetPromotionResult.to_dict()`, plus `idempotent` and the promotion's `citation`. */
@@ -85,6 +104,8 @@ export interface PromotionResult {
   citation: string | null;
   supersessions: Array<{ superseded_promotion_id: string; superseding_promotion_id: string; event_seq: number; event_hash: string }>;
   gate_decision: { [key: string]: PlainJson } | null;
+  /** A trust refusal's audit record in the proposer's session; null unless rejected. */
+  refusal_event: { session_id: string; seq: number; hash: string; citation: string } | null;
 }
 
 export const promotionOutcomes = ["success", "failure", "partial"] as const;
@@ -193,6 +214,7 @@ function baseResult(p: ValidPromotion): PromotionResult {
     citation: null,
     supersessions: [],
     gate_decision: null,
+    refusal_event: null,
   };
 }
 
@@ -223,6 +245,10 @@ export async function promote(root: string, kind: string, input: PromotionInput,
   const policy = options.policy ?? resolveEvolutionPolicy(root);
   let result = baseResult(p);
   const thread = fleetThread(p.fleetId);
+  const refusalSessionId = options.refusalSessionId ?? p.originSession;
+  validateSessionId(refusalSessionId, "append to");
+  // Filled in by the plan when the trust check refuses (the plan runs under the fleet lock).
+  const seen: { refusal?: RefusalFacts } = {};
   const appended = await appendPlanned<string>(
     root,
     thread,
@@ -230,7 +256,11 @@ export async function promote(root: string, kind: string, input: PromotionInput,
       const state: FleetState = summarizeFleetEvents(p.fleetId, existing);
       if (!state.created) throw unknownFleet(p.fleetId);
       const tier = state.agents.get(p.actor);
-      if (tier === undefined || !scopePermits(tier, p.scope)) return { rejected: insufficientTrustReason(p.actor, tier, p.scope) };
+      if (tier === undefined || !scopePermits(tier, p.scope)) {
+        const head = existing.at(-1);
+        seen.refusal = { actualTier: tier ?? null, fleetHead: head === undefined ? null : { seq: head.seq, hash: head.hash } };
+        return { rejected: insufficientTrustReason(p.actor, tier, p.scope) };
+      }
       const already = state.promotions.get(p.promotionId);
       if (already !== undefined) {
         result = idempotentResult(p, already);
@@ -279,7 +309,23 @@ export async function promote(root: string, kind: string, input: PromotionInput,
     },
     { clock: options.clock, lockWaitMs: options.lockWaitMs },
   );
-  if (appended.rejection !== undefined) return { ...result, rejected: true, reason: appended.rejection };
+  if (appended.rejection !== undefined) {
+    // Audited, never on the fleet thread (design I7 §1b): the proposer's own log keeps the attempt.
+    const facts = seen.refusal;
+    if (facts === undefined) throw new Error("promote: a rejection without the trust check's facts");
+    const recorded = await appendEvents(root, refusalSessionId, [{
+      type: promotionRefusedEventType,
+      actor: p.actor,
+      payload: refusalPayload(p, facts, appended.rejection),
+    }], { clock: options.clock, lockWaitMs: options.lockWaitMs });
+    const event = recorded.events[0];
+    return {
+      ...result,
+      rejected: true,
+      reason: appended.rejection,
+      refusal_event: { session_id: refusalSessionId, seq: event.seq, hash: event.hash, citation: event.citation },
+    };
+  }
   if (appended.events.length === 0) return result;
   const [gate, promotion, ...supersessions] = appended.events;
   return {
@@ -294,6 +340,47 @@ export async function promote(root: string, kind: string, input: PromotionInput,
       event_hash: event.hash,
     })),
   };
+}
+
+/** What the trust check saw when it refused: the actor's tier and the fleet thread's head. */
+interface RefusalFacts {
+  actualTier: TrustTier | null;
+  fleetHead: { seq: number; hash: string } | null;
+}
+
+/**
+ * The record of a refused promotion: which fleet, promotion, kind and scope were attempted, the
+ * cited evidence (`{seq, hash}` of the origin session), the tier the scope needs and the tier
+ * the actor had (null: not enrolled), and the fleet head the decision was made on.
+ */
+function refusalPayload(p: ValidPromotion, facts: RefusalFacts, reason: string): JsonObject {
+  const payload = fromJs({
+    fleet_id: p.fleetId,
+    fleet_thread: fleetThread(p.fleetId),
+    promotion_id: p.promotionId,
+    kind: p.kind,
+    agent_id: p.actor,
+    origin_session: p.originSession,
+    origin_actor: p.originActor,
+    // Not `visibility_scope`: this record stays in its session; it never opts into a fleet lane.
+    requested_scope: p.scope,
+    confidence: p.confidence,
+    summary: p.summary,
+    source_events: p.sourceEvents.map((ref) => ({ seq: ref.seq, hash: ref.hash })),
+    required_tier: leastTierFor(p.scope),
+    actual_tier: facts.actualTier,
+    fleet_head: facts.fleetHead,
+    reason,
+    authority_status: nonAuthoritative,
+  }) as JsonObject;
+  // A float, as every fleet confidence is written (`1.0`, not `1`).
+  payload.set("confidence", JsonNumber.float(p.confidence));
+  return payload;
+}
+
+/** The least trusted tier whose ceiling reaches `scope`. */
+function leastTierFor(scope: VisibilityScope): TrustTier {
+  return trustTiers.find((tier) => scopePermits(tier, scope)) as TrustTier;
 }
 
 function stringAt(event: AppendedEvent, records: readonly { seq: number; payload: JsonObject }[], key: string): string {

@@ -39,7 +39,11 @@ export type ReviewDecision = (typeof reviewDecisions)[number];
 export const nonAuthoritative = "non_authoritative";
 /** The evolution-gate op every promotion is decided under. */
 export const promoteOp = "promote";
-/** Reserved by Python for a future federation; an ordinary fleet id here. */
+/**
+ * The reserved fleet id: `fleet.global` is the deployment-wide thread of visibility scope
+ * `global` (one Eventloom root; federation across roots is out of scope, design I7 Q3). It is
+ * never an ordinary fleet: creating or addressing it as one is bad input (`reserved_fleet_id`).
+ */
 export const globalFleetId = "global";
 
 export const fleetEventTypes = {
@@ -53,6 +57,12 @@ export const fleetEventTypes = {
   promotionRolledBack: "fleet.promotion.rolled_back",
   memorySuperseded: "fleet.memory.superseded",
 } as const;
+
+/**
+ * A promotion refused by the trust check, recorded in the proposer's own session (never on the
+ * fleet thread, which stays byte-identical): an audit record, not a fleet memory.
+ */
+export const promotionRefusedEventType = "fleet.promotion.refused";
 
 /** The event type that records a promotion of each kind. */
 export const promotionEventType: Readonly<Record<PromotionKind, string>> = Object.freeze({

@@ -3,6 +3,7 @@
  * `tools/<toolName>.ts` exporting a `defineTool(...)`, then add it here (and, if it is a
  * front-door tool, it is already named in `profiles.ts`).
  */
+import { requireFleetEnabled } from "../fleet/fleetConfig.ts";
 import type { AnyToolDefinition } from "./tool.ts";
 import { contextAssembleTool } from "./tools/contextAssemble.ts";
 import { fleetAssignTrustTool } from "./tools/fleetAssignTrust.ts";
@@ -52,12 +53,29 @@ export const toolRegistry: readonly AnyToolDefinition[] = [
   memoryOutcomeTool,
   triggerConsolidationTool,
   mergeConceptsTool,
-  fleetCreateTool,
-  fleetEnrollTool,
-  fleetAssignTrustTool,
-  fleetPromoteTool,
-  fleetReviewTool,
-  fleetRollbackTool,
-  fleetStatusTool,
-  fleetAuditTool,
+  ...[
+    fleetCreateTool,
+    fleetEnrollTool,
+    fleetAssignTrustTool,
+    fleetPromoteTool,
+    fleetReviewTool,
+    fleetRollbackTool,
+    fleetStatusTool,
+    fleetAuditTool,
+  ].map(gatedByFleetEnabled),
 ];
+
+/**
+ * A fleet tool that refuses first (`invalid_request`, naming config.json fleet_enabled) when the
+ * server's root does not enable the fleet plane: the plane is opt-in (design I7 invariant 6).
+ */
+function gatedByFleetEnabled(tool: AnyToolDefinition): AnyToolDefinition {
+  return {
+    ...tool,
+    description: `${tool.description} Needs "fleet_enabled": true in config.json (the fleet plane is off by default).`,
+    async run(args, ctx) {
+      requireFleetEnabled(ctx.eventloomPath, `call ${tool.name}`);
+      return await tool.run(args, ctx);
+    },
+  };
+}

@@ -283,6 +283,7 @@ export class MemoryService {
     if (fleetLane !== null && (fleetLane.diagnostics.count > 0 || fleetLane.diagnostics.unavailable !== undefined)) {
       features.extraDiagnostics.fleet = fleetLane.diagnostics as unknown as PlainJson;
       features.extraDiagnosticLines.push(fleetLane.promptLine);
+      if (fleetLane.mandatoryGuidance.length > 0) features.extraGuidance.mandatory = fleetLane.mandatoryGuidance;
     }
     return buildCheckout({ ...input, ...features });
   }
@@ -294,7 +295,7 @@ export class MemoryService {
       return null;
     }
     const { buildFleetLane } = await import("../fleet/checkoutLane.ts");
-    return await buildFleetLane({ root: this.root, fleetIds, agentId: request.agentId ?? request.sessionId, warn: this.options.warn });
+    return await buildFleetLane({ root: this.root, fleetIds, agentId: request.agentId ?? request.sessionId, sessionId: request.sessionId, warn: this.options.warn });
   }
 
   async assemble(request: MemoryRequest): Promise<ContextAssembly> {

@@ -108,6 +108,7 @@ describe("zaxy init", () => {
       config_path: path.join(fs.realpathSync(dir), ".eventloom", "config.json"),
       envelope: "v1",
       created: true,
+      fleet_enabled: false,
     });
     assert.equal(json(runZaxy(["init", "--json"], { cwd: dir })).created, false);
     const conflict = runZaxy(["init", "--envelope", "legacy", "--json"], { cwd: dir });

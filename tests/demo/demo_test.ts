@@ -168,6 +168,8 @@ test("demo promotes the agent's lesson into a fleet, refuses an unenrolled agent
   assert.equal(fleet.refused.rejected, true);
   assert.match(fleet.refused.reason, /insufficient trust: actor 'agent-x'/);
   assert.equal(fleet.refused.log_bytes_unchanged, true);
+  // Design 003: the refusal is audited in the refused agent's own session, not the fleet thread.
+  assert.match(fleet.refused.audit_citation, /^eventloom:\/\/agent-x\/events\/1#[0-9a-f]{12}$/);
   assert.equal(fleet.promotion.rejected, false);
   assert.equal(fleet.promotion.review_status, "active");
   assert.ok(fleet.promotion.gate_event.seq < fleet.promotion.promotion_event.seq, "the gate event comes first");

@@ -34,6 +34,8 @@ function fleetLogBytes(): Buffer {
 before(() => {
   dir = makeTempDir("zaxy-fleet-cli");
   root = path.join(dir, ".eventloom");
+  // The fleet plane is off unless config.json enables it (design I7 invariant 6).
+  assert.equal(runZaxy(["init", "--fleet", "--eventloom-path", root], { cwd: dir }).code, 0);
   for (const title of ["a", "b", "c", "d"]) {
     const run = runZaxy(["memory", "append", "task.completed", "--actor", "w1", "--session-id", "w1", "--payload-json", JSON.stringify({ title }), "--eventloom-path", root, "--json"], { cwd: dir });
     assert.equal(run.code, 0, run.stderr);
@@ -132,6 +134,7 @@ describe("zaxy fleet", () => {
   test("audit exits 1 and lists the ref when a cited origin session no longer holds the event", () => {
     const other = path.join(makeTempDir("zaxy-fleet-audit"), ".eventloom");
     fs.mkdirSync(other, { recursive: true });
+    fs.writeFileSync(path.join(other, "config.json"), JSON.stringify({ fleet_enabled: true }));
     fs.copyFileSync(path.join(root, "fleet.alpha.jsonl"), path.join(other, "fleet.alpha.jsonl"));
     const run = runZaxy(["fleet", "audit", "alpha", "--eventloom-path", other, "--json"], { cwd: dir });
     assert.equal(run.code, 1);

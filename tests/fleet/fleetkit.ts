@@ -31,6 +31,8 @@ export async function makeFleet(sourceCount = 12): Promise<FleetFixture> {
   const root = path.join(dir, ".eventloom");
   const items = Array.from({ length: sourceCount }, (_, i) => ({ type: "task.completed", actor: "origin-agent", payload: fromJs({ title: `task ${i + 1}` }) }));
   const { events } = await appendEvents(root, "origin", items);
+  // The plane is off unless config.json enables it; the CLI and MCP front doors check it.
+  fs.writeFileSync(path.join(root, "config.json"), JSON.stringify({ fleet_enabled: true }));
   await createFleet(root, { fleetId: "alpha", summary: "Auth workers" });
   for (const tier of ["untrusted", "member", "trusted"] as const) {
     await enrollAgent(root, { fleetId: "alpha", agentId: agentOfTier[tier], actor: steward, trustTier: tier });

@@ -67,6 +67,7 @@ describe("zaxy fleet escalate-finding", () => {
   before(() => {
     dir = makeTempDir("zaxy-fleet-bridge");
     root = path.join(dir, ".eventloom");
+    zaxy(["init", "--fleet"]);
     jsonOk(["fleet", "create", "alpha", "--summary", "Platform agents"]);
     const finding = (type: string, payload: object) => {
       const doc = jsonOk(["memory", "append", type, "--actor", "coordinator", "--session-id", "m1", "--payload-json", JSON.stringify(payload)]);
@@ -122,7 +123,7 @@ describe("zaxy fleet escalate-finding", () => {
     assert.match(fleetBytes().toString("utf8").trim().split("\n").at(-1)!, /"confidence":1\.0[,}]/);
   });
 
-  test("refusals write nothing: no accepted promotion, unknown mission and bad flags exit 2; an unenrolled actor exits 1", slow, () => {
+  test("refusals write nothing to the fleet or mission log: no accepted promotion, unknown mission and bad flags exit 2; an unenrolled actor exits 1 (audited in its own session)", slow, () => {
     refused(["alpha", "--mission", "m1", "--finding-id", "f2", "--actor", "coordinator"], 2, /Finding "f2" of mission "m1" has no accepted promotion/);
     refused(["alpha", "--mission", "m1", "--finding-id", "nope", "--actor", "coordinator"], 2, /no accepted promotion/);
     refused(["alpha", "--mission", "m9", "--finding-id", "f1", "--actor", "coordinator"], 2, /Mission "m9" has no log/);
@@ -131,7 +132,10 @@ describe("zaxy fleet escalate-finding", () => {
     refused(["alpha", "--mission", "m1", "--finding-id", "f1", "--actor", "coordinator", "--confidence", "1.5"], 2, /--confidence/);
     refused(["alpha", "--mission", "m1", "--finding-id", "f1", "--actor", "coordinator", "--visibility-scope", "mission"], 2, /--visibility-scope/);
     refused(["nosuch", "--mission", "m1", "--finding-id", "f1", "--actor", "coordinator"], 2, /Unknown fleet "nosuch"/);
-    refused(["alpha", "--mission", "m1", "--finding-id", "f1", "--actor", "stranger", "--confidence", "0.95"], 1, /rejected: insufficient trust: actor 'stranger' \(not enrolled\)/);
+    // A trust refusal is audited in the proposer's own session (--session-id), never in the fleet or mission log.
+    refused(["alpha", "--mission", "m1", "--finding-id", "f1", "--actor", "stranger", "--confidence", "0.95", "--session-id", "stranger"], 1, /rejected: insufficient trust: actor 'stranger' \(not enrolled\)/);
+    const audit = fs.readFileSync(path.join(root, "stranger.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    assert.deepEqual(audit.map((e) => [e.type, e.payload.fleet_id, e.payload.origin_session, e.payload.actual_tier]), [["fleet.promotion.refused", "alpha", "m1", null]]);
     const run = zaxy(["fleet", "escalate-finding", "alpha", "--mission", "m1", "--finding-id", "f2", "--actor", "coordinator", "--json"]);
     assert.equal(run.code, 2);
     assert.equal(JSON.parse(run.stdout).error.code, "no_accepted_promotion");

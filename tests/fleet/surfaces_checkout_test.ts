@@ -64,6 +64,9 @@ describe("checkout fleet lane", () => {
   before(() => {
     dir = makeTempDir("zaxy-fleet-checkout");
     root = path.join(dir, ".eventloom");
+    fs.mkdirSync(root, { recursive: true });
+    // The fleet commands need the plane on; the lane-off test turns it off again.
+    setFleetEnabled(true);
     jsonOk(["fleet", "create", "alpha", "--summary", "Auth workers"]);
     for (const agent of ["agent-a", "agent-b", "agent-u"]) jsonOk(["fleet", "enroll", "alpha", "--agent", agent, "--actor", "coordinator"]);
     jsonOk(["fleet", "assign-trust", "alpha", "--agent", "agent-u", "--trust-tier", "untrusted", "--actor", "coordinator"]);
@@ -85,6 +88,7 @@ describe("checkout fleet lane", () => {
   }, slow);
 
   test("lane off: --fleet-id is ignored with a warning and stdout is byte-identical to a plain checkout", slow, () => {
+    fs.rmSync(path.join(root, "config.json"));
     const plain = checkout();
     assert.equal(plain.stderr, "");
     const asked = checkout(["--fleet-id", "alpha", "--agent-id", "agent-b"]);

@@ -55,7 +55,8 @@ function refused(run: ZaxyRun, code: string, message: RegExp, label: string): vo
 before(() => {
   dir = makeTempDir("zaxy-projection-output");
   root = path.join(dir, ".eventloom");
-  assert.equal(zaxy(["init"]).code, 0);
+  // The fleet plane is off by default; this root needs a fleet log to protect.
+  assert.equal(zaxy(["init", "--fleet"]).code, 0);
   for (let i = 0; i < 4; i++) append(dir, "document.indexed", { path: `docs/d${i}.md`, start_line: 1, end_line: 3, content: `Release note identity-code-000${i}.` });
   append(dir, "note.recorded", { text: "another session's memory" }, "other");
   assert.equal(zaxy(["fleet", "create", "alpha", "--actor", "steward", "--summary", "Alpha fleet"]).code, 0);

@@ -117,6 +117,7 @@ describe("every reader of a broken log: exit 1, integrity_failure", () => {
     append(root, "goal.created", "alice", { title: "Ship release 2.0" });
     append(root, "decision.made", "bob", { text: "approve release after the tests pass" });
     append(root, "outcome.recorded", "alice", { status: "success", summary: "released" });
+    assert.equal(zaxy(["init", "--fleet"], root).code, 0); // the fleet plane is off by default
     assert.equal(zaxy(["fleet", "create", "alpha", "--actor", "alice", "--summary", "Alpha"], root).code, 0);
     tamper(path.join(root, ".eventloom", "default.jsonl"), 1, (line) => line.replace("approve release after the tests pass", forged));
     tamper(path.join(root, ".eventloom", "fleet.alpha.jsonl"), 0, (line) => line.replace('"Alpha"', '"Forged"'));

@@ -19,7 +19,8 @@ export const demoCommand = defineCommand({
     "nothing), one is reviewed, and the status is replayed from the log; finally a compaction\n" +
     "audit of near-duplicate runbooks flags the collapse (one representative would lose their\n" +
     "identities) and an exemplar projection keeps every identity, found again by retrieval; and the\n" +
-    "agent promotes its lesson into a fleet (an unenrolled agent is refused without a trace),\n" +
+    "agent promotes its lesson into a fleet (an unenrolled agent is refused: no trace on the fleet\n" +
+    "thread, the refusal audited in its own session),\n" +
     "which another agent's checkout then cites.",
   options: {
     dir: { type: "string", valueName: "DIR", description: "Work in DIR (without an .eventloom yet) instead of a temporary directory" },
@@ -113,6 +114,7 @@ export const demoCommand = defineCommand({
       const promotion = fleet.promotion;
       say(`9. Fleet "${fleet.fleet_id}" (${fleet.thread_log}): maya created it (first steward) and enrolled agent and agent-b.`);
       say(`   ${fleet.refused.actor} (not enrolled) tries to promote: ${fleet.refused.rejected ? "rejected" : "ACCEPTED"}; fleet log ${fleet.refused.log_bytes_unchanged ? "unchanged, byte for byte" : "CHANGED"}.`);
+      if (fleet.refused.audit_citation !== null) say(`     the refusal is audited in its own session: ${fleet.refused.audit_citation}`);
       say(`   agent promotes its lesson (citing seq 6 and 7 of its session): gate seq ${promotion.gate_event?.seq}, then ${promotion.promotion_id} seq ${promotion.promotion_event?.seq}, ${promotion.review_status}`);
       say(`     gate: ${promotion.reason}`);
       say(`   agent-b asks "${fleet.receiver.query}"; its checkout cites the fleet:`);

@@ -1,7 +1,7 @@
 /** `zaxy init`: create the Eventloom root and choose the envelope for new logs. */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { configPath, defaultConfig, type EventloomConfig, readConfig, writeConfig } from "../../eventloom/mod.ts";
+import { configPath, defaultConfig, type EventloomConfig, readConfig, readFleetEnabled, writeConfig } from "../../eventloom/mod.ts";
 import { fileSystemReason } from "../../eventloom/root.ts";
 import { ExitCode, inputError, ioError, isZaxyError } from "../../errors.ts";
 import { choiceOption } from "../args.ts";
@@ -14,18 +14,22 @@ export const initCommand = defineCommand({
   description:
     "Creates the Eventloom root directory (--eventloom-path, default .eventloom) and writes\n" +
     "config.json. --envelope chooses the line format new logs start with: v1 (eventloom.v1,\n" +
-    "default) or legacy (the Python zaxy.legacy line). Existing logs keep their format.",
+    "default) or legacy (the Python zaxy.legacy line). Existing logs keep their format.\n" +
+    "--fleet turns the fleet plane on (\"fleet_enabled\": true in config.json; it is off by\n" +
+    "default, docs/fleet.md); it updates an existing config.json without --force.",
   options: {
     envelope: { type: "string", valueName: "legacy|v1", description: "Envelope for new logs (default v1)" },
     force: { type: "boolean", description: "Overwrite an existing config.json" },
+    fleet: { type: "boolean", description: "Enable the fleet plane (config.json fleet_enabled: true)" },
   },
   positionals: [],
-  examples: ["zaxy init", "zaxy init --envelope legacy --eventloom-path ./memory"],
+  examples: ["zaxy init", "zaxy init --envelope legacy --eventloom-path ./memory", "zaxy init --fleet"],
   writesRoot: true,
   async run(ctx) {
     const root = ctx.global.eventloomPath;
     const envelope = choiceOption(ctx, "envelope", ["legacy", "v1"] as const);
     const force = booleanOption(ctx, "force");
+    const fleet = booleanOption(ctx, "fleet");
     const existed = fs.existsSync(configPath(root));
     let config: EventloomConfig;
     try {
@@ -36,10 +40,17 @@ export const initCommand = defineCommand({
       config = { ...defaultConfig };
     }
     let written = false;
-    if (!existed || force) {
+    const settings = fleet ? { fleet_enabled: true } : {};
+    if (!existed || force || fleet) {
+      if (existed && !force && envelope !== undefined && envelope !== config.envelope) {
+        throw inputError("config_exists", `Cannot set --envelope ${envelope}: ${configPath(root)} already chooses ${config.envelope}`, {
+          field: "--envelope",
+          hint: "pass --force to change it",
+        });
+      }
       config = { envelope: envelope ?? config.envelope };
       try {
-        writeConfig(root, config);
+        writeConfig(root, config, settings);
       } catch (error) {
         throw ioError("unwritable_root", `Cannot initialise ${root}: ${fileSystemReason(error)}`);
       }
@@ -55,6 +66,7 @@ export const initCommand = defineCommand({
       config_path: path.resolve(configPath(root)),
       envelope: config.envelope,
       created: written,
+      fleet_enabled: readFleetEnabled(root),
     };
     emit(ctx, "zaxy.init.v1", doc, () =>
       written

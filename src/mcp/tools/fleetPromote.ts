@@ -24,7 +24,8 @@ export const fleetPromoteTool = defineTool({
     "skill_version; outcome needs outcome and summary (claim_key optional); rule needs rule and trigger. The actor must be " +
     "enrolled with a tier that may propose the scope; otherwise the result is rejected: true and nothing is written. " +
     "Passes the evolution gate (op promote): review_status active when auto-applied, else pending; a conflict with an " +
-    "active keystone is held pending; other conflicts are superseded additively. Always non-authoritative.",
+    "active keystone is held pending; other conflicts are superseded additively. Always non-authoritative. " +
+    "A trust refusal is recorded as fleet.promotion.refused in session_id (default origin_session), never in the fleet thread.",
   inputSchema: z.strictObject({
     fleet_id: fleetIdField,
     kind: promotionKindField,
@@ -42,6 +43,7 @@ export const fleetPromoteTool = defineTool({
     claim_key: fleetTextField("Outcome promotions: the claim it settles (conflicts are keyed by it)").optional(),
     rule: fleetTextField("Rule promotions: the rule text").optional(),
     trigger: fleetTextField("Rule promotions: when it applies (conflicts are keyed by it)").optional(),
+    session_id: fleetTextField("The proposer's own session, where a trust refusal is recorded (default origin_session)").optional(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, ctx) {
@@ -61,6 +63,6 @@ export const fleetPromoteTool = defineTool({
       claimKey: args.claim_key,
       rule: args.rule,
       trigger: args.trigger,
-    });
+    }, { refusalSessionId: args.session_id });
   },
 });

@@ -13,7 +13,7 @@ export const fleetEnrollCommand = defineCommand({
     "thread, refused, reason, agent_id, trust_tier, already_enrolled, actor, events}.",
   options: {
     agent: { type: "string", valueName: "A", description: "Agent to enroll (required)" },
-    "trust-tier": { type: "string", valueName: "T", description: "untrusted, member (default), trusted or steward" },
+    "trust-tier": { type: "string", valueName: "T", description: "untrusted, member, trusted or steward (default: config.json fleet_default_trust_tier, else member)" },
     actor: actorOption,
   },
   positionals: fleetIdPositional,

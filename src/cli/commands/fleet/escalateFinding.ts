@@ -6,6 +6,7 @@
 import { inputError } from "../../../errors.ts";
 import { booleanOption, defineCommand, stringOption } from "../../command.ts";
 import { actorOption, emitDecision, fleetIdArgument, fleetIdPositional, requiredOption } from "./fleetArgs.ts";
+import { refusalSessionOf } from "./promoteCommon.ts";
 
 export const fleetEscalateFindingCommand = defineCommand({
   name: "escalate-finding",
@@ -59,7 +60,7 @@ export const fleetEscalateFindingCommand = defineCommand({
       confidence,
       visibilityScope,
       asSkill: booleanOption(ctx, "as-skill"),
-    });
+    }, { refusalSessionId: refusalSessionOf(ctx) });
     return emitDecision(ctx, "zaxy.fleet.escalate_finding.v1", doc, () => {
       const lines = [
         `${doc.idempotent ? "Already recorded" : "Escalated"} finding ${doc.finding_id} of mission ${doc.mission_id} as ${doc.kind} ${doc.promotion_id} into fleet ${doc.fleet_id}: ${doc.review_status}`,

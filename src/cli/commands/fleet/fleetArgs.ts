@@ -35,7 +35,11 @@ export function emitDecision(ctx: CommandContext, schema: string, doc: { [key: s
   const refused = doc.refused === true || doc.rejected === true;
   if (refused) {
     if (ctx.global.json) emit(ctx, schema, doc, () => "");
-    else ctx.io.stderr(`zaxy: ${ctx.commandPath}: ${doc.rejected === true ? "rejected" : "refused"}: ${doc.reason}\n`);
+    else {
+      ctx.io.stderr(`zaxy: ${ctx.commandPath}: ${doc.rejected === true ? "rejected" : "refused"}: ${doc.reason}\n`);
+      const audit = doc.refusal_event as { session_id: string; citation: string } | null | undefined;
+      if (audit) ctx.io.stderr(`zaxy: ${ctx.commandPath}: refusal recorded in session ${audit.session_id} (${audit.citation}); the fleet thread is unchanged\n`);
+    }
     return 1;
   }
   emit(ctx, schema, doc, text);

@@ -1,5 +1,9 @@
-/** `zaxy fleet ...`: the governed fleet memory plane (DESIGN §10, docs/fleet.md). */
-import { defineGroup } from "../../command.ts";
+/**
+ * `zaxy fleet ...`: the governed fleet memory plane (DESIGN §10, docs/fleet.md). The plane is
+ * off unless config.json sets `fleet_enabled: true`: every child refuses first (exit 2,
+ * `fleet_disabled`), before reading or writing anything.
+ */
+import { type Command, defineGroup } from "../../command.ts";
 import { fleetAssignTrustCommand } from "./assignTrust.ts";
 import { fleetAuditCommand } from "./audit.ts";
 import { fleetCreateCommand } from "./create.ts";
@@ -18,8 +22,10 @@ export const fleetGroup = defineGroup({
   description:
     "Agents share skills, outcomes and rules through a fleet thread fleet.<ID>. Trust tiers cap\n" +
     "what each agent may propose; every promotion passes the evolution gate, cites sealed source\n" +
-    "events and stays non_authoritative. Exit 1 when the check said no (rejected or refused).",
-  children: [
+    "events and stays non_authoritative. Exit 1 when the check said no (rejected or refused).\n" +
+    "The plane is off by default: every fleet command refuses (exit 2) unless the root's\n" +
+    "config.json sets \"fleet_enabled\": true (`zaxy init --fleet` adds it).",
+  children: ([
     fleetCreateCommand,
     fleetEnrollCommand,
     fleetAssignTrustCommand,
@@ -31,5 +37,17 @@ export const fleetGroup = defineGroup({
     fleetStatusCommand,
     fleetAuditCommand,
     fleetEscalateFindingCommand,
-  ],
+  ] as Command[]).map(gatedByFleetEnabled),
 });
+
+/** The command, refusing first when the root's config.json does not enable the fleet plane. */
+function gatedByFleetEnabled(command: Command): Command {
+  return {
+    ...command,
+    async run(ctx) {
+      const { requireFleetEnabled } = await import("../../../fleet/fleetConfig.ts");
+      requireFleetEnabled(ctx.global.eventloomPath, `run ${ctx.commandPath}`);
+      return await command.run(ctx);
+    },
+  };
+}

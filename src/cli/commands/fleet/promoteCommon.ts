@@ -26,9 +26,11 @@ export const promoteDescriptionTail =
   "evidence promoted twice is one promotion (idempotent: true, nothing written). Otherwise an\n" +
   "evolution.gate.evaluated event (op promote) is appended first, then the promotion citing it;\n" +
   "an auto-applied promotion supersedes conflicting active memories (fleet.memory.superseded),\n" +
-  "unless one is a keystone (then it is held pending). --json prints {fleet_id, kind,\n" +
-  "promotion_id, rejected, idempotent, reason, review_status, auto_applied, actor, gate_event,\n" +
-  "promotion_event, citation, supersessions[], gate_decision}.";
+  "unless one is a keystone (then it is held pending). A trust refusal is recorded as\n" +
+  "fleet.promotion.refused in the proposer's session (--session-id, default --origin-session),\n" +
+  "never in the fleet thread. --json prints {fleet_id, kind, promotion_id, rejected, idempotent,\n" +
+  "reason, review_status, auto_applied, actor, gate_event, promotion_event, citation,\n" +
+  "supersessions[], gate_decision, refusal_event}.";
 
 /** Reads and validates the common flags (the sealed-source check included). */
 export async function readPromotionFlags(ctx: CommandContext): Promise<Omit<PromotionInput, "skillId" | "skillVersion" | "outcome" | "summary" | "claimKey" | "rule" | "trigger">> {
@@ -58,11 +60,19 @@ export function keystoneFlag(ctx: CommandContext): boolean {
   return booleanOption(ctx, "keystone");
 }
 
+/**
+ * Where a trust refusal is recorded: the agent's own session, `--session-id` (or
+ * EVENTLOOM_THREAD) when given, else the origin session (the library's default).
+ */
+export function refusalSessionOf(ctx: CommandContext): string | undefined {
+  return ctx.global.sessionIdExplicit ? ctx.global.sessionId : undefined;
+}
+
 /** Runs the promotion and prints it; exit 1 when the trust check rejected it. */
 export async function runPromotion(ctx: CommandContext, kind: PromotionKind, input: PromotionInput): Promise<number> {
   const { promote } = await import("../../../fleet/promote.ts");
   // The sources were checked above, by flag name.
-  const doc = await promote(ctx.global.eventloomPath, kind, input, { verifySources: false });
+  const doc = await promote(ctx.global.eventloomPath, kind, input, { verifySources: false, refusalSessionId: refusalSessionOf(ctx) });
   return emitDecision(ctx, `zaxy.fleet.promote_${kind}.v1`, doc, () => {
     const lines = [
       `${doc.idempotent ? "Already recorded" : "Promoted"} ${kind} ${doc.promotion_id} into fleet ${doc.fleet_id}: ${doc.review_status}`,
