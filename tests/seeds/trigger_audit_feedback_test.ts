@@ -3,14 +3,19 @@
  * merge by stable ids (design 004), the audit naming uncited events (design 002), and
  * `memory_feedback` served with reinforcement that changes ranking.
  */
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fromJs } from "../../src/canonical/mod.ts";
 import { appendEvents } from "../../src/eventloom/mod.ts";
 import { runZaxy, stackTraceLines } from "../cli/zaxy.ts";
+import { removeTempDirs, skipWithoutBinary, startMcpServer, tempEventloomRoot } from "../mcp/mcpTestClient.ts";
+
+after(removeTempDirs);
+const slow = { timeout: 120_000 };
 
 function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `zaxy-seed-${prefix}-`));
@@ -73,4 +78,142 @@ test("design 002: past 100 uncited events the audit lists the first 100 by seq a
   assert.deepEqual(report.uncited_events.map((e: { seq: number }) => e.seq), Array.from({ length: 100 }, (_, i) => i + 1));
   const text = runZaxy(["compact", appended.logPath, "--audit"], { cwd: dir });
   assert.ok(text.stdout.includes("  - ... 5 more (only the first 100 are listed)"), text.stdout);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Item 15: trigger_consolidation's design fields; merge_concepts by those ids.
+
+/** The documented memory id, computed independently: `memory:` + 24 hex of sha256(type \x1f name). */
+function expectedMemoryId(entityType: string, name: string): string {
+  return `memory:${createHash("sha256").update(`${entityType}\x1f${name}`).digest("hex").slice(0, 24)}`;
+}
+
+function expectedTargetId(ids: string[]): string {
+  const sorted = [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return `memory:merged:${createHash("sha256").update(sorted.join("\x1f")).digest("hex").slice(0, 24)}`;
+}
+
+function zaxyJson(dir: string, args: string[], expectedCode = 0) {
+  const run = runZaxy([...args, "--json"], { cwd: dir });
+  assert.equal(run.code, expectedCode, `${args.join(" ")}: ${run.stderr}${run.stdout}`);
+  assert.deepEqual(stackTraceLines(run.stderr), []);
+  return JSON.parse(run.stdout);
+}
+
+function appendCli(dir: string, type: string, payload: unknown) {
+  return zaxyJson(dir, ["memory", "append", type, "--actor", "agent", "--payload-json", JSON.stringify(payload)]);
+}
+
+function logLines(dir: string): string[] {
+  return fs.readFileSync(path.join(dir, ".eventloom", "default.jsonl"), "utf8").split("\n").filter((line) => line.length > 0);
+}
+
+function invoiceSession(label: string): string {
+  const dir = tempDir(label);
+  appendCli(dir, "decision.made", { decision: "Use Postgres for invoices", summary: "invoices live in postgres with nightly backups to the archive bucket" });
+  appendCli(dir, "decision.made", { decision: "Store invoices in Postgres", summary: "invoices live in postgres with nightly backups to the archive bucket" });
+  appendCli(dir, "decision.made", { decision: "Rotate credentials monthly", summary: "the vault rotates staging credentials on the first monday" });
+  return dir;
+}
+
+test("design 004: trigger_consolidation reports statistics.fingerprints_analyzed and source_ids, target_id, similarity, combined_alignment per candidate", slow, () => {
+  const dir = invoiceSession("trigger-fields");
+  const doc = zaxyJson(dir, ["memory", "consolidation", "trigger"]);
+  assert.equal(doc.statistics.fingerprints_analyzed, 4, "three decisions and the actor");
+  assert.equal(doc.statistics.memories_analyzed, doc.statistics.fingerprints_analyzed, "the alias");
+  const [sample] = doc.candidates_sample;
+  assert.deepEqual(Object.keys(sample).slice(0, 4), ["source_ids", "target_id", "similarity", "combined_alignment"]);
+  const ids = [expectedMemoryId("decision", "Use Postgres for invoices"), expectedMemoryId("decision", "Store invoices in Postgres")];
+  assert.deepEqual(sample.source_ids, ids);
+  assert.deepEqual(sample.memories.map((m: { id: string }) => m.id), ids, "each cited memory carries its id beside its citation");
+  assert.equal(sample.target_id, expectedTargetId(ids));
+  assert.ok(sample.similarity >= 0.85 && sample.similarity < 1);
+  assert.equal(sample.combined_alignment, 0);
+  // Stable across a projection rebuild.
+  const rebuilt = runZaxy(["reproject", "--reset-projection"], { cwd: dir });
+  assert.equal(rebuilt.code, 0, rebuilt.stderr);
+  const again = zaxyJson(dir, ["memory", "consolidation", "trigger"]);
+  assert.deepEqual(again.candidates_sample[0].source_ids, ids);
+  assert.equal(again.candidates_sample[0].target_id, sample.target_id);
+  const text = runZaxy(["memory", "consolidation", "trigger"], { cwd: dir });
+  assert.ok(text.stdout.includes(`source_ids ${ids.join(" ")}  ->  target_id ${sample.target_id}`), text.stdout);
+});
+
+test("design 004: merge by a candidate's source_ids creates the merged concept with that target_id, citing its sources, sources untouched, once", slow, () => {
+  const dir = invoiceSession("merge-ids");
+  const [sample] = zaxyJson(dir, ["memory", "consolidation", "trigger"]).candidates_sample;
+  const before = logLines(dir);
+
+  const merged = zaxyJson(dir, ["memory", "consolidation", "merge", "--source-id", sample.source_ids[0], "--source-id", sample.source_ids[1]]);
+  assert.equal(merged.status, "created");
+  assert.equal(merged.target_id, sample.target_id);
+  assert.deepEqual(merged.source_ids, sample.source_ids);
+  assert.equal(merged.events_appended, 1);
+
+  const after = logLines(dir);
+  assert.deepEqual(after.slice(0, before.length), before, "the sources' events are byte-identical");
+  assert.equal(after.length, before.length + 1);
+  const created = JSON.parse(after[before.length]);
+  const payload = created.payload;
+  assert.equal(created.type ?? created.event_type, "consolidation.candidate.created");
+  assert.equal(payload.target_id, sample.target_id);
+  assert.deepEqual(payload.source_ids, sample.source_ids);
+  assert.deepEqual(payload.source_events, sample.memories.map((m: { source_event: unknown }) => m.source_event));
+  assert.equal(payload.review_status, "pending", "review-gated");
+  assert.equal(payload.authority_status, "non_authoritative");
+
+  // The sources are still current memories; the merged concept is not a memory to merge again.
+  const afterTrigger = zaxyJson(dir, ["memory", "consolidation", "trigger"]);
+  assert.deepEqual(afterTrigger.candidates_sample.map((s: { target_id: string }) => s.target_id), [sample.target_id]);
+
+  // The same sources again, named the other way round and under another title: the same concept, nothing appended.
+  const again = zaxyJson(dir, ["memory", "consolidation", "merge", "--source-id", sample.source_ids[1], "--source-id", sample.source_ids[0], "--title", "Invoices in Postgres"]);
+  assert.equal(again.status, "already_exists");
+  assert.equal(again.target_id, sample.target_id);
+  assert.equal(again.candidate_id, merged.candidate_id);
+  assert.equal(again.events_appended, 0);
+  assert.deepEqual(logLines(dir), after);
+
+  // By name it is the same merge too.
+  const byName = zaxyJson(dir, ["memory", "consolidation", "merge", "--memory", "Use Postgres for invoices@decision", "--source-id", sample.source_ids[1]]);
+  assert.equal(byName.status, "already_exists");
+  assert.deepEqual(logLines(dir), after);
+});
+
+test("design 004: merge refuses a malformed or unknown source id with exit 2 and writes nothing", slow, () => {
+  const dir = invoiceSession("merge-bad-id");
+  const before = logLines(dir);
+  const malformed = zaxyJson(dir, ["memory", "consolidation", "merge", "--source-id", "550e8400-e29b-41d4", "--source-id", expectedMemoryId("decision", "Use Postgres for invoices")], 2);
+  assert.equal(malformed.error.code, "invalid_source_id");
+  assert.match(malformed.error.message, /source_ids\[0\] "550e8400-e29b-41d4" is not a memory id/);
+  const unknown = zaxyJson(dir, ["memory", "consolidation", "merge", "--source-id", expectedMemoryId("decision", "Nope"), "--source-id", expectedMemoryId("decision", "Use Postgres for invoices")], 2);
+  assert.equal(unknown.error.code, "unknown_memory");
+  const one = zaxyJson(dir, ["memory", "consolidation", "merge", "--source-id", expectedMemoryId("decision", "Use Postgres for invoices")], 2);
+  assert.equal(one.error.code, "usage");
+  assert.deepEqual(logLines(dir), before);
+});
+
+test("design 004: MCP merge_concepts takes the design's call (source_node_ids, target_name, merge_strategy summarize) with trigger's ids", { ...slow, skip: skipWithoutBinary }, async () => {
+  const mcp = await startMcpServer(tempEventloomRoot("zaxy-seed-merge-mcp"));
+  try {
+    for (const [decision, summary] of [
+      ["Cache invoices in Redis", "invoice pdfs are cached in redis for one hour after rendering"],
+      ["Keep rendered invoices in Redis", "invoice pdfs are cached in redis for one hour after rendering"],
+    ]) {
+      await mcp.callOk("memory_append", { event_type: "decision.made", actor: "agent", payload: { decision, summary } });
+    }
+    const trigger = await mcp.callOk("trigger_consolidation", {});
+    assert.equal(trigger.statistics.fingerprints_analyzed, 3);
+    const [candidate] = trigger.candidates_sample;
+    const merged = await mcp.callOk("merge_concepts", { source_node_ids: candidate.source_ids, target_name: "Consolidated Memory", merge_strategy: "summarize" });
+    assert.equal(merged.status, "created");
+    assert.equal(merged.target_id, candidate.target_id);
+    assert.equal(merged.title, "Consolidated Memory");
+    const again = await mcp.callOk("merge_concepts", { source_ids: [...candidate.source_ids].reverse() });
+    assert.equal(again.status, "already_exists");
+    assert.equal(again.target_id, candidate.target_id);
+    await mcp.callError("merge_concepts", { source_ids: ["not-an-id", candidate.source_ids[0]] }, "invalid_request");
+  } finally {
+    await mcp.close();
+  }
 });
