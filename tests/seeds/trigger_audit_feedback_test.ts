@@ -217,3 +217,87 @@ test("design 004: MCP merge_concepts takes the design's call (source_node_ids, t
     await mcp.close();
   }
 });
+
+// ---------------------------------------------------------------------------------------------
+// Item 17: checkout guidance names memory_feedback, which is served, and reinforcement ranks.
+
+/** Positions of the named entities in `memory query --json`, best first. */
+function entityOrder(dir: string, query: string, names: string[]): string[] {
+  const doc = zaxyJson(dir, ["memory", "query", query]);
+  return doc.results
+    .map((r: { entity_name?: string; content: string }) => names.find((name) => r.content.startsWith(`${name} (`)))
+    .filter((name: string | undefined): name is string => name !== undefined);
+}
+
+test("memory_feedback: helpful feedback raises a memory and irrelevant feedback lowers it in memory query", slow, () => {
+  const dir = tempDir("feedback-rank");
+  appendCli(dir, "decision.made", { decision: "Deploy plan alpha", summary: "deploy the billing service on friday" });
+  appendCli(dir, "decision.made", { decision: "Deploy plan beta", summary: "deploy the billing service on monday" });
+  const names = ["Deploy plan alpha", "Deploy plan beta"];
+  const query = "deploy billing service";
+  assert.deepEqual(entityOrder(dir, query, names), ["Deploy plan alpha", "Deploy plan beta"], "equal scores: the earlier event first");
+
+  const helpful = zaxyJson(dir, ["memory", "feedback", "Deploy plan beta", "--entity-type", "decision", "--feedback", "helpful", "--query", query]);
+  assert.equal(helpful.event_type, "memory.reinforced");
+  assert.deepEqual(entityOrder(dir, query, names), ["Deploy plan beta", "Deploy plan alpha"], "helpful raised beta");
+  const raised = zaxyJson(dir, ["memory", "query", query]).results.find((r: { content: string }) => r.content.startsWith("Deploy plan beta ("));
+  assert.deepEqual(raised.score_explanation.reinforcement, { net_feedback: 1, factor: 1.1 });
+
+  for (let i = 0; i < 2; i++) {
+    const irrelevant = zaxyJson(dir, ["memory", "feedback", "Deploy plan beta", "--entity-type", "decision", "--feedback", "Irrelevant ", "--reason", "not this week"]);
+    assert.equal(irrelevant.event_type, "memory.feedback");
+    assert.equal(irrelevant.feedback, "irrelevant");
+  }
+  assert.deepEqual(entityOrder(dir, query, names), ["Deploy plan alpha", "Deploy plan beta"], "net irrelevant lowered beta below alpha");
+
+  // The events are Python's: memory.reinforced without a feedback key, memory.feedback with it.
+  const events = logLines(dir).map((line) => JSON.parse(line));
+  const reinforced = events.find((e) => e.type === "memory.reinforced");
+  assert.deepEqual(Object.keys(reinforced.payload).filter((k) => !k.startsWith("__zaxy")), ["entity_name", "entity_type", "source", "query"]);
+  assert.equal(reinforced.payload.source, "cli");
+  const feedback = events.find((e) => e.type === "memory.feedback");
+  assert.deepEqual(
+    Object.fromEntries(Object.entries(feedback.payload).filter(([k]) => !k.startsWith("__zaxy"))),
+    { entity_name: "Deploy plan beta", entity_type: "decision", feedback: "irrelevant", source: "cli", reason: "not this week" },
+  );
+});
+
+test("memory feedback refuses bad input with exit 2 naming the field, and writes nothing", slow, () => {
+  const dir = tempDir("feedback-bad");
+  appendCli(dir, "decision.made", { decision: "Deploy plan alpha", summary: "deploy the billing service on friday" });
+  const before = logLines(dir);
+  const bogus = zaxyJson(dir, ["memory", "feedback", "Deploy plan alpha", "--entity-type", "decision", "--feedback", "loved"], 2);
+  assert.deepEqual(bogus.error, {
+    code: "invalid_feedback",
+    message: '--feedback must be one of: used, helpful, irrelevant (got "loved")',
+    field: "--feedback",
+  });
+  const noType = zaxyJson(dir, ["memory", "feedback", "Deploy plan alpha", "--feedback", "used"], 2);
+  assert.equal(noType.error.field, "--entity-type");
+  const importance = zaxyJson(dir, ["memory", "feedback", "Deploy plan alpha", "--entity-type", "decision", "--feedback", "used", "--importance", "1.5"], 2);
+  assert.equal(importance.error.message, "--importance must be a number in 0..1 (got 1.5)");
+  assert.deepEqual(logLines(dir), before);
+});
+
+test("checkout guidance names only tools the server serves: memory_feedback takes a guidance payload as it is", { ...slow, skip: skipWithoutBinary }, async () => {
+  const mcp = await startMcpServer(tempEventloomRoot("zaxy-seed-feedback-mcp"), { profile: null });
+  try {
+    const { tools } = await mcp.client.listTools();
+    const served = new Set(tools.map((t) => t.name));
+    await mcp.callOk("memory_append", { event_type: "decision.made", actor: "agent", payload: { decision: "Deploy plan alpha", summary: "deploy the billing service on friday" } });
+    const checkout = await mcp.callOk("memory_checkout", { query: "deploy billing service" });
+    const named = [checkout.guidance.feedback.tool, checkout.guidance.recommended_next_call.tool, checkout.diagnostics.feedback_tool];
+    for (const tool of named) assert.ok(served.has(tool), `checkout names ${tool}, which the default (core) profile does not serve`);
+    const [payload] = checkout.guidance.feedback.payloads;
+    assert.equal(payload.feedback, "used");
+    const recorded = await mcp.callOk("memory_feedback", payload);
+    assert.equal(recorded.event_type, "memory.reinforced");
+    assert.equal(recorded.entity_name, payload.entity_name);
+    const irrelevant = await mcp.callOk("memory_feedback", { entity_name: payload.entity_name, entity_type: payload.entity_type, feedback: "irrelevant" });
+    assert.equal(irrelevant.event_type, "memory.feedback");
+    const refused = await mcp.callError("memory_feedback", { entity_name: "x", entity_type: "decision", feedback: "loved" }, "invalid_request");
+    assert.match(refused.message, /feedback must be one of: used, helpful, irrelevant/);
+  } finally {
+    await mcp.close();
+  }
+});
