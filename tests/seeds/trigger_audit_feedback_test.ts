@@ -7,18 +7,18 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { fromJs } from "../../src/canonical/mod.ts";
 import { appendEvents } from "../../src/eventloom/mod.ts";
 import { runZaxy, stackTraceLines } from "../cli/zaxy.ts";
+import { makeTempDir } from "../eventloom/testkit.ts";
 import { removeTempDirs, skipWithoutBinary, startMcpServer, tempEventloomRoot } from "../mcp/mcpTestClient.ts";
 
 after(removeTempDirs);
 const slow = { timeout: 120_000 };
 
 function tempDir(prefix: string): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), `zaxy-seed-${prefix}-`));
+  return makeTempDir(`zaxy-seed-${prefix}`);
 }
 
 // ---------------------------------------------------------------------------------------------
