@@ -50,7 +50,6 @@ export interface FeedbackRequest {
 }
 
 export interface FeedbackResult {
-  [key: string]: PlainJson;
   session_id: string;
   status: "recorded";
   entity_name: string;

@@ -75,7 +75,7 @@ export const memoryFeedbackCommand = defineCommand({
       },
     }, { source: "cli" });
     for (const warning of result.warnings ?? []) ctx.io.stderr(`zaxy: warning: ${warning}\n`);
-    emit(ctx, "zaxy.memory.feedback.v1", result, () => render(result));
+    emit(ctx, "zaxy.memory.feedback.v1", { ...result }, () => render(result));
     return 0;
   },
 });
