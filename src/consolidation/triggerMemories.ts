@@ -1,8 +1,8 @@
 /**
  * What `trigger_consolidation` and `merge_concepts` call a memory: a current entity of the
  * session's projection (`valid_to` null), with the source event that made it. Consolidation's
- * own bookkeeping (candidates and reviews) are proposals about memories, not memories, and are
- * left out, so a merge candidate is never proposed for merging with its own sources.
+ * own bookkeeping (candidates and reviews) and feedback notes are about memories, not memories,
+ * and are left out, so a merge candidate is never proposed for merging with its own sources.
  */
 import { compareCodePoints } from "../canonical/mod.ts";
 import { citationUri } from "../eventloom/citation.ts";
@@ -11,8 +11,12 @@ import type { EventRecord } from "../eventloom/envelope.ts";
 import type { EntityRow } from "../projection/types.ts";
 import { entityEmbeddingText } from "../vector/mod.ts";
 
-/** Entity types that are never memories to merge. */
-export const nonMemoryEntityTypes: ReadonlySet<string> = new Set(["consolidation_candidate", "consolidation_review"]);
+/**
+ * Entity types that are never memories to merge: consolidation's own bookkeeping, and the
+ * per-event notes `memory_feedback` leaves about a memory (two `irrelevant` notes with the same
+ * reason are near-identical, but they are feedback about a memory, not memories).
+ */
+export const nonMemoryEntityTypes: ReadonlySet<string> = new Set(["consolidation_candidate", "consolidation_review", "memory_feedback"]);
 
 /** The entity type whose current entities are the session's active goals (semantic alignment). */
 export const goalEntityType = "goal";

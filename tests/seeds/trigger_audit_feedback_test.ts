@@ -249,6 +249,9 @@ test("memory_feedback: helpful feedback raises a memory and irrelevant feedback 
     assert.equal(irrelevant.feedback, "irrelevant");
   }
   assert.deepEqual(entityOrder(dir, query, names), ["Deploy plan alpha", "Deploy plan beta"], "net irrelevant lowered beta below alpha");
+  // The two identical feedback notes are feedback about a memory, never memories to merge.
+  const trigger = zaxyJson(dir, ["memory", "consolidation", "trigger"]);
+  assert.equal(trigger.consolidation_result.status, "no_candidates", JSON.stringify(trigger.candidates_sample));
 
   // The events are Python's: memory.reinforced without a feedback key, memory.feedback with it.
   const events = logLines(dir).map((line) => JSON.parse(line));
