@@ -12,6 +12,7 @@ import { fromJs } from "../../src/canonical/mod.ts";
 import { appendEvents } from "../../src/eventloom/mod.ts";
 import { runZaxy, stackTraceLines } from "../cli/zaxy.ts";
 import { makeTempDir } from "../eventloom/testkit.ts";
+import { reinforcementFactor } from "../../src/retrieval/reinforcement.ts";
 import { removeTempDirs, skipWithoutBinary, startMcpServer, tempEventloomRoot } from "../mcp/mcpTestClient.ts";
 
 after(removeTempDirs);
@@ -303,4 +304,8 @@ test("checkout guidance names only tools the server serves: memory_feedback take
   } finally {
     await mcp.close();
   }
+});
+
+test("reinforcement is a bounded nudge: 1 + 0.1 per net feedback, never below 0.5 nor above 1.5", () => {
+  assert.deepEqual([-9, -5, -1, 0, 1, 5, 9].map(reinforcementFactor), [0.5, 0.5, 0.9, 1, 1.1, 1.5, 1.5]);
 });
