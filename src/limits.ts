@@ -75,3 +75,10 @@ export const mcpMessageBytesMax = 32 * 1024 * 1024;
  * One session larger than the bound is still kept while it is the one in use.
  */
 export const cachedSessionLogBytesMax = 64 * 1024 * 1024;
+
+/**
+ * Uncited events `zaxy compact --audit` lists by seq, hash and type when citation coverage is
+ * below 1 (the count is always exact). A log ingested without source paths can have every one
+ * of its events uncited; listing them all would make the report as large as the log.
+ */
+export const auditUncitedEventsListedMax = 100;

@@ -31,6 +31,7 @@ import * as fs from "node:fs";
 import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
 import { pythonRound4 } from "../consolidation/guardrailScore.ts";
 import { inputError } from "../errors.ts";
+import { auditUncitedEventsListedMax } from "../limits.ts";
 import { readLogLines, recordFromLine, verifyLog } from "../eventloom/mod.ts";
 import { requestGarbageCollection } from "../platform/mod.ts";
 import type { EventRecord } from "../eventloom/mod.ts";
@@ -130,11 +131,23 @@ export interface CompactionAuditReport {
   nearest_neighbour_events: number;
   nearest_neighbour_preservation: number | null;
   temporal_window_ms: number;
+  /** Events that cannot be cited back to their source (what lowers `citation_coverage`). */
+  uncited_event_count: number;
+  /** The first `auditUncitedEventsListedMax` of them, by seq. */
+  uncited_events: UncitedEvent[];
   /** Multi-event clusters, in cluster order, with full detail. */
   clusters: ClusterReport[];
   /** Single-event clusters, summarised (each trivially keeps its identities). */
   singleton_clusters: SingletonClustersSummary;
   remediation: RemediationStep[];
+}
+
+/** An event that lacks a source citation (`hasSourceCitation`), named so it can be re-ingested. */
+export interface UncitedEvent {
+  seq: number;
+  /** Full 64-hex hash of the sealed event. */
+  hash: string;
+  event_type: string;
 }
 
 export interface SingletonClustersSummary {
@@ -267,6 +280,7 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
       backpointer_coverage: null, identity_recall_centroid: null, identity_recall_medoid: null, identity_recall_exemplars: null,
       nearest_neighbour_events: 0, nearest_neighbour_preservation: null, clusters: [],
       singleton_clusters: { cluster_count: 0, content_identity_count: 0, cited_event_count: 0, citation_coverage: null, nearest_neighbour_events: 0, nearest_neighbour_preservation: null },
+      uncited_event_count: 0, uncited_events: [],
       remediation: [],
     };
     report.remediation = remediationPlan(report);
@@ -277,10 +291,16 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
   // Released once the cluster geometry is measured: the report needs only the small facts.
   let vectors: AuditVectors | null = new AuditVectors(opts.embeddingDim);
   const facts: EventFacts[] = [];
+  const uncited = { count: 0, listed: [] as UncitedEvent[] };
   for (const record of readRecords(path)) {
     const ids = eventIdentities(record);
     const ms = Date.parse(record.timestamp);
-    facts.push({ seq: record.seq, eventRef: detached(ids.eventRef), content: ids.content.map(detached), cited: hasSourceCitation(record), window: Math.floor(ms / temporalWindowMs) });
+    const cited = hasSourceCitation(record);
+    facts.push({ seq: record.seq, eventRef: detached(ids.eventRef), content: ids.content.map(detached), cited, window: Math.floor(ms / temporalWindowMs) });
+    if (!cited) {
+      uncited.count++;
+      if (uncited.listed.length < auditUncitedEventsListedMax) uncited.listed.push({ seq: record.seq, hash: detached(record.hash), event_type: detached(record.type) });
+    }
     vectors.addText(eventContext(record));
     // Parsing leaves ~10 KB of garbage per event; collecting now and then keeps the peak near
     // the live data instead of the collector's heuristics.
@@ -522,6 +542,8 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
       nearest_neighbour_events: singles.nnEvents,
       nearest_neighbour_preservation: pythonRound4(ratio(singles.nnPreserved, singles.nnEvents)),
     },
+    uncited_event_count: uncited.count,
+    uncited_events: uncited.listed,
     remediation: [],
   };
   report.remediation = remediationPlan({

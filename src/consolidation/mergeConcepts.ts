@@ -1,22 +1,28 @@
 /**
- * `merge_concepts`: the follow-up to `trigger_consolidation` (DESIGN §8). It merges nothing: it
- * appends one review-pending, non-authoritative `claim` consolidation candidate that cites the
- * source event of every memory named, and leaves those events (and the memories projected from
- * them) exactly as they were. Accepting the candidate later changes only its review status.
+ * `merge_concepts`: the follow-up to `trigger_consolidation` (DESIGN §8, design 004). It creates
+ * the merged concept as a new record and changes nothing else: it appends one review-pending,
+ * non-authoritative `claim` consolidation candidate — the merged concept, identified by
+ * `target_id` — that cites the source event of every memory merged and lists their ids
+ * (`source_ids`), and leaves those events (and the memories projected from them) exactly as
+ * they were. Accepting the candidate later changes only its review status.
  *
- * - Memories are current entities of the session, named `name` (plus `entity_type` when the name
- *   alone is ambiguous); at least two distinct ones.
+ * - Memories are current entities of the session, given by stable id (`source_ids`, as
+ *   `trigger_consolidation` reports them) or by `name` (plus `entity_type` when the name alone
+ *   is ambiguous); at least two distinct ones in all.
+ * - `target_id` is `mergeTargetId(source ids)`: what `trigger_consolidation` reported for the
+ *   same sources.
  * - They are ordered by source event seq (then type, name), so the candidate id — which covers
  *   the title and the cited events — does not depend on the order they were named in.
  * - Confidence is the exact cosine of the two memories' embeddings (the similarity
  *   `trigger_consolidation` reports), or for three or more the lowest pairwise cosine, rounded
  *   to 6 decimals and floored at 0.
- * - Idempotent: when a candidate with the same id is already in the log, nothing is appended and
- *   the existing event is reported (`status: "already_exists"`).
+ * - Idempotent: when a candidate with the same candidate id, or a merge with the same
+ *   `target_id` (the same sources, whatever the title), is already in the log, nothing is
+ *   appended and the existing event is reported (`status: "already_exists"`).
  *
  * @example
- * await mergeConcepts(new MemoryService(".eventloom"), { sessionId: "default", memories: [{ name: "a" }, { name: "b" }] });
- * // { status: "created", candidate_id: "consolidation:claim:…", events_appended: 1, … }
+ * await mergeConcepts(new MemoryService(".eventloom"), { sessionId: "default", sourceIds: sample.source_ids });
+ * // { status: "created", candidate_id: "consolidation:claim:…", target_id: sample.target_id, events_appended: 1, … }
  */
 import { inputError } from "../errors.ts";
 import { citationUri, type SourceEventRef } from "../eventloom/citation.ts";
@@ -25,7 +31,7 @@ import type { MemoryService } from "../memory/service.ts";
 import { recordEvents } from "../memory/record.ts";
 import { candidateCreatedItem, candidateCreatedType, consolidationCandidatePayload, requireText } from "./candidate.ts";
 import { SparseEmbeddings } from "./similarityEmbeddings.ts";
-import { type ConsolidationMemory, memoryEmbeddingText } from "./triggerMemories.ts";
+import { type ConsolidationMemory, memoryEmbeddingText, memoryId, memoryIdPattern, mergeTargetId } from "./triggerMemories.ts";
 import { readSessionMemories } from "./triggerSession.ts";
 
 export const mergeMethod = "merge_concepts_similarity_v1";
@@ -41,13 +47,17 @@ export interface MergeMemoryRef {
 
 export interface MergeInput {
   sessionId: string;
-  memories: readonly MergeMemoryRef[];
+  /** Memories by name (and type); may be empty when `sourceIds` name them all. */
+  memories?: readonly MergeMemoryRef[];
+  /** Memories by stable id (`memoryId`), as `trigger_consolidation` reports them in `source_ids`. */
+  sourceIds?: readonly string[];
   title?: string;
   summary?: string;
   actor?: string;
 }
 
 export interface MergeMemoryView {
+  id: string;
   name: string;
   entity_type: string;
   citation: string;
@@ -58,6 +68,10 @@ export interface MergeResult {
   session_id: string;
   status: "created" | "already_exists";
   candidate_id: string;
+  /** The merged concept's id: the same for the same sources (`mergeTargetId`). */
+  target_id: string;
+  /** The merged memories' stable ids, in `memories` order. */
+  source_ids: string[];
   candidate_type: typeof mergeCandidateType;
   /** The `consolidation.candidate.created` event: the one appended, or the one already there. */
   candidate_event: { seq: number; hash: string; citation: string };
@@ -81,17 +95,40 @@ function refLabel(ref: MergeMemoryRef): string {
 }
 
 /** Checks the request's shape before anything is read. */
-function validateRefs(refs: readonly MergeMemoryRef[]): void {
-  if (!Array.isArray(refs) || refs.length < 2 || refs.length > mergeMemoriesMax) {
-    throw inputError("invalid_memories", `memories must name 2..${mergeMemoriesMax} memories (got ${Array.isArray(refs) ? refs.length : "none"})`, {
+function validateRefs(refs: readonly MergeMemoryRef[], sourceIds: readonly string[]): void {
+  const total = refs.length + sourceIds.length;
+  if (total < 2 || total > mergeMemoriesMax) {
+    throw inputError("invalid_memories", `memories and source_ids must name 2..${mergeMemoriesMax} memories in all (got ${total})`, {
       field: "memories",
-      expected: `2..${mergeMemoriesMax} memory names`,
+      expected: `2..${mergeMemoriesMax} memories, by name or by id`,
     });
   }
   refs.forEach((ref, i) => {
     requireText(ref.name, `memories[${i}].name`, "invalid_memories");
     if (ref.entityType !== undefined) requireText(ref.entityType, `memories[${i}].entity_type`, "invalid_memories");
   });
+  sourceIds.forEach((id, i) => {
+    if (typeof id !== "string" || !memoryIdPattern.test(id)) {
+      throw inputError("invalid_source_id", `source_ids[${i}] ${JSON.stringify(id)} is not a memory id`, {
+        field: `source_ids[${i}]`,
+        expected: "memory:<24 lowercase hex>, as trigger_consolidation reports in source_ids",
+        actual: String(id),
+      });
+    }
+  });
+}
+
+function resolveId(id: string, memories: readonly ConsolidationMemory[], sessionId: string): ConsolidationMemory {
+  const match = memories.find((m) => memoryId(m) === id);
+  if (match === undefined) {
+    throw inputError("unknown_memory", `Cannot merge memory ${id}: session ${JSON.stringify(sessionId)} has no current memory with that id`, {
+      field: "source_ids",
+      expected: "the id of a current entity of the session",
+      actual: id,
+      hint: "zaxy memory consolidation trigger lists candidate pairs with their source_ids.",
+    });
+  }
+  return match;
 }
 
 function resolve(ref: MergeMemoryRef, memories: readonly ConsolidationMemory[], sessionId: string): ConsolidationMemory {
@@ -115,8 +152,11 @@ function resolve(ref: MergeMemoryRef, memories: readonly ConsolidationMemory[], 
   return matches[0];
 }
 
-function existingCandidate(events: readonly EventRecord[], candidateId: string): EventRecord | undefined {
-  return events.find((event) => event.type === candidateCreatedType && event.payload.get("candidate_id") === candidateId);
+/** The merge already in the log: the same candidate id, or the same merged concept (target id). */
+function existingCandidate(events: readonly EventRecord[], candidateId: string, targetId: string): EventRecord | undefined {
+  return events.find((event) =>
+    event.type === candidateCreatedType && (event.payload.get("candidate_id") === candidateId || event.payload.get("target_id") === targetId)
+  );
 }
 
 function pairwise(memories: readonly ConsolidationMemory[], dim: number): Array<{ memories: [number, number]; similarity: number }> {
@@ -130,22 +170,22 @@ function pairwise(memories: readonly ConsolidationMemory[], dim: number): Array<
 
 /** Appends (at most) one pending `claim` candidate citing the named memories' source events. */
 export async function mergeConcepts(service: MemoryService, input: MergeInput): Promise<MergeResult> {
-  validateRefs(input.memories);
+  const refs = input.memories ?? [];
+  const ids = input.sourceIds ?? [];
+  validateRefs(refs, ids);
   const actor = input.actor === undefined ? defaultMergeActor : requireText(input.actor, "actor", "invalid_memories");
   if (input.title !== undefined) requireText(input.title, "title", "invalid_memories");
   if (input.summary !== undefined) requireText(input.summary, "summary", "invalid_memories");
 
   const session = await readSessionMemories(service, input.sessionId);
   const byKey = new Map<string, ConsolidationMemory>();
-  for (const ref of input.memories) {
-    const memory = resolve(ref, session.memories, input.sessionId);
-    byKey.set(`${memory.entityType}\x1f${memory.name}`, memory);
-  }
+  const named = [...refs.map((ref) => resolve(ref, session.memories, input.sessionId)), ...ids.map((id) => resolveId(id, session.memories, input.sessionId))];
+  for (const memory of named) byKey.set(`${memory.entityType}\x1f${memory.name}`, memory);
   const memories = [...byKey.values()].sort((x, y) =>
     x.sourceEventSeq - y.sourceEventSeq || (x.entityType < y.entityType ? -1 : x.entityType > y.entityType ? 1 : x.name < y.name ? -1 : x.name > y.name ? 1 : 0)
   );
   if (memories.length < 2) {
-    throw inputError("invalid_memories", `A merge needs at least 2 distinct memories; all ${input.memories.length} named resolve to ${label(memories[0])}`, {
+    throw inputError("invalid_memories", `A merge needs at least 2 distinct memories; all ${named.length} named resolve to ${label(memories[0])}`, {
       field: "memories",
       expected: "at least 2 distinct current memories",
     });
@@ -161,18 +201,26 @@ export async function mergeConcepts(service: MemoryService, input: MergeInput): 
   const title = input.title ?? `Merge ${labels.join(" + ")}`;
   const summary = input.summary ??
     `Proposed merge of ${labels.join(", ")} (cosine similarity ${confidence}). The source memories stay unchanged; review before relying on it.`;
+  const sourceIds = memories.map(memoryId);
+  const targetId = mergeTargetId(sourceIds);
   const payload = consolidationCandidatePayload({ candidateType: mergeCandidateType, title, summary, sourceEvents, confidence, method: mergeMethod });
+  // Not part of the candidate id (Python's rule); they name the merged concept and its sources.
+  payload.target_id = targetId;
+  payload.source_ids = sourceIds;
   const candidateId = payload.candidate_id as string;
 
   const view: Omit<MergeResult, "status" | "candidate_event" | "events_appended"> = {
     session_id: input.sessionId,
     candidate_id: candidateId,
+    target_id: targetId,
+    source_ids: sourceIds,
     candidate_type: mergeCandidateType,
     title,
     summary,
     confidence,
     method: mergeMethod,
     memories: memories.map((m) => ({
+      id: memoryId(m),
       name: m.name,
       entity_type: m.entityType,
       citation: m.citation,
@@ -181,10 +229,13 @@ export async function mergeConcepts(service: MemoryService, input: MergeInput): 
     source_events: sourceEvents,
     pairwise_similarity: similarities,
   };
-  const existing = existingCandidate(session.events, candidateId);
+  const existing = existingCandidate(session.events, candidateId, targetId);
   if (existing !== undefined) {
+    const existingId = existing.payload.get("candidate_id");
     return {
       ...view,
+      // A merge of the same sources under another title is the candidate already there.
+      candidate_id: typeof existingId === "string" ? existingId : candidateId,
       status: "already_exists",
       candidate_event: { seq: existing.seq, hash: existing.hash, citation: citationUri(existing.thread, existing.seq, existing.hash) },
       events_appended: 0,

@@ -2,8 +2,11 @@
  * `trigger_consolidation` (DESIGN §8): finds merge candidates among a session's memories without
  * merging anything. The answer is exactly
  * `{consolidation_result{status, candidate_count, action_required}, statistics{pairs_evaluated,
- * pairs_consolidated, strategy, similarity_threshold, max_memories_limit, memories_analyzed},
- * candidates_sample}` (docs/trigger-consolidation.md).
+ * pairs_consolidated, strategy, similarity_threshold, max_memories_limit, fingerprints_analyzed,
+ * memories_analyzed}, candidates_sample[{source_ids, target_id, similarity, combined_alignment,
+ * memories, alignments, alignment_difference}]}` (design 004; docs/trigger-consolidation.md).
+ * `source_ids` are the memories' stable ids and `target_id` the id `merge_concepts` gives their
+ * merged concept, so the design's follow-up `merge_concepts(source_ids)` works as written.
  *
  * Memories analysed: the `max_memories` most recent current memories (by source event seq).
  * Every strategy starts from the same pairs: those whose exact cosine passes the pre-filter
@@ -22,7 +25,7 @@
  * outcome.document.consolidation_result.status; // "candidates_found" | "no_candidates"
  */
 import { defaultEmbeddingDim } from "../vector/mod.ts";
-import { activeGoals, type ConsolidationMemory, memoryEmbeddingText, mostRecentMemories } from "./triggerMemories.ts";
+import { activeGoals, type ConsolidationMemory, memoryEmbeddingText, memoryId, mergeTargetId, mostRecentMemories } from "./triggerMemories.ts";
 import {
   alignmentDifferenceMax,
   prefilterFactor,
@@ -39,6 +42,8 @@ import { timestampMicros } from "../eventloom/timestamp.ts";
 export const candidatesSampleMax = 10;
 
 export interface SampleMemory {
+  /** The memory's stable id (`memoryId`), as `merge_concepts` accepts it. */
+  id: string;
   name: string;
   entity_type: string;
   citation: string;
@@ -46,12 +51,17 @@ export interface SampleMemory {
   valid_from: string;
 }
 
+/** Design 004's four keys first (`source_ids`, `target_id`, `similarity`, `combined_alignment`), then the citations. */
 export interface CandidateSample {
-  memories: [SampleMemory, SampleMemory];
+  /** The two memories' stable ids, older memory first (as `memories`). */
+  source_ids: [string, string];
+  /** The id `merge_concepts` gives the merged concept of these sources (`mergeTargetId`). */
+  target_id: string;
   similarity: number;
+  combined_alignment: number;
+  memories: [SampleMemory, SampleMemory];
   alignments: [number, number];
   alignment_difference: number;
-  combined_alignment: number;
 }
 
 export interface TriggerDocument {
@@ -62,6 +72,9 @@ export interface TriggerDocument {
     strategy: TriggerStrategy;
     similarity_threshold: number;
     max_memories_limit: number;
+    /** Design 004's name for the memories analysed. */
+    fingerprints_analyzed: number;
+    /** The same count under this binary's earlier name, kept for existing callers. */
     memories_analyzed: number;
   };
   candidates_sample: CandidateSample[];
@@ -136,6 +149,7 @@ function round6(value: number): number {
 
 function sampleMemory(memory: ConsolidationMemory): SampleMemory {
   return {
+    id: memoryId(memory),
     name: memory.name,
     entity_type: memory.entityType,
     citation: memory.citation,
@@ -146,12 +160,16 @@ function sampleMemory(memory: ConsolidationMemory): SampleMemory {
 
 export function candidateSample(candidate: TriggerCandidate): CandidateSample {
   const [a, b] = candidate.alignments;
+  const memories: [SampleMemory, SampleMemory] = [sampleMemory(candidate.memories[0]), sampleMemory(candidate.memories[1])];
+  const sourceIds: [string, string] = [memories[0].id, memories[1].id];
   return {
-    memories: [sampleMemory(candidate.memories[0]), sampleMemory(candidate.memories[1])],
+    source_ids: sourceIds,
+    target_id: mergeTargetId(sourceIds),
     similarity: round6(candidate.similarity),
+    combined_alignment: round6(combinedAlignment(candidate.alignments)),
+    memories,
     alignments: [round6(a), round6(b)],
     alignment_difference: round6(Math.abs(a - b)),
-    combined_alignment: round6(combinedAlignment(candidate.alignments)),
   };
 }
 
@@ -221,6 +239,7 @@ export async function triggerConsolidation(
       strategy: parameters.strategy,
       similarity_threshold: parameters.minSimilarity,
       max_memories_limit: parameters.maxMemories,
+      fingerprints_analyzed: analysed.length,
       memories_analyzed: analysed.length,
     },
     candidates_sample: candidates.slice(0, candidatesSampleMax).map(candidateSample),

@@ -1,16 +1,22 @@
 /**
  * What `trigger_consolidation` and `merge_concepts` call a memory: a current entity of the
  * session's projection (`valid_to` null), with the source event that made it. Consolidation's
- * own bookkeeping (candidates and reviews) are proposals about memories, not memories, and are
- * left out, so a merge candidate is never proposed for merging with its own sources.
+ * own bookkeeping (candidates and reviews) and feedback notes are about memories, not memories,
+ * and are left out, so a merge candidate is never proposed for merging with its own sources.
  */
+import { compareCodePoints } from "../canonical/mod.ts";
 import { citationUri } from "../eventloom/citation.ts";
+import { sha256Hex } from "../platform/mod.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { EntityRow } from "../projection/types.ts";
 import { entityEmbeddingText } from "../vector/mod.ts";
 
-/** Entity types that are never memories to merge. */
-export const nonMemoryEntityTypes: ReadonlySet<string> = new Set(["consolidation_candidate", "consolidation_review"]);
+/**
+ * Entity types that are never memories to merge: consolidation's own bookkeeping, and the
+ * per-event notes `memory_feedback` leaves about a memory (two `irrelevant` notes with the same
+ * reason are near-identical, but they are feedback about a memory, not memories).
+ */
+export const nonMemoryEntityTypes: ReadonlySet<string> = new Set(["consolidation_candidate", "consolidation_review", "memory_feedback"]);
 
 /** The entity type whose current entities are the session's active goals (semantic alignment). */
 export const goalEntityType = "goal";
@@ -25,6 +31,41 @@ export interface ConsolidationMemory {
   sourceEventHash: string;
   /** `eventloom://<thread>/events/<seq>#<hash12>` of the source event. */
   citation: string;
+}
+
+/** Hex characters of the SHA-256 kept in a memory id and a merge target id. */
+export const memoryIdHexChars = 24;
+
+/** A memory id as `merge_concepts` accepts it (and as `trigger_consolidation` reports it). */
+export const memoryIdPattern = /^memory:[0-9a-f]{24}$/;
+
+/**
+ * A memory's stable id: `memory:` + 24 hex of SHA-256 over `entity_type \x1f name`. A memory is
+ * an entity of its session, and an entity is its (type, name) through all its versions, so the
+ * id does not change when the memory gets a new version, when the projection is rebuilt, or
+ * between runs; it names the memory within the session the request is about.
+ *
+ * What must never change: this formula (merge targets are derived from it and are in logs).
+ *
+ * @example
+ * memoryId({ entityType: "decision", name: "Use Kuzu" }) // "memory:<24 hex>"
+ */
+export function memoryId(memory: { entityType: string; name: string }): string {
+  return `memory:${sha256Hex(`${memory.entityType}\x1f${memory.name}`).slice(0, memoryIdHexChars)}`;
+}
+
+/**
+ * The id of the concept merging `sourceIds`: `memory:merged:` + 24 hex of SHA-256 over the
+ * distinct source ids sorted by code point and joined by `\x1f`. The same sources, named in any
+ * order, always give the same target; `trigger_consolidation` reports it as `target_id` and
+ * `merge_concepts` gives it to the merged concept it proposes.
+ *
+ * @example
+ * mergeTargetId([memoryId(b), memoryId(a)]) === mergeTargetId([memoryId(a), memoryId(b)]) // true
+ */
+export function mergeTargetId(sourceIds: readonly string[]): string {
+  const sorted = [...new Set(sourceIds)].sort(compareCodePoints);
+  return `memory:merged:${sha256Hex(sorted.join("\x1f")).slice(0, memoryIdHexChars)}`;
 }
 
 /** The text the memory is embedded as: the vector index's entity text. */

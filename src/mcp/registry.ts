@@ -24,6 +24,7 @@ import { memoryConsolidationReviewTool } from "./tools/memoryConsolidationReview
 import { memoryConsolidationStatusTool } from "./tools/memoryConsolidationStatus.ts";
 import { memoryEvolutionGateTool } from "./tools/memoryEvolutionGate.ts";
 import { memoryExplainOutcomeTool } from "./tools/memoryExplainOutcome.ts";
+import { memoryFeedbackTool } from "./tools/memoryFeedback.ts";
 import { memoryIngestTool } from "./tools/memoryIngest.ts";
 import { memoryOutcomeTool } from "./tools/memoryOutcome.ts";
 import { memoryQueryTool } from "./tools/memoryQuery.ts";
@@ -38,6 +39,7 @@ export const toolRegistry: readonly AnyToolDefinition[] = [
   memoryAppendTool,
   memoryQueryTool,
   contextAssembleTool,
+  memoryFeedbackTool,
   memoryIngestTool,
   memoryReplayTool,
   memoryVerifyTool,

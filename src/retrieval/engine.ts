@@ -18,7 +18,9 @@
  * near-duplicates that differ by one identifier could not be told apart (`zaxy bench retrieval`).
  * De-duplication is by citation (qualified by entity for graph contexts, see `rank`).
  * A context's fused score is its best weighted lane score plus 0.05 per further lane that found
- * it; bare entities (no summary) count half unless named exactly. Superseded versions are returned too (closed `validTo`); checkout counts and drops them.
+ * it; bare entities (no summary) count half unless named exactly; an entity's score is then
+ * scaled by its `memory_feedback` reinforcement (reinforcement.ts: 1 ± 0.1 per net feedback,
+ * within 0.5..1.5). Superseded versions are returned too (closed `validTo`); checkout counts and drops them.
  */
 import { compareCodePoints } from "../canonical/mod.ts";
 import { citationUri } from "../eventloom/citation.ts";
@@ -29,6 +31,7 @@ import type { CompactionProjection } from "../compaction/projectionArtifact.ts";
 import { withheldRuleEventSeqsCached } from "../governance/ruleStatus.ts";
 import { cosineSimilarity, mmrSelect } from "./mmr.ts";
 import { mergeProjectionContexts } from "./projectionLane.ts";
+import { reinforcementByEntityCached, reinforcementFactor, reinforcementKey } from "./reinforcement.ts";
 import { vectorLaneHits } from "./vectorLane.ts";
 import { rawEventText, type SessionIndex } from "./sessionIndex.ts";
 import { expandQuery, queryTerms } from "./terms.ts";
@@ -245,14 +248,21 @@ function dropWithheldRules(index: SessionIndex, candidates: Map<string, Candidat
 
 function rank(index: SessionIndex, candidates: Map<string, Candidate>, limit: number, laneCounts: { [lane: string]: number }): RetrievalResult {
   const ranked: Array<{ context: RetrievedContext; candidate: Candidate }> = [];
+  const reinforcement = reinforcementByEntityCached(index.events);
   for (const candidate of candidates.values()) {
     const fused = fusedScore(candidate);
     const lane = fused.lane;
     // A bare entity (an actor, a user, an edge endpoint: no summary) says only that it exists;
     // it ranks below entities that state something unless it was named exactly.
     const bare = candidate.kind === "entity" && !index.entities[candidate.position].summary && !candidate.lanes.has("exact");
-    const score = bare ? fused.score * bareEntityFactor : fused.score;
-    ranked.push({ context: toContext(index, candidate, score, lane), candidate });
+    let score = bare ? fused.score * bareEntityFactor : fused.score;
+    // memory_feedback nudges the entity it names (reinforcement.ts); raw events are not reinforced.
+    const entity = candidate.kind === "entity" ? index.entities[candidate.position] : undefined;
+    const net = entity === undefined ? 0 : reinforcement.get(reinforcementKey(entity.entityType, entity.name)) ?? 0;
+    if (net !== 0) score *= reinforcementFactor(net);
+    const context = toContext(index, candidate, score, lane);
+    if (net !== 0) context.scoreExplanation.reinforcement = { net_feedback: net, factor: Math.round(reinforcementFactor(net) * 1e6) / 1e6 };
+    ranked.push({ context, candidate });
   }
   // A total order: equal scores never fall back to the order in which lanes found candidates,
   // and at equal scores a current version ranks before a superseded one (two versions of one

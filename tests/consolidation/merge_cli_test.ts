@@ -119,7 +119,7 @@ describe("zaxy memory consolidation merge", () => {
         "invalid_memories",
         "A merge needs at least 2 distinct memories; all 2 named resolve to Use Postgres for invoices (decision)",
       ],
-      ["a single --memory", ["--memory", "Use Postgres for invoices"], "usage", "zaxy memory consolidation merge: give at least two --memory NAME (got 1)"],
+      ["a single --memory", ["--memory", "Use Postgres for invoices"], "usage", "zaxy memory consolidation merge: give at least two memories with --memory NAME[@TYPE] or --source-id ID (got 1)"],
     ] as Array<[string, string[], string, string]>
   ) {
     test(`${label} exits 2 with ${code}; nothing is written`, slow, () => {

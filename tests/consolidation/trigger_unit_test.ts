@@ -102,7 +102,7 @@ describe("trigger_consolidation similarity", () => {
     assert.deepEqual(Object.keys(document), ["consolidation_result", "statistics", "candidates_sample"]);
     assert.deepEqual(Object.keys(document.consolidation_result), ["status", "candidate_count", "action_required"]);
     assert.deepEqual(Object.keys(document.statistics), [
-      "pairs_evaluated", "pairs_consolidated", "strategy", "similarity_threshold", "max_memories_limit", "memories_analyzed",
+      "pairs_evaluated", "pairs_consolidated", "strategy", "similarity_threshold", "max_memories_limit", "fingerprints_analyzed", "memories_analyzed",
     ]);
     assert.equal(document.consolidation_result.status, "candidates_found");
     assert.equal(document.consolidation_result.action_required, true);
@@ -110,11 +110,11 @@ describe("trigger_consolidation similarity", () => {
     assert.equal(document.candidates_sample.length, 10);
     assert.deepEqual(
       { ...document.statistics, pairs_evaluated: 0, pairs_consolidated: 0 },
-      { pairs_evaluated: 0, pairs_consolidated: 0, strategy: "similarity", similarity_threshold: 0.85, max_memories_limit: 1000, memories_analyzed: memories.length },
+      { pairs_evaluated: 0, pairs_consolidated: 0, strategy: "similarity", similarity_threshold: 0.85, max_memories_limit: 1000, fingerprints_analyzed: memories.length, memories_analyzed: memories.length },
     );
     const sample = document.candidates_sample[0];
-    assert.deepEqual(Object.keys(sample), ["memories", "similarity", "alignments", "alignment_difference", "combined_alignment"]);
-    assert.deepEqual(Object.keys(sample.memories[0]), ["name", "entity_type", "citation", "source_event", "valid_from"]);
+    assert.deepEqual(Object.keys(sample), ["source_ids", "target_id", "similarity", "combined_alignment", "memories", "alignments", "alignment_difference"]);
+    assert.deepEqual(Object.keys(sample.memories[0]), ["id", "name", "entity_type", "citation", "source_event", "valid_from"]);
     assert.match(sample.memories[0].citation, /^eventloom:\/\/t\/events\/\d+#[0-9a-f]{12}$/);
     const similarities = document.candidates_sample.map((s) => s.similarity);
     assert.deepEqual(similarities, [...similarities].sort((a, b) => b - a));

@@ -23,13 +23,13 @@ const refVerify = "/work/shared/tools/ref_verify.py";
 if (skip) console.error(`skipping MCP server tests: ${skip}`);
 
 const allToolNames = [
-  "memory_checkout", "memory_append", "memory_query", "context_assemble", "memory_ingest", "memory_replay", "memory_verify",
+  "memory_checkout", "memory_append", "memory_query", "context_assemble", "memory_feedback", "memory_ingest", "memory_replay", "memory_verify",
   "memory_causal_successors", "memory_causal_predecessors", "memory_explain_outcome",
   "memory_consolidation_candidate", "memory_consolidation_propose_from_log", "memory_consolidation_review", "memory_consolidation_status",
   "memory_rollback", "memory_evolution_gate", "memory_outcome", "trigger_consolidation", "merge_concepts",
   "fleet_create", "fleet_enroll", "fleet_assign_trust", "fleet_promote", "fleet_review", "fleet_rollback", "fleet_status", "fleet_audit",
 ];
-const coreToolNames = ["memory_checkout", "memory_append", "memory_query", "context_assemble"];
+const coreToolNames = ["memory_checkout", "memory_append", "memory_query", "context_assemble", "memory_feedback"];
 
 function tempRoot(): string {
   return tempEventloomRoot("zaxy-mcp-test");

@@ -126,6 +126,16 @@ function clusterTable(report: CompactionAuditReport): string[] {
   return lines;
 }
 
+/** The events that lower citation coverage, by seq, full hash and type (the JSON lists the same). */
+function uncitedEventLines(report: CompactionAuditReport): string[] {
+  if (report.uncited_event_count === 0) return [];
+  const lines = [`Uncited events (${report.uncited_event_count}; re-ingest them with their source to cite them):`];
+  for (const event of report.uncited_events) lines.push(`  - seq ${event.seq}  ${event.hash}  ${event.event_type}`);
+  const unlisted = report.uncited_event_count - report.uncited_events.length;
+  if (unlisted > 0) lines.push(`  - ... ${unlisted} more (only the first ${report.uncited_events.length} are listed)`);
+  return lines;
+}
+
 /** The text report: Python's lines first, then the cluster table and the remediation plan. */
 export function renderAuditText(report: CompactionAuditReport): string {
   const lines = [
@@ -144,6 +154,7 @@ export function renderAuditText(report: CompactionAuditReport): string {
     lines.push("Unsafe reasons:");
     for (const reason of report.unsafe_reasons) lines.push(`  - ${reason}`);
   }
+  lines.push(...uncitedEventLines(report));
   if (report.missing_identities.length > 0) {
     lines.push("Missing identities:");
     for (const id of report.missing_identities.slice(0, missingShown)) lines.push(`  - ${id}`);

@@ -1,6 +1,8 @@
 /**
  * `merge_concepts`: propose merging memories as one review-pending `claim` consolidation
- * candidate citing their source events; the memories are never changed (DESIGN §8).
+ * candidate (the merged concept, `target_id`) citing their source events; the memories are never
+ * changed (DESIGN §8, design 004). Memories are named by id (`source_ids`, or the design's
+ * `source_node_ids`) and/or by name (`memories`).
  */
 import * as z from "zod";
 import { mergeConcepts, mergeMemoriesMax } from "../../consolidation/mergeConcepts.ts";
@@ -17,12 +19,19 @@ export const mergeConceptsTool = defineTool({
   name: "merge_concepts",
   description:
     "Propose merging two or more memories (e.g. a pair from trigger_consolidation): appends one consolidation.candidate.created " +
-    "of type claim, review_status pending, authority_status non_authoritative, citing each memory's source event. Nothing is " +
-    "merged or changed; the same request again appends nothing and reports the existing candidate.",
+    "of type claim, review_status pending, authority_status non_authoritative: the merged concept, whose target_id is the one " +
+    "trigger_consolidation reported for the same source_ids, citing each memory's source event. The sources are never " +
+    "changed; merging the same sources again appends nothing and reports the existing candidate.",
   inputSchema: z.strictObject({
     session_id: sessionField,
-    memories: z.array(memoryRef).min(2).max(mergeMemoriesMax).describe(`The memories to merge (2..${mergeMemoriesMax})`),
+    source_ids: z.array(z.string()).max(mergeMemoriesMax).optional()
+      .describe("Memories to merge by id (memory:<24 hex>), e.g. a candidates_sample[].source_ids of trigger_consolidation"),
+    source_node_ids: z.array(z.string()).max(mergeMemoriesMax).optional().describe("Design 004's name for source_ids (the two are combined)"),
+    memories: z.array(memoryRef).max(mergeMemoriesMax).optional().describe("Memories to merge by name (2..50 memories in all, by id or name)"),
     title: z.string().optional().describe("Candidate title (default: Merge <memories>; part of the candidate id)"),
+    target_name: z.string().optional().describe("Design 004's name for title"),
+    merge_strategy: z.enum(["summarize"]).optional()
+      .describe("Design 004's strategy; summarize (the only one): the merged concept summarizes and cites its sources"),
     summary: z.string().optional().describe("Candidate summary (default: names the memories and their cosine)"),
     actor: z.string().optional().describe("Who proposes it (default zaxy-consolidation)"),
   }),
@@ -30,8 +39,9 @@ export const mergeConceptsTool = defineTool({
   async run(args, ctx) {
     return await mergeConcepts(serverMemoryService(ctx), {
       sessionId: resolveSessionId(ctx, args.session_id),
-      memories: args.memories.map((m: { name: string; entity_type?: string }) => ({ name: m.name, entityType: m.entity_type })),
-      title: args.title,
+      memories: (args.memories ?? []).map((m: { name: string; entity_type?: string }) => ({ name: m.name, entityType: m.entity_type })),
+      sourceIds: [...(args.source_ids ?? []), ...(args.source_node_ids ?? [])],
+      title: args.title ?? args.target_name,
       summary: args.summary,
       actor: args.actor,
     });

@@ -7,6 +7,7 @@ import { memoryReasoningGroup } from "./reasoning/group.ts";
 import { memoryIngestCommand } from "./ingest.ts";
 import { memoryCheckoutCommand } from "./checkout.ts";
 import { memoryEvolutionGateCommand } from "./evolutionGate.ts";
+import { memoryFeedbackCommand } from "./feedback.ts";
 import { memoryOutcomeCommand } from "./outcome.ts";
 import { memoryLogCommand } from "./log.ts";
 import { memoryQueryCommand } from "./query.ts";
@@ -15,7 +16,7 @@ import { memoryStatusCommand } from "./status.ts";
 
 export const memoryGroup = defineGroup({
   name: "memory",
-  summary: "Record and read memory: append, ingest, log, query, checkout, status, causal, reasoning, consolidation, rollback, evolution-gate, outcome",
+  summary: "Record and read memory: append, ingest, log, query, checkout, status, causal, reasoning, consolidation, rollback, evolution-gate, outcome, feedback",
   children: [
     memoryAppendCommand,
     memoryIngestCommand,
@@ -26,6 +27,7 @@ export const memoryGroup = defineGroup({
     memoryRollbackCommand,
     memoryEvolutionGateCommand,
     memoryOutcomeCommand,
+    memoryFeedbackCommand,
     memoryCausalGroup,
     memoryReasoningGroup,
     memoryConsolidationGroup,

@@ -28,17 +28,18 @@ function render(doc: TriggerDocument): string {
   const { consolidation_result: result, statistics: stats } = doc;
   const lines = [
     `${result.candidate_count} merge candidate(s) (${result.status}); strategy ${stats.strategy}, threshold ${stats.similarity_threshold}, ` +
-    `${stats.memories_analyzed} memories analysed (limit ${stats.max_memories_limit}), ${stats.pairs_evaluated} pairs evaluated`,
+    `${stats.fingerprints_analyzed} memories analysed (limit ${stats.max_memories_limit}), ${stats.pairs_evaluated} pairs evaluated`,
   ];
   for (const sample of doc.candidates_sample) {
     const [a, b] = sample.memories;
     lines.push(
       `  ${sample.similarity.toFixed(6)}  ${a.name} (${a.entity_type})  +  ${b.name} (${b.entity_type})  alignment ${sample.combined_alignment.toFixed(3)}`,
       `            ${a.citation}  ${b.citation}`,
+      `            source_ids ${sample.source_ids.join(" ")}  ->  target_id ${sample.target_id}`,
     );
   }
   if (result.candidate_count > doc.candidates_sample.length) lines.push(`  … ${result.candidate_count - doc.candidates_sample.length} more (--json shows the first ${doc.candidates_sample.length})`);
-  if (result.action_required) lines.push("Propose a merge for review with: zaxy memory consolidation merge --memory NAME@TYPE --memory NAME@TYPE");
+  if (result.action_required) lines.push("Propose a merge for review with: zaxy memory consolidation merge --source-id ID --source-id ID (a pair's source_ids)");
   return lines.join("\n");
 }
 
@@ -52,7 +53,8 @@ export const memoryConsolidationTriggerCommand = defineCommand({
     "its exact cosine passes the pre-filter (0.9 x --min-similarity) and the strategy's rule\n" +
     "(temporal: created within 24 h; semantic: both aligned >= 0.5 with the session's goals), and\n" +
     "qualifies when its cosine >= --min-similarity and its goal alignments differ by <= 0.05.\n" +
-    "--json prints {consolidation_result, statistics, candidates_sample}. Writes nothing.",
+    "--json prints {consolidation_result, statistics, candidates_sample}; each sample has the\n" +
+    "memories' source_ids and the target_id merge gives their merged concept. Writes nothing.",
   options: {
     strategy: { type: "string", valueName: "S", description: `${triggerStrategies.join(", ")} (default similarity)` },
     "min-similarity": { type: "string", valueName: "X", description: `Cosine threshold 0..1 (default ${defaultMinSimilarity})` },
