@@ -20,8 +20,11 @@ export const summaryCharsMax = 240;
 /** `propose-from-log` windows: at least one event, at most 200 (the CLI and MCP bound). */
 export const windowSizeMin = 1;
 export const windowSizeMax = 200;
-/** The CLI's and MCP's default window (Python's library default is 8; its front ends say 5). */
-export const windowSizeDefault = 5;
+/**
+ * The default window, in CLI and MCP alike: the design's `select_consolidation_segments(...,
+ * window_size=8)` (seed 000). Later Python front ends defaulted to 5; the design wins.
+ */
+export const windowSizeDefault = 8;
 
 const actionableEventTypes = new Set([
   "tool.call.completed",

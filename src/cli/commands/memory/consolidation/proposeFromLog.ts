@@ -9,7 +9,7 @@ import { emit } from "../../../output.ts";
 
 // Mirrors src/consolidation/segments.ts (kept literal so --help does not load the library).
 const windowSizeMax = 200;
-const windowSizeDefault = 5;
+const windowSizeDefault = 8;
 
 export const memoryConsolidationProposeFromLogCommand = defineCommand({
   name: "propose-from-log",
@@ -18,8 +18,8 @@ export const memoryConsolidationProposeFromLogCommand = defineCommand({
   description:
     "Cuts the session's actionable events (tool calls, commands, file edits, tasks,\n" +
     "coordination; not checkout/query/feedback) into consecutive windows of --window-size\n" +
-    "events and proposes per window an episode (confidence 0.68), a claim (0.62, when the\n" +
-    "window has >= 2 events and an edit, task or coordination event) and a procedure (0.58,\n" +
+    "events (default 8) and proposes per window an episode (confidence 0.68), a claim (0.62,\n" +
+    "when the window has at least two events) and a procedure (0.58,\n" +
     "when it has >= 2 tool calls, or an edit plus a tool call, command or task). Candidates\n" +
     "already in the log are skipped. --json prints {session_id, segment_count, candidate_count,\n" +
     "skipped_existing_count, skipped_existing_candidate_ids, events[{event_type, seq, hash,\n" +
