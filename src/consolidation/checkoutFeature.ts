@@ -1,12 +1,18 @@
 /**
- * Checkout diagnostics for consolidation candidates (DESIGN §6, §8; reference §2.7). When the
- * checkout's current contexts include consolidation candidates, the checkout gains
+ * Checkout diagnostics for consolidation candidates (seed 000 task 5, seed 001 task 7). When
+ * retrieval for the checkout's query found consolidation candidates (current or not: a candidate
+ * the log marks stale is projected closed and never a current fact, but it is counted here), the
+ * checkout gains
  * `diagnostics.consolidation_candidates = {candidate_count, candidate_types, pending_count,
- * accepted_count, authority_status: "non_authoritative"}`, a trust and an ignore line, and the
- * prompt line `Consolidation candidates: candidates=N, pending=N, accepted=N,
- * authority=non_authoritative[, types=a, b]`. Statuses come from the replay (so a rolled-back
- * review no longer counts), not from the projection. Without candidates nothing is added and
- * the checkout stays byte-identical.
+ * accepted_count, rejected_count, conflicted_count, stale_count, superseded_count,
+ * authority_status: "non_authoritative"}`, a trust and an ignore line, and the prompt line
+ * `Consolidation candidates: candidates=N, pending=N, accepted=N, rejected=N, conflicted=N,
+ * stale=N, superseded=N, authority=non_authoritative[, types=a, b]`.
+ *
+ * Each candidate id counts once. Statuses come from the replay (so a rolled-back review no longer
+ * counts), not from the projection; stale = the created payload sets `valid_to` or `stale: true`,
+ * superseded = it names `superseded_by` (the design's `consolidation_candidate_diagnostics`).
+ * Without candidates nothing is added and the checkout stays byte-identical.
  */
 import type { CheckoutFeature, CheckoutFeatureOutput } from "../memory/checkoutFeatures.ts";
 import type { PlainJson } from "../projection/types.ts";
@@ -15,16 +21,25 @@ import { nonAuthoritative } from "./candidate.ts";
 import { effectiveReviewStatus, replayConsolidation } from "./status.ts";
 
 export const consolidationTrustLine = "Use consolidation candidates as cited summaries that still require review.";
-export const consolidationIgnoreLine = "Do not treat review-pending consolidation candidates as authoritative memory.";
+/** The design's wording (seed 000): an accepted review is a disposition, not a promotion. */
+export const consolidationIgnoreLine = "Do not treat consolidation candidates as authoritative memory without a separate promotion event.";
 
 function isCandidateContext(context: RetrievedContext): boolean {
-  return context.validTo === null &&
-    (context.entityType === "consolidation_candidate" || (context.entityName ?? "").startsWith("consolidation:"));
+  return context.entityType === "consolidation_candidate" || (context.entityName ?? "").startsWith("consolidation:");
 }
 
 function metadataText(context: RetrievedContext, key: string): string | undefined {
   const value: PlainJson | undefined = context.metadata[key];
   return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+}
+
+interface CandidateCounts {
+  pending: number;
+  accepted: number;
+  rejected: number;
+  conflicted: number;
+  stale: number;
+  superseded: number;
 }
 
 export const consolidationCheckoutFeature: CheckoutFeature = {
@@ -41,22 +56,33 @@ export const consolidationCheckoutFeature: CheckoutFeature = {
     if (contexts.length === 0) return null;
     const replay = replayConsolidation(input.events);
     const types: string[] = [];
-    let pending = 0;
-    let accepted = 0;
+    const counts: CandidateCounts = { pending: 0, accepted: 0, rejected: 0, conflicted: 0, stale: 0, superseded: 0 };
     for (const context of contexts) {
       const candidate = replay.candidates.get(context.entityName ?? "");
       const type = candidate?.candidateType ?? metadataText(context, "candidate_type") ??
         /^consolidation:([^:]+):/.exec(context.entityName ?? "")?.[1] ?? "unknown";
       if (!types.includes(type)) types.push(type);
       const status = candidate === undefined ? (metadataText(context, "review_status") ?? "").toLowerCase() : effectiveReviewStatus(candidate);
-      if (status === "pending") pending++;
-      if (status === "accepted") accepted++;
+      if (status === "pending") counts.pending++;
+      if (status === "accepted") counts.accepted++;
+      if (status === "rejected") counts.rejected++;
+      if (status === "conflicted") counts.conflicted++;
+      // A candidate outside this session's replay has only what its context's metadata says.
+      const stale = candidate === undefined
+        ? context.metadata.stale === true || metadataText(context, "valid_to") !== undefined
+        : candidate.stale || candidate.validTo !== null;
+      if (stale) counts.stale++;
+      if (candidate?.supersededBy != null) counts.superseded++;
     }
     const diagnostics = {
       candidate_count: contexts.length,
       candidate_types: types,
-      pending_count: pending,
-      accepted_count: accepted,
+      pending_count: counts.pending,
+      accepted_count: counts.accepted,
+      rejected_count: counts.rejected,
+      conflicted_count: counts.conflicted,
+      stale_count: counts.stale,
+      superseded_count: counts.superseded,
       authority_status: nonAuthoritative,
     };
     const typesPart = types.length === 0 ? "" : `, types=${types.join(", ")}`;
@@ -65,7 +91,9 @@ export const consolidationCheckoutFeature: CheckoutFeature = {
       trust: [consolidationTrustLine],
       ignore: [consolidationIgnoreLine],
       promptLines: [
-        `Consolidation candidates: candidates=${contexts.length}, pending=${pending}, accepted=${accepted}, authority=${nonAuthoritative}${typesPart}`,
+        `Consolidation candidates: candidates=${contexts.length}, pending=${counts.pending}, accepted=${counts.accepted}, ` +
+        `rejected=${counts.rejected}, conflicted=${counts.conflicted}, stale=${counts.stale}, superseded=${counts.superseded}, ` +
+        `authority=${nonAuthoritative}${typesPart}`,
       ],
     };
   },

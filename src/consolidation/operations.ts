@@ -19,7 +19,7 @@ import {
   validateConsolidationCandidateId,
 } from "./candidate.ts";
 import { generateConsolidationProposals, proposalPayload } from "./proposals.ts";
-import { requireWindowSize, selectConsolidationSegments } from "./segments.ts";
+import { requireWindowSize, selectConsolidationSegments, threadsSeen } from "./segments.ts";
 import { consolidationStatus, replayConsolidation } from "./status.ts";
 
 export const proposeActorDefault = "zaxy";
@@ -71,7 +71,8 @@ export interface ProposeFromLogOptions {
  * created in the log are skipped and reported; the new ones are appended in one batch.
  * Output keys are Python's: `session_id, segment_count, candidate_count,
  * skipped_existing_count, skipped_existing_candidate_ids, events[{event_type, seq, hash,
- * candidate_id, candidate_type}]`.
+ * candidate_id, candidate_type}]`, plus `threads_seen`: the threads the session's events carry,
+ * which may differ from `session_id` in a Python log (all of them are consolidated).
  */
 export async function proposeFromLog(root: string, sessionId: string, options: ProposeFromLogOptions): Promise<{ [key: string]: PlainJson }> {
   const windowSize = requireWindowSize(options.windowSize);
@@ -99,6 +100,7 @@ export async function proposeFromLog(root: string, sessionId: string, options: P
     candidate_count: appended.length,
     skipped_existing_count: skipped.length,
     skipped_existing_candidate_ids: skipped,
+    threads_seen: threadsSeen(events),
     events: appended.map((event, i) => ({
       event_type: event.event_type,
       seq: event.seq,

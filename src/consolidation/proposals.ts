@@ -1,8 +1,8 @@
 /**
  * Deterministic proposals per segment (DESIGN §8; reference §2.4), in this order:
  * - episode, always: title `Episode <start>-<end>`, confidence 0.68;
- * - claim, when the segment has >= 2 events and one of them is a file edit, task or
- *   coordination event: confidence 0.62;
+ * - claim, when the segment has at least two events (the design's `_has_claim_signal`, seed
+ *   000: two `tool.call.completed` events yield a claim): confidence 0.62;
  * - procedure, when it has >= 2 `tool.call.completed`, or a file edit together with a tool
  *   call, command or task: confidence 0.58.
  * Titles feed candidate ids, so their wording must never change.
@@ -47,9 +47,15 @@ export function segmentSummary(segment: ConsolidationSegment): string {
   return summary;
 }
 
+/** Events a segment needs before it supports a claim (the design's `source_event_count >= 2`). */
+export const claimSourceEventsMin = 2;
+
+/**
+ * Two cited events are the least a claim can rest on. Later Python also required a file edit,
+ * task or coordination event; the design document (seed 000) does not, and it wins.
+ */
 function hasClaimSignal(segment: ConsolidationSegment): boolean {
-  if (segment.sourceEvents.length < 2) return false;
-  return segment.sourceEvents.some((event) => ["file.edit.", "task.", "coordination."].some((prefix) => event.event_type.startsWith(prefix)));
+  return segment.sourceEvents.length >= claimSourceEventsMin;
 }
 
 function hasProcedureSignal(segment: ConsolidationSegment): boolean {

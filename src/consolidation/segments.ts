@@ -1,5 +1,5 @@
 /**
- * Segment selection for `propose-from-log` (DESIGN §8; reference §2.3): the session's
+ * Segment selection for `propose-from-log` (seed 000 task 2; reference §2.3): the session's
  * actionable events (tool calls, commands, file edits, tasks, coordination — not checkout,
  * query or feedback noise), cut into consecutive windows of `windowSize` events. A segment is
  * identified by its session and seq range, `segment:<session>:<min 6 digits>-<max 6 digits>`.
@@ -20,8 +20,11 @@ export const summaryCharsMax = 240;
 /** `propose-from-log` windows: at least one event, at most 200 (the CLI and MCP bound). */
 export const windowSizeMin = 1;
 export const windowSizeMax = 200;
-/** The CLI's and MCP's default window (Python's library default is 8; its front ends say 5). */
-export const windowSizeDefault = 5;
+/**
+ * The default window, in CLI and MCP alike: the design's `select_consolidation_segments(...,
+ * window_size=8)` (seed 000). Later Python front ends defaulted to 5; the design wins.
+ */
+export const windowSizeDefault = 8;
 
 const actionableEventTypes = new Set([
   "tool.call.completed",
@@ -113,14 +116,16 @@ export function requireWindowSize(value: unknown, field = "window_size"): number
 }
 
 /**
- * The session's actionable events in consecutive windows. Events whose thread is another
- * session are skipped (a log may carry them; Python filters the same way).
+ * The session's actionable events in consecutive windows. The session log (the file) is the
+ * unit, as in the design's `propose_consolidation_candidates` (seed 000: it reads the session's
+ * whole log): every event in it counts, whatever `thread` it carries. Python logs often carry a
+ * thread other than their file name (`legacy-worker-release.jsonl` holds thread
+ * `worker-release`); filtering by thread, as later Python did, found nothing in them.
  */
 export function selectConsolidationSegments(events: readonly EventRecord[], sessionId: string, windowSize: number): ConsolidationSegment[] {
   requireWindowSize(windowSize);
   const kept: SegmentSourceEvent[] = [];
   for (const event of events) {
-    if ((event.thread === "" ? "default" : event.thread) !== sessionId) continue;
     const eventType = pythonStrip(event.type);
     if (!isActionableEventType(eventType)) continue;
     kept.push({ seq: event.seq, hash: event.hash, event_type: eventType, summary: eventSummary(eventType, event.payload) });
@@ -136,4 +141,15 @@ export function selectConsolidationSegments(events: readonly EventRecord[], sess
     });
   }
   return segments;
+}
+
+/**
+ * The distinct threads the events carry (an empty thread reads as "default"), sorted: what
+ * `propose-from-log` reports as `threads_seen`, so a log whose events name another thread than
+ * its session says so.
+ */
+export function threadsSeen(events: readonly EventRecord[]): string[] {
+  const threads = new Set<string>();
+  for (const event of events) threads.add(event.thread === "" ? "default" : event.thread);
+  return [...threads].sort(compareCodePoints);
 }

@@ -24,6 +24,7 @@ import { appendEvents, type AppendedEvent, type IntegrityReport, replayLog, veri
 import type { HandoffSummary } from "../eventloom/replay.ts";
 import { type CausalQueryResult, queryCausal } from "../causal/mod.ts";
 import { proposeFromLog, readConsolidationStatus, reviewCandidate } from "../consolidation/operations.ts";
+import { windowSizeDefault } from "../consolidation/segments.ts";
 import type { PlainJson } from "../canonical/mod.ts";
 import { auditLog } from "../compaction/audit.ts";
 import { writeProjectionFromLog } from "../compaction/projectionFromLog.ts";
@@ -190,8 +191,8 @@ async function causalStep(root: string, sessionId: string, session: AppendedEven
 
 /** Candidates from the session's actionable events; the first is accepted (a disposition only). */
 async function consolidationStep(root: string, sessionId: string): Promise<DemoConsolidation> {
-  const first = await proposeFromLog(root, sessionId, { windowSize: 8 });
-  const second = await proposeFromLog(root, sessionId, { windowSize: 8 });
+  const first = await proposeFromLog(root, sessionId, { windowSize: windowSizeDefault });
+  const second = await proposeFromLog(root, sessionId, { windowSize: windowSizeDefault });
   const created = first.events as Array<{ candidate_id: string }>;
   if (created.length === 0) throw new Error("demo: propose-from-log proposed no candidates");
   const review = await reviewCandidate(root, sessionId, {

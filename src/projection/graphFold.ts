@@ -15,6 +15,11 @@
  *   bare version (no summary) is created so the edge has somewhere to land.
  * - A relation identified by (source version, target version, relation type) is created once;
  *   an edge with `validTo` set (a retraction) closes the active one, or is recorded closed.
+ * - A version whose properties mark it stale (`stale: true` or `superseded_by`, see
+ *   `staleMarker.ts`) is recorded closed at its own `observed_at`: the entity is then retired,
+ *   with no current version. A bare restatement of a retired entity (no summary: a review's
+ *   status, an edge endpoint) stays closed too and edges land on its latest version; a
+ *   restatement with a summary and no marker makes it current again.
  */
 import type { EventRecord } from "../eventloom/envelope.ts";
 import {
@@ -34,6 +39,7 @@ import {
   type RelationRow,
   type SessionGraphRows,
 } from "./types.ts";
+import { propertiesMarkStale } from "./staleMarker.ts";
 
 /** JSON with object keys sorted (by UTF-16 code units, like JSON object order elsewhere here). */
 export function sortedKeyJson(value: PlainJson): string {
@@ -58,6 +64,8 @@ function relationIdentity(sourceKey: string, targetKey: string, relationType: st
 export class GraphFold {
   readonly sessionId: string;
   private readonly activeEntities = new Map<string, EntityRow>();
+  /** Latest version of each entity whose latest statement was stale: it has no current version. */
+  private readonly retiredEntities = new Map<string, EntityRow>();
   /** Identity of every version's node key, to refuse a (practically impossible) hash collision. */
   private readonly identityByNodeKey = new Map<string, string>();
   private readonly activeRelations = new Map<string, RelationRow>();
@@ -89,6 +97,13 @@ export class GraphFold {
       this.baseEntityKeys.add(copy.nodeKey);
       this.identityByNodeKey.set(copy.nodeKey, versionIdentity(copy.entityType, copy.name, copy.sourceEventSeq));
       if (copy.validTo === null) this.activeEntities.set(identityOf(copy.entityType, copy.name), copy);
+    }
+    // Every closed version was replaced by a newer one, unless its entity was retired.
+    for (const row of this.allEntities) {
+      const identity = identityOf(row.entityType, row.name);
+      if (this.activeEntities.has(identity)) continue;
+      const latest = this.retiredEntities.get(identity);
+      if (latest === undefined || row.sourceEventSeq > latest.sourceEventSeq) this.retiredEntities.set(identity, row);
     }
     for (const row of base.relations) {
       const copy = { ...row };
@@ -169,15 +184,35 @@ export class GraphFold {
   private upsertEntity(entity: ExtractedEntity, event: EventRecord): EntityRow {
     const identity = identityOf(entity.entityType, entity.name);
     const propertiesJson = sortedKeyJson(entity.properties);
+    const marked = propertiesMarkStale(entity.properties);
     const active = this.activeEntities.get(identity);
     if (active !== undefined && active.summary === entity.summary && active.propertiesJson === propertiesJson) return active;
     if (active !== undefined && active.sourceEventSeq === event.seq) {
       // Two versions from one event would share a node key: the later statement wins.
       active.summary = entity.summary;
       active.propertiesJson = propertiesJson;
+      if (marked) this.retire(identity, active, entity.observedAt);
       return active;
     }
-    return this.createVersion(entity.entityType, entity.name, entity.summary, propertiesJson, entity.observedAt, event, active);
+    const retired = active === undefined ? this.retiredEntities.get(identity) : undefined;
+    if (retired !== undefined && (retired.sourceEventSeq === event.seq || (retired.summary === entity.summary && retired.propertiesJson === propertiesJson))) {
+      if (retired.sourceEventSeq === event.seq) {
+        retired.summary = entity.summary;
+        retired.propertiesJson = propertiesJson;
+      }
+      return retired;
+    }
+    const row = this.createVersion(entity.entityType, entity.name, entity.summary, propertiesJson, entity.observedAt, event, active);
+    if (marked || (retired !== undefined && entity.summary === null)) this.retire(identity, row, entity.observedAt);
+    else this.retiredEntities.delete(identity);
+    return row;
+  }
+
+  /** Closes a version created by the current event and leaves its entity without a current one. */
+  private retire(identity: string, row: EntityRow, observedAt: string): void {
+    row.validTo = observedAt;
+    this.activeEntities.delete(identity);
+    this.retiredEntities.set(identity, row);
   }
 
   private createVersion(
@@ -235,8 +270,9 @@ export class GraphFold {
   }
 
   private resolve(ref: EntityRef, event: EventRecord): EntityRow {
-    const active = this.activeEntities.get(identityOf(ref.entityType, ref.name));
-    if (active !== undefined) return active;
+    const identity = identityOf(ref.entityType, ref.name);
+    const latest = this.activeEntities.get(identity) ?? this.retiredEntities.get(identity);
+    if (latest !== undefined) return latest;
     return this.createVersion(ref.entityType, ref.name, null, "{}", event.timestamp, event, undefined);
   }
 

@@ -8,11 +8,12 @@
  */
 
 /**
- * Bump on any change to the tables below. A store whose `StoreMeta.schema_version` differs is
+ * Bump on any change to the tables below, or to what the fold puts in them (8: versions marked
+ * `stale`/`superseded_by` are recorded closed, see `staleMarker.ts`). A store whose `StoreMeta.schema_version` differs is
  * treated as corrupt and rebuilt by `KuzuStore.openOrRebuild` (the projection is derived, so a
  * rebuild loses nothing).
  */
-export const projectionSchemaVersion = 7;
+export const projectionSchemaVersion = 8;
 
 /** The single `StoreMeta` row's key. */
 export const storeMetaKey = "store";

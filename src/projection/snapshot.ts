@@ -7,7 +7,7 @@
  * `zaxy memory checkout` has a 1 s budget. Like everything under `projections/`, it can be
  * deleted.
  *
- * Format (`zaxy.projection.rows.v3`): one header line of JSON, `\n`, then the body (JSON):
+ * Format (`zaxy.projection.rows.v4`): one header line of JSON, `\n`, then the body (JSON):
  *   {"schema","session_id","head":{...counts},"body_bytes","body_sha256"}
  *   {"entities":[tuple...],"relations":[tuple...]}
  * The cache is used only when the header parses, the body has exactly `body_bytes` bytes whose
@@ -22,7 +22,8 @@ import * as path from "node:path";
 import { sha256Hex } from "../platform/mod.ts";
 import type { EntityRow, ProjectionHead, RelationRow, SessionGraphRows } from "./types.ts";
 
-export const snapshotSchema = "zaxy.projection.rows.v3";
+/** Bumped with `projectionSchemaVersion` whenever the fold's rows change meaning (v4: stale markers close versions). */
+export const snapshotSchema = "zaxy.projection.rows.v4";
 
 type EntityTuple = [string, string, string, string | null, string, string, string | null, number, string, number];
 type RelationTuple = [string, string, string, string, string, string | null, boolean, number, string | null, number, string, string];

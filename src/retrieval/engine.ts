@@ -26,6 +26,7 @@ import { compareCodePoints } from "../canonical/mod.ts";
 import { citationUri } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { EntityRow, PlainJson } from "../projection/types.ts";
+import { payloadMarksStale } from "../projection/staleMarker.ts";
 import { hashEmbedMany } from "../vector/mod.ts";
 import type { CompactionProjection } from "../compaction/projectionArtifact.ts";
 import { withheldRuleEventSeqsCached } from "../governance/ruleStatus.ts";
@@ -136,7 +137,8 @@ function toContext(index: SessionIndex, candidate: Candidate, score: number, lan
       sourceLane: lane,
       score,
       validFrom: event.timestamp,
-      validTo: null,
+      // An event that marks itself stale or superseded is never current, as its graph version.
+      validTo: payloadMarksStale(event.payload) ? event.timestamp : null,
       citation: citationUri(event.thread, event.seq, event.hash),
       eventSeq: event.seq,
       eventHash: event.hash,

@@ -47,10 +47,22 @@ describe("consolidationCheckoutFeature", () => {
       context("goal:ship", "goal"),
     ]);
     assert.deepEqual(out, {
-      diagnostics: { candidate_count: 2, candidate_types: ["claim", "episode"], pending_count: 1, accepted_count: 1, authority_status: "non_authoritative" },
+      diagnostics: {
+        candidate_count: 2,
+        candidate_types: ["claim", "episode"],
+        pending_count: 1,
+        accepted_count: 1,
+        rejected_count: 0,
+        conflicted_count: 0,
+        stale_count: 0,
+        superseded_count: 0,
+        authority_status: "non_authoritative",
+      },
       trust: ["Use consolidation candidates as cited summaries that still require review."],
-      ignore: ["Do not treat review-pending consolidation candidates as authoritative memory."],
-      promptLines: ["Consolidation candidates: candidates=2, pending=1, accepted=1, authority=non_authoritative, types=claim, episode"],
+      ignore: ["Do not treat consolidation candidates as authoritative memory without a separate promotion event."],
+      promptLines: [
+        "Consolidation candidates: candidates=2, pending=1, accepted=1, rejected=0, conflicted=0, stale=0, superseded=0, authority=non_authoritative, types=claim, episode",
+      ],
     });
   });
 
@@ -60,7 +72,17 @@ describe("consolidationCheckoutFeature", () => {
       ["memory.rolled_back", { target: { seq: 4, hash: hashOf(4) }, reason: "r" }],
     ]);
     const out = contribute([context(String(claim.candidate_id), "consolidation_candidate")], rolled);
-    assert.deepEqual(out?.diagnostics, { candidate_count: 1, candidate_types: ["claim"], pending_count: 1, accepted_count: 0, authority_status: "non_authoritative" });
+    assert.deepEqual(out?.diagnostics, {
+      candidate_count: 1,
+      candidate_types: ["claim"],
+      pending_count: 1,
+      accepted_count: 0,
+      rejected_count: 0,
+      conflicted_count: 0,
+      stale_count: 0,
+      superseded_count: 0,
+      authority_status: "non_authoritative",
+    });
   });
 
   test("adds nothing when no candidate was retrieved", () => {

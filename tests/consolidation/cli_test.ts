@@ -71,7 +71,7 @@ describe("zaxy memory consolidation", () => {
 
   test("propose-from-log proposes once; the re-run creates nothing and reports every id as skipped", slow, () => {
     first = jsonOk(["memory", "consolidation", "propose-from-log"]);
-    assert.deepEqual(Object.keys(first), ["schema", "session_id", "segment_count", "candidate_count", "skipped_existing_count", "skipped_existing_candidate_ids", "events"]);
+    assert.deepEqual(Object.keys(first), ["schema", "session_id", "segment_count", "candidate_count", "skipped_existing_count", "skipped_existing_candidate_ids", "threads_seen", "events"]);
     assert.equal(first.candidate_count, 3);
     assert.deepEqual(first.events.map((e) => e.candidate_type), ["episode", "claim", "procedure"]);
     assert.deepEqual(Object.keys(first.events[0]), ["event_type", "seq", "hash", "candidate_id", "candidate_type"]);
@@ -159,8 +159,11 @@ describe("zaxy memory consolidation", () => {
     assert.equal(section.authority_status, "non_authoritative");
     assert.ok(section.candidate_count >= 1);
     assert.ok(withCandidates.guidance.trust.includes("Use consolidation candidates as cited summaries that still require review."));
-    assert.ok(withCandidates.guidance.ignore.includes("Do not treat review-pending consolidation candidates as authoritative memory."));
-    assert.match(withCandidates.prompt, /- Consolidation candidates: candidates=\d+, pending=\d+, accepted=\d+, authority=non_authoritative, types=/);
+    assert.ok(withCandidates.guidance.ignore.includes("Do not treat consolidation candidates as authoritative memory without a separate promotion event."));
+    assert.match(
+      withCandidates.prompt,
+      /- Consolidation candidates: candidates=\d+, pending=\d+, accepted=\d+, rejected=\d+, conflicted=\d+, stale=\d+, superseded=\d+, authority=non_authoritative, types=/,
+    );
     const other = makeTempDir("cli-consolidation-none");
     const run = (args: string[]) => runZaxy(args, { cwd: other });
     assert.equal(run(["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"Ship"}']).code, 0);

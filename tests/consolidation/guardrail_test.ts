@@ -62,14 +62,14 @@ describe("guardrail fixture and bench lane", () => {
   test("propose-from-log on the fixture scores 1.0 on every axis, creates nothing on re-run, leaves the fixture untouched", async () => {
     const before = fs.readFileSync(path.join(fixtureDir, "guardrail.jsonl"));
     const result = await runConsolidationGuardrailBench({ fixtureDir });
-    assert.equal(result.fixture.case_count, 26);
+    assert.equal(result.fixture.case_count, 31);
     assert.deepEqual(result.summary, {
-      case_count: 26, mean_type_match: 1, mean_source_event_fidelity: 1, mean_authority_boundary: 1, mean_review_gate: 1, mean_score: 1,
+      case_count: 31, mean_type_match: 1, mean_source_event_fidelity: 1, mean_authority_boundary: 1, mean_review_gate: 1, mean_score: 1,
     });
     assert.equal(result.propose.segment_count, 12);
-    assert.equal(result.propose.candidate_count, 26);
+    assert.equal(result.propose.candidate_count, 31);
     assert.equal(result.propose.rerun_candidate_count, 0);
-    assert.equal(result.propose.rerun_skipped_existing_count, 26);
+    assert.equal(result.propose.rerun_skipped_existing_count, 31);
     assert.deepEqual(fs.readFileSync(path.join(fixtureDir, "guardrail.jsonl")), before);
   });
 });

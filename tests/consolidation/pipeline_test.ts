@@ -1,6 +1,7 @@
 /**
  * Segment selection and proposal generation (reference §2.3–2.4, test_consolidation_pipeline.py):
- * actionable vs passive events, other threads skipped, window chunks, segment ids, event and
+ * actionable vs passive events, every event of the session log whatever its thread (seed 000),
+ * window chunks, segment ids, event and
  * segment summaries (Python's whitespace collapsing and 240-code-point truncation), and the
  * episode/claim/procedure rules with their confidences, titles and methods.
  */
@@ -13,7 +14,7 @@ import { isZaxyError } from "../../src/errors.ts";
 import { events, hashOf } from "./testkit.ts";
 
 describe("selectConsolidationSegments", () => {
-  test("groups actionable events, drops memory reads and other threads, summarises each event", () => {
+  test("groups actionable events, drops memory reads, keeps events of another thread, summarises each event", () => {
     const log = events([
       ["tool.call.completed", { status: "failed", tool_name: "pytest", exit_code: 1 }],
       ["memory.checkout.completed", { query: "why?" }],
@@ -28,9 +29,10 @@ describe("selectConsolidationSegments", () => {
     assert.deepEqual(segments[0].sourceEvents, [
       { seq: 1, hash: hashOf(1), event_type: "tool.call.completed", summary: "tool.call.completed | failed | pytest" },
       { seq: 3, hash: hashOf(3), event_type: "file.edit.applied", summary: "file.edit.applied | src/app.py | fix the retry" },
+      { seq: 4, hash: hashOf(4), event_type: "tool.call.completed", summary: "tool.call.completed | passed | pytest" },
       { seq: 6, hash: hashOf(6), event_type: "command.completed", summary: "command.completed | ok | npm test | s" },
     ]);
-    assert.deepEqual([...segments[0].eventTypeCounts], [["command.completed", 1], ["file.edit.applied", 1], ["tool.call.completed", 1]]);
+    assert.deepEqual([...segments[0].eventTypeCounts], [["command.completed", 1], ["file.edit.applied", 1], ["tool.call.completed", 2]]);
   });
 
   test("cuts consecutive windows of window_size actionable events", () => {
@@ -40,7 +42,12 @@ describe("selectConsolidationSegments", () => {
       "segment:agent-1:000004-000006",
       "segment:agent-1:000007-000007",
     ]);
-    assert.deepEqual(selectConsolidationSegments(log, "agent-2", 3), []);
+    // The session id names the segments; the events' thread does not select them.
+    assert.deepEqual(selectConsolidationSegments(log, "agent-2", 3).map((s) => s.segmentId), [
+      "segment:agent-2:000001-000003",
+      "segment:agent-2:000004-000006",
+      "segment:agent-2:000007-000007",
+    ]);
   });
 
   test("window size must be 1..200", () => {
@@ -81,15 +88,15 @@ describe("generateConsolidationProposals", () => {
     assert.equal(payload.authority_status, "non_authoritative");
   });
 
-  test("a single tool call is only an episode; commands alone are only an episode; coordination is episode + claim", () => {
+  test("a single event is only an episode; any two events are episode + claim (the design's _has_claim_signal)", () => {
     const types = (specs: Parameters<typeof events>[0]) =>
       generateConsolidationProposals(selectConsolidationSegments(events(specs), "agent-1", 8)).map((p) => p.candidateType);
     assert.deepEqual(types([["tool.call.completed", { tool_name: "ls" }]]), ["episode"]);
-    assert.deepEqual(types([["command.completed", { command: "a" }], ["command.completed", { command: "b" }]]), ["episode"]);
+    assert.deepEqual(types([["command.completed", { command: "a" }], ["command.completed", { command: "b" }]]), ["episode", "claim"]);
     assert.deepEqual(types([["coordination.finding.reported", {}], ["subagent.completed", {}]]), ["episode", "claim"]);
     assert.deepEqual(types([["file.edit.applied", {}]]), ["episode"]);
     assert.deepEqual(types([["file.edit.applied", {}], ["command.completed", {}]]), ["episode", "claim", "procedure"]);
-    assert.deepEqual(types([["tool.call.completed", {}], ["tool.call.completed", {}]]), ["episode", "procedure"]);
+    assert.deepEqual(types([["tool.call.completed", {}], ["tool.call.completed", {}]]), ["episode", "claim", "procedure"]);
   });
 
   test("segment summaries join four event summaries and truncate to 237 + '...'", () => {

@@ -11,8 +11,9 @@ export const memoryConsolidationProposeFromLogTool = defineTool({
   name: "memory_consolidation_propose_from_log",
   description:
     "Propose review-pending episode/claim/procedure candidates from consecutive windows of the session's actionable " +
-    "events (tool calls, commands, file edits, tasks, coordination). Re-running creates nothing new: existing " +
-    "candidate ids are skipped and listed in skipped_existing_candidate_ids.",
+    "events (tool calls, commands, file edits, tasks, coordination), window_size events each (default 8). The " +
+    "session log is the unit: its events count whatever thread they carry, and threads_seen lists those threads. " +
+    "Re-running creates nothing new: existing candidate ids are skipped and listed in skipped_existing_candidate_ids.",
   inputSchema: z.strictObject({
     session_id: sessionIdSchema,
     actor: actorSchema.optional().describe("Who proposes them (default zaxy-consolidation)"),

@@ -20,6 +20,9 @@ function candidateCreated(record: EventRecord): Extracted {
   const citations = citationProperties(p.get("source_events"));
   if (citations.source_event_count === 0) throw new MalformedPayload("a consolidation candidate must cite its source events");
   const purpose = strictText(p.get("purpose"));
+  // A candidate the log marks stale or superseded is projected closed (graphFold.ts).
+  const stale = p.get("stale") === true;
+  const supersededBy = strictText(p.get("superseded_by"));
   const candidate = entity(record, candidateId, "consolidation_candidate", requiredText(record, "summary"), {
     candidate_type: candidateType,
     title: requiredText(record, "title"),
@@ -29,6 +32,8 @@ function candidateCreated(record: EventRecord): Extracted {
     authority_status: nonAuthoritative,
     ...citations,
     ...(purpose === undefined ? {} : { purpose }),
+    ...(stale ? { stale } : {}),
+    ...(supersededBy === undefined ? {} : { superseded_by: supersededBy }),
   });
   return extracted([candidate]);
 }

@@ -8,9 +8,14 @@ import { requiredOption } from "../../../args.ts";
 import { type CommandContext, defineCommand, listOption, stringOption } from "../../../command.ts";
 import { emit } from "../../../output.ts";
 
+/** The design's defaults (seed 001, `memory consolidation propose`): both flags are optional. */
+const confidenceDefault = 0.7;
+const methodDefault = "manual_cli_v1";
+
 /** A decimal number as the flag's text; "abc", "", "0x1" and friends are refused by name. */
 function confidenceOption(ctx: CommandContext): number {
-  const text = requiredOption(ctx, "confidence");
+  const text = stringOption(ctx, "confidence");
+  if (text === undefined) return confidenceDefault;
   if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text.trim())) {
     throw inputError("invalid_option", `--confidence must be a number between 0.0 and 1.0, got ${JSON.stringify(text)}`, {
       field: "--confidence",
@@ -35,8 +40,8 @@ export const memoryConsolidationProposeCommand = defineCommand({
     title: { type: "string", valueName: "TEXT", description: "Title (required; part of the candidate id)" },
     summary: { type: "string", valueName: "TEXT", description: "Summary (required)" },
     "source-event": { type: "string", multiple: true, valueName: "SEQ:HASH", description: "A cited source event (required, repeatable)" },
-    confidence: { type: "string", valueName: "X", description: "Confidence 0..1 (required)" },
-    method: { type: "string", valueName: "NAME", description: "How the candidate was derived (required)" },
+    confidence: { type: "string", valueName: "X", description: `Confidence 0..1 (default ${confidenceDefault})` },
+    method: { type: "string", valueName: "NAME", description: `How the candidate was derived (default ${methodDefault})` },
     purpose: { type: "string", valueName: "TEXT", description: "What the candidate is for" },
     actor: { type: "string", valueName: "A", description: "Who proposes it (default zaxy)" },
   },
@@ -44,7 +49,7 @@ export const memoryConsolidationProposeCommand = defineCommand({
   examples: [
     "zaxy memory consolidation propose --candidate-type claim --title 'Tests pass after the fix' \\\n" +
     "    --summary 'pytest passed after editing app.py' --source-event 3:<hash> --source-event 4:<hash> \\\n" +
-    "    --confidence 0.8 --method manual_review_v1 --json",
+    "    --json",
   ],
   async run(ctx) {
     const candidateType = requiredOption(ctx, "candidate-type");
@@ -54,7 +59,7 @@ export const memoryConsolidationProposeCommand = defineCommand({
     if (refs.length === 0) throw inputError("usage", `${ctx.commandPath}: at least one --source-event SEQ:HASH is required`, { field: "--source-event" });
     const sourceEvents = refs.map((text) => parseSourceEventRef(text));
     const confidence = confidenceOption(ctx);
-    const method = requiredOption(ctx, "method");
+    const method = stringOption(ctx, "method") ?? methodDefault;
     const { proposeCandidate } = await import("../../../../consolidation/operations.ts");
     const doc = await proposeCandidate(
       ctx.global.eventloomPath,

@@ -9,7 +9,7 @@ import { emit } from "../../../output.ts";
 
 // Mirrors src/consolidation/segments.ts (kept literal so --help does not load the library).
 const windowSizeMax = 200;
-const windowSizeDefault = 5;
+const windowSizeDefault = 8;
 
 export const memoryConsolidationProposeFromLogCommand = defineCommand({
   name: "propose-from-log",
@@ -18,12 +18,14 @@ export const memoryConsolidationProposeFromLogCommand = defineCommand({
   description:
     "Cuts the session's actionable events (tool calls, commands, file edits, tasks,\n" +
     "coordination; not checkout/query/feedback) into consecutive windows of --window-size\n" +
-    "events and proposes per window an episode (confidence 0.68), a claim (0.62, when the\n" +
-    "window has >= 2 events and an edit, task or coordination event) and a procedure (0.58,\n" +
+    "events (default 8) and proposes per window an episode (confidence 0.68), a claim (0.62,\n" +
+    "when the window has at least two events) and a procedure (0.58,\n" +
     "when it has >= 2 tool calls, or an edit plus a tool call, command or task). Candidates\n" +
-    "already in the log are skipped. --json prints {session_id, segment_count, candidate_count,\n" +
-    "skipped_existing_count, skipped_existing_candidate_ids, events[{event_type, seq, hash,\n" +
-    "candidate_id, candidate_type}]}.",
+    "already in the log are skipped. The session's log is the unit: its events count whatever\n" +
+    "thread they carry (Python logs often name another thread than their file); threads_seen\n" +
+    "lists them. --json prints {session_id, segment_count, candidate_count,\n" +
+    "skipped_existing_count, skipped_existing_candidate_ids, threads_seen, events[{event_type,\n" +
+    "seq, hash, candidate_id, candidate_type}]}.",
   options: {
     "window-size": { type: "string", valueName: "N", description: `Actionable events per window (1..${windowSizeMax}, default ${windowSizeDefault})` },
     purpose: { type: "string", valueName: "TEXT", description: "Recorded on every candidate" },
@@ -41,8 +43,12 @@ export const memoryConsolidationProposeFromLogCommand = defineCommand({
     });
     emit(ctx, "zaxy.memory.consolidation.propose_from_log.v1", doc, () => {
       const events = doc.events as { seq: number; candidate_id: string }[];
+      const otherThreads = (doc.threads_seen as string[]).filter((thread) => thread !== doc.session_id);
       return [
         `Proposed ${doc.candidate_count} consolidation candidates from ${doc.segment_count} segments of ${doc.session_id} (skipped ${doc.skipped_existing_count} existing)`,
+        ...(otherThreads.length === 0 ? [] : [
+          `  note: events of this session carry thread ${otherThreads.map((thread) => JSON.stringify(thread)).join(", ")}, not ${JSON.stringify(doc.session_id)}; the session log is the unit, so they were included`,
+        ]),
         ...events.map((event) => `  seq ${event.seq}  ${event.candidate_id}`),
       ].join("\n");
     });
