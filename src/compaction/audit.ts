@@ -39,6 +39,7 @@ import { centroidOf, cosineDistancesTo, farthestPointExemplars, meanPairwiseCosi
 import { defaultEmbeddingDim } from "../vector/hashEmbedding.ts";
 import { AuditVectors } from "./auditVectors.ts";
 import { clusterRows, defaultClusterThreshold } from "./clustering.ts";
+import { type InvalidDerivedEvent, invalidDerivedEvents } from "../causal/derivedEventRules.ts";
 import { eventContext } from "./eventContext.ts";
 import { eventIdentities, hasSourceCitation } from "./identities.ts";
 import { remediationPlan, type RemediationStep } from "./remediation.ts";
@@ -130,6 +131,12 @@ export interface CompactionAuditReport {
   nearest_neighbour_events: number;
   nearest_neighbour_preservation: number | null;
   temporal_window_ms: number;
+  /**
+   * Sealed derived events their producer would never have written (causal/derivedEventRules.ts):
+   * refused at append today, so found only in logs written by Python or an older zaxy. They do
+   * not project; they do not make compaction unsafe either.
+   */
+  invalid_derived_events: InvalidDerivedEvent[];
   /** Multi-event clusters, in cluster order, with full detail. */
   clusters: ClusterReport[];
   /** Single-event clusters, summarised (each trivially keeps its identities). */
@@ -265,7 +272,7 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
       identities: [], identity_hits: [], missing_identities: [], unsafe_reasons: unsafeReasons(false, null, null),
       ...base, cluster_count: 0, singleton_cluster_count: 0, content_identity_count: 0, backpointer_count: 0,
       backpointer_coverage: null, identity_recall_centroid: null, identity_recall_medoid: null, identity_recall_exemplars: null,
-      nearest_neighbour_events: 0, nearest_neighbour_preservation: null, clusters: [],
+      nearest_neighbour_events: 0, nearest_neighbour_preservation: null, invalid_derived_events: [], clusters: [],
       singleton_clusters: { cluster_count: 0, content_identity_count: 0, cited_event_count: 0, citation_coverage: null, nearest_neighbour_events: 0, nearest_neighbour_preservation: null },
       remediation: [],
     };
@@ -277,7 +284,9 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
   // Released once the cluster geometry is measured: the report needs only the small facts.
   let vectors: AuditVectors | null = new AuditVectors(opts.embeddingDim);
   const facts: EventFacts[] = [];
+  const invalidDerived: InvalidDerivedEvent[] = [];
   for (const record of readRecords(path)) {
+    invalidDerived.push(...invalidDerivedEvents([record]));
     const ids = eventIdentities(record);
     const ms = Date.parse(record.timestamp);
     facts.push({ seq: record.seq, eventRef: detached(ids.eventRef), content: ids.content.map(detached), cited: hasSourceCitation(record), window: Math.floor(ms / temporalWindowMs) });
@@ -513,6 +522,7 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
     identity_recall_exemplars: pythonRound4(ratio(variantHits.exemplars.size, allContent.length)),
     nearest_neighbour_events: nnEvents,
     nearest_neighbour_preservation: pythonRound4(ratio(nnPreserved, nnEvents)),
+    invalid_derived_events: invalidDerived,
     clusters,
     singleton_clusters: {
       cluster_count: singles.clusters,

@@ -12,8 +12,11 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
+import { fromJs } from "../../src/canonical/mod.ts";
+import { sealV1 } from "../../src/eventloom/envelope.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { runZaxy, stackTraceLines } from "../cli/zaxy.ts";
+import { skipWithoutBinary, startMcpServer, tempEventloomRoot } from "../mcp/mcpTestClient.ts";
 
 after(removeTempDirs);
 
@@ -81,5 +84,139 @@ describe("design 002: the long-horizon remote tier admits only review-accepted c
     assert.equal(rollback.code, 0, rollback.stderr);
     const rolledBack = checkoutJson(ws, args);
     assert.equal(rolledBack.diagnostics.long_horizon.consolidated_count, 0, "the rolled-back review no longer grants the remote tier; the payload's status does not either");
+  });
+});
+
+/** A valid causal edge payload as the producer writes it, citing `cited`. */
+function causalEdgePayload(cited: { seq: number; hash: string }): Record<string, unknown> {
+  return {
+    source: { name: "missing index", entity_type: "cause" },
+    target: { name: "slow deploy", entity_type: "outcome" },
+    relation_type: "caused",
+    graph_relation_type: "causal_caused",
+    confidence: 0.8,
+    causal_method: "explicit_outcome_explanation_v1",
+    review_status: "proposed",
+    authority_status: "non_authoritative",
+    evidence: { source_event_seq: cited.seq, source_event_hash: cited.hash },
+  };
+}
+
+/**
+ * Seals an event onto the log without zaxy's append validation, as Python's `append_event` (or
+ * an older zaxy) could have written it: a correct v1 seal chained to the last line.
+ */
+function sealRaw(logPath: string, type: string, payload: Record<string, unknown>): { seq: number; hash: string } {
+  const lines = fs.readFileSync(logPath, "utf8").trimEnd().split("\n");
+  const last = JSON.parse(lines[lines.length - 1]);
+  const sealed = sealV1({
+    seq: lines.length + 1,
+    timestamp: "2026-11-24T22:00:00.000000+00:00",
+    type,
+    actor: "python-agent",
+    thread: "default",
+    payload: fromJs(payload),
+    security: { sensitivity: "public", redacted_paths: [] },
+    prevHash: String(last.integrity.hash).replace(/^sha256:/, ""),
+  });
+  fs.appendFileSync(logPath, `${sealed.line}\n`);
+  return { seq: lines.length + 1, hash: sealed.hash };
+}
+
+describe("design 001: a causal.edge.generated the producer would never emit is refused or reported", () => {
+  test("a raw append of an invalid causal.edge.generated exits 2 naming the field, and writes nothing", slow, () => {
+    const ws = workspace("zaxy-seed-causal-refused");
+    const cited = ws.append("outcome.observed", { summary: "deploy took 40 minutes" });
+    const logPath = path.join(ws.root, "default.jsonl");
+    const before = fs.readFileSync(logPath);
+    const valid = causalEdgePayload(cited);
+    const cases: Array<[string, Record<string, unknown>, string, RegExp]> = [
+      ["missing evidence citation", { ...valid, evidence: undefined }, "payload.evidence", /payload\.evidence must cite the justifying event/],
+      ["evidence without a hash", { ...valid, evidence: { source_event_seq: cited.seq } }, "payload.evidence.source_event_hash", /payload\.evidence\.source_event_hash must be exactly 64 lowercase hex/],
+      ["relation outside the taxonomy", { ...valid, relation_type: "correlated", graph_relation_type: undefined }, "payload.relation_type", /payload\.relation_type must be one of: blocked, caused, enabled, explained, fixed, prevented, regressed; got "correlated"/],
+      ["confidence above 1", { ...valid, confidence: 1.5 }, "payload.confidence", /payload\.confidence must be a number between 0\.0 and 1\.0/],
+      ["confidence below 0", { ...valid, confidence: -0.1 }, "payload.confidence", /payload\.confidence must be a number between 0\.0 and 1\.0/],
+      ["an authoritative edge", { ...valid, authority_status: "authoritative" }, "payload.authority_status", /payload\.authority_status must be "non_authoritative"/],
+    ];
+    for (const [name, payload, field, message] of cases) {
+      const run = ws.zaxy(["memory", "append", "causal.edge.generated", "--actor", "agent", "--payload-json", JSON.stringify(payload), "--json"]);
+      assert.equal(run.code, 2, `${name}: ${run.stdout}${run.stderr}`);
+      const error = JSON.parse(run.stdout).error;
+      assert.equal(error.code, "invalid_event", name);
+      assert.equal(error.field, field, name);
+      assert.match(error.message, message, name);
+      assert.match(error.message, /Nothing was written\.$/, name);
+      assert.match(error.hint, /outcome\.explained/, name);
+      assert.deepEqual(stackTraceLines(run.stderr), [], name);
+      assert.deepEqual(fs.readFileSync(logPath), before, `${name}: the log is byte-identical`);
+    }
+    // The text front door says the same on stderr, with exit 2.
+    const text = ws.zaxy(["memory", "append", "causal.edge.generated", "--actor", "agent", "--payload-json", JSON.stringify({ ...valid, confidence: 2 })]);
+    assert.equal(text.code, 2);
+    assert.equal(text.stdout, "");
+    assert.match(text.stderr, /payload\.confidence must be a number between 0\.0 and 1\.0/);
+    // A batch holding one invalid edge is refused whole.
+    const batch = [
+      JSON.stringify({ event_type: "note.added", actor: "agent", payload: { text: "fine" } }),
+      JSON.stringify({ event_type: "causal.edge.generated", actor: "agent", payload: { ...valid, relation_type: "correlated", graph_relation_type: undefined } }),
+    ].join("\n") + "\n";
+    const ingest = ws.zaxy(["memory", "ingest", "-", "--json"], batch);
+    assert.equal(ingest.code, 2, ingest.stdout + ingest.stderr);
+    assert.match(JSON.parse(ingest.stdout).error.message, /line 2: causal\.edge\.generated payload\.relation_type must be one of/);
+    assert.deepEqual(fs.readFileSync(logPath), before, "nothing of the batch was written");
+    // The producer's own edge, appended as it writes it, is accepted.
+    const accepted = ws.zaxy(["memory", "append", "causal.edge.generated", "--actor", "zaxy-causal", "--payload-json", JSON.stringify(valid), "--json"]);
+    assert.equal(accepted.code, 0, accepted.stdout + accepted.stderr);
+  });
+
+  test("an invalid causal.edge.generated already sealed in a log is read, and reported by memory status and compact --audit", slow, () => {
+    const ws = workspace("zaxy-seed-causal-reported");
+    const cited = ws.append("outcome.observed", { summary: "deploy took 40 minutes" });
+    ws.append("causal.edge.generated", causalEdgePayload(cited));
+    const logPath = path.join(ws.root, "default.jsonl");
+    const bad = sealRaw(logPath, "causal.edge.generated", { ...causalEdgePayload(cited), relation_type: "correlated", graph_relation_type: undefined, confidence: 1.5 });
+    assert.equal(ws.zaxy(["verify", logPath]).code, 0, "the chain itself is intact");
+    const reason = 'relation_type must be one of: blocked, caused, enabled, explained, fixed, prevented, regressed; got "correlated"; confidence must be a number between 0.0 and 1.0';
+    const expected = [{ seq: bad.seq, hash: bad.hash, type: "causal.edge.generated", reason }];
+
+    const status = ws.zaxy(["memory", "status", "--json"]);
+    assert.equal(status.code, 0, status.stderr);
+    assert.deepEqual(JSON.parse(status.stdout).invalid_derived_events, expected);
+    assert.match(status.stderr, /warning: session default holds 1 invalid derived event\(s\) \(seq 3\); they are not projected/);
+    const statusText = ws.zaxy(["memory", "status"]);
+    assert.match(statusText.stdout, new RegExp(`^  - seq 3 causal\\.edge\\.generated ${bad.hash.slice(0, 12)}: relation_type must be one of`, "m"));
+
+    const audit = ws.zaxy(["compact", "--audit", logPath, "--json"]);
+    assert.deepEqual(JSON.parse(audit.stdout).invalid_derived_events, expected);
+    const auditText = ws.zaxy(["compact", "--audit", logPath]);
+    assert.match(auditText.stdout, /^Invalid derived events: 1 \(their producer never writes them; they are not projected\)$/m);
+    assert.match(auditText.stdout, new RegExp(`^  - seq 3 causal\\.edge\\.generated ${bad.hash.slice(0, 12)}: relation_type must be one of`, "m"));
+
+    // Reading keeps working: the valid edge projects, the invalid one does not, and a clean log reports nothing.
+    const checkout = ws.zaxy(["memory", "checkout", "slow deploy", "--json"]);
+    assert.equal(checkout.code, 0, checkout.stderr);
+    const clean = workspace("zaxy-seed-causal-clean");
+    clean.append("note.added", { text: "nothing derived here" });
+    assert.deepEqual(JSON.parse(clean.zaxy(["memory", "status", "--json"]).stdout).invalid_derived_events, []);
+    assert.deepEqual(JSON.parse(clean.zaxy(["compact", "--audit", path.join(clean.root, "default.jsonl"), "--json"]).stdout).invalid_derived_events, []);
+  });
+});
+
+describe("design 001: MCP memory_append refuses an invalid causal.edge.generated", { skip: skipWithoutBinary }, () => {
+  test("the refusal names the field, writes nothing, and the server keeps serving", slow, async () => {
+    const mcp = await startMcpServer(tempEventloomRoot("zaxy-seed-causal-mcp"), { clientName: "zaxy-seed-test" });
+    try {
+      const cited = await mcp.callOk("memory_append", { event_type: "outcome.observed", actor: "ops", payload: { summary: "deploy took 40 minutes" } });
+      const logPath = path.join(mcp.root, "default.jsonl");
+      const before = fs.readFileSync(logPath);
+      const payload = { ...causalEdgePayload({ seq: cited.seq, hash: cited.hash }), confidence: 7 };
+      const outcome = await mcp.call("memory_append", { event_type: "causal.edge.generated", actor: "ops", payload });
+      assert.equal(outcome.isError, true, JSON.stringify(outcome.doc));
+      assert.match(outcome.doc.error.message, /causal\.edge\.generated payload\.confidence must be a number between 0\.0 and 1\.0/);
+      assert.deepEqual(fs.readFileSync(logPath), before);
+      await mcp.callOk("memory_append", { event_type: "note.added", actor: "ops", payload: { text: "still serving" } });
+    } finally {
+      await mcp.close();
+    }
   });
 });
