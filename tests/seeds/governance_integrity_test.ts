@@ -220,3 +220,96 @@ describe("design 001: MCP memory_append refuses an invalid causal.edge.generated
     }
   });
 });
+
+describe("design 002: a compaction artifact record is served as cited only when its event_ref resolves to the sealed event", () => {
+  function artifactWorkspace(label: string) {
+    const ws = workspace(label);
+    ws.append("document.indexed", { path: "docs/cache.md", start_line: 2, end_line: 6, content: "Cache routing note records identity-code-0001." });
+    ws.append("document.indexed", { path: "docs/auth.md", start_line: 4, end_line: 8, content: "Auth routing note records identity-code-0002." });
+    fs.mkdirSync(path.join(ws.root, "artifacts"));
+    return ws;
+  }
+
+  function writeArtifact(ws: Workspace, session: string, name: string): string {
+    const artifact = path.join(".eventloom", "artifacts", name);
+    const run = ws.zaxy(["compact", path.join(ws.root, `${session}.jsonl`), "--projection-output", artifact, "--strategy", "exemplar", "--max-records", "2"]);
+    assert.equal(run.code, 0, run.stderr);
+    return artifact;
+  }
+
+  function replaceRef(ws: Workspace, artifact: string, from: RegExp, to: string): string {
+    const file = path.join(ws.dir, artifact);
+    const text = fs.readFileSync(file, "utf8");
+    const match = from.exec(text);
+    assert.ok(match, `${from} in ${text}`);
+    // Every occurrence: the record's event_ref, its identities and citations, and the audit's lists.
+    fs.writeFileSync(file, text.split(match[0]).join(to));
+    return match[0];
+  }
+
+  // deno-lint-ignore no-explicit-any
+  const projectionItems = (doc: any) => doc.evidence.filter((item: { source: string }) => item.source === "projection");
+
+  test("a record whose event_ref hash does not match the log is not served, and # Context Warnings names the artifact and the ref", slow, () => {
+    const ws = artifactWorkspace("zaxy-seed-artifact-ref");
+    const artifact = writeArtifact(ws, "default", "default.compaction.json");
+    const good = checkoutJson(ws, ["auth identity-code-0002"]);
+    assert.equal(projectionItems(good).length, 1, "the intact artifact's record is served, cited");
+    assert.deepEqual(good.warnings, []);
+
+    const original = replaceRef(ws, artifact, /eventloom:\/\/default\/events\/2#[0-9a-f]{12}/, "eventloom://default/events/2#000000000000");
+    const run = ws.zaxy(["memory", "checkout", "auth identity-code-0002", "--json"]);
+    assert.equal(run.code, 0, run.stderr);
+    const doc = JSON.parse(run.stdout);
+    const line = `compaction artifact ${artifact}: event_ref eventloom://default/events/2#000000000000 ` +
+      `(seq 2 of "default" is #${original.slice(-12)}) does not resolve to a sealed event; record not served as a cited fact`;
+    assert.deepEqual(projectionItems(doc), [], "the unresolved record is not served");
+    assert.equal(run.stdout.includes("#000000000000\""), false, "no context cites the bad ref");
+    assert.deepEqual(doc.warnings, [line]);
+    assert.ok(doc.prompt.includes(`# Context Warnings\n- ${line}`), doc.prompt);
+    assert.match(run.stderr, /warning: compaction artifact .*default\.compaction\.json: event_ref eventloom:\/\/default\/events\/2#000000000000/);
+    // The log's own event is still there, cited by its real hash.
+    assert.ok(doc.evidence.some((item: { citation: string }) => item.citation === original), JSON.stringify(doc.evidence));
+
+    // A query the bad record does not match is not warned about; the artifact's good record is still served.
+    const other = checkoutJson(ws, ["cache identity-code-0001"]);
+    assert.deepEqual(other.warnings, []);
+    assert.equal(projectionItems(other).length, 1);
+
+    // memory query: not served either, and the warning is in diagnostics.
+    const query = ws.zaxy(["memory", "query", "auth identity-code-0002", "--json"]);
+    assert.equal(query.code, 0, query.stderr);
+    const result = JSON.parse(query.stdout);
+    assert.deepEqual(result.results.filter((item: { source: string }) => item.source === "projection"), []);
+    assert.deepEqual(result.diagnostics.warnings, [line]);
+  });
+
+  test("a ref to another session resolves against that session's verified log; a wrong hash, a missing log or a broken chain does not", slow, () => {
+    const ws = artifactWorkspace("zaxy-seed-artifact-other-log");
+    ws.append("document.indexed", { path: "docs/deploy.md", start_line: 1, end_line: 3, content: "Deploy routing note records identity-code-0003." }, "ops");
+    const artifact = writeArtifact(ws, "ops", "ops.compaction.json");
+    const served = checkoutJson(ws, ["deploy identity-code-0003"]);
+    assert.equal(projectionItems(served).length, 1, "a record of the ops log is served in the default session's checkout");
+    assert.match(projectionItems(served)[0].citation, /^eventloom:\/\/ops\/events\/1#[0-9a-f]{12}$/);
+    assert.deepEqual(served.warnings, []);
+
+    const real = replaceRef(ws, artifact, /eventloom:\/\/ops\/events\/1#[0-9a-f]{12}/, "eventloom://ops/events/1#0123456789ab");
+    const wrongHash = checkoutJson(ws, ["deploy identity-code-0003"]);
+    assert.deepEqual(projectionItems(wrongHash), []);
+    assert.deepEqual(wrongHash.warnings, [
+      `compaction artifact ${artifact}: event_ref eventloom://ops/events/1#0123456789ab (seq 1 of "ops" is #${real.slice(-12)}) does not resolve to a sealed event; record not served as a cited fact`,
+    ]);
+
+    replaceRef(ws, artifact, /eventloom:\/\/ops\/events\/1#0123456789ab/, real.replace("//ops/", "//nosuch/"));
+    const missing = checkoutJson(ws, ["deploy identity-code-0003"]);
+    assert.deepEqual(projectionItems(missing), []);
+    assert.match(missing.warnings[0], /event_ref eventloom:\/\/nosuch\/events\/1#[0-9a-f]{12} \(no log of thread "nosuch" under the root\) does not resolve/);
+
+    replaceRef(ws, artifact, /eventloom:\/\/nosuch\/events\/1#[0-9a-f]{12}/, real);
+    const opsLog = path.join(ws.root, "ops.jsonl");
+    fs.writeFileSync(opsLog, fs.readFileSync(opsLog, "utf8").replace("identity-code-0003", "identity-code-9999"));
+    const broken = checkoutJson(ws, ["deploy identity-code-0003"]);
+    assert.deepEqual(projectionItems(broken), []);
+    assert.match(broken.warnings[0], /\(the log of thread "ops" cannot be trusted: The log of session "ops" fails verification at seq 1 /);
+  });
+});
