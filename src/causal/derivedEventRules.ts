@@ -115,6 +115,14 @@ export interface InvalidDerivedEvent {
   reason: string;
 }
 
+/** The event as an invalid derived event, or undefined when it keeps its producer rule. */
+export function invalidDerivedEvent(event: EventRecord): InvalidDerivedEvent | undefined {
+  if (!ruledDerivedEventTypes.has(event.type)) return undefined;
+  const issues = derivedEventIssues(event.type, event.payload);
+  if (issues.length === 0) return undefined;
+  return { seq: event.seq, hash: event.hash, type: event.type, reason: issues.map((issue) => issue.message).join("; ") };
+}
+
 /**
  * The events of a log that break their producer rule, in seq order.
  *
@@ -124,9 +132,8 @@ export interface InvalidDerivedEvent {
 export function invalidDerivedEvents(events: Iterable<EventRecord>): InvalidDerivedEvent[] {
   const found: InvalidDerivedEvent[] = [];
   for (const event of events) {
-    if (!ruledDerivedEventTypes.has(event.type)) continue;
-    const issues = derivedEventIssues(event.type, event.payload);
-    if (issues.length > 0) found.push({ seq: event.seq, hash: event.hash, type: event.type, reason: issues.map((issue) => issue.message).join("; ") });
+    const invalid = invalidDerivedEvent(event);
+    if (invalid !== undefined) found.push(invalid);
   }
   return found;
 }

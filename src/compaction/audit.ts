@@ -29,6 +29,7 @@
  */
 import * as fs from "node:fs";
 import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
+import { type InvalidDerivedEvent, invalidDerivedEvent } from "../causal/derivedEventRules.ts";
 import { pythonRound4 } from "../consolidation/guardrailScore.ts";
 import { inputError } from "../errors.ts";
 import { readLogLines, recordFromLine, verifyLog } from "../eventloom/mod.ts";
@@ -39,7 +40,6 @@ import { centroidOf, cosineDistancesTo, farthestPointExemplars, meanPairwiseCosi
 import { defaultEmbeddingDim } from "../vector/hashEmbedding.ts";
 import { AuditVectors } from "./auditVectors.ts";
 import { clusterRows, defaultClusterThreshold } from "./clustering.ts";
-import { type InvalidDerivedEvent, invalidDerivedEvents } from "../causal/derivedEventRules.ts";
 import { eventContext } from "./eventContext.ts";
 import { eventIdentities, hasSourceCitation } from "./identities.ts";
 import { remediationPlan, type RemediationStep } from "./remediation.ts";
@@ -286,7 +286,8 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
   const facts: EventFacts[] = [];
   const invalidDerived: InvalidDerivedEvent[] = [];
   for (const record of readRecords(path)) {
-    invalidDerived.push(...invalidDerivedEvents([record]));
+    const invalid = invalidDerivedEvent(record);
+    if (invalid !== undefined) invalidDerived.push(invalid);
     const ids = eventIdentities(record);
     const ms = Date.parse(record.timestamp);
     facts.push({ seq: record.seq, eventRef: detached(ids.eventRef), content: ids.content.map(detached), cited: hasSourceCitation(record), window: Math.floor(ms / temporalWindowMs) });

@@ -146,8 +146,10 @@ export function unresolvedRefWarnings(check: ProjectionRefCheck, query: string, 
     if (hits.length === 0) continue;
     const matched = new Set(hits.map((hit) => hit.record));
     const refs = records.filter((entry) => matched.has(entry.record)).map((entry) => `${entry.record.event_ref} (${entry.reason})`);
-    const [noun, verb, what] = refs.length === 1 ? ["event_ref", "does", "record"] : ["event_refs", "do", "records"];
-    warnings.push(`compaction artifact ${file}: ${noun} ${refs.join(", ")} ${verb} not resolve to a sealed event; ${what} not served as cited facts`.replace("record not served as cited facts", "record not served as a cited fact"));
+    const outcome = refs.length === 1
+      ? "does not resolve to a sealed event; record not served as a cited fact"
+      : "do not resolve to sealed events; records not served as cited facts";
+    warnings.push(`compaction artifact ${file}: ${refs.length === 1 ? "event_ref" : "event_refs"} ${refs.join(", ")} ${outcome}`);
   }
   return warnings;
 }
