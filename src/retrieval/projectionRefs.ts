@@ -9,8 +9,10 @@
  * (at least `citationHashChars` hex):
  * - the checkout's own session first (its events are already verified and in memory), when the
  *   event at that seq belongs to `<thread>` or `<thread>` is the session id;
- * - else the log `<root>/<thread>.jsonl`, verified first (a broken chain resolves nothing), read
- *   once per change of the file and kept as its hashes only.
+ * - else the log `<root>/<thread>.jsonl`, or, when there is none, the logs under the root whose
+ *   first event carries `<thread>` (real Python logs name their thread apart from the file):
+ *   verified first (a broken chain resolves nothing), read once per change of the file and kept
+ *   as its hashes only.
  * An empty `event_ref` claims no sealed event and is left to the uncited-context warning.
  *
  * What must never change: a record whose ref does not resolve is never served, and whenever it
@@ -22,12 +24,14 @@
  * unresolvedRefWarnings(check, "deploy"); // ["compaction artifact …: event_ref … does not resolve …"]
  */
 import * as fs from "node:fs";
+import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
 import type { CompactionProjection, ProjectionRecord } from "../compaction/projectionArtifact.ts";
 import { searchProjections } from "../compaction/projectionSearch.ts";
 import { citationHashChars, parseCitationUri } from "../eventloom/citation.ts";
-import type { EventRecord } from "../eventloom/envelope.ts";
+import { type EventRecord, recordFromLine } from "../eventloom/envelope.ts";
+import { readLogLines } from "../eventloom/lines.ts";
 import { readVerifiedEvents } from "../eventloom/replay.ts";
-import { sessionLogPath } from "../eventloom/session.ts";
+import { sessionIdOfPath, sessionLogPath, sessionLogsUnderRoot } from "../eventloom/session.ts";
 
 /** An artifact as discovered under the root: its path and its parsed projection. */
 export interface LoadedProjection {
@@ -57,14 +61,8 @@ interface CachedHashes {
 
 const logHashCache = new Map<string, CachedHashes>();
 
-/** The hashes of `<root>/<thread>.jsonl` by seq, verified; a problem when there is none to trust. */
-async function threadLogHashes(root: string, thread: string): Promise<LogHashes> {
-  let logPath: string;
-  try {
-    logPath = sessionLogPath(root, thread, "read");
-  } catch {
-    return { problem: `"${thread}" is not a session id, so no log under the root holds it` };
-  }
+/** The hashes of a log by seq, verified; a problem when there is none to trust. */
+async function logHashes(logPath: string, thread: string): Promise<LogHashes> {
   let stamp: string;
   try {
     const stat = fs.statSync(logPath);
@@ -76,13 +74,59 @@ async function threadLogHashes(root: string, thread: string): Promise<LogHashes>
   if (cached !== undefined && cached.stamp === stamp) return cached.hashes;
   let hashes: LogHashes;
   try {
-    const read = await readVerifiedEvents(logPath, { sessionId: thread });
+    const read = await readVerifiedEvents(logPath, { sessionId: sessionIdOfPath(logPath) });
     hashes = read === undefined ? { problem: `no log of thread "${thread}" under the root` } : { hashes: read.events.map((event) => event.hash) };
   } catch (error) {
     hashes = { problem: `the log of thread "${thread}" cannot be trusted: ${error instanceof Error ? error.message : String(error)}` };
   }
   logHashCache.set(logPath, { stamp, hashes });
   return hashes;
+}
+
+/** The thread of a log's first event, or undefined when it has none that parses. */
+function firstEventThread(logPath: string): string | undefined {
+  try {
+    for (const { bytes } of readLogLines(logPath)) {
+      const parsed = parseJsonBytes(bytes);
+      return isJsonObject(parsed) ? recordFromLine(parsed, 1).thread : undefined;
+    }
+  } catch {
+    // An unreadable log names no thread; verification reports it when it is read as a session.
+  }
+  return undefined;
+}
+
+/**
+ * The logs that hold `thread`: `<root>/<thread>.jsonl`, else every log under the root whose
+ * first event carries that thread (real Python logs name their thread apart from the file).
+ */
+class ThreadLogs {
+  private byThread: Map<string, string[]> | undefined;
+
+  constructor(private readonly root: string) {}
+
+  find(thread: string): string[] {
+    try {
+      const named = sessionLogPath(this.root, thread, "read");
+      if (fs.existsSync(named)) return [named];
+    } catch {
+      // Not a session id: only a log whose events carry it can hold it.
+    }
+    if (this.byThread === undefined) {
+      this.byThread = new Map();
+      let logs: string[] = [];
+      try {
+        logs = sessionLogsUnderRoot(this.root);
+      } catch {
+        logs = [];
+      }
+      for (const log of logs) {
+        const first = firstEventThread(log);
+        if (first !== undefined) this.byThread.set(first, [...(this.byThread.get(first) ?? []), log]);
+      }
+    }
+    return this.byThread.get(thread) ?? [];
+  }
 }
 
 function hashMismatch(thread: string, seq: number, prefix: string, hash: string | undefined, eventCount: number): string | null {
@@ -102,11 +146,12 @@ export async function checkProjectionRefs(
 ): Promise<ProjectionRefCheck> {
   const servable: CompactionProjection[] = [];
   const unresolved: ProjectionRefCheck["unresolved"] = [];
+  const threadLogs = new ThreadLogs(root);
   for (const { file, projection } of loaded) {
     const kept: ProjectionRecord[] = [];
     const bad: UnresolvedRecord[] = [];
     for (const record of projection.records) {
-      const reason = await refProblem(root, sessionId, sessionEvents, record);
+      const reason = await refProblem(sessionId, sessionEvents, threadLogs, record);
       if (reason === null) kept.push(record);
       else bad.push({ record, reason });
     }
@@ -119,7 +164,7 @@ export async function checkProjectionRefs(
   return { servable, unresolved };
 }
 
-async function refProblem(root: string, sessionId: string, sessionEvents: readonly EventRecord[], record: ProjectionRecord): Promise<string | null> {
+async function refProblem(sessionId: string, sessionEvents: readonly EventRecord[], threadLogs: ThreadLogs, record: ProjectionRecord): Promise<string | null> {
   if (record.event_ref === "") return null;
   const ref = parseCitationUri(record.event_ref);
   if (ref === undefined) return "not an eventloom://<thread>/events/<seq>#<hash> ref";
@@ -130,9 +175,16 @@ async function refProblem(root: string, sessionId: string, sessionEvents: readon
     return hashMismatch(ref.thread, ref.seq, ref.hashPrefix, own.hash, sessionEvents.length);
   }
   if (ref.thread === sessionId) return hashMismatch(ref.thread, ref.seq, ref.hashPrefix, undefined, sessionEvents.length);
-  const other = await threadLogHashes(root, ref.thread);
-  if ("problem" in other) return other.problem;
-  return hashMismatch(ref.thread, ref.seq, ref.hashPrefix, other.hashes[ref.seq - 1], other.hashes.length);
+  const logs = threadLogs.find(ref.thread);
+  if (logs.length === 0) return `no log of thread "${ref.thread}" under the root`;
+  let first: string | null = null;
+  for (const log of logs) {
+    const other = await logHashes(log, ref.thread);
+    const problem = "problem" in other ? other.problem : hashMismatch(ref.thread, ref.seq, ref.hashPrefix, other.hashes[ref.seq - 1], other.hashes.length);
+    if (problem === null) return null;
+    first ??= problem;
+  }
+  return first;
 }
 
 /**

@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { fromJs } from "../../src/canonical/mod.ts";
 import { sealV1 } from "../../src/eventloom/envelope.ts";
-import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
+import { interopDir, makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { runZaxy, stackTraceLines } from "../cli/zaxy.ts";
 import { skipWithoutBinary, startMcpServer, tempEventloomRoot } from "../mcp/mcpTestClient.ts";
 
@@ -311,5 +311,23 @@ describe("design 002: a compaction artifact record is served as cited only when 
     const broken = checkoutJson(ws, ["deploy identity-code-0003"]);
     assert.deepEqual(projectionItems(broken), []);
     assert.match(broken.warnings[0], /\(the log of thread "ops" cannot be trusted: The log of session "ops" fails verification at seq 1 /);
+  });
+  test("a real Python log whose events carry another thread than its file name resolves its refs from any session", slow, () => {
+    const ws = artifactWorkspace("zaxy-seed-artifact-python-log");
+    // Python wrote this log with thread "coordination-case-1"; here it is the session "coord".
+    fs.copyFileSync(path.join(interopDir, "legacy-coordination-case-1.jsonl"), path.join(ws.root, "coord.jsonl"));
+    const artifact = writeArtifact(ws, "coord", "coord.compaction.json");
+    const query = "worker-api coordination.worker.created";
+    for (const session of ["coord", "default"]) {
+      const doc = checkoutJson(ws, [query, "--session-id", session]);
+      assert.deepEqual(doc.warnings, [], session);
+      assert.ok(projectionItems(doc).some((item: { citation: string }) => item.citation.startsWith("eventloom://coordination-case-1/events/2#")), session);
+    }
+    const real = replaceRef(ws, artifact, /eventloom:\/\/coordination-case-1\/events\/2#[0-9a-f]{12}/, "eventloom://coordination-case-1/events/2#aaaaaaaaaaaa");
+    const doc = checkoutJson(ws, [query]);
+    assert.equal(projectionItems(doc).some((item: { citation: string }) => item.citation.includes("/events/2#")), false);
+    assert.deepEqual(doc.warnings, [
+      `compaction artifact ${artifact}: event_ref eventloom://coordination-case-1/events/2#aaaaaaaaaaaa (seq 2 of "coordination-case-1" is #${real.slice(-12)}) does not resolve to a sealed event; record not served as a cited fact`,
+    ]);
   });
 });
