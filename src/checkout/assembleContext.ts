@@ -215,6 +215,7 @@ function contextWarnings(selected: readonly RetrievedContext[], input: AssembleI
     warnings.push(`retrieval was degraded (${reason}); retrieved context may be incomplete`);
   }
   for (const repair of input.projectionRepairs ?? []) warnings.push(`projection repaired: ${repair}`);
+  warnings.push(...(input.retrieval.warnings ?? []));
   return warnings;
 }
 

@@ -5,8 +5,11 @@
  * Two tiers: the last `recentWindow` events are the episodic tier (at full detail through the
  * recent-events replay and the retrieval lanes); everything older is reached only through
  * reviewed consolidation candidates, the remote tier. A candidate enters the remote tier when
- * - its replayed review status is `accepted` (or `active`): pending, rejected, deferred and
- *   conflicted candidates never do;
+ * - its replayed review status is `accepted` (or `active`), set by a surviving
+ *   `consolidation.candidate.reviewed` event: the created event's own `review_status` is never
+ *   trusted (a candidate appended raw as "accepted" is pending), a rolled-back review falls back
+ *   to the previous surviving one or to pending; pending, rejected, deferred and conflicted
+ *   candidates never enter;
  * - it is current: not `stale`, no `superseded_by`, no `valid_to`;
  * - it cites at least one source event, every source is a well-formed `{seq, hash}` whose hash
  *   is the hash of the log's event at that seq, and every source is at or before the horizon
@@ -37,7 +40,7 @@
 import { intField, isJsonObject, JsonNumber, type JsonObject, type JsonValue, pythonRound, stringField } from "../canonical/mod.ts";
 import { projectionTokens } from "../compaction/projectionSearch.ts";
 import { nonAuthoritative } from "../consolidation/candidate.ts";
-import { effectiveReviewStatus, replayConsolidation } from "../consolidation/status.ts";
+import { replayConsolidation, reviewedStatus } from "../consolidation/status.ts";
 import { citationUri } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { PlainJson } from "../projection/types.ts";
@@ -190,7 +193,8 @@ export function buildLongHorizonPlan(input: LongHorizonInput): LongHorizonPlan {
   const replay = replayConsolidation(input.events);
   const scored: Scored[] = [];
   for (const candidate of replay.candidates.values()) {
-    const status = effectiveReviewStatus(candidate);
+    // Only a review event grants standing: a candidate's self-declared status is never trusted.
+    const status = reviewedStatus(candidate);
     if (!longHorizonStatuses.has(status)) continue;
     if (candidate.stale || candidate.supersededBy !== null || candidate.validTo !== null) continue;
     const created = input.events[candidate.createdSeq - 1];

@@ -29,6 +29,7 @@
  */
 import * as fs from "node:fs";
 import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
+import { type InvalidDerivedEvent, invalidDerivedEvent } from "../causal/derivedEventRules.ts";
 import { pythonRound4 } from "../consolidation/guardrailScore.ts";
 import { inputError } from "../errors.ts";
 import { auditUncitedEventsListedMax } from "../limits.ts";
@@ -135,6 +136,12 @@ export interface CompactionAuditReport {
   uncited_event_count: number;
   /** The first `auditUncitedEventsListedMax` of them, by seq. */
   uncited_events: UncitedEvent[];
+  /**
+   * Sealed derived events their producer would never have written (causal/derivedEventRules.ts):
+   * refused at append today, so found only in logs written by Python or an older zaxy. They do
+   * not project; they do not make compaction unsafe either.
+   */
+  invalid_derived_events: InvalidDerivedEvent[];
   /** Multi-event clusters, in cluster order, with full detail. */
   clusters: ClusterReport[];
   /** Single-event clusters, summarised (each trivially keeps its identities). */
@@ -278,7 +285,7 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
       identities: [], identity_hits: [], missing_identities: [], unsafe_reasons: unsafeReasons(false, null, null),
       ...base, cluster_count: 0, singleton_cluster_count: 0, content_identity_count: 0, backpointer_count: 0,
       backpointer_coverage: null, identity_recall_centroid: null, identity_recall_medoid: null, identity_recall_exemplars: null,
-      nearest_neighbour_events: 0, nearest_neighbour_preservation: null, clusters: [],
+      nearest_neighbour_events: 0, nearest_neighbour_preservation: null, invalid_derived_events: [], clusters: [],
       singleton_clusters: { cluster_count: 0, content_identity_count: 0, cited_event_count: 0, citation_coverage: null, nearest_neighbour_events: 0, nearest_neighbour_preservation: null },
       uncited_event_count: 0, uncited_events: [],
       remediation: [],
@@ -292,7 +299,10 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
   let vectors: AuditVectors | null = new AuditVectors(opts.embeddingDim);
   const facts: EventFacts[] = [];
   const uncited = { count: 0, listed: [] as UncitedEvent[] };
+  const invalidDerived: InvalidDerivedEvent[] = [];
   for (const record of readRecords(path)) {
+    const invalid = invalidDerivedEvent(record);
+    if (invalid !== undefined) invalidDerived.push(invalid);
     const ids = eventIdentities(record);
     const ms = Date.parse(record.timestamp);
     const cited = hasSourceCitation(record);
@@ -533,6 +543,7 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
     identity_recall_exemplars: pythonRound4(ratio(variantHits.exemplars.size, allContent.length)),
     nearest_neighbour_events: nnEvents,
     nearest_neighbour_preservation: pythonRound4(ratio(nnPreserved, nnEvents)),
+    invalid_derived_events: invalidDerived,
     clusters,
     singleton_clusters: {
       cluster_count: singles.clusters,

@@ -116,6 +116,19 @@ export function effectiveReviewStatus(candidate: CandidateState, beforeSeq = Inf
   return survivingReview(candidate, beforeSeq)?.status ?? candidate.createdStatus;
 }
 
+/**
+ * The status review events gave the candidate: its surviving review's, else `pending`. The
+ * created event's own `review_status` is never consulted, so a candidate appended raw as
+ * "accepted" stays pending until a `consolidation.candidate.reviewed` says otherwise. Whatever
+ * grants a candidate standing (the long-horizon remote tier) reads this, not `effectiveReviewStatus`.
+ *
+ * @example
+ * reviewedStatus(replayConsolidation(events).candidates.get(id)!) // "pending" before any review
+ */
+export function reviewedStatus(candidate: CandidateState, beforeSeq = Infinity): string {
+  return survivingReview(candidate, beforeSeq)?.status ?? consolidationInitialReviewStatus;
+}
+
 function candidateJson(candidate: CandidateState): { [key: string]: PlainJson } {
   const out: { [key: string]: PlainJson } = {
     candidate_id: candidate.candidateId,

@@ -9,6 +9,7 @@
  */
 import * as fs from "node:fs";
 import { isJsonObject, type JsonObject, type JsonValue, nonFiniteNumbers, parseJsonBytes, writeJson } from "../canonical/mod.ts";
+import { derivedEventHint, derivedEventIssues } from "../causal/derivedEventRules.ts";
 import { inputError, ioError, isZaxyError } from "../errors.ts";
 import { batchEventsMax, eventTextCharsMax, lockWaitMs, payloadBytesMax, payloadDepthMax } from "../limits.ts";
 import { lockFile } from "../platform/mod.ts";
@@ -83,6 +84,7 @@ export interface ValidationIssue {
   index: number;
   field: string;
   message: string;
+  hint?: string;
 }
 
 const producerRefKey = "__zaxy_producer_ref";
@@ -182,6 +184,7 @@ export function validateItems(items: AppendItem[]): ValidItem[] {
     const lines = issues.map((issue) => (items.length === 1 && items[0].origin === undefined ? issue.message : describeItemIssue(items, issue)));
     throw inputError("invalid_event", `Cannot append: ${lines.join("; ")}. Nothing was written.`, {
       field: issues[0].field,
+      hint: issues.find((issue) => issue.hint !== undefined)?.hint,
     });
   }
   return valid;
@@ -228,6 +231,13 @@ export function checkItems(items: readonly AppendItem[]): { valid: ValidItem[]; 
           });
           payloadOk = false;
         }
+      }
+    }
+    if (typeOk && payloadOk) {
+      // A derived event zaxy produces itself must be one its producer could have written.
+      for (const issue of derivedEventIssues(item.type as string, payload as JsonObject)) {
+        issues.push({ index, field: `payload.${issue.field}`, message: `${item.type} payload.${issue.message}`, hint: derivedEventHint });
+        payloadOk = false;
       }
     }
     let producerRef: string | undefined;

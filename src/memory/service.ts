@@ -15,7 +15,8 @@ import type { ProjectedSession } from "../projection/projector.ts";
 import { foldLogRows } from "../projection/foldLog.ts";
 import type { PlainJson, SessionGraphRows } from "../projection/types.ts";
 import { retrieve, retrieveDegraded } from "../retrieval/engine.ts";
-import { loadRootProjections } from "../retrieval/projectionLane.ts";
+import { loadRootProjectionFiles } from "../retrieval/projectionLane.ts";
+import { checkProjectionRefs, unresolvedRefWarnings } from "../retrieval/projectionRefs.ts";
 import { buildSessionIndex, type SessionIndex } from "../retrieval/sessionIndex.ts";
 import type { RetrievalResult, RetrievedContext } from "../retrieval/types.ts";
 import { defaultEmbeddingDim } from "../vector/mod.ts";
@@ -160,10 +161,15 @@ export class MemoryService {
 
   private async retrieval(request: MemoryRequest): Promise<{ session: CachedSession; retrieval: RetrievalResult }> {
     const session = await this.session(request.sessionId);
-    const options = { limit: request.limit, depth: request.depth, projections: loadRootProjections(this.root, this.options.warn) };
-    const retrieval = session.projected.degraded
+    // Artifact records are served only when their event ref resolves to the sealed event.
+    const refs = await checkProjectionRefs(this.root, request.sessionId, session.index.events, loadRootProjectionFiles(this.root, this.options.warn));
+    const options = { limit: request.limit, depth: request.depth, projections: refs.servable };
+    const retrieved = session.projected.degraded
       ? retrieveDegraded(session.index, request.query, options, session.projected.degradedReason ?? "graph unavailable")
       : retrieve(session.index, request.query, options);
+    const warnings = unresolvedRefWarnings(refs, request.query, request.limit);
+    for (const warning of warnings) this.options.warn?.(warning);
+    const retrieval = warnings.length === 0 ? retrieved : { ...retrieved, warnings: [...(retrieved.warnings ?? []), ...warnings] };
     return { session, retrieval };
   }
 
@@ -195,6 +201,7 @@ export class MemoryService {
         result_count: retrieval.contexts.length,
         degraded: retrieval.degraded,
         ...(retrieval.degraded ? { degraded_reason: retrieval.degradedReason ?? null } : {}),
+        ...(retrieval.warnings === undefined ? {} : { warnings: retrieval.warnings }),
         projection: this.projectionDiagnostics(session) as unknown as PlainJson,
       },
     };

@@ -17,6 +17,7 @@ import { compareCodePoints } from "../canonical/mod.ts";
 import { type CompactionProjection, loadProjectionArtifact, projectionArtifactSuffix } from "../compaction/projectionArtifact.ts";
 import { searchProjections } from "../compaction/projectionSearch.ts";
 import { parseCitationUri } from "../eventloom/citation.ts";
+import type { LoadedProjection } from "./projectionRefs.ts";
 import type { RetrievalResult, RetrievedContext } from "./types.ts";
 
 /** Directory levels searched below the root (the root's own layout is two levels deep). */
@@ -88,7 +89,12 @@ const artifactCache = new Map<string, CachedArtifact>();
  * so a long-running server pays a directory walk per query, not a parse.
  */
 export function loadRootProjections(root: string, warn?: (message: string) => void): CompactionProjection[] {
-  const projections: CompactionProjection[] = [];
+  return loadRootProjectionFiles(root, warn).map((loaded) => loaded.projection);
+}
+
+/** The projections under `root` with the path each was found at (for warnings that name it). */
+export function loadRootProjectionFiles(root: string, warn?: (message: string) => void): LoadedProjection[] {
+  const projections: LoadedProjection[] = [];
   for (const file of discoverProjectionArtifacts(root)) {
     try {
       const stat = fs.statSync(file);
@@ -99,7 +105,7 @@ export function loadRootProjections(root: string, warn?: (message: string) => vo
         cached = { stamp, projection: loadProjectionArtifact(file) };
         artifactCache.set(key, cached);
       }
-      projections.push(cached.projection);
+      projections.push({ file, projection: cached.projection });
     } catch (error) {
       warn?.(`compaction projection skipped: ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -48,4 +48,9 @@ export interface RetrievalResult {
   laneCounts: { [lane: string]: number };
   degraded: boolean;
   degradedReason?: string;
+  /**
+   * What the result could not serve and the prompt must say (`# Context Warnings`), e.g. a
+   * compaction artifact record whose event ref does not resolve (projectionRefs.ts).
+   */
+  warnings?: string[];
 }

@@ -160,6 +160,10 @@ export function renderAuditText(report: CompactionAuditReport): string {
     for (const id of report.missing_identities.slice(0, missingShown)) lines.push(`  - ${id}`);
     if (report.missing_identities.length > missingShown) lines.push(`  - ... ${report.missing_identities.length - missingShown} more`);
   }
+  if (report.invalid_derived_events.length > 0) {
+    lines.push(`Invalid derived events: ${report.invalid_derived_events.length} (their producer never writes them; they are not projected)`);
+    for (const event of report.invalid_derived_events) lines.push(`  - seq ${event.seq} ${event.type} ${event.hash.slice(0, 12)}: ${event.reason}`);
+  }
   if (!report.integrity_ok) {
     lines.push("Nothing else was computed: a broken chain cannot be trusted.");
   } else {

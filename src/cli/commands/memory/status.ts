@@ -5,6 +5,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { countLogEvents, sessionLogPath, verifyLog } from "../../../eventloom/mod.ts";
+import { invalidDerivedEventsInLog } from "../../../causal/derivedEventRules.ts";
 import { inputError } from "../../../errors.ts";
 import { booleanOption, defineCommand } from "../../command.ts";
 import { emit } from "../../output.ts";
@@ -23,7 +24,9 @@ export const memoryStatusCommand = defineCommand({
   description:
     "Verifies the session's log and reports the projection's head, how many events it is\n" +
     "behind, its entity and relation counts (from the row cache) and the vector index. Reads\n" +
-    "catch the projection up; status never does. --graph also reports the Kuzu store's counts.",
+    "catch the projection up; status never does. --graph also reports the Kuzu store's counts.\n" +
+    "invalid_derived_events lists sealed causal.edge.generated events their producer would\n" +
+    "never write (appended by Python or an older zaxy); they are not projected.",
   options: { graph: { type: "boolean", description: "Open the Kuzu store and report its counts and head" } },
   positionals: [],
   examples: ["zaxy memory status", "zaxy memory status --graph --json"],
@@ -50,6 +53,11 @@ export const memoryStatusCommand = defineCommand({
     const head = cache?.head ?? null;
     const entities = cache?.entities ?? [];
     const vectorMeta = readJson(`${vectorIndexPath(root, sessionId)}.json`);
+    // Only a verified chain is read; a broken one reports nothing it could not trust.
+    const invalidDerived = integrity.ok ? invalidDerivedEventsInLog(logPath) : [];
+    if (invalidDerived.length > 0) {
+      ctx.io.stderr(`zaxy: warning: session ${sessionId} holds ${invalidDerived.length} invalid derived event(s) (seq ${invalidDerived.map((e) => e.seq).join(", ")}); they are not projected\n`);
+    }
     const doc: Record<string, unknown> = {
       session_id: sessionId,
       log: { path: logPath, events, integrity_ok: integrity.ok, broken_at_seq: integrity.broken_at_seq, broken_reason: integrity.broken_reason },
@@ -69,6 +77,8 @@ export const memoryStatusCommand = defineCommand({
       vectors: vectorMeta === null
         ? null
         : { path: vectorIndexPath(root, sessionId), count: vectorMeta.count, dim: vectorMeta.dim, head_seq: vectorMeta.head_seq, quantization: vectorMeta.quantization },
+      // Sealed causal edges their producer would never write (causal/derivedEventRules.ts).
+      invalid_derived_events: invalidDerived,
     };
     if (booleanOption(ctx, "graph")) {
       const { headCountMismatch, KuzuStore } = await import("../../../projection/kuzuStore.ts");
@@ -90,6 +100,10 @@ export const memoryStatusCommand = defineCommand({
         `session ${sessionId}: ${events} events, integrity ${integrity.ok ? "ok" : `BROKEN at seq ${integrity.broken_at_seq}: ${integrity.broken_reason}`}`,
         `projection: head seq ${p.head_seq}${p.up_to_date ? " (up to date)" : `, ${p.behind_by} events behind (the next read catches up)`}`,
         `  ${p.entity_versions} entity versions (${p.current_entities} current), ${p.relations} relations (${p.current_relations} current)`,
+        ...(invalidDerived.length === 0 ? [] : [
+          `invalid derived events: ${invalidDerived.length} (their producer never writes them; not projected)`,
+          ...invalidDerived.map((e) => `  - seq ${e.seq} ${e.type} ${e.hash.slice(0, 12)}: ${e.reason}`),
+        ]),
         `vectors: ${vectorMeta === null ? "none yet" : `${vectorMeta.count} x ${vectorMeta.dim} (${vectorMeta.quantization})`}`,
         ...(doc.graph ? [`graph store: ${JSON.stringify((doc.graph as Record<string, unknown>).counts)}`] : []),
       ].join("\n"),
