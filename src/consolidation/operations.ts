@@ -22,9 +22,8 @@ import { generateConsolidationProposals, proposalPayload } from "./proposals.ts"
 import { requireWindowSize, selectConsolidationSegments, threadsSeen } from "./segments.ts";
 import { consolidationStatus, replayConsolidation } from "./status.ts";
 
-export const proposeActorDefault = "zaxy";
-export const proposeFromLogActorDefault = "zaxy-consolidation";
-export const reviewActorDefault = "zaxy";
+export { proposeActorDefault, proposeFromLogActorDefault, reviewActorDefault } from "./actors.ts";
+import { proposeActorDefault, proposeFromLogActorDefault, reviewActorDefault } from "./actors.ts";
 
 /** The session's verified events (unknown session: exit 2; broken chain: exit 1). */
 export async function sessionEvents(root: string, sessionId: string): Promise<EventRecord[]> {

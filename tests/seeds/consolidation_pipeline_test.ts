@@ -224,6 +224,21 @@ describe("design 001: memory consolidation propose defaults (item 12)", () => {
     assert.match(help.stdout, /--confidence X\s+Confidence 0\.\.1 \(default 0\.7\)/);
     assert.match(help.stdout, /--method NAME\s+How the candidate was derived \(default manual_cli_v1\)/);
   });
+
+  test("design 001: propose writes as zaxy-consolidation and review as zaxy-reviewer when no --actor is given", slow, async () => {
+    const root = makeTempDir("seeds-actors");
+    await toolCalls(root, "agent-1", 1);
+    const [first] = logLines(root, "agent-1");
+    const proposed = jsonOk(root, "agent-1", [
+      "memory", "consolidation", "propose", "--candidate-type", "claim", "--title", "T", "--summary", "S", "--source-event", `1:${lineHash(first)}`,
+    ]);
+    jsonOk(root, "agent-1", ["memory", "consolidation", "review", "--candidate-id", proposed.payload.candidate_id, "--status", "accepted", "--rationale", "checked"]);
+    const [created, reviewed] = logLines(root, "agent-1").slice(-2);
+    assert.equal(created.actor ?? created.actorId, "zaxy-consolidation");
+    assert.equal(reviewed.actor ?? reviewed.actorId, "zaxy-reviewer");
+    const help = runZaxy(["memory", "consolidation", "review", "--help"], { cwd: root });
+    assert.match(help.stdout, /default zaxy-reviewer/);
+  });
 });
 
 describe("propose-from-log on Python logs whose events carry another thread (item 13)", () => {

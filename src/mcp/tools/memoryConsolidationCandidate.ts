@@ -4,6 +4,7 @@
  */
 import * as z from "zod";
 import { proposeCandidate } from "../../consolidation/operations.ts";
+import { proposeActorDefault } from "../../consolidation/actors.ts";
 import { actorSchema } from "../eventSchemas.ts";
 import { resolveSessionId, sessionIdSchema } from "../sessionArgument.ts";
 import { defineTool } from "../tool.ts";
@@ -23,7 +24,7 @@ export const memoryConsolidationCandidateTool = defineTool({
     method: textField("How the candidate was derived"),
     purpose: textField("What the candidate is for").optional(),
     session_id: sessionIdSchema.optional(),
-    actor: actorSchema.optional().describe("Who proposes it (default zaxy-consolidation)"),
+    actor: actorSchema.optional().describe(`Who proposes it (default ${proposeActorDefault})`),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, ctx) {
@@ -39,7 +40,7 @@ export const memoryConsolidationCandidateTool = defineTool({
         method: args.method,
         purpose: args.purpose,
       },
-      args.actor ?? "zaxy-consolidation",
+      args.actor ?? proposeActorDefault,
     );
   },
 });

@@ -1,6 +1,7 @@
 /** `memory_consolidation_review`: record a disposition of a candidate; it stays non-authoritative. */
 import * as z from "zod";
 import { reviewCandidate } from "../../consolidation/operations.ts";
+import { reviewActorDefault } from "../../consolidation/actors.ts";
 import { actorSchema } from "../eventSchemas.ts";
 import { resolveSessionId, sessionIdSchema } from "../sessionArgument.ts";
 import { defineTool } from "../tool.ts";
@@ -16,7 +17,7 @@ export const memoryConsolidationReviewTool = defineTool({
     status: reviewStatusField,
     rationale: textField("Why"),
     session_id: sessionIdSchema.optional(),
-    actor: actorSchema.optional().describe("Who reviews (default zaxy-reviewer)"),
+    actor: actorSchema.optional().describe(`Who reviews (default ${reviewActorDefault})`),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, ctx) {
@@ -24,7 +25,7 @@ export const memoryConsolidationReviewTool = defineTool({
       candidateId: args.candidate_id,
       status: args.status,
       rationale: args.rationale,
-      actor: args.actor ?? "zaxy-reviewer",
+      actor: args.actor ?? reviewActorDefault,
     });
   },
 });

@@ -6,6 +6,7 @@ import { inputError } from "../../../../errors.ts";
 import { parseSourceEventRef } from "../../../../eventloom/citation.ts";
 import { requiredOption } from "../../../args.ts";
 import { type CommandContext, defineCommand, listOption, stringOption } from "../../../command.ts";
+import { proposeActorDefault } from "../../../../consolidation/actors.ts";
 import { emit } from "../../../output.ts";
 
 /** The design's defaults (seed 001, `memory consolidation propose`): both flags are optional. */
@@ -43,7 +44,7 @@ export const memoryConsolidationProposeCommand = defineCommand({
     confidence: { type: "string", valueName: "X", description: `Confidence 0..1 (default ${confidenceDefault})` },
     method: { type: "string", valueName: "NAME", description: `How the candidate was derived (default ${methodDefault})` },
     purpose: { type: "string", valueName: "TEXT", description: "What the candidate is for" },
-    actor: { type: "string", valueName: "A", description: "Who proposes it (default zaxy)" },
+    actor: { type: "string", valueName: "A", description: `Who proposes it (default ${proposeActorDefault})` },
   },
   positionals: [],
   examples: [
@@ -65,7 +66,7 @@ export const memoryConsolidationProposeCommand = defineCommand({
       ctx.global.eventloomPath,
       ctx.global.sessionId,
       { candidateType, title, summary, sourceEvents, confidence, method, purpose: stringOption(ctx, "purpose") },
-      stringOption(ctx, "actor") ?? "zaxy",
+      stringOption(ctx, "actor") ?? proposeActorDefault,
     );
     emit(ctx, "zaxy.memory.consolidation.propose.v1", doc, () => `Proposed ${doc.candidate_id} (pending review) as seq ${doc.seq}  ${doc.citation}`);
     return 0;

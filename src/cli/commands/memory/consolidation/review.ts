@@ -4,6 +4,7 @@
  */
 import { requiredOption } from "../../../args.ts";
 import { defineCommand, stringOption } from "../../../command.ts";
+import { reviewActorDefault } from "../../../../consolidation/actors.ts";
 import { emit } from "../../../output.ts";
 
 export const memoryConsolidationReviewCommand = defineCommand({
@@ -20,7 +21,7 @@ export const memoryConsolidationReviewCommand = defineCommand({
     "candidate-id": { type: "string", valueName: "ID", description: "consolidation:<type>:<24 hex> (required)" },
     status: { type: "string", valueName: "STATUS", description: "accepted, rejected, deferred or conflicted (required)" },
     rationale: { type: "string", valueName: "TEXT", description: "Why (required)" },
-    actor: { type: "string", valueName: "A", description: "Who reviews (default zaxy)" },
+    actor: { type: "string", valueName: "A", description: `Who reviews (default ${reviewActorDefault})` },
   },
   positionals: [],
   examples: ["zaxy memory consolidation review --candidate-id consolidation:claim:<24 hex> --status accepted --rationale 'checked the cited runs'"],
