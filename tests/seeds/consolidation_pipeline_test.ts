@@ -91,6 +91,23 @@ describe("design 000: select_consolidation_segments(..., window_size=8) (item 9)
       await mcp.close();
     }
   });
+
+  test("design 000: memory_consolidation_propose_from_log requires no argument: the session is the server's", { ...slow, skip: skipWithoutBinary }, async () => {
+    const root = tempEventloomRoot("seeds-no-args-mcp");
+    await toolCalls(root, "s2", 9);
+    const mcp = await startMcpServer(root, { clientName: "seeds-no-args-test", args: ["--session-id", "s2"] });
+    try {
+      const { tools } = await mcp.client.listTools();
+      const schema = tools.find((tool) => tool.name === "memory_consolidation_propose_from_log")?.inputSchema as { required?: string[] };
+      assert.deepEqual(schema.required ?? [], []);
+      const doc = await mcp.callOk("memory_consolidation_propose_from_log", {});
+      assert.equal(doc.session_id, "s2");
+      assert.equal(doc.segment_count, 2);
+      assert.equal(logLines(root, "s2").at(-1).actor ?? logLines(root, "s2").at(-1).actorId, "zaxy-consolidation");
+    } finally {
+      await mcp.close();
+    }
+  });
 });
 
 describe("design 000: _has_claim_signal is at least two events in the segment (item 10)", () => {

@@ -2,8 +2,9 @@
 import * as z from "zod";
 import { proposeFromLog } from "../../consolidation/operations.ts";
 import { windowSizeDefault } from "../../consolidation/segments.ts";
+import { proposeFromLogActorDefault } from "../../consolidation/actors.ts";
 import { actorSchema } from "../eventSchemas.ts";
-import { sessionIdSchema } from "../sessionArgument.ts";
+import { resolveSessionId, sessionIdSchema } from "../sessionArgument.ts";
 import { defineTool } from "../tool.ts";
 import { textField, windowSizeField } from "./memoryConsolidationSchemas.ts";
 
@@ -15,14 +16,15 @@ export const memoryConsolidationProposeFromLogTool = defineTool({
     "session log is the unit: its events count whatever thread they carry, and threads_seen lists those threads. " +
     "Re-running creates nothing new: existing candidate ids are skipped and listed in skipped_existing_candidate_ids.",
   inputSchema: z.strictObject({
-    session_id: sessionIdSchema,
-    actor: actorSchema.optional().describe("Who proposes them (default zaxy-consolidation)"),
+    session_id: sessionIdSchema.optional(),
+    actor: actorSchema.optional().describe(`Who proposes them (default ${proposeFromLogActorDefault})`),
     purpose: textField("Recorded on every candidate").optional(),
     window_size: windowSizeField,
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, ctx) {
-    return await proposeFromLog(ctx.eventloomPath, args.session_id, {
+    // Design 000: no argument is required; the session defaults to the server's.
+    return await proposeFromLog(ctx.eventloomPath, resolveSessionId(ctx, args.session_id), {
       windowSize: args.window_size ?? windowSizeDefault,
       purpose: args.purpose,
       actor: args.actor,
