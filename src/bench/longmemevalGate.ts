@@ -86,7 +86,7 @@ export function readReportBackend(file: string, backend: string, field: string):
     if (stat.size > reportBytesMax) throw new Error(`larger than ${reportBytesMax} bytes`);
     text = fs.readFileSync(file, "utf8");
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
+    const reason = (error as { code?: unknown }).code === "ENOENT" ? "no such file" : (error as Error).message;
     throw inputError("report_unavailable", `The benchmark artifact ${field} ${JSON.stringify(file)} is unavailable: ${reason}`, {
       field,
       hint: "write one with 'zaxy bench longmemeval --dataset FILE --output PATH'",
