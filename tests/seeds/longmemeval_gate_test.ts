@@ -13,6 +13,7 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
+import { buildMiniDataset } from "../../fixtures/longmemeval/generate.ts";
 import { answerScore, answerTerms } from "../../src/bench/longmemevalBench.ts";
 import { repoRoot, runZaxy } from "../cli/zaxy.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
@@ -124,6 +125,16 @@ describe("zaxy bench longmemeval: offline runner over a local LongMemEval file",
     const usage = runZaxy(["bench", "longmemeval"], { cwd: dir });
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /--dataset is required/);
+  });
+
+  test("the committed fixture is what its generator writes, in the public LongMemEval format", () => {
+    assert.equal(fs.readFileSync(fixture, "utf8"), JSON.stringify(buildMiniDataset(), null, 1) + "\n");
+    const keys = ["question_id", "question_type", "question", "answer", "question_date", "haystack_session_ids", "haystack_dates", "haystack_sessions", "answer_session_ids"];
+    for (const q of json(fs.readFileSync(fixture, "utf8"))) {
+      assert.deepEqual(Object.keys(q), keys);
+      assert.equal(q.haystack_sessions.length, q.haystack_session_ids.length);
+      for (const gold of q.answer_session_ids) assert.ok(q.haystack_session_ids.includes(gold));
+    }
   });
 
   test("score is score_retrieval with the answer's terms as expected terms and no forbidden terms", () => {
