@@ -82,3 +82,12 @@ export const cachedSessionLogBytesMax = 64 * 1024 * 1024;
  * of its events uncited; listing them all would make the report as large as the log.
  */
 export const auditUncitedEventsListedMax = 100;
+
+/**
+ * A LongMemEval dataset file `zaxy bench longmemeval` reads: it is parsed in memory as one JSON
+ * document. `longmemeval_s.json` is about 265 MB; `longmemeval_m.json` (2.7 GB) is out of reach.
+ */
+export const longMemEvalDatasetBytesMax = 512 * 1024 * 1024;
+
+/** A benchmark report the gates read (summary plus per-question rows: a few MiB for 500 questions). */
+export const benchmarkReportBytesMax = 256 * 1024 * 1024;

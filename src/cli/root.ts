@@ -1,6 +1,8 @@
 /** The command tree. Parents only register children; each command lives in its own file. */
 import { defineGroup } from "./command.ts";
 import { benchGroup } from "./commands/bench/group.ts";
+import { benchmarkCompareCommand } from "./commands/benchmarkCompare.ts";
+import { benchmarkGuardrailCommand } from "./commands/benchmarkGuardrail.ts";
 import { compactCommand } from "./commands/compact.ts";
 import { demoCommand } from "./commands/demo.ts";
 import { doctorCommand } from "./commands/doctor/doctor.ts";
@@ -20,5 +22,5 @@ export const rootGroup = defineGroup({
   description:
     "Zaxy records what agents did in an append-only, SHA-256 hash-chained event log (Eventloom)\n" +
     "and gives cited memory back. The log is the only source of truth.",
-  children: [initCommand, verifyCommand, replayCommand, memoryGroup, fleetGroup, repairCommand, reprojectCommand, compactCommand, hooksGroup, serveCommand, benchGroup, demoCommand, doctorCommand],
+  children: [initCommand, verifyCommand, replayCommand, memoryGroup, fleetGroup, repairCommand, reprojectCommand, compactCommand, hooksGroup, serveCommand, benchGroup, benchmarkCompareCommand, benchmarkGuardrailCommand, demoCommand, doctorCommand],
 });
