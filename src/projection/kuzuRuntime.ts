@@ -89,7 +89,16 @@ interface WasmHolder {
   _kuzu: unknown;
 }
 
-type EmscriptenFactory = (moduleArg: { wasmBinary: Uint8Array }) => Promise<unknown>;
+type EmscriptenFactory = (moduleArg: { wasmBinary?: Uint8Array; INITIAL_MEMORY?: number }) => Promise<unknown>;
+
+/**
+ * Under Deno (the test runner and `deno task zaxy`; the binary is Bun) Kuzu's shared wasm memory
+ * starts at 2 GiB instead of 16 MiB and so never grows in practice: when one pthread grew it, another
+ * pthread sometimes trapped with "memory access out of bounds" (seen in 2 of 9 and 1 of 2 full CI
+ * runs, never under Bun), consistent with V8 refreshing other threads' view of a grown shared
+ * memory lazily. The pages are reserved, not touched: resident memory does not change.
+ */
+const denoInitialMemoryBytes: number | undefined = (process.versions as { deno?: string }).deno !== undefined ? 2048 * 1024 * 1024 : undefined;
 
 const glueStem = "kuzu";
 const glueExt = ".cjs";
@@ -120,6 +129,10 @@ async function load(): Promise<Kuzu> {
     glueCache = cacheFile(glueStem, glueExt, fs.readFileSync(gluePath));
     const factory = createRequire(import.meta.url)(glueCache.path) as EmscriptenFactory;
     holder._kuzu = await factory({ wasmBinary: fs.readFileSync(wasmPath) });
+  } else if (denoInitialMemoryBytes !== undefined) {
+    const holder = defaultExport<WasmHolder>(await import("../../node_modules/kuzu-wasm/nodejs/sync/kuzu.js"));
+    const factory = defaultExport<EmscriptenFactory>(await import("../../node_modules/kuzu-wasm/nodejs/kuzu/kuzu_wasm.js"));
+    holder._kuzu = await factory({ INITIAL_MEMORY: denoInitialMemoryBytes });
   } else {
     await sync.init();
   }
