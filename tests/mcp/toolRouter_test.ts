@@ -40,7 +40,7 @@ describe("tool profiles", () => {
 
   test("a new front-door tool appears in core as soon as it is registered", () => {
     const tools = [...toolRegistry, fakeTool("memory_capabilities")];
-    assert.deepEqual(router(tools, "core").list().map((t) => t.name), ["memory_checkout", "memory_append", "memory_query", "context_assemble", "memory_capabilities"]);
+    assert.deepEqual(router(tools, "core").list().map((t) => t.name), ["memory_checkout", "memory_append", "memory_query", "context_assemble", "memory_feedback", "memory_capabilities"]);
   });
 
   test("every registered tool advertises additionalProperties false", () => {
