@@ -33,7 +33,6 @@
  * A backend's summary averages those over the scored questions and adds nearest-rank
  * p50/p95/p99 of `latency_ms`.
  */
-import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -41,6 +40,7 @@ import { fromJs } from "../canonical/mod.ts";
 import { appendEvents, type AppendItem } from "../eventloom/append.ts";
 import { batchEventsMax } from "../limits.ts";
 import { MemoryService } from "../memory/service.ts";
+import { sha256Hex } from "../platform/mod.ts";
 import { Bm25Index } from "../retrieval/bm25.ts";
 import { keywordTerms, queryTerms, stopWords } from "../retrieval/terms.ts";
 import { pythonCaseFold } from "../vector/caseFold.ts";
@@ -110,7 +110,7 @@ export interface LongMemEvalReport {
 
 /** SHA-256 of the dataset bytes, `sha256:<hex>`, so a report names exactly what it measured. */
 export function datasetSha256(bytes: Uint8Array): string {
-  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+  return `sha256:${sha256Hex(bytes)}`;
 }
 
 /** The answer's distinct keyword terms, stop words dropped unless nothing else is left. */

@@ -12,11 +12,11 @@ import { isJsonObject, type JsonObject, type JsonValue, nonFiniteNumbers, parseJ
 import { derivedEventHint, derivedEventIssues } from "../causal/derivedEventRules.ts";
 import { inputError, ioError, isZaxyError } from "../errors.ts";
 import { batchEventsMax, eventTextCharsMax, lockWaitMs, payloadBytesMax, payloadDepthMax } from "../limits.ts";
-import { lockFile } from "../platform/mod.ts";
+import { lockFile, sha256Hex } from "../platform/mod.ts";
 import { citationUri } from "./citation.ts";
 import { type EventloomConfig, readConfig } from "./config.ts";
 import { type Envelope, type EventRecord, isV1EventType, sealLegacy, sealV1, type SealedLine } from "./envelope.ts";
-import { beginAppend, endAppend, eventHashPrefixChars, recoverInterruptedAppend, sha256BeforeBatch, sha256OfBytes } from "./intent.ts";
+import { beginAppend, endAppend, eventHashPrefixChars, recoverInterruptedAppend, sha256BeforeBatch } from "./intent.ts";
 import { countLogEvents, readLogLines } from "./lines.ts";
 import { securePayload } from "./redact.ts";
 import { readVerifiedEvents } from "./replay.ts";
@@ -512,7 +512,7 @@ function writeSealed(fd: number, size: number, logPath: string, tail: ChainTail,
       logBytesBefore: size,
       logBytesAfter: size + bytes.length,
       bytesBeforeSha256: sha256BeforeBatch(fd, size),
-      batchSha256: sha256OfBytes(bytes),
+      batchSha256: sha256Hex(bytes),
       eventHashPrefixes: sealed.map((s) => s.hash.slice(0, eventHashPrefixChars)),
     });
   } catch (error) {

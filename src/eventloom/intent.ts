@@ -73,10 +73,6 @@ export function intentPath(logPath: string): string {
   return `${logPath}.intent`;
 }
 
-export function sha256OfBytes(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
-}
-
 /**
  * Records `intent` before a batch is written. For a batch of several events the file and its
  * directory entry are fsynced, so after a power cut no batch byte can be on disk without its

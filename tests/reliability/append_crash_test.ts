@@ -14,7 +14,8 @@ import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { fromJs } from "../../src/canonical/mod.ts";
 import { appendEvents } from "../../src/eventloom/append.ts";
-import { beginAppend, eventHashPrefixChars, intentPath, sha256BeforeBatch, sha256OfBytes } from "../../src/eventloom/intent.ts";
+import { beginAppend, eventHashPrefixChars, intentPath, sha256BeforeBatch } from "../../src/eventloom/intent.ts";
+import { sha256Hex } from "../../src/platform/mod.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { childEnv, runZaxy, zaxyInvocation } from "../cli/zaxy.ts";
 
@@ -198,7 +199,7 @@ function crashedLog(s: Scenario, bytes: Buffer): void {
       logBytesBefore: s.pre.length,
       logBytesAfter: s.pre.length + s.batch.length,
       bytesBeforeSha256: sha256BeforeBatch(fd, s.pre.length),
-      batchSha256: sha256OfBytes(s.batch),
+      batchSha256: sha256Hex(s.batch),
       eventHashPrefixes: s.hashes.map((hash) => hash.slice(0, eventHashPrefixChars)),
     });
   } finally {
