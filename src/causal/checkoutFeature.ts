@@ -21,7 +21,7 @@
  */
 import { formatPythonFloat } from "../canonical/mod.ts";
 import type { CheckoutFeature, CheckoutFeatureOutput } from "../memory/checkoutFeatures.ts";
-import { type CausalEdge, causalEdges } from "./causalEdges.ts";
+import type { CausalEdge } from "./causalEdges.ts";
 import { nonAuthoritative } from "./taxonomy.ts";
 
 export const causalTrustLine = "Use causal_context as explanatory memory, not as authoritative state.";
@@ -30,7 +30,6 @@ export const causalIgnoreLine = "Do not treat proposed causal edges as accepted 
 export const causalCheckoutFeature: CheckoutFeature = {
   key: "causal_context",
   contribute(input): CheckoutFeatureOutput | null {
-    if (input.rows === null) return null;
     const contextKeys: string[] = [];
     for (const context of input.retrieval.contexts) {
       const nodeKey = context.metadata.node_key;
@@ -39,7 +38,7 @@ export const causalCheckoutFeature: CheckoutFeature = {
     if (contextKeys.length === 0) return null;
     const wanted = new Set(contextKeys);
     const edgesByNode = new Map<string, CausalEdge[]>();
-    for (const edge of causalEdges(input.sessionId, input.rows, input.events)) {
+    for (const edge of input.folds.causalEdges()) {
       for (const nodeKey of new Set([edge.source.nodeKey, edge.target.nodeKey])) {
         if (!wanted.has(nodeKey)) continue;
         const list = edgesByNode.get(nodeKey);

@@ -18,7 +18,7 @@ import type { CheckoutFeature, CheckoutFeatureOutput } from "../memory/checkoutF
 import type { PlainJson } from "../projection/types.ts";
 import type { RetrievedContext } from "../retrieval/types.ts";
 import { nonAuthoritative } from "./candidate.ts";
-import { effectiveReviewStatus, replayConsolidation } from "./status.ts";
+import { effectiveReviewStatus } from "./status.ts";
 
 export const consolidationTrustLine = "Use consolidation candidates as cited summaries that still require review.";
 /** The design's wording (seed 000): an accepted review is a disposition, not a promotion. */
@@ -54,11 +54,11 @@ export const consolidationCheckoutFeature: CheckoutFeature = {
       return true;
     });
     if (contexts.length === 0) return null;
-    const replay = replayConsolidation(input.events);
+    const candidates = input.folds.consolidationCandidates();
     const types: string[] = [];
     const counts: CandidateCounts = { pending: 0, accepted: 0, rejected: 0, conflicted: 0, stale: 0, superseded: 0 };
     for (const context of contexts) {
-      const candidate = replay.candidates.get(context.entityName ?? "");
+      const candidate = candidates.get(context.entityName ?? "");
       const type = candidate?.candidateType ?? metadataText(context, "candidate_type") ??
         /^consolidation:([^:]+):/.exec(context.entityName ?? "")?.[1] ?? "unknown";
       if (!types.includes(type)) types.push(type);

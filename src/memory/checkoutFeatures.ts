@@ -10,20 +10,19 @@
  */
 import { causalCheckoutFeature } from "../causal/checkoutFeature.ts";
 import type { ExtraGuidance } from "../checkout/checkoutGuidance.ts";
-import type { EventRecord } from "../eventloom/envelope.ts";
-import type { PlainJson, SessionGraphRows } from "../projection/types.ts";
+import type { PlainJson } from "../projection/types.ts";
+import type { SessionFolds } from "../retrieval/sessionIndex.ts";
 import type { RetrievalResult } from "../retrieval/types.ts";
 import { consolidationCheckoutFeature } from "../consolidation/checkoutFeature.ts";
 
 export interface CheckoutFeatureInput {
   sessionId: string;
-  /** Every verified event of the session, in order. */
-  events: readonly EventRecord[];
   /**
-   * Rows at the log head; the memory service passes the log folded in memory when the projection
-   * is degraded, so a feature sees the same rows either way. Null only from callers without rows.
+   * The session's whole-history folds at the log head (causal edges, consolidation candidates);
+   * from the log folded in memory when the projection is degraded, so a feature sees the same
+   * folds either way.
    */
-  rows: SessionGraphRows | null;
+  folds: SessionFolds;
   /** What retrieval returned for the checkout's query (current and superseded contexts). */
   retrieval: RetrievalResult;
 }

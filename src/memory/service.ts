@@ -162,7 +162,7 @@ export class MemoryService {
   private async retrieval(request: MemoryRequest): Promise<{ session: CachedSession; retrieval: RetrievalResult }> {
     const session = await this.session(request.sessionId);
     // Artifact records are served only when their event ref resolves to the sealed event.
-    const refs = await checkProjectionRefs(this.root, request.sessionId, session.index.events, loadRootProjectionFiles(this.root, this.options.warn));
+    const refs = await checkProjectionRefs(this.root, request.sessionId, session.index, loadRootProjectionFiles(this.root, this.options.warn));
     const options = { limit: request.limit, depth: request.depth, projections: refs.servable };
     const retrieved = session.projected.degraded
       ? retrieveDegraded(session.index, request.query, options, session.projected.degradedReason ?? "graph unavailable")
@@ -210,15 +210,17 @@ export class MemoryService {
   /** Retrieval plus the recent-events window (`replay_from_seq`, last `max_recent_events`). */
   private async assemblyInput(request: MemoryRequest): Promise<{ input: AssembleInput; session: CachedSession }> {
     const { session, retrieval } = await this.retrieval(request);
-    const replayed = session.index.events.slice(request.replayFromSeq - 1);
-    const recent = request.maxRecentEvents === 0 ? [] : replayed.slice(-request.maxRecentEvents);
+    const { eventCount } = session.index;
+    const replayedCount = Math.max(0, eventCount - (request.replayFromSeq - 1));
+    const recentCount = Math.min(replayedCount, request.maxRecentEvents);
+    const recent = session.index.eventRange(eventCount - recentCount, eventCount);
     const input = {
       sessionId: request.sessionId,
       query: request.query,
       retrieval,
       recentEvents: recent,
       replayEventCount: recent.length,
-      compacted: recent.length < replayed.length,
+      compacted: recent.length < replayedCount,
       limit: request.limit,
       maxTokens: request.maxTokens,
       projectionRepairs: session.repairs,
@@ -255,7 +257,7 @@ export class MemoryService {
     const { input, session } = await this.assemblyInput(request);
     const plan = recentWindow === null ? null : buildLongHorizonPlan({
       sessionId: request.sessionId,
-      events: session.index.events,
+      events: session.index.eventRange(0, session.index.eventCount),
       recentWindow,
       budget: request.limit,
       query: request.query,
@@ -277,12 +279,7 @@ export class MemoryService {
       // session's own memory out of the checkout.
       input.limit += fleetLane.contexts.length;
     }
-    const features = checkoutFeatureContributions({
-      sessionId: request.sessionId,
-      events: session.index.events,
-      rows: session.rows,
-      retrieval: input.retrieval,
-    });
+    const features = checkoutFeatureContributions({ sessionId: request.sessionId, folds: session.index.folds, retrieval: input.retrieval });
     if (plan !== null) {
       features.extraDiagnostics.long_horizon = plan.diagnostics as unknown as PlainJson;
       features.extraDiagnosticLines.push(plan.promptLine);

@@ -29,10 +29,9 @@ import type { EntityRow, PlainJson } from "../projection/types.ts";
 import { payloadMarksStale } from "../projection/staleMarker.ts";
 import { hashEmbedMany } from "../vector/mod.ts";
 import type { CompactionProjection } from "../compaction/projectionArtifact.ts";
-import { withheldRuleEventSeqsCached } from "../governance/ruleStatus.ts";
 import { cosineSimilarity, mmrSelect } from "./mmr.ts";
 import { mergeProjectionContexts } from "./projectionLane.ts";
-import { reinforcementByEntityCached, reinforcementFactor, reinforcementKey } from "./reinforcement.ts";
+import { reinforcementFactor, reinforcementKey } from "./reinforcement.ts";
 import { vectorLaneHits } from "./vectorLane.ts";
 import { rawEventText, type SessionIndex } from "./sessionIndex.ts";
 import { expandQuery, queryTerms } from "./terms.ts";
@@ -130,7 +129,7 @@ function explanation(candidate: Candidate, score: number): { [key: string]: Plai
 
 function toContext(index: SessionIndex, candidate: Candidate, score: number, lane: LaneName): RetrievedContext {
   if (candidate.kind === "event") {
-    const event = index.events[candidate.position];
+    const event = index.event(candidate.position);
     return {
       content: eventContent(event),
       source: "verbatim",
@@ -146,8 +145,8 @@ function toContext(index: SessionIndex, candidate: Candidate, score: number, lan
       metadata: { event_type: event.type, actor: event.actor },
     };
   }
-  const entity = index.entities[candidate.position];
-  const event = index.events[entity.sourceEventSeq - 1];
+  const entity = index.entity(candidate.position);
+  const event = entity.sourceEventSeq >= 1 && entity.sourceEventSeq <= index.eventCount ? index.event(entity.sourceEventSeq - 1) : undefined;
   return {
     content: entityContent(entity),
     source: "graph",
@@ -180,7 +179,7 @@ function traverse(index: SessionIndex, candidates: Map<string, Candidate>, depth
     for (let hop = 1; hop <= depth && frontier.length > 0; hop++) {
       const next: number[] = [];
       for (const node of frontier) {
-        for (const neighbour of (index.adjacency.get(node) ?? []).slice(0, traversalNeighboursMax)) {
+        for (const neighbour of index.neighbours(node).slice(0, traversalNeighboursMax)) {
           if (seen.has(neighbour.entity)) continue;
           seen.add(neighbour.entity);
           next.push(neighbour.entity);
@@ -201,7 +200,7 @@ export function retrieve(index: SessionIndex, query: string, options: RetrieveOp
   const laneCounts: { [lane: string]: number } = { exact: 0, vector: 0, keyword: 0, traversal: 0, verbatim: 0 };
 
   for (const name of exactCandidates(query)) {
-    for (const position of index.byName.get(name) ?? []) {
+    for (const position of index.namePositions(name)) {
       addLane(candidates, "entity", position, "exact", laneWeights.exact);
       laneCounts.exact++;
     }
@@ -210,13 +209,13 @@ export function retrieve(index: SessionIndex, query: string, options: RetrieveOp
     addLane(candidates, "entity", hit.position, "vector", laneWeights.vector * hit.similarity);
     laneCounts.vector++;
   }
-  laneCounts.keyword += bm25Lane(candidates, "entity", index.keyword.search(queryTerms(query), laneHitsMax), "keyword", laneWeights.keyword);
+  laneCounts.keyword += bm25Lane(candidates, "entity", index.keywordSearch(queryTerms(query), laneHitsMax), "keyword", laneWeights.keyword);
   const expanded = expandQuery(query);
   if (expanded !== null) {
-    laneCounts.keyword += bm25Lane(candidates, "entity", index.keyword.search(queryTerms(expanded), laneHitsMax), "keyword", laneWeights.keyword * expansionWeight);
+    laneCounts.keyword += bm25Lane(candidates, "entity", index.keywordSearch(queryTerms(expanded), laneHitsMax), "keyword", laneWeights.keyword * expansionWeight);
   }
   laneCounts.traversal = traverse(index, candidates, depth);
-  laneCounts.verbatim = bm25Lane(candidates, "event", index.verbatim.search(queryTerms(query), laneHitsMax), "verbatim", laneWeights.verbatim);
+  laneCounts.verbatim = bm25Lane(candidates, "event", index.verbatimSearch(queryTerms(query), laneHitsMax), "verbatim", laneWeights.verbatim);
   dropWithheldRules(index, candidates);
   return mergeProjectionContexts(rank(index, candidates, options.limit, laneCounts), query, options.limit, options.projections ?? []);
 }
@@ -238,28 +237,28 @@ export function retrieveDegraded(index: SessionIndex, query: string, options: Re
  * their `memory_rule` entities and their raw events are dropped (governance/ruleStatus.ts).
  */
 function dropWithheldRules(index: SessionIndex, candidates: Map<string, Candidate>): void {
-  const withheld = withheldRuleEventSeqsCached(index.events);
+  const withheld = index.folds.withheldRuleSeqs();
   if (withheld.size === 0) return;
   for (const [key, candidate] of candidates) {
     const withheldHit = candidate.kind === "event"
-      ? withheld.has(index.events[candidate.position].seq)
-      : index.entities[candidate.position].entityType === "memory_rule" && withheld.has(index.entities[candidate.position].sourceEventSeq);
+      ? withheld.has(index.event(candidate.position).seq)
+      : index.entity(candidate.position).entityType === "memory_rule" && withheld.has(index.entity(candidate.position).sourceEventSeq);
     if (withheldHit) candidates.delete(key);
   }
 }
 
 function rank(index: SessionIndex, candidates: Map<string, Candidate>, limit: number, laneCounts: { [lane: string]: number }): RetrievalResult {
   const ranked: Array<{ context: RetrievedContext; candidate: Candidate }> = [];
-  const reinforcement = reinforcementByEntityCached(index.events);
+  const reinforcement = index.folds.reinforcement();
   for (const candidate of candidates.values()) {
     const fused = fusedScore(candidate);
     const lane = fused.lane;
     // A bare entity (an actor, a user, an edge endpoint: no summary) says only that it exists;
     // it ranks below entities that state something unless it was named exactly.
-    const bare = candidate.kind === "entity" && !index.entities[candidate.position].summary && !candidate.lanes.has("exact");
+    const bare = candidate.kind === "entity" && !index.entity(candidate.position).summary && !candidate.lanes.has("exact");
     let score = bare ? fused.score * bareEntityFactor : fused.score;
     // memory_feedback nudges the entity it names (reinforcement.ts); raw events are not reinforced.
-    const entity = candidate.kind === "entity" ? index.entities[candidate.position] : undefined;
+    const entity = candidate.kind === "entity" ? index.entity(candidate.position) : undefined;
     const net = entity === undefined ? 0 : reinforcement.get(reinforcementKey(entity.entityType, entity.name)) ?? 0;
     if (net !== 0) score *= reinforcementFactor(net);
     const context = toContext(index, candidate, score, lane);

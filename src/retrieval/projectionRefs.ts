@@ -19,7 +19,7 @@
  * matched the query the checkout says so in `# Context Warnings`, naming the artifact and the ref.
  *
  * @example
- * const check = await checkProjectionRefs(root, "default", events, loadRootProjectionFiles(root));
+ * const check = await checkProjectionRefs(root, "default", sessionIndex, loadRootProjectionFiles(root));
  * check.servable;                       // projections with only resolving records
  * unresolvedRefWarnings(check, "deploy"); // ["compaction artifact …: event_ref … does not resolve …"]
  */
@@ -32,6 +32,12 @@ import { type EventRecord, recordFromLine } from "../eventloom/envelope.ts";
 import { readLogLines } from "../eventloom/lines.ts";
 import { readVerifiedEvents } from "../eventloom/replay.ts";
 import { sessionIdOfPath, sessionLogPath, sessionLogsUnderRoot } from "../eventloom/session.ts";
+
+/** The checkout session's verified events, read by position (seq - 1); a session index is one. */
+export interface SessionEvents {
+  readonly eventCount: number;
+  event(position: number): EventRecord;
+}
 
 /** An artifact as discovered under the root: its path and its parsed projection. */
 export interface LoadedProjection {
@@ -141,7 +147,7 @@ function hashMismatch(thread: string, seq: number, prefix: string, hash: string 
 export async function checkProjectionRefs(
   root: string,
   sessionId: string,
-  sessionEvents: readonly EventRecord[],
+  sessionEvents: SessionEvents,
   loaded: readonly LoadedProjection[],
 ): Promise<ProjectionRefCheck> {
   const servable: CompactionProjection[] = [];
@@ -164,17 +170,17 @@ export async function checkProjectionRefs(
   return { servable, unresolved };
 }
 
-async function refProblem(sessionId: string, sessionEvents: readonly EventRecord[], threadLogs: ThreadLogs, record: ProjectionRecord): Promise<string | null> {
+async function refProblem(sessionId: string, sessionEvents: SessionEvents, threadLogs: ThreadLogs, record: ProjectionRecord): Promise<string | null> {
   if (record.event_ref === "") return null;
   const ref = parseCitationUri(record.event_ref);
   if (ref === undefined) return "not an eventloom://<thread>/events/<seq>#<hash> ref";
   if (ref.hashPrefix.length < citationHashChars) return `its hash prefix has fewer than ${citationHashChars} hex characters`;
   if (ref.seq !== record.event_seq) return `the record's event_seq is ${record.event_seq}`;
-  const own = sessionEvents[ref.seq - 1];
+  const own = ref.seq <= sessionEvents.eventCount ? sessionEvents.event(ref.seq - 1) : undefined;
   if (own !== undefined && (own.thread === ref.thread || ref.thread === sessionId)) {
-    return hashMismatch(ref.thread, ref.seq, ref.hashPrefix, own.hash, sessionEvents.length);
+    return hashMismatch(ref.thread, ref.seq, ref.hashPrefix, own.hash, sessionEvents.eventCount);
   }
-  if (ref.thread === sessionId) return hashMismatch(ref.thread, ref.seq, ref.hashPrefix, undefined, sessionEvents.length);
+  if (ref.thread === sessionId) return hashMismatch(ref.thread, ref.seq, ref.hashPrefix, undefined, sessionEvents.eventCount);
   const logs = threadLogs.find(ref.thread);
   if (logs.length === 0) return `no log of thread "${ref.thread}" under the root`;
   let first: string | null = null;

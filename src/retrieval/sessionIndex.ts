@@ -6,28 +6,57 @@
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
 import type { EntityRow, SessionGraphRows } from "../projection/types.ts";
-import { Bm25Index } from "./bm25.ts";
+import { type CausalEdge, causalEdges } from "../causal/causalEdges.ts";
+import { type CandidateState, replayConsolidation } from "../consolidation/status.ts";
+import { withheldRuleEventSeqs } from "../governance/ruleStatus.ts";
+import { type Bm25Hit, Bm25Index } from "./bm25.ts";
+import { reinforcementByEntity } from "./reinforcement.ts";
 
 export interface Neighbour {
   entity: number;
   relationType: string;
 }
 
+/**
+ * Folds over a whole session that retrieval and the checkout features read: which rule events
+ * are withheld, the net feedback per entity, the causal edges and the consolidation replay. The
+ * in-memory index computes them from its events and rows on first use; the on-disk read model
+ * (readmodel/) stores them with the head they were computed at.
+ */
+export interface SessionFolds {
+  withheldRuleSeqs(): ReadonlySet<number>;
+  reinforcement(): ReadonlyMap<string, number>;
+  causalEdges(): readonly CausalEdge[];
+  consolidationCandidates(): ReadonlyMap<string, CandidateState>;
+}
+
+/**
+ * What retrieval and checkout read from one session at one head. Two implementations: in memory
+ * (`buildSessionIndex`, from rows and events; what a server keeps warm and what a degraded read
+ * uses) and on disk (`readmodel/diskSessionIndex.ts`, read lazily so a fresh process pays for
+ * what a query touches). Both must give the same answers: positions, order and scores.
+ */
 export interface SessionIndex {
-  sessionId: string;
-  events: readonly EventRecord[];
-  entities: readonly EntityRow[];
-  /** Entity positions by lowercased name. */
-  byName: Map<string, number[]>;
-  /** Entity position by vector key (vector hits come back as keys). */
-  byVectorKey: Map<number, number>;
+  readonly sessionId: string;
+  /** Events at the head; event positions are seq - 1. */
+  readonly eventCount: number;
+  event(position: number): EventRecord;
+  /** Events of positions [from, to), in order. */
+  eventRange(from: number, to: number): EventRecord[];
+  /** Entity versions in fold order; a version's position is its vector key. */
+  readonly entityCount: number;
+  entity(position: number): EntityRow;
+  /** Positions of the versions whose lowercased name is `name`, ascending. */
+  namePositions(name: string): readonly number[];
+  positionOfVectorKey(key: number): number | undefined;
   /** BM25 over entity text (name, type, summary, string and number property values). */
-  keyword: Bm25Index;
-  /** BM25 over each event's raw text; doc id = seq - 1. */
-  verbatim: Bm25Index;
-  /** Current relations, both directions. */
-  adjacency: Map<number, Neighbour[]>;
-  vectors: SessionVectorIndex | null;
+  keywordSearch(terms: readonly string[], limit: number): Bm25Hit[];
+  /** BM25 over each event's raw text; doc id = event position. */
+  verbatimSearch(terms: readonly string[], limit: number): Bm25Hit[];
+  /** Current relations of the version at `position`, both directions, in relation order. */
+  neighbours(position: number): readonly Neighbour[];
+  readonly vectors: SessionVectorIndex | null;
+  readonly folds: SessionFolds;
 }
 
 function collectText(value: unknown, out: string[], depth = 0): void {
@@ -59,6 +88,92 @@ export function rawEventText(event: EventRecord): string {
   const parts = [event.type, event.actor];
   collectText(event.payload, parts);
   return parts.join(" ");
+}
+
+/** Whole-session folds computed from events and rows on first use, then remembered. */
+export class MemorySessionFolds implements SessionFolds {
+  private withheld?: ReadonlySet<number>;
+  private net?: ReadonlyMap<string, number>;
+  private edges?: readonly CausalEdge[];
+  private candidates?: ReadonlyMap<string, CandidateState>;
+
+  constructor(
+    private readonly sessionId: string,
+    private readonly rows: SessionGraphRows | null,
+    private readonly events: readonly EventRecord[],
+  ) {}
+
+  withheldRuleSeqs(): ReadonlySet<number> {
+    return this.withheld ??= withheldRuleEventSeqs(this.events);
+  }
+
+  reinforcement(): ReadonlyMap<string, number> {
+    return this.net ??= reinforcementByEntity(this.events);
+  }
+
+  causalEdges(): readonly CausalEdge[] {
+    return this.edges ??= this.rows === null ? [] : causalEdges(this.sessionId, this.rows, this.events);
+  }
+
+  consolidationCandidates(): ReadonlyMap<string, CandidateState> {
+    return this.candidates ??= replayConsolidation(this.events).candidates;
+  }
+}
+
+/** The in-memory index: every structure built up front from the rows and events. */
+class MemorySessionIndex implements SessionIndex {
+  readonly entityCount: number;
+  readonly eventCount: number;
+  readonly folds: SessionFolds;
+
+  constructor(
+    readonly sessionId: string,
+    readonly events: readonly EventRecord[],
+    readonly entities: readonly EntityRow[],
+    private readonly byName: Map<string, number[]>,
+    private readonly byVectorKey: Map<number, number>,
+    private readonly keyword: Bm25Index,
+    private readonly verbatim: Bm25Index,
+    private readonly adjacency: Map<number, Neighbour[]>,
+    readonly vectors: SessionVectorIndex | null,
+    rows: SessionGraphRows | null,
+  ) {
+    this.entityCount = entities.length;
+    this.eventCount = events.length;
+    this.folds = new MemorySessionFolds(sessionId, rows, events);
+  }
+
+  event(position: number): EventRecord {
+    return this.events[position];
+  }
+
+  eventRange(from: number, to: number): EventRecord[] {
+    return this.events.slice(from, to);
+  }
+
+  entity(position: number): EntityRow {
+    return this.entities[position];
+  }
+
+  namePositions(name: string): readonly number[] {
+    return this.byName.get(name) ?? [];
+  }
+
+  positionOfVectorKey(key: number): number | undefined {
+    return this.byVectorKey.get(key);
+  }
+
+  keywordSearch(terms: readonly string[], limit: number): Bm25Hit[] {
+    return this.keyword.search(terms, limit);
+  }
+
+  verbatimSearch(terms: readonly string[], limit: number): Bm25Hit[] {
+    return this.verbatim.search(terms, limit);
+  }
+
+  neighbours(position: number): readonly Neighbour[] {
+    return this.adjacency.get(position) ?? [];
+  }
 }
 
 export function buildSessionIndex(
@@ -97,5 +212,5 @@ export function buildSessionIndex(
   }
   const verbatim = new Bm25Index({ averageLengthFloor: 1 });
   for (const event of events) verbatim.add(rawEventText(event));
-  return { sessionId, events, entities, byName, byVectorKey, keyword, verbatim, adjacency, vectors };
+  return new MemorySessionIndex(sessionId, events, entities, byName, byVectorKey, keyword, verbatim, adjacency, vectors, rows);
 }

@@ -47,7 +47,7 @@ function rescore(index: SessionIndex, embedding: Float64Array, dim: number, cand
     const batch = candidates.slice(start, start + rescoreBatchRows);
     const entityVectors = hashEmbedMany(
       batch.map((position) => {
-        const entity = index.entities[position];
+        const entity = index.entity(position);
         return entityEmbeddingText(entity.name, entity.entityType, entity.summary);
       }),
       dim,
@@ -65,7 +65,7 @@ function rescore(index: SessionIndex, embedding: Float64Array, dim: number, cand
 function positionsOf(index: SessionIndex, keys: BigUint64Array): number[] {
   const positions = new Set<number>();
   for (const key of keys) {
-    const position = index.byVectorKey.get(Number(key));
+    const position = index.positionOfVectorKey(Number(key));
     if (position !== undefined) positions.add(position);
   }
   return [...positions];
@@ -94,6 +94,6 @@ export function vectorLaneHits(index: SessionIndex, query: string, limit: number
     if (windowFull && !cutMayTie) return hits.slice(0, limit);
     windowSize *= 4;
   }
-  const everyEntity = Array.from({ length: index.entities.length }, (_, position) => position);
+  const everyEntity = Array.from({ length: index.entityCount }, (_, position) => position);
   return rescore(index, embedding, vectors.dim, everyEntity).hits.slice(0, limit);
 }

@@ -17,6 +17,7 @@ import type { EntityRow } from "../../src/projection/types.ts";
 import type { RetrievedContext } from "../../src/retrieval/types.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { CausalSession, ref } from "./testkit.ts";
+import { MemorySessionFolds } from "../../src/retrieval/sessionIndex.ts";
 
 after(removeTempDirs);
 
@@ -51,8 +52,7 @@ async function inputFor(session: CausalSession) {
   const entity = (name: string) => rows.entities.find((e) => e.name === name && e.validTo === null)!;
   const input = (contexts: RetrievedContext[]): CheckoutFeatureInput => ({
     sessionId: session.sessionId,
-    events,
-    rows,
+    folds: new MemorySessionFolds(session.sessionId, rows, events),
     retrieval: { contexts, laneCounts: {}, degraded: false },
   });
   return { rows, entity, input };
@@ -114,7 +114,7 @@ describe("causalCheckoutFeature", () => {
         extraDiagnosticLines: [],
       });
     }
-    assert.equal(causalCheckoutFeature.contribute({ ...input([context(entity("a"))]), rows: null }), null);
+    assert.equal(causalCheckoutFeature.contribute({ ...input([context(entity("a"))]), folds: new MemorySessionFolds("s", null, []) }), null);
   });
 
   test("causal_context is registered first and shows in a real checkout; a checkout without causal content is unchanged", slow, async () => {

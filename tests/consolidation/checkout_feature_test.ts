@@ -10,6 +10,7 @@ import { consolidationCheckoutFeature } from "../../src/consolidation/checkoutFe
 import { checkoutFeatureContributions, checkoutFeatures } from "../../src/memory/checkoutFeatures.ts";
 import type { RetrievedContext } from "../../src/retrieval/types.ts";
 import { events, hashOf } from "./testkit.ts";
+import { MemorySessionFolds } from "../../src/retrieval/sessionIndex.ts";
 
 const make = (type: string, title: string) =>
   consolidationCandidatePayload({ candidateType: type, title, summary: "s", sourceEvents: [{ seq: 1, hash: hashOf(1) }], confidence: 0.6, method: "m" });
@@ -31,7 +32,7 @@ const log = events([
 ]);
 
 function contribute(contexts: RetrievedContext[], specs = log) {
-  return consolidationCheckoutFeature.contribute({ sessionId: "agent-1", events: specs, rows: null, retrieval: { contexts, laneCounts: {}, degraded: false } });
+  return consolidationCheckoutFeature.contribute({ sessionId: "agent-1", folds: new MemorySessionFolds("agent-1", null, specs), retrieval: { contexts, laneCounts: {}, degraded: false } });
 }
 
 describe("consolidationCheckoutFeature", () => {
@@ -87,7 +88,7 @@ describe("consolidationCheckoutFeature", () => {
 
   test("adds nothing when no candidate was retrieved", () => {
     assert.equal(contribute([context("goal:ship", "goal")]), null);
-    const merged = checkoutFeatureContributions({ sessionId: "agent-1", events: log, rows: null, retrieval: { contexts: [context("goal:ship", "goal")], laneCounts: {}, degraded: false } }, [consolidationCheckoutFeature]);
+    const merged = checkoutFeatureContributions({ sessionId: "agent-1", folds: new MemorySessionFolds("agent-1", null, log), retrieval: { contexts: [context("goal:ship", "goal")], laneCounts: {}, degraded: false } }, [consolidationCheckoutFeature]);
     assert.deepEqual(merged, { extraDiagnostics: {}, extraGuidance: { trust: [], ignore: [] }, extraDiagnosticLines: [] });
   });
 });

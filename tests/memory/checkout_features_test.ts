@@ -2,11 +2,11 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { type CheckoutFeature, checkoutFeatureContributions, type CheckoutFeatureInput } from "../../src/memory/checkoutFeatures.ts";
+import { MemorySessionFolds } from "../../src/retrieval/sessionIndex.ts";
 
 const input: CheckoutFeatureInput = {
   sessionId: "default",
-  events: [],
-  rows: null,
+  folds: new MemorySessionFolds("default", null, []),
   retrieval: { contexts: [], laneCounts: {}, degraded: false },
 };
 

@@ -23,6 +23,7 @@ import { runZaxy } from "../cli/zaxy.ts";
 import { events, hashOf } from "../consolidation/testkit.ts";
 import { interopDir, makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { skipWithoutBinary, startMcpServer, tempEventloomRoot } from "../mcp/mcpTestClient.ts";
+import { MemorySessionFolds } from "../../src/retrieval/sessionIndex.ts";
 
 after(removeTempDirs);
 
@@ -183,7 +184,7 @@ describe("design 000: checkout diagnostics.consolidation_candidates (item 11)", 
       context(stale.candidate_id, "2026-01-01T00:00:00Z"),
       context(superseded.candidate_id, "2026-01-01T00:00:00Z"),
     ];
-    const out = consolidationCheckoutFeature.contribute({ sessionId: "agent-1", events: log, rows: null, retrieval: { contexts, laneCounts: {}, degraded: false } });
+    const out = consolidationCheckoutFeature.contribute({ sessionId: "agent-1", folds: new MemorySessionFolds("agent-1", null, log), retrieval: { contexts, laneCounts: {}, degraded: false } });
     assert.deepEqual(out?.diagnostics, {
       candidate_count: 6,
       candidate_types: ["claim"],
