@@ -75,17 +75,3 @@ export function withheldRuleEventSeqs(events: readonly EventRecord[]): Set<numbe
   return out;
 }
 
-const withheldCache = new WeakMap<readonly EventRecord[], Set<number>>();
-
-/**
- * `withheldRuleEventSeqs`, remembered per events array: a session index keeps one array for the
- * log head it was built at, so every query against that index replays the rules once.
- */
-export function withheldRuleEventSeqsCached(events: readonly EventRecord[]): Set<number> {
-  let seqs = withheldCache.get(events);
-  if (seqs === undefined) {
-    seqs = withheldRuleEventSeqs(events);
-    withheldCache.set(events, seqs);
-  }
-  return seqs;
-}

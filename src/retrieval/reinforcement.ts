@@ -63,18 +63,6 @@ export function reinforcementByEntity(events: readonly EventRecord[]): Map<strin
   return net;
 }
 
-const cache = new WeakMap<readonly EventRecord[], Map<string, number>>();
-
-/** `reinforcementByEntity`, computed once per events array (a session index keeps its array per head). */
-export function reinforcementByEntityCached(events: readonly EventRecord[]): Map<string, number> {
-  let net = cache.get(events);
-  if (net === undefined) {
-    net = reinforcementByEntity(events);
-    cache.set(events, net);
-  }
-  return net;
-}
-
 export function reinforcementFactor(net: number): number {
   return Math.min(reinforcementFactorMax, Math.max(reinforcementFactorMin, 1 + reinforcementStep * net));
 }
