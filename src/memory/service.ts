@@ -40,26 +40,33 @@ export interface ServiceOptions {
   cachedLogBytesMax?: number;
 }
 
-export interface CachedSession {
+/** A session index ready to answer reads, with how the projection stood when it was opened. */
+export interface ReadSession {
   fingerprint: string;
-  /** Size of the log when it was indexed: what the entry's memory grows with. */
+  /** Size of the log when it was indexed: what a warm in-memory entry's memory grows with. */
   logBytes: number;
   index: SessionIndex;
+  projection: ProjectionDiagnostics;
+  /**
+   * Rebuilds and repairs of derived state done to answer this call; empty when the answer comes
+   * from an index kept warm by an earlier call, which reported them then.
+   */
+  repairs: string[];
+}
+
+/** A session read through the projection, with every event and row in memory. */
+export interface CachedSession extends ReadSession {
   projected: ProjectedSession;
   /**
    * The rows answers come from: the projection's, or, when the projection is degraded, the log
    * folded in memory (projection/foldLog.ts), so a degraded answer keeps temporal validity.
    */
   rows: SessionGraphRows;
-  /**
-   * Rebuilds and repairs of derived state done to answer this call (`projected.repairs`); empty
-   * when the answer comes from an index kept warm by an earlier call, which reported them then.
-   */
-  repairs: string[];
 }
 
 export interface ProjectionDiagnostics {
-  source: ProjectedSession["source"];
+  /** How the index was opened: the projection's source, or `read_model` (the on-disk read model at the log head). */
+  source: ProjectedSession["source"] | "read_model";
   events_applied: number;
   head_seq: number;
   head_hash: string | null;
@@ -68,6 +75,21 @@ export interface ProjectionDiagnostics {
   degraded: boolean;
   degraded_reason: string | null;
   warnings: string[];
+}
+
+function projectionDiagnostics(projected: ProjectedSession, vectorIndex: string | null): ProjectionDiagnostics {
+  const head = projected.rows?.head ?? null;
+  return {
+    source: projected.source,
+    events_applied: projected.eventsApplied,
+    head_seq: head?.seq ?? 0,
+    head_hash: head?.hash ?? null,
+    entity_versions: projected.rows?.entities.length ?? 0,
+    vector_index: vectorIndex,
+    degraded: projected.degraded,
+    degraded_reason: projected.degradedReason,
+    warnings: projected.warnings,
+  };
 }
 
 function fingerprint(file: string): string {
@@ -95,35 +117,85 @@ export function contextJson(context: RetrievedContext): { [key: string]: PlainJs
 }
 
 export class MemoryService {
-  private readonly cache = new Map<string, CachedSession>();
+  private readonly cache = new Map<string, ReadSession>();
 
   constructor(
     readonly root: string,
     private readonly options: ServiceOptions = {},
   ) {}
 
-  /** The session's index at its log head, projecting or catching up first when the log changed. */
-  async session(sessionId: string): Promise<CachedSession> {
+  /**
+   * The session's index at its log head for a read: kept warm, else the on-disk read model when
+   * it is at the log head (readmodel/: a fresh process reads only what the query touches), else
+   * the projection caught up in memory (`session`), which then writes the read model.
+   */
+  async readSession(sessionId: string): Promise<ReadSession> {
     const file = sessionLogPath(this.root, sessionId, "read");
     const cached = this.cache.get(sessionId);
-    if (cached !== undefined && fs.existsSync(file) && cached.fingerprint === fingerprint(file)) {
-      // Most recently used last, so eviction takes the least recently used.
-      this.cache.delete(sessionId);
-      this.cache.set(sessionId, cached);
-      return { ...cached, repairs: [] };
+    if (cached !== undefined && fs.existsSync(file) && cached.fingerprint === fingerprint(file)) return this.touch(sessionId, cached);
+    const { openReadModel } = await import("../readmodel/diskSessionIndex.ts");
+    let before: string;
+    try {
+      before = fingerprint(file);
+    } catch {
+      // No log: the projection path reports the unknown session.
+      return await this.session(sessionId);
+    }
+    const dim = this.options.embeddingDim ?? defaultEmbeddingDim;
+    const opening = await openReadModel(this.root, sessionId, file, async (manifest) => {
+      const { viewVectorIndexAt } = await import("../projection/vectorIndex.ts");
+      return await viewVectorIndexAt(this.root, sessionId, manifest.head, manifest.head.entityCount, dim);
+    });
+    if (opening.status !== "opened") {
+      const reason = opening.status === "invalid" ? `read model of session ${JSON.stringify(sessionId)} is rebuilt from the log: ${opening.reason}` : null;
+      return await this.session(sessionId, reason);
+    }
+    const head = opening.manifest.head;
+    const entry: ReadSession = {
+      fingerprint: before,
+      // Read from disk on demand: what this entry holds in memory does not grow with the log.
+      logBytes: 0,
+      index: opening.index,
+      projection: {
+        source: "read_model",
+        events_applied: 0,
+        head_seq: head.seq,
+        head_hash: head.hash,
+        entity_versions: head.entityCount,
+        vector_index: opening.index.vectors?.path ?? null,
+        degraded: false,
+        degraded_reason: null,
+        warnings: [],
+      },
+      repairs: [],
+    };
+    this.remember(sessionId, entry);
+    return entry;
+  }
+
+  /**
+   * The session's projection at its log head with every event and row in memory, projecting or
+   * catching up first when the log changed; writes the read model for the next fresh process.
+   * `readModelRepair` is the reason the read model is being rebuilt, when it was unusable.
+   */
+  async session(sessionId: string, readModelRepair: string | null = null): Promise<CachedSession> {
+    const file = sessionLogPath(this.root, sessionId, "read");
+    const cached = this.cache.get(sessionId);
+    if (cached !== undefined && "projected" in cached && fs.existsSync(file) && cached.fingerprint === fingerprint(file)) {
+      return this.touch(sessionId, cached) as CachedSession;
     }
     const { projectSession } = await import("../projection/projector.ts");
     const projected = await projectSession(this.root, sessionId, { warn: this.options.warn, lockWaitMs: readLockWaitMs });
+    const repair = (message: string) => {
+      projected.warnings.push(message);
+      projected.repairs.push(message);
+      this.options.warn?.(message);
+    };
     const mark = performance.now();
     let vectors = null;
     if (projected.rows !== null) {
       const { syncVectorIndex } = await import("../projection/vectorIndex.ts");
       try {
-        const repair = (message: string) => {
-          projected.warnings.push(message);
-          projected.repairs.push(message);
-          this.options.warn?.(message);
-        };
         const dim = this.options.embeddingDim ?? defaultEmbeddingDim;
         vectors = await syncVectorIndex(this.root, sessionId, projected.rows, projected.events, dim, undefined, repair);
       } catch (error) {
@@ -137,11 +209,44 @@ export class MemoryService {
     // that could not open the store); the rows come from the same fold the store would hold.
     const rows = projected.rows ?? foldLogRows(sessionId, projected.events);
     const index = buildSessionIndex(sessionId, rows, projected.events, vectors);
-    const entry = { fingerprint: fingerprint(projected.logPath), logBytes: fs.statSync(projected.logPath).size, index, projected, rows, repairs: projected.repairs };
+    if (projected.rows !== null && vectors !== null) {
+      if (readModelRepair !== null) repair(readModelRepair);
+      const written = performance.now();
+      try {
+        const { writeReadModel } = await import("../readmodel/writeReadModel.ts");
+        writeReadModel(this.root, sessionId, projected.logPath, projected.rows, projected.events, this.options.warn);
+      } catch (error) {
+        // The read model only speeds up the next fresh process; this answer does not need it.
+        const message = `read model of session ${JSON.stringify(sessionId)} not written: ${error instanceof Error ? error.message : String(error)}`;
+        projected.warnings.push(message);
+        this.options.warn?.(message);
+      }
+      projected.timingsMs.read_model_write = Math.round((performance.now() - written) * 100) / 100;
+    }
+    const entry: CachedSession = {
+      fingerprint: fingerprint(projected.logPath),
+      logBytes: fs.statSync(projected.logPath).size,
+      index,
+      projected,
+      rows,
+      repairs: projected.repairs,
+      projection: projectionDiagnostics(projected, vectors?.path ?? null),
+    };
+    this.remember(sessionId, entry);
+    return entry;
+  }
+
+  private touch(sessionId: string, cached: ReadSession): ReadSession {
+    // Most recently used last, so eviction takes the least recently used.
+    this.cache.delete(sessionId);
+    this.cache.set(sessionId, cached);
+    return { ...cached, repairs: [] };
+  }
+
+  private remember(sessionId: string, entry: ReadSession): void {
     this.cache.delete(sessionId);
     this.cache.set(sessionId, entry);
     this.evictColdSessions();
-    return entry;
   }
 
   /**
@@ -159,34 +264,18 @@ export class MemoryService {
     }
   }
 
-  private async retrieval(request: MemoryRequest): Promise<{ session: CachedSession; retrieval: RetrievalResult }> {
-    const session = await this.session(request.sessionId);
+  private async retrieval(request: MemoryRequest): Promise<{ session: ReadSession; retrieval: RetrievalResult }> {
+    const session = await this.readSession(request.sessionId);
     // Artifact records are served only when their event ref resolves to the sealed event.
     const refs = await checkProjectionRefs(this.root, request.sessionId, session.index, loadRootProjectionFiles(this.root, this.options.warn));
     const options = { limit: request.limit, depth: request.depth, projections: refs.servable };
-    const retrieved = session.projected.degraded
-      ? retrieveDegraded(session.index, request.query, options, session.projected.degradedReason ?? "graph unavailable")
+    const retrieved = session.projection.degraded
+      ? retrieveDegraded(session.index, request.query, options, session.projection.degraded_reason ?? "graph unavailable")
       : retrieve(session.index, request.query, options);
     const warnings = unresolvedRefWarnings(refs, request.query, request.limit);
     for (const warning of warnings) this.options.warn?.(warning);
     const retrieval = warnings.length === 0 ? retrieved : { ...retrieved, warnings: [...(retrieved.warnings ?? []), ...warnings] };
     return { session, retrieval };
-  }
-
-  projectionDiagnostics(session: CachedSession): ProjectionDiagnostics {
-    const { projected, index } = session;
-    const head = projected.rows?.head ?? null;
-    return {
-      source: projected.source,
-      events_applied: projected.eventsApplied,
-      head_seq: head?.seq ?? 0,
-      head_hash: head?.hash ?? null,
-      entity_versions: projected.rows?.entities.length ?? 0,
-      vector_index: index.vectors?.path ?? null,
-      degraded: projected.degraded,
-      degraded_reason: projected.degradedReason,
-      warnings: projected.warnings,
-    };
   }
 
   /** Ranked, cited contexts (current and superseded) with per-lane counts. */
@@ -202,13 +291,13 @@ export class MemoryService {
         degraded: retrieval.degraded,
         ...(retrieval.degraded ? { degraded_reason: retrieval.degradedReason ?? null } : {}),
         ...(retrieval.warnings === undefined ? {} : { warnings: retrieval.warnings }),
-        projection: this.projectionDiagnostics(session) as unknown as PlainJson,
+        projection: session.projection as unknown as PlainJson,
       },
     };
   }
 
   /** Retrieval plus the recent-events window (`replay_from_seq`, last `max_recent_events`). */
-  private async assemblyInput(request: MemoryRequest): Promise<{ input: AssembleInput; session: CachedSession }> {
+  private async assemblyInput(request: MemoryRequest): Promise<{ input: AssembleInput; session: ReadSession }> {
     const { session, retrieval } = await this.retrieval(request);
     const { eventCount } = session.index;
     const replayedCount = Math.max(0, eventCount - (request.replayFromSeq - 1));

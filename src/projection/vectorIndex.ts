@@ -17,7 +17,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { EventRecord } from "../eventloom/envelope.ts";
-import { sha256Hex } from "../platform/mod.ts";
+import { sha256OfFile } from "../platform/atomicFile.ts";
 import { entityEmbeddingText, hashEmbedMany, loadUsearch, type UsearchIndex } from "../vector/mod.ts";
 import { projectionsDir } from "./snapshot.ts";
 import type { EntityRow, SessionGraphRows } from "./types.ts";
@@ -102,8 +102,9 @@ function metaProblem(meta: VectorMeta, sessionId: string, rows: SessionGraphRows
 function fileProblem(indexPath: string, meta: VectorMeta): string | null {
   const bytes = fs.statSync(indexPath).size;
   if (bytes !== meta.bytes) return `the index file has ${bytes} bytes, its metadata records ${meta.bytes}`;
-  // Only a file whose checksum matches is handed to usearch.
-  if (sha256Hex(fs.readFileSync(indexPath)) !== meta.sha256) return "the index file does not match the SHA-256 its metadata records";
+  // Only a file whose checksum matches is handed to usearch (hashed in chunks: the file can be
+  // hundreds of megabytes).
+  if (sha256OfFile(indexPath, meta.bytes) !== meta.sha256) return "the index file does not match the SHA-256 its metadata records";
   return null;
 }
 
@@ -122,13 +123,32 @@ function save(index: UsearchIndex, indexPath: string, meta: VectorMeta): void {
   fs.mkdirSync(path.dirname(indexPath), { recursive: true });
   const temp = `${indexPath}.tmp-${process.pid}`;
   index.save(temp);
-  const saved = fs.readFileSync(temp);
-  meta.sha256 = sha256Hex(saved);
-  meta.bytes = saved.length;
+  meta.bytes = fs.statSync(temp).size;
+  meta.sha256 = sha256OfFile(temp)!;
   fs.renameSync(temp, indexPath);
   const metaTemp = `${metaPath(indexPath)}.tmp-${process.pid}`;
   fs.writeFileSync(metaTemp, JSON.stringify(meta));
   fs.renameSync(metaTemp, metaPath(indexPath));
+}
+
+/**
+ * The session's index exactly at `head` with `count` vectors, memory-mapped (usearch `view`: a
+ * search reads only the pages it visits), for a read model at that head; throws with the reason
+ * when the index on disk is not that one (the caller then brings it up to date from the rows).
+ */
+export async function viewVectorIndexAt(root: string, sessionId: string, head: { seq: number; hash: string }, count: number, dim: number): Promise<SessionVectorIndex> {
+  const indexPath = vectorIndexPath(root, sessionId);
+  const read = readMeta(indexPath);
+  const problem = read === "missing" ? "there is none" : "problem" in read ? read.problem
+    : read.session_id !== sessionId || read.head_seq !== head.seq || read.head_hash !== head.hash ? `it is at seq ${read.head_seq}, not at the read model's head ${head.seq}`
+    : read.count !== count || read.dim !== dim || read.quantization !== indexConfig.quantization ? `it holds ${read.count} ${read.dim}-dimensional ${read.quantization} vectors, ${count} ${dim}-dimensional ${indexConfig.quantization} are wanted`
+    : fileProblem(indexPath, read);
+  if (problem !== null) throw new Error(`vector index "${indexPath}" is not at the read model's head: ${problem}`);
+  const { Index } = await loadUsearch();
+  const index = new Index({ dimensions: dim, ...indexConfig });
+  index.view(indexPath);
+  if (index.size() !== count) throw new Error(`vector index "${indexPath}" holds ${index.size()} vectors, its metadata records ${count}`);
+  return { index, count, dim, path: indexPath, action: "loaded" };
 }
 
 /**

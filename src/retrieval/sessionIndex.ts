@@ -5,7 +5,7 @@
  */
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
-import type { EntityRow, SessionGraphRows } from "../projection/types.ts";
+import type { EntityRow, RelationRow, SessionGraphRows } from "../projection/types.ts";
 import { type CausalEdge, causalEdges } from "../causal/causalEdges.ts";
 import { type CandidateState, replayConsolidation } from "../consolidation/status.ts";
 import { withheldRuleEventSeqs } from "../governance/ruleStatus.ts";
@@ -57,6 +57,8 @@ export interface SessionIndex {
   neighbours(position: number): readonly Neighbour[];
   readonly vectors: SessionVectorIndex | null;
   readonly folds: SessionFolds;
+  /** Releases open files (a server closes an index it evicts); the index is unusable after. */
+  close(): void;
 }
 
 function collectText(value: unknown, out: string[], depth = 0): void {
@@ -174,6 +176,46 @@ class MemorySessionIndex implements SessionIndex {
   neighbours(position: number): readonly Neighbour[] {
     return this.adjacency.get(position) ?? [];
   }
+
+  close(): void {
+    // Nothing is open: the structures are garbage once the index is dropped.
+  }
+}
+
+/** Entity positions by lowercased name (the exact lane), positions ascending. */
+export function namePositionsOf(entities: readonly EntityRow[]): Map<string, number[]> {
+  const byName = new Map<string, number[]>();
+  entities.forEach((entity, i) => {
+    const name = entity.name.toLowerCase();
+    const list = byName.get(name);
+    if (list === undefined) byName.set(name, [i]);
+    else list.push(i);
+  });
+  return byName;
+}
+
+/**
+ * Current relations as adjacency between entity positions, both directions, in relation order.
+ * A node key names one version; if two rows share one (they cannot, see graphFold.ts) the later wins.
+ */
+export function currentAdjacency(entities: readonly EntityRow[], relations: readonly RelationRow[]): Map<number, Neighbour[]> {
+  const byKey = new Map<string, number>();
+  entities.forEach((entity, i) => byKey.set(entity.nodeKey, i));
+  const adjacency = new Map<number, Neighbour[]>();
+  const link = (from: number, to: number, relationType: string) => {
+    const list = adjacency.get(from);
+    if (list === undefined) adjacency.set(from, [{ entity: to, relationType }]);
+    else list.push({ entity: to, relationType });
+  };
+  for (const relation of relations) {
+    if (relation.validTo !== null) continue;
+    const source = byKey.get(relation.sourceKey);
+    const target = byKey.get(relation.targetKey);
+    if (source === undefined || target === undefined) continue;
+    link(source, target, relation.relationType);
+    if (source !== target) link(target, source, relation.relationType);
+  }
+  return adjacency;
 }
 
 export function buildSessionIndex(
@@ -183,34 +225,14 @@ export function buildSessionIndex(
   vectors: SessionVectorIndex | null,
 ): SessionIndex {
   const entities = rows?.entities ?? [];
-  const byName = new Map<string, number[]>();
-  const byKey = new Map<string, number>();
   const byVectorKey = new Map<number, number>();
   const keyword = new Bm25Index();
   entities.forEach((entity, i) => {
-    const name = entity.name.toLowerCase();
-    const list = byName.get(name);
-    if (list === undefined) byName.set(name, [i]);
-    else list.push(i);
-    byKey.set(entity.nodeKey, i);
     byVectorKey.set(entity.vectorKey, i);
     keyword.add(entitySearchText(entity));
   });
-  const adjacency = new Map<number, Neighbour[]>();
-  const link = (from: number, to: number, relationType: string) => {
-    const list = adjacency.get(from);
-    if (list === undefined) adjacency.set(from, [{ entity: to, relationType }]);
-    else list.push({ entity: to, relationType });
-  };
-  for (const relation of rows?.relations ?? []) {
-    if (relation.validTo !== null) continue;
-    const source = byKey.get(relation.sourceKey);
-    const target = byKey.get(relation.targetKey);
-    if (source === undefined || target === undefined) continue;
-    link(source, target, relation.relationType);
-    if (source !== target) link(target, source, relation.relationType);
-  }
+  const adjacency = currentAdjacency(entities, rows?.relations ?? []);
   const verbatim = new Bm25Index({ averageLengthFloor: 1 });
   for (const event of events) verbatim.add(rawEventText(event));
-  return new MemorySessionIndex(sessionId, events, entities, byName, byVectorKey, keyword, verbatim, adjacency, vectors, rows);
+  return new MemorySessionIndex(sessionId, events, entities, namePositionsOf(entities), byVectorKey, keyword, verbatim, adjacency, vectors, rows);
 }

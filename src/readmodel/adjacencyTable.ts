@@ -1,0 +1,66 @@
+/**
+ * Current relations as adjacency on disk, both directions, in relation order (what traversal
+ * walks): per entity position a range of neighbour positions and relation-type ids.
+ *
+ *   header "ZXADJS01" | entities u32 | neighbours u32 | start u32[entities + 1]
+ *   | neighbour i32[neighbours] | type id i32[neighbours]
+ * Relation type names are listed in the manifest (`relation_types`), indexed by type id.
+ */
+import type { Neighbour } from "../retrieval/sessionIndex.ts";
+import { BinaryFile, fileHeader, headerBytes, u32Bytes } from "./binaryFile.ts";
+
+export const adjacencyMagic = "ZXADJS01";
+
+export function adjacencyChunks(entityCount: number, adjacency: ReadonlyMap<number, readonly Neighbour[]>): { chunks: Buffer[]; relationTypes: string[] } {
+  const typeIds = new Map<string, number>();
+  const start = new Uint32Array(entityCount + 1);
+  const neighbours: number[] = [];
+  const types: number[] = [];
+  for (let position = 0; position < entityCount; position++) {
+    for (const neighbour of adjacency.get(position) ?? []) {
+      let id = typeIds.get(neighbour.relationType);
+      if (id === undefined) {
+        id = typeIds.size;
+        typeIds.set(neighbour.relationType, id);
+      }
+      neighbours.push(neighbour.entity);
+      types.push(id);
+    }
+    start[position + 1] = neighbours.length;
+  }
+  const counts = Buffer.alloc(8);
+  counts.writeUInt32LE(entityCount, 0);
+  counts.writeUInt32LE(neighbours.length, 4);
+  return { chunks: [fileHeader(adjacencyMagic), counts, u32Bytes(start), u32Bytes(neighbours), u32Bytes(types)], relationTypes: [...typeIds.keys()] };
+}
+
+export class AdjacencyTable {
+  private readonly entities: number;
+  private readonly neighbourCount: number;
+  private readonly neighboursAt: number;
+  private readonly typesAt: number;
+
+  constructor(private readonly file: BinaryFile, private readonly relationTypes: readonly string[]) {
+    this.entities = file.u32(headerBytes);
+    this.neighbourCount = file.u32(headerBytes + 4);
+    this.neighboursAt = headerBytes + 8 + 4 * (this.entities + 1);
+    this.typesAt = this.neighboursAt + 4 * this.neighbourCount;
+    file.check(this.typesAt + 4 * this.neighbourCount === file.size, "has sections that do not add up to its size");
+  }
+
+  neighbours(position: number): Neighbour[] {
+    if (!(position >= 0 && position < this.entities)) return [];
+    const [from, to] = this.file.u32Array(headerBytes + 8 + 4 * position, 2);
+    this.file.check(from <= to && to <= this.neighbourCount, `has a bad neighbour range at position ${position}`);
+    if (from === to) return [];
+    const entities = this.file.u32Array(this.neighboursAt + 4 * from, to - from);
+    const types = this.file.u32Array(this.typesAt + 4 * from, to - from);
+    const out: Neighbour[] = [];
+    for (let i = 0; i < entities.length; i++) {
+      const relationType = this.relationTypes[types[i]];
+      this.file.check(relationType !== undefined && entities[i] < this.entities, `has a bad neighbour at position ${position}`);
+      out.push({ entity: entities[i], relationType });
+    }
+    return out;
+  }
+}

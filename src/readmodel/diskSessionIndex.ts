@@ -1,0 +1,262 @@
+/**
+ * A session index read lazily from the on-disk read model (docs/read-model.md), for a fresh
+ * process: opening it costs a manifest parse and native SHA-256 passes over the verified log
+ * prefix and the model's files; a query then reads only the entity versions, postings,
+ * neighbours and events it touches. Answers are those of the in-memory index over the same rows
+ * and events (tests/scaling/read_model_equivalence_test.ts).
+ *
+ * `openReadModel` serves only a read model whose head is the log's head: the log must be exactly
+ * the bytes the model was built from (same length, same SHA-256), every file must match its
+ * recorded size and SHA-256, and the vector index must be at the same head. Anything else is
+ * `stale` (the log grew: the caller catches up and writes a new generation) or a `problem` (the
+ * caller rebuilds it from the log and says so); never a wrong answer.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { CausalEdge } from "../causal/causalEdges.ts";
+import type { CandidateState } from "../consolidation/status.ts";
+import type { EventRecord } from "../eventloom/envelope.ts";
+import { sha256OfFd } from "../platform/atomicFile.ts";
+import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
+import type { EntityRow } from "../projection/types.ts";
+import type { Bm25Hit } from "../retrieval/bm25.ts";
+import type { Neighbour, SessionFolds, SessionIndex } from "../retrieval/sessionIndex.ts";
+import { AdjacencyTable, adjacencyMagic } from "./adjacencyTable.ts";
+import { BinaryFile, ReadModelCorruptError } from "./binaryFile.ts";
+import { Bm25SegmentSet } from "./bm25Segment.ts";
+import { EntityTable, entityTableMagic } from "./entityTable.ts";
+import { EventSpans, eventSpansMagic } from "./eventSpans.ts";
+import { type ReadModelFile, type ReadModelManifest, readManifest, readModelDir } from "./manifest.ts";
+import { SortedTable, sortedTableMagic } from "./sortedTable.ts";
+
+class StoredFolds implements SessionFolds {
+  private withheld?: ReadonlySet<number>;
+  private net?: ReadonlyMap<string, number>;
+  private candidates?: ReadonlyMap<string, CandidateState>;
+
+  constructor(private readonly folds: ReadModelManifest["folds"]) {}
+
+  withheldRuleSeqs(): ReadonlySet<number> {
+    return this.withheld ??= new Set(this.folds.withheld_rule_seqs);
+  }
+
+  reinforcement(): ReadonlyMap<string, number> {
+    return this.net ??= new Map(this.folds.reinforcement);
+  }
+
+  causalEdges(): readonly CausalEdge[] {
+    return this.folds.causal_edges;
+  }
+
+  consolidationCandidates(): ReadonlyMap<string, CandidateState> {
+    return this.candidates ??= new Map(this.folds.consolidation_candidates);
+  }
+}
+
+/**
+ * Closes the files of an index nobody holds any more: a server drops evicted indexes without
+ * closing them (a call in flight may still be reading one), so their descriptors close on
+ * collection.
+ */
+const unreferencedIndexes = new FinalizationRegistry<() => void>((release) => release());
+
+class DiskSessionIndex implements SessionIndex {
+  readonly folds: SessionFolds;
+  readonly eventCount: number;
+  readonly entityCount: number;
+  private readonly release: () => void;
+
+  constructor(
+    readonly sessionId: string,
+    files: BinaryFile[],
+    logFd: number,
+    private readonly entities: EntityTable,
+    private readonly names: SortedTable,
+    private readonly adjacency: AdjacencyTable,
+    private readonly events: EventSpans,
+    private readonly keyword: Bm25SegmentSet,
+    private readonly verbatim: Bm25SegmentSet,
+    readonly vectors: SessionVectorIndex | null,
+    manifest: ReadModelManifest,
+  ) {
+    this.folds = new StoredFolds(manifest.folds);
+    this.eventCount = events.count;
+    this.entityCount = entities.count;
+    let released = false;
+    this.release = () => {
+      if (released) return;
+      released = true;
+      for (const file of files) file.close();
+      keyword.close();
+      verbatim.close();
+      fs.closeSync(logFd);
+    };
+    unreferencedIndexes.register(this, this.release, this);
+  }
+
+  event(position: number): EventRecord {
+    return this.events.event(position);
+  }
+
+  eventRange(from: number, to: number): EventRecord[] {
+    return this.events.range(from, to);
+  }
+
+  entity(position: number): EntityRow {
+    return this.entities.row(position);
+  }
+
+  namePositions(name: string): readonly number[] {
+    return this.names.get(name);
+  }
+
+  positionOfVectorKey(key: number): number | undefined {
+    // The writer refuses rows whose vector key is not their position (writeReadModel.ts).
+    return Number.isInteger(key) && key >= 0 && key < this.entityCount ? key : undefined;
+  }
+
+  keywordSearch(terms: readonly string[], limit: number): Bm25Hit[] {
+    return this.keyword.search(terms, limit);
+  }
+
+  verbatimSearch(terms: readonly string[], limit: number): Bm25Hit[] {
+    return this.verbatim.search(terms, limit);
+  }
+
+  neighbours(position: number): readonly Neighbour[] {
+    return this.adjacency.neighbours(position);
+  }
+
+  close(): void {
+    unreferencedIndexes.unregister(this);
+    this.release();
+  }
+}
+
+export type ReadModelOpening =
+  | { status: "opened"; index: SessionIndex; manifest: ReadModelManifest }
+  | { status: "missing" }
+  | { status: "stale"; reason: string }
+  | { status: "invalid"; reason: string };
+
+/** Opens a file of the manifest after checking its size and SHA-256. */
+function openChecked(dir: string, entry: ReadModelFile, magic: string): BinaryFile {
+  const file = BinaryFile.open(path.join(dir, entry.name), magic, entry.bytes);
+  try {
+    if (sha256OfFd(file.descriptor, entry.bytes) !== entry.sha256) throw new ReadModelCorruptError(file.file, "does not match the SHA-256 its manifest records");
+    return file;
+  } catch (error) {
+    file.close();
+    throw error;
+  }
+}
+
+function checkSha(dir: string, entry: ReadModelFile): void {
+  const file = path.join(dir, entry.name);
+  let fd: number;
+  try {
+    fd = fs.openSync(file, "r");
+  } catch (error) {
+    throw new ReadModelCorruptError(file, `cannot be opened (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  try {
+    if (fs.fstatSync(fd).size !== entry.bytes) throw new ReadModelCorruptError(file, `does not have the ${entry.bytes} bytes its manifest records`);
+    if (sha256OfFd(fd, entry.bytes) !== entry.sha256) throw new ReadModelCorruptError(file, "does not match the SHA-256 its manifest records");
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * The session's read model if it is at the head of the log at `logPath`. `openVectors` opens the
+ * session's vector index at the manifest's head (null when there is none to open; throwing makes
+ * the model unusable).
+ */
+export async function openReadModel(
+  root: string,
+  sessionId: string,
+  logPath: string,
+  openVectors: (manifest: ReadModelManifest) => Promise<SessionVectorIndex | null>,
+): Promise<ReadModelOpening> {
+  const read = readManifest(root, sessionId);
+  if (read === "missing") return { status: "missing" };
+  if ("problem" in read) return { status: "invalid", reason: read.problem };
+  const manifest = read;
+  let logFd: number;
+  try {
+    logFd = fs.openSync(logPath, "r");
+  } catch (error) {
+    return { status: "stale", reason: `the log cannot be opened (${(error as NodeJS.ErrnoException).code})` };
+  }
+  const opened: BinaryFile[] = [];
+  const closeAll = () => {
+    for (const file of opened) file.close();
+    fs.closeSync(logFd);
+  };
+  try {
+    const logSize = fs.fstatSync(logFd).size;
+    if (logSize < manifest.log_bytes) {
+      closeAll();
+      return { status: "stale", reason: `the log has ${logSize} bytes, fewer than the ${manifest.log_bytes} it was built from` };
+    }
+    // The read model is the log's head only if the log is exactly the verified bytes it was built
+    // from: a longer log has events to catch up on; a different prefix was rewritten or tampered.
+    if (logSize > manifest.log_bytes) {
+      closeAll();
+      return { status: "stale", reason: "the log has events after its head" };
+    }
+    if (sha256OfFd(logFd, manifest.log_bytes) !== manifest.log_sha256) {
+      closeAll();
+      return { status: "stale", reason: "the log is not the one it was built from" };
+    }
+    const dir = readModelDir(root, sessionId);
+    const entitiesFile = openChecked(dir, manifest.files.entities, entityTableMagic);
+    opened.push(entitiesFile);
+    const namesFile = openChecked(dir, manifest.files.names, sortedTableMagic);
+    opened.push(namesFile);
+    const adjacencyFile = openChecked(dir, manifest.files.adjacency, adjacencyMagic);
+    opened.push(adjacencyFile);
+    const eventsFile = openChecked(dir, manifest.files.events, eventSpansMagic);
+    opened.push(eventsFile);
+    checkSha(dir, manifest.files.keyword);
+    checkSha(dir, manifest.files.verbatim);
+    const entities = new EntityTable(entitiesFile, sessionId);
+    const events = new EventSpans(eventsFile, logFd, manifest.log_bytes);
+    if (entities.count !== manifest.head.entityCount || events.count !== manifest.head.seq) {
+      throw new ReadModelCorruptError(path.join(dir, manifest.files.entities.name), `holds ${entities.count} versions and ${events.count} events, its head records ${manifest.head.entityCount} and ${manifest.head.seq}`);
+    }
+    const keyword = Bm25SegmentSet.open([path.join(dir, manifest.files.keyword.name)], { averageLengthFloor: 0 });
+    const verbatim = Bm25SegmentSet.open([path.join(dir, manifest.files.verbatim.name)], { averageLengthFloor: 1 });
+    if (keyword.size !== entities.count || verbatim.size !== events.count) {
+      keyword.close();
+      verbatim.close();
+      throw new ReadModelCorruptError(path.join(dir, manifest.files.keyword.name), "does not hold one document per entity version and event");
+    }
+    let vectors: SessionVectorIndex | null;
+    try {
+      vectors = await openVectors(manifest);
+    } catch (error) {
+      keyword.close();
+      verbatim.close();
+      throw new ReadModelCorruptError(path.join(dir, "manifest.json"), `has no usable vector index: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const index = new DiskSessionIndex(
+      sessionId,
+      opened,
+      logFd,
+      entities,
+      new SortedTable(namesFile),
+      new AdjacencyTable(adjacencyFile, manifest.relation_types),
+      events,
+      keyword,
+      verbatim,
+      vectors,
+      manifest,
+    );
+    return { status: "opened", index, manifest };
+  } catch (error) {
+    closeAll();
+    if (error instanceof ReadModelCorruptError) return { status: "invalid", reason: error.message };
+    throw error;
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Where each event's line lies in the log, so an event is read by position without reading the
+ * events before it: byte start and end (exclusive, before the newline) of every non-blank line
+ * up to the read model's head. The log prefix these spans cover is the verified one (its
+ * SHA-256 is checked before the read model is used), so the bytes read are the verified bytes.
+ *
+ *   header "ZXEVTS01" | count u32 | 0 u32 | spans f64[2 · count]
+ */
+import * as fs from "node:fs";
+import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
+import { isBlankLine } from "../eventloom/blank.ts";
+import { type EventRecord, recordFromLine } from "../eventloom/envelope.ts";
+import { BinaryFile, f64Bytes, fileHeader, headerBytes } from "./binaryFile.ts";
+
+export const eventSpansMagic = "ZXEVTS01";
+
+const scanChunkBytes = 1 << 20;
+
+/** The spans of the first `count` events of the log (its first `logBytes` bytes). */
+export function scanEventSpans(logPath: string, logBytes: number, count: number): Float64Array {
+  const spans = new Float64Array(2 * count);
+  const fd = fs.openSync(logPath, "r");
+  try {
+    let found = 0;
+    let lineStart = 0;
+    let carry = Buffer.alloc(0);
+    let offset = 0;
+    const chunk = Buffer.allocUnsafe(scanChunkBytes);
+    const take = (buffer: Buffer, base: number, start: number, end: number) => {
+      if (found < count && !isBlankLine(buffer, start - base, end - base)) {
+        spans[2 * found] = start;
+        spans[2 * found + 1] = end;
+        found++;
+      }
+    };
+    while (offset < logBytes && found < count) {
+      const read = fs.readSync(fd, chunk, 0, Math.min(chunk.length, logBytes - offset), offset);
+      if (read === 0) break;
+      // `buffer` holds the bytes from `lineStart` (carried over) to the end of this read.
+      const buffer = carry.length === 0 ? chunk.subarray(0, read) : Buffer.concat([carry, chunk.subarray(0, read)]);
+      const base = lineStart;
+      let at = 0;
+      for (;;) {
+        const nl = buffer.indexOf(0x0a, at);
+        if (nl < 0) break;
+        take(buffer, base, base + at, base + nl);
+        at = nl + 1;
+      }
+      lineStart = base + at;
+      carry = Buffer.from(buffer.subarray(at));
+      offset += read;
+    }
+    if (found < count && carry.length > 0) take(carry, lineStart, lineStart, lineStart + carry.length);
+    if (found !== count) throw new Error(`the log "${logPath}" holds ${found} events in its first ${logBytes} bytes, ${count} were expected`);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return spans;
+}
+
+export function eventSpansChunks(spans: Float64Array): Buffer[] {
+  const counts = Buffer.alloc(8);
+  counts.writeUInt32LE(spans.length / 2, 0);
+  return [fileHeader(eventSpansMagic), counts, f64Bytes(spans)];
+}
+
+/** Events read from the log by position through their spans. */
+export class EventSpans {
+  readonly count: number;
+  private readonly cache = new Map<number, EventRecord>();
+  private static readonly cachedEventsMax = 4096;
+
+  constructor(private readonly file: BinaryFile, private readonly logFd: number, private readonly logBytes: number) {
+    this.count = file.u32(headerBytes);
+    file.check(headerBytes + 8 + 16 * this.count === file.size, "has sections that do not add up to its size");
+  }
+
+  event(position: number): EventRecord {
+    const cached = this.cache.get(position);
+    if (cached !== undefined) return cached;
+    this.file.check(Number.isInteger(position) && position >= 0 && position < this.count, `has no event at position ${position}`);
+    const [start, end] = this.file.f64Array(headerBytes + 8 + 16 * position, 2);
+    this.file.check(start <= end && end <= this.logBytes, `has a span outside the verified log at position ${position}`);
+    const bytes = Buffer.allocUnsafe(end - start);
+    let done = 0;
+    while (done < bytes.length) {
+      const read = fs.readSync(this.logFd, bytes, done, bytes.length - done, start + done);
+      this.file.check(read > 0, `points past the end of the log at position ${position}`);
+      done += read;
+    }
+    let parsed;
+    try {
+      parsed = parseJsonBytes(bytes);
+    } catch {
+      parsed = undefined;
+    }
+    this.file.check(parsed !== undefined && isJsonObject(parsed), `points at a line that is not an event at position ${position}`);
+    const event = recordFromLine(parsed as Parameters<typeof recordFromLine>[0], position + 1);
+    if (this.cache.size >= EventSpans.cachedEventsMax) this.cache.clear();
+    this.cache.set(position, event);
+    return event;
+  }
+
+  range(from: number, to: number): EventRecord[] {
+    const out: EventRecord[] = [];
+    for (let position = Math.max(0, from); position < Math.min(to, this.count); position++) out.push(this.event(position));
+    return out;
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The read model's manifest (docs/read-model.md): which files make up a session's read model at
+ * which head, their sizes and SHA-256, the verified log prefix they were built from, and the
+ * whole-session folds. Written last and atomically, so a reader sees a complete generation or
+ * the previous one; files of a generation are named after its head and never rewritten.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { CausalEdge } from "../causal/causalEdges.ts";
+import type { CandidateState } from "../consolidation/status.ts";
+import { projectionsDir } from "../projection/snapshot.ts";
+import type { ProjectionHead } from "../projection/types.ts";
+
+export const readModelSchema = "zaxy.readmodel.v1";
+
+export interface ReadModelFile {
+  /** File name inside the session's read-model directory. */
+  name: string;
+  bytes: number;
+  sha256: string;
+}
+
+export interface ReadModelManifest {
+  schema: typeof readModelSchema;
+  session_id: string;
+  head: ProjectionHead;
+  /** The log's bytes through the head event's line: the prefix everything here was built from. */
+  log_bytes: number;
+  log_sha256: string;
+  files: {
+    entities: ReadModelFile;
+    names: ReadModelFile;
+    adjacency: ReadModelFile;
+    events: ReadModelFile;
+    keyword: ReadModelFile;
+    verbatim: ReadModelFile;
+  };
+  relation_types: string[];
+  folds: {
+    withheld_rule_seqs: number[];
+    reinforcement: Array<[string, number]>;
+    causal_edges: CausalEdge[];
+    consolidation_candidates: Array<[string, CandidateState]>;
+  };
+}
+
+export function readModelDir(root: string, sessionId: string): string {
+  return path.join(projectionsDir(root), "readmodel", sessionId);
+}
+
+export function manifestPath(root: string, sessionId: string): string {
+  return path.join(readModelDir(root, sessionId), "manifest.json");
+}
+
+/** The manifest, `missing`, or why it cannot be used. */
+export function readManifest(root: string, sessionId: string): ReadModelManifest | "missing" | { problem: string } {
+  let text: string;
+  try {
+    text = fs.readFileSync(manifestPath(root, sessionId), "utf8");
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? "missing" : { problem: `its manifest cannot be read (${(error as NodeJS.ErrnoException).code})` };
+  }
+  let manifest: ReadModelManifest;
+  try {
+    manifest = JSON.parse(text) as ReadModelManifest;
+  } catch {
+    return { problem: "its manifest is not JSON" };
+  }
+  if (manifest?.schema !== readModelSchema) return { problem: `its manifest has schema ${JSON.stringify(manifest?.schema ?? null)}, not ${readModelSchema}` };
+  if (manifest.session_id !== sessionId) return { problem: `its manifest names session ${JSON.stringify(manifest.session_id)}` };
+  const files = manifest.files;
+  const fileNames = ["entities", "names", "adjacency", "events", "keyword", "verbatim"] as const;
+  for (const key of fileNames) {
+    const file = files?.[key];
+    if (typeof file?.name !== "string" || path.basename(file.name) !== file.name || !Number.isSafeInteger(file.bytes) || typeof file.sha256 !== "string") {
+      return { problem: `its manifest has no valid entry for the ${key} file` };
+    }
+  }
+  const head = manifest.head;
+  if (!Number.isSafeInteger(head?.seq) || typeof head?.hash !== "string" || !Number.isSafeInteger(manifest.log_bytes) || typeof manifest.log_sha256 !== "string") {
+    return { problem: "its manifest has no valid head" };
+  }
+  const folds = manifest.folds;
+  if (!Array.isArray(manifest.relation_types) || !Array.isArray(folds?.withheld_rule_seqs) || !Array.isArray(folds?.reinforcement) ||
+    !Array.isArray(folds?.causal_edges) || !Array.isArray(folds?.consolidation_candidates)) {
+    return { problem: "its manifest has no valid folds" };
+  }
+  return manifest;
+}

@@ -1,0 +1,71 @@
+/**
+ * A string-keyed table of integer lists on disk (the exact lane's names → entity positions):
+ * keys sorted by their UTF-8 bytes, found by binary search.
+ *
+ *   header "ZXKEYS01" | keys u32 | values u32 | heap bytes u32 | 0 u32
+ *   | key offsets u32[keys + 1] | value offsets u32[keys + 1] | values i32[values] | key heap
+ */
+import { BinaryFile, fileHeader, headerBytes, u32Bytes } from "./binaryFile.ts";
+
+export const sortedTableMagic = "ZXKEYS01";
+
+export function sortedTableChunks(entries: ReadonlyMap<string, readonly number[]>): Buffer[] {
+  const keys = [...entries.keys()].map((key) => ({ key, bytes: Buffer.from(key, "utf8") }));
+  keys.sort((a, b) => Buffer.compare(a.bytes, b.bytes));
+  const keyOffsets = new Uint32Array(keys.length + 1);
+  const valueOffsets = new Uint32Array(keys.length + 1);
+  const values: number[] = [];
+  keys.forEach(({ key, bytes }, i) => {
+    keyOffsets[i + 1] = keyOffsets[i] + bytes.length;
+    for (const value of entries.get(key)!) values.push(value);
+    valueOffsets[i + 1] = values.length;
+  });
+  const counts = Buffer.alloc(16);
+  counts.writeUInt32LE(keys.length, 0);
+  counts.writeUInt32LE(values.length, 4);
+  counts.writeUInt32LE(keyOffsets[keys.length], 8);
+  return [fileHeader(sortedTableMagic), counts, u32Bytes(keyOffsets), u32Bytes(valueOffsets), u32Bytes(values), ...keys.map((k) => k.bytes)];
+}
+
+export class SortedTable {
+  private readonly keys: number;
+  private readonly valueCount: number;
+  private keyOffsets?: Uint32Array;
+  private keyHeap?: Buffer;
+  private readonly valueOffsetsAt: number;
+  private readonly valuesAt: number;
+  private readonly heapAt: number;
+
+  constructor(private readonly file: BinaryFile) {
+    this.keys = file.u32(headerBytes);
+    this.valueCount = file.u32(headerBytes + 4);
+    const heapBytes = file.u32(headerBytes + 8);
+    this.valueOffsetsAt = headerBytes + 16 + 4 * (this.keys + 1);
+    this.valuesAt = this.valueOffsetsAt + 4 * (this.keys + 1);
+    this.heapAt = this.valuesAt + 4 * this.valueCount;
+    file.check(this.heapAt + heapBytes === file.size, "has sections that do not add up to its size");
+  }
+
+  /** The values of `key`, or an empty list. */
+  get(key: string): number[] {
+    if (this.keys === 0) return [];
+    // The key offsets and heap are loaded once: bytes, not objects, and only for a lookup.
+    this.keyOffsets ??= this.file.u32Array(headerBytes + 16, this.keys + 1);
+    this.keyHeap ??= this.file.bytes(this.heapAt, this.file.size - this.heapAt);
+    const wanted = Buffer.from(key, "utf8");
+    let low = 0;
+    let high = this.keys - 1;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      const order = Buffer.compare(this.keyHeap.subarray(this.keyOffsets[middle], this.keyOffsets[middle + 1]), wanted);
+      if (order === 0) {
+        const [from, to] = this.file.u32Array(this.valueOffsetsAt + 4 * middle, 2);
+        this.file.check(from <= to && to <= this.valueCount, `has a bad value range for key ${middle}`);
+        return Array.from(this.file.u32Array(this.valuesAt + 4 * from, to - from));
+      }
+      if (order < 0) low = middle + 1;
+      else high = middle - 1;
+    }
+    return [];
+  }
+}
