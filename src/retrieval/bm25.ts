@@ -30,6 +30,40 @@ export const bm25K1 = 1.5;
 /** Document-length normalisation strength. */
 export const bm25B = 0.75;
 
+/**
+ * idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5)), grouped as Python. Shared with the on-disk
+ * segments (src/readmodel/bm25Segment.ts) so both give the same doubles.
+ */
+export function bm25Idf(documentCount: number, documentFrequency: number): number {
+  return Math.log(1 + (documentCount - documentFrequency + 0.5) / (documentFrequency + 0.5));
+}
+
+/** k1 · (1 − b + b · len / avg), grouped as Python; 0 when the average is not positive. */
+export function bm25Norm(length: number, average: number): number {
+  return average <= 0 ? 0 : bm25K1 * (1 - bm25B + (bm25B * length) / average);
+}
+
+/** The average document length used in the norms: `max(total / N, floor)`. */
+export function bm25AverageLength(totalLength: number, documentCount: number, averageLengthFloor: number): number {
+  return Math.max(totalLength / documentCount, averageLengthFloor);
+}
+
+/**
+ * An index's postings in compressed-row form, terms in id order (the order of first use):
+ * term t's documents are `docs[termStart[t] .. termStart[t + 1])`, ascending, with their term
+ * counts in `counts`. The arrays are the index's own; read them, do not change them.
+ */
+export interface Bm25Postings {
+  terms: readonly string[];
+  termStart: Int32Array;
+  docs: Int32Array;
+  counts: Int32Array;
+  /** Terms per document (its length), `documentCount` entries. */
+  docLengths: Int32Array;
+  totalLength: number;
+  averageLengthFloor: number;
+}
+
 export interface Bm25Hit {
   docId: number;
   score: number;
@@ -267,8 +301,7 @@ export class Bm25Index {
       seen.add(id);
       const from = postingStart[id];
       const to = postingStart[id + 1];
-      const df = to - from;
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      const idf = bm25Idf(n, to - from);
       for (let at = from; at < to; at++) {
         const doc = postingDocs[at];
         const norm = norms[doc];
@@ -282,6 +315,28 @@ export class Bm25Index {
     const hits = topHits(scores, touched, limit);
     for (const doc of touched) scores[doc] = 0;
     return hits;
+  }
+
+  /**
+   * The postings as they are, for writing them elsewhere (src/readmodel/bm25Segment.ts): the
+   * same terms, documents and counts `search` reads.
+   *
+   * @example
+   * const index = new Bm25Index();
+   * index.add("postgres postgres audit");
+   * index.exportPostings().terms; // ["postgres", "audit"]
+   */
+  exportPostings(): Bm25Postings {
+    this.build();
+    return {
+      terms: this.termTable.terms,
+      termStart: this.postingStart,
+      docs: this.postingDocs,
+      counts: this.postingCounts,
+      docLengths: this.docLengths.subarray(0, this.docCount),
+      totalLength: this.totalLength,
+      averageLengthFloor: this.averageLengthFloor,
+    };
   }
 
   private startDocument(): number {
@@ -344,12 +399,9 @@ export class Bm25Index {
     this.postingCounts = counts;
 
     const n = this.docCount;
-    const average = Math.max(this.totalLength / n, this.averageLengthFloor);
+    const average = bm25AverageLength(this.totalLength, n, this.averageLengthFloor);
     const norms = new Float64Array(n);
-    for (let doc = 0; doc < n; doc++) {
-      // Grouped as Python: k1 * (1 - b + b * length / average).
-      norms[doc] = average <= 0 ? 0 : bm25K1 * (1 - bm25B + (bm25B * this.docLengths[doc]) / average);
-    }
+    for (let doc = 0; doc < n; doc++) norms[doc] = bm25Norm(this.docLengths[doc], average);
     this.norms = norms;
     this.builtFor = n;
   }
@@ -366,7 +418,7 @@ function before(scores: Float64Array, a: number, b: number): boolean {
  * The best `limit` of `candidates` without sorting them all: a bounded heap whose root is the
  * worst kept document, so most candidates cost one comparison.
  */
-function topHits(scores: Float64Array, candidates: readonly number[], limit: number): Bm25Hit[] {
+export function topHits(scores: Float64Array, candidates: readonly number[], limit: number): Bm25Hit[] {
   const heap: number[] = [];
   for (const doc of candidates) {
     if (heap.length < limit) {
