@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import { assembleContext, type AssembleInput, buildCheckout, type ContextAssembly, type MemoryCheckout } from "../checkout/mod.ts";
 import { buildLongHorizonPlan, consolidatedLane, mergeConsolidatedContexts } from "../checkout/longHorizon.ts";
 import { inputError } from "../errors.ts";
+import { ReadModelCorruptError } from "../readmodel/readModelError.ts";
 import { readFleetEnabled, readLongHorizonConfig } from "../eventloom/config.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
 import { cachedSessionLogBytesMax } from "../limits.ts";
@@ -118,6 +119,7 @@ export function contextJson(context: RetrievedContext): { [key: string]: PlainJs
 
 export class MemoryService {
   private readonly cache = new Map<string, ReadSession>();
+  private readonly pendingRepairs = new Map<string, string[]>();
 
   constructor(
     readonly root: string,
@@ -214,7 +216,7 @@ export class MemoryService {
       const written = performance.now();
       try {
         const { writeReadModel } = await import("../readmodel/writeReadModel.ts");
-        writeReadModel(this.root, sessionId, projected.logPath, projected.rows, projected.events, this.options.warn);
+        writeReadModel(this.root, projected.logPath, index, projected.rows, projected.events, this.options.warn);
       } catch (error) {
         // The read model only speeds up the next fresh process; this answer does not need it.
         const message = `read model of session ${JSON.stringify(sessionId)} not written: ${error instanceof Error ? error.message : String(error)}`;
@@ -240,7 +242,9 @@ export class MemoryService {
     // Most recently used last, so eviction takes the least recently used.
     this.cache.delete(sessionId);
     this.cache.set(sessionId, cached);
-    return { ...cached, repairs: [] };
+    const repairs = this.pendingRepairs.get(sessionId) ?? [];
+    this.pendingRepairs.delete(sessionId);
+    return { ...cached, repairs };
   }
 
   private remember(sessionId: string, entry: ReadSession): void {
@@ -264,6 +268,24 @@ export class MemoryService {
     }
   }
 
+  /**
+   * Runs a read; when a read-model file turns out corrupt mid-read (its pieces are checked as
+   * they are read), the session is dropped, read again through the projection (which rebuilds the
+   * read model, with a warning) and the read runs again: an answer never comes from a bad file.
+   */
+  private async withReadModelFallback<T>(sessionId: string, read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      if (!(error instanceof ReadModelCorruptError)) throw error;
+      this.cache.delete(sessionId);
+      const rebuilt = await this.session(sessionId, `read model of session ${JSON.stringify(sessionId)} is rebuilt from the log: ${error.message}`);
+      // The retried read finds the session warm; it must still report what was repaired for it.
+      this.pendingRepairs.set(sessionId, rebuilt.repairs);
+      return await read();
+    }
+  }
+
   private async retrieval(request: MemoryRequest): Promise<{ session: ReadSession; retrieval: RetrievalResult }> {
     const session = await this.readSession(request.sessionId);
     // Artifact records are served only when their event ref resolves to the sealed event.
@@ -280,6 +302,10 @@ export class MemoryService {
 
   /** Ranked, cited contexts (current and superseded) with per-lane counts. */
   async query(request: MemoryRequest): Promise<{ [key: string]: PlainJson }> {
+    return await this.withReadModelFallback(request.sessionId, () => this.queryOnce(request));
+  }
+
+  private async queryOnce(request: MemoryRequest): Promise<{ [key: string]: PlainJson }> {
     const { session, retrieval } = await this.retrieval(request);
     return {
       session_id: request.sessionId,
@@ -342,6 +368,10 @@ export class MemoryService {
   }
 
   async checkout(request: MemoryRequest): Promise<MemoryCheckout> {
+    return await this.withReadModelFallback(request.sessionId, () => this.checkoutOnce(request));
+  }
+
+  private async checkoutOnce(request: MemoryRequest): Promise<MemoryCheckout> {
     const recentWindow = this.longHorizonWindow(request);
     const { input, session } = await this.assemblyInput(request);
     const plan = recentWindow === null ? null : buildLongHorizonPlan({
@@ -392,7 +422,7 @@ export class MemoryService {
   }
 
   async assemble(request: MemoryRequest): Promise<ContextAssembly> {
-    return assembleContext((await this.assemblyInput(request)).input);
+    return await this.withReadModelFallback(request.sessionId, async () => assembleContext((await this.assemblyInput(request)).input));
   }
 }
 

@@ -4,7 +4,7 @@
  * never followed; the name starts with "." and ends in ".tmp"), which is fsynced, renamed over
  * the target, and the directory fsynced so the rename itself survives a power cut.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 
@@ -46,4 +46,60 @@ export function fsyncDirectory(dir: string): void {
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }
+}
+
+/** Bytes read per call while hashing: large enough for native hashing speed, small in memory. */
+const hashChunkBytes = 4 << 20;
+
+/** `writeFileAtomically` of whole chunks; returns the bytes written. */
+export function writeChunksAtomically(file: string, chunks: readonly Uint8Array[]): number {
+  let bytes = 0;
+  writeFileAtomically(file, (fd) => {
+    for (const chunk of chunks) {
+      let written = 0;
+      while (written < chunk.length) written += fs.writeSync(fd, chunk, written, chunk.length - written);
+      bytes += chunk.length;
+    }
+  });
+  return bytes;
+}
+
+/**
+ * Native SHA-256 (hex) of the first `bytes` bytes of an open file (all of it by default), read in
+ * bounded chunks: a derived file can be hundreds of megabytes, and reading it whole to hash it
+ * would put all of it in memory. Null when the file is shorter than `bytes`.
+ */
+export function sha256OfFd(fd: number, bytes?: number): string | null {
+  const size = bytes ?? fs.fstatSync(fd).size;
+  const hash = createHash("sha256");
+  const buffer = Buffer.allocUnsafe(Math.min(hashChunkBytes, Math.max(size, 1)));
+  let offset = 0;
+  while (offset < size) {
+    const read = fs.readSync(fd, buffer, 0, Math.min(buffer.length, size - offset), offset);
+    if (read === 0) return null;
+    hash.update(buffer.subarray(0, read));
+    offset += read;
+  }
+  return hash.digest("hex");
+}
+
+/** `sha256OfFd` of a file by path. */
+export function sha256OfFile(file: string, bytes?: number): string | null {
+  const fd = fs.openSync(file, "r");
+  try {
+    return sha256OfFd(fd, bytes);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * What a file is on disk right now: device, inode, size, and modification and change times in
+ * nanoseconds. Any write through the file system changes it (a change time cannot be set from
+ * user space), so a derived file whose stamp is the one recorded when its SHA-256 was last checked
+ * has not been modified since, and need not be hashed again.
+ */
+export function fileStamp(fdOrPath: number | string): string {
+  const stat = typeof fdOrPath === "number" ? fs.fstatSync(fdOrPath, { bigint: true }) : fs.statSync(fdOrPath, { bigint: true });
+  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
 }

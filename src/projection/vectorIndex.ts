@@ -17,7 +17,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { EventRecord } from "../eventloom/envelope.ts";
-import { sha256OfFile } from "../platform/atomicFile.ts";
+import { fileStamp, sha256OfFile, writeChunksAtomically } from "../platform/atomicFile.ts";
 import { entityEmbeddingText, hashEmbedMany, loadUsearch, type UsearchIndex } from "../vector/mod.ts";
 import { projectionsDir } from "./snapshot.ts";
 import type { EntityRow, SessionGraphRows } from "./types.ts";
@@ -45,6 +45,8 @@ interface VectorMeta {
   sha256: string;
   /** Size of the index file in bytes: a cut file is refused before it is even hashed. */
   bytes: number;
+  /** `fileStamp` of the index file when its SHA-256 was computed: the same stamp needs no new hash. */
+  stamp?: string;
 }
 
 export interface SessionVectorIndex {
@@ -102,10 +104,24 @@ function metaProblem(meta: VectorMeta, sessionId: string, rows: SessionGraphRows
 function fileProblem(indexPath: string, meta: VectorMeta): string | null {
   const bytes = fs.statSync(indexPath).size;
   if (bytes !== meta.bytes) return `the index file has ${bytes} bytes, its metadata records ${meta.bytes}`;
+  if (meta.stamp !== undefined && fileStamp(indexPath) === meta.stamp) return null;
   // Only a file whose checksum matches is handed to usearch (hashed in chunks: the file can be
   // hundreds of megabytes).
   if (sha256OfFile(indexPath, meta.bytes) !== meta.sha256) return "the index file does not match the SHA-256 its metadata records";
+  restamp(indexPath, meta);
   return null;
+}
+
+/**
+ * Records the index file's current stamp once its SHA-256 has been checked, so the next open
+ * need not hash it again; best effort (a read-only root only loses the shortcut).
+ */
+function restamp(indexPath: string, meta: VectorMeta): void {
+  try {
+    writeChunksAtomically(metaPath(indexPath), [Buffer.from(JSON.stringify({ ...meta, stamp: fileStamp(indexPath) }), "utf8")]);
+  } catch {
+    // The stamp only saves a hash on the next open.
+  }
 }
 
 function embedRows(index: UsearchIndex, rows: readonly EntityRow[], dim: number, onProgress?: (done: number, total: number) => void): void {
@@ -126,6 +142,7 @@ function save(index: UsearchIndex, indexPath: string, meta: VectorMeta): void {
   meta.bytes = fs.statSync(temp).size;
   meta.sha256 = sha256OfFile(temp)!;
   fs.renameSync(temp, indexPath);
+  meta.stamp = fileStamp(indexPath);
   const metaTemp = `${metaPath(indexPath)}.tmp-${process.pid}`;
   fs.writeFileSync(metaTemp, JSON.stringify(meta));
   fs.renameSync(metaTemp, metaPath(indexPath));

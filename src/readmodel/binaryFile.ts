@@ -5,16 +5,9 @@
  * needs; nothing is parsed up front.
  */
 import * as fs from "node:fs";
+import { ReadModelCorruptError } from "./readModelError.ts";
 
 export const headerBytes = 16;
-
-/** A read-model file that is missing, cut, or not what its manifest says: the caller rebuilds. */
-export class ReadModelCorruptError extends Error {
-  constructor(readonly file: string, readonly reason: string) {
-    super(`read model file "${file}" ${reason}`);
-    this.name = "ReadModelCorruptError";
-  }
-}
 
 export function fileHeader(magic: string): Buffer {
   const header = Buffer.alloc(headerBytes);

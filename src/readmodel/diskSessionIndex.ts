@@ -16,17 +16,18 @@ import * as path from "node:path";
 import type { CausalEdge } from "../causal/causalEdges.ts";
 import type { CandidateState } from "../consolidation/status.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
-import { sha256OfFd } from "../platform/atomicFile.ts";
+import { fileStamp, sha256OfFd } from "../platform/atomicFile.ts";
 import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
 import type { EntityRow } from "../projection/types.ts";
 import type { Bm25Hit } from "../retrieval/bm25.ts";
 import type { Neighbour, SessionFolds, SessionIndex } from "../retrieval/sessionIndex.ts";
 import { AdjacencyTable, adjacencyMagic } from "./adjacencyTable.ts";
-import { BinaryFile, ReadModelCorruptError } from "./binaryFile.ts";
+import { BinaryFile } from "./binaryFile.ts";
 import { Bm25SegmentSet } from "./bm25Segment.ts";
 import { EntityTable, entityTableMagic } from "./entityTable.ts";
 import { EventSpans, eventSpansMagic } from "./eventSpans.ts";
 import { type ReadModelFile, type ReadModelManifest, readManifest, readModelDir } from "./manifest.ts";
+import { ReadModelCorruptError } from "./readModelError.ts";
 import { SortedTable, sortedTableMagic } from "./sortedTable.ts";
 
 class StoredFolds implements SessionFolds {
@@ -139,11 +140,16 @@ export type ReadModelOpening =
   | { status: "stale"; reason: string }
   | { status: "invalid"; reason: string };
 
-/** Opens a file of the manifest after checking its size and SHA-256. */
+/**
+ * Opens a file of the manifest after checking its size and, unless it is provably the file whose
+ * SHA-256 was checked when it was written (same `fileStamp`), its SHA-256.
+ */
 function openChecked(dir: string, entry: ReadModelFile, magic: string): BinaryFile {
   const file = BinaryFile.open(path.join(dir, entry.name), magic, entry.bytes);
   try {
-    if (sha256OfFd(file.descriptor, entry.bytes) !== entry.sha256) throw new ReadModelCorruptError(file.file, "does not match the SHA-256 its manifest records");
+    if (fileStamp(file.descriptor) !== entry.stamp && sha256OfFd(file.descriptor, entry.bytes) !== entry.sha256) {
+      throw new ReadModelCorruptError(file.file, "does not match the SHA-256 its manifest records");
+    }
     return file;
   } catch (error) {
     file.close();
@@ -151,20 +157,16 @@ function openChecked(dir: string, entry: ReadModelFile, magic: string): BinaryFi
   }
 }
 
-function checkSha(dir: string, entry: ReadModelFile): void {
+/** A BM25 segment's recorded size; its pieces are checked against their CRCs as they are read. */
+function checkSize(dir: string, entry: ReadModelFile): void {
   const file = path.join(dir, entry.name);
-  let fd: number;
+  let size: number;
   try {
-    fd = fs.openSync(file, "r");
+    size = fs.statSync(file).size;
   } catch (error) {
     throw new ReadModelCorruptError(file, `cannot be opened (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
-  try {
-    if (fs.fstatSync(fd).size !== entry.bytes) throw new ReadModelCorruptError(file, `does not have the ${entry.bytes} bytes its manifest records`);
-    if (sha256OfFd(fd, entry.bytes) !== entry.sha256) throw new ReadModelCorruptError(file, "does not match the SHA-256 its manifest records");
-  } finally {
-    fs.closeSync(fd);
-  }
+  if (size !== entry.bytes) throw new ReadModelCorruptError(file, `has ${size} bytes, its manifest records ${entry.bytes}`);
 }
 
 /**
@@ -218,8 +220,8 @@ export async function openReadModel(
     opened.push(adjacencyFile);
     const eventsFile = openChecked(dir, manifest.files.events, eventSpansMagic);
     opened.push(eventsFile);
-    checkSha(dir, manifest.files.keyword);
-    checkSha(dir, manifest.files.verbatim);
+    checkSize(dir, manifest.files.keyword);
+    checkSize(dir, manifest.files.verbatim);
     const entities = new EntityTable(entitiesFile, sessionId);
     const events = new EventSpans(eventsFile, logFd, manifest.log_bytes);
     if (entities.count !== manifest.head.entityCount || events.count !== manifest.head.seq) {

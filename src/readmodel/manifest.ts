@@ -18,6 +18,8 @@ export interface ReadModelFile {
   name: string;
   bytes: number;
   sha256: string;
+  /** `fileStamp` when the SHA-256 was last checked (at write); a different stamp means hash again. */
+  stamp: string;
 }
 
 export interface ReadModelManifest {
@@ -72,7 +74,7 @@ export function readManifest(root: string, sessionId: string): ReadModelManifest
   const fileNames = ["entities", "names", "adjacency", "events", "keyword", "verbatim"] as const;
   for (const key of fileNames) {
     const file = files?.[key];
-    if (typeof file?.name !== "string" || path.basename(file.name) !== file.name || !Number.isSafeInteger(file.bytes) || typeof file.sha256 !== "string") {
+    if (typeof file?.name !== "string" || path.basename(file.name) !== file.name || !Number.isSafeInteger(file.bytes) || typeof file.sha256 !== "string" || typeof file.stamp !== "string") {
       return { problem: `its manifest has no valid entry for the ${key} file` };
     }
   }

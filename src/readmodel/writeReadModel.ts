@@ -8,9 +8,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { EventRecord } from "../eventloom/envelope.ts";
-import { sha256OfFd, sha256OfFile, writeFileAtomic } from "../platform/atomicFile.ts";
+import { fileStamp, sha256OfFd, writeChunksAtomically } from "../platform/atomicFile.ts";
+import { createHash } from "node:crypto";
 import type { SessionGraphRows } from "../projection/types.ts";
-import { currentAdjacency, entitySearchText, MemorySessionFolds, namePositionsOf, rawEventText } from "../retrieval/sessionIndex.ts";
+import type { MemorySessionIndex } from "../retrieval/sessionIndex.ts";
 import { adjacencyChunks } from "./adjacencyTable.ts";
 import { writeBm25Segment } from "./bm25Segment.ts";
 import { entityTableChunks } from "./entityTable.ts";
@@ -29,17 +30,48 @@ function rowsProblem(rows: SessionGraphRows, events: readonly EventRecord[]): st
 }
 
 function writeFile(dir: string, name: string, chunks: readonly Uint8Array[]): ReadModelFile {
+  // One buffer, one write: the entity table alone is ~100k small chunks.
+  const body = Buffer.concat(chunks);
   const file = path.join(dir, name);
-  const bytes = writeFileAtomic(file, chunks);
-  return { name, bytes, sha256: sha256OfFile(file)! };
+  const bytes = writeChunksAtomically(file, [body]);
+  return { name, bytes, sha256: createHash("sha256").update(body).digest("hex"), stamp: fileStamp(file) };
+}
+
+/** A writer's temp file older than this is left over from a crash, not being written. */
+const orphanTempAgeMs = 10 * 60_000;
+
+/**
+ * Removes the files no longer in the manifest, and temp files left by writers that died; a temp
+ * file being written right now by another process is young and stays.
+ */
+function removeOtherGenerations(dir: string, manifest: ReadModelManifest): void {
+  const kept = new Set(["manifest.json", ...Object.values(manifest.files).map((file) => file.name)]);
+  for (const name of fs.readdirSync(dir)) {
+    if (kept.has(name)) continue;
+    const file = path.join(dir, name);
+    if (name.startsWith(".") && name.endsWith(".tmp")) {
+      const stat = fs.statSync(file, { throwIfNoEntry: false });
+      if (stat === undefined || Date.now() - stat.mtimeMs < orphanTempAgeMs) continue;
+    }
+    fs.rmSync(file, { force: true });
+  }
 }
 
 /**
- * Writes the read model of `rows` at their head; `events` are the verified events through the
- * head, `logPath` the log they were read from. Returns the manifest, or null (with the reason
- * through `warn`) when the rows cannot be written.
+ * Writes the read model of an in-memory index built over `rows` at their head (its BM25 indexes,
+ * names and adjacency are stored as they are, so answers cannot drift); `events` are the verified
+ * events through the head, `logPath` the log they were read from. Returns the manifest, or null
+ * (with the reason through `warn`) when the rows cannot be written.
  */
-export function writeReadModel(root: string, sessionId: string, logPath: string, rows: SessionGraphRows, events: readonly EventRecord[], warn?: (message: string) => void): ReadModelManifest | null {
+export function writeReadModel(
+  root: string,
+  logPath: string,
+  index: MemorySessionIndex,
+  rows: SessionGraphRows,
+  events: readonly EventRecord[],
+  warn?: (message: string) => void,
+): ReadModelManifest | null {
+  const sessionId = index.sessionId;
   const problem = rowsProblem(rows, events);
   if (problem !== null) {
     warn?.(`read model of session ${JSON.stringify(sessionId)} not written: ${problem}`);
@@ -66,16 +98,16 @@ export function writeReadModel(root: string, sessionId: string, logPath: string,
   if (logSha256 === null) throw new Error(`the log "${logPath}" shrank while its read model was written`);
 
   const entities = writeFile(dir, `entities-${generation}.bin`, entityTableChunks(rows.entities));
-  const names = writeFile(dir, `names-${generation}.bin`, sortedTableChunks(namePositionsOf(rows.entities)));
-  const adjacency = adjacencyChunks(rows.entities.length, currentAdjacency(rows.entities, rows.relations));
+  const names = writeFile(dir, `names-${generation}.bin`, sortedTableChunks(index.byName));
+  const adjacency = adjacencyChunks(rows.entities.length, index.adjacency);
   const adjacencyFile = writeFile(dir, `adjacency-${generation}.bin`, adjacency.chunks);
   const eventsFile = writeFile(dir, `events-${generation}.bin`, eventSpansChunks(spans));
   const keywordName = `keyword-${generation}.bin`;
-  const keyword = writeBm25Segment(path.join(dir, keywordName), { docBase: 0, texts: rows.entities.map(entitySearchText), averageLengthFloor: 0 });
+  const keyword = writeBm25Segment(path.join(dir, keywordName), { docBase: 0, index: index.keyword });
   const verbatimName = `verbatim-${generation}.bin`;
-  const verbatim = writeBm25Segment(path.join(dir, verbatimName), { docBase: 0, texts: events.map(rawEventText), averageLengthFloor: 1 });
+  const verbatim = writeBm25Segment(path.join(dir, verbatimName), { docBase: 0, index: index.verbatim });
 
-  const folds = new MemorySessionFolds(sessionId, rows, events);
+  const folds = index.folds;
   const manifest: ReadModelManifest = {
     schema: readModelSchema,
     session_id: sessionId,
@@ -87,8 +119,8 @@ export function writeReadModel(root: string, sessionId: string, logPath: string,
       names,
       adjacency: adjacencyFile,
       events: eventsFile,
-      keyword: { name: keywordName, bytes: keyword.bytes, sha256: keyword.sha256 },
-      verbatim: { name: verbatimName, bytes: verbatim.bytes, sha256: verbatim.sha256 },
+      keyword: { name: keywordName, bytes: keyword.bytes, sha256: keyword.sha256, stamp: fileStamp(path.join(dir, keywordName)) },
+      verbatim: { name: verbatimName, bytes: verbatim.bytes, sha256: verbatim.sha256, stamp: fileStamp(path.join(dir, verbatimName)) },
     },
     relation_types: adjacency.relationTypes,
     folds: {
@@ -98,10 +130,7 @@ export function writeReadModel(root: string, sessionId: string, logPath: string,
       consolidation_candidates: [...folds.consolidationCandidates()],
     },
   };
-  writeFileAtomic(manifestPath(root, sessionId), [Buffer.from(JSON.stringify(manifest), "utf8")]);
-  const kept = new Set(["manifest.json", ...Object.values(manifest.files).map((file) => file.name)]);
-  for (const name of fs.readdirSync(dir)) {
-    if (!kept.has(name) && !name.includes(".tmp-")) fs.rmSync(path.join(dir, name), { force: true });
-  }
+  writeChunksAtomically(manifestPath(root, sessionId), [Buffer.from(JSON.stringify(manifest), "utf8")]);
+  removeOtherGenerations(dir, manifest);
   return manifest;
 }

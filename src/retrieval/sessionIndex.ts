@@ -123,7 +123,7 @@ export class MemorySessionFolds implements SessionFolds {
 }
 
 /** The in-memory index: every structure built up front from the rows and events. */
-class MemorySessionIndex implements SessionIndex {
+export class MemorySessionIndex implements SessionIndex {
   readonly entityCount: number;
   readonly eventCount: number;
   readonly folds: SessionFolds;
@@ -132,13 +132,14 @@ class MemorySessionIndex implements SessionIndex {
     readonly sessionId: string,
     readonly events: readonly EventRecord[],
     readonly entities: readonly EntityRow[],
-    private readonly byName: Map<string, number[]>,
+    /** Exposed to the read-model writer, which stores these as they are (readmodel/). */
+    readonly byName: ReadonlyMap<string, readonly number[]>,
     private readonly byVectorKey: Map<number, number>,
-    private readonly keyword: Bm25Index,
-    private readonly verbatim: Bm25Index,
-    private readonly adjacency: Map<number, Neighbour[]>,
+    readonly keyword: Bm25Index,
+    readonly verbatim: Bm25Index,
+    readonly adjacency: ReadonlyMap<number, readonly Neighbour[]>,
     readonly vectors: SessionVectorIndex | null,
-    rows: SessionGraphRows | null,
+    readonly rows: SessionGraphRows | null,
   ) {
     this.entityCount = entities.length;
     this.eventCount = events.length;
@@ -223,7 +224,7 @@ export function buildSessionIndex(
   rows: SessionGraphRows | null,
   events: readonly EventRecord[],
   vectors: SessionVectorIndex | null,
-): SessionIndex {
+): MemorySessionIndex {
   const entities = rows?.entities ?? [];
   const byVectorKey = new Map<number, number>();
   const keyword = new Bm25Index();
