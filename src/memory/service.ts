@@ -31,6 +31,9 @@ import type { MemoryRequest } from "./request.ts";
  */
 export const readLockWaitMs = 5000;
 
+/** `session`'s read-model reason when there was no read model at all. */
+const missingReadModel = "missing";
+
 /** Sessions whose indexes a long-running server keeps warm (least recently used evicted). */
 export const cachedSessionsMax = 16;
 
@@ -148,10 +151,9 @@ export class MemoryService {
       const { viewVectorIndexAt } = await import("../projection/vectorIndex.ts");
       return await viewVectorIndexAt(this.root, sessionId, manifest.head, manifest.head.entityCount, dim);
     });
-    if (opening.status !== "opened") {
-      const reason = opening.status === "invalid" ? `read model of session ${JSON.stringify(sessionId)} is rebuilt from the log: ${opening.reason}` : null;
-      return await this.session(sessionId, reason);
-    }
+    if (opening.status === "invalid") return await this.session(sessionId, `read model of session ${JSON.stringify(sessionId)} is rebuilt from the log: ${opening.reason}`);
+    if (opening.status === "missing") return await this.session(sessionId, missingReadModel);
+    if (opening.status !== "opened") return await this.session(sessionId);
     const head = opening.manifest.head;
     const entry: ReadSession = {
       fingerprint: before,
@@ -212,7 +214,11 @@ export class MemoryService {
     const rows = projected.rows ?? foldLogRows(sessionId, projected.events);
     const index = buildSessionIndex(sessionId, rows, projected.events, vectors);
     if (projected.rows !== null && vectors !== null) {
-      if (readModelRepair !== null) repair(readModelRepair);
+      // A missing read model is news only when the projection was already current: else this is
+      // the session's first read or a catch-up, which writes a read model as a matter of course.
+      if (readModelRepair === missingReadModel) {
+        if (projected.source === "cache" || projected.source === "store") repair(`read model of session ${JSON.stringify(sessionId)} was missing; rebuilt from the log`);
+      } else if (readModelRepair !== null) repair(readModelRepair);
       const written = performance.now();
       try {
         const { writeReadModel } = await import("../readmodel/writeReadModel.ts");

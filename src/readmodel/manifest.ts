@@ -4,6 +4,7 @@
  * whole-session folds. Written last and atomically, so a reader sees a complete generation or
  * the previous one; files of a generation are named after its head and never rewritten.
  */
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { CausalEdge } from "../causal/causalEdges.ts";
@@ -54,17 +55,35 @@ export function manifestPath(root: string, sessionId: string): string {
   return path.join(readModelDir(root, sessionId), "manifest.json");
 }
 
+/**
+ * The manifest file's bytes: a first line `{"schema","body_bytes","body_sha256"}`, then the
+ * manifest itself, so a changed byte anywhere in it (a fold's value, a recorded checksum) is
+ * refused rather than trusted.
+ */
+export function manifestBytes(manifest: ReadModelManifest): Buffer {
+  const body = Buffer.from(JSON.stringify(manifest), "utf8");
+  const header = { schema: readModelSchema, body_bytes: body.length, body_sha256: createHash("sha256").update(body).digest("hex") };
+  return Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`, "utf8"), body]);
+}
+
 /** The manifest, `missing`, or why it cannot be used. */
 export function readManifest(root: string, sessionId: string): ReadModelManifest | "missing" | { problem: string } {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = fs.readFileSync(manifestPath(root, sessionId), "utf8");
+    bytes = fs.readFileSync(manifestPath(root, sessionId));
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "ENOENT" ? "missing" : { problem: `its manifest cannot be read (${(error as NodeJS.ErrnoException).code})` };
   }
+  const newline = bytes.indexOf(0x0a);
   let manifest: ReadModelManifest;
   try {
-    manifest = JSON.parse(text) as ReadModelManifest;
+    const header = JSON.parse(bytes.subarray(0, newline < 0 ? bytes.length : newline).toString("utf8")) as { schema?: unknown; body_bytes?: unknown; body_sha256?: unknown };
+    if (header?.schema !== readModelSchema) return { problem: `its manifest has schema ${JSON.stringify(header?.schema ?? null)}, not ${readModelSchema}` };
+    const body = bytes.subarray(newline + 1);
+    if (body.length !== header.body_bytes || createHash("sha256").update(body).digest("hex") !== header.body_sha256) {
+      return { problem: "its manifest does not match the size and SHA-256 its first line records" };
+    }
+    manifest = JSON.parse(body.toString("utf8")) as ReadModelManifest;
   } catch {
     return { problem: "its manifest is not JSON" };
   }

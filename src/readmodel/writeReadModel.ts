@@ -16,7 +16,7 @@ import { adjacencyChunks } from "./adjacencyTable.ts";
 import { writeBm25Segment } from "./bm25Segment.ts";
 import { entityTableChunks } from "./entityTable.ts";
 import { eventSpansChunks, scanEventSpans } from "./eventSpans.ts";
-import { manifestPath, type ReadModelFile, type ReadModelManifest, readModelDir, readModelSchema } from "./manifest.ts";
+import { manifestBytes, manifestPath, type ReadModelFile, type ReadModelManifest, readModelDir, readModelSchema } from "./manifest.ts";
 import { sortedTableChunks } from "./sortedTable.ts";
 
 /** Why these rows cannot be written as a read model, or null. */
@@ -130,7 +130,7 @@ export function writeReadModel(
       consolidation_candidates: [...folds.consolidationCandidates()],
     },
   };
-  writeChunksAtomically(manifestPath(root, sessionId), [Buffer.from(JSON.stringify(manifest), "utf8")]);
+  writeChunksAtomically(manifestPath(root, sessionId), [manifestBytes(manifest)]);
   removeOtherGenerations(dir, manifest);
   return manifest;
 }

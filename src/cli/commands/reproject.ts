@@ -49,7 +49,7 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
     const graphSeconds = (performance.now() - started) / 1000;
     const rows = projected.rows!;
     const vectorsStarted = performance.now();
-    await syncVectorIndex(
+    const vectors = await syncVectorIndex(
       ctx.global.eventloomPath,
       sessionId,
       rows,
@@ -58,6 +58,15 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
       (done, total) => progress("vectors", done, total),
       (m) => ctx.io.stderr(`zaxy: warning: ${m}\n`),
     );
+    const vectorSeconds = Math.round(performance.now() - vectorsStarted) / 1000;
+    // The read model that fresh processes answer from (readmodel/), at the rebuilt head.
+    const readModelStarted = performance.now();
+    progress("read model", 0, 1);
+    const { buildSessionIndex } = await import("../../retrieval/sessionIndex.ts");
+    const { writeReadModel } = await import("../../readmodel/writeReadModel.ts");
+    const index = buildSessionIndex(sessionId, rows, projected.events, vectors);
+    writeReadModel(ctx.global.eventloomPath, projected.logPath, index, rows, projected.events, (m) => ctx.io.stderr(`zaxy: warning: ${m}\n`));
+    projected.timingsMs.read_model = Math.round((performance.now() - readModelStarted) * 100) / 100;
     if (ctx.io.stderrIsTTY) ctx.io.stderr("\r\x1b[K");
     return {
       session_id: sessionId,
@@ -66,7 +75,7 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
       entity_versions: rows.entities.length,
       relations: rows.relations.length,
       seconds: Math.round(graphSeconds * 1000) / 1000,
-      vector_seconds: Math.round((performance.now() - vectorsStarted)) / 1000,
+      vector_seconds: vectorSeconds,
       phases_ms: projected.timingsMs,
     };
   } catch (error) {
