@@ -1,4 +1,5 @@
 /** Entry point of the compiled binary and of `bun run` / `deno run` from source. */
+import * as fs from "node:fs";
 import { main } from "../cli/main.ts";
 
 const code = await main(process.argv.slice(2));
@@ -7,4 +8,20 @@ process.exitCode = code;
 // a command that loaded it); the command's own code must win.
 process.once("exit", () => {
   process.exitCode = code;
+  reportPeakRss();
 });
+
+/**
+ * Benchmarks read a fresh process's own peak resident set from `ZAXY_PEAK_RSS_FILE` (bytes, as
+ * text): a parent's rusage of its children is the largest of all of them, not of this one.
+ */
+function reportPeakRss(): void {
+  const file = process.env.ZAXY_PEAK_RSS_FILE;
+  if (file === undefined || file === "") return;
+  try {
+    // resourceUsage().maxRSS is in kilobytes on every runtime that provides it.
+    fs.writeFileSync(file, String(process.resourceUsage().maxRSS * 1024));
+  } catch {
+    // Only a benchmark asks; a run must not fail for it.
+  }
+}

@@ -3,6 +3,9 @@
  * time and peak RSS. Runtime-specific: Bun reports the child's `maxRSS` from spawnSync.
  */
 import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { runtimeName } from "./mod.ts";
 
@@ -35,10 +38,29 @@ export interface MeasuredRun {
   maxRssBytes: number | null;
 }
 
+/**
+ * Runs `argv` to completion; the child's peak RSS is the one zaxy reports for itself through
+ * `ZAXY_PEAK_RSS_FILE` (src/bin/zaxy.ts) when it does, else the runtime's rusage of children
+ * (the largest of every child this process waited for, so only an upper bound).
+ */
 export function spawnMeasured(argv: string[], env?: Record<string, string | undefined>): MeasuredRun {
+  const rssFile = path.join(os.tmpdir(), `zaxy-peak-rss-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const run = spawnUnmeasured(argv, { ...(env ?? process.env), ZAXY_PEAK_RSS_FILE: rssFile });
+  try {
+    const reported = Number(fs.readFileSync(rssFile, "utf8"));
+    if (Number.isSafeInteger(reported) && reported > 0) run.maxRssBytes = reported;
+  } catch {
+    // Not a zaxy child, or it died before reporting: keep the rusage figure.
+  } finally {
+    fs.rmSync(rssFile, { force: true });
+  }
+  return run;
+}
+
+function spawnUnmeasured(argv: string[], env: Record<string, string | undefined>): MeasuredRun {
   const started = performance.now();
   if (runtimeName === "bun") {
-    const result = runtimeGlobal.Bun.spawnSync(argv, { env: env ?? process.env, stdout: "pipe", stderr: "pipe" });
+    const result = runtimeGlobal.Bun.spawnSync(argv, { env, stdout: "pipe", stderr: "pipe" });
     const wallMs = performance.now() - started;
     return {
       exitCode: result.exitCode ?? -1,
@@ -48,7 +70,7 @@ export function spawnMeasured(argv: string[], env?: Record<string, string | unde
       maxRssBytes: result.resourceUsage?.maxRSS ?? null,
     };
   }
-  const result = spawnSync(argv[0], argv.slice(1), { env: env ?? process.env, encoding: "utf8", maxBuffer: 1 << 28 });
+  const result = spawnSync(argv[0], argv.slice(1), { env, encoding: "utf8", maxBuffer: 1 << 28 });
   return {
     exitCode: result.status ?? -1,
     stdout: result.stdout ?? "",

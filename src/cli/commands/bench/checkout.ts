@@ -10,8 +10,9 @@ import { emit } from "../../output.ts";
 
 function coldLine(name: string, runs: ColdRuns): string {
   const median = runs.median_ms === null ? "-" : `${runs.median_ms.toFixed(1)} ms`;
+  const rss = runs.max_peak_rss_mib === null ? "" : `, peak RSS <= ${runs.max_peak_rss_mib.toFixed(0)} MiB`;
   const failures = runs.failures.length === 0 ? "" : `; ${runs.failures.length} failed: ${runs.failures[0]}`;
-  return `${name}: median ${median} over ${runs.runs_ms.length} runs (${runs.runs_ms.map((ms) => ms.toFixed(0)).join(", ")})${failures}`;
+  return `${name}: median ${median} over ${runs.runs_ms.length} runs (${runs.runs_ms.map((ms) => ms.toFixed(0)).join(", ")})${rss}${failures}`;
 }
 
 function render(result: CheckoutBenchResult): string {
@@ -27,7 +28,11 @@ function render(result: CheckoutBenchResult): string {
     );
   }
   if (w.error !== null) lines.push(`warm: ${w.errors > 0 ? `${w.errors} calls failed: ` : ""}${w.error}`);
-  lines.push(coldLine("cold (fresh `zaxy memory checkout --json`)", result.cold), coldLine("cold after an append (catch-up)", result.cold_after_append));
+  lines.push(coldLine("cold (fresh `zaxy memory checkout --json`)", result.cold));
+  if (result.baseline !== null) {
+    lines.push(`${coldLine(`baseline cold (${result.baseline.events} events)`, result.baseline)}; ratio ${result.baseline.ratio ?? "-"}x`);
+  }
+  lines.push(coldLine("agent loop (fresh `memory append` + `memory checkout`)", result.agent_loop), coldLine("cold after an append (catch-up)", result.cold_after_append));
   lines.push(...renderTargets(result.targets));
   return lines.join("\n");
 }
@@ -39,11 +44,14 @@ export const benchCheckoutCommand = defineCommand({
     "Generates and projects a seeded mixed session (default 10,000 events), then times\n" +
     "memory_checkout through `zaxy serve` with the MCP SDK stdio client (--queries seeded\n" +
     "queries drawn from the session, after one untimed call), `zaxy memory checkout --json` as\n" +
-    "fresh processes (median of 7), and fresh processes right after an append (catch-up).",
+    "fresh processes (median of 7, peak RSS of each), the same on a --baseline-events session\n" +
+    "(default 1,000) for the cold ratio, the agent loop (fresh `memory append` then fresh\n" +
+    "`memory checkout`), and fresh checkouts right after an in-process append (catch-up).",
   options: {
     events: { type: "string", valueName: "N", description: "Events in the session (default 10000)" },
     queries: { type: "string", valueName: "N", description: "Warm memory_checkout calls timed (default 200)" },
     "cold-runs": { type: "string", valueName: "N", description: "Fresh-process runs (default 7)" },
+    "baseline-events": { type: "string", valueName: "N", description: "Events of the baseline session for the cold ratio (default 1000; 0: none)" },
   },
   positionals: [],
   examples: ["zaxy bench checkout --json", "zaxy bench checkout --events 50000 --queries 500"],
@@ -53,6 +61,7 @@ export const benchCheckoutCommand = defineCommand({
       events: intOption(ctx, "events", 1, 10_000_000) ?? 10_000,
       queries: intOption(ctx, "queries", 1, 100_000) ?? 200,
       coldRuns: intOption(ctx, "cold-runs", 1, 1000) ?? 7,
+      baselineEvents: intOption(ctx, "baseline-events", 0, 10_000_000) ?? 1000,
       progress: (message) => ctx.io.stderr(`bench: ${message}\n`),
     });
     emit(ctx, "zaxy.bench.checkout.v1", { ...result }, () => render(result));
