@@ -420,6 +420,30 @@ function writePostings(file: string, docBase: number, postings: Bm25Postings): W
   });
 }
 
+/** Where the varint `varintAt` read last ended. */
+let varintEnd = 0;
+
+/**
+ * The unsigned LEB128 varint at `at` (sets `varintEnd`); -1 when it runs past the end or past
+ * 32 bits, which the caller refuses as out of range.
+ */
+function varintAt(bytes: Uint8Array, at: number): number {
+  let value = 0;
+  let scale = 1;
+  for (let i = 0; i < 5; i++) {
+    if (at >= bytes.length) break;
+    const byte = bytes[at++];
+    value += (byte & 0x7f) * scale;
+    scale *= 128;
+    if (byte < 0x80) {
+      varintEnd = at;
+      return value <= 0xffffffff ? value : -1;
+    }
+  }
+  varintEnd = at;
+  return -1;
+}
+
 /** One open, checked segment file: positional reads, each piece checked against its CRC. */
 class SegmentFile {
   bytesRead = 0;
@@ -555,27 +579,33 @@ class SegmentFile {
     const lengths = new Uint32Array(df);
     let at = 0;
     let doc = -1;
-    // Decoding inline keeps this loop, the one a query spends its time in, free of calls.
+    const end = bytes.length;
+    // Most varints are one byte; those take the inline path, the rest `varintAt`. A CLI query
+    // runs this loop once, before any JIT tier, so it is kept short.
     for (let k = 0; k < df; k++) {
-      for (let field = 0; field < 3; field++) {
-        let value = 0;
-        let scale = 1;
-        for (let shift = 0; ; shift += 7) {
-          if (at >= bytes.length || shift > 28) throw this.corrupt(`the postings of term entry ${entry.index} are malformed`);
-          const byte = bytes[at++];
-          value += (byte & 0x7f) * scale;
-          scale *= 128;
-          if (byte < 0x80) break;
-        }
-        if (value > 0xffffffff) throw this.corrupt(`the postings of term entry ${entry.index} are malformed`);
-        if (field === 0) doc += value + 1;
-        else if (field === 1) counts[k] = value;
-        else lengths[k] = value;
+      if (at + 3 > end) throw this.corrupt(`the postings of term entry ${entry.index} are malformed`);
+      let gap = bytes[at++];
+      if (gap >= 0x80) {
+        gap = varintAt(bytes, at - 1);
+        at = varintEnd;
       }
-      if (doc >= this.header.docCount || counts[k] < 1 || lengths[k] < counts[k]) {
+      let count = at < end ? bytes[at++] : -1;
+      if (count >= 0x80) {
+        count = varintAt(bytes, at - 1);
+        at = varintEnd;
+      }
+      let length = at < end ? bytes[at++] : -1;
+      if (length >= 0x80) {
+        length = varintAt(bytes, at - 1);
+        at = varintEnd;
+      }
+      doc += gap + 1;
+      if (gap < 0 || count < 1 || length < count || doc >= this.header.docCount) {
         throw this.corrupt(`the postings of term entry ${entry.index} are out of range`);
       }
       docs[k] = doc;
+      counts[k] = count;
+      lengths[k] = length;
     }
     if (at !== bytes.length) throw this.corrupt(`the postings of term entry ${entry.index} do not fill their bytes`);
     return { docs, counts, lengths };

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
+import { crc32, crc32Table } from "../../src/readmodel/crc32.ts";
 import { ReadModelCorruptError } from "../../src/readmodel/readModelError.ts";
 import {
   Bm25SegmentSet,
@@ -219,6 +220,17 @@ describe("BM25 segments on disk", () => {
     assert.equal(bytes.length, 624);
     assert.equal(written.sha256, "99f3e8555e30a74ee655243c4fff5977306b7db3869d80525da9706e9218c0f2");
     assert.deepEqual(fs.readdirSync(dir), ["frozen.bm25"], "no temp file left");
+  });
+
+  test("read model: crc32 is the zlib CRC-32, native and table alike, and chains", () => {
+    const digits = new TextEncoder().encode("123456789");
+    assert.equal(crc32(digits), 0xcbf43926);
+    assert.equal(crc32Table(digits), 0xcbf43926);
+    const rng = new Rng(9);
+    const bytes = Uint8Array.from({ length: 5000 }, () => rng.int(256));
+    assert.equal(crc32(bytes), crc32Table(bytes));
+    assert.equal(crc32(bytes, crc32(bytes, 0, 0, 1234), 1234), crc32(bytes));
+    assert.equal(crc32Table(bytes.subarray(77), crc32Table(bytes.subarray(0, 77))), crc32(bytes));
   });
 
   describe("corrupt files", () => {
