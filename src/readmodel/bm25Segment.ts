@@ -399,15 +399,14 @@ export function writeBm25Segment(file: string, source: Bm25SegmentSource): Writt
 
 function writePostings(file: string, docBase: number, postings: Bm25Postings): WrittenBm25Segment {
   const { terms, termStart, docs, counts, docLengths } = postings;
+  // UTF-8 cannot spell a lone surrogate (it would become U+FFFD and find another term). The
+  // keyword tokenizer only yields [a-z0-9] runs, so such a term is a caller's mistake.
+  const unspellable = terms.find((term) => loneSurrogate.test(term));
+  if (unspellable !== undefined) throw new RangeError(`BM25 term ${JSON.stringify(unspellable)} holds a lone surrogate, which UTF-8 cannot store`);
   const keys = terms.map((term) => utf8.encode(term));
   const order = terms.map((_, id) => id).sort((a, b) => compareBytes(keys[a], keys[b]));
   let keyBytes = 0;
-  for (let i = 0; i < order.length; i++) {
-    keyBytes += keys[order[i]].length;
-    if (i > 0 && compareBytes(keys[order[i - 1]], keys[order[i]]) === 0) {
-      throw new RangeError(`BM25 terms ${JSON.stringify(terms[order[i - 1]])} and ${JSON.stringify(terms[order[i]])} have the same UTF-8 bytes (a lone surrogate)`);
-    }
-  }
+  for (const key of keys) keyBytes += key.length;
   const sizes = { docBase, docCount: docLengths.length, termCount: terms.length, totalLength: postings.totalLength, averageLengthFloor: postings.averageLengthFloor };
   return writeSegmentFile(file, (fd) => {
     const writer = new SegmentFileWriter(fd, sizes, keyBytes);
@@ -466,10 +465,10 @@ class SegmentFile {
       let read = 0;
       while (opened.sizeBytes >= headerBytes && read < headerBytes) {
         const got = fs.readSync(opened.fd, bytes, read, headerBytes - read, read);
-        if (got === 0) break;
+        if (got === 0) throw new ReadModelCorruptError(file, `it ended at byte ${read}, inside the header`);
         read += got;
       }
-      const header = decodeHeader(bytes, read < headerBytes ? Math.min(read, opened.sizeBytes) : opened.sizeBytes);
+      const header = decodeHeader(bytes, opened.sizeBytes);
       if (typeof header === "string") throw new ReadModelCorruptError(file, header);
       const segment = new SegmentFile(file, opened.fd, header);
       segment.bytesRead = read;

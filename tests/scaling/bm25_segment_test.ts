@@ -78,7 +78,7 @@ function randomQueries(rng: Rng, vocabulary: readonly string[], count: number): 
     const terms = Array.from({ length: rng.range(1, 6) }, () => zipfPick(rng, vocabulary));
     if (rng.chance(0.3)) terms.push(terms[0]);
     if (rng.chance(0.2)) terms.splice(rng.int(terms.length), 0, "zzqunknown");
-    if (rng.chance(0.05)) terms.push("\ud800");
+    if (rng.chance(0.05)) terms.push(rng.pick(["\ud800", "\ufffd"]));
     queries.push(terms);
   }
   return queries;
@@ -203,6 +203,13 @@ describe("BM25 segments on disk", () => {
     } finally {
       set.close();
     }
+  });
+
+  test("read model: writeBm25Segment refuses a term UTF-8 cannot spell (a lone surrogate) and writes nothing", () => {
+    const dir = makeTempDir("zaxy-bm25seg-surrogate");
+    const file = path.join(dir, "s.bm25");
+    assert.throws(() => writeBm25Segment(file, { docBase: 0, averageLengthFloor: 0, termsPerDoc: [["ok"], ["bad\ud800"]] }), /lone surrogate/);
+    assert.deepEqual(fs.readdirSync(dir), []);
   });
 
   test("read model: the segment format is frozen (if this hash changes, old segment files no longer read)", () => {
