@@ -3,33 +3,33 @@
  * [docBase, docBase + docCount) of one index, and a `Bm25SegmentSet` over consecutive segments
  * answers `search` with exactly the hits of the in-memory `Bm25Index` (src/retrieval/bm25.ts)
  * over all their documents added in order: the same document ids, the same doubles, the same
- * order. A query reads the header, the dictionary entries its binary searches visit, the
- * postings of its terms and the length blocks of the documents in those postings, nothing else.
+ * order. A query reads the header, the dictionary entries its binary searches visit and the
+ * postings of its terms, nothing else: each posting carries its document's length, so scoring
+ * needs no other section.
  *
- * Format (version 1; all integers little-endian; full description in docs/read-model.md):
+ * Format (version 1; integers little-endian; full description in docs/read-model.md):
  *
- *   header        104 bytes: "ZXBM25S1", version, header size, docBase, docCount, termCount,
- *                 lengths per block (1024), total length (u64), averageLengthFloor (f64), the
- *                 offsets of the five sections and the file size (u64 each), CRC-32 of the
- *                 preceding 96 bytes, 4 zero bytes
- *   doc lengths   docCount × i32: terms per document, in document order
- *   block CRCs    ceil(docCount / 1024) × u32: CRC-32 of each 1024-document block of lengths
- *   term table    termCount × 32 bytes, terms sorted by their UTF-8 bytes: key offset (u64),
- *                 postings offset (u64), key length (u32), document frequency (u32), CRC-32 of
- *                 the postings (u32), CRC-32 of (the first 28 bytes ‖ entry index u32 ‖ key)
- *   keys          the UTF-8 terms, concatenated in table order
- *   postings      per term, in table order: df × (document − docBase: u32, term count: u32),
- *                 documents ascending
+ *   header      88 bytes: "ZXBM25S1", version (u32), header size (u32), docBase, docCount,
+ *               termCount (u32 each), 4 zero bytes, total length (u64), averageLengthFloor (f64),
+ *               the offsets of the term table, keys and postings and the file size (u64 each),
+ *               CRC-32 of the preceding 80 bytes, 4 zero bytes
+ *   term table  termCount × 36 bytes, terms sorted by their UTF-8 bytes: key offset (u64),
+ *               postings offset (u64), key length, document frequency, postings byte length,
+ *               CRC-32 of the postings, CRC-32 of (the first 32 bytes ‖ entry index ‖ key) (u32 each)
+ *   keys        the UTF-8 terms, concatenated in table order
+ *   postings    per term, in table order, documents ascending: df × three unsigned LEB128
+ *               varints (document − previous document − 1, where the first "previous" is
+ *               docBase − 1; term count; the document's length)
  *
  * Sections follow one another with no gaps and the file ends with the postings, so every offset
  * is checked against the file size on open. Every piece a reader uses is checked against its
  * CRC when read, so a flipped or truncated byte is refused with `ReadModelCorruptError`, never
  * scored. What must never change without a new version: the header layout, the sort order of
- * the terms (UTF-8 bytes, i.e. code points), the block size and what each CRC covers.
+ * the terms (UTF-8 bytes, i.e. code points), the posting encoding and what each CRC covers.
  */
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
-import { isZaxyError, ioError } from "../errors.ts";
+import { ioError, isZaxyError } from "../errors.ts";
 import { writeFileAtomically } from "../platform/atomicFile.ts";
 import { openRegularFile } from "../platform/regularFile.ts";
 import {
@@ -47,19 +47,22 @@ import { ReadModelCorruptError } from "./readModelError.ts";
 
 export const bm25SegmentMagic = "ZXBM25S1";
 export const bm25SegmentVersion = 1;
-const headerBytes = 104;
+const headerBytes = 88;
 /** The bytes of the header its CRC covers (everything before the CRC field). */
-const headerCheckedBytes = 96;
-const entryBytes = 32;
+const headerCheckedBytes = 80;
+const entryBytes = 36;
 /** The bytes of an entry its own CRC covers (everything before that CRC). */
-const entryCheckedBytes = 28;
-const postingBytes = 8;
-/** Documents per checked block of lengths: one 4 KiB page, the unit a query reads lengths in. */
-const docLengthBlockDocs = 1024;
+const entryCheckedBytes = 32;
+/** The most bytes one posting takes: three 32-bit varints of at most 5 bytes. */
+const postingBytesMax = 15;
 /** Document ids are Int32 in `Bm25Index`; a segment may not reach past the largest. */
 const docIdMax = 0x7fffffff;
-/** Buffer size of the writers and of sequential reads. */
+/** A posting list's byte length is a u32; no real term comes near (it would need ~300M documents). */
+const postingListBytesMax = 0xffffffff;
+/** Buffer size of the writers and of the read-back for the SHA-256. */
 const ioChunkBytes = 1 << 16;
+/** Dictionary entries a merge cursor reads at a time (9 KiB of table). */
+const cursorChunkEntries = 256;
 
 const utf8 = new TextEncoder();
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -84,14 +87,13 @@ export interface Bm25SegmentSetOptions {
   averageLengthFloor: number;
 }
 
+/** What a header says, all offsets from the start of the file. */
 interface SegmentHeader {
   docBase: number;
   docCount: number;
   termCount: number;
   totalLength: number;
   averageLengthFloor: number;
-  docLengthsOffset: number;
-  blockChecksumsOffset: number;
   termTableOffset: number;
   keysOffset: number;
   postingsOffset: number;
@@ -101,36 +103,29 @@ interface SegmentHeader {
 interface TermEntry {
   index: number;
   key: Uint8Array;
-  keyOffset: number;
   postingsOffset: number;
   documentFrequency: number;
+  postingsBytes: number;
   postingsCrc: number;
 }
 
-function blockCount(docCount: number): number {
-  return Math.ceil(docCount / docLengthBlockDocs);
+/** One term's postings, decoded: documents relative to docBase, ascending. */
+interface DecodedPostings {
+  docs: Uint32Array;
+  counts: Uint32Array;
+  lengths: Uint32Array;
 }
 
-/** The header of a file with these contents; every section offset follows from the sizes. */
+/** The header of a file of these sizes; the offsets follow from them. */
 function headerFor(
-  docBase: number,
-  docCount: number,
-  termCount: number,
-  totalLength: number,
-  averageLengthFloor: number,
+  sizes: { docBase: number; docCount: number; termCount: number; totalLength: number; averageLengthFloor: number },
   keyBytes: number,
-  postingCount: number,
+  postingsBytes: number,
 ): SegmentHeader {
-  const docLengthsOffset = headerBytes;
-  const blockChecksumsOffset = docLengthsOffset + 4 * docCount;
-  const termTableOffset = blockChecksumsOffset + 4 * blockCount(docCount);
-  const keysOffset = termTableOffset + entryBytes * termCount;
+  const termTableOffset = headerBytes;
+  const keysOffset = termTableOffset + entryBytes * sizes.termCount;
   const postingsOffset = keysOffset + keyBytes;
-  const fileBytes = postingsOffset + postingBytes * postingCount;
-  return {
-    docBase, docCount, termCount, totalLength, averageLengthFloor,
-    docLengthsOffset, blockChecksumsOffset, termTableOffset, keysOffset, postingsOffset, fileBytes,
-  };
+  return { ...sizes, termTableOffset, keysOffset, postingsOffset, fileBytes: postingsOffset + postingsBytes };
 }
 
 function encodeHeader(header: SegmentHeader): Uint8Array {
@@ -142,16 +137,13 @@ function encodeHeader(header: SegmentHeader): Uint8Array {
   view.setUint32(16, header.docBase, true);
   view.setUint32(20, header.docCount, true);
   view.setUint32(24, header.termCount, true);
-  view.setUint32(28, docLengthBlockDocs, true);
   view.setBigUint64(32, BigInt(header.totalLength), true);
   view.setFloat64(40, header.averageLengthFloor, true);
-  view.setBigUint64(48, BigInt(header.docLengthsOffset), true);
-  view.setBigUint64(56, BigInt(header.blockChecksumsOffset), true);
-  view.setBigUint64(64, BigInt(header.termTableOffset), true);
-  view.setBigUint64(72, BigInt(header.keysOffset), true);
-  view.setBigUint64(80, BigInt(header.postingsOffset), true);
-  view.setBigUint64(88, BigInt(header.fileBytes), true);
-  view.setUint32(96, crc32(bytes, 0, 0, headerCheckedBytes), true);
+  view.setBigUint64(48, BigInt(header.termTableOffset), true);
+  view.setBigUint64(56, BigInt(header.keysOffset), true);
+  view.setBigUint64(64, BigInt(header.postingsOffset), true);
+  view.setBigUint64(72, BigInt(header.fileBytes), true);
+  view.setUint32(80, crc32(bytes, 0, 0, headerCheckedBytes), true);
   return bytes;
 }
 
@@ -161,44 +153,65 @@ function safeU64(view: DataView, at: number): number | undefined {
   return value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : undefined;
 }
 
-/** Decodes and checks a header read from a file of `sizeBytes`; the reason it is refused, or the header. */
+/** Decodes and checks the header of a file of `sizeBytes`: the header, or why it is refused. */
 function decodeHeader(bytes: Uint8Array, sizeBytes: number): SegmentHeader | string {
   if (sizeBytes < headerBytes) return `it is ${sizeBytes} bytes, shorter than the ${headerBytes}-byte header`;
   const view = new DataView(bytes.buffer, bytes.byteOffset, headerBytes);
   if (new TextDecoder().decode(bytes.subarray(0, 8)) !== bm25SegmentMagic) return `it does not start with "${bm25SegmentMagic}"`;
   const version = view.getUint32(8, true);
   if (version !== bm25SegmentVersion) return `it is format version ${version}, expected ${bm25SegmentVersion}`;
-  if (view.getUint32(96, true) !== crc32(bytes, 0, 0, headerCheckedBytes)) return "the header checksum does not match";
-  if (view.getUint32(12, true) !== headerBytes || view.getUint32(28, true) !== docLengthBlockDocs || view.getUint32(100, true) !== 0) {
-    return "the header size, the lengths block size or the reserved field is not the version's";
+  if (view.getUint32(80, true) !== crc32(bytes, 0, 0, headerCheckedBytes)) return "the header checksum does not match";
+  if (view.getUint32(12, true) !== headerBytes || view.getUint32(28, true) !== 0 || view.getUint32(84, true) !== 0) {
+    return "the header size or a reserved field is not the version's";
   }
-  const docBase = view.getUint32(16, true);
-  const docCount = view.getUint32(20, true);
-  const termCount = view.getUint32(24, true);
-  const totalLength = safeU64(view, 32);
-  const offsets = [48, 56, 64, 72, 80, 88].map((at) => safeU64(view, at));
-  if (totalLength === undefined || offsets.some((offset) => offset === undefined)) return "a size in the header is out of range";
-  if (docBase + docCount > docIdMax + 1) return `documents [${docBase}, ${docBase + docCount}) pass the largest document id`;
-  const [docLengthsOffset, blockChecksumsOffset, termTableOffset, keysOffset, postingsOffset, fileBytes] = offsets as number[];
-  const expected = headerFor(docBase, docCount, termCount, totalLength, view.getFloat64(40, true), 0, 0);
-  if (
-    docLengthsOffset !== expected.docLengthsOffset ||
-    blockChecksumsOffset !== expected.blockChecksumsOffset ||
-    termTableOffset !== expected.termTableOffset ||
-    keysOffset !== expected.keysOffset ||
-    postingsOffset < keysOffset ||
-    fileBytes < postingsOffset ||
-    (fileBytes - postingsOffset) % postingBytes !== 0
-  ) {
+  const sizes = {
+    docBase: view.getUint32(16, true),
+    docCount: view.getUint32(20, true),
+    termCount: view.getUint32(24, true),
+    totalLength: safeU64(view, 32),
+    averageLengthFloor: view.getFloat64(40, true),
+  };
+  const offsets = [48, 56, 64, 72].map((at) => safeU64(view, at));
+  if (sizes.totalLength === undefined || offsets.some((offset) => offset === undefined)) return "a size in the header is out of range";
+  if (sizes.docBase + sizes.docCount > docIdMax + 1) return `documents [${sizes.docBase}, ${sizes.docBase + sizes.docCount}) pass the largest document id`;
+  const [termTableOffset, keysOffset, postingsOffset, fileBytes] = offsets as number[];
+  const header = headerFor({ ...sizes, totalLength: sizes.totalLength }, postingsOffset - keysOffset, fileBytes - postingsOffset);
+  if (termTableOffset !== header.termTableOffset || keysOffset !== header.keysOffset || postingsOffset < keysOffset || fileBytes < postingsOffset) {
     return "its section offsets do not follow from its sizes";
   }
   if (fileBytes !== sizeBytes) return `the header says ${fileBytes} bytes but the file has ${sizeBytes}`;
-  return { ...expected, postingsOffset, fileBytes };
+  return header;
+}
+
+/** Appends `value` (< 2^32) as an unsigned LEB128 varint at `at`; returns the position after it. */
+function putVarint(bytes: Uint8Array, at: number, value: number): number {
+  while (value > 0x7f) {
+    bytes[at++] = (value & 0x7f) | 0x80;
+    value = Math.floor(value / 128);
+  }
+  bytes[at++] = value;
+  return at;
 }
 
 /**
- * Writes bytes at increasing positions through a buffer, so a section streamed a posting at a
- * time costs one system call per 64 KiB.
+ * Encodes postings (documents relative to docBase, ascending, after `previous`; parallel arrays)
+ * as the file stores them.
+ */
+function encodePostings(docs: ArrayLike<number>, counts: ArrayLike<number>, lengths: ArrayLike<number>, previous: number): Uint8Array {
+  const bytes = new Uint8Array(postingBytesMax * docs.length);
+  let at = 0;
+  for (let i = 0; i < docs.length; i++) {
+    at = putVarint(bytes, at, docs[i] - previous - 1);
+    at = putVarint(bytes, at, counts[i]);
+    at = putVarint(bytes, at, lengths[i]);
+    previous = docs[i];
+  }
+  return bytes.subarray(0, at);
+}
+
+/**
+ * Writes bytes at increasing positions through a buffer, so a section streamed a term at a time
+ * costs one system call per 64 KiB.
  */
 class PositionalWriter {
   private readonly buffer = new Uint8Array(ioChunkBytes);
@@ -234,71 +247,63 @@ function writeFully(fd: number, bytes: Uint8Array, position: number): void {
 }
 
 /**
- * Lays out one segment file as its sections are fed in order: document lengths, then terms in
- * key order with their postings (streamed in pieces). Checks at `finish` that what was fed
- * matches the header it started from.
+ * Lays out one segment file as its terms are fed in key order, each with its postings (in one
+ * or more pieces, already encoded). The key bytes are known up front, so the term table, keys
+ * and postings are written at their final offsets in one pass; the header, which needs the
+ * postings' total size, is written last.
  */
 class SegmentFileWriter {
-  private readonly docLengths: PositionalWriter;
-  private readonly blockChecksums: PositionalWriter;
   private readonly termTable: PositionalWriter;
   private readonly keys: PositionalWriter;
   private readonly postings: PositionalWriter;
-  private readonly block = new Uint8Array(4 * docLengthBlockDocs);
-  private readonly blockView = new DataView(this.block.buffer);
-  private blockDocs = 0;
-  private docsWritten = 0;
-  private lengthSum = 0;
+  private readonly layout: SegmentHeader;
   private termsWritten = 0;
   private keyCursor = 0;
-  private postingCursor = 0;
+  private postingsCursor = 0;
   private termKey: Uint8Array | undefined;
-  private termPostingStart = 0;
+  private termPostingsStart = 0;
+  private termDocumentFrequency = 0;
   private termPostingsCrc = 0;
 
   constructor(
-    fd: number,
-    private readonly header: SegmentHeader,
+    private readonly fd: number,
+    private readonly sizes: { docBase: number; docCount: number; termCount: number; totalLength: number; averageLengthFloor: number },
+    private readonly keyBytes: number,
   ) {
-    writeFully(fd, encodeHeader(header), 0);
-    this.docLengths = new PositionalWriter(fd, header.docLengthsOffset);
-    this.blockChecksums = new PositionalWriter(fd, header.blockChecksumsOffset);
-    this.termTable = new PositionalWriter(fd, header.termTableOffset);
-    this.keys = new PositionalWriter(fd, header.keysOffset);
-    this.postings = new PositionalWriter(fd, header.postingsOffset);
-  }
-
-  addDocLength(length: number): void {
-    this.blockView.setInt32(4 * this.blockDocs, length, true);
-    this.blockDocs++;
-    this.docsWritten++;
-    this.lengthSum += length;
-    if (this.blockDocs === docLengthBlockDocs) this.closeBlock();
+    this.layout = headerFor(sizes, keyBytes, 0);
+    this.termTable = new PositionalWriter(fd, this.layout.termTableOffset);
+    this.keys = new PositionalWriter(fd, this.layout.keysOffset);
+    this.postings = new PositionalWriter(fd, this.layout.postingsOffset);
   }
 
   beginTerm(key: Uint8Array): void {
     this.termKey = key;
-    this.termPostingStart = this.postingCursor;
+    this.termPostingsStart = this.postingsCursor;
+    this.termDocumentFrequency = 0;
     this.termPostingsCrc = 0;
   }
 
-  /** Postings of the current term: (document − docBase, term count) pairs, documents ascending. */
-  addPostings(bytes: Uint8Array): void {
+  /** `count` encoded postings of the current term, continuing the documents of earlier pieces. */
+  addPostings(bytes: Uint8Array, count: number): void {
     this.postings.write(bytes);
     this.termPostingsCrc = crc32(bytes, this.termPostingsCrc);
-    this.postingCursor += bytes.length / postingBytes;
+    this.termDocumentFrequency += count;
+    this.postingsCursor += bytes.length;
   }
 
   endTerm(): void {
     const key = this.termKey as Uint8Array;
+    const postingsBytes = this.postingsCursor - this.termPostingsStart;
+    if (postingsBytes > postingListBytesMax) throw new RangeError(`a BM25 posting list of ${postingsBytes} bytes passes the format's ${postingListBytesMax}`);
     const entry = new Uint8Array(entryBytes);
     const view = new DataView(entry.buffer);
     view.setBigUint64(0, BigInt(this.keyCursor), true);
-    view.setBigUint64(8, BigInt(postingBytes * this.termPostingStart), true);
+    view.setBigUint64(8, BigInt(this.termPostingsStart), true);
     view.setUint32(16, key.length, true);
-    view.setUint32(20, this.postingCursor - this.termPostingStart, true);
-    view.setUint32(24, this.termPostingsCrc, true);
-    view.setUint32(28, entryChecksum(entry, this.termsWritten, key), true);
+    view.setUint32(20, this.termDocumentFrequency, true);
+    view.setUint32(24, postingsBytes, true);
+    view.setUint32(28, this.termPostingsCrc, true);
+    view.setUint32(32, entryChecksum(entry, this.termsWritten, key), true);
     this.termTable.write(entry);
     this.keys.write(key);
     this.keyCursor += key.length;
@@ -306,32 +311,26 @@ class SegmentFileWriter {
     this.termKey = undefined;
   }
 
-  finish(): void {
-    if (this.blockDocs > 0) this.closeBlock();
-    const fed = headerFor(
-      this.header.docBase, this.docsWritten, this.termsWritten, this.lengthSum,
-      this.header.averageLengthFloor, this.keyCursor, this.postingCursor,
-    );
-    if (JSON.stringify(fed) !== JSON.stringify(this.header)) {
-      throw new Error(`BM25 segment writer was fed ${JSON.stringify(fed)} for header ${JSON.stringify(this.header)}`);
+  /** Flushes the sections and writes the header; returns it. */
+  finish(): SegmentHeader {
+    if (this.termsWritten !== this.sizes.termCount || this.keyCursor !== this.keyBytes) {
+      throw new Error(`BM25 segment writer was fed ${this.termsWritten} terms in ${this.keyCursor} key bytes, expected ${this.sizes.termCount} in ${this.keyBytes}`);
     }
-    for (const writer of [this.docLengths, this.blockChecksums, this.termTable, this.keys, this.postings]) writer.flush();
-  }
-
-  private closeBlock(): void {
-    const checksum = new Uint8Array(4);
-    new DataView(checksum.buffer).setUint32(0, crc32(this.block, 0, 0, 4 * this.blockDocs), true);
-    this.docLengths.write(this.block.subarray(0, 4 * this.blockDocs));
-    this.blockChecksums.write(checksum);
-    this.blockDocs = 0;
+    for (const writer of [this.termTable, this.keys, this.postings]) writer.flush();
+    const header = headerFor(this.sizes, this.keyBytes, this.postingsCursor);
+    writeFully(this.fd, encodeHeader(header), 0);
+    return header;
   }
 }
 
-/** CRC-32 of an entry's first 28 bytes, its index (u32) and its key: a moved or edited entry fails. */
+/** CRC-32 of an entry's first 32 bytes, its index (u32) and its key: a moved or edited entry fails. */
 function entryChecksum(entry: Uint8Array, index: number, key: Uint8Array): number {
-  const indexBytes = new Uint8Array(4);
-  new DataView(indexBytes.buffer).setUint32(0, index, true);
-  return crc32(key, crc32(indexBytes, crc32(entry, 0, 0, entryCheckedBytes)));
+  // One buffer, one call: the native CRC costs more per call than per byte at these sizes.
+  const checked = new Uint8Array(entryCheckedBytes + 4 + key.length);
+  checked.set(entry.subarray(0, entryCheckedBytes));
+  new DataView(checked.buffer).setUint32(entryCheckedBytes, index, true);
+  checked.set(key, entryCheckedBytes + 4);
+  return crc32(checked);
 }
 
 function compareBytes(a: Uint8Array, b: Uint8Array): number {
@@ -353,39 +352,38 @@ function fileSha256(fd: number, sizeBytes: number): string {
   return hash.digest("hex");
 }
 
-function checkDocBase(docBase: number, docCount: number): void {
+function checkDocRange(docBase: number, docCount: number): void {
   if (!Number.isInteger(docBase) || docBase < 0 || docBase + docCount > docIdMax + 1) {
     throw new RangeError(`BM25 segment documents [${docBase}, ${docBase + docCount}) must lie in [0, ${docIdMax + 1})`);
   }
 }
 
 /** Writes through the atomic helper and reports the file; I/O failures become `read_model_write_failed`. */
-function writeSegmentFile(file: string, header: SegmentHeader, feed: (writer: SegmentFileWriter) => void): WrittenBm25Segment {
-  let sha256 = "";
+function writeSegmentFile(file: string, create: (fd: number) => SegmentHeader): WrittenBm25Segment {
+  let written: WrittenBm25Segment | undefined;
   try {
     writeFileAtomically(file, (fd) => {
-      const writer = new SegmentFileWriter(fd, header);
-      feed(writer);
-      writer.finish();
-      sha256 = fileSha256(fd, header.fileBytes);
+      const header = create(fd);
+      written = { bytes: header.fileBytes, sha256: fileSha256(fd, header.fileBytes) };
     });
   } catch (error) {
     if (isZaxyError(error) || error instanceof RangeError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     throw ioError("read_model_write_failed", `Cannot write BM25 segment "${file}": ${reason}`);
   }
-  return { bytes: header.fileBytes, sha256 };
+  return written as WrittenBm25Segment;
 }
 
 /**
  * Writes the segment of `source`'s documents to `file` atomically (temp file in the same
  * directory, fsync, rename, directory fsync) and returns its size and SHA-256. Tokenisation is
  * `Bm25Index`'s own: the documents are added to an index and its postings written out.
+ * Throws `read_model_write_failed` (exit 3) when the file cannot be written.
  *
  * @example
  * writeBm25Segment(".eventloom/projections/s/verbatim.000000.bm25", {
  *   docBase: 0, averageLengthFloor: 1, texts: ["Decision: use Postgres", "Task: migrate"],
- * }); // { bytes: 317, sha256: "…" }
+ * }); // { bytes: 239, sha256: "…" }
  */
 export function writeBm25Segment(file: string, source: Bm25SegmentSource): WrittenBm25Segment {
   let index: Bm25Index;
@@ -395,58 +393,70 @@ export function writeBm25Segment(file: string, source: Bm25SegmentSource): Writt
     if ("texts" in source) for (const text of source.texts) index.add(text);
     else for (const terms of source.termsPerDoc) index.addTerms(terms);
   }
-  checkDocBase(source.docBase, index.size);
+  checkDocRange(source.docBase, index.size);
   return writePostings(file, source.docBase, index.exportPostings());
 }
 
 function writePostings(file: string, docBase: number, postings: Bm25Postings): WrittenBm25Segment {
   const { terms, termStart, docs, counts, docLengths } = postings;
+  // UTF-8 cannot spell a lone surrogate (it would become U+FFFD and find another term). The
+  // keyword tokenizer only yields [a-z0-9] runs, so such a term is a caller's mistake.
+  const unspellable = terms.find((term) => loneSurrogate.test(term));
+  if (unspellable !== undefined) throw new RangeError(`BM25 term ${JSON.stringify(unspellable)} holds a lone surrogate, which UTF-8 cannot store`);
   const keys = terms.map((term) => utf8.encode(term));
   const order = terms.map((_, id) => id).sort((a, b) => compareBytes(keys[a], keys[b]));
   let keyBytes = 0;
-  for (let i = 0; i < order.length; i++) {
-    keyBytes += keys[order[i]].length;
-    if (i > 0 && compareBytes(keys[order[i - 1]], keys[order[i]]) === 0) {
-      throw new RangeError(`BM25 terms ${JSON.stringify(terms[order[i - 1]])} and ${JSON.stringify(terms[order[i]])} have the same UTF-8 bytes (a lone surrogate)`);
-    }
-  }
-  const header = headerFor(docBase, docLengths.length, terms.length, postings.totalLength, postings.averageLengthFloor, keyBytes, docs.length);
-  return writeSegmentFile(file, header, (writer) => {
-    for (const length of docLengths) writer.addDocLength(length);
+  for (const key of keys) keyBytes += key.length;
+  const sizes = { docBase, docCount: docLengths.length, termCount: terms.length, totalLength: postings.totalLength, averageLengthFloor: postings.averageLengthFloor };
+  return writeSegmentFile(file, (fd) => {
+    const writer = new SegmentFileWriter(fd, sizes, keyBytes);
     for (const id of order) {
-      const from = termStart[id];
-      const to = termStart[id + 1];
-      const bytes = new Uint8Array(postingBytes * (to - from));
-      const view = new DataView(bytes.buffer);
-      for (let at = from; at < to; at++) {
-        view.setUint32(postingBytes * (at - from), docs[at], true);
-        view.setUint32(postingBytes * (at - from) + 4, counts[at], true);
-      }
+      const termDocs = docs.subarray(termStart[id], termStart[id + 1]);
+      const lengths = new Uint32Array(termDocs.length);
+      for (let k = 0; k < termDocs.length; k++) lengths[k] = docLengths[termDocs[k]];
       writer.beginTerm(keys[id]);
-      writer.addPostings(bytes);
+      writer.addPostings(encodePostings(termDocs, counts.subarray(termStart[id], termStart[id + 1]), lengths, -1), termDocs.length);
       writer.endTerm();
     }
+    return writer.finish();
   });
+}
+
+/** Where the varint `varintAt` read last ended. */
+let varintEnd = 0;
+
+/**
+ * The unsigned LEB128 varint at `at` (sets `varintEnd`); -1 when it runs past the end or past
+ * 32 bits, which the caller refuses as out of range.
+ */
+function varintAt(bytes: Uint8Array, at: number): number {
+  let value = 0;
+  let scale = 1;
+  for (let i = 0; i < 5; i++) {
+    if (at >= bytes.length) break;
+    const byte = bytes[at++];
+    value += (byte & 0x7f) * scale;
+    scale *= 128;
+    if (byte < 0x80) {
+      varintEnd = at;
+      return value <= 0xffffffff ? value : -1;
+    }
+  }
+  varintEnd = at;
+  return -1;
 }
 
 /** One open, checked segment file: positional reads, each piece checked against its CRC. */
 class SegmentFile {
-  readonly blockChecksums: Uint32Array;
-  private readonly lengthBlocks = new Map<number, Int32Array>();
   bytesRead = 0;
 
   private constructor(
     readonly file: string,
     private fd: number,
     readonly header: SegmentHeader,
-  ) {
-    const blocks = blockCount(header.docCount);
-    const bytes = this.read(header.blockChecksumsOffset, 4 * blocks);
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
-    this.blockChecksums = new Uint32Array(blocks);
-    for (let b = 0; b < blocks; b++) this.blockChecksums[b] = view.getUint32(4 * b, true);
-  }
+  ) {}
 
+  /** Opens and checks the header; `read_model_unreadable` when the path cannot be opened as a regular file. */
   static open(file: string): SegmentFile {
     const opened = openRegularFile(file);
     if (!opened.ok) throw ioError("read_model_unreadable", `Cannot open read-model file "${file}": ${opened.reason}`);
@@ -455,13 +465,13 @@ class SegmentFile {
       let read = 0;
       while (opened.sizeBytes >= headerBytes && read < headerBytes) {
         const got = fs.readSync(opened.fd, bytes, read, headerBytes - read, read);
-        if (got === 0) break;
+        if (got === 0) throw new ReadModelCorruptError(file, `it ended at byte ${read}, inside the header`);
         read += got;
       }
-      const header = decodeHeader(bytes, read < headerBytes ? Math.min(read, opened.sizeBytes) : opened.sizeBytes);
+      const header = decodeHeader(bytes, opened.sizeBytes);
       if (typeof header === "string") throw new ReadModelCorruptError(file, header);
       const segment = new SegmentFile(file, opened.fd, header);
-      segment.bytesRead += headerBytes;
+      segment.bytesRead = read;
       return segment;
     } catch (error) {
       fs.closeSync(opened.fd);
@@ -499,8 +509,8 @@ class SegmentFile {
   }
 
   /**
-   * Entries `[from, to)`, read with one read for the entries and one for their keys (the writer
-   * lays keys out in entry order, so they are one run; a file where they are not is corrupt).
+   * Entries `[from, to)`, with one read for the entries and one for their keys (the writer lays
+   * keys out in entry order, so they are one run; a file where they are not is corrupt).
    */
   entries(from: number, to: number): TermEntry[] {
     const { header } = this;
@@ -509,7 +519,7 @@ class SegmentFile {
     const firstKey = safeU64(tableView, 0) ?? Number.MAX_SAFE_INTEGER;
     let keyRunBytes = 0;
     for (let i = 0; i < to - from; i++) {
-      if (safeU64(tableView, entryBytes * i) !== firstKey + keyRunBytes) throw this.corrupt(`term entry ${from + i} does not continue the key run`);
+      if (safeU64(tableView, entryBytes * i) !== firstKey + keyRunBytes) throw this.corrupt(`term entry ${from + i} does not continue the run of keys`);
       keyRunBytes += tableView.getUint32(entryBytes * i + 16, true);
     }
     if (firstKey + keyRunBytes > header.postingsOffset - header.keysOffset) throw this.corrupt(`term entries ${from}-${to - 1} point outside the keys`);
@@ -529,20 +539,18 @@ class SegmentFile {
     const postingsOffset = safeU64(view, 8);
     const keyLength = view.getUint32(16, true);
     const documentFrequency = view.getUint32(20, true);
-    const keysSize = header.postingsOffset - header.keysOffset;
-    const postingsSize = header.fileBytes - header.postingsOffset;
+    const postingsBytes = view.getUint32(24, true);
     if (
       keyOffset === undefined || postingsOffset === undefined ||
-      keyOffset + keyLength > keysSize ||
+      keyOffset + keyLength > header.postingsOffset - header.keysOffset ||
       documentFrequency < 1 || documentFrequency > header.docCount ||
-      postingsOffset % postingBytes !== 0 ||
-      postingsOffset + postingBytes * documentFrequency > postingsSize
+      postingsOffset + postingsBytes > header.fileBytes - header.postingsOffset
     ) {
       throw this.corrupt(`term entry ${index} points outside its sections`);
     }
     const key = keyAt(keyOffset, keyLength);
-    if (view.getUint32(28, true) !== entryChecksum(bytes, index, key)) throw this.corrupt(`term entry ${index} fails its checksum`);
-    return { index, key, keyOffset, postingsOffset, documentFrequency, postingsCrc: view.getUint32(24, true) };
+    if (view.getUint32(32, true) !== entryChecksum(bytes, index, key)) throw this.corrupt(`term entry ${index} fails its checksum`);
+    return { index, key, postingsOffset, documentFrequency, postingsBytes, postingsCrc: view.getUint32(28, true) };
   }
 
   /** The entry of `key`, by binary search over the sorted dictionary, or undefined. */
@@ -561,55 +569,66 @@ class SegmentFile {
   }
 
   /**
-   * Postings `[from, to)` of a term (relative documents and counts), checked: documents
-   * ascending after `previousDoc` and inside the segment, counts at least 1. The caller checks
-   * the CRC over all pieces of a term.
+   * A term's postings, read in one piece (by `reader`, default a positional read), checked
+   * against the CRC and decoded: documents ascending inside the segment, counts at least 1,
+   * exactly `df` postings filling the bytes.
    */
-  postingBytes(entry: TermEntry, from: number, to: number): Uint8Array {
-    return this.read(this.header.postingsOffset + entry.postingsOffset + postingBytes * from, postingBytes * (to - from));
-  }
-
-  checkPostings(bytes: Uint8Array, previousDoc: number): number {
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
-    let last = previousDoc;
-    for (let at = 0; at < bytes.length; at += postingBytes) {
-      const doc = view.getUint32(at, true);
-      if (doc <= last || doc >= this.header.docCount || view.getUint32(at + 4, true) < 1) {
-        throw this.corrupt("a posting list is out of order or out of range");
-      }
-      last = doc;
-    }
-    return last;
-  }
-
-  /** All postings of a term in one piece, checked against its CRC. */
-  postings(entry: TermEntry): Uint8Array {
-    const bytes = this.postingBytes(entry, 0, entry.documentFrequency);
+  postings(entry: TermEntry, reader: (position: number, length: number) => Uint8Array = (p, l) => this.read(p, l)): DecodedPostings {
+    const bytes = reader(this.header.postingsOffset + entry.postingsOffset, entry.postingsBytes);
     if (crc32(bytes) !== entry.postingsCrc) throw this.corrupt(`the postings of term entry ${entry.index} fail their checksum`);
-    this.checkPostings(bytes, -1);
-    return bytes;
-  }
-
-  /** The lengths of documents [1024·b, 1024·(b+1)) (relative), checked against the block CRC. */
-  lengthBlock(block: number): Int32Array {
-    const cached = this.lengthBlocks.get(block);
-    if (cached !== undefined) return cached;
-    const docs = Math.min(docLengthBlockDocs, this.header.docCount - block * docLengthBlockDocs);
-    const bytes = this.read(this.header.docLengthsOffset + 4 * docLengthBlockDocs * block, 4 * docs);
-    if (crc32(bytes) !== this.blockChecksums[block]) throw this.corrupt(`document length block ${block} fails its checksum`);
-    const view = new DataView(bytes.buffer);
-    const lengths = new Int32Array(docs);
-    for (let i = 0; i < docs; i++) {
-      lengths[i] = view.getInt32(4 * i, true);
-      if (lengths[i] < 0) throw this.corrupt(`document length block ${block} holds a negative length`);
+    const df = entry.documentFrequency;
+    const docs = new Uint32Array(df);
+    const counts = new Uint32Array(df);
+    const lengths = new Uint32Array(df);
+    let at = 0;
+    let doc = -1;
+    const end = bytes.length;
+    // Most varints are one byte; those take the inline path, the rest `varintAt`. A CLI query
+    // runs this loop once, before any JIT tier, so it is kept short.
+    for (let k = 0; k < df; k++) {
+      if (at + 3 > end) throw this.corrupt(`the postings of term entry ${entry.index} are malformed`);
+      let gap = bytes[at++];
+      if (gap >= 0x80) {
+        gap = varintAt(bytes, at - 1);
+        at = varintEnd;
+      }
+      let count = at < end ? bytes[at++] : -1;
+      if (count >= 0x80) {
+        count = varintAt(bytes, at - 1);
+        at = varintEnd;
+      }
+      let length = at < end ? bytes[at++] : -1;
+      if (length >= 0x80) {
+        length = varintAt(bytes, at - 1);
+        at = varintEnd;
+      }
+      doc += gap + 1;
+      if (gap < 0 || count < 1 || length < count || doc >= this.header.docCount) {
+        throw this.corrupt(`the postings of term entry ${entry.index} are out of range`);
+      }
+      docs[k] = doc;
+      counts[k] = count;
+      lengths[k] = length;
     }
-    this.lengthBlocks.set(block, lengths);
-    return lengths;
+    if (at !== bytes.length) throw this.corrupt(`the postings of term entry ${entry.index} do not fill their bytes`);
+    return { docs, counts, lengths };
   }
+}
 
-  docLength(relativeDoc: number): number {
-    return this.lengthBlock(Math.floor(relativeDoc / docLengthBlockDocs))[relativeDoc % docLengthBlockDocs];
-  }
+/**
+ * Positional reads of a region read front to back (a merge reads every posting list in file
+ * order), served from one 64 KiB window so that a small list costs no system call.
+ */
+function windowedReader(segment: SegmentFile): (position: number, length: number) => Uint8Array {
+  let window: Uint8Array = new Uint8Array(0);
+  let windowStart = 0;
+  return (position, length) => {
+    if (position < windowStart || position + length > windowStart + window.length) {
+      window = segment.read(position, Math.max(length, Math.min(ioChunkBytes, segment.header.fileBytes - position)));
+      windowStart = position;
+    }
+    return window.subarray(position - windowStart, position - windowStart + length);
+  };
 }
 
 /** Opens every file, closing the ones already open when one is refused. */
@@ -644,11 +663,11 @@ function checkSequence(segments: readonly SegmentFile[], averageLengthFloor: num
 /**
  * The BM25 index of consecutive segment files, read lazily. `search` returns exactly what
  * `Bm25Index.search` returns over the same documents added in order, with document ids counted
- * from the first segment's `docBase` (0 for a whole index). Open descriptors are held until
- * `close()`; document-length blocks read once are kept (4 bytes per document at most).
+ * from the first segment's `docBase` (0 for a whole index). Descriptors stay open until
+ * `close()`; nothing read is cached, so memory does not grow with queries.
  *
  * @example
- * const set = Bm25SegmentSet.open(["verbatim.000000.bm25", "verbatim.100000.bm25"], { averageLengthFloor: 1 });
+ * const set = Bm25SegmentSet.open(["verbatim.0.bm25", "verbatim.1.bm25"], { averageLengthFloor: 1 });
  * try {
  *   set.search(queryTerms("postgres decision"), 10); // [{ docId: 123456, score: 7.81… }, …]
  * } finally {
@@ -692,7 +711,7 @@ export class Bm25SegmentSet {
     return this.documentCount;
   }
 
-  /** Bytes read from the files so far (headers, dictionary probes, postings, length blocks). */
+  /** Bytes read from the files so far (headers, dictionary probes, postings). */
   get bytesRead(): number {
     return this.segments.reduce((sum, segment) => sum + segment.bytesRead, 0);
   }
@@ -710,7 +729,8 @@ export class Bm25SegmentSet {
 
   /**
    * The `limit` best documents for the query terms, best first, ties by lower document id;
-   * duplicate terms count once and unknown terms are ignored, as `Bm25Index.search`.
+   * duplicate terms count once and unknown terms are ignored, as `Bm25Index.search`. Throws
+   * `ReadModelCorruptError` when a piece it reads fails its checks.
    */
   search(terms: readonly string[], limit: number): Bm25Hit[] {
     if (limit <= 0 || this.documentCount === 0) return [];
@@ -730,17 +750,16 @@ export class Bm25SegmentSet {
         for (const { entry } of found) df += entry.documentFrequency;
         const idf = bm25Idf(n, df);
         for (const { segment, entry } of found) {
-          const bytes = segment.postings(entry);
-          const view = new DataView(bytes.buffer);
+          const { docs, counts, lengths } = segment.postings(entry);
           const offset = segment.header.docBase - this.firstDocId;
-          for (let at = 0; at < bytes.length; at += postingBytes) {
-            const relative = view.getUint32(at, true);
-            const norm = bm25Norm(segment.docLength(relative), average);
+          for (let k = 0; k < docs.length; k++) {
+            const norm = bm25Norm(lengths[k], average);
             // As Bm25Index.search: a document whose norm is not positive scores 0.
             if (norm <= 0) continue;
-            const tf = view.getUint32(at + 4, true);
-            const doc = offset + relative;
+            const tf = counts[k];
+            const doc = offset + docs[k];
             if (scores[doc] === 0) touched.push(doc);
+            // Grouped as Bm25Index.search, so the doubles are the same.
             scores[doc] += (idf * (tf * (bm25K1 + 1))) / (tf + norm);
           }
         }
@@ -766,10 +785,7 @@ export class Bm25SegmentSet {
   }
 }
 
-/** Dictionary entries a merge cursor reads at a time (8 KiB of table). */
-const cursorChunkEntries = 256;
-
-/** Walks one segment's dictionary in order, a chunk of entries at a time. */
+/** Walks one segment's dictionary in key order, a chunk of entries at a time. */
 class DictionaryCursor {
   private chunk: TermEntry[] = [];
   private chunkAt = 0;
@@ -794,51 +810,11 @@ class DictionaryCursor {
       return;
     }
     const entry = this.chunk[this.chunkAt++];
-    // The writer lays keys and postings out in entry order, strictly ascending by key.
+    // The writer lays the dictionary out strictly ascending by key.
     if (previous !== undefined && compareBytes(previous.key, entry.key) >= 0) {
       throw segment.corrupt(`term entry ${entry.index} is not after the one before it`);
     }
     this.current = entry;
-  }
-}
-
-/**
- * Merges consecutive segments into one file covering all their documents, atomically; a set
- * over the merged file searches exactly as a set over the inputs. Streams: two passes of a k-way
- * merge over the sorted dictionaries (the first sizes the sections, the second writes them), and
- * each posting list is copied in 64 KiB pieces, so memory does not grow with the segments.
- * Every input piece is checked against its CRC on the way (`ReadModelCorruptError`).
- *
- * @example
- * mergeBm25Segments(["v.000000.bm25", "v.004096.bm25"], "v.000000-merged.bm25"); // { bytes, sha256 }
- */
-export function mergeBm25Segments(files: readonly string[], outFile: string): WrittenBm25Segment {
-  if (files.length === 0) throw new RangeError("mergeBm25Segments needs at least one segment");
-  const segments = openSegments(files);
-  try {
-    checkSequence(segments, undefined);
-    const first = segments[0].header;
-    let termCount = 0;
-    let keyBytes = 0;
-    mergeDictionaries(segments, (key) => {
-      termCount++;
-      keyBytes += key.length;
-    });
-    const docCount = segments.reduce((sum, segment) => sum + segment.header.docCount, 0);
-    const totalLength = segments.reduce((sum, segment) => sum + segment.header.totalLength, 0);
-    const postingCount = segments.reduce((sum, s) => sum + (s.header.fileBytes - s.header.postingsOffset) / postingBytes, 0);
-    checkDocBase(first.docBase, docCount);
-    const header = headerFor(first.docBase, docCount, termCount, totalLength, first.averageLengthFloor, keyBytes, postingCount);
-    return writeSegmentFile(outFile, header, (writer) => {
-      for (const segment of segments) copyDocLengths(segment, writer);
-      mergeDictionaries(segments, (key, holders) => {
-        writer.beginTerm(key);
-        for (const { segment, entry } of holders) copyPostings(segment, entry, segment.header.docBase - first.docBase, writer);
-        writer.endTerm();
-      });
-    });
-  } finally {
-    for (const segment of segments) segment.close();
   }
 }
 
@@ -867,31 +843,58 @@ function mergeDictionaries(
   }
 }
 
-/** Copies a segment's document lengths block by block, checking each block and the total. */
-function copyDocLengths(segment: SegmentFile, writer: SegmentFileWriter): void {
-  let sum = 0;
-  for (let block = 0; block < segment.blockChecksums.length; block++) {
-    for (const length of segment.lengthBlock(block)) {
-      writer.addDocLength(length);
-      sum += length;
-    }
+/**
+ * Merges consecutive segments into one file covering all their documents, atomically; a set
+ * over the merged file searches exactly as a set over the inputs, and the file is byte for
+ * byte the one `writeBm25Segment` writes for all their documents at once. Streams: a k-way
+ * merge over the sorted dictionaries, twice (the first pass sizes the keys, the second writes),
+ * holding one chunk of each dictionary and one term's postings of one input at a time, so
+ * memory does not grow with the number of terms. Every input piece is checked on the way
+ * (`ReadModelCorruptError`, nothing written).
+ *
+ * @example
+ * mergeBm25Segments(["v.0.bm25", "v.1.bm25"], "v.0-1.bm25"); // { bytes, sha256 }
+ */
+export function mergeBm25Segments(files: readonly string[], outFile: string): WrittenBm25Segment {
+  if (files.length === 0) throw new RangeError("mergeBm25Segments needs at least one segment");
+  const segments = openSegments(files);
+  try {
+    checkSequence(segments, undefined);
+    const first = segments[0].header;
+    let termCount = 0;
+    let keyBytes = 0;
+    mergeDictionaries(segments, (key) => {
+      termCount++;
+      keyBytes += key.length;
+    });
+    const sizes = {
+      docBase: first.docBase,
+      docCount: segments.reduce((sum, segment) => sum + segment.header.docCount, 0),
+      termCount,
+      totalLength: segments.reduce((sum, segment) => sum + segment.header.totalLength, 0),
+      averageLengthFloor: first.averageLengthFloor,
+    };
+    checkDocRange(sizes.docBase, sizes.docCount);
+    const readers = new Map(segments.map((segment) => [segment, windowedReader(segment)]));
+    return writeSegmentFile(outFile, (fd) => {
+      const writer = new SegmentFileWriter(fd, sizes, keyBytes);
+      mergeDictionaries(segments, (key, holders) => {
+        writer.beginTerm(key);
+        // Gaps continue across inputs: an input's first document is encoded relative to the
+        // previous input's last one, as if all documents had been in one segment.
+        let previous = -1;
+        for (const { segment, entry } of holders) {
+          const { docs, counts, lengths } = segment.postings(entry, readers.get(segment));
+          const shift = segment.header.docBase - first.docBase;
+          for (let k = 0; k < docs.length; k++) docs[k] += shift;
+          writer.addPostings(encodePostings(docs, counts, lengths, previous), docs.length);
+          previous = docs[docs.length - 1];
+        }
+        writer.endTerm();
+      });
+      return writer.finish();
+    });
+  } finally {
+    for (const segment of segments) segment.close();
   }
-  if (sum !== segment.header.totalLength) throw segment.corrupt(`its lengths add up to ${sum}, the header says ${segment.header.totalLength}`);
-}
-
-/** Copies one term's postings in pieces, documents shifted by `shift`, checking order and CRC. */
-function copyPostings(segment: SegmentFile, entry: TermEntry, shift: number, writer: SegmentFileWriter): void {
-  const piecePostings = ioChunkBytes / postingBytes;
-  let crc = 0;
-  let last = -1;
-  for (let from = 0; from < entry.documentFrequency; from += piecePostings) {
-    const to = Math.min(entry.documentFrequency, from + piecePostings);
-    const bytes = segment.postingBytes(entry, from, to);
-    crc = crc32(bytes, crc);
-    last = segment.checkPostings(bytes, last);
-    const view = new DataView(bytes.buffer);
-    for (let at = 0; at < bytes.length; at += postingBytes) view.setUint32(at, view.getUint32(at, true) + shift, true);
-    writer.addPostings(bytes);
-  }
-  if (crc !== entry.postingsCrc) throw segment.corrupt(`the postings of term entry ${entry.index} fail their checksum`);
 }
