@@ -113,7 +113,7 @@ before(() => {
   assertCheckpointCoversLog(base, 8);
 });
 
-describe("design 002 (issue 14): a byte flipped in the verified prefix is refused as before the checkpoint", () => {
+describe("DESIGN §2.4, issue 14: a byte flipped in the verified prefix is refused as before the checkpoint", () => {
   const lineOffsets = (bytes: Buffer): number[] => {
     const starts = [0];
     for (let at = bytes.indexOf(0x0a); at >= 0 && at + 1 < bytes.length; at = bytes.indexOf(0x0a, at + 1)) starts.push(at + 1);
@@ -166,7 +166,7 @@ describe("design 002 (issue 14): a byte flipped in the verified prefix is refuse
   }
 });
 
-describe("design 002 (issue 14): appends by other processes between two checkouts are verified and seen", () => {
+describe("DESIGN §2.4, issue 14: appends by other processes between two checkouts are verified and seen", () => {
   test("a zaxy append, then a Python append (fcntl.flock, legacy line): each next checkout sees the new event and moves the checkpoint", { ...slow, skip: skipWithoutPython }, () => {
     const copy = copyOfBase("zaxy-ckpt-appends");
     append(copy, "decision.made", { decision: "use the blue-green deploy for the rebuild" });
@@ -199,7 +199,7 @@ describe("design 002 (issue 14): appends by other processes between two checkout
   });
 });
 
-describe("design 002 (issue 14): a shorter, rewritten or damaged state falls back to full verification", () => {
+describe("DESIGN §2.4, issue 14: a shorter, rewritten or damaged state falls back to full verification", () => {
   test("a log truncated below the checkpoint verifies in full, answers, and gets a new checkpoint", slow, () => {
     const copy = copyOfBase("zaxy-ckpt-truncated");
     writeLines(logOf(copy), readLines(logOf(copy)).slice(0, 5));
@@ -270,7 +270,7 @@ describe("design 002 (issue 14): a shorter, rewritten or damaged state falls bac
   });
 });
 
-describe("design 002 (issue 14): verifyWithCheckpoint gives verifyLog's verdict for the tail", () => {
+describe("DESIGN §2.4, issue 14: verifyWithCheckpoint gives verifyLog's verdict for the tail", () => {
   const security = { sensitivity: "public", redacted_paths: [] } as never;
 
   /** A log of 6 events with a blank line in the middle (lines != events), checkpointed. */
