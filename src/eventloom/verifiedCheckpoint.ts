@@ -27,6 +27,8 @@
  *   prefix_sha256  SHA-256 hex of the prefix's raw bytes
  *   checksum       SHA-256 hex of JSON [schema, seq, hash, bytes, lines, prefix_sha256]: a damaged
  *                  file is ignored, never used to start the chain from a wrong place
+ * A checkpoint vouches for the rules the prefix was verified under: bump the schema whenever
+ * `verify.ts` starts refusing something it accepted, so every prefix is verified again.
  */
 import { createHash, type Hash } from "node:crypto";
 import * as fs from "node:fs";
