@@ -15,6 +15,7 @@ import { sealLegacy, sealV1 } from "../../src/eventloom/envelope.ts";
 import { readVerifiedCheckpoint, verifiedCheckpointPath, verifyWithCheckpoint, writeVerifiedCheckpoint } from "../../src/eventloom/verifiedCheckpoint.ts";
 import { verifyLog } from "../../src/eventloom/verify.ts";
 import { runZaxy, stackTraceLines, type ZaxyRun } from "../cli/zaxy.ts";
+import { canMountTmpfs, mountTmpfs, remountReadOnly, unmount } from "../reliability/fsFaults.ts";
 import { makeTempDir, pythonWith, readLines, removeTempDirs, sha256Hex, skipWithoutPython, writeLines } from "../eventloom/testkit.ts";
 
 after(removeTempDirs);
@@ -268,6 +269,54 @@ describe("DESIGN §2.4, issue 14: a shorter, rewritten or damaged state falls ba
     assert.equal(fs.readFileSync(verifiedDir, "utf8"), "in the way");
     assert.equal(JSON.parse(expected.stdout).replay_event_count, 8);
   });
+});
+
+describe("DESIGN §2.4, issue 14: the checkpoint is best effort on a full or read-only disk", () => {
+  /** Fills the file system holding `dir` until it has no byte left. */
+  function fill(dir: string): void {
+    const fd = fs.openSync(path.join(dir, "filler"), "w");
+    const block = new Uint8Array(4096).fill(0x61);
+    try {
+      for (;;) fs.writeSync(fd, block);
+    } catch (error) {
+      assert.equal((error as { code?: string }).code, "ENOSPC");
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  test(
+    "a real full 1 MiB tmpfs, then a read-only mount, under projections/verified: checkout answers with the new events, no warning, the old checkpoint and no temp file left",
+    { ...slow, skip: canMountTmpfs ? false : "mounting a tmpfs is not permitted here (the injected-failure test above covers the write error)" },
+    () => {
+      const copy = copyOfBase("zaxy-ckpt-full-disk");
+      const verifiedDir = path.dirname(checkpointOf(copy));
+      const saved = fs.readFileSync(checkpointOf(copy));
+      assert.ok(mountTmpfs(verifiedDir));
+      try {
+        fs.writeFileSync(checkpointOf(copy), saved);
+        fill(verifiedDir);
+        append(copy, "decision.made", { decision: "use the blue-green deploy" });
+        const full = checkout(copy, "blue-green deploy");
+        assert.equal(full.code, 0, full.stderr);
+        assert.equal(full.stderr, "");
+        assert.equal(JSON.parse(full.stdout).replay_event_count, 9);
+        assert.match(JSON.parse(full.stdout).prompt, /use the blue-green deploy/);
+        assert.deepEqual(fs.readFileSync(checkpointOf(copy)), saved);
+        assert.deepEqual(fs.readdirSync(verifiedDir).sort(), ["default.json", "filler"]);
+
+        remountReadOnly(verifiedDir);
+        append(copy, "decision.made", { decision: "use canary releases" });
+        const readOnly = checkout(copy, "canary releases");
+        assert.equal(readOnly.code, 0, readOnly.stderr);
+        assert.equal(readOnly.stderr, "");
+        assert.equal(JSON.parse(readOnly.stdout).replay_event_count, 10);
+        assert.deepEqual(fs.readFileSync(checkpointOf(copy)), saved);
+      } finally {
+        unmount(verifiedDir);
+      }
+    },
+  );
 });
 
 describe("DESIGN §2.4, issue 14: verifyWithCheckpoint gives verifyLog's verdict for the tail", () => {
