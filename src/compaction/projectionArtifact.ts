@@ -15,10 +15,10 @@
  * losslessly, so load → write reproduces the bytes.
  */
 import * as fs from "node:fs";
-import * as path from "node:path";
 import { isJsonObject, JsonNumber, type JsonObject, type JsonValue, parseJson } from "../canonical/mod.ts";
 import { inputError, ioError } from "../errors.ts";
 import { pythonIndentedJson } from "./projectionJson.ts";
+import { writeFileAtomic } from "../platform/atomicFile.ts";
 
 /** Artifacts are found by this file-name suffix (DESIGN §2.1, §9). */
 export const projectionArtifactSuffix = ".compaction.json";
@@ -91,53 +91,24 @@ export interface ArtifactWriteOptions {
 }
 
 /**
- * Writes the artifact atomically: the text goes to a new sibling temp file (created exclusively,
- * so a planted symlink is never followed), is fsynced, then renamed into place and the
- * directory fsynced. A crash leaves either the old file or the whole new one, never half an
- * artifact, and retrieval scanning the root never reads a partial one (temp names end in `.tmp`).
- * Renaming replaces the directory entry, so another hard link to the old file keeps its bytes.
+ * Writes the artifact atomically (`platform/atomicFile.ts`: a sibling temp file, fsynced, renamed
+ * into place, the directory fsynced). A crash leaves either the old file or the whole new one,
+ * never half an artifact, and retrieval scanning the root never reads a partial one (temp names
+ * end in `.tmp`).
  *
  * @example
  * writeProjectionArtifact(projection, ".eventloom/projections/default.compaction.json");
  */
 export function writeProjectionArtifact(projection: CompactionProjection, file: string, options: ArtifactWriteOptions = {}): string {
   const text = projectionArtifactText(projection);
-  const dir = path.dirname(path.resolve(file));
-  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.tmp`);
-  let created = false;
   try {
-    if (options.createDirectories !== false) fs.mkdirSync(dir, { recursive: true });
-    const fd = fs.openSync(temp, "wx", 0o644);
-    created = true;
-    try {
-      fs.writeFileSync(fd, text);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(temp, file);
-    created = false;
-    syncDirectory(dir);
+    writeFileAtomic(file, text, { createDirectories: options.createDirectories !== false });
   } catch (error) {
-    if (created) fs.rmSync(temp, { force: true });
     throw ioError("projection_write_failed", `Cannot write compaction projection ${file}: ${error instanceof Error ? error.message : String(error)}`, {
       field: "--projection-output",
     });
   }
   return file;
-}
-
-/** Makes a rename durable; some file systems refuse fsync on a directory, which changes nothing here. */
-function syncDirectory(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(dir, "r");
-    fs.fsyncSync(fd);
-  } catch {
-    // Durability of the rename is best effort where the platform cannot fsync a directory.
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
 }
 
 class ArtifactShapeError extends Error {}

@@ -21,5 +21,6 @@ export * from "./replay.ts";
 export * from "./session.ts";
 export * from "./tail.ts";
 export * from "./timestamp.ts";
+export * from "./verifiedCheckpoint.ts";
 export * from "./verify.ts";
 export * from "./eventView.ts";

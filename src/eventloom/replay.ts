@@ -8,6 +8,7 @@ import { checkError, inputError } from "../errors.ts";
 import { type EventRecord, recordFromLine } from "./envelope.ts";
 import { regularFileProblem } from "../platform/regularFile.ts";
 import { readLogLines } from "./lines.ts";
+import { verifyWithCheckpoint } from "./verifiedCheckpoint.ts";
 import { type IntegrityReport, verifyLog } from "./verify.ts";
 
 export interface HandoffSummary {
@@ -143,6 +144,12 @@ export interface VerifiedReadOptions {
    * is `The log of session "<id>" fails verification at seq N (reason)`.
    */
   failureMessage?: (failure: string) => string;
+  /**
+   * The log's verified checkpoint (`verifiedCheckpointPath`): when given, a prefix verified by an
+   * earlier read is checked by one SHA-256 of its bytes and only the rest is verified, then the
+   * checkpoint is refreshed (`verifiedCheckpoint.ts`). The verdict and the events are the same.
+   */
+  checkpointPath?: string;
 }
 
 export interface VerifiedEvents {
@@ -153,7 +160,8 @@ export interface VerifiedEvents {
 /**
  * The one verified read of a log: verify the chain, refuse a broken one (`integrity_failure`,
  * exit 1, never read), then read the events verification covered (appends landing after it are
- * left for the next read).
+ * left for the next read). With `checkpointPath`, the prefix an earlier read verified is checked
+ * by its checkpoint digest instead of being verified again (same verdict, same events).
  *
  * @example
  * const read = await readVerifiedEvents(".eventloom/default.jsonl", { sessionId: "default" });
@@ -166,7 +174,15 @@ export async function readVerifiedEvents(logPath: string, options: VerifiedReadO
     if (options.missing !== undefined) throw options.missing();
     return undefined;
   }
-  const integrity = await verifyLog(logPath, options.lock === false ? { lock: false, threads: 1 } : {});
+  let integrity: IntegrityReport;
+  let checkedEvents: EventRecord[] | undefined;
+  if (options.checkpointPath !== undefined) {
+    const checked = await verifyWithCheckpoint(logPath, options.checkpointPath, { lock: options.lock !== false, events: "all" });
+    integrity = checked.integrity;
+    checkedEvents = checked.tailEvents;
+  } else {
+    integrity = await verifyLog(logPath, options.lock === false ? { lock: false, threads: 1 } : {});
+  }
   if (integrity.interrupted_append?.state === "conflict") {
     const message = options.failureMessage?.(`cannot be read: ${integrity.interrupted_append.message}`) ??
       `The log of session ${JSON.stringify(options.sessionId)} cannot be read: ${integrity.interrupted_append.message}`;
@@ -178,6 +194,6 @@ export async function readVerifiedEvents(logPath: string, options: VerifiedReadO
     throw checkError("integrity_failure", message, { line: integrity.line ?? undefined, hint: `run \`zaxy verify ${logPath}\` for the full report` });
   }
   // An empty log has no window to read (`toSeq: 0` is refused as bad input).
-  const events = integrity.total_events === 0 ? [] : readEvents(logPath, { toSeq: integrity.total_events }).events;
+  const events = checkedEvents ?? (integrity.total_events === 0 ? [] : readEvents(logPath, { toSeq: integrity.total_events }).events);
   return { integrity, events };
 }

@@ -16,10 +16,10 @@ import * as path from "node:path";
  * @example
  * writeFileAtomically("segments/000001.bm25", (fd) => fs.writeSync(fd, bytes));
  */
-export function writeFileAtomically(file: string, write: (fd: number) => void): void {
+export function writeFileAtomically(file: string, write: (fd: number) => void, mode = 0o644): void {
   const dir = path.dirname(path.resolve(file));
   const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
-  const fd = fs.openSync(temp, "wx+", 0o644);
+  const fd = fs.openSync(temp, "wx+", mode);
   try {
     try {
       write(fd);
@@ -33,6 +33,25 @@ export function writeFileAtomically(file: string, write: (fd: number) => void): 
     throw error;
   }
   fsyncDirectory(dir);
+}
+
+export interface AtomicWriteOptions {
+  /** Create missing parent directories (default true). */
+  createDirectories?: boolean;
+  /** Mode of a newly created file (default 0o644). */
+  mode?: number;
+}
+
+/**
+ * Replaces `file` with `data` atomically (`writeFileAtomically`); throws the file system's error
+ * with the temp file removed.
+ *
+ * @example
+ * writeFileAtomic(".eventloom/projections/verified/default.json", JSON.stringify(checkpoint) + "\n");
+ */
+export function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
+  if (options.createDirectories !== false) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  writeFileAtomically(file, (fd) => fs.writeFileSync(fd, data), options.mode);
 }
 
 /** Makes a rename in `dir` durable; best effort where the platform cannot fsync a directory. */

@@ -22,6 +22,7 @@ import type { EventRecord } from "../eventloom/envelope.ts";
 import { fileSystemErrorCode, fileSystemReason } from "../eventloom/root.ts";
 import { readVerifiedEvents } from "../eventloom/replay.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
+import { verifiedCheckpointPath } from "../eventloom/verifiedCheckpoint.ts";
 import type { IntegrityReport } from "../eventloom/verify.ts";
 import { runInterruptible } from "../platform/interrupt.ts";
 import { extractEvent } from "./extract/mod.ts";
@@ -94,6 +95,7 @@ export async function readVerifiedLog(root: string, sessionId: string): Promise<
   const logPath = sessionLogPath(root, sessionId, "read");
   const { integrity, events } = await readVerifiedEvents(logPath, {
     sessionId,
+    checkpointPath: verifiedCheckpointPath(root, sessionId),
     missing: () =>
       inputError("unknown_session", `Unknown session ${JSON.stringify(sessionId)}: no log at ${logPath}`, {
         field: "session_id",

@@ -1,0 +1,374 @@
+/**
+ * Verified checkpoints: a read re-verifies only what was appended since the last verified read.
+ *
+ * After a log verifies, its checkpoint records where the verified prefix ends, the chain state
+ * there, and a native SHA-256 of the prefix's raw bytes. The next read hashes that prefix in one
+ * streaming pass (no JSON parse, no canonicalisation; native SHA-256 runs at ~1.8 GB/s) and, when
+ * the digest matches, runs the full verifier's own range check (`scanRange`) over the bytes after
+ * it only, from the chain state the full pass reaches at that point: same verdict codes, same
+ * messages, same absolute line numbers. Any change to any prefix byte changes the digest, and the
+ * read falls back to the full `verifyLog`, whose verdict stands; so does a log shorter than the
+ * prefix (truncated, or rewritten by `zaxy compact`/`zaxy repair`), a damaged checkpoint, and a
+ * leftover append intent (`intent.ts`: an interrupted append needs the full verifier's handling).
+ *
+ * What is trusted: the checkpoint sits under `projections/`, writable by whoever can write the log.
+ * Someone able to edit the log and rewrite `prefix_sha256` could as well recompute the log's own
+ * (unkeyed) hash chain, so the checkpoint trusts nothing the chain did not already trust; it only
+ * remembers that these exact bytes verified once. Like everything under `projections/` it is
+ * derived and may be deleted (the next read verifies in full and writes it again).
+ *
+ * Format (`zaxy.verified_checkpoint.v1`, one JSON line at `<root>/projections/verified/<session>.json`;
+ * never change a key without a new schema):
+ *   {"schema","seq","hash","bytes","lines","prefix_sha256","checksum"}
+ *   seq            events in the prefix (the position of its last event)
+ *   hash           that event's stored hash, 64 hex (the next event must link to it)
+ *   bytes          prefix length; the prefix ends right after the newline closing event `seq`
+ *   lines          physical lines in the prefix (blank lines count), so tail verdicts name absolute lines
+ *   prefix_sha256  SHA-256 hex of the prefix's raw bytes
+ *   checksum       SHA-256 hex of JSON [schema, seq, hash, bytes, lines, prefix_sha256]: a damaged
+ *                  file is ignored, never used to start the chain from a wrong place
+ * A checkpoint vouches for the rules the prefix was verified under: bump the schema whenever
+ * `verify.ts` starts refusing something it accepted, so every prefix is verified again.
+ */
+import { createHash, type Hash } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
+import { inputError, ioError } from "../errors.ts";
+import { checkpointHashChunkBytes, lockWaitMs, verifiedCheckpointBytesMax } from "../limits.ts";
+import { writeFileAtomic } from "../platform/atomicFile.ts";
+import { lockFile, sha256Hex } from "../platform/mod.ts";
+import { openRegularFile } from "../platform/regularFile.ts";
+import { type EventRecord, recordFromLine } from "./envelope.ts";
+import { intentPath } from "./intent.ts";
+import { readRangeLines } from "./lines.ts";
+import { validateSessionId } from "./session.ts";
+import { readTailLine } from "./tail.ts";
+import { type IntegrityReport, mergeRanges, scanRange, verifyLog } from "./verify.ts";
+
+export const verifiedCheckpointSchema = "zaxy.verified_checkpoint.v1" as const;
+
+export interface VerifiedCheckpoint {
+  schema: typeof verifiedCheckpointSchema;
+  seq: number;
+  hash: string;
+  bytes: number;
+  lines: number;
+  prefix_sha256: string;
+  checksum: string;
+}
+
+/** The end of what a verification covered. */
+export interface VerifiedHead {
+  /** Events verified (the last one's position); 0 for an empty log. */
+  seq: number;
+  /** Stored hash (64 hex) of event `seq`; null for an empty log. */
+  hash: string | null;
+  /** Bytes verified (`integrity.bytes`). */
+  bytes: number;
+}
+
+export interface CheckpointVerifyOptions {
+  /**
+   * Default true: take the log's shared flock while verifying, so a concurrent append is never
+   * half-seen. False when the caller already holds the log's exclusive lock.
+   */
+  lock?: boolean;
+  /**
+   * Which events to parse and return in `tailEvents`: `"tail"` (default) the events after the
+   * checkpoint (every event when verification was full), `"all"` every verified event, `"none"`
+   * none. Parsing happens after the lock is released, from the file the verdict covers.
+   */
+  events?: "tail" | "all" | "none";
+  /** Default true: write or refresh the checkpoint when the verified head moved (best effort). */
+  writeCheckpoint?: boolean;
+}
+
+export interface CheckpointVerification {
+  /** The verdict, as `verifyLog` would give it for this log. */
+  integrity: IntegrityReport;
+  /** The verified head; null when the verdict is a failure. */
+  head: VerifiedHead | null;
+  /**
+   * Verified events after position `tailStartSeq` (the checkpoint's seq, or 0 when verification
+   * was full or `events: "all"`), parsed exactly as `readEvents` parses them. Empty when the
+   * verdict is a failure or `events: "none"`.
+   */
+  tailEvents: EventRecord[];
+  tailStartSeq: number;
+  /** True when the prefix was checked by its checkpoint digest and only the tail was verified. */
+  fromCheckpoint: boolean;
+  /** Why the checkpoint was not used (null when it was): none yet, unreadable, the prefix changed, ... */
+  fallbackReason: string | null;
+  /** Why the checkpoint could not be written (read-only root, full disk), or null. */
+  checkpointWriteError: string | null;
+}
+
+/**
+ * `<root>/projections/verified/<session>.json`: where a session's verified checkpoint lives.
+ *
+ * @example
+ * verifiedCheckpointPath(".eventloom", "default"); // ".eventloom/projections/verified/default.json"
+ */
+export function verifiedCheckpointPath(root: string, sessionId: string): string {
+  validateSessionId(sessionId, "verify");
+  return path.join(root, "projections", "verified", `${sessionId}.json`);
+}
+
+function checkpointChecksum(c: Omit<VerifiedCheckpoint, "checksum">): string {
+  return sha256Hex(JSON.stringify([c.schema, c.seq, c.hash, c.bytes, c.lines, c.prefix_sha256]));
+}
+
+const hex64 = /^[0-9a-f]{64}$/;
+
+/** The checkpoint in `file`, or why it cannot be used. Reads at most a few KiB. */
+export function readVerifiedCheckpoint(file: string): { checkpoint: VerifiedCheckpoint } | { problem: string } {
+  let text: string;
+  try {
+    const stat = fs.statSync(file);
+    if (!stat.isFile()) return { problem: "the checkpoint is not a regular file" };
+    if (stat.size > verifiedCheckpointBytesMax) return { problem: `the checkpoint is larger than ${verifiedCheckpointBytesMax} bytes` };
+    text = fs.readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ENOENT") return { problem: "there is no checkpoint yet" };
+    return { problem: `the checkpoint cannot be read (${error instanceof Error ? error.message : String(error)})` };
+  }
+  let parsed: Partial<VerifiedCheckpoint>;
+  try {
+    // Written by JSON.stringify below: plain integers and strings, no lossless parse needed.
+    parsed = JSON.parse(text);
+  } catch {
+    return { problem: "the checkpoint is not JSON" };
+  }
+  if (typeof parsed !== "object" || parsed === null || parsed.schema !== verifiedCheckpointSchema) {
+    return { problem: `the checkpoint's schema is not ${verifiedCheckpointSchema}` };
+  }
+  const { seq, hash, bytes, lines, prefix_sha256: prefix, checksum } = parsed;
+  const counts = [seq, bytes, lines].every((n) => Number.isSafeInteger(n) && (n as number) >= 1);
+  if (!counts || (lines as number) < (seq as number) || (bytes as number) < (lines as number)) {
+    return { problem: "the checkpoint's seq, bytes and lines are not consistent counts" };
+  }
+  if (typeof hash !== "string" || !hex64.test(hash) || typeof prefix !== "string" || !hex64.test(prefix)) {
+    return { problem: "the checkpoint's hash or prefix_sha256 is not 64 lowercase hex" };
+  }
+  const checkpoint = { schema: verifiedCheckpointSchema, seq, hash, bytes, lines, prefix_sha256: prefix } as Omit<VerifiedCheckpoint, "checksum">;
+  if (checksum !== checkpointChecksum(checkpoint)) return { problem: "the checkpoint does not match its checksum (damaged)" };
+  return { checkpoint: { ...checkpoint, checksum } };
+}
+
+/** Writes `checkpoint` atomically (temp file, fsync, rename); throws the file system's error. */
+export function writeVerifiedCheckpoint(file: string, checkpoint: Omit<VerifiedCheckpoint, "schema" | "checksum">): void {
+  const body = { schema: verifiedCheckpointSchema as typeof verifiedCheckpointSchema, ...checkpoint };
+  const record: VerifiedCheckpoint = { ...body, checksum: checkpointChecksum(body) };
+  const ordered = {
+    schema: record.schema, seq: record.seq, hash: record.hash, bytes: record.bytes, lines: record.lines,
+    prefix_sha256: record.prefix_sha256, checksum: record.checksum,
+  };
+  writeFileAtomic(file, `${JSON.stringify(ordered)}\n`);
+}
+
+/** Feeds bytes [start, end) of `fd` to `hash` in bounded chunks; counts newlines when asked. */
+function hashRange(fd: number, start: number, end: number, hash: Hash, countNewlines: boolean): number {
+  const buffer = new Uint8Array(Math.min(checkpointHashChunkBytes, Math.max(1, end - start)));
+  let newlines = 0;
+  for (let position = start; position < end; ) {
+    const read = fs.readSync(fd, buffer, 0, Math.min(buffer.length, end - position), position);
+    if (read === 0) break;
+    const chunk = buffer.subarray(0, read);
+    hash.update(chunk);
+    if (countNewlines) for (let at = chunk.indexOf(0x0a); at >= 0; at = chunk.indexOf(0x0a, at + 1)) newlines++;
+    position += read;
+  }
+  return newlines;
+}
+
+function byteAt(fd: number, offset: number): number {
+  const one = new Uint8Array(1);
+  return fs.readSync(fd, one, 0, 1, offset) === 1 ? one[0] : -1;
+}
+
+/** The stored hash of the last event in [0, end), or null. */
+function storedHashBefore(fd: number, end: number): string | null {
+  const tail = readTailLine(fd, end);
+  if (tail === undefined) return null;
+  try {
+    const parsed = parseJsonBytes(tail.bytes);
+    return isJsonObject(parsed) ? recordFromLine(parsed, 0).hash : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Parses the events in [start, end) of `fd`, numbering them after `eventsBefore` (as `readEvents` does). */
+function parseEvents(fd: number, start: number, end: number, eventsBefore: number, eventsMax: number): EventRecord[] {
+  const events: EventRecord[] = [];
+  for (const { bytes, position } of readRangeLines(fd, start, end)) {
+    if (eventsBefore + position > eventsMax) break;
+    try {
+      const parsed = parseJsonBytes(bytes);
+      if (isJsonObject(parsed)) events.push(recordFromLine(parsed, eventsBefore + position));
+    } catch {
+      // Unreachable after an ok verdict; readEvents skips such a line too.
+    }
+  }
+  return events;
+}
+
+interface OpenedLog {
+  fd: number;
+  sizeBytes: number;
+  release(): void;
+}
+
+/** Opens the log as `verifyLog` does: refuse a non-regular file unread, lock, reopen under the lock. */
+async function openLocked(logPath: string, lock: boolean): Promise<OpenedLog> {
+  const probe = openRegularFile(logPath);
+  if (!probe.ok) throw inputError("unreadable_log", `Cannot verify ${logPath}: ${probe.reason}`, { field: "LOG", expected: "a regular file" });
+  fs.closeSync(probe.fd);
+  let held: { release(): void } | undefined;
+  if (lock) {
+    try {
+      held = await lockFile(logPath, "shared", lockWaitMs);
+    } catch (error) {
+      throw ioError("lock_failed", `Cannot verify ${logPath}: ${(error as Error).message}`);
+    }
+  }
+  const opened = openRegularFile(logPath);
+  if (!opened.ok) {
+    held?.release();
+    throw inputError("unreadable_log", `Cannot verify ${logPath}: ${opened.reason}`, { field: "LOG", expected: "a regular file" });
+  }
+  let released = false;
+  return {
+    fd: opened.fd,
+    sizeBytes: opened.sizeBytes,
+    release: () => {
+      if (released) return;
+      released = true;
+      held?.release();
+    },
+  };
+}
+
+/** What a verification under the lock found, before events are parsed. */
+interface LockedVerdict {
+  integrity: IntegrityReport;
+  fromCheckpoint: boolean;
+  fallbackReason: string | null;
+  /** Events before the unverified-by-this-call tail (the checkpoint's seq, or 0). */
+  prefixSeq: number;
+  prefixBytes: number;
+  /** The checkpoint to write now, or undefined when the head did not move or cannot be checkpointed. */
+  next: Omit<VerifiedCheckpoint, "schema" | "checksum"> | undefined;
+  headHash: string | null;
+}
+
+/**
+ * The checkpoint for the verified log `fd` (verified `integrity`), given the hash state of the
+ * first `hashedBytes` bytes and the physical lines there. Undefined when the verified bytes do
+ * not end with a newline (a valid last line awaiting its newline: the next append adds it) or
+ * hold no event.
+ */
+function nextCheckpoint(fd: number, integrity: IntegrityReport, hash: Hash, hashedBytes: number, linesHashed: number | undefined) {
+  const end = integrity.bytes;
+  if (!integrity.ok || integrity.interrupted_append !== undefined || integrity.total_events === 0 || end === 0 || byteAt(fd, end - 1) !== 0x0a) return undefined;
+  const newlines = hashRange(fd, hashedBytes, end, hash, linesHashed === undefined);
+  const headHash = storedHashBefore(fd, end);
+  if (headHash === null || !hex64.test(headHash)) return undefined;
+  return { seq: integrity.total_events, hash: headHash, bytes: end, lines: linesHashed ?? newlines, prefix_sha256: hash.digest("hex") };
+}
+
+async function verifyLocked(logPath: string, checkpointFile: string, lock: boolean, write: boolean): Promise<LockedVerdict & { fd: number; release(): void }> {
+  const read = readVerifiedCheckpoint(checkpointFile);
+  const log = await openLocked(logPath, lock);
+  try {
+    const { fd, sizeBytes } = log;
+    let fallbackReason: string;
+    if ("problem" in read) {
+      fallbackReason = read.problem;
+    } else if (fs.existsSync(intentPath(logPath))) {
+      fallbackReason = "an append intent is present (an interrupted append is checked in full)";
+    } else if (sizeBytes < read.checkpoint.bytes) {
+      fallbackReason = `the log (${sizeBytes} bytes) is shorter than its verified prefix (${read.checkpoint.bytes} bytes): truncated or rewritten`;
+    } else if (byteAt(fd, read.checkpoint.bytes - 1) !== 0x0a) {
+      fallbackReason = `byte ${read.checkpoint.bytes - 1} of the log no longer ends a line`;
+    } else {
+      const cp = read.checkpoint;
+      const hash = createHash("sha256");
+      hashRange(fd, 0, cp.bytes, hash, false);
+      if (hash.copy().digest("hex") !== cp.prefix_sha256) {
+        fallbackReason = `the first ${cp.bytes} bytes of the log changed since they were verified`;
+      } else if (storedHashBefore(fd, cp.bytes) !== cp.hash) {
+        fallbackReason = `event ${cp.seq} does not carry the hash the checkpoint records`;
+      } else {
+        // The prefix is byte-identical to one the full verifier passed: continue from its chain state.
+        const range = scanRange(fd, cp.bytes, sizeBytes, true, { eventBase: cp.seq, lineBase: cp.lines, prevHash: cp.hash });
+        const integrity = mergeRanges(sizeBytes, [range], false);
+        const moved = integrity.ok && integrity.total_events !== cp.seq;
+        const next = write && moved ? nextCheckpoint(fd, integrity, hash, cp.bytes, range.lastLine) : undefined;
+        const headHash = !integrity.ok ? null : next?.hash ?? (integrity.total_events === cp.seq ? cp.hash : storedHashBefore(fd, sizeBytes));
+        return { integrity, fromCheckpoint: true, fallbackReason: null, prefixSeq: cp.seq, prefixBytes: cp.bytes, next, headHash, fd, release: log.release };
+      }
+    }
+    const integrity = await verifyLog(logPath, { lock: false });
+    const next = write ? nextCheckpoint(fd, integrity, createHash("sha256"), 0, undefined) : undefined;
+    const headHash = !integrity.ok || integrity.total_events === 0 ? null : next?.hash ?? storedHashBefore(fd, integrity.bytes);
+    return { integrity, fromCheckpoint: false, fallbackReason, prefixSeq: 0, prefixBytes: 0, next, headHash, fd, release: log.release };
+  } catch (error) {
+    log.release();
+    fs.closeSync(log.fd);
+    throw error;
+  }
+}
+
+/**
+ * Verifies a log, using (and then refreshing) its verified checkpoint: when the checkpointed
+ * prefix is byte-identical (one streaming SHA-256), only the bytes after it are verified;
+ * otherwise the whole log is, by `verifyLog`, and that verdict stands. The integrity report is
+ * the one `verifyLog` gives for the same log (first failure only). A checkpoint write failure
+ * (read-only root, full disk) never fails the verification; it is reported in
+ * `checkpointWriteError`. `zaxy verify` does not use this: it always checks every byte.
+ *
+ * @example
+ * const checked = await verifyWithCheckpoint(".eventloom/default.jsonl", verifiedCheckpointPath(".eventloom", "default"));
+ * if (!checked.integrity.ok) throw new Error(checked.integrity.broken_reason ?? "");
+ * // checked.tailEvents: the events after checked.tailStartSeq; checked.head: { seq, hash, bytes }
+ */
+export async function verifyWithCheckpoint(logPath: string, checkpointFile: string, options: CheckpointVerifyOptions = {}): Promise<CheckpointVerification> {
+  const write = options.writeCheckpoint !== false;
+  const verdict = await verifyLocked(logPath, checkpointFile, options.lock !== false, write);
+  const { integrity, fd } = verdict;
+  let tailEvents: EventRecord[] = [];
+  let tailStartSeq = verdict.prefixSeq;
+  try {
+    // Released before parsing, so appenders wait only for the verification. The open descriptor
+    // still reads the file the verdict covers (a rewrite renames a new file over the path), and
+    // only its verified bytes are read.
+    verdict.release();
+    const wanted = options.events ?? "tail";
+    if (integrity.ok && wanted !== "none") {
+      if (wanted === "all") tailStartSeq = 0;
+      const start = wanted === "all" ? 0 : verdict.prefixBytes;
+      tailEvents = parseEvents(fd, start, integrity.bytes, tailStartSeq, integrity.total_events);
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  let checkpointWriteError: string | null = null;
+  if (verdict.next !== undefined) {
+    try {
+      writeVerifiedCheckpoint(checkpointFile, verdict.next);
+    } catch (error) {
+      checkpointWriteError = `Cannot write the verified checkpoint ${checkpointFile}: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+  return {
+    integrity,
+    head: integrity.ok ? { seq: integrity.total_events, hash: verdict.headHash, bytes: integrity.bytes } : null,
+    tailEvents,
+    tailStartSeq,
+    fromCheckpoint: verdict.fromCheckpoint,
+    fallbackReason: verdict.fallbackReason,
+    checkpointWriteError,
+  };
+}
