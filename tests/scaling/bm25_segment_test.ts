@@ -6,7 +6,7 @@
  * and printed; `ZAXY_PROPERTY_SEED=<n>` overrides them.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
@@ -213,6 +213,18 @@ describe("BM25 segments on disk", () => {
     const file = path.join(dir, "s.bm25");
     assert.throws(() => writeBm25Segment(file, { docBase: 0, averageLengthFloor: 0, termsPerDoc: [["ok"], ["bad\ud800"]] }), /lone surrogate/);
     assert.deepEqual(fs.readdirSync(dir), []);
+  });
+
+  test("read model: a segment path that is missing, a FIFO or a directory is refused as read_model_unreadable without blocking", () => {
+    const dir = makeTempDir("zaxy-bm25seg-special");
+    const fifo = path.join(dir, "fifo.bm25");
+    assert.equal(spawnSync("mkfifo", [fifo]).status, 0, "mkfifo");
+    for (const [file, reason] of [[path.join(dir, "missing.bm25"), "no such file"], [fifo, "it is not a regular file (FIFO)"], [dir, "it is a directory"]]) {
+      assert.throws(
+        () => Bm25SegmentSet.open([file], { averageLengthFloor: 1 }),
+        (error: unknown) => (error as { code?: string }).code === "read_model_unreadable" && (error as Error).message === `Cannot open read-model file "${file}": ${reason}`,
+      );
+    }
   });
 
   test("read model: the segment format is frozen (if this hash changes, old segment files no longer read)", () => {
