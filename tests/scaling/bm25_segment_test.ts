@@ -6,9 +6,12 @@
  * and printed; `ZAXY_PROPERTY_SEED=<n>` overrides them.
  */
 import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
+import { pathToFileURL } from "node:url";
+import { runtimeName } from "../../src/platform/mod.ts";
 import { crc32, crc32Table } from "../../src/readmodel/crc32.ts";
 import { ReadModelCorruptError } from "../../src/readmodel/readModelError.ts";
 import {
@@ -212,6 +215,18 @@ describe("BM25 segments on disk", () => {
     assert.deepEqual(fs.readdirSync(dir), []);
   });
 
+  test("read model: a segment path that is missing, a FIFO or a directory is refused as read_model_unreadable without blocking", () => {
+    const dir = makeTempDir("zaxy-bm25seg-special");
+    const fifo = path.join(dir, "fifo.bm25");
+    assert.equal(spawnSync("mkfifo", [fifo]).status, 0, "mkfifo");
+    for (const [file, reason] of [[path.join(dir, "missing.bm25"), "no such file"], [fifo, "it is not a regular file (FIFO)"], [dir, "it is a directory"]]) {
+      assert.throws(
+        () => Bm25SegmentSet.open([file], { averageLengthFloor: 1 }),
+        (error: unknown) => (error as { code?: string }).code === "read_model_unreadable" && (error as Error).message === `Cannot open read-model file "${file}": ${reason}`,
+      );
+    }
+  });
+
   test("read model: the segment format is frozen (if this hash changes, old segment files no longer read)", () => {
     const dir = makeTempDir("zaxy-bm25seg-frozen");
     const file = path.join(dir, "frozen.bm25");
@@ -357,6 +372,59 @@ describe("BM25 segments on disk", () => {
     } finally {
       set.close();
     }
+  });
+
+  test("read model: a segment writer killed with SIGKILL as its temp file grows leaves the previous segment, which still opens and answers", slow, async () => {
+    const dir = makeTempDir("zaxy-bm25seg-kill");
+    const file = path.join(dir, "verbatim.bm25");
+    const oldTexts = ["Decision: use Postgres for audit logs", "Task: write the migration"];
+    writeBm25Segment(file, { docBase: 0, averageLengthFloor: 1, texts: oldTexts });
+    const before = fs.readFileSync(file);
+    const script = path.join(dir, "writer.ts");
+    fs.writeFileSync(
+      script,
+      `import { writeBm25Segment } from ${JSON.stringify(pathToFileURL(path.resolve("src/readmodel/bm25Segment.ts")).href)};
+const texts = Array.from({ length: 300000 }, (_, i) => "doc " + i + " postgres w" + (i % 997) + " v" + (i % 7919));
+writeBm25Segment(${JSON.stringify(file)}, { docBase: 0, averageLengthFloor: 1, texts });
+`,
+    );
+    const args = runtimeName === "deno" ? ["run", "-A", "--no-check", script] : [script];
+    const pauseMs = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+    let killedMidWrite = 0;
+    for (let attempt = 0; attempt < 5 && killedMidWrite === 0; attempt++) {
+      const child = spawn(process.execPath, args, { stdio: "ignore" });
+      const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+      let exitCode: number | null | undefined;
+      void exited.then((code) => (exitCode = code));
+      const deadline = Date.now() + 120_000;
+      for (;;) {
+        const temp = fs.readdirSync(dir).find((name) => name.endsWith(".tmp"));
+        if (temp !== undefined && (fs.statSync(path.join(dir, temp), { throwIfNoEntry: false })?.size ?? 0) > 0) {
+          child.kill("SIGKILL");
+          break;
+        }
+        if (exitCode !== undefined || Date.now() > deadline) break;
+        pauseMs(1);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const code = await exited;
+      if (code === 0) {
+        // The write finished before the kill landed: restore the old segment and try again.
+        fs.writeFileSync(file, before);
+        continue;
+      }
+      killedMidWrite++;
+      assert.deepEqual(fs.readFileSync(file), before, "the target is the previous segment, byte for byte");
+      const set = Bm25SegmentSet.open([file], { averageLengthFloor: 1 });
+      try {
+        const index = new Bm25Index({ averageLengthFloor: 1 });
+        for (const text of oldTexts) index.add(text);
+        assert.deepEqual(set.search(["postgres", "migration"], 10), index.search(["postgres", "migration"], 10));
+      } finally {
+        set.close();
+      }
+    }
+    assert.equal(killedMidWrite, 1, "no attempt was killed while its temp file grew");
   });
 
   test("read model: a segment write that fills the disk fails with read_model_write_failed and leaves the old file and no temp file", { ...slow, skip: !canMountTmpfs && "cannot mount a tmpfs here" }, () => {

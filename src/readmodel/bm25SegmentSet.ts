@@ -1,0 +1,136 @@
+/**
+ * Searching consecutive BM25 segment files as one index, with exactly `Bm25Index.search`'s hits.
+ */
+import { bm25AverageLength, bm25Idf, bm25K1, bm25Norm, topHits, type Bm25Hit } from "../retrieval/bm25.ts";
+import { loneSurrogate, type TermEntry, utf8 } from "./bm25SegmentFormat.ts";
+import { checkSequence, openSegments, type SegmentFile } from "./bm25SegmentFile.ts";
+
+export interface Bm25SegmentSetOptions {
+  /** The index's floor (0 for the graph lane, 1 for the verbatim lane); every segment must carry it. */
+  averageLengthFloor: number;
+}
+
+/**
+ * The BM25 index of consecutive segment files, read lazily. `search` returns exactly what
+ * `Bm25Index.search` returns over the same documents added in order, with document ids counted
+ * from the first segment's `docBase` (0 for a whole index). Descriptors stay open until
+ * `close()`; nothing read is cached, so memory does not grow with queries.
+ *
+ * @example
+ * const set = Bm25SegmentSet.open(["verbatim.0.bm25", "verbatim.1.bm25"], { averageLengthFloor: 1 });
+ * try {
+ *   set.search(queryTerms("postgres decision"), 10); // [{ docId: 123456, score: 7.81… }, …]
+ * } finally {
+ *   set.close();
+ * }
+ */
+export class Bm25SegmentSet {
+  private readonly firstDocId: number;
+  private readonly documentCount: number;
+  private readonly totalLength: number;
+  /** Per-search score accumulator by document − firstDocId; all zero between searches. */
+  private scratch = new Float64Array(0);
+
+  private constructor(
+    private readonly segments: readonly SegmentFile[],
+    private readonly averageLengthFloor: number,
+  ) {
+    this.firstDocId = segments.length === 0 ? 0 : segments[0].header.docBase;
+    this.documentCount = segments.reduce((sum, segment) => sum + segment.header.docCount, 0);
+    this.totalLength = segments.reduce((sum, segment) => sum + segment.header.totalLength, 0);
+  }
+
+  /**
+   * Opens and checks the files (in document order). Throws `ReadModelCorruptError` naming the
+   * file when one is not a valid segment, does not follow the one before it, or was written
+   * with another `averageLengthFloor`; `read_model_unreadable` when one cannot be opened.
+   */
+  static open(files: readonly string[], options: Bm25SegmentSetOptions): Bm25SegmentSet {
+    const segments = openSegments(files);
+    try {
+      checkSequence(segments, options.averageLengthFloor);
+    } catch (error) {
+      for (const segment of segments) segment.close();
+      throw error;
+    }
+    return new Bm25SegmentSet(segments, options.averageLengthFloor);
+  }
+
+  /** Number of documents in all segments. */
+  get size(): number {
+    return this.documentCount;
+  }
+
+  /** Bytes read from the files so far (headers, dictionary probes, postings). */
+  get bytesRead(): number {
+    return this.segments.reduce((sum, segment) => sum + segment.bytesRead, 0);
+  }
+
+  close(): void {
+    for (const segment of this.segments) segment.close();
+  }
+
+  /** How many documents contain `term`. */
+  documentFrequency(term: string): number {
+    let df = 0;
+    for (const { entry } of this.lookup(term)) df += entry.documentFrequency;
+    return df;
+  }
+
+  /**
+   * The `limit` best documents for the query terms, best first, ties by lower document id;
+   * duplicate terms count once and unknown terms are ignored, as `Bm25Index.search`. Throws
+   * `ReadModelCorruptError` when a piece it reads fails its checks.
+   */
+  search(terms: readonly string[], limit: number): Bm25Hit[] {
+    if (limit <= 0 || this.documentCount === 0) return [];
+    const n = this.documentCount;
+    const average = bm25AverageLength(this.totalLength, n, this.averageLengthFloor);
+    if (this.scratch.length < n) this.scratch = new Float64Array(n);
+    const scores = this.scratch;
+    const touched: number[] = [];
+    const seen = new Set<string>();
+    try {
+      for (const term of terms) {
+        if (seen.has(term)) continue;
+        const found = this.lookup(term);
+        if (found.length === 0) continue;
+        seen.add(term);
+        let df = 0;
+        for (const { entry } of found) df += entry.documentFrequency;
+        const idf = bm25Idf(n, df);
+        for (const { segment, entry } of found) {
+          const { docs, counts, lengths } = segment.postings(entry);
+          const offset = segment.header.docBase - this.firstDocId;
+          for (let k = 0; k < docs.length; k++) {
+            const norm = bm25Norm(lengths[k], average);
+            // As Bm25Index.search: a document whose norm is not positive scores 0.
+            if (norm <= 0) continue;
+            const tf = counts[k];
+            const doc = offset + docs[k];
+            if (scores[doc] === 0) touched.push(doc);
+            // Grouped as Bm25Index.search, so the doubles are the same.
+            scores[doc] += (idf * (tf * (bm25K1 + 1))) / (tf + norm);
+          }
+        }
+      }
+      const hits = topHits(scores, touched, limit);
+      if (this.firstDocId !== 0) for (const hit of hits) hit.docId += this.firstDocId;
+      return hits;
+    } finally {
+      for (const doc of touched) scores[doc] = 0;
+    }
+  }
+
+  /** The segments holding `term`, with their entries; none for a term no UTF-8 can spell. */
+  private lookup(term: string): Array<{ segment: SegmentFile; entry: TermEntry }> {
+    if (loneSurrogate.test(term)) return [];
+    const key = utf8.encode(term);
+    const found: Array<{ segment: SegmentFile; entry: TermEntry }> = [];
+    for (const segment of this.segments) {
+      const entry = segment.find(key);
+      if (entry !== undefined) found.push({ segment, entry });
+    }
+    return found;
+  }
+}
