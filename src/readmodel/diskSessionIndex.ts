@@ -16,6 +16,7 @@ import * as path from "node:path";
 import type { CausalEdge } from "../causal/causalEdges.ts";
 import type { CandidateState } from "../consolidation/status.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
+import { verifiedCheckpointPath, verifyWithCheckpoint } from "../eventloom/verifiedCheckpoint.ts";
 import { fileStamp, sha256OfFd } from "../platform/atomicFile.ts";
 import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
 import type { EntityRow } from "../projection/types.ts";
@@ -196,20 +197,19 @@ export async function openReadModel(
     fs.closeSync(logFd);
   };
   try {
-    const logSize = fs.fstatSync(logFd).size;
-    if (logSize < manifest.log_bytes) {
+    // The log is verified through its checkpoint (one native hash of the verified prefix, the
+    // tail verified event by event). The read model is the log's head only if the verified log
+    // ends exactly at the event and byte it was built from: a longer log has events to catch up
+    // on; a refused or interrupted log goes through the projection, which reports it.
+    const verified = await verifyWithCheckpoint(logPath, verifiedCheckpointPath(root, sessionId), { events: "none" });
+    const head = verified.head;
+    if (!verified.integrity.ok || verified.integrity.interrupted_append !== undefined || head === null) {
       closeAll();
-      return { status: "stale", reason: `the log has ${logSize} bytes, fewer than the ${manifest.log_bytes} it was built from` };
+      return { status: "stale", reason: "the log does not verify as it stands" };
     }
-    // The read model is the log's head only if the log is exactly the verified bytes it was built
-    // from: a longer log has events to catch up on; a different prefix was rewritten or tampered.
-    if (logSize > manifest.log_bytes) {
+    if (head.seq !== manifest.head.seq || head.hash !== manifest.head.hash || head.bytes !== manifest.log_bytes || fs.fstatSync(logFd).size !== manifest.log_bytes) {
       closeAll();
-      return { status: "stale", reason: "the log has events after its head" };
-    }
-    if (sha256OfFd(logFd, manifest.log_bytes) !== manifest.log_sha256) {
-      closeAll();
-      return { status: "stale", reason: "the log is not the one it was built from" };
+      return { status: "stale", reason: `the log's head is seq ${head.seq}, the read model's ${manifest.head.seq}` };
     }
     const dir = readModelDir(root, sessionId);
     const entitiesFile = openChecked(dir, manifest.files.entities, entityTableMagic);

@@ -29,7 +29,6 @@ export interface ReadModelManifest {
   head: ProjectionHead;
   /** The log's bytes through the head event's line: the prefix everything here was built from. */
   log_bytes: number;
-  log_sha256: string;
   files: {
     entities: ReadModelFile;
     names: ReadModelFile;
@@ -98,7 +97,7 @@ export function readManifest(root: string, sessionId: string): ReadModelManifest
     }
   }
   const head = manifest.head;
-  if (!Number.isSafeInteger(head?.seq) || typeof head?.hash !== "string" || !Number.isSafeInteger(manifest.log_bytes) || typeof manifest.log_sha256 !== "string") {
+  if (!Number.isSafeInteger(head?.seq) || typeof head?.hash !== "string" || !Number.isSafeInteger(manifest.log_bytes)) {
     return { problem: "its manifest has no valid head" };
   }
   const folds = manifest.folds;

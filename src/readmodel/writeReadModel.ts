@@ -8,7 +8,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { EventRecord } from "../eventloom/envelope.ts";
-import { fileStamp, sha256OfFd, writeChunksAtomically } from "../platform/atomicFile.ts";
+import { fileStamp, writeChunksAtomically } from "../platform/atomicFile.ts";
 import { createHash } from "node:crypto";
 import type { SessionGraphRows } from "../projection/types.ts";
 import type { MemorySessionIndex } from "../retrieval/sessionIndex.ts";
@@ -86,16 +86,13 @@ export function writeReadModel(
   const spans = scanEventSpans(logPath, logSize, events.length);
   const fd = fs.openSync(logPath, "r");
   let logBytes: number;
-  let logSha256: string | null;
   try {
     const lastEnd = spans[spans.length - 1];
     const next = Buffer.alloc(1);
     logBytes = lastEnd < logSize && fs.readSync(fd, next, 0, 1, lastEnd) === 1 && next[0] === 0x0a ? lastEnd + 1 : lastEnd;
-    logSha256 = sha256OfFd(fd, logBytes);
   } finally {
     fs.closeSync(fd);
   }
-  if (logSha256 === null) throw new Error(`the log "${logPath}" shrank while its read model was written`);
 
   const entities = writeFile(dir, `entities-${generation}.bin`, entityTableChunks(rows.entities));
   const names = writeFile(dir, `names-${generation}.bin`, sortedTableChunks(index.byName));
@@ -113,7 +110,6 @@ export function writeReadModel(
     session_id: sessionId,
     head,
     log_bytes: logBytes,
-    log_sha256: logSha256,
     files: {
       entities,
       names,

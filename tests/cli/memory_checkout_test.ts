@@ -185,7 +185,7 @@ describe("zaxy memory status, checkout and query", () => {
     assert.deepEqual(Object.keys(doc.diagnostics.source_lanes).sort(), ["exact", "keyword", "traversal", "vector", "verbatim"]);
     assert.equal(doc.diagnostics.degraded, false);
     assert.equal(doc.diagnostics.projection.head_seq, 7);
-    assert.equal(doc.diagnostics.projection.source, "cache", "the row cache at the head is used");
+    assert.equal(doc.diagnostics.projection.source, "read_model", "the read model at the head is used (issue 14)");
     assertLogsUnchanged();
   });
 

@@ -251,6 +251,16 @@ function vectorMeta(dir: string): { count: number; bytes: number } {
   return JSON.parse(fs.readFileSync(path.join(projectionsOf(dir), "vectors", "default.usearch.json"), "utf8"));
 }
 
+/**
+ * Removes the session's read model (issue 14), so that the next read goes through the projection
+ * (row cache, Kuzu store) these tests damage: with a read model at the log head, a fresh read
+ * answers from it and touches neither, which is right, but leaves their checks unexercised.
+ */
+function withoutReadModel(dir: string): string {
+  fs.rmSync(path.join(projectionsOf(dir), "readmodel"), { recursive: true, force: true });
+  return dir;
+}
+
 /** `memory query` JSON: its results' seqs and the projection warnings in its diagnostics. */
 function query(dir: string, text: string): { seqs: number[]; warnings: string[]; stderr: string } {
   const run = zaxyOk(["memory", "query", text], dir);
@@ -267,7 +277,7 @@ describe("item 6: a row cache is served only when its checksum and counts hold",
   ];
   for (const [how, damage, reason] of cases) {
     test(`rows.json ${how} is not served and does not seed the vector index`, slow, () => {
-      const dir = copyOf(caught, "proj-cut-cache");
+      const dir = withoutReadModel(copyOf(caught, "proj-cut-cache"));
       damage(dir);
       const { seqs, warnings, stderr } = query(dir, "identity-code-00042");
       assert.equal(seqs[0], identitySeq);
@@ -306,7 +316,7 @@ describe("item 8: every rebuild of a damaged read-model file says so", () => {
   });
 
   test("a broken rows.json is rebuilt with a warning", slow, () => {
-    const dir = copyOf(caught, "proj-cache-garbage");
+    const dir = withoutReadModel(copyOf(caught, "proj-cache-garbage"));
     fs.writeFileSync(path.join(projectionsOf(dir), "sessions", "default.rows.json"), "{\"schema\": \"zaxy.projection.rows.v3\", trunc");
     const { seqs, warnings, stderr } = query(dir, "identity-code-00042");
     assert.equal(seqs[0], identitySeq);
@@ -315,7 +325,7 @@ describe("item 8: every rebuild of a damaged read-model file says so", () => {
   });
 
   test("a 0-byte embedded.kuzu is rebuilt with a warning", slow, () => {
-    const dir = copyOf(caught, "proj-kuzu-empty");
+    const dir = withoutReadModel(copyOf(caught, "proj-kuzu-empty"));
     fs.truncateSync(path.join(projectionsOf(dir), "embedded.kuzu"), 0);
     // With a sound row cache at the log head, reads never open the store; without one they must.
     fs.rmSync(path.join(projectionsOf(dir), "sessions", "default.rows.json"));
@@ -327,7 +337,7 @@ describe("item 8: every rebuild of a damaged read-model file says so", () => {
   });
 
   test("kill -9 of zaxy reproject mid-load leaves a load folder; the next read removes it and rebuilds, with warnings", slow, async () => {
-    const dir = copyOf(caught, "proj-reproject-kill");
+    const dir = withoutReadModel(copyOf(caught, "proj-reproject-kill"));
     const child = startZaxy(["reproject", "--json"], dir);
     await waitFor("the bulk-load folder", () => loadDirs(dir).length > 0, child);
     child.kill("SIGKILL");
