@@ -12,6 +12,21 @@ process.once("exit", () => {
 });
 
 /**
+ * This process's own peak resident set. Linux's VmHWM belongs to the address space, which exec
+ * replaces; getrusage's maxrss survives exec, so a child spawned by a large parent would report
+ * the parent's peak. Elsewhere maxrss (kilobytes on every runtime that provides it) is all there is.
+ */
+function peakRssBytes(): number {
+  try {
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(fs.readFileSync("/proc/self/status", "utf8"));
+    if (match !== null) return Number(match[1]) * 1024;
+  } catch {
+    // Not Linux.
+  }
+  return process.resourceUsage().maxRSS * 1024;
+}
+
+/**
  * Benchmarks read a fresh process's own peak resident set from `ZAXY_PEAK_RSS_FILE` (bytes, as
  * text): a parent's rusage of its children is the largest of all of them, not of this one.
  */
@@ -19,8 +34,7 @@ function reportPeakRss(): void {
   const file = process.env.ZAXY_PEAK_RSS_FILE;
   if (file === undefined || file === "") return;
   try {
-    // resourceUsage().maxRSS is in kilobytes on every runtime that provides it.
-    fs.writeFileSync(file, String(process.resourceUsage().maxRSS * 1024));
+    fs.writeFileSync(file, String(peakRssBytes()));
   } catch {
     // Only a benchmark asks; a run must not fail for it.
   }
