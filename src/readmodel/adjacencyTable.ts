@@ -48,13 +48,27 @@ export class AdjacencyTable {
     file.check(this.typesAt + 4 * this.neighbourCount === file.size, "has sections that do not add up to its size");
   }
 
-  neighbours(position: number): Neighbour[] {
+  /**
+   * The whole table, read on the first traversal: 12 bytes per relation end, small next to what
+   * a query's many single-node reads would cost in system calls.
+   */
+  private loaded?: { start: Uint32Array; entities: Uint32Array; types: Uint32Array };
+
+  /** The first `limit` neighbours of `position` (a hub can have tens of thousands). */
+  neighbours(position: number, limit: number): Neighbour[] {
     if (!(position >= 0 && position < this.entities)) return [];
-    const [from, to] = this.file.u32Array(headerBytes + 8 + 4 * position, 2);
-    this.file.check(from <= to && to <= this.neighbourCount, `has a bad neighbour range at position ${position}`);
+    this.loaded ??= {
+      start: this.file.u32Array(headerBytes + 8, this.entities + 1),
+      entities: this.file.u32Array(this.neighboursAt, this.neighbourCount),
+      types: this.file.u32Array(this.typesAt, this.neighbourCount),
+    };
+    const from = this.loaded.start[position];
+    const end = this.loaded.start[position + 1];
+    this.file.check(from <= end && end <= this.neighbourCount, `has a bad neighbour range at position ${position}`);
+    const to = Math.min(end, from + Math.max(0, limit));
     if (from === to) return [];
-    const entities = this.file.u32Array(this.neighboursAt + 4 * from, to - from);
-    const types = this.file.u32Array(this.typesAt + 4 * from, to - from);
+    const entities = this.loaded.entities.subarray(from, to);
+    const types = this.loaded.types.subarray(from, to);
     const out: Neighbour[] = [];
     for (let i = 0; i < entities.length; i++) {
       const relationType = this.relationTypes[types[i]];

@@ -9,6 +9,8 @@ import { ReadModelCorruptError } from "./readModelError.ts";
 
 export const headerBytes = 16;
 
+const littleEndianHost = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
 export function fileHeader(magic: string): Buffer {
   const header = Buffer.alloc(headerBytes);
   header.write(magic, 0, 8, "latin1");
@@ -74,6 +76,8 @@ export class BinaryFile {
 
   u32Array(offset: number, count: number): Uint32Array {
     const bytes = this.bytes(offset, count * 4);
+    // A fresh buffer from `bytes` may start at any byte; copy to an aligned one on little-endian hosts.
+    if (littleEndianHost) return new Uint32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + count * 4));
     const out = new Uint32Array(count);
     for (let i = 0; i < count; i++) out[i] = bytes.readUInt32LE(i * 4);
     return out;

@@ -2,7 +2,7 @@
  * Searching consecutive BM25 segment files as one index, with exactly `Bm25Index.search`'s hits.
  */
 import { bm25AverageLength, bm25Idf, bm25K1, bm25Norm, topHits, type Bm25Hit } from "../retrieval/bm25.ts";
-import { loneSurrogate, type TermEntry, utf8 } from "./bm25SegmentFormat.ts";
+import { type DecodedPostings, loneSurrogate, type TermEntry, utf8 } from "./bm25SegmentFormat.ts";
 import { checkSequence, openSegments, type SegmentFile } from "./bm25SegmentFile.ts";
 
 export interface Bm25SegmentSetOptions {
@@ -10,11 +10,17 @@ export interface Bm25SegmentSetOptions {
   averageLengthFloor: number;
 }
 
+/** Postings the term cache of one set may hold (12 bytes each decoded): about 24 MB. */
+const cachedPostingsMax = 2_000_000;
+
+type CachedTerm = Array<{ segment: SegmentFile; entry: TermEntry; postings: DecodedPostings }>;
+
 /**
  * The BM25 index of consecutive segment files, read lazily. `search` returns exactly what
  * `Bm25Index.search` returns over the same documents added in order, with document ids counted
  * from the first segment's `docBase` (0 for a whole index). Descriptors stay open until
- * `close()`; nothing read is cached, so memory does not grow with queries.
+ * `close()`; decoded postings of recently searched terms are kept up to a fixed bound
+ * (`cachedPostingsMax`), so memory does not grow with queries.
  *
  * @example
  * const set = Bm25SegmentSet.open(["verbatim.0.bm25", "verbatim.1.bm25"], { averageLengthFloor: 1 });
@@ -30,6 +36,13 @@ export class Bm25SegmentSet {
   private readonly totalLength: number;
   /** Per-search score accumulator by document − firstDocId; all zero between searches. */
   private scratch = new Float64Array(0);
+  /**
+   * Terms already looked up, with their checked and decoded postings, most recently used last:
+   * a long-running server asks for the same common terms again and again. Segment files are
+   * never rewritten (a new generation has new names), so what was checked once stays true.
+   */
+  private readonly termCache = new Map<string, CachedTerm>();
+  private cachedPostings = 0;
 
   private constructor(
     private readonly segments: readonly SegmentFile[],
@@ -93,14 +106,14 @@ export class Bm25SegmentSet {
     try {
       for (const term of terms) {
         if (seen.has(term)) continue;
-        const found = this.lookup(term);
+        const found = this.cachedTerm(term);
         if (found.length === 0) continue;
         seen.add(term);
         let df = 0;
         for (const { entry } of found) df += entry.documentFrequency;
         const idf = bm25Idf(n, df);
-        for (const { segment, entry } of found) {
-          const { docs, counts, lengths } = segment.postings(entry);
+        for (const { segment, postings } of found) {
+          const { docs, counts, lengths } = postings;
           const offset = segment.header.docBase - this.firstDocId;
           for (let k = 0; k < docs.length; k++) {
             const norm = bm25Norm(lengths[k], average);
@@ -120,6 +133,28 @@ export class Bm25SegmentSet {
     } finally {
       for (const doc of touched) scores[doc] = 0;
     }
+  }
+
+  /** `lookup` with each segment's postings read and decoded, through the bounded term cache. */
+  private cachedTerm(term: string): CachedTerm {
+    const cached = this.termCache.get(term);
+    if (cached !== undefined) {
+      this.termCache.delete(term);
+      this.termCache.set(term, cached);
+      return cached;
+    }
+    const found = this.lookup(term).map(({ segment, entry }) => ({ segment, entry, postings: segment.postings(entry) }));
+    const size = found.reduce((sum, { entry }) => sum + entry.documentFrequency, 0) + 1;
+    for (const [oldest, held] of this.termCache) {
+      if (this.cachedPostings + size <= cachedPostingsMax) break;
+      this.termCache.delete(oldest);
+      this.cachedPostings -= held.reduce((sum, { entry }) => sum + entry.documentFrequency, 0) + 1;
+    }
+    if (size <= cachedPostingsMax) {
+      this.termCache.set(term, found);
+      this.cachedPostings += size;
+    }
+    return found;
   }
 
   /** The segments holding `term`, with their entries; none for a term no UTF-8 can spell. */

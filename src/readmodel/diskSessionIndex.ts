@@ -125,8 +125,8 @@ class DiskSessionIndex implements SessionIndex {
     return this.verbatim.search(terms, limit);
   }
 
-  neighbours(position: number): readonly Neighbour[] {
-    return this.adjacency.neighbours(position);
+  neighbours(position: number, limit: number): readonly Neighbour[] {
+    return this.adjacency.neighbours(position, limit);
   }
 
   close(): void {

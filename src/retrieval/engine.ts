@@ -179,7 +179,7 @@ function traverse(index: SessionIndex, candidates: Map<string, Candidate>, depth
     for (let hop = 1; hop <= depth && frontier.length > 0; hop++) {
       const next: number[] = [];
       for (const node of frontier) {
-        for (const neighbour of index.neighbours(node).slice(0, traversalNeighboursMax)) {
+        for (const neighbour of index.neighbours(node, traversalNeighboursMax)) {
           if (seen.has(neighbour.entity)) continue;
           seen.add(neighbour.entity);
           next.push(neighbour.entity);

@@ -53,8 +53,8 @@ export interface SessionIndex {
   keywordSearch(terms: readonly string[], limit: number): Bm25Hit[];
   /** BM25 over each event's raw text; doc id = event position. */
   verbatimSearch(terms: readonly string[], limit: number): Bm25Hit[];
-  /** Current relations of the version at `position`, both directions, in relation order. */
-  neighbours(position: number): readonly Neighbour[];
+  /** The first `limit` current relations of the version at `position`, both directions, in relation order. */
+  neighbours(position: number, limit: number): readonly Neighbour[];
   readonly vectors: SessionVectorIndex | null;
   readonly folds: SessionFolds;
   /** Releases open files (a server closes an index it evicts); the index is unusable after. */
@@ -174,8 +174,8 @@ export class MemorySessionIndex implements SessionIndex {
     return this.verbatim.search(terms, limit);
   }
 
-  neighbours(position: number): readonly Neighbour[] {
-    return this.adjacency.get(position) ?? [];
+  neighbours(position: number, limit: number): readonly Neighbour[] {
+    return (this.adjacency.get(position) ?? []).slice(0, limit);
   }
 
   close(): void {

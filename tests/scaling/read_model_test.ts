@@ -97,7 +97,8 @@ describe("read model (issue 14)", () => {
     for (let position = 0; position < full.index.eventCount; position += 97) assert.deepEqual(opened.index.event(position), full.index.event(position));
     for (let position = 0; position < full.index.entityCount; position += 89) {
       assert.deepEqual(opened.index.entity(position), full.index.entity(position));
-      assert.deepEqual(opened.index.neighbours(position), full.index.neighbours(position));
+      assert.deepEqual(opened.index.neighbours(position, 1_000_000), full.index.neighbours(position, 1_000_000));
+      assert.deepEqual(opened.index.neighbours(position, 3), full.index.neighbours(position, 3));
     }
     opened.index.close();
   });
