@@ -7,7 +7,7 @@
 import * as fs from "node:fs";
 import { assembleContext, type AssembleInput, buildCheckout, type ContextAssembly, type MemoryCheckout } from "../checkout/mod.ts";
 import type { CheckoutLane } from "../checkout/lane.ts";
-import { buildLongHorizonPlan, longHorizonLane } from "../checkout/longHorizon.ts";
+import { buildLongHorizonPlan, longHorizonLane } from "../consolidation/longHorizonLane.ts";
 import { mergeLane } from "../checkout/mergeLanes.ts";
 import { projectionLane } from "../checkout/projectionLane.ts";
 import { inputError } from "../errors.ts";
@@ -17,11 +17,12 @@ import { sessionLogPath } from "../eventloom/session.ts";
 import { cachedSessionLogBytesMax } from "../limits.ts";
 import type { ProjectedSession } from "../projection/projector.ts";
 import { foldLogRows } from "../projection/foldLog.ts";
-import type { PlainJson, SessionGraphRows } from "../projection/types.ts";
+import type { PlainJson } from "../projection/types.ts";
 import { markDegraded, retrieve } from "../retrieval/engine.ts";
 import { loadRootProjectionFiles } from "../retrieval/projectionLane.ts";
 import { checkProjectionRefs, unresolvedRefWarnings } from "../retrieval/projectionRefs.ts";
-import { buildSessionIndex, type SessionIndex } from "../retrieval/sessionIndex.ts";
+import type { CachedSession, ProjectionDiagnostics, ReadSession, SessionReader } from "../retrieval/readSession.ts";
+import { buildSessionIndex } from "../retrieval/sessionIndex.ts";
 import type { RetrievalResult, RetrievedContext } from "../retrieval/types.ts";
 import { defaultEmbeddingDim } from "../vector/mod.ts";
 import { checkoutFeatureContributions, checkoutFeatures } from "./checkoutFeatures.ts";
@@ -34,6 +35,10 @@ import type { MemoryRequest } from "./request.ts";
  */
 export const readLockWaitMs = 5000;
 
+// The read-session types live below the features (retrieval/readSession.ts); named here too for
+// the front doors that read them from the service.
+export type { CachedSession, ProjectionDiagnostics, ReadSession } from "../retrieval/readSession.ts";
+
 /** `session`'s read-model reason when there was no read model at all. */
 const missingReadModel = "missing";
 
@@ -45,43 +50,6 @@ export interface ServiceOptions {
   embeddingDim?: number;
   /** Bound on the summed log size of the warm sessions; defaults to `cachedSessionLogBytesMax`. */
   cachedLogBytesMax?: number;
-}
-
-/** A session index ready to answer reads, with how the projection stood when it was opened. */
-export interface ReadSession {
-  fingerprint: string;
-  /** Size of the log when it was indexed: what a warm in-memory entry's memory grows with. */
-  logBytes: number;
-  index: SessionIndex;
-  projection: ProjectionDiagnostics;
-  /**
-   * Rebuilds and repairs of derived state done to answer this call; empty when the answer comes
-   * from an index kept warm by an earlier call, which reported them then.
-   */
-  repairs: string[];
-}
-
-/** A session read through the projection, with every event and row in memory. */
-export interface CachedSession extends ReadSession {
-  projected: ProjectedSession;
-  /**
-   * The rows answers come from: the projection's, or, when the projection is degraded, the log
-   * folded in memory (projection/foldLog.ts), so a degraded answer keeps temporal validity.
-   */
-  rows: SessionGraphRows;
-}
-
-export interface ProjectionDiagnostics {
-  /** How the index was opened: the projection's source, or `read_model` (the on-disk read model at the log head). */
-  source: ProjectedSession["source"] | "read_model";
-  events_applied: number;
-  head_seq: number;
-  head_hash: string | null;
-  entity_versions: number;
-  vector_index: string | null;
-  degraded: boolean;
-  degraded_reason: string | null;
-  warnings: string[];
 }
 
 function projectionDiagnostics(projected: ProjectedSession, vectorIndex: string | null): ProjectionDiagnostics {
@@ -123,7 +91,7 @@ export function contextJson(context: RetrievedContext): { [key: string]: PlainJs
   return out;
 }
 
-export class MemoryService {
+export class MemoryService implements SessionReader {
   private readonly cache = new Map<string, ReadSession>();
   private readonly pendingRepairs = new Map<string, string[]>();
 

@@ -1,12 +1,12 @@
 /**
- * The long-horizon plan (src/checkout/longHorizon.ts; DESIGN §9, reference §4): the split, which
+ * The long-horizon plan (src/consolidation/longHorizonLane.ts; DESIGN §9, reference §4): the split, which
  * candidates enter the remote tier (accepted and older than the split only), the I3 span
  * relevance by the formula, the budget, the diagnostics shape, and that a checkout without the
  * section is byte-identical to one built without the feature.
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { buildLongHorizonPlan, longHorizonMergeRule, pythonRound6, spanRelevance } from "../../src/checkout/longHorizon.ts";
+import { buildLongHorizonPlan, longHorizonMergeRule, pythonRound6, spanRelevance } from "../../src/consolidation/longHorizonLane.ts";
 import { mergeByScore } from "../../src/checkout/mergeLanes.ts";
 import { projectionTokens } from "../../src/compaction/projectionSearch.ts";
 import { buildCheckout } from "../../src/checkout/mod.ts";

@@ -38,13 +38,13 @@
  * plan.contexts[0]?.metadata.non_authoritative; // true
  */
 import { intField, isJsonObject, JsonNumber, type JsonObject, type JsonValue, pythonRound, stringField } from "../canonical/mod.ts";
+import type { CheckoutLane, LaneContext, LaneMergeRule } from "../checkout/lane.ts";
 import { projectionTokens } from "../compaction/projectionSearch.ts";
-import { nonAuthoritative } from "../consolidation/candidate.ts";
-import { replayConsolidation, reviewedStatus } from "../consolidation/status.ts";
 import { citationUri } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { PlainJson } from "../projection/types.ts";
-import type { CheckoutLane, LaneContext, LaneMergeRule } from "./lane.ts";
+import { nonAuthoritative } from "./candidate.ts";
+import { replayConsolidation, reviewedStatus } from "./status.ts";
 
 /** Review statuses that admit a candidate to the remote tier (Python: accepted, active). */
 export const longHorizonStatuses: ReadonlySet<string> = new Set(["accepted", "active"]);
