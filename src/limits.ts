@@ -100,3 +100,12 @@ export const longMemEvalDatasetBytesMax = 512 * 1024 * 1024;
 
 /** A benchmark report the gates read (summary plus per-question rows: a few MiB for 500 questions). */
 export const benchmarkReportBytesMax = 256 * 1024 * 1024;
+
+/**
+ * Longest query text (characters) a memory read or a causal query accepts: retrieval tokenises
+ * and embeds the whole query, so its cost grows with it; real questions are far shorter.
+ */
+export const queryCharsMax = 4096;
+
+/** Deepest graph traversal (hops) a memory read or a causal query accepts: each hop fans out. */
+export const depthMax = 5;

@@ -27,6 +27,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fromJs } from "../canonical/mod.ts";
+import { mergeProjectionContexts } from "../checkout/projectionLane.ts";
 import { eventContext } from "../compaction/eventContext.ts";
 import { allEventIdentities, buildProjection, contextEmbeddings } from "../compaction/projection.ts";
 import type { CompactionProjection } from "../compaction/projectionArtifact.ts";
@@ -199,7 +200,7 @@ async function runDataset(dataset: "tight" | "spread", options: ConsolidationBen
   });
   const projections = routing === undefined ? [] : [routing];
   add(`zaxy retrieval + exemplar(k=${options.topics}) projection`, events.length, zaxy.ms, questions.map((q) => {
-    const [top] = retrieve(zaxy.value, q, { limit: 1, projections }).contexts;
+    const [top] = mergeProjectionContexts(retrieve(zaxy.value, q, { limit: 1 }), q, 1, projections).contexts;
     return top?.eventSeq == null ? undefined : events[top.eventSeq - 1];
   }));
 

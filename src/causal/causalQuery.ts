@@ -1,14 +1,15 @@
 /**
  * Causal reads over a session (DESIGN §7; reference §3.4): validated successor and predecessor
- * queries through the memory service's verified, projected session. Everything a caller passes
- * is checked before the session is touched, so bad input reads nothing and writes nothing. A
- * degraded read (graph store unavailable) folds the verified log in memory instead: causal
- * answers never depend on Kuzu being openable.
+ * queries through a session reader (retrieval/readSession.ts; the memory service is one), which
+ * verifies and projects the session. Everything a caller passes is checked before the session
+ * is touched, so bad input reads nothing and writes nothing. A degraded read (graph store
+ * unavailable) folds the verified log in memory instead: causal answers never depend on Kuzu
+ * being openable.
  */
 import { inputError } from "../errors.ts";
 import { validateSessionId } from "../eventloom/session.ts";
-import type { MemoryService } from "../memory/service.ts";
-import { depthMax, queryCharsMax } from "../memory/request.ts";
+import { depthMax, queryCharsMax } from "../limits.ts";
+import type { SessionReader } from "../retrieval/readSession.ts";
 import { type CausalEdge, causalEdges } from "./causalEdges.ts";
 import { type CausalRelationType, causalRelationTypes, isCausalRelationType, sortedChoices } from "./taxonomy.ts";
 import { type CausalDirection, type CausalQueryResult, traverseCausal } from "./traversal.ts";
@@ -97,14 +98,14 @@ export function validateCausalQuery(input: CausalQueryInput, names: FieldNames =
 }
 
 /** The session's causal edges at its log head (verifying and projecting it first). */
-export async function sessionCausalEdges(service: MemoryService, sessionId: string): Promise<CausalEdge[]> {
+export async function sessionCausalEdges(reader: SessionReader, sessionId: string): Promise<CausalEdge[]> {
   // Degraded sessions carry the log folded in memory (memory/service.ts).
-  const { projected, rows } = await service.session(sessionId);
+  const { projected, rows } = await reader.session(sessionId);
   return causalEdges(sessionId, rows, projected.events);
 }
 
 /** Successors or predecessors of an entity; an unknown entity has none (not an error). */
-export async function queryCausal(service: MemoryService, query: CausalQuery): Promise<CausalQueryResult[]> {
-  const edges = await sessionCausalEdges(service, query.sessionId);
+export async function queryCausal(reader: SessionReader, query: CausalQuery): Promise<CausalQueryResult[]> {
+  const edges = await sessionCausalEdges(reader, query.sessionId);
   return traverseCausal(edges, query);
 }

@@ -20,7 +20,7 @@
  * degraded checkout passes the log folded in memory, so it adds the same section.
  */
 import { formatPythonFloat } from "../canonical/mod.ts";
-import type { CheckoutFeature, CheckoutFeatureOutput } from "../memory/checkoutFeatures.ts";
+import type { CheckoutFeature, CheckoutFeatureOutput } from "../checkout/checkoutFeature.ts";
 import type { CausalEdge } from "./causalEdges.ts";
 import { nonAuthoritative } from "./taxonomy.ts";
 

@@ -4,13 +4,15 @@
  * event (actor `zaxy-causal`), projected as the inferred graph relation `causal_<type>`; reads
  * walk those relations forward (successors: effects) or in true reverse (predecessors: causes),
  * shortest path first, each result carrying its citation and its path's labels and citations.
+ * `explain_outcome`, which falls back to a Memory Checkout, is a front operation over this
+ * module and checkout: memory/explainOutcome.ts.
  *
  * @example
  * ```ts
  * import { MemoryService } from "../memory/service.ts";
  * import { queryCausal, validateCausalQuery } from "./mod.ts";
- * const service = new MemoryService(".eventloom");
- * const causes = await queryCausal(service, validateCausalQuery({ sessionId: "default", direction: "predecessors", entityName: "deploy failed" }));
+ * const reader = new MemoryService(".eventloom"); // any SessionReader (retrieval/readSession.ts)
+ * const causes = await queryCausal(reader, validateCausalQuery({ sessionId: "default", direction: "predecessors", entityName: "deploy failed" }));
  * causes.map((r) => `${r.source.name} -${r.relation_type}-> ${r.target.name} (${r.citation})`);
  * ```
  */
@@ -20,6 +22,5 @@ export * from "./outcomeExplained.ts";
 export * from "./causalEdges.ts";
 export * from "./traversal.ts";
 export * from "./causalQuery.ts";
-export * from "./explainOutcome.ts";
 export * from "./checkoutFeature.ts";
 export * from "./benchmarkScore.ts";

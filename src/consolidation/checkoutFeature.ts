@@ -14,7 +14,7 @@
  * superseded = it names `superseded_by` (the design's `consolidation_candidate_diagnostics`).
  * Without candidates nothing is added and the checkout stays byte-identical.
  */
-import type { CheckoutFeature, CheckoutFeatureOutput } from "../memory/checkoutFeatures.ts";
+import type { CheckoutFeature, CheckoutFeatureOutput } from "../checkout/checkoutFeature.ts";
 import type { PlainJson } from "../projection/types.ts";
 import type { RetrievedContext } from "../retrieval/types.ts";
 import { nonAuthoritative } from "./candidate.ts";

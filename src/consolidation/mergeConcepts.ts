@@ -27,8 +27,8 @@
 import { inputError } from "../errors.ts";
 import { citationUri, type SourceEventRef } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
-import type { MemoryService } from "../memory/service.ts";
 import { recordEvents } from "../memory/record.ts";
+import type { SessionReader } from "../retrieval/readSession.ts";
 import { candidateCreatedItem, candidateCreatedType, consolidationCandidatePayload, requireText } from "./candidate.ts";
 import { SparseEmbeddings } from "./similarityEmbeddings.ts";
 import { type ConsolidationMemory, memoryEmbeddingText, memoryId, memoryIdPattern, mergeTargetId } from "./triggerMemories.ts";
@@ -169,7 +169,7 @@ function pairwise(memories: readonly ConsolidationMemory[], dim: number): Array<
 }
 
 /** Appends (at most) one pending `claim` candidate citing the named memories' source events. */
-export async function mergeConcepts(service: MemoryService, input: MergeInput): Promise<MergeResult> {
+export async function mergeConcepts(reader: SessionReader, input: MergeInput): Promise<MergeResult> {
   const refs = input.memories ?? [];
   const ids = input.sourceIds ?? [];
   validateRefs(refs, ids);
@@ -177,7 +177,7 @@ export async function mergeConcepts(service: MemoryService, input: MergeInput): 
   if (input.title !== undefined) requireText(input.title, "title", "invalid_memories");
   if (input.summary !== undefined) requireText(input.summary, "summary", "invalid_memories");
 
-  const session = await readSessionMemories(service, input.sessionId);
+  const session = await readSessionMemories(reader, input.sessionId);
   const byKey = new Map<string, ConsolidationMemory>();
   const named = [...refs.map((ref) => resolve(ref, session.memories, input.sessionId)), ...ids.map((id) => resolveId(id, session.memories, input.sessionId))];
   for (const memory of named) byKey.set(`${memory.entityType}\x1f${memory.name}`, memory);
@@ -241,7 +241,7 @@ export async function mergeConcepts(service: MemoryService, input: MergeInput): 
       events_appended: 0,
     };
   }
-  const { events, generated } = await recordEvents(service.root, input.sessionId, [candidateCreatedItem(actor, payload)]);
+  const { events, generated } = await recordEvents(reader.root, input.sessionId, [candidateCreatedItem(actor, payload)]);
   const created = events[0];
   return {
     ...view,

@@ -5,7 +5,7 @@
  * verified log in memory instead: the same fold the projector runs, so the memories are the same.
  */
 import type { EventRecord } from "../eventloom/envelope.ts";
-import type { MemoryService } from "../memory/service.ts";
+import type { SessionReader } from "../retrieval/readSession.ts";
 import { defaultEmbeddingDim } from "../vector/mod.ts";
 import { triggerConsolidation, type TriggerOutcome } from "./trigger.ts";
 import { type ConsolidationMemory, currentMemories } from "./triggerMemories.ts";
@@ -22,9 +22,9 @@ export interface SessionMemories {
 }
 
 /** The session's current memories at its log head. */
-export async function readSessionMemories(service: MemoryService, sessionId: string): Promise<SessionMemories> {
+export async function readSessionMemories(reader: SessionReader, sessionId: string): Promise<SessionMemories> {
   // Degraded sessions carry the log folded in memory (memory/service.ts).
-  const { projected, index, rows } = await service.session(sessionId);
+  const { projected, index, rows } = await reader.session(sessionId);
   return {
     sessionId,
     memories: currentMemories(rows.entities, projected.events, sessionId),
@@ -39,7 +39,7 @@ export async function readSessionMemories(service: MemoryService, sessionId: str
  * @example
  * const { document } = await triggerSessionConsolidation(new MemoryService(".eventloom"), "default", validateTriggerParameters({}));
  */
-export async function triggerSessionConsolidation(service: MemoryService, sessionId: string, parameters: TriggerParameters): Promise<TriggerOutcome> {
-  const { memories, dim } = await readSessionMemories(service, sessionId);
+export async function triggerSessionConsolidation(reader: SessionReader, sessionId: string, parameters: TriggerParameters): Promise<TriggerOutcome> {
+  const { memories, dim } = await readSessionMemories(reader, sessionId);
   return await triggerConsolidation(memories, parameters, { dim });
 }

@@ -27,7 +27,7 @@
  */
 import { citationUri } from "../eventloom/citation.ts";
 import { isZaxyError } from "../errors.ts";
-import type { RetrievedContext } from "../retrieval/types.ts";
+import type { CheckoutLane, LaneContext } from "../checkout/lane.ts";
 import { type FleetPromotion, type PlainJson } from "./replay.ts";
 import { fleetBrief } from "./status.ts";
 import { globalAuthors, type MemberEvent, reachesFleet, readMemberEvents } from "./memberEvents.ts";
@@ -102,10 +102,7 @@ export interface FleetLaneDiagnostics {
 }
 
 /** A fleet item as a retrieved context (`source` and `sourceLane` are `fleet`). */
-export type FleetContext = Omit<RetrievedContext, "source" | "sourceLane"> & {
-  source: typeof fleetLaneName;
-  sourceLane: typeof fleetLaneName;
-};
+export type FleetContext = LaneContext<typeof fleetLaneName>;
 
 export interface FleetLane {
   contexts: FleetContext[];
@@ -327,17 +324,22 @@ export async function buildFleetLane(input: FleetLaneInput): Promise<FleetLane> 
 }
 
 /**
- * Fleet items merged into retrieval by score: each goes before the first retrieved context
- * that scores lower (ties keep retrieval first), so retrieval's own order is kept.
+ * The fleet lane as a checkout lane: items join retrieval by score (a fleet item goes before the
+ * first retrieved context that scores lower; ties keep retrieval first) and come on top of the
+ * context limit; its section (`diagnostics.fleet`, the "Fleet" prompt line, keystones as
+ * mandatory guidance) is listed when the lane has items or a fleet was unavailable.
  */
-export function mergeFleetContexts<T extends { score: number }>(retrieved: readonly T[], fleet: readonly T[]): T[] {
-  const ordered = [...fleet].map((context, order) => ({ context, order })).sort((a, b) => b.context.score - a.context.score || a.order - b.order);
-  const merged: T[] = [];
-  let next = 0;
-  for (const context of retrieved) {
-    while (next < ordered.length && ordered[next].context.score > context.score) merged.push(ordered[next++].context);
-    merged.push(context);
-  }
-  for (; next < ordered.length; next++) merged.push(ordered[next].context);
-  return merged;
+export function fleetCheckoutLane(lane: FleetLane): CheckoutLane {
+  const reported = lane.diagnostics.count > 0 || lane.diagnostics.unavailable !== undefined;
+  return {
+    name: fleetLaneName,
+    contexts: lane.contexts,
+    // Fleet promotions are other memories than the session's own graph: no same-entity rule.
+    merge: { contextsMax: null, sameEntityFirst: false },
+    countedWhenEmpty: false,
+    raisesContextLimit: true,
+    report: reported
+      ? { key: "fleet", diagnostics: lane.diagnostics as unknown as PlainJson, promptLine: lane.promptLine, mandatoryGuidance: lane.mandatoryGuidance }
+      : null,
+  };
 }

@@ -6,10 +6,12 @@ import { inputError } from "../errors.ts";
 import { validateSessionId } from "../eventloom/session.ts";
 import { validateFleetId } from "../fleet/ids.ts";
 import { requireAgentId } from "../fleet/validate.ts";
+import { depthMax, queryCharsMax } from "../limits.ts";
 
-export const queryCharsMax = 4096;
+// The bounds a causal query shares live in limits.ts; the front doors read them from here too.
+export { depthMax, queryCharsMax };
+
 export const limitMax = 100;
-export const depthMax = 5;
 export const defaultLimit = 10;
 export const defaultDepth = 2;
 export const defaultMaxRecentEvents = 20;

@@ -6,7 +6,10 @@
  */
 import * as fs from "node:fs";
 import { assembleContext, type AssembleInput, buildCheckout, type ContextAssembly, type MemoryCheckout } from "../checkout/mod.ts";
-import { buildLongHorizonPlan, consolidatedLane, mergeConsolidatedContexts } from "../checkout/longHorizon.ts";
+import type { CheckoutLane } from "../checkout/lane.ts";
+import { buildLongHorizonPlan, longHorizonLane } from "../consolidation/longHorizonLane.ts";
+import { mergeLane } from "../checkout/mergeLanes.ts";
+import { projectionLane } from "../checkout/projectionLane.ts";
 import { inputError } from "../errors.ts";
 import { ReadModelCorruptError } from "../readmodel/readModelError.ts";
 import { readFleetEnabled, readLongHorizonConfig } from "../eventloom/config.ts";
@@ -14,14 +17,15 @@ import { sessionLogPath } from "../eventloom/session.ts";
 import { cachedSessionLogBytesMax } from "../limits.ts";
 import type { ProjectedSession } from "../projection/projector.ts";
 import { foldLogRows } from "../projection/foldLog.ts";
-import type { PlainJson, SessionGraphRows } from "../projection/types.ts";
-import { retrieve, retrieveDegraded } from "../retrieval/engine.ts";
+import type { PlainJson } from "../projection/types.ts";
+import { markDegraded, retrieve } from "../retrieval/engine.ts";
 import { loadRootProjectionFiles } from "../retrieval/projectionLane.ts";
 import { checkProjectionRefs, unresolvedRefWarnings } from "../retrieval/projectionRefs.ts";
-import { buildSessionIndex, type SessionIndex } from "../retrieval/sessionIndex.ts";
+import type { CachedSession, ProjectionDiagnostics, ReadSession, SessionReader } from "../retrieval/readSession.ts";
+import { buildSessionIndex } from "../retrieval/sessionIndex.ts";
 import type { RetrievalResult, RetrievedContext } from "../retrieval/types.ts";
 import { defaultEmbeddingDim } from "../vector/mod.ts";
-import { checkoutFeatureContributions } from "./checkoutFeatures.ts";
+import { checkoutFeatureContributions, checkoutFeatures } from "./checkoutFeatures.ts";
 import type { MemoryRequest } from "./request.ts";
 
 /**
@@ -30,6 +34,10 @@ import type { MemoryRequest } from "./request.ts";
  * diagnostics and warned).
  */
 export const readLockWaitMs = 5000;
+
+// The read-session types live below the features (retrieval/readSession.ts); named here too for
+// the front doors that read them from the service.
+export type { CachedSession, ProjectionDiagnostics, ReadSession } from "../retrieval/readSession.ts";
 
 /** `session`'s read-model reason when there was no read model at all. */
 const missingReadModel = "missing";
@@ -42,43 +50,6 @@ export interface ServiceOptions {
   embeddingDim?: number;
   /** Bound on the summed log size of the warm sessions; defaults to `cachedSessionLogBytesMax`. */
   cachedLogBytesMax?: number;
-}
-
-/** A session index ready to answer reads, with how the projection stood when it was opened. */
-export interface ReadSession {
-  fingerprint: string;
-  /** Size of the log when it was indexed: what a warm in-memory entry's memory grows with. */
-  logBytes: number;
-  index: SessionIndex;
-  projection: ProjectionDiagnostics;
-  /**
-   * Rebuilds and repairs of derived state done to answer this call; empty when the answer comes
-   * from an index kept warm by an earlier call, which reported them then.
-   */
-  repairs: string[];
-}
-
-/** A session read through the projection, with every event and row in memory. */
-export interface CachedSession extends ReadSession {
-  projected: ProjectedSession;
-  /**
-   * The rows answers come from: the projection's, or, when the projection is degraded, the log
-   * folded in memory (projection/foldLog.ts), so a degraded answer keeps temporal validity.
-   */
-  rows: SessionGraphRows;
-}
-
-export interface ProjectionDiagnostics {
-  /** How the index was opened: the projection's source, or `read_model` (the on-disk read model at the log head). */
-  source: ProjectedSession["source"] | "read_model";
-  events_applied: number;
-  head_seq: number;
-  head_hash: string | null;
-  entity_versions: number;
-  vector_index: string | null;
-  degraded: boolean;
-  degraded_reason: string | null;
-  warnings: string[];
 }
 
 function projectionDiagnostics(projected: ProjectedSession, vectorIndex: string | null): ProjectionDiagnostics {
@@ -120,7 +91,7 @@ export function contextJson(context: RetrievedContext): { [key: string]: PlainJs
   return out;
 }
 
-export class MemoryService {
+export class MemoryService implements SessionReader {
   private readonly cache = new Map<string, ReadSession>();
   private readonly pendingRepairs = new Map<string, string[]>();
 
@@ -296,10 +267,11 @@ export class MemoryService {
     const session = await this.readSession(request.sessionId);
     // Artifact records are served only when their event ref resolves to the sealed event.
     const refs = await checkProjectionRefs(this.root, request.sessionId, session.index, loadRootProjectionFiles(this.root, this.options.warn));
-    const options = { limit: request.limit, depth: request.depth, projections: refs.servable };
-    const retrieved = session.projection.degraded
-      ? retrieveDegraded(session.index, request.query, options, session.projection.degraded_reason ?? "graph unavailable")
-      : retrieve(session.index, request.query, options);
+    let retrieved = retrieve(session.index, request.query, { limit: request.limit, depth: request.depth });
+    const projections = projectionLane(refs.servable, request.query, request.limit);
+    if (projections !== null) retrieved = mergeLane(retrieved, projections);
+    // Marked after the merge, so a degraded answer marks the projection lane's contexts too.
+    if (session.projection.degraded) retrieved = markDegraded(retrieved, session.projection.degraded_reason ?? "graph unavailable");
     const warnings = unresolvedRefWarnings(refs, request.query, request.limit);
     for (const warning of warnings) this.options.warn?.(warning);
     const retrieval = warnings.length === 0 ? retrieved : { ...retrieved, warnings: [...(retrieved.warnings ?? []), ...warnings] };
@@ -380,51 +352,42 @@ export class MemoryService {
   private async checkoutOnce(request: MemoryRequest): Promise<MemoryCheckout> {
     const recentWindow = this.longHorizonWindow(request);
     const { input, session } = await this.assemblyInput(request);
-    const plan = recentWindow === null ? null : buildLongHorizonPlan({
-      sessionId: request.sessionId,
-      events: session.index.eventRange(0, session.index.eventCount),
-      recentWindow,
-      budget: request.limit,
-      query: request.query,
-    });
-    if (plan !== null && plan.contexts.length > 0) {
-      // Remote items join retrieval as the `consolidated` lane, outside the retrieval lane names.
-      const laneCounts = { ...input.retrieval.laneCounts, [consolidatedLane]: plan.contexts.length };
-      const contexts = mergeConsolidatedContexts(input.retrieval.contexts, plan.contexts as unknown as RetrievedContext[]);
-      input.retrieval = { ...input.retrieval, contexts, laneCounts };
+    const lanes: CheckoutLane[] = [];
+    if (recentWindow !== null) {
+      lanes.push(longHorizonLane(buildLongHorizonPlan({
+        sessionId: request.sessionId,
+        events: session.index.eventRange(0, session.index.eventCount),
+        recentWindow,
+        budget: request.limit,
+        query: request.query,
+      })));
     }
     // The fleet lane runs only when the root enables it and the call names fleets (docs/fleet.md).
     const fleetLane = request.fleetIds === undefined ? null : await this.fleetLane(request, request.fleetIds);
-    if (fleetLane !== null && fleetLane.contexts.length > 0) {
-      const { fleetLaneName, mergeFleetContexts } = await import("../fleet/checkoutLane.ts");
-      const laneCounts = { ...input.retrieval.laneCounts, [fleetLaneName]: fleetLane.contexts.length };
-      const contexts = mergeFleetContexts(input.retrieval.contexts, fleetLane.contexts as unknown as RetrievedContext[]);
-      input.retrieval = { ...input.retrieval, contexts, laneCounts };
-      // Fleet items come on top of the context limit: asking a fleet must never push the
-      // session's own memory out of the checkout.
-      input.limit += fleetLane.contexts.length;
+    if (fleetLane !== null) lanes.push(fleetLane);
+    for (const lane of lanes) {
+      input.retrieval = mergeLane(input.retrieval, lane);
+      if (lane.raisesContextLimit) input.limit += lane.contexts.length;
     }
-    const features = checkoutFeatureContributions({ sessionId: request.sessionId, folds: session.index.folds, retrieval: input.retrieval });
-    if (plan !== null) {
-      features.extraDiagnostics.long_horizon = plan.diagnostics as unknown as PlainJson;
-      features.extraDiagnosticLines.push(plan.promptLine);
-    }
-    if (fleetLane !== null && (fleetLane.diagnostics.count > 0 || fleetLane.diagnostics.unavailable !== undefined)) {
-      features.extraDiagnostics.fleet = fleetLane.diagnostics as unknown as PlainJson;
-      features.extraDiagnosticLines.push(fleetLane.promptLine);
-      if (fleetLane.mandatoryGuidance.length > 0) features.extraGuidance.mandatory = fleetLane.mandatoryGuidance;
+    const features = checkoutFeatureContributions({ sessionId: request.sessionId, folds: session.index.folds, retrieval: input.retrieval }, checkoutFeatures);
+    // Lane sections follow the features' sections, in lane order.
+    for (const { report } of lanes) {
+      if (report === null) continue;
+      features.extraDiagnostics[report.key] = report.diagnostics;
+      features.extraDiagnosticLines.push(report.promptLine);
+      if (report.mandatoryGuidance.length > 0) features.extraGuidance.mandatory = [...(features.extraGuidance.mandatory ?? []), ...report.mandatoryGuidance];
     }
     return buildCheckout({ ...input, ...features });
   }
 
   /** The checkout fleet lane, or null when config.json does not set fleet_enabled (a warning says so). */
-  private async fleetLane(request: MemoryRequest, fleetIds: readonly string[]) {
+  private async fleetLane(request: MemoryRequest, fleetIds: readonly string[]): Promise<CheckoutLane | null> {
     if (!readFleetEnabled(this.root)) {
       this.options.warn?.("fleet lane is off: set \"fleet_enabled\": true in config.json to read fleets in checkout; fleet ids ignored");
       return null;
     }
-    const { buildFleetLane } = await import("../fleet/checkoutLane.ts");
-    return await buildFleetLane({ root: this.root, fleetIds, agentId: request.agentId ?? request.sessionId, sessionId: request.sessionId, warn: this.options.warn });
+    const { buildFleetLane, fleetCheckoutLane } = await import("../fleet/checkoutLane.ts");
+    return fleetCheckoutLane(await buildFleetLane({ root: this.root, fleetIds, agentId: request.agentId ?? request.sessionId, sessionId: request.sessionId, warn: this.options.warn }));
   }
 
   async assemble(request: MemoryRequest): Promise<ContextAssembly> {

@@ -9,8 +9,9 @@
  * - traversal: current relations from the best hits, depth 2 by default, 0.95 per hop (0.9).
  * - verbatim: BM25 over raw event text (0.8), so an event is findable even if extraction
  *   summarised it away; at least one verbatim context is kept when any matched.
- * - projection: records of compaction projection artifacts under the root, merged last
- *   (projectionLane.ts); absent artifacts leave the result untouched.
+ * - projection: records of compaction projection artifacts under the root are not a lane of
+ *   this function: the read front merges them into its result as a checkout lane
+ *   (checkout/projectionLane.ts), before a degraded result is marked (`markDegraded`).
  * - Pending and rolled-back preventive rules are dropped from every lane (`dropWithheldRules`).
  *
  * BM25 scores are divided by the best score of the query rather than capped at 1 as Python
@@ -28,9 +29,7 @@ import type { EventRecord } from "../eventloom/envelope.ts";
 import type { EntityRow, PlainJson } from "../projection/types.ts";
 import { payloadMarksStale } from "../projection/staleMarker.ts";
 import { hashEmbedMany } from "../vector/mod.ts";
-import type { CompactionProjection } from "../compaction/projectionArtifact.ts";
 import { cosineSimilarity, mmrSelect } from "./mmr.ts";
-import { mergeProjectionContexts } from "./projectionLane.ts";
 import { reinforcementFactor, reinforcementKey } from "./reinforcement.ts";
 import { vectorLaneHits } from "./vectorLane.ts";
 import { rawEventText, type SessionIndex } from "./sessionIndex.ts";
@@ -52,8 +51,6 @@ export interface RetrieveOptions {
   limit: number;
   /** Traversal depth, 1..5 (default 2). */
   depth?: number;
-  /** Compaction projections to merge in (`loadRootProjections`); none leaves results unchanged. */
-  projections?: readonly CompactionProjection[];
 }
 
 interface Candidate {
@@ -217,7 +214,7 @@ export function retrieve(index: SessionIndex, query: string, options: RetrieveOp
   laneCounts.traversal = traverse(index, candidates, depth);
   laneCounts.verbatim = bm25Lane(candidates, "event", index.verbatimSearch(queryTerms(query), laneHitsMax), "verbatim", laneWeights.verbatim);
   dropWithheldRules(index, candidates);
-  return mergeProjectionContexts(rank(index, candidates, options.limit, laneCounts), query, options.limit, options.projections ?? []);
+  return rank(index, candidates, options.limit, laneCounts);
 }
 
 /**
@@ -227,7 +224,14 @@ export function retrieve(index: SessionIndex, query: string, options: RetrieveOp
  * returned closed, never as current. The result and each context are marked degraded.
  */
 export function retrieveDegraded(index: SessionIndex, query: string, options: RetrieveOptions, reason: string): RetrievalResult {
-  const result = retrieve(index, query, options);
+  return markDegraded(retrieve(index, query, options), reason);
+}
+
+/**
+ * `result` marked degraded for `reason`, every context included: the read front marks the result
+ * after merging its lanes (checkout/mergeLanes.ts), so a lane's contexts are marked too.
+ */
+export function markDegraded(result: RetrievalResult, reason: string): RetrievalResult {
   const contexts = result.contexts.map((context) => ({ ...context, metadata: { ...context.metadata, degraded: true } }));
   return { ...result, contexts, degraded: true, degradedReason: reason };
 }

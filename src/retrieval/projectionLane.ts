@@ -5,11 +5,10 @@
  * items that carry `projection_id`, `event_ref` and the record's citations.
  *
  * A projection record is a real source event, so an item cites that event (`citation` is the
- * record's event ref). Records are routing hints: they enter the ranked list by their overlap
- * score, existing contexts keep their relative order, and the list is cut back to the limit.
- * With no artifacts under the root nothing changes, not even the lane counts, so output is
- * byte-identical to a build without this lane. Unreadable or malformed artifacts are skipped
- * with a warning; they never fail a query.
+ * record's event ref). This module finds and loads the artifacts and turns matching records
+ * into contexts; checkout/projectionLane.ts merges them into retrieval's result (by overlap
+ * score, existing contexts keep their relative order, cut back to the limit). Unreadable or
+ * malformed artifacts are skipped with a warning; they never fail a query.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -18,7 +17,7 @@ import { type CompactionProjection, loadProjectionArtifact, projectionArtifactSu
 import { searchProjections } from "../compaction/projectionSearch.ts";
 import { parseCitationUri } from "../eventloom/citation.ts";
 import type { LoadedProjection } from "./projectionRefs.ts";
-import type { RetrievalResult, RetrievedContext } from "./types.ts";
+import type { RetrievedContext } from "./types.ts";
 
 /** Directory levels searched below the root (the root's own layout is two levels deep). */
 export const projectionSearchDepthMax = 16;
@@ -118,7 +117,11 @@ function eventloomCitation(candidates: readonly string[]): string | null {
   return null;
 }
 
-function contexts(projections: readonly CompactionProjection[], query: string, limit: number): RetrievedContext[] {
+/**
+ * The projection records matching `query` as contexts (`source: "projection"`), best first, at
+ * most `limit`; checkout/projectionLane.ts merges them into retrieval's result.
+ */
+export function projectionContexts(projections: readonly CompactionProjection[], query: string, limit: number): RetrievedContext[] {
   return searchProjections(projections, query, limit).map((hit) => {
     const { record } = hit;
     const text = record.text.length > contentCharsMax ? `${record.text.slice(0, contentCharsMax - 1)}…` : record.text;
@@ -146,29 +149,4 @@ function contexts(projections: readonly CompactionProjection[], query: string, l
       },
     };
   });
-}
-
-/**
- * Merges projection hits into a retrieval result: each hit goes before the first context with a
- * lower score, the others keep their order, and the list is cut to `limit`. Adds the lane count
- * `projection` only when there are projections to search.
- *
- * @example
- * mergeProjectionContexts(retrieve(index, "cache identity-code-0001", { limit: 10 }), "cache identity-code-0001", 10, loadRootProjections(root))
- */
-export function mergeProjectionContexts(result: RetrievalResult, query: string, limit: number, projections: readonly CompactionProjection[]): RetrievalResult {
-  if (projections.length === 0 || limit <= 0) return result;
-  const hits = contexts(projections, query, limit);
-  const merged: RetrievedContext[] = [];
-  let next = 0;
-  for (const context of result.contexts) {
-    while (next < hits.length && hits[next].score > context.score) merged.push(hits[next++]);
-    merged.push(context);
-  }
-  while (next < hits.length) merged.push(hits[next++]);
-  return {
-    ...result,
-    contexts: merged.slice(0, limit),
-    laneCounts: { ...result.laneCounts, projection: hits.length },
-  };
 }

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { receiversMax, receiversMin, scenarioPlan } from "../../src/fleet/fleetBench.ts";
+import { receiversMax, receiversMin, scenarioPlan } from "../../src/bench/fleetBench.ts";
 import { repoRoot, runZaxy, stackTraceLines } from "../cli/zaxy.ts";
 
 test("scenarioPlan rotates kinds, 3..10 receivers and a global scope every fourth scenario", () => {

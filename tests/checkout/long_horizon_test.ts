@@ -1,12 +1,13 @@
 /**
- * The long-horizon plan (src/checkout/longHorizon.ts; DESIGN §9, reference §4): the split, which
+ * The long-horizon plan (src/consolidation/longHorizonLane.ts; DESIGN §9, reference §4): the split, which
  * candidates enter the remote tier (accepted and older than the split only), the I3 span
  * relevance by the formula, the budget, the diagnostics shape, and that a checkout without the
  * section is byte-identical to one built without the feature.
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { buildLongHorizonPlan, mergeConsolidatedContexts, pythonRound6, spanRelevance } from "../../src/checkout/longHorizon.ts";
+import { buildLongHorizonPlan, longHorizonMergeRule, pythonRound6, spanRelevance } from "../../src/consolidation/longHorizonLane.ts";
+import { mergeByScore } from "../../src/checkout/mergeLanes.ts";
 import { projectionTokens } from "../../src/compaction/projectionSearch.ts";
 import { buildCheckout } from "../../src/checkout/mod.ts";
 import type { EventRecord } from "../../src/eventloom/envelope.ts";
@@ -196,7 +197,7 @@ describe("buildLongHorizonPlan", () => {
   });
 });
 
-describe("tokens, Python rounding and mergeConsolidatedContexts", () => {
+describe("tokens, Python rounding and the long-horizon merge", () => {
   test("tokens are casefolded runs longer than one character, keeping path and ref punctuation", () => {
     assert.deepEqual([...projectionTokens("Straße docs/a.md:1-3 a B2 eventloom://s/events/1#ab")], [
       "strasse", "docs/a.md:1-3", "b2", "eventloom://s/events/1#ab",
@@ -227,13 +228,13 @@ describe("tokens, Python rounding and mergeConsolidatedContexts", () => {
   test("remote items go before the first retrieved context that scores lower; retrieval order is kept", () => {
     const retrieved = [{ id: "r1", score: 0.9 }, { id: "r2", score: 0.3 }, { id: "r3", score: 0.5 }];
     const remote = [{ id: "c1", score: 0.6 }, { id: "c2", score: 0.1 }];
-    assert.deepEqual(mergeConsolidatedContexts(retrieved, remote).map((item) => item.id), ["r1", "c1", "r2", "r3", "c2"]);
+    assert.deepEqual(mergeByScore(retrieved, remote, longHorizonMergeRule).map((item) => item.id), ["r1", "c1", "r2", "r3", "c2"]);
   });
 
   test("a remote item goes before the retrieved graph context of the same candidate, whatever the scores", () => {
     const retrieved = [{ id: "r1", score: 0.9, entityName: idA }, { id: "r2", score: 0.8 }];
     const remote = [{ id: "c1", score: 0.7, entityName: idB }, { id: "c2", score: 0.1, entityName: idA }];
-    assert.deepEqual(mergeConsolidatedContexts(retrieved, remote).map((item) => item.id), ["c2", "r1", "r2", "c1"]);
+    assert.deepEqual(mergeByScore(retrieved, remote, longHorizonMergeRule).map((item) => item.id), ["c2", "r1", "r2", "c1"]);
   });
 });
 

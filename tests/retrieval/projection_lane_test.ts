@@ -14,8 +14,9 @@ import { purposeProfile } from "../../src/compaction/purpose.ts";
 import type { EventRecord } from "../../src/eventloom/envelope.ts";
 import { extractEvent } from "../../src/projection/extract/mod.ts";
 import { GraphFold } from "../../src/projection/graphFold.ts";
-import { retrieve, retrieveDegraded } from "../../src/retrieval/engine.ts";
-import { discoverProjectionArtifacts, loadRootProjections, mergeProjectionContexts } from "../../src/retrieval/projectionLane.ts";
+import { mergeProjectionContexts } from "../../src/checkout/projectionLane.ts";
+import { markDegraded, retrieve } from "../../src/retrieval/engine.ts";
+import { discoverProjectionArtifacts, loadRootProjections } from "../../src/retrieval/projectionLane.ts";
 import { buildSessionIndex, type SessionIndex } from "../../src/retrieval/sessionIndex.ts";
 import type { RetrievalResult } from "../../src/retrieval/types.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
@@ -69,14 +70,14 @@ describe("mergeProjectionContexts", () => {
   test("without projections the result is returned unchanged (no projection lane count)", async () => {
     const { index } = await fixture();
     const plain = retrieve(index, "cache identity-code-0001", { limit: 5 });
-    const withNone = retrieve(index, "cache identity-code-0001", { limit: 5, projections: [] });
+    const withNone = mergeProjectionContexts(retrieve(index, "cache identity-code-0001", { limit: 5 }), "cache identity-code-0001", 5, []);
     assert.deepEqual(withNone, plain);
     assert.equal("projection" in plain.laneCounts, false);
   });
 
   test("adds source 'projection' items with projection_id, event_ref and citations, ranked by overlap score", async () => {
     const { index, projection, events } = await fixture();
-    const result = retrieve(index, "cache identity-code-0001", { limit: 10, projections: [projection] });
+    const result = mergeProjectionContexts(retrieve(index, "cache identity-code-0001", { limit: 10 }), "cache identity-code-0001", 10, [projection]);
     const items = result.contexts.filter((c) => c.source === "projection");
     assert.ok(items.length >= 1);
     const top = items[0];
@@ -113,11 +114,13 @@ describe("mergeProjectionContexts", () => {
 
   test("a degraded read merges projection items too", async () => {
     const { index, projection } = await fixture();
-    const result = retrieveDegraded(index, "auth identity-code-0002", { limit: 5, projections: [projection] }, "graph unavailable");
+    // As memory/service.ts reads a degraded session: lanes merged first, then the result marked.
+    const result = markDegraded(mergeProjectionContexts(retrieve(index, "auth identity-code-0002", { limit: 5 }), "auth identity-code-0002", 5, [projection]), "graph unavailable");
     assert.equal(result.degraded, true);
     const item = result.contexts.find((c) => c.source === "projection");
     assert.ok(item);
     assert.ok((item.metadata.citations as string[]).includes("docs/auth.md:4-8"));
+    assert.equal(item.metadata.degraded, true);
     assert.equal(result.laneCounts.projection, 1);
   });
 });
@@ -146,7 +149,7 @@ describe("# Context Warnings", () => {
   test("with no projection artifacts the assembled prompt is byte-identical", async () => {
     const { index } = await fixture();
     const without = assemble(retrieve(index, "cache identity-code-0001", { limit: 5 }));
-    const withEmpty = assemble(retrieve(index, "cache identity-code-0001", { limit: 5, projections: [] }));
+    const withEmpty = assemble(mergeProjectionContexts(retrieve(index, "cache identity-code-0001", { limit: 5 }), "cache identity-code-0001", 5, []));
     assert.equal(withEmpty.prompt, without.prompt);
     assert.deepEqual(withEmpty, without);
   });

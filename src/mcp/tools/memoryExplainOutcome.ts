@@ -1,6 +1,6 @@
 /** `memory_explain_outcome`: causal predecessors of an outcome, or cited checkout evidence (docs/causal.md). */
 import * as z from "zod";
-import { explainOutcome, reasoningPhases, validateExplainOutcome } from "../../causal/mod.ts";
+import { explainOutcome, reasoningPhases, validateExplainOutcome } from "../../memory/explainOutcome.ts";
 import { queryCharsMax } from "../../memory/request.ts";
 import { resolveSessionId } from "../sessionArgument.ts";
 import { defineTool } from "../tool.ts";

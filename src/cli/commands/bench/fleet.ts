@@ -4,7 +4,7 @@
  * only when it runs.
  */
 import { machineLine, renderTargets } from "../../../bench/measure.ts";
-import type { FleetBenchResult } from "../../../fleet/fleetBench.ts";
+import type { FleetBenchResult } from "../../../bench/fleetBench.ts";
 import { intOption } from "../../args.ts";
 import { defineCommand } from "../../command.ts";
 import { emit } from "../../output.ts";
@@ -56,7 +56,7 @@ export const benchFleetCommand = defineCommand({
   positionals: [],
   examples: ["zaxy bench fleet", "zaxy bench fleet --scenarios 4 --json"],
   async run(ctx) {
-    const { fleetBenchDefaults, fleetBenchScenariosMax, runFleetBench } = await import("../../../fleet/fleetBench.ts");
+    const { fleetBenchDefaults, fleetBenchScenariosMax, runFleetBench } = await import("../../../bench/fleetBench.ts");
     const result = await runFleetBench({
       scenarios: intOption(ctx, "scenarios", 1, fleetBenchScenariosMax) ?? fleetBenchDefaults.scenarios,
       progress: ctx.io.stderrIsTTY ? (message) => ctx.io.stderr(`bench: ${message}\n`) : undefined,

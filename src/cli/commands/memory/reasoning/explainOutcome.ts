@@ -37,7 +37,7 @@ export const memoryReasoningExplainOutcomeCommand = defineCommand({
   examples: ['zaxy memory reasoning explain-outcome "deploy failed"', 'zaxy memory reasoning explain-outcome "deploy failed" --phase review --depth 3 --json'],
   async run(ctx) {
     const { MemoryService } = await import("../../../../memory/service.ts");
-    const { explainOutcome, validateExplainOutcome } = await import("../../../../causal/mod.ts");
+    const { explainOutcome, validateExplainOutcome } = await import("../../../../memory/explainOutcome.ts");
     const request = validateExplainOutcome(
       { sessionId: ctx.global.sessionId, outcome: ctx.positionals[0], phase: ctx.values.phase, depth: ctx.values.depth },
       { outcome: "OUTCOME", phase: "--phase", depth: "--depth" },

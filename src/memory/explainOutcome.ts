@@ -9,13 +9,16 @@
  *
  * Python also appends a `reasoning.primitive.called` observation event on every call; its
  * payload is not part of the reference this port follows, so this read appends nothing.
+ *
+ * It lives with the read front (memory/), not in causal/: it composes a causal query with a
+ * Memory Checkout, and a feature never imports the checkout orchestrator.
  */
+import { queryCausal, validateCausalQuery } from "../causal/causalQuery.ts";
+import { sortedChoices } from "../causal/taxonomy.ts";
 import { inputError } from "../errors.ts";
-import { limitMax, validateMemoryRequest } from "../memory/request.ts";
-import type { MemoryService } from "../memory/service.ts";
 import type { PlainJson } from "../projection/types.ts";
-import { queryCausal, validateCausalQuery } from "./causalQuery.ts";
-import { sortedChoices } from "./taxonomy.ts";
+import { limitMax, validateMemoryRequest } from "./request.ts";
+import type { MemoryService } from "./service.ts";
 
 export const reasoningPhases = ["planning", "execution", "review", "reflection"] as const;
 export type ReasoningPhase = (typeof reasoningPhases)[number];

@@ -29,20 +29,20 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { atLeast, atMost, type BenchMachine, benchMachine, type BenchTarget, latencySummary, type LatencySummary, round } from "../bench/measure.ts";
 import { fromJs } from "../canonical/mod.ts";
 import { appendEvent } from "../eventloom/append.ts";
 import { parseCitationUri, type SourceEventRef } from "../eventloom/citation.ts";
+import { buildFleetLane } from "../fleet/checkoutLane.ts";
+import { readFleetEvents } from "../fleet/fleetLog.ts";
+import { reviewPromotion, rollbackPromotion } from "../fleet/lifecycle.ts";
+import { assignTrust, createFleet, enrollAgent } from "../fleet/membership.ts";
+import { keystoneHoldReason, promote, type PromotionInput } from "../fleet/promote.ts";
+import { fleetState } from "../fleet/status.ts";
+import { type PromotionKind, promotionKinds } from "../fleet/vocabulary.ts";
 import { defaultEvolutionPolicy } from "../governance/evolutionGate.ts";
 import { validateMemoryRequest } from "../memory/request.ts";
 import { MemoryService } from "../memory/service.ts";
-import { buildFleetLane } from "./checkoutLane.ts";
-import { readFleetEvents } from "./fleetLog.ts";
-import { reviewPromotion, rollbackPromotion } from "./lifecycle.ts";
-import { assignTrust, createFleet, enrollAgent } from "./membership.ts";
-import { keystoneHoldReason, promote, type PromotionInput } from "./promote.ts";
-import { fleetState } from "./status.ts";
-import { type PromotionKind, promotionKinds } from "./vocabulary.ts";
+import { atLeast, atMost, type BenchMachine, benchMachine, type BenchTarget, latencySummary, type LatencySummary, round } from "./measure.ts";
 
 export const fleetBenchDefaults = { scenarios: 24 } as const;
 export const fleetBenchScenariosMax = 1000;

@@ -38,13 +38,13 @@
  * plan.contexts[0]?.metadata.non_authoritative; // true
  */
 import { intField, isJsonObject, JsonNumber, type JsonObject, type JsonValue, pythonRound, stringField } from "../canonical/mod.ts";
+import type { CheckoutLane, LaneContext, LaneMergeRule } from "../checkout/lane.ts";
 import { projectionTokens } from "../compaction/projectionSearch.ts";
-import { nonAuthoritative } from "../consolidation/candidate.ts";
-import { replayConsolidation, reviewedStatus } from "../consolidation/status.ts";
 import { citationUri } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { PlainJson } from "../projection/types.ts";
-import type { RetrievedContext } from "../retrieval/types.ts";
+import { nonAuthoritative } from "./candidate.ts";
+import { replayConsolidation, reviewedStatus } from "./status.ts";
 
 /** Review statuses that admit a candidate to the remote tier (Python: accepted, active). */
 export const longHorizonStatuses: ReadonlySet<string> = new Set(["accepted", "active"]);
@@ -100,10 +100,7 @@ export interface LongHorizonDiagnostics {
 }
 
 /** A remote-tier context: a retrieved context from the `consolidated` lane. */
-export type ConsolidatedContext = Omit<RetrievedContext, "source" | "sourceLane"> & {
-  source: typeof consolidatedLane;
-  sourceLane: typeof consolidatedLane;
-};
+export type ConsolidatedContext = LaneContext<typeof consolidatedLane>;
 
 export interface LongHorizonPlan {
   diagnostics: LongHorizonDiagnostics;
@@ -296,31 +293,25 @@ function promptLine(diagnostics: LongHorizonDiagnostics): string {
 }
 
 /**
- * The retrieval contexts with the remote items merged in by score: each remote item goes before
- * the first retrieved context that scores lower, so retrieval's own order is kept. A remote item
- * also goes before a retrieved context for the same candidate (the graph projection of it,
- * possibly a superseded version), so de-duplication by citation keeps the replayed, fully cited
- * remote item.
+ * How remote items join retrieval: by score, and a remote item also goes before a retrieved
+ * context for the same candidate (the graph projection of it, possibly a superseded version),
+ * so de-duplication by citation keeps the replayed, fully cited remote item. Assembly cuts to
+ * the checkout's limit afterwards.
  */
-export function mergeConsolidatedContexts<T extends { score: number; entityName?: string }>(retrieved: readonly T[], remote: readonly T[]): T[] {
-  const merged: T[] = [];
-  const emitted = new Set<number>();
-  const remoteIndexByName = new Map<string, number>();
-  remote.forEach((context, index) => {
-    if (context.entityName !== undefined) remoteIndexByName.set(context.entityName, index);
-  });
-  let next = 0;
-  const emit = (index: number) => {
-    if (emitted.has(index)) return;
-    emitted.add(index);
-    merged.push(remote[index]);
+export const longHorizonMergeRule: LaneMergeRule = { contextsMax: null, sameEntityFirst: true };
+
+/**
+ * The plan as a checkout lane: its remote items join retrieval as the `consolidated` lane, and
+ * its section (`diagnostics.long_horizon`, the "Long horizon" prompt line) is listed whenever
+ * long-horizon checkout is on, empty remote tier included.
+ */
+export function longHorizonLane(plan: LongHorizonPlan): CheckoutLane {
+  return {
+    name: consolidatedLane,
+    contexts: plan.contexts,
+    merge: longHorizonMergeRule,
+    countedWhenEmpty: false,
+    raisesContextLimit: false,
+    report: { key: "long_horizon", diagnostics: plan.diagnostics as unknown as PlainJson, promptLine: plan.promptLine, mandatoryGuidance: [] },
   };
-  for (const context of retrieved) {
-    while (next < remote.length && remote[next].score > context.score) emit(next++);
-    const same = context.entityName === undefined ? undefined : remoteIndexByName.get(context.entityName);
-    if (same !== undefined) emit(same);
-    merged.push(context);
-  }
-  for (; next < remote.length; next++) emit(next);
-  return merged;
 }
