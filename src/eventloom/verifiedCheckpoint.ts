@@ -43,7 +43,7 @@ import { type EventRecord, recordFromLine } from "./envelope.ts";
 import { intentPath } from "./intent.ts";
 import { readRangeLines } from "./lines.ts";
 import { validateSessionId } from "./session.ts";
-import { readTailLine } from "./tail.ts";
+import { storedHashBefore } from "./verifyParallel.ts";
 import { type IntegrityReport, mergeRanges, scanRange, verifyLog } from "./verify.ts";
 
 export const verifiedCheckpointSchema = "zaxy.verified_checkpoint.v1" as const;
@@ -187,17 +187,6 @@ function byteAt(fd: number, offset: number): number {
   return fs.readSync(fd, one, 0, 1, offset) === 1 ? one[0] : -1;
 }
 
-/** The stored hash of the last event in [0, end), or null. */
-function storedHashBefore(fd: number, end: number): string | null {
-  const tail = readTailLine(fd, end);
-  if (tail === undefined) return null;
-  try {
-    const parsed = parseJsonBytes(tail.bytes);
-    return isJsonObject(parsed) ? recordFromLine(parsed, 0).hash : null;
-  } catch {
-    return null;
-  }
-}
 
 /** Parses the events in [start, end) of `fd`, numbering them after `eventsBefore` (as `readEvents` does). */
 function parseEvents(fd: number, start: number, end: number, eventsBefore: number, eventsMax: number): EventRecord[] {
