@@ -137,7 +137,7 @@ async function indexedRun(memories: readonly ConsolidationMemory[], threshold: n
       pairs_rescored: outcome.candidatesRescored,
       candidates_found: outcome.candidates.length,
     },
-    found: new Set(outcome.candidates.map((c) => pairKey(c.memories[0], c.memories[1]))),
+    found: new Set(Array.from(outcome.candidates, (c) => pairKey(c.memories[0], c.memories[1]))),
   };
 }
 

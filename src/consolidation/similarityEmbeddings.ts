@@ -12,8 +12,12 @@
  */
 import { hashEmbedMany } from "../vector/mod.ts";
 
-/** Texts embedded per call of the WebAssembly kernel (its output is dense: rows × dim × 8 bytes). */
-export const embedBatchRows = 4096;
+/**
+ * Texts embedded per call of the WebAssembly kernel. Its output is dense (rows × dim × 8 bytes:
+ * 3 MiB at 1536-d) and is only a way to the sparse rows; 4096 rows made 50 MiB a batch, which the
+ * collector let pile up to ~0.9 GB over a 75 000-memory session.
+ */
+export const embedBatchRows = 256;
 
 class GrowableColumns {
   indices = new Uint32Array(1 << 16);

@@ -17,6 +17,7 @@
  */
 import { loadUsearch, type UsearchIndex } from "../vector/mod.ts";
 import type { SparseEmbeddings } from "./similarityEmbeddings.ts";
+import { PairKeySet } from "./pairKeySet.ts";
 import { projectionDim, projectRows } from "./similarityProjection.ts";
 
 /** Neighbours first asked for per memory. */
@@ -33,22 +34,61 @@ const indexBatchRows = 4096;
  */
 export const similarityIndexConfig = { metric: "cos", quantization: "f32", connectivity: 16, expansionAdd: 48, expansionSearch: 64 } as const;
 
-export interface SimilarPair {
-  /** Row numbers in the embeddings, `a < b`. */
-  a: number;
-  b: number;
-  /** Exact cosine of the float embeddings. */
-  cosine: number;
+/**
+ * The pairs found, ordered by `a`, then `b` (row numbers in the embeddings, `a < b`), each with
+ * its exact cosine. Held as one sorted `Float64Array` of pair keys and one of cosines (16 bytes a
+ * pair): a large session has millions of pairs above the pre-filter.
+ */
+export class SimilarPairList {
+  constructor(
+    /** `a * rowCount + b`, ascending. */
+    private readonly keys: Float64Array,
+    private readonly cosines: Float64Array,
+    private readonly rowCount: number,
+  ) {}
+
+  get length(): number {
+    return this.keys.length;
+  }
+
+  /** The older row of pair `i`. */
+  a(i: number): number {
+    return Math.floor(this.keys[i] / this.rowCount);
+  }
+
+  /** The newer row of pair `i`. */
+  b(i: number): number {
+    return this.keys[i] % this.rowCount;
+  }
+
+  /** The exact cosine of the float embeddings of pair `i`. */
+  cosine(i: number): number {
+    return this.cosines[i];
+  }
 }
 
 export interface SimilarPairsResult {
-  /** Ordered by `a`, then `b`. */
-  pairs: SimilarPair[];
+  pairs: SimilarPairList;
   /** Distinct pairs the index proposed (each re-scored exactly once). */
   candidatesRescored: number;
   /** Neighbour lists asked for, re-asks with a larger k included. */
   neighbourQueries: number;
   timingsMs: { index_build: number; knn_search: number; exact_rescoring: number };
+}
+
+/** A growable `Float64Array` (doubling). */
+class KeyColumn {
+  data = new Float64Array(1 << 12);
+  length = 0;
+
+  push(value: number): void {
+    if (this.length === this.data.length) {
+      const bigger = new Float64Array(this.data.length * 2);
+      bigger.set(this.data);
+      this.data = bigger;
+    }
+    this.data[this.length++] = value;
+  }
 }
 
 type IndexClass = new (config: { dimensions: number } & typeof similarityIndexConfig) => UsearchIndex;
@@ -93,33 +133,32 @@ function buildIndex(Index: IndexClass, embeddings: SparseEmbeddings, rows: Uint3
  *
  * @example
  * const { pairs } = await similarPairs(SparseEmbeddings.embed(texts, 1536), 0.765);
+ * pairs.length; pairs.a(0); pairs.b(0); pairs.cosine(0);
  */
 export async function similarPairs(embeddings: SparseEmbeddings, minCosine: number): Promise<SimilarPairsResult> {
   const { Index } = await loadUsearch();
   const rows = Uint32Array.from({ length: embeddings.count }, (_, row) => row).filter((row) => !embeddings.isZero(row));
   const timingsMs = { index_build: 0, knn_search: 0, exact_rescoring: 0 };
-  if (rows.length < 2) return { pairs: [], candidatesRescored: 0, neighbourQueries: 0, timingsMs };
+  if (rows.length < 2) return { pairs: new SimilarPairList(new Float64Array(0), new Float64Array(0), embeddings.count), candidatesRescored: 0, neighbourQueries: 0, timingsMs };
   let mark = performance.now();
   const index = buildIndex(Index, embeddings, rows);
   timingsMs.index_build = performance.now() - mark;
 
   // A pair is `a * count + b` (a < b): below 2^53 for any count this process can hold. Its exact
-  // cosine is computed once, when first proposed (timed apart from the search).
-  const scored = new Map<number, number>();
-  const pairs: SimilarPair[] = [];
+  // cosine is computed when first proposed (timed apart from the search); a pair proposed again
+  // is recomputed rather than remembered, so only the keys are kept, not a cosine per pair.
+  const count = embeddings.count;
+  const proposed = new PairKeySet();
+  const qualifying = new KeyColumn();
   let rescoringMs = 0;
   const exact = (row: number, other: number): number => {
     const a = Math.min(row, other);
     const b = Math.max(row, other);
-    const key = a * embeddings.count + b;
-    let cosine = scored.get(key);
-    if (cosine === undefined) {
-      const started = performance.now();
-      cosine = embeddings.cosine(a, b);
-      scored.set(key, cosine);
-      if (cosine >= minCosine) pairs.push({ a, b, cosine });
-      rescoringMs += performance.now() - started;
-    }
+    if (!proposed.add(a * count + b)) return embeddings.cosine(a, b);
+    const started = performance.now();
+    const cosine = embeddings.cosine(a, b);
+    if (cosine >= minCosine) qualifying.push(a * count + b);
+    rescoringMs += performance.now() - started;
     return cosine;
   };
 
@@ -148,8 +187,11 @@ export async function similarPairs(embeddings: SparseEmbeddings, minCosine: numb
     pending = Uint32Array.from(again);
     k = Math.min(k * 2, kMax);
   }
-  timingsMs.exact_rescoring = rescoringMs;
   timingsMs.knn_search = performance.now() - mark - rescoringMs;
-  pairs.sort((x, y) => x.a - y.a || x.b - y.b);
-  return { pairs, candidatesRescored: scored.size, neighbourQueries, timingsMs };
+  mark = performance.now();
+  const keys = qualifying.data.slice(0, qualifying.length).sort();
+  const cosines = new Float64Array(keys.length);
+  for (let i = 0; i < keys.length; i++) cosines[i] = embeddings.cosine(Math.floor(keys[i] / count), keys[i] % count);
+  timingsMs.exact_rescoring = rescoringMs + (performance.now() - mark);
+  return { pairs: new SimilarPairList(keys, cosines, count), candidatesRescored: proposed.size, neighbourQueries, timingsMs };
 }
