@@ -73,8 +73,10 @@ export async function readProjectedMemories(root: string, sessionId: string, opt
     const rows = projected.rows ?? foldLogRows(sessionId, projected.events);
     return currentMemories(rows.entities, projected.events, sessionId);
   })();
-  // The log and rows of a large session are most of the heap: give it back before embedding.
-  requestGarbageCollection();
+  // The log and rows of a large session are most of the heap: give it back before embedding, so
+  // the embeddings and pair sets reuse it (measured: ~840 MB resident after the projection of the
+  // 100k-event mixed session, ~400 MB after this collection).
+  requestGarbageCollection({ now: true });
   return memories;
 }
 
