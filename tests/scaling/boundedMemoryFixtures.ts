@@ -7,6 +7,7 @@
  * (commit 8db34e7) on exactly these inputs: changing a generator here invalidates them.
  */
 import { createHash } from "node:crypto";
+import { fromJs } from "../../src/canonical/mod.ts";
 import { appendEvents } from "../../src/eventloom/append.ts";
 import { batchEventsMax } from "../../src/limits.ts";
 import { mixedSessionItems } from "../../src/bench/mixedSession.ts";
@@ -57,4 +58,25 @@ export function overlappingMemories(count: number, seed: number): ConsolidationM
       citation: citationUri("t", seq, hash),
     };
   });
+}
+
+/**
+ * `pairCount` pairs of large near-identical notes (`wordsPerNote` words, the pair's own
+ * vocabulary, the second differing in its last word) in a log at `root`/`sessionId`: every pair
+ * is a two-event cluster whose representatives' context texts are each ~`wordsPerNote` × 16
+ * bytes (the payload appears twice in an event's context).
+ */
+export async function writeLargeNotePairs(root: string, sessionId: string, pairCount: number, wordsPerNote: number): Promise<void> {
+  let micros = Date.UTC(2026, 10, 2) * 1000;
+  const clock = () => (micros += 1_000_003);
+  const pairsPerBatch = 16;
+  for (let first = 0; first < pairCount; first += pairsPerBatch) {
+    const items = [];
+    for (let pair = first; pair < Math.min(pairCount, first + pairsPerBatch); pair++) {
+      const words = Array.from({ length: wordsPerNote }, (_, j) => `p${pair}w${j}`);
+      const twin = [...words.slice(0, -1), `p${pair}twin`];
+      for (const text of [words, twin]) items.push({ type: "note.recorded", actor: "agent", payload: fromJs({ text: text.join(" "), ref: `NOTE-${pair}` }) });
+    }
+    await appendEvents(root, sessionId, items, { clock });
+  }
 }
