@@ -119,6 +119,10 @@ export class TriggerCandidateList implements Iterable<TriggerCandidate> {
     return { memories: [this.memories[a], this.memories[b]], similarity: this.similarities[i], alignments: [this.alignments[a], this.alignments[b]] };
   }
 
+  map<T>(each: (candidate: TriggerCandidate, index: number) => T): T[] {
+    return Array.from({ length: this.length }, (_, i) => each(this.at(i), i));
+  }
+
   *[Symbol.iterator](): Iterator<TriggerCandidate> {
     for (let i = 0; i < this.length; i++) yield this.at(i);
   }

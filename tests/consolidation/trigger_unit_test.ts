@@ -88,7 +88,7 @@ describe("trigger_consolidation similarity", () => {
     assert.ok(justAbove >= 3 && justBelow >= 3 && aroundPrefilter >= 3, `${justAbove} / ${justBelow} / ${aroundPrefilter}`);
 
     const outcome = await triggerConsolidation(memories, validateTriggerParameters({ maxMemories: 1000 }));
-    const found = new Set(Array.from(outcome.candidates, (c) => pairKey(c.memories[0], c.memories[1])));
+    const found = new Set(outcome.candidates.map((c) => pairKey(c.memories[0], c.memories[1])));
     assert.deepEqual([...found].sort(), [...expected].sort());
     assert.equal(outcome.document.statistics.pairs_evaluated, prefiltered.size);
     assert.equal(outcome.document.statistics.pairs_consolidated, expected.size);
@@ -135,7 +135,7 @@ describe("trigger_consolidation similarity", () => {
     const { document, candidates } = await triggerConsolidation([...old, ...recent], validateTriggerParameters({ maxMemories: 2 }));
     assert.equal(document.statistics.memories_analyzed, 2);
     assert.equal(document.statistics.max_memories_limit, 2);
-    assert.deepEqual(Array.from(candidates, (c) => c.memories.map((m) => m.name)), [["recent-a", "recent-b"]]);
+    assert.deepEqual(candidates.map((c) => c.memories.map((m) => m.name)), [["recent-a", "recent-b"]]);
     const all = await triggerConsolidation([...old, ...recent], validateTriggerParameters({ maxMemories: 4 }));
     assert.equal(all.candidates.length, 2);
   });
