@@ -32,6 +32,19 @@ export function benchMachine(): BenchMachine {
   };
 }
 
+/**
+ * This process's peak resident set so far, in MiB (getrusage's `ru_maxrss`, KiB on Linux): the
+ * true peak, not a sample taken between phases. Null where the runtime does not report it.
+ */
+export function processPeakRssMib(): number | null {
+  try {
+    const kib = process.resourceUsage().maxRSS;
+    return Number.isFinite(kib) && kib > 0 ? kib / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
 export function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);

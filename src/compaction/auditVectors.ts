@@ -270,7 +270,16 @@ export class AuditVectors {
 
   /** The rows, dense and row-major (`rows.length × dim` f32), for the geometry kernels. */
   dense(rows: ArrayLike<number>): Float32Array {
-    const out = new Float32Array(rows.length * this.dim);
+    return this.denseInto(rows, new Float32Array(rows.length * this.dim));
+  }
+
+  /**
+   * `dense(rows)` written into the front of `scratch` (at least `rows.length × dim` long), which
+   * is returned as a view of exactly that length: one buffer serves every cluster in turn.
+   */
+  denseInto(rows: ArrayLike<number>, scratch: Float32Array): Float32Array {
+    const out = scratch.subarray(0, rows.length * this.dim);
+    out.fill(0);
     const idx = this.indices.data;
     const val = this.values.data;
     for (let r = 0; r < rows.length; r++) {

@@ -10,10 +10,15 @@
  * const embeddings = SparseEmbeddings.embed(["alpha beta (note)", "alpha gamma (note)"], 1536);
  * embeddings.cosine(0, 1); // 0.333…
  */
-import { hashEmbedMany } from "../vector/mod.ts";
+import { hashEmbedEach } from "../vector/mod.ts";
 
-/** Texts embedded per call of the WebAssembly kernel (its output is dense: rows × dim × 8 bytes). */
-export const embedBatchRows = 4096;
+/**
+ * Texts embedded per call of the WebAssembly kernel. Its output is dense (rows × dim × 8 bytes,
+ * 3 MiB at 1536-d, in the kernel's memory, which keeps the size of the largest call) and is read
+ * in place into the sparse rows (`hashEmbedEach`): copying each dense row out, as
+ * `hashEmbedMany` does, left ~0.9 GB of garbage over a 75 000-memory session.
+ */
+export const embedBatchRows = 256;
 
 class GrowableColumns {
   indices = new Uint32Array(1 << 16);
@@ -51,8 +56,8 @@ export class SparseEmbeddings {
     const sumSquares = new Float64Array(texts.length);
     const columns = new GrowableColumns();
     for (let start = 0; start < texts.length; start += embedBatchRows) {
-      const vectors = hashEmbedMany(texts.slice(start, start + embedBatchRows), dim);
-      vectors.forEach((vector, offset) => {
+      const batch = texts.slice(start, start + embedBatchRows);
+      hashEmbedEach(batch, dim, (offset, vector) => {
         let squares = 0;
         for (let d = 0; d < dim; d++) {
           const value = vector[d];
@@ -63,7 +68,7 @@ export class SparseEmbeddings {
         sumSquares[start + offset] = squares;
         offsets[start + offset + 1] = columns.length;
       });
-      onBatch?.(start + vectors.length, texts.length);
+      onBatch?.(start + batch.length, texts.length);
     }
     return new SparseEmbeddings(dim, offsets, columns.indices.slice(0, columns.length), columns.values.slice(0, columns.length), sumSquares);
   }

@@ -15,8 +15,10 @@
  *    float embeddings, `SparseEmbeddings.cosine`) decides, so nothing below `minCosine` is
  *    reported and no pair is judged by an approximate distance.
  */
+import { requestGarbageCollection } from "../platform/mod.ts";
 import { loadUsearch, type UsearchIndex } from "../vector/mod.ts";
 import type { SparseEmbeddings } from "./similarityEmbeddings.ts";
+import { PairKeySet } from "./pairKeySet.ts";
 import { projectionDim, projectRows } from "./similarityProjection.ts";
 
 /** Neighbours first asked for per memory. */
@@ -33,23 +35,65 @@ const indexBatchRows = 4096;
  */
 export const similarityIndexConfig = { metric: "cos", quantization: "f32", connectivity: 16, expansionAdd: 48, expansionSearch: 64 } as const;
 
-export interface SimilarPair {
-  /** Row numbers in the embeddings, `a < b`. */
-  a: number;
-  b: number;
-  /** Exact cosine of the float embeddings. */
-  cosine: number;
+/**
+ * The pairs found, ordered by `a`, then `b` (row numbers in the embeddings, `a < b`), each with
+ * its exact cosine. Held as one sorted `Float64Array` of pair keys and one of cosines (16 bytes a
+ * pair): a large session has millions of pairs above the pre-filter.
+ */
+export class SimilarPairList {
+  constructor(
+    /** `a * rowCount + b`, ascending. */
+    private readonly keys: Float64Array,
+    private readonly cosines: Float64Array,
+    private readonly rowCount: number,
+  ) {}
+
+  get length(): number {
+    return this.keys.length;
+  }
+
+  /** The older row of pair `i`. */
+  a(i: number): number {
+    return Math.floor(this.keys[i] / this.rowCount);
+  }
+
+  /** The newer row of pair `i`. */
+  b(i: number): number {
+    return this.keys[i] % this.rowCount;
+  }
+
+  /** The exact cosine of the float embeddings of pair `i`. */
+  cosine(i: number): number {
+    return this.cosines[i];
+  }
 }
 
 export interface SimilarPairsResult {
-  /** Ordered by `a`, then `b`. */
-  pairs: SimilarPair[];
+  pairs: SimilarPairList;
   /** Distinct pairs the index proposed (each re-scored exactly once). */
   candidatesRescored: number;
   /** Neighbour lists asked for, re-asks with a larger k included. */
   neighbourQueries: number;
   timingsMs: { index_build: number; knn_search: number; exact_rescoring: number };
 }
+
+/** A growable `Float64Array` (doubling). */
+class KeyColumn {
+  data = new Float64Array(1 << 12);
+  length = 0;
+
+  push(value: number): void {
+    if (this.length === this.data.length) {
+      const bigger = new Float64Array(this.data.length * 2);
+      bigger.set(this.data);
+      this.data = bigger;
+    }
+    this.data[this.length++] = value;
+  }
+}
+
+/** A 64-bit key's low word comes first in memory (x64, arm64: every platform zaxy is built for). */
+const littleEndian = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 
 type IndexClass = new (config: { dimensions: number } & typeof similarityIndexConfig) => UsearchIndex;
 
@@ -93,33 +137,32 @@ function buildIndex(Index: IndexClass, embeddings: SparseEmbeddings, rows: Uint3
  *
  * @example
  * const { pairs } = await similarPairs(SparseEmbeddings.embed(texts, 1536), 0.765);
+ * pairs.length; pairs.a(0); pairs.b(0); pairs.cosine(0);
  */
 export async function similarPairs(embeddings: SparseEmbeddings, minCosine: number): Promise<SimilarPairsResult> {
   const { Index } = await loadUsearch();
   const rows = Uint32Array.from({ length: embeddings.count }, (_, row) => row).filter((row) => !embeddings.isZero(row));
   const timingsMs = { index_build: 0, knn_search: 0, exact_rescoring: 0 };
-  if (rows.length < 2) return { pairs: [], candidatesRescored: 0, neighbourQueries: 0, timingsMs };
+  if (rows.length < 2) return { pairs: new SimilarPairList(new Float64Array(0), new Float64Array(0), embeddings.count), candidatesRescored: 0, neighbourQueries: 0, timingsMs };
   let mark = performance.now();
   const index = buildIndex(Index, embeddings, rows);
   timingsMs.index_build = performance.now() - mark;
 
   // A pair is `a * count + b` (a < b): below 2^53 for any count this process can hold. Its exact
-  // cosine is computed once, when first proposed (timed apart from the search).
-  const scored = new Map<number, number>();
-  const pairs: SimilarPair[] = [];
+  // cosine is computed when first proposed (timed apart from the search); a pair proposed again
+  // is recomputed rather than remembered, so only the keys are kept, not a cosine per pair.
+  const count = embeddings.count;
+  const proposed = new PairKeySet();
+  const qualifying = new KeyColumn();
   let rescoringMs = 0;
   const exact = (row: number, other: number): number => {
     const a = Math.min(row, other);
     const b = Math.max(row, other);
-    const key = a * embeddings.count + b;
-    let cosine = scored.get(key);
-    if (cosine === undefined) {
-      const started = performance.now();
-      cosine = embeddings.cosine(a, b);
-      scored.set(key, cosine);
-      if (cosine >= minCosine) pairs.push({ a, b, cosine });
-      rescoringMs += performance.now() - started;
-    }
+    if (!proposed.add(a * count + b)) return embeddings.cosine(a, b);
+    const started = performance.now();
+    const cosine = embeddings.cosine(a, b);
+    if (cosine >= minCosine) qualifying.push(a * count + b);
+    rescoringMs += performance.now() - started;
     return cosine;
   };
 
@@ -133,23 +176,32 @@ export async function similarPairs(embeddings: SparseEmbeddings, minCosine: numb
     for (let start = 0; start < pending.length; start += indexBatchRows) {
       const batch = pending.subarray(start, start + indexBatchRows);
       const matches = index.searchBatch(projectRows(embeddings, batch), k, 0);
+      // Keys are row numbers (< 2^32): read as their low 32-bit words, not as one BigInt each.
+      const keyWords = new Uint32Array(matches.keys.buffer, matches.keys.byteOffset, matches.keys.length * 2);
       neighbourQueries += batch.length;
       for (let q = 0; q < batch.length; q++) {
         const row = batch[q];
         const found = Number(matches.counts[q]);
         let farthest = -Infinity;
         for (let r = 0; r < found; r++) {
-          const other = Number(matches.keys[q * k + r]);
+          const other = littleEndian ? keyWords[2 * (q * k + r)] : Number(matches.keys[q * k + r]);
           if (other !== row) farthest = exact(row, other);
         }
         if (found === k && k < kMax && farthest >= minCosine) again.push(row);
       }
+      // A batch's results (up to 4096 × 1024 keys and distances) are typed arrays the collector
+      // counts little: without a collection per batch (~1 s of search each) they pile up to
+      // ~0.7 GB over a 75 000-memory search.
+      requestGarbageCollection({ now: true });
     }
     pending = Uint32Array.from(again);
     k = Math.min(k * 2, kMax);
   }
-  timingsMs.exact_rescoring = rescoringMs;
   timingsMs.knn_search = performance.now() - mark - rescoringMs;
-  pairs.sort((x, y) => x.a - y.a || x.b - y.b);
-  return { pairs, candidatesRescored: scored.size, neighbourQueries, timingsMs };
+  mark = performance.now();
+  const keys = qualifying.data.subarray(0, qualifying.length).sort();
+  const cosines = new Float64Array(keys.length);
+  for (let i = 0; i < keys.length; i++) cosines[i] = embeddings.cosine(Math.floor(keys[i] / count), keys[i] % count);
+  timingsMs.exact_rescoring = rescoringMs + (performance.now() - mark);
+  return { pairs: new SimilarPairList(keys, cosines, count), candidatesRescored: proposed.size, neighbourQueries, timingsMs };
 }

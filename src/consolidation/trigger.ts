@@ -96,10 +96,42 @@ export interface TriggerPhaseTimingsMs {
   pairing: number;
 }
 
+/**
+ * Every qualifying pair, best first, held as row numbers into the analysed memories (20 bytes a
+ * pair: a large session has hundreds of thousands); `at(i)` builds pair `i`'s `TriggerCandidate`.
+ */
+export class TriggerCandidateList implements Iterable<TriggerCandidate> {
+  constructor(
+    private readonly memories: readonly ConsolidationMemory[],
+    private readonly rowsA: Uint32Array,
+    private readonly rowsB: Uint32Array,
+    private readonly similarities: Float64Array,
+    private readonly alignments: Float64Array,
+  ) {}
+
+  get length(): number {
+    return this.rowsA.length;
+  }
+
+  at(i: number): TriggerCandidate {
+    const a = this.rowsA[i];
+    const b = this.rowsB[i];
+    return { memories: [this.memories[a], this.memories[b]], similarity: this.similarities[i], alignments: [this.alignments[a], this.alignments[b]] };
+  }
+
+  map<T>(each: (candidate: TriggerCandidate, index: number) => T): T[] {
+    return Array.from({ length: this.length }, (_, i) => each(this.at(i), i));
+  }
+
+  *[Symbol.iterator](): Iterator<TriggerCandidate> {
+    for (let i = 0; i < this.length; i++) yield this.at(i);
+  }
+}
+
 export interface TriggerOutcome {
   document: TriggerDocument;
   /** Every qualifying pair, best first (the document shows the first ten). */
-  candidates: TriggerCandidate[];
+  candidates: TriggerCandidateList;
   timingsMs: TriggerPhaseTimingsMs;
   /** Pairs the index proposed and that were re-scored with the exact cosine. */
   candidatesRescored: number;
@@ -207,23 +239,31 @@ export async function triggerConsolidation(
   const alignment = performance.now() - mark;
 
   const found = await similarPairs(embeddings, parameters.minSimilarity * prefilterFactor);
+  const pairs = found.pairs;
 
   mark = performance.now();
   const evaluate = strategyFilter(parameters.strategy, analysed, alignments);
   let pairsEvaluated = 0;
-  const candidates: TriggerCandidate[] = [];
-  for (const pair of found.pairs) {
-    if (!evaluate(pair.a, pair.b)) continue;
+  // Qualifying pairs as indexes into `pairs` (ordered by a, then b), then sorted best first.
+  const qualifying: number[] = [];
+  for (let i = 0; i < pairs.length; i++) {
+    const a = pairs.a(i);
+    const b = pairs.b(i);
+    if (!evaluate(a, b)) continue;
     pairsEvaluated++;
-    const alignmentA = alignments[pair.a];
-    const alignmentB = alignments[pair.b];
-    if (pair.cosine >= parameters.minSimilarity && Math.abs(alignmentA - alignmentB) <= alignmentDifferenceMax) {
-      candidates.push({ memories: [analysed[pair.a], analysed[pair.b]], similarity: pair.cosine, alignments: [alignmentA, alignmentB] });
-    }
+    if (pairs.cosine(i) >= parameters.minSimilarity && Math.abs(alignments[a] - alignments[b]) <= alignmentDifferenceMax) qualifying.push(i);
   }
-  candidates.sort((x, y) =>
-    y.similarity - x.similarity || x.memories[0].sourceEventSeq - y.memories[0].sourceEventSeq ||
-    x.memories[1].sourceEventSeq - y.memories[1].sourceEventSeq
+  // Ties keep the pairs' (a, b) order: the last key makes the order total whatever the sort.
+  const order = Uint32Array.from(qualifying).sort((x, y) =>
+    pairs.cosine(y) - pairs.cosine(x) || analysed[pairs.a(x)].sourceEventSeq - analysed[pairs.a(y)].sourceEventSeq ||
+    analysed[pairs.b(x)].sourceEventSeq - analysed[pairs.b(y)].sourceEventSeq || x - y
+  );
+  const candidates = new TriggerCandidateList(
+    analysed,
+    order.map((i) => pairs.a(i)),
+    order.map((i) => pairs.b(i)),
+    Float64Array.from(order, (i) => pairs.cosine(i)),
+    alignments,
   );
   const pairing = performance.now() - mark;
 
@@ -242,7 +282,7 @@ export async function triggerConsolidation(
       fingerprints_analyzed: analysed.length,
       memories_analyzed: analysed.length,
     },
-    candidates_sample: candidates.slice(0, candidatesSampleMax).map(candidateSample),
+    candidates_sample: Array.from({ length: Math.min(candidates.length, candidatesSampleMax) }, (_, i) => candidateSample(candidates.at(i))),
   };
   return {
     document,

@@ -45,9 +45,13 @@ export function sha256Hex(data: string | Uint8Array): string {
  * Asks the runtime to collect garbage soon (Bun: a non-blocking collection). Long loops that
  * allocate a small view per event call it now and then, so peak memory tracks the live data
  * rather than the collector's heuristics.
+ *
+ * `{ now: true }` collects fully before returning (Bun): for the moment a command drops most of
+ * its heap (a parsed log it has reduced to what it needs) and is about to allocate again, so the
+ * new allocations reuse that memory instead of adding to the peak.
  */
-export function requestGarbageCollection(): void {
-  if (runtimeName === "bun") runtimeGlobal.Bun.gc(false);
+export function requestGarbageCollection(options: { now?: boolean } = {}): void {
+  if (runtimeName === "bun") runtimeGlobal.Bun.gc(options.now === true);
 }
 
 export interface FileLock {

@@ -12,7 +12,7 @@
  */
 import { createHash } from "node:crypto";
 import { pythonCaseFold } from "./caseFold.ts";
-import { embedTokensInKernel } from "./hashEmbeddingKernel.ts";
+import { embedTokensEach, embedTokensInKernel } from "./hashEmbeddingKernel.ts";
 import { pythonSplit } from "./pythonSplit.ts";
 
 export const defaultEmbeddingDim = 1536;
@@ -60,4 +60,17 @@ export function hashEmbeddingReference(text: string, dim: number = defaultEmbedd
 export function hashEmbedMany(texts: readonly string[], dim: number = defaultEmbeddingDim): Float64Array[] {
   checkDim(dim);
   return embedTokensInKernel(texts.map(embeddingTokens), dim);
+}
+
+/**
+ * `hashEmbedMany(texts, dim)` without the arrays: `visit(i, vector)` gets each text's embedding
+ * as a view that is valid only during the call. For callers that keep a sparse copy (a dense
+ * 1536-d row is 12 KB; a session's worth of them is garbage the collector is slow to see).
+ *
+ * @example
+ * hashEmbedEach(["alpha beta"], 1536, (i, vector) => { vector.filter((v) => v !== 0).length; }); // 2 non-zeros
+ */
+export function hashEmbedEach(texts: readonly string[], dim: number, visit: (index: number, vector: Float64Array) => void): void {
+  checkDim(dim);
+  embedTokensEach(texts.map(embeddingTokens), dim, visit);
 }

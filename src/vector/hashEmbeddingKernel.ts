@@ -31,15 +31,24 @@ function align8(n: number): number {
 
 const encoder = new TextEncoder();
 
-/** Embeds texts given as token lists; returns one Float64Array of `dim` values per text. */
-export function embedTokensInKernel(tokenLists: readonly string[][], dim: number): Float64Array[] {
+/**
+ * Embeds texts given as token lists and calls `visit(i, vector)` for each, in order; `vector` is
+ * a view of the kernel's memory, valid only during the call (copy what is kept). No array is
+ * allocated per text or per token: a caller that keeps the vectors sparse allocates nothing that
+ * grows with the dimension.
+ */
+export function embedTokensEach(tokenLists: readonly string[][], dim: number, visit: (index: number, vector: Float64Array) => void): void {
   const k = instance();
-  const encoded = tokenLists.map((tokens) => tokens.map((token) => encoder.encode(token)));
-  const tokenCount = encoded.reduce((n, tokens) => n + tokens.length, 0);
-  const byteCount = encoded.reduce((n, tokens) => n + tokens.reduce((m, t) => m + t.length, 0), 0);
+  let tokenCount = 0;
+  // UTF-8 takes at most 3 bytes per UTF-16 code unit: room for every token, encoded in place.
+  let byteCountMax = 0;
+  for (const tokens of tokenLists) {
+    tokenCount += tokens.length;
+    for (const token of tokens) byteCountMax += token.length * 3;
+  }
   const scratch = align8(k.heapBase());
   const bytesPtr = scratch + scratchBytes;
-  const endsPtr = align8(bytesPtr + byteCount);
+  const endsPtr = align8(bytesPtr + byteCountMax);
   const countsPtr = endsPtr + tokenCount * 4;
   const outPtr = align8(countsPtr + tokenLists.length * 4);
   const end = outPtr + tokenLists.length * dim * 8;
@@ -50,16 +59,21 @@ export function embedTokensInKernel(tokenLists: readonly string[][], dim: number
   const counts = new Uint32Array(k.memory.buffer, countsPtr, tokenLists.length);
   let offset = 0;
   let token = 0;
-  encoded.forEach((tokens, i) => {
+  tokenLists.forEach((tokens, i) => {
     counts[i] = tokens.length;
-    for (const bytes of tokens) {
-      memory.set(bytes, bytesPtr + offset);
-      offset += bytes.length;
+    for (const text of tokens) {
+      offset += encoder.encodeInto(text, memory.subarray(bytesPtr + offset, endsPtr)).written;
       ends[token++] = offset;
     }
   });
   k.configure(scratch);
   k.embedMany(bytesPtr, endsPtr, countsPtr, tokenLists.length, dim, outPtr);
-  const out = new Float64Array(k.memory.buffer, outPtr, tokenLists.length * dim);
-  return tokenLists.map((_, i) => out.slice(i * dim, (i + 1) * dim));
+  for (let i = 0; i < tokenLists.length; i++) visit(i, new Float64Array(k.memory.buffer, outPtr + i * dim * 8, dim));
+}
+
+/** Embeds texts given as token lists; returns one Float64Array of `dim` values per text. */
+export function embedTokensInKernel(tokenLists: readonly string[][], dim: number): Float64Array[] {
+  const out: Float64Array[] = [];
+  embedTokensEach(tokenLists, dim, (_, vector) => out.push(vector.slice()));
+  return out;
 }

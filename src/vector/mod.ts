@@ -31,6 +31,7 @@ export {
   embeddingTokens,
   entityEmbeddingText,
   hashEmbeddingReference,
+  hashEmbedEach,
   hashEmbedMany,
 } from "./hashEmbedding.ts";
 export {

@@ -24,7 +24,7 @@ describe("trigger_consolidation similarity pairs", () => {
     for (let run = 0; run < 3; run++) {
       const { pairs } = await similarPairs(embeddings, 0.45);
       assert.ok(pairs.length > 100, `expected many near-threshold pairs, got ${pairs.length}`);
-      runs.push(pairs.map((pair) => `${pair.a}-${pair.b}:${pair.cosine}`).join(","));
+      runs.push(Array.from({ length: pairs.length }, (_, i) => `${pairs.a(i)}-${pairs.b(i)}:${pairs.cosine(i)}`).join(","));
     }
     assert.equal(runs[1], runs[0], "run 2 proposed other pairs than run 1");
     assert.equal(runs[2], runs[0], "run 3 proposed other pairs than run 1");
