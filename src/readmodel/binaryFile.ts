@@ -85,6 +85,7 @@ export class BinaryFile {
 
   f64Array(offset: number, count: number): Float64Array {
     const bytes = this.bytes(offset, count * 8);
+    if (littleEndianHost) return new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + count * 8));
     const out = new Float64Array(count);
     for (let i = 0; i < count; i++) out[i] = bytes.readDoubleLE(i * 8);
     return out;

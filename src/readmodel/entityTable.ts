@@ -28,7 +28,10 @@ export class EntityTable {
   readonly count: number;
   private readonly heapStart: number;
   private readonly cache = new Map<number, EntityRow>();
-  private static readonly cachedRowsMax = 8192;
+  /** Rows kept after reading (a few hundred bytes each): a server's repeated queries touch the same ones. */
+  private static readonly cachedRowsMax = 32_768;
+  /** The offsets table, read whole on the first row read (8 bytes per version): one read per row after. */
+  private offsets?: Float64Array;
 
   constructor(private readonly file: BinaryFile, private readonly sessionId: string) {
     this.count = file.u32(headerBytes);
@@ -42,7 +45,9 @@ export class EntityTable {
     const cached = this.cache.get(position);
     if (cached !== undefined) return cached;
     this.file.check(Number.isInteger(position) && position >= 0 && position < this.count, `has no version at position ${position}`);
-    const [start, end] = this.file.f64Array(headerBytes + 8 + 8 * position, 2);
+    this.offsets ??= this.file.f64Array(headerBytes + 8, this.count + 1);
+    const start = this.offsets[position];
+    const end = this.offsets[position + 1];
     this.file.check(end >= start, `has a negative-length version at position ${position}`);
     let tuple: EntityTuple;
     try {

@@ -69,6 +69,8 @@ export class EventSpans {
   readonly count: number;
   private readonly cache = new Map<number, EventRecord>();
   private static readonly cachedEventsMax = 4096;
+  /** The spans table, read whole on the first event read (16 bytes per event). */
+  private spans?: Float64Array;
 
   constructor(private readonly file: BinaryFile, private readonly logFd: number, private readonly logBytes: number) {
     this.count = file.u32(headerBytes);
@@ -79,7 +81,9 @@ export class EventSpans {
     const cached = this.cache.get(position);
     if (cached !== undefined) return cached;
     this.file.check(Number.isInteger(position) && position >= 0 && position < this.count, `has no event at position ${position}`);
-    const [start, end] = this.file.f64Array(headerBytes + 8 + 16 * position, 2);
+    this.spans ??= this.file.f64Array(headerBytes + 8, 2 * this.count);
+    const start = this.spans[2 * position];
+    const end = this.spans[2 * position + 1];
     this.file.check(start <= end && end <= this.logBytes, `has a span outside the verified log at position ${position}`);
     const bytes = Buffer.allocUnsafe(end - start);
     let done = 0;
