@@ -16,6 +16,7 @@
  * catch-up is rolled back to the previous head, a rebuild leaves rows without a head (rebuilt on
  * the next read), then the process dies of the signal.
  */
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { inputError } from "../errors.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
@@ -25,6 +26,7 @@ import { sessionLogPath } from "../eventloom/session.ts";
 import { verifiedCheckpointPath } from "../eventloom/verifiedCheckpoint.ts";
 import type { IntegrityReport } from "../eventloom/verify.ts";
 import { runInterruptible } from "../platform/interrupt.ts";
+import { requestGarbageCollection } from "../platform/mod.ts";
 import { extractEvent } from "./extract/mod.ts";
 import { GraphFold } from "./graphFold.ts";
 import { deleteDatabaseFiles, headCountMismatch, KuzuStore } from "./kuzuStore.ts";
@@ -90,25 +92,48 @@ function sameHead(a: ProjectionHead | null, b: ProjectionHead | null): boolean {
     a.currentRelationCount === b.currentRelationCount;
 }
 
+function unknownSessionError(sessionId: string, logPath: string): Error {
+  return inputError("unknown_session", `Unknown session ${JSON.stringify(sessionId)}: no log at ${logPath}`, {
+    field: "session_id",
+    hint: "list sessions with `ls <eventloom root>/*.jsonl`, or append an event first",
+  });
+}
+
+/**
+ * Throws what `readVerifiedLog` throws for a session without a log (`unknown_session`, or
+ * `invalid_session_id`), without reading the log: a caller that must refuse before changing
+ * anything need not parse 100k events twice.
+ */
+export function assertSessionLogExists(root: string, sessionId: string): void {
+  const logPath = sessionLogPath(root, sessionId, "read");
+  if (!fs.existsSync(logPath)) throw unknownSessionError(sessionId, logPath);
+}
+
 /** Verifies and reads a session's log; throws `unknown_session` (2) or `integrity_failure` (1). */
 export async function readVerifiedLog(root: string, sessionId: string): Promise<{ logPath: string; integrity: IntegrityReport; events: EventRecord[] }> {
   const logPath = sessionLogPath(root, sessionId, "read");
   const { integrity, events } = await readVerifiedEvents(logPath, {
     sessionId,
     checkpointPath: verifiedCheckpointPath(root, sessionId),
-    missing: () =>
-      inputError("unknown_session", `Unknown session ${JSON.stringify(sessionId)}: no log at ${logPath}`, {
-        field: "session_id",
-        hint: "list sessions with `ls <eventloom root>/*.jsonl`, or append an event first",
-      }),
+    missing: () => unknownSessionError(sessionId, logPath),
     failureMessage: (failure) => `The log of session ${JSON.stringify(sessionId)} ${failure}; it will not be projected`,
   });
   return { logPath, integrity, events };
 }
 
+/**
+ * Events folded between two garbage-collection requests. Extraction makes several short-lived
+ * objects per event, which Bun's collector let pile up: folding 100k events peaked at ~1 GB RSS
+ * for ~370 MB of live heap, and at ~650 MB with a request every 10k events.
+ */
+const foldEventsPerCollection = 10_000;
+
 function foldEvents(sessionId: string, base: SessionGraphRows | undefined, events: readonly EventRecord[], fromSeq: number): { fold: GraphFold; diff: GraphDiff | null } {
   const fold = new GraphFold(sessionId, base);
-  for (let i = fromSeq - 1; i < events.length; i++) fold.apply(events[i], extractEvent(events[i]));
+  for (let i = fromSeq - 1; i < events.length; i++) {
+    fold.apply(events[i], extractEvent(events[i]));
+    if ((i + 1) % foldEventsPerCollection === 0) requestGarbageCollection();
+  }
   return { fold, diff: fold.diff() };
 }
 

@@ -109,11 +109,8 @@ export const reprojectCommand = defineCommand({
       : [ctx.global.sessionId];
     if (!all) {
       // Fails with unknown_session (exit 2) before anything is deleted.
-      const { readVerifiedLog } = await import("../../projection/projector.ts");
-      await readVerifiedLog(root, ctx.global.sessionId).catch((error) => {
-        if (isZaxyError(error) && error.code === "integrity_failure") return;
-        throw error;
-      });
+      const { assertSessionLogExists } = await import("../../projection/projector.ts");
+      assertSessionLogExists(root, ctx.global.sessionId);
     }
     if (booleanOption(ctx, "reset-projection")) {
       const { projectionsDir } = await import("../../projection/snapshot.ts");
