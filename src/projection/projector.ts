@@ -46,6 +46,13 @@ export interface ProjectOptions {
   onProgress?: (phase: string, done: number, total: number) => void;
   /** When the store cannot be opened: degrade (reads) or throw (reproject). */
   onStoreFailure?: "degrade" | "throw";
+  /**
+   * Called with the rows at the log head once they are folded, before the store is written
+   * (`zaxy reproject` builds the vector index and the read model here). Kuzu's wasm heap grows
+   * during the write and never shrinks, so work done before it does not add its own peak on top.
+   * Its time is not counted in `timingsMs`.
+   */
+  beforeStoreWrite?: (rows: SessionGraphRows, events: readonly EventRecord[]) => Promise<void>;
 }
 
 export interface ProjectedSession {
@@ -162,6 +169,9 @@ export async function projectSession(root: string, sessionId: string, options: P
     timingsMs[phase] = Math.round((now - mark) * 100) / 100;
     mark = now;
   };
+  const skipLap = () => {
+    mark = performance.now();
+  };
   // A rebuild will need Kuzu: start loading it (~0.5-1.5 s, mostly wasm compilation off the
   // main thread) while the log is verified and read.
   const kuzuLoading = options.rebuild ? loadKuzu().catch(() => undefined) : undefined;
@@ -210,7 +220,7 @@ export async function projectSession(root: string, sessionId: string, options: P
     }
     lap("open_store");
     try {
-      const context = { root, sessionId, events, cached, projectedBefore, options, result, warn, repair, lap, mayRecreate: !recreated };
+      const context = { root, sessionId, events, cached, projectedBefore, options, result, warn, repair, lap, skipLap, mayRecreate: !recreated };
       if (await syncStore(store, context) === "recreate") {
         // The store never deletes rows (see kuzuStore.ts): the session's old rows go with the
         // whole database file.
@@ -251,6 +261,8 @@ interface SyncContext {
   warn: (message: string) => void;
   repair: (message: string) => void;
   lap: (phase: string) => void;
+  /** Restarts the clock without recording a phase (time spent in `beforeStoreWrite`). */
+  skipLap: () => void;
   mayRecreate: boolean;
 }
 
@@ -278,7 +290,7 @@ function trustedStoreHead(store: KuzuStore, storeHead: ProjectionHead | null, co
 
 /** Brings the store's copy of the session up to the log and fills `result.rows`. */
 async function syncStore(store: KuzuStore, context: SyncContext): Promise<"done" | "recreate"> {
-  const { root, sessionId, events, cached, options, result, warn, repair, lap } = context;
+  const { root, sessionId, events, cached, options, result, warn, repair, lap, skipLap } = context;
   const storedHead = store.head(sessionId);
   const storeHead = trustedStoreHead(store, storedHead, context);
   let base: SessionGraphRows | undefined;
@@ -309,6 +321,12 @@ async function syncStore(store: KuzuStore, context: SyncContext): Promise<"done"
   }
   const { fold, diff } = foldEvents(sessionId, base, events, (storeHead?.seq ?? 0) + 1);
   lap("fold");
+  if (options.beforeStoreWrite !== undefined) {
+    await options.beforeStoreWrite(fold.rows(), events);
+    // What the hook built and dropped is garbage now: collected before the store's heap grows.
+    requestGarbageCollection();
+    skipLap();
+  }
   if (diff !== null) {
     const totalRows = diff.newEntities.length + diff.newRelations.length + diff.newEvents.length;
     await runInterruptible(async (section) => {
