@@ -26,7 +26,7 @@ import { sessionLogPath } from "../eventloom/session.ts";
 import { verifiedCheckpointPath } from "../eventloom/verifiedCheckpoint.ts";
 import type { IntegrityReport } from "../eventloom/verify.ts";
 import { runInterruptible } from "../platform/interrupt.ts";
-import { requestGarbageCollection } from "../platform/mod.ts";
+import { collectGarbageNow, requestGarbageCollection } from "../platform/mod.ts";
 import { extractEvent } from "./extract/mod.ts";
 import { GraphFold } from "./graphFold.ts";
 import { deleteDatabaseFiles, headCountMismatch, KuzuStore } from "./kuzuStore.ts";
@@ -50,7 +50,8 @@ export interface ProjectOptions {
    * Called with the rows at the log head once they are folded, before the store is written
    * (`zaxy reproject` builds the vector index and the read model here). Kuzu's wasm heap grows
    * during the write and never shrinks, so work done before it does not add its own peak on top.
-   * Its time is not counted in `timingsMs`.
+   * Its time is not counted in `timingsMs`. The events are released after it (`result.events` is
+   * then empty): the store write needs only the folded rows, and 100k parsed events hold ~300 MB.
    */
   beforeStoreWrite?: (rows: SessionGraphRows, events: readonly EventRecord[]) => Promise<void>;
 }
@@ -59,7 +60,7 @@ export interface ProjectedSession {
   sessionId: string;
   logPath: string;
   integrity: IntegrityReport;
-  /** Every verified event, in order. */
+  /** Every verified event, in order; empty when `beforeStoreWrite` was given (released after it). */
   events: EventRecord[];
   /** The projected rows at the log head; null when degraded. */
   rows: SessionGraphRows | null;
@@ -135,13 +136,15 @@ export async function readVerifiedLog(root: string, sessionId: string): Promise<
  */
 const foldEventsPerCollection = 10_000;
 
-function foldEvents(sessionId: string, base: SessionGraphRows | undefined, events: readonly EventRecord[], fromSeq: number): { fold: GraphFold; diff: GraphDiff | null } {
+/** The rows at the head and the diff to write; the fold's lookup maps are garbage once it returns. */
+function foldEvents(sessionId: string, base: SessionGraphRows | undefined, events: readonly EventRecord[], fromSeq: number): { rows: SessionGraphRows; diff: GraphDiff | null } {
   const fold = new GraphFold(sessionId, base);
   for (let i = fromSeq - 1; i < events.length; i++) {
     fold.apply(events[i], extractEvent(events[i]));
     if ((i + 1) % foldEventsPerCollection === 0) requestGarbageCollection();
   }
-  return { fold, diff: fold.diff() };
+  const diff = fold.diff();
+  return { rows: fold.rows(), diff };
 }
 
 /**
@@ -175,14 +178,18 @@ export async function projectSession(root: string, sessionId: string, options: P
   // A rebuild will need Kuzu: start loading it (~0.5-1.5 s, mostly wasm compilation off the
   // main thread) while the log is verified and read.
   const kuzuLoading = options.rebuild ? loadKuzu().catch(() => undefined) : undefined;
-  const { logPath, integrity, events } = await readVerifiedLog(root, sessionId);
+  const verified = await readVerifiedLog(root, sessionId);
   lap("verify_and_read");
   await kuzuLoading;
+  const { logPath, integrity } = verified;
+  // From here on the events are reached through `result` only, so that `beforeStoreWrite` can
+  // release them.
   const result: ProjectedSession = {
-    sessionId, logPath, integrity, events, rows: null, degraded: false, degradedReason: null, source: "cache", eventsApplied: 0, warnings, repairs,
+    sessionId, logPath, integrity, events: verified.events, rows: null, degraded: false, degradedReason: null, source: "cache", eventsApplied: 0, warnings, repairs,
     timingsMs,
   };
-  const logHead = events.at(-1);
+  verified.events = [];
+  const logHead = result.events.at(-1);
   let cached: SessionGraphRows | null = null;
   // Whether this session was projected before: a store without its rows is then a loss to report.
   let projectedBefore = false;
@@ -220,7 +227,9 @@ export async function projectSession(root: string, sessionId: string, options: P
     }
     lap("open_store");
     try {
-      const context = { root, sessionId, events, cached, projectedBefore, options, result, warn, repair, lap, skipLap, mayRecreate: !recreated };
+      // A retry after the events were released reads them again.
+      if (attempt > 1 && options.beforeStoreWrite !== undefined && result.events.length === 0) result.events = (await readVerifiedLog(root, sessionId)).events;
+      const context = { root, sessionId, events: result.events, cached, projectedBefore, options, result, warn, repair, lap, skipLap, mayRecreate: !recreated };
       if (await syncStore(store, context) === "recreate") {
         // The store never deletes rows (see kuzuStore.ts): the session's old rows go with the
         // whole database file.
@@ -290,7 +299,7 @@ function trustedStoreHead(store: KuzuStore, storeHead: ProjectionHead | null, co
 
 /** Brings the store's copy of the session up to the log and fills `result.rows`. */
 async function syncStore(store: KuzuStore, context: SyncContext): Promise<"done" | "recreate"> {
-  const { root, sessionId, events, cached, options, result, warn, repair, lap, skipLap } = context;
+  const { root, sessionId, cached, options, result, warn, repair, lap, skipLap } = context;
   const storedHead = store.head(sessionId);
   const storeHead = trustedStoreHead(store, storedHead, context);
   let base: SessionGraphRows | undefined;
@@ -319,12 +328,14 @@ async function syncStore(store: KuzuStore, context: SyncContext): Promise<"done"
     removeSnapshot(root, sessionId);
     lap("clear_session");
   }
-  const { fold, diff } = foldEvents(sessionId, base, events, (storeHead?.seq ?? 0) + 1);
+  const { rows, diff } = foldEvents(sessionId, base, context.events, (storeHead?.seq ?? 0) + 1);
   lap("fold");
   if (options.beforeStoreWrite !== undefined) {
-    await options.beforeStoreWrite(fold.rows(), events);
-    // What the hook built and dropped is garbage now: collected before the store's heap grows.
-    requestGarbageCollection();
+    await options.beforeStoreWrite(rows, context.events);
+    // The events and what the hook built are garbage now: collected before the store's heap grows.
+    context.events = [];
+    result.events = [];
+    collectGarbageNow();
     skipLap();
   }
   if (diff !== null) {
@@ -347,7 +358,7 @@ async function syncStore(store: KuzuStore, context: SyncContext): Promise<"done"
     lap("write_store");
   }
   result.eventsApplied = diff?.newEvents.length ?? 0;
-  result.rows = fold.rows();
+  result.rows = rows;
   result.source = storeHead === null ? "rebuilt" : diff === null ? "store" : "caught_up";
   writeSnapshot(root, sessionId, result.rows);
   lap("write_cache");

@@ -9,6 +9,7 @@ import { sessionIdOfPath, sessionLogPath, sessionLogsUnderRoot } from "../../eve
 import { ExitCode, isZaxyError } from "../../errors.ts";
 import { booleanOption, type CommandContext, defineCommand } from "../command.ts";
 import { emit } from "../output.ts";
+import { collectGarbageNow } from "../../platform/mod.ts";
 
 interface SessionReport {
   session_id: string;
@@ -44,6 +45,7 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
   const warn = (m: string) => ctx.io.stderr(`zaxy: warning: ${m}\n`);
   let vectorSeconds = 0;
   let readModelMs = 0;
+  let eventCount = 0;
   try {
     const projected = await projectSession(ctx.global.eventloomPath, sessionId, {
       rebuild: true,
@@ -55,6 +57,7 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
       // building them after it stacked their transient memory on top of it (100k events:
       // ~2.2 GB peak RSS after, ~1.5 GB before). Neither reads the graph store.
       beforeStoreWrite: async (rows, events) => {
+        eventCount = events.length;
         const vectorsStarted = performance.now();
         const vectors = await syncVectorIndex(
           ctx.global.eventloomPath,
@@ -66,10 +69,12 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
           warn,
         );
         vectorSeconds = Math.round(performance.now() - vectorsStarted) / 1000;
+        collectGarbageNow();
         // The read model that fresh processes answer from (readmodel/), at the rebuilt head.
         const readModelStarted = performance.now();
         progress("read model", 0, 1);
         const index = buildSessionIndex(sessionId, rows, events, vectors);
+        collectGarbageNow();
         writeReadModel(ctx.global.eventloomPath, sessionLogPath(ctx.global.eventloomPath, sessionId, "read"), index, rows, events, warn);
         readModelMs = performance.now() - readModelStarted;
       },
@@ -81,7 +86,7 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
     return {
       session_id: sessionId,
       ok: true,
-      events: projected.events.length,
+      events: eventCount,
       entity_versions: rows.entities.length,
       relations: rows.relations.length,
       seconds: Math.round(graphSeconds * 1000) / 1000,
