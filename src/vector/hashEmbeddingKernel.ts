@@ -33,6 +33,21 @@ const encoder = new TextEncoder();
 
 /** Embeds texts given as token lists; returns one Float64Array of `dim` values per text. */
 export function embedTokensInKernel(tokenLists: readonly string[][], dim: number): Float64Array[] {
+  const out = runKernel(tokenLists, dim);
+  return tokenLists.map((_, i) => out.slice(i * dim, (i + 1) * dim));
+}
+
+/**
+ * Embeds texts given as token lists into `target` (text i at `i * dim`), converted to f32 as
+ * `Float32Array.set` converts: what a vector index receives, without one array per text.
+ */
+export function embedTokensInKernelInto(tokenLists: readonly string[][], dim: number, target: Float32Array): void {
+  if (target.length < tokenLists.length * dim) throw new RangeError(`target holds ${target.length} values, ${tokenLists.length * dim} are needed`);
+  target.set(runKernel(tokenLists, dim));
+}
+
+/** Runs the kernel; the result is a view of its memory, valid until the next call. */
+function runKernel(tokenLists: readonly string[][], dim: number): Float64Array {
   const k = instance();
   const encoded = tokenLists.map((tokens) => tokens.map((token) => encoder.encode(token)));
   const tokenCount = encoded.reduce((n, tokens) => n + tokens.length, 0);
@@ -60,6 +75,5 @@ export function embedTokensInKernel(tokenLists: readonly string[][], dim: number
   });
   k.configure(scratch);
   k.embedMany(bytesPtr, endsPtr, countsPtr, tokenLists.length, dim, outPtr);
-  const out = new Float64Array(k.memory.buffer, outPtr, tokenLists.length * dim);
-  return tokenLists.map((_, i) => out.slice(i * dim, (i + 1) * dim));
+  return new Float64Array(k.memory.buffer, outPtr, tokenLists.length * dim);
 }

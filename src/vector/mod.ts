@@ -32,6 +32,7 @@ export {
   entityEmbeddingText,
   hashEmbeddingReference,
   hashEmbedMany,
+  hashEmbedManyInto,
 } from "./hashEmbedding.ts";
 export {
   centroidOf,

@@ -59,7 +59,9 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
       beforeStoreWrite: async (rows, events) => {
         eventCount = events.length;
         const vectorsStarted = performance.now();
-        const vectors = await syncVectorIndex(
+        // The index itself is not kept: the read model does not store it (readers view the
+        // saved file), and a freshly built one holds every vector in memory (~200 MB for 100k).
+        await syncVectorIndex(
           ctx.global.eventloomPath,
           sessionId,
           rows,
@@ -73,7 +75,7 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
         // The read model that fresh processes answer from (readmodel/), at the rebuilt head.
         const readModelStarted = performance.now();
         progress("read model", 0, 1);
-        const index = buildSessionIndex(sessionId, rows, events, vectors);
+        const index = buildSessionIndex(sessionId, rows, events, null);
         collectGarbageNow();
         writeReadModel(ctx.global.eventloomPath, sessionLogPath(ctx.global.eventloomPath, sessionId, "read"), index, rows, events, warn);
         readModelMs = performance.now() - readModelStarted;
