@@ -21,7 +21,7 @@ import { syncVectorIndex, vectorIndexPath } from "../../src/projection/vectorInd
 import { readModelDir } from "../../src/readmodel/manifest.ts";
 import { writeReadModel } from "../../src/readmodel/writeReadModel.ts";
 import { buildSessionIndex } from "../../src/retrieval/sessionIndex.ts";
-import { defaultEmbeddingDim } from "../../src/vector/hashEmbedding.ts";
+import { defaultEmbeddingDim, hashEmbedMany, hashEmbedManyInto } from "../../src/vector/hashEmbedding.ts";
 import { runZaxy } from "../cli/zaxy.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 
@@ -224,5 +224,20 @@ describe("row cache written in blocks", () => {
     assert.equal(read.status, "ok");
     assert.deepEqual((read as { rows: SessionGraphRows }).rows.entities, entities);
     assert.deepEqual(fs.readdirSync(path.dirname(snapshotPath(root, sessionId))), [`${sessionId}.rows.json`], "no temp file is left");
+  });
+});
+
+describe("vectors embedded into one reused buffer", () => {
+  test("design 014: hashEmbedManyInto writes each text's hashEmbedMany vector as f32 at i * dim, batch after batch", () => {
+    const dim = 64;
+    const batches = [["Straße repaired", "", "alpha beta gamma"], ["one more text", "alpha"]];
+    const flat = new Float32Array(3 * dim).fill(7);
+    for (const texts of batches) {
+      hashEmbedManyInto(texts, dim, flat.subarray(0, texts.length * dim));
+      const expected = new Float32Array(texts.length * dim);
+      hashEmbedMany(texts, dim).forEach((vector, i) => expected.set(vector, i * dim));
+      assert.deepEqual(flat.subarray(0, texts.length * dim), expected);
+    }
+    assert.throws(() => hashEmbedManyInto(["a", "b"], dim, new Float32Array(dim)), /target holds 64 values, 128 are needed/);
   });
 });
