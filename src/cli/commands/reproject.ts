@@ -1,6 +1,7 @@
 /**
  * `zaxy reproject [--all] [--reset-projection]`: rebuild sessions' graph projections from their
- * logs with bulk loading, and their vector indexes. The log is verified first; a log that fails
+ * logs with bulk loading, their vector indexes and read models (built from the folded rows before
+ * the graph store write, which is the phase whose memory is never given back). The log is verified first; a log that fails
  * verification is not projected (exit 1). Progress goes to stderr when it is a terminal.
  */
 import * as fs from "node:fs";
@@ -108,8 +109,8 @@ export const reprojectCommand = defineCommand({
   summary: "Rebuild the graph projection and vector index from the log",
   description:
     "Rebuilds the session's projection from scratch (--all: every session under the root):\n" +
-    "verify, extract, fold with temporal validity, bulk-load into\n" +
-    "<root>/projections/embedded.kuzu, then rebuild the session's usearch index.\n" +
+    "verify, extract, fold with temporal validity, bring the session's usearch index and\n" +
+    "read model up to the folded rows, then bulk-load into <root>/projections/embedded.kuzu.\n" +
     "--reset-projection deletes everything under <root>/projections first (a corrupt or\n" +
     "outdated store). Exit 1 when a log fails verification (it is not projected).",
   options: {
