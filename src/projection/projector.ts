@@ -16,6 +16,7 @@
  * catch-up is rolled back to the previous head, a rebuild leaves rows without a head (rebuilt on
  * the next read), then the process dies of the signal.
  */
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { inputError } from "../errors.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
@@ -25,6 +26,7 @@ import { sessionLogPath } from "../eventloom/session.ts";
 import { verifiedCheckpointPath } from "../eventloom/verifiedCheckpoint.ts";
 import type { IntegrityReport } from "../eventloom/verify.ts";
 import { runInterruptible } from "../platform/interrupt.ts";
+import { collectGarbageNow, requestGarbageCollection } from "../platform/mod.ts";
 import { extractEvent } from "./extract/mod.ts";
 import { GraphFold } from "./graphFold.ts";
 import { deleteDatabaseFiles, headCountMismatch, KuzuStore } from "./kuzuStore.ts";
@@ -44,13 +46,21 @@ export interface ProjectOptions {
   onProgress?: (phase: string, done: number, total: number) => void;
   /** When the store cannot be opened: degrade (reads) or throw (reproject). */
   onStoreFailure?: "degrade" | "throw";
+  /**
+   * Called with the rows at the log head once they are folded, before the store is written
+   * (`zaxy reproject` builds the vector index and the read model here). Kuzu's wasm heap grows
+   * during the write and never shrinks, so work done before it does not add its own peak on top.
+   * Its time is not counted in `timingsMs`. The events are released after it (`result.events` is
+   * then empty): the store write needs only the folded rows, and 100k parsed events hold ~300 MB.
+   */
+  beforeStoreWrite?: (rows: SessionGraphRows, events: readonly EventRecord[]) => Promise<void>;
 }
 
 export interface ProjectedSession {
   sessionId: string;
   logPath: string;
   integrity: IntegrityReport;
-  /** Every verified event, in order. */
+  /** Every verified event, in order; empty when `beforeStoreWrite` was given (released after it). */
   events: EventRecord[];
   /** The projected rows at the log head; null when degraded. */
   rows: SessionGraphRows | null;
@@ -90,26 +100,51 @@ function sameHead(a: ProjectionHead | null, b: ProjectionHead | null): boolean {
     a.currentRelationCount === b.currentRelationCount;
 }
 
+function unknownSessionError(sessionId: string, logPath: string): Error {
+  return inputError("unknown_session", `Unknown session ${JSON.stringify(sessionId)}: no log at ${logPath}`, {
+    field: "session_id",
+    hint: "list sessions with `ls <eventloom root>/*.jsonl`, or append an event first",
+  });
+}
+
+/**
+ * Throws what `readVerifiedLog` throws for a session without a log (`unknown_session`, or
+ * `invalid_session_id`), without reading the log: a caller that must refuse before changing
+ * anything need not parse 100k events twice.
+ */
+export function assertSessionLogExists(root: string, sessionId: string): void {
+  const logPath = sessionLogPath(root, sessionId, "read");
+  if (!fs.existsSync(logPath)) throw unknownSessionError(sessionId, logPath);
+}
+
 /** Verifies and reads a session's log; throws `unknown_session` (2) or `integrity_failure` (1). */
 export async function readVerifiedLog(root: string, sessionId: string): Promise<{ logPath: string; integrity: IntegrityReport; events: EventRecord[] }> {
   const logPath = sessionLogPath(root, sessionId, "read");
   const { integrity, events } = await readVerifiedEvents(logPath, {
     sessionId,
     checkpointPath: verifiedCheckpointPath(root, sessionId),
-    missing: () =>
-      inputError("unknown_session", `Unknown session ${JSON.stringify(sessionId)}: no log at ${logPath}`, {
-        field: "session_id",
-        hint: "list sessions with `ls <eventloom root>/*.jsonl`, or append an event first",
-      }),
+    missing: () => unknownSessionError(sessionId, logPath),
     failureMessage: (failure) => `The log of session ${JSON.stringify(sessionId)} ${failure}; it will not be projected`,
   });
   return { logPath, integrity, events };
 }
 
-function foldEvents(sessionId: string, base: SessionGraphRows | undefined, events: readonly EventRecord[], fromSeq: number): { fold: GraphFold; diff: GraphDiff | null } {
+/**
+ * Events folded between two garbage-collection requests. Extraction makes several short-lived
+ * objects per event, which Bun's collector let pile up: folding 100k events peaked at ~1 GB RSS
+ * for ~370 MB of live heap, and at ~650 MB with a request every 10k events.
+ */
+const foldEventsPerCollection = 10_000;
+
+/** The rows at the head and the diff to write; the fold's lookup maps are garbage once it returns. */
+function foldEvents(sessionId: string, base: SessionGraphRows | undefined, events: readonly EventRecord[], fromSeq: number): { rows: SessionGraphRows; diff: GraphDiff | null } {
   const fold = new GraphFold(sessionId, base);
-  for (let i = fromSeq - 1; i < events.length; i++) fold.apply(events[i], extractEvent(events[i]));
-  return { fold, diff: fold.diff() };
+  for (let i = fromSeq - 1; i < events.length; i++) {
+    fold.apply(events[i], extractEvent(events[i]));
+    if ((i + 1) % foldEventsPerCollection === 0) requestGarbageCollection();
+  }
+  const diff = fold.diff();
+  return { rows: fold.rows(), diff };
 }
 
 /**
@@ -137,17 +172,24 @@ export async function projectSession(root: string, sessionId: string, options: P
     timingsMs[phase] = Math.round((now - mark) * 100) / 100;
     mark = now;
   };
+  const skipLap = () => {
+    mark = performance.now();
+  };
   // A rebuild will need Kuzu: start loading it (~0.5-1.5 s, mostly wasm compilation off the
   // main thread) while the log is verified and read.
   const kuzuLoading = options.rebuild ? loadKuzu().catch(() => undefined) : undefined;
-  const { logPath, integrity, events } = await readVerifiedLog(root, sessionId);
+  const verified = await readVerifiedLog(root, sessionId);
   lap("verify_and_read");
   await kuzuLoading;
+  const { logPath, integrity } = verified;
+  // From here on the events are reached through `result` only, so that `beforeStoreWrite` can
+  // release them.
   const result: ProjectedSession = {
-    sessionId, logPath, integrity, events, rows: null, degraded: false, degradedReason: null, source: "cache", eventsApplied: 0, warnings, repairs,
+    sessionId, logPath, integrity, events: verified.events, rows: null, degraded: false, degradedReason: null, source: "cache", eventsApplied: 0, warnings, repairs,
     timingsMs,
   };
-  const logHead = events.at(-1);
+  verified.events = [];
+  const logHead = result.events.at(-1);
   let cached: SessionGraphRows | null = null;
   // Whether this session was projected before: a store without its rows is then a loss to report.
   let projectedBefore = false;
@@ -185,7 +227,9 @@ export async function projectSession(root: string, sessionId: string, options: P
     }
     lap("open_store");
     try {
-      const context = { root, sessionId, events, cached, projectedBefore, options, result, warn, repair, lap, mayRecreate: !recreated };
+      // A retry after the events were released reads them again.
+      if (attempt > 1 && options.beforeStoreWrite !== undefined && result.events.length === 0) result.events = (await readVerifiedLog(root, sessionId)).events;
+      const context = { root, sessionId, events: result.events, cached, projectedBefore, options, result, warn, repair, lap, skipLap, mayRecreate: !recreated };
       if (await syncStore(store, context) === "recreate") {
         // The store never deletes rows (see kuzuStore.ts): the session's old rows go with the
         // whole database file.
@@ -226,6 +270,8 @@ interface SyncContext {
   warn: (message: string) => void;
   repair: (message: string) => void;
   lap: (phase: string) => void;
+  /** Restarts the clock without recording a phase (time spent in `beforeStoreWrite`). */
+  skipLap: () => void;
   mayRecreate: boolean;
 }
 
@@ -253,7 +299,7 @@ function trustedStoreHead(store: KuzuStore, storeHead: ProjectionHead | null, co
 
 /** Brings the store's copy of the session up to the log and fills `result.rows`. */
 async function syncStore(store: KuzuStore, context: SyncContext): Promise<"done" | "recreate"> {
-  const { root, sessionId, events, cached, options, result, warn, repair, lap } = context;
+  const { root, sessionId, cached, options, result, warn, repair, lap, skipLap } = context;
   const storedHead = store.head(sessionId);
   const storeHead = trustedStoreHead(store, storedHead, context);
   let base: SessionGraphRows | undefined;
@@ -282,8 +328,16 @@ async function syncStore(store: KuzuStore, context: SyncContext): Promise<"done"
     removeSnapshot(root, sessionId);
     lap("clear_session");
   }
-  const { fold, diff } = foldEvents(sessionId, base, events, (storeHead?.seq ?? 0) + 1);
+  const { rows, diff } = foldEvents(sessionId, base, context.events, (storeHead?.seq ?? 0) + 1);
   lap("fold");
+  if (options.beforeStoreWrite !== undefined) {
+    await options.beforeStoreWrite(rows, context.events);
+    // The events and what the hook built are garbage now: collected before the store's heap grows.
+    context.events = [];
+    result.events = [];
+    collectGarbageNow();
+    skipLap();
+  }
   if (diff !== null) {
     const totalRows = diff.newEntities.length + diff.newRelations.length + diff.newEvents.length;
     await runInterruptible(async (section) => {
@@ -304,7 +358,7 @@ async function syncStore(store: KuzuStore, context: SyncContext): Promise<"done"
     lap("write_store");
   }
   result.eventsApplied = diff?.newEvents.length ?? 0;
-  result.rows = fold.rows();
+  result.rows = rows;
   result.source = storeHead === null ? "rebuilt" : diff === null ? "store" : "caught_up";
   writeSnapshot(root, sessionId, result.rows);
   lap("write_cache");

@@ -19,7 +19,8 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { sha256Hex } from "../platform/mod.ts";
+import { createHash } from "node:crypto";
+import { requestGarbageCollection, sha256Hex } from "../platform/mod.ts";
 import type { EntityRow, ProjectionHead, RelationRow, SessionGraphRows } from "./types.ts";
 
 /** Bumped with `projectionSchemaVersion` whenever the fold's rows change meaning (v4: stale markers close versions). */
@@ -55,31 +56,102 @@ export function snapshotPath(root: string, sessionId: string): string {
   return path.join(projectionsDir(root), "sessions", `${sessionId}.rows.json`);
 }
 
-/** Writes atomically (temp file + rename), so readers see the old or the new cache, never half. */
+/** The body is encoded in blocks of about this many characters, so no copy of it is one string. */
+const bodyBlockCharsMin = 1 << 20;
+const blocksPerCollection = 8;
+
+function entityTuple(e: EntityRow): EntityTuple {
+  return [e.nodeKey, e.name, e.entityType, e.summary, e.propertiesJson, e.validFrom, e.validTo, e.sourceEventSeq, e.sourceEventHash, e.vectorKey];
+}
+
+function relationTuple(r: RelationRow): RelationTuple {
+  return [
+    r.relKey, r.sourceKey, r.targetKey, r.relationType, r.validFrom, r.validTo, r.inferred, r.confidence, r.inferenceMethod,
+    r.sourceEventSeq, r.sourceEventHash, r.evidenceJson,
+  ];
+}
+
+/**
+ * Writes the body to `fd` block by block and returns its size and SHA-256: exactly
+ * `JSON.stringify({entities, relations})` of the tuples (JSON.stringify of an object of arrays
+ * is its members' JSON joined by commas, no spaces), made tuple by tuple. Whole, the body of
+ * 100k events was a 76 MB string, its UTF-8 copy, the tuples and a concatenated copy: ~400 MB
+ * at once, on top of everything a reproject holds.
+ */
+function writeBody(fd: number, rows: SessionGraphRows): { bytes: number; sha256: string } {
+  const hash = createHash("sha256");
+  let bytes = 0;
+  let blocks = 0;
+  let text = '{"entities":[';
+  const flush = (force: boolean) => {
+    if (!force && text.length < bodyBlockCharsMin) return;
+    const block = Buffer.from(text, "utf8");
+    hash.update(block);
+    writeAll(fd, block);
+    bytes += block.length;
+    text = "";
+    // Each block leaves ~1 MB of tuple strings behind, which Bun let pile up (~160 MB for 76).
+    if (++blocks % blocksPerCollection === 0) requestGarbageCollection();
+  };
+  rows.entities.forEach((entity, i) => {
+    text += (i === 0 ? "" : ",") + JSON.stringify(entityTuple(entity));
+    flush(false);
+  });
+  text += '],"relations":[';
+  rows.relations.forEach((relation, i) => {
+    text += (i === 0 ? "" : ",") + JSON.stringify(relationTuple(relation));
+    flush(false);
+  });
+  text += "]}";
+  flush(true);
+  return { bytes, sha256: hash.digest("hex") };
+}
+
+/**
+ * Writes atomically (temp file + rename), so readers see the old or the new cache, never half.
+ * The header names the body's size and hash, so the body goes to a second temp file first
+ * (`.body.tmp-<pid>`, removed like any orphan temp file if the writer dies) and is copied after it.
+ */
 export function writeSnapshot(root: string, sessionId: string, rows: SessionGraphRows): void {
   if (rows.head === null) return;
   const file = snapshotPath(root, sessionId);
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const body: SnapshotBody = {
-    entities: rows.entities.map((e) => [
-      e.nodeKey, e.name, e.entityType, e.summary, e.propertiesJson, e.validFrom, e.validTo, e.sourceEventSeq, e.sourceEventHash, e.vectorKey,
-    ]),
-    relations: rows.relations.map((r) => [
-      r.relKey, r.sourceKey, r.targetKey, r.relationType, r.validFrom, r.validTo, r.inferred, r.confidence, r.inferenceMethod,
-      r.sourceEventSeq, r.sourceEventHash, r.evidenceJson,
-    ]),
-  };
-  const bodyBytes = Buffer.from(JSON.stringify(body), "utf8");
-  const header: SnapshotHeader = {
-    schema: snapshotSchema,
-    session_id: sessionId,
-    head: rows.head,
-    body_bytes: bodyBytes.length,
-    body_sha256: sha256Hex(bodyBytes),
-  };
+  const bodyTemp = `${file}.body.tmp-${process.pid}`;
   const temp = `${file}.tmp-${process.pid}`;
-  fs.writeFileSync(temp, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`, "utf8"), bodyBytes]));
+  try {
+    const bodyFd = fs.openSync(bodyTemp, "w+");
+    try {
+      const body = writeBody(bodyFd, rows);
+      const header: SnapshotHeader = { schema: snapshotSchema, session_id: sessionId, head: rows.head, body_bytes: body.bytes, body_sha256: body.sha256 };
+      const fd = fs.openSync(temp, "w");
+      try {
+        writeAll(fd, Buffer.from(`${JSON.stringify(header)}\n`, "utf8"));
+        copyBytes(bodyFd, fd, body.bytes);
+      } finally {
+        fs.closeSync(fd);
+      }
+    } finally {
+      fs.closeSync(bodyFd);
+    }
+  } finally {
+    fs.rmSync(bodyTemp, { force: true });
+  }
   fs.renameSync(temp, file);
+}
+
+function writeAll(fd: number, bytes: Buffer): void {
+  for (let done = 0; done < bytes.length;) done += fs.writeSync(fd, bytes, done, bytes.length - done);
+}
+
+/** Copies the first `bytes` bytes of `fromFd` to the end of `toFd`. */
+function copyBytes(fromFd: number, toFd: number, bytes: number): void {
+  const buffer = Buffer.allocUnsafe(Math.min(bytes, bodyBlockCharsMin));
+  for (let offset = 0; offset < bytes;) {
+    const read = fs.readSync(fromFd, buffer, 0, Math.min(buffer.length, bytes - offset), offset);
+    if (read === 0) throw new Error(`row cache body temp file ended at ${offset} of ${bytes} bytes`);
+    writeAll(toFd, buffer.subarray(0, read));
+    offset += read;
+  }
 }
 
 /** Why `rows` do not add up to their head's counts, or null when they do. */

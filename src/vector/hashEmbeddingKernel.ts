@@ -77,3 +77,12 @@ export function embedTokensInKernel(tokenLists: readonly string[][], dim: number
   embedTokensEach(tokenLists, dim, (_, vector) => out.push(vector.slice()));
   return out;
 }
+
+/**
+ * Embeds texts given as token lists into `target` (text i at `i * dim`), converted to f32 as
+ * `Float32Array.set` converts: what a vector index receives, without one array per text.
+ */
+export function embedTokensInKernelInto(tokenLists: readonly string[][], dim: number, target: Float32Array): void {
+  if (target.length < tokenLists.length * dim) throw new RangeError(`target holds ${target.length} values, ${tokenLists.length * dim} are needed`);
+  embedTokensEach(tokenLists, dim, (i, vector) => target.set(vector, i * dim));
+}

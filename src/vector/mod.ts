@@ -33,6 +33,7 @@ export {
   hashEmbeddingReference,
   hashEmbedEach,
   hashEmbedMany,
+  hashEmbedManyInto,
 } from "./hashEmbedding.ts";
 export {
   centroidOf,

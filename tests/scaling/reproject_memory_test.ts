@@ -1,0 +1,243 @@
+/**
+ * Issue 14 item 3 (reproject): `zaxy reproject` keeps its memory bounded by building the vector
+ * index and the read model from the folded rows before the graph store is written, releasing the
+ * parsed events before Kuzu's bulk load, streaming the Kuzu CSV cells and writing the row cache
+ * in blocks. None of that may change a byte: the row cache, the usearch file, the read model and
+ * the checkout answers must be those of the plain pipeline (project, then vectors, then the read
+ * model from the same rows and events), which this file runs in process as the reference.
+ *
+ * Peak RSS is a benchmark number (README "Scaling"), not a test: it depends on the machine's load.
+ */
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { mixedSessionItems, sampleQueries, writeMixedSession } from "../../src/bench/mixedSession.ts";
+import { projectSession } from "../../src/projection/projector.ts";
+import { readSnapshotChecked, snapshotPath, snapshotSchema, writeSnapshot } from "../../src/projection/snapshot.ts";
+import type { EntityRow, RelationRow, SessionGraphRows } from "../../src/projection/types.ts";
+import { syncVectorIndex, vectorIndexPath } from "../../src/projection/vectorIndex.ts";
+import { readModelDir } from "../../src/readmodel/manifest.ts";
+import { writeReadModel } from "../../src/readmodel/writeReadModel.ts";
+import { buildSessionIndex } from "../../src/retrieval/sessionIndex.ts";
+import { defaultEmbeddingDim, hashEmbedMany, hashEmbedManyInto } from "../../src/vector/hashEmbedding.ts";
+import { runZaxy } from "../cli/zaxy.ts";
+import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
+
+after(removeTempDirs);
+
+const slow = { timeout: 600_000 };
+const sessionId = "s";
+
+/** The plain pipeline, as `zaxy reproject` ran it before issue 14: everything after the graph write. */
+async function reprojectInProcess(root: string): Promise<void> {
+  const projected = await projectSession(root, sessionId, { rebuild: true, onStoreFailure: "throw" });
+  const rows = projected.rows!;
+  const vectors = await syncVectorIndex(root, sessionId, rows, projected.events, defaultEmbeddingDim);
+  const index = buildSessionIndex(sessionId, rows, projected.events, vectors);
+  assert.notEqual(writeReadModel(root, projected.logPath, index, rows, projected.events), null);
+}
+
+/** A JSON file's text without its `stamp` fields (file modification stamps differ by design). */
+function withoutStamps(text: string): string {
+  return text.replace(/"stamp":"[^"]*",?/g, "");
+}
+
+/** The read model manifest's body (after its header line, which hashes the stamps) without stamps. */
+function manifestBody(root: string): string {
+  const text = fs.readFileSync(path.join(readModelDir(root, sessionId), "manifest.json"), "utf8");
+  return withoutStamps(text.slice(text.indexOf("\n") + 1));
+}
+
+function readModelFiles(root: string): string[] {
+  return fs.readdirSync(readModelDir(root, sessionId)).filter((name) => name !== "manifest.json").sort();
+}
+
+describe("zaxy reproject with bounded memory", () => {
+  let cwd = "";
+  let cliRoot = "";
+  let referenceRoot = "";
+  let queries: string[] = [];
+  let report: { ok: boolean; sessions: Array<{ events: number; entity_versions: number; relations: number; phases_ms: Record<string, number> }> };
+
+  before(async () => {
+    cwd = makeTempDir("zaxy-reprojmem");
+    cliRoot = path.join(cwd, "cli", ".eventloom");
+    referenceRoot = path.join(cwd, "reference", ".eventloom");
+    const session = mixedSessionItems(1200, 41);
+    await writeMixedSession(cliRoot, sessionId, session.items);
+    queries = sampleQueries(session, 6, 5);
+    fs.mkdirSync(referenceRoot, { recursive: true });
+    fs.copyFileSync(path.join(cliRoot, `${sessionId}.jsonl`), path.join(referenceRoot, `${sessionId}.jsonl`));
+    const run = runZaxy(["--eventloom-path", cliRoot, "--session-id", sessionId, "reproject", "--json"], { cwd });
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.equal(run.stderr, "");
+    report = JSON.parse(run.stdout);
+    await reprojectInProcess(referenceRoot);
+  });
+
+  test("design 014: reproject reports every event and row and the read model phase", () => {
+    const reference = readSnapshotChecked(referenceRoot, sessionId);
+    assert.equal(reference.status, "ok");
+    const rows = (reference as { rows: SessionGraphRows }).rows;
+    assert.equal(report.ok, true);
+    const [one] = report.sessions;
+    assert.equal(one.events, 1200);
+    assert.equal(one.entity_versions, rows.entities.length);
+    assert.equal(one.relations, rows.relations.length);
+    for (const phase of ["verify_and_read", "fold", "write_store", "write_cache", "read_model"]) {
+      assert.equal(typeof one.phases_ms[phase], "number", phase);
+    }
+  });
+
+  test("design 014: reproject writes the row cache and the usearch file byte for byte as the plain pipeline", () => {
+    assert.deepEqual(fs.readFileSync(snapshotPath(cliRoot, sessionId)), fs.readFileSync(snapshotPath(referenceRoot, sessionId)));
+    assert.deepEqual(fs.readFileSync(vectorIndexPath(cliRoot, sessionId)), fs.readFileSync(vectorIndexPath(referenceRoot, sessionId)));
+    assert.equal(
+      withoutStamps(fs.readFileSync(`${vectorIndexPath(cliRoot, sessionId)}.json`, "utf8")),
+      withoutStamps(fs.readFileSync(`${vectorIndexPath(referenceRoot, sessionId)}.json`, "utf8")),
+    );
+  });
+
+  test("design 014: reproject writes every read model file byte for byte as the plain pipeline", () => {
+    const names = readModelFiles(cliRoot);
+    assert.deepEqual(names, readModelFiles(referenceRoot));
+    assert.equal(names.length, 6);
+    for (const name of names) {
+      assert.deepEqual(
+        fs.readFileSync(path.join(readModelDir(cliRoot, sessionId), name)),
+        fs.readFileSync(path.join(readModelDir(referenceRoot, sessionId), name)),
+        name,
+      );
+    }
+    assert.equal(manifestBody(cliRoot), manifestBody(referenceRoot));
+  });
+
+  test("design 014: checkouts after reproject answer as after the plain pipeline", slow, () => {
+    for (const query of queries) {
+      const answers = [cliRoot, referenceRoot].map((root) => {
+        const run = runZaxy(["--eventloom-path", root, "--session-id", sessionId, "memory", "checkout", query, "--json"], { cwd });
+        assert.equal(run.code, 0, run.stdout + run.stderr);
+        const checkout = JSON.parse(run.stdout);
+        return [checkout.current_facts, checkout.evidence, checkout.provenance, checkout.context_counts, checkout.diagnostics.source_lanes];
+      });
+      assert.deepEqual(answers[0], answers[1], query);
+    }
+  });
+});
+
+describe("projectSession beforeStoreWrite", () => {
+  test("design 014: the hook sees every event and the final rows, and the events are released after it", slow, async () => {
+    const cwd = makeTempDir("zaxy-reprojmem-hook");
+    const hooked = path.join(cwd, "hooked", ".eventloom");
+    const plain = path.join(cwd, "plain", ".eventloom");
+    await writeMixedSession(hooked, sessionId, mixedSessionItems(300, 5).items);
+    fs.mkdirSync(plain, { recursive: true });
+    fs.copyFileSync(path.join(hooked, `${sessionId}.jsonl`), path.join(plain, `${sessionId}.jsonl`));
+    let seen: { rows: SessionGraphRows; eventCount: number; lastHash: string } | undefined;
+    const withHook = await projectSession(hooked, sessionId, {
+      rebuild: true,
+      onStoreFailure: "throw",
+      beforeStoreWrite: async (rows, events) => {
+        seen = { rows, eventCount: events.length, lastHash: events[events.length - 1].hash };
+      },
+    });
+    const without = await projectSession(plain, sessionId, { rebuild: true, onStoreFailure: "throw" });
+    assert.ok(seen !== undefined, "the hook ran");
+    assert.equal(seen.eventCount, without.events.length);
+    assert.equal(seen.lastHash, without.events.at(-1)!.hash);
+    assert.equal(seen.rows, withHook.rows, "the hook saw the rows the projection returns");
+    assert.deepEqual(withHook.rows, without.rows);
+    assert.deepEqual(withHook.events, [], "the parsed events are released after the hook");
+    assert.equal(without.events.length, 300);
+    assert.deepEqual(fs.readFileSync(snapshotPath(hooked, sessionId)), fs.readFileSync(snapshotPath(plain, sessionId)));
+    // The graph store holds the same rows: a second (catch-up) read comes back from it unchanged.
+    const reread = await projectSession(hooked, sessionId, {});
+    assert.deepEqual(reread.rows, without.rows);
+    assert.equal(reread.events.length, 300);
+  });
+});
+
+function entity(i: number): EntityRow {
+  return {
+    nodeKey: `s\x1fdocument\x1fdoc ${i}\x1f${i + 1}`,
+    sessionId,
+    name: `doc ${i} "quoted" ✓ 𝄞`,
+    entityType: "document",
+    summary: i % 7 === 0 ? null : `summary ${i} ${"é".repeat(300)} \\ backslash \n newline`,
+    propertiesJson: JSON.stringify({ path: `docs/${i}.md`, size: i }),
+    validFrom: "2026-01-01T00:00:00Z",
+    validTo: i % 3 === 0 ? "2026-02-01T00:00:00Z" : null,
+    sourceEventSeq: i + 1,
+    sourceEventHash: "a".repeat(64),
+    vectorKey: i,
+  };
+}
+
+function relation(i: number): RelationRow {
+  return {
+    relKey: `s\x1frel\x1f${i}`,
+    sessionId,
+    sourceKey: `s\x1fdocument\x1fdoc ${i}\x1f${i + 1}`,
+    targetKey: `s\x1fdocument\x1fdoc ${i + 1}\x1f${i + 2}`,
+    relationType: "mentions",
+    validFrom: "2026-01-01T00:00:00Z",
+    validTo: null,
+    inferred: i % 2 === 0,
+    confidence: i % 5 === 0 ? 0.1 + 0.2 : 1,
+    inferenceMethod: i % 2 === 0 ? "co-occurrence" : null,
+    sourceEventSeq: i + 1,
+    sourceEventHash: "b".repeat(64),
+    evidenceJson: "[]",
+  };
+}
+
+describe("row cache written in blocks", () => {
+  test("design 014: a row cache written in several blocks is the header line and JSON.stringify of its tuples", () => {
+    const root = makeTempDir("zaxy-reprojmem-cache");
+    const entities = Array.from({ length: 3000 }, (_, i) => entity(i));
+    const relations = Array.from({ length: 2999 }, (_, i) => relation(i));
+    const head = {
+      sessionId,
+      seq: 3000,
+      hash: "c".repeat(64),
+      eventCount: 3000,
+      entityCount: entities.length,
+      currentEntityCount: entities.filter((e) => e.validTo === null).length,
+      relationCount: relations.length,
+      currentRelationCount: relations.length,
+    };
+    writeSnapshot(root, sessionId, { entities, relations, head });
+    const body = Buffer.from(JSON.stringify({
+      entities: entities.map((e) => [e.nodeKey, e.name, e.entityType, e.summary, e.propertiesJson, e.validFrom, e.validTo, e.sourceEventSeq, e.sourceEventHash, e.vectorKey]),
+      relations: relations.map((r) => [
+        r.relKey, r.sourceKey, r.targetKey, r.relationType, r.validFrom, r.validTo, r.inferred, r.confidence, r.inferenceMethod,
+        r.sourceEventSeq, r.sourceEventHash, r.evidenceJson,
+      ]),
+    }), "utf8");
+    assert.ok(body.length > 2 * 1024 * 1024, `the body spans several blocks of 1 Mi characters (${body.length} bytes)`);
+    const header = { schema: snapshotSchema, session_id: sessionId, head, body_bytes: body.length, body_sha256: createHash("sha256").update(body).digest("hex") };
+    const expected = Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`, "utf8"), body]);
+    assert.deepEqual(fs.readFileSync(snapshotPath(root, sessionId)), expected);
+    const read = readSnapshotChecked(root, sessionId);
+    assert.equal(read.status, "ok");
+    assert.deepEqual((read as { rows: SessionGraphRows }).rows.entities, entities);
+    assert.deepEqual(fs.readdirSync(path.dirname(snapshotPath(root, sessionId))), [`${sessionId}.rows.json`], "no temp file is left");
+  });
+});
+
+describe("vectors embedded into one reused buffer", () => {
+  test("design 014: hashEmbedManyInto writes each text's hashEmbedMany vector as f32 at i * dim, batch after batch", () => {
+    const dim = 64;
+    const batches = [["Straße repaired", "", "alpha beta gamma"], ["one more text", "alpha"]];
+    const flat = new Float32Array(3 * dim).fill(7);
+    for (const texts of batches) {
+      hashEmbedManyInto(texts, dim, flat.subarray(0, texts.length * dim));
+      const expected = new Float32Array(texts.length * dim);
+      hashEmbedMany(texts, dim).forEach((vector, i) => expected.set(vector, i * dim));
+      assert.deepEqual(flat.subarray(0, texts.length * dim), expected);
+    }
+    assert.throws(() => hashEmbedManyInto(["a", "b"], dim, new Float32Array(dim)), /target holds 64 values, 128 are needed/);
+  });
+});
