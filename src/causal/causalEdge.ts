@@ -10,7 +10,7 @@
  * `evidence.source_event_hash`, ...), the same words Python's `CausalEdge` uses.
  */
 import { inputError } from "../errors.ts";
-import type { GeneratedEvent } from "../projection/inference.ts";
+import type { GeneratedEvent } from "../projection/generatedEvent.ts";
 import type { PlainJson } from "../projection/types.ts";
 import {
   causalAuthorityStatuses,

@@ -12,7 +12,7 @@
  */
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { eventHash, integer, object, text, unitNumber } from "../projection/extract/payload.ts";
-import type { GeneratedEvent } from "../projection/inference.ts";
+import type { GeneratedEvent } from "../projection/generatedEvent.ts";
 import type { JsonValue } from "../canonical/mod.ts";
 import { buildCausalEdgeEvent, causalEdgeEventType } from "./causalEdge.ts";
 import { isCausalRelationType } from "./taxonomy.ts";

@@ -10,16 +10,7 @@ import type { JsonObject, JsonValue } from "../canonical/mod.ts";
 import { isCausalDerived, outcomeExplainedCausalEdge } from "../causal/outcomeExplained.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { eventHash, firstTruthy, integer, object, text } from "./extract/payload.ts";
-import type { PlainJson } from "./types.ts";
-
-export type PlainObject = { [key: string]: PlainJson };
-
-/** An event to append to the same session as its source. */
-export interface GeneratedEvent {
-  type: string;
-  actor: string;
-  payload: PlainObject;
-}
+import type { GeneratedEvent, PlainObject } from "./generatedEvent.ts";
 
 export const inferenceActor = "zaxy-inference";
 const taskDecisionConfidence = 0.86;
