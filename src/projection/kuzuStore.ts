@@ -55,7 +55,7 @@ import { csvCopyOptions, type CsvCell, cypherStringLiteral, rowHasEmptyString, w
 import { type Kuzu, type KuzuConnection, type KuzuDatabase, type KuzuPreparedStatement, loadKuzu } from "./kuzuRuntime.ts";
 import { entityColumns, eventColumns, projectionSchemaVersion, relatesColumns, schemaStatements, storeMetaKey } from "./kuzuSchema.ts";
 import { removeOrphanTempFiles } from "./orphanTempFiles.ts";
-import { ProjectionBusyError, ProjectionCorruptError, ProjectionInterruptedError, ProjectionQueryError } from "./projectionErrors.ts";
+import { ProjectionBusyError, ProjectionCorruptError, ProjectionInterruptedError, ProjectionQueryError, ProjectionWriteError } from "./projectionErrors.ts";
 import {
   type EntityRow,
   type EventRow,
@@ -163,6 +163,12 @@ type Params = Record<string, unknown>;
 /** Kuzu error kinds that mean the file, not the query, is at fault. */
 const corruptionMessagePattern =
   /^(Runtime exception|Storage exception|IO exception|Overflow exception)|not a valid Kuzu database|Reading past the end|checksum|corrupt/i;
+
+/**
+ * Kuzu's words for a write the file system cut short (it reports a full disk as an "IO
+ * exception" with fewer bytes written than asked, and no errno).
+ */
+const shortWriteMessagePattern = /Cannot write to file|No space left on device|ENOSPC|Disk quota exceeded/i;
 
 function isCorruptionMessage(message: string): boolean {
   return corruptionMessagePattern.test(message);
@@ -402,6 +408,8 @@ export class KuzuStore {
   #lock: FileLock;
   #statements = new Map<string, KuzuPreparedStatement>();
   #closed = false;
+  /** A write the file system cut short: see `close`. */
+  #writeFailed = false;
 
   private constructor(dbPath: string, kuzu: Kuzu, database: KuzuDatabase, connection: KuzuConnection, lock: FileLock) {
     this.dbPath = dbPath;
@@ -561,6 +569,10 @@ export class KuzuStore {
   #fail(statement: string, message: string): never {
     const firstLine = statement.trim().split("\n")[0].slice(0, 80);
     const text = `Kuzu query failed on "${this.dbPath}" (${firstLine}...): ${message}`;
+    if (shortWriteMessagePattern.test(message)) {
+      this.#writeFailed = true;
+      throw new ProjectionWriteError(text);
+    }
     if (isCorruptionMessage(message)) throw new ProjectionCorruptError(text);
     throw new ProjectionQueryError(text);
   }
@@ -949,6 +961,13 @@ RETURN h.seq, h.hash, h.event_count, h.entity_count, h.current_entity_count, h.r
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#writeFailed) {
+      // Closing a database whose write-ahead log could not be written makes Kuzu checkpoint it,
+      // which fails again and aborts the whole wasm runtime: leave it open (its memory goes
+      // with the process) and only give the lock back. The file keeps its last committed head.
+      this.#lock.release();
+      return;
+    }
     try {
       for (const statement of this.#statements.values()) statement.close();
       this.#statements.clear();

@@ -35,6 +35,20 @@ export class ProjectionQueryError extends ZaxyError {
 }
 
 /**
+ * The file system refused a write of the store (a full disk, a quota): nothing is wrong with
+ * the file, and a read answers from the log instead of rebuilding the store into the same wall.
+ */
+export class ProjectionWriteError extends ZaxyError {
+  constructor(message: string, details: ZaxyErrorDetails = {}) {
+    super("projection_write_failed", message, ExitCode.ioError, {
+      hint: "free space where the projections live; the next read catches the projection up",
+      ...details,
+    });
+    this.name = "ProjectionWriteError";
+  }
+}
+
+/**
  * A write to the store stopped at a safe point because the process was asked to stop (SIGINT,
  * SIGTERM): the store is left at its previous head, or for a rebuild with rows but no head.
  */

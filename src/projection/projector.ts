@@ -31,7 +31,7 @@ import { extractEvent } from "./extract/mod.ts";
 import { GraphFold } from "./graphFold.ts";
 import { deleteDatabaseFiles, headCountMismatch, KuzuStore } from "./kuzuStore.ts";
 import { loadKuzu } from "./kuzuRuntime.ts";
-import { ProjectionCorruptError, ProjectionInterruptedError } from "./projectionErrors.ts";
+import { ProjectionCorruptError, ProjectionInterruptedError, ProjectionWriteError } from "./projectionErrors.ts";
 import { projectionsDir, readSnapshotChecked, removeSnapshot, snapshotPath, writeSnapshot } from "./snapshot.ts";
 import type { GraphDiff, ProjectionHead, SessionGraphRows } from "./types.ts";
 
@@ -243,6 +243,16 @@ export async function projectSession(root: string, sessionId: string, options: P
       }
       return result;
     } catch (error) {
+      // A full disk is not damage: rebuilding would hit the same wall (and Kuzu's wasm runtime
+      // aborts when a rebuild runs out of space). A read answers from the log folded in memory.
+      if (error instanceof ProjectionWriteError && options.onStoreFailure !== "throw") {
+        warn(`graph projection not updated, answering from the log: ${error.message}`);
+        result.rows = null;
+        result.degraded = true;
+        result.degradedReason = `the graph projection could not be written: ${error.message}`;
+        result.source = "degraded";
+        return result;
+      }
       // Damage that opening did not notice surfaces on the first read of a page: the store is
       // derived, so it is deleted and rebuilt once.
       if (!(error instanceof ProjectionCorruptError) || attempt > 1) throw error;
@@ -360,7 +370,13 @@ async function syncStore(store: KuzuStore, context: SyncContext): Promise<"done"
   result.eventsApplied = diff?.newEvents.length ?? 0;
   result.rows = rows;
   result.source = storeHead === null ? "rebuilt" : diff === null ? "store" : "caught_up";
-  writeSnapshot(root, sessionId, result.rows);
+  try {
+    writeSnapshot(root, sessionId, result.rows);
+  } catch (error) {
+    // The store holds the rows; the cache only saves the next process reading them back.
+    if (fileSystemErrorCode(error) === undefined) throw error;
+    warn(`row cache of session ${sessionId} not written (${storeFailureReason(error)}); the next read reads the graph store`);
+  }
   lap("write_cache");
   return "done";
 }

@@ -133,10 +133,14 @@ export function writeSnapshot(root: string, sessionId: string, rows: SessionGrap
     } finally {
       fs.closeSync(bodyFd);
     }
+    fs.renameSync(temp, file);
+  } catch (error) {
+    // A full disk must not leave a half-written cache behind to fill it further.
+    fs.rmSync(temp, { force: true });
+    throw error;
   } finally {
     fs.rmSync(bodyTemp, { force: true });
   }
-  fs.renameSync(temp, file);
 }
 
 function writeAll(fd: number, bytes: Buffer): void {

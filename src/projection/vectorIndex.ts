@@ -17,7 +17,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { EventRecord } from "../eventloom/envelope.ts";
-import { fileStamp, sha256OfFile, writeChunksAtomically } from "../platform/atomicFile.ts";
+import { fileStamp, sha256OfFile, writeChunksAtomically, writeFileAtomic } from "../platform/atomicFile.ts";
 import { entityEmbeddingText, hashEmbedManyInto, loadUsearch, type UsearchIndex } from "../vector/mod.ts";
 import { projectionsDir } from "./snapshot.ts";
 import type { EntityRow, SessionGraphRows } from "./types.ts";
@@ -140,14 +140,20 @@ function embedRows(index: UsearchIndex, rows: readonly EntityRow[], dim: number,
 function save(index: UsearchIndex, indexPath: string, meta: VectorMeta): void {
   fs.mkdirSync(path.dirname(indexPath), { recursive: true });
   const temp = `${indexPath}.tmp-${process.pid}`;
-  index.save(temp);
-  meta.bytes = fs.statSync(temp).size;
-  meta.sha256 = sha256OfFile(temp)!;
-  fs.renameSync(temp, indexPath);
+  try {
+    index.save(temp);
+    meta.bytes = fs.statSync(temp).size;
+    meta.sha256 = sha256OfFile(temp)!;
+    fs.renameSync(temp, indexPath);
+  } catch (error) {
+    // A full disk must not leave a partial index behind to fill it further.
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
   meta.stamp = fileStamp(indexPath);
-  const metaTemp = `${metaPath(indexPath)}.tmp-${process.pid}`;
-  fs.writeFileSync(metaTemp, JSON.stringify(meta));
-  fs.renameSync(metaTemp, metaPath(indexPath));
+  // Written after the index: a meta that fails to land describes the old index, which the next
+  // open then refuses and rebuilds.
+  writeFileAtomic(metaPath(indexPath), JSON.stringify(meta));
 }
 
 /**

@@ -15,10 +15,28 @@ function run(args: string[]): boolean {
   return result.status === 0;
 }
 
-/** Mounts a 1 MiB tmpfs on `dir` (created if missing); false when mounting is not permitted. */
-export function mountTmpfs(dir: string): boolean {
+/** Mounts a tmpfs of `sizeKiB` (1 MiB by default) on `dir` (created if missing); false when mounting is not permitted. */
+export function mountTmpfs(dir: string, sizeKiB = 1024): boolean {
   fs.mkdirSync(dir, { recursive: true });
-  return run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", dir]);
+  return run(["mount", "-t", "tmpfs", "-o", `size=${sizeKiB}k`, "tmpfs", dir]);
+}
+
+/**
+ * Fills the file system of `dir` with a filler file until `freeBytes` are left (0: full);
+ * returns the filler's path (remove it to free the space).
+ */
+export function fillDisk(dir: string, freeBytes: number): string {
+  const filler = path.join(dir, "filler");
+  const fd = fs.openSync(filler, "w");
+  const block = new Uint8Array(4096);
+  try {
+    for (;;) fs.writeSync(fd, block);
+  } catch (error) {
+    if ((error as { code?: string }).code !== "ENOSPC") throw error;
+  }
+  fs.ftruncateSync(fd, Math.max(0, fs.fstatSync(fd).size - freeBytes));
+  fs.closeSync(fd);
+  return filler;
 }
 
 export function remountReadOnly(dir: string): void {
