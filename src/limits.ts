@@ -60,10 +60,11 @@ export const replayEventsMax = 1000;
 export const verifyChunkBytes = 2 * 1024 * 1024;
 
 /**
- * Read size when hashing a log's verified prefix against its checkpoint: 4 MiB keeps native
- * SHA-256 near its throughput (~1.8 GB/s) with few calls, in bounded memory whatever the log size.
+ * Read size when hashing a file (a log's verified prefix, a derived file, an intent's pinned
+ * bytes): 4 MiB keeps native SHA-256 near its throughput (~1.8 GB/s) with few calls, in bounded
+ * memory whatever the file size.
  */
-export const checkpointHashChunkBytes = 4 * 1024 * 1024;
+export const fileHashChunkBytes = 4 * 1024 * 1024;
 
 /** A verified checkpoint is one short JSON line (~300 bytes); a larger file is not one of ours. */
 export const verifiedCheckpointBytesMax = 4096;

@@ -32,6 +32,7 @@ import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
 import { checkError } from "../errors.ts";
 import { saveBackup } from "./backup.ts";
 import { recordFromLine } from "./envelope.ts";
+import { hashFdRange } from "../platform/atomicFile.ts";
 import { readRangeLines } from "./lines.ts";
 
 const intentSchema = "zaxy.append_intent.v1";
@@ -39,7 +40,6 @@ const intentSchema = "zaxy.append_intent.v1";
 export const eventHashPrefixChars = 16;
 /** An intent is about 20 bytes per event; a file much larger than any batch's is not ours. */
 const intentBytesMax = 16 << 20;
-const hashChunkBytes = 1 << 20;
 /** How much of the log before a batch its intent pins: enough to notice a rewritten log. */
 const pinnedBytesBefore = 4096;
 
@@ -164,13 +164,7 @@ export function sha256BeforeBatch(fd: number, logBytesBefore: number): string {
 
 function sha256OfRange(fd: number, start: number, end: number): string {
   const hash = createHash("sha256");
-  const buffer = new Uint8Array(Math.min(hashChunkBytes, Math.max(1, end - start)));
-  for (let position = start; position < end; ) {
-    const read = fs.readSync(fd, buffer, 0, Math.min(buffer.length, end - position), position);
-    if (read === 0) break;
-    hash.update(buffer.subarray(0, read));
-    position += read;
-  }
+  hashFdRange(hash, fd, start, end);
   return hash.digest("hex");
 }
 

@@ -35,8 +35,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
 import { inputError, ioError } from "../errors.ts";
-import { checkpointHashChunkBytes, lockWaitMs, verifiedCheckpointBytesMax } from "../limits.ts";
-import { writeFileAtomic } from "../platform/atomicFile.ts";
+import { lockWaitMs, verifiedCheckpointBytesMax } from "../limits.ts";
+import { hashFdRange, writeFileAtomic } from "../platform/atomicFile.ts";
 import { lockFile, sha256Hex } from "../platform/mod.ts";
 import { openRegularFile } from "../platform/regularFile.ts";
 import { type EventRecord, recordFromLine } from "./envelope.ts";
@@ -167,18 +167,13 @@ export function writeVerifiedCheckpoint(file: string, checkpoint: Omit<VerifiedC
   writeFileAtomic(file, `${JSON.stringify(ordered)}\n`);
 }
 
-/** Feeds bytes [start, end) of `fd` to `hash` in bounded chunks; counts newlines when asked. */
+/** Feeds bytes [start, end) of `fd` to `hash`; counts their newlines when asked. */
 function hashRange(fd: number, start: number, end: number, hash: Hash, countNewlines: boolean): number {
-  const buffer = new Uint8Array(Math.min(checkpointHashChunkBytes, Math.max(1, end - start)));
   let newlines = 0;
-  for (let position = start; position < end; ) {
-    const read = fs.readSync(fd, buffer, 0, Math.min(buffer.length, end - position), position);
-    if (read === 0) break;
-    const chunk = buffer.subarray(0, read);
-    hash.update(chunk);
-    if (countNewlines) for (let at = chunk.indexOf(0x0a); at >= 0; at = chunk.indexOf(0x0a, at + 1)) newlines++;
-    position += read;
-  }
+  const count = (chunk: Uint8Array) => {
+    for (let at = chunk.indexOf(0x0a); at >= 0; at = chunk.indexOf(0x0a, at + 1)) newlines++;
+  };
+  hashFdRange(hash, fd, start, end, countNewlines ? count : undefined);
   return newlines;
 }
 

@@ -4,9 +4,10 @@
  * never followed; the name starts with "." and ends in ".tmp"), which is fsynced, renamed over
  * the target, and the directory fsynced so the rename itself survives a power cut.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, type Hash, randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { fileHashChunkBytes } from "../limits.ts";
 
 /**
  * Writes `file` through `write(fd)`, which gets a descriptor open for reading and writing on the
@@ -67,8 +68,6 @@ export function fsyncDirectory(dir: string): void {
   }
 }
 
-/** Bytes read per call while hashing: large enough for native hashing speed, small in memory. */
-const hashChunkBytes = 4 << 20;
 
 /** `writeFileAtomically` of whole chunks; returns the bytes written. */
 export function writeChunksAtomically(file: string, chunks: readonly Uint8Array[]): number {
@@ -91,15 +90,25 @@ export function writeChunksAtomically(file: string, chunks: readonly Uint8Array[
 export function sha256OfFd(fd: number, bytes?: number): string | null {
   const size = bytes ?? fs.fstatSync(fd).size;
   const hash = createHash("sha256");
-  const buffer = Buffer.allocUnsafe(Math.min(hashChunkBytes, Math.max(size, 1)));
-  let offset = 0;
-  while (offset < size) {
-    const read = fs.readSync(fd, buffer, 0, Math.min(buffer.length, size - offset), offset);
-    if (read === 0) return null;
-    hash.update(buffer.subarray(0, read));
-    offset += read;
+  return hashFdRange(hash, fd, 0, size) === size ? hash.digest("hex") : null;
+}
+
+/**
+ * Feeds bytes [start, end) of `fd` to `hash` in bounded chunks (each also to `onChunk`, e.g. to
+ * count lines on the way) and returns how many were read: fewer than asked when the file ends.
+ */
+export function hashFdRange(hash: Hash, fd: number, start: number, end: number, onChunk?: (chunk: Uint8Array) => void): number {
+  const buffer = new Uint8Array(Math.min(fileHashChunkBytes, Math.max(1, end - start)));
+  let position = start;
+  while (position < end) {
+    const read = fs.readSync(fd, buffer, 0, Math.min(buffer.length, end - position), position);
+    if (read === 0) break;
+    const chunk = buffer.subarray(0, read);
+    hash.update(chunk);
+    onChunk?.(chunk);
+    position += read;
   }
-  return hash.digest("hex");
+  return position - start;
 }
 
 /** `sha256OfFd` of a file by path. */
