@@ -77,9 +77,13 @@ export interface CheckpointVerifyOptions {
   /**
    * Which events to parse and return in `tailEvents`: `"tail"` (default) the events after the
    * checkpoint (every event when verification was full), `"all"` every verified event, `"none"`
-   * none. Parsing happens after the lock is released, from the file the verdict covers.
+   * none, `{ afterBytes, afterSeq }` the events from byte `afterBytes` on, numbered after
+   * `afterSeq` (a reader that already holds the first `afterSeq` events, e.g. a read model: it
+   * checks the first one links to what it holds; none are parsed when more than `eventsMax`
+   * follow). Parsing happens after the lock is released,
+   * from the file the verdict covers.
    */
-  events?: "tail" | "all" | "none";
+  events?: "tail" | "all" | "none" | { afterBytes: number; afterSeq: number; eventsMax?: number };
   /** Default true: write or refresh the checkpoint when the verified head moved (best effort). */
   writeCheckpoint?: boolean;
 }
@@ -330,7 +334,13 @@ export async function verifyWithCheckpoint(logPath: string, checkpointFile: stri
     // only its verified bytes are read.
     verdict.release();
     const wanted = options.events ?? "tail";
-    if (integrity.ok && wanted !== "none") {
+    if (integrity.ok && typeof wanted === "object") {
+      tailStartSeq = wanted.afterSeq;
+      const following = integrity.total_events - wanted.afterSeq;
+      if (wanted.afterBytes <= integrity.bytes && following >= 0 && following <= (wanted.eventsMax ?? Infinity)) {
+        tailEvents = parseEvents(fd, wanted.afterBytes, integrity.bytes, wanted.afterSeq, integrity.total_events);
+      }
+    } else if (integrity.ok && wanted !== "none") {
       if (wanted === "all") tailStartSeq = 0;
       const start = wanted === "all" ? 0 : verdict.prefixBytes;
       tailEvents = parseEvents(fd, start, integrity.bytes, tailStartSeq, integrity.total_events);
