@@ -305,9 +305,37 @@ describe("design: each rule that reaches into the base, on a lazy base", () => {
     const tail = [pref(10, "light")];
     const whole = foldInto(new GraphFold(session, copy(rows)), tail).diff();
     const rowsBase = rowsFoldBase(copy(rows));
-    const forgetful: LazyFoldBase = { ...rowsBase, latestVersion: rowsBase.latestVersion, currentRelationsOf: () => [] };
+    const forgetful: LazyFoldBase = { ...rowsBase, currentRelationsOf: () => [] };
     const lazy = foldInto(GraphFold.onLazyBase(session, forgetful), tail).diff();
     assert.notDeepEqual(copy(lazy), copy(whole));
+  });
+});
+
+describe("rowsFoldBase answers the LazyFoldBase contract from rows", () => {
+  test("latest version (current, else the retired one), current relations in relation order with a self-loop once, positions", () => {
+    const events = [
+      record(1, "decision.made", { decision: "D1", summary: "a" }),
+      record(2, "decision.made", { decision: "D1", summary: "b" }),
+      record(3, "decision.made", { decision: "D2", summary: "x" }),
+      record(4, "decision.made", { decision: "D2", summary: "y", stale: true }),
+      record(5, "inference.edge.generated", { source: { name: "D1", entity_type: "decision" }, target: { name: "D1", entity_type: "decision" }, relation_type: "relates_to", confidence: 1, inference_method: "m" }),
+      record(6, "inference.edge.generated", { source: { name: "D2", entity_type: "decision" }, target: { name: "D1", entity_type: "decision" }, relation_type: "relates_to", confidence: 1, inference_method: "m" }),
+    ];
+    const rows = foldInto(new GraphFold(session), events).rows();
+    const base = rowsFoldBase(rows);
+    assert.equal(base.head, rows.head);
+    assert.equal(base.latestVersion("decision", "D1")?.nodeKey, nodeKey("decision", "D1", 2));
+    assert.deepEqual([base.latestVersion("decision", "D2")?.nodeKey, base.latestVersion("decision", "D2")?.validTo], [nodeKey("decision", "D2", 4), ts(4)]);
+    assert.equal(base.latestVersion("decision", "D9"), null);
+    const d1 = nodeKey("decision", "D1", 2);
+    assert.deepEqual(base.currentRelationsOf(d1).map((r) => [r.sourceKey, r.targetKey, r.relationType]), [
+      [nodeKey("actor", "agent-a", 1), d1, "made_decision"],
+      [d1, d1, "relates_to"],
+      [nodeKey("decision", "D2", 4), d1, "relates_to"],
+    ]);
+    assert.deepEqual(base.currentRelationsOf("no such key"), []);
+    for (const row of rows.entities) assert.equal(base.positionOf(row.nodeKey), row.vectorKey);
+    assert.equal(base.positionOf("no such key"), undefined);
   });
 });
 
