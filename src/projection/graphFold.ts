@@ -20,6 +20,12 @@
  *   with no current version. A bare restatement of a retired entity (no summary: a review's
  *   status, an edge endpoint) stays closed too and edges land on its latest version; a
  *   restatement with a summary and no marker makes it current again.
+ *
+ * The base a fold continues from is either every stored row (`new GraphFold(session, rows)`) or
+ * a `LazyFoldBase` (`GraphFold.onLazyBase`) that the fold asks, identity by identity, for what the
+ * rules above read: an identity's latest version and that version's current relations. Every
+ * rule only looks at identities the events name and at the relations touching their latest
+ * versions, so both bases give the same diff.
  */
 import type { EventRecord } from "../eventloom/envelope.ts";
 import {
@@ -39,6 +45,7 @@ import {
   type RelationRow,
   type SessionGraphRows,
 } from "./types.ts";
+import type { LazyFoldBase } from "./lazyFoldBase.ts";
 import { propertiesMarkStale } from "./staleMarker.ts";
 
 /** JSON with object keys sorted (by UTF-16 code units, like JSON object order elsewhere here). */
@@ -73,14 +80,21 @@ export class GraphFold {
   private readonly relationsByNode = new Map<string, RelationRow[]>();
   private readonly baseEntityKeys = new Set<string>();
   private readonly baseRelationKeys = new Set<string>();
+  /** Whole-rows mode: every row, the base's then the new ones. Lazy mode: only the new ones. */
   private readonly allEntities: EntityRow[] = [];
   private readonly allRelations: RelationRow[] = [];
+  /** Entity versions before the first new one: the first new version's vector key. */
+  private baseEntityCount = 0;
+  /** Lazy mode: where identities are loaded from, the identities loaded, the relations loaded by key. */
+  private lazyBase: LazyFoldBase | null = null;
+  private readonly loadedIdentities = new Set<string>();
+  private readonly loadedRelations = new Map<string, RelationRow>();
   private readonly newEntities: EntityRow[] = [];
   private readonly newRelations: RelationRow[] = [];
   private readonly closedEntities = new Map<string, string>();
   private readonly closedRelations = new Map<string, string>();
   private readonly newEvents: EventRow[] = [];
-  private readonly previousHead: ProjectionHead | null;
+  private previousHead: ProjectionHead | null;
   private head: ProjectionHead | null;
   private relationOrdinal = 0;
   private currentSeq = 0;
@@ -91,6 +105,7 @@ export class GraphFold {
     this.previousHead = base?.head ?? null;
     this.head = this.previousHead === null ? null : { ...this.previousHead };
     if (base === undefined) return;
+    this.baseEntityCount = base.entities.length;
     for (const row of base.entities) {
       const copy = { ...row };
       this.allEntities.push(copy);
@@ -111,6 +126,29 @@ export class GraphFold {
       this.baseRelationKeys.add(copy.relKey);
       if (copy.validTo === null) this.indexActiveRelation(copy);
     }
+  }
+
+  /**
+   * A fold continuing from `base` without reading its rows whole: an identity is loaded from the
+   * base the first time an event names it. `diff()` gives what the whole-rows constructor gives
+   * for the same events, head counts included (the base head's plus the tail's changes); `rows()`
+   * is refused, as the fold never holds them.
+   *
+   * @example
+   * const fold = GraphFold.onLazyBase("s", rowsFoldBase(rows));
+   * for (const event of tail) fold.apply(event, extractEvent(event));
+   * fold.diff(); // deep-equal to the diff of `new GraphFold("s", rows)` over `tail`
+   */
+  static onLazyBase(sessionId: string, base: LazyFoldBase): GraphFold {
+    if (base.head.sessionId !== sessionId) {
+      throw new Error(`projection fold: the base head is session ${JSON.stringify(base.head.sessionId)}, not ${JSON.stringify(sessionId)}`);
+    }
+    const fold = new GraphFold(sessionId);
+    fold.lazyBase = base;
+    fold.previousHead = base.head;
+    fold.head = { ...base.head };
+    fold.baseEntityCount = base.head.entityCount;
+    return fold;
   }
 
   /** Applies one event's extraction. Events must come in seq order, after the base head. */
@@ -137,7 +175,7 @@ export class GraphFold {
       hash: event.hash,
       eventCount: (this.head?.eventCount ?? 0) + 1,
       // The other counts are filled in by `countedHead` when the fold is read out.
-      entityCount: this.allEntities.length,
+      entityCount: this.baseEntityCount + this.newEntities.length,
       currentEntityCount: 0,
       relationCount: 0,
       currentRelationCount: 0,
@@ -147,6 +185,7 @@ export class GraphFold {
   /** The head with its row counts, taken once when the fold is read out (O(rows)). */
   private countedHead(): ProjectionHead | null {
     if (this.head === null) return null;
+    if (this.lazyBase !== null) return this.lazyCountedHead(this.lazyBase.head);
     let currentEntityCount = 0;
     for (const row of this.allEntities) if (row.validTo === null) currentEntityCount++;
     let currentRelationCount = 0;
@@ -157,6 +196,25 @@ export class GraphFold {
       currentEntityCount,
       relationCount: this.allRelations.length,
       currentRelationCount,
+    };
+    return this.head;
+  }
+
+  /**
+   * Lazy mode's counts: the base head's plus what the tail changed (O(new rows)). A closed base
+   * row was current until the tail closed it: a fold closes only active rows, each once.
+   */
+  private lazyCountedHead(baseHead: ProjectionHead): ProjectionHead {
+    let currentNewEntities = 0;
+    for (const row of this.newEntities) if (row.validTo === null) currentNewEntities++;
+    let currentNewRelations = 0;
+    for (const row of this.newRelations) if (row.validTo === null) currentNewRelations++;
+    this.head = {
+      ...this.head!,
+      entityCount: baseHead.entityCount + this.newEntities.length,
+      currentEntityCount: baseHead.currentEntityCount - this.closedEntities.size + currentNewEntities,
+      relationCount: baseHead.relationCount + this.newRelations.length,
+      currentRelationCount: baseHead.currentRelationCount - this.closedRelations.size + currentNewRelations,
     };
     return this.head;
   }
@@ -178,11 +236,15 @@ export class GraphFold {
 
   /** Every row after the fold, as the store would read them back. */
   rows(): SessionGraphRows {
+    if (this.lazyBase !== null) {
+      throw new Error("projection fold: rows() is not available on a lazy base (the fold holds only the rows the events touched); read diff()");
+    }
     return { entities: this.allEntities, relations: this.allRelations, head: this.countedHead() };
   }
 
   private upsertEntity(entity: ExtractedEntity, event: EventRecord): EntityRow {
     const identity = identityOf(entity.entityType, entity.name);
+    this.loadIdentity(identity, entity.entityType, entity.name);
     const propertiesJson = sortedKeyJson(entity.properties);
     const marked = propertiesMarkStale(entity.properties);
     const active = this.activeEntities.get(identity);
@@ -226,6 +288,9 @@ export class GraphFold {
   ): EntityRow {
     const nodeKey = entityNodeKey(this.sessionId, entityType, name, event.seq);
     const identity = versionIdentity(entityType, name, event.seq);
+    // On a lazy base only the loaded versions are known here. A new version's key hashes a seq
+    // above the base head, so it can equal an unloaded base version's key only by a SHA-256
+    // collision in 96 bits; the check guards the loaded ones and the new ones.
     const existing = this.identityByNodeKey.get(nodeKey);
     if (existing !== undefined && existing !== identity) {
       throw new Error(`projection fold: node key collision between ${JSON.stringify(existing)} and ${JSON.stringify(identity)}`);
@@ -242,7 +307,7 @@ export class GraphFold {
       validTo: null,
       sourceEventSeq: event.seq,
       sourceEventHash: event.hash,
-      vectorKey: this.allEntities.length,
+      vectorKey: this.baseEntityCount + this.newEntities.length,
     };
     this.allEntities.push(row);
     this.newEntities.push(row);
@@ -253,6 +318,49 @@ export class GraphFold {
       this.copyRelations(active, row);
     }
     return row;
+  }
+
+  /**
+   * Lazy mode: brings in what the whole-rows constructor would hold for this identity, once,
+   * before any rule reads it: its latest version (active if current, retired if closed) and
+   * that version's current relations. Rules read relations only through an entity they touched
+   * (`copyRelations` from its active version; `applyEdge` between two resolved versions, whose
+   * relation touches the resolved source), so nothing else of the base is ever consulted.
+   */
+  private loadIdentity(identity: string, entityType: string, name: string): void {
+    if (this.lazyBase === null || this.loadedIdentities.has(identity)) return;
+    this.loadedIdentities.add(identity);
+    const stored = this.lazyBase.latestVersion(entityType, name);
+    if (stored === null) return;
+    const row = { ...stored };
+    this.baseEntityKeys.add(row.nodeKey);
+    this.identityByNodeKey.set(row.nodeKey, versionIdentity(row.entityType, row.name, row.sourceEventSeq));
+    if (row.validTo === null) this.activeEntities.set(identity, row);
+    else this.retiredEntities.set(identity, row);
+    this.loadRelationsOf(row.nodeKey);
+  }
+
+  /**
+   * Indexes a loaded version's current base relations ahead of the new relations already
+   * indexed under it (a copy onto a new version may have named it before its identity was
+   * loaded), so the list is in relation order as in whole-rows mode. A relation loaded earlier
+   * through its other endpoint is the same row, not a duplicate; one the tail closed since stays
+   * out.
+   */
+  private loadRelationsOf(nodeKey: string): void {
+    const current: RelationRow[] = [];
+    for (const stored of this.lazyBase!.currentRelationsOf(nodeKey)) {
+      let row = this.loadedRelations.get(stored.relKey);
+      if (row === undefined) {
+        row = { ...stored };
+        this.loadedRelations.set(row.relKey, row);
+        this.baseRelationKeys.add(row.relKey);
+        if (row.validTo === null) this.activeRelations.set(relationIdentity(row.sourceKey, row.targetKey, row.relationType), row);
+      }
+      if (row.validTo === null) current.push(row);
+    }
+    const indexed = this.relationsByNode.get(nodeKey) ?? [];
+    this.relationsByNode.set(nodeKey, [...current, ...indexed.filter((row) => !this.baseRelationKeys.has(row.relKey))]);
   }
 
   private copyRelations(from: EntityRow, to: EntityRow): void {
@@ -271,6 +379,7 @@ export class GraphFold {
 
   private resolve(ref: EntityRef, event: EventRecord): EntityRow {
     const identity = identityOf(ref.entityType, ref.name);
+    this.loadIdentity(identity, ref.entityType, ref.name);
     const latest = this.activeEntities.get(identity) ?? this.retiredEntities.get(identity);
     if (latest !== undefined) return latest;
     return this.createVersion(ref.entityType, ref.name, null, "{}", event.timestamp, event, undefined);
