@@ -49,7 +49,7 @@ interface Marks {
 let events: EventRecord[] = [];
 let marks: Marks;
 
-/** Appends through the real appender and its producers; returns the first appended event. */
+/** Writes the session through the real appender and its producers; returns the seqs the checks name. */
 async function writeSession(root: string): Promise<Marks> {
   let tick = 0;
   const clock = () => Date.UTC(2025, 0, 1) * 1000 + (tick++) * 1_000_000;
@@ -170,7 +170,7 @@ function storedAt(count: number): { stored: StoredFoldState; rows: SessionGraphR
   return { stored: JSON.parse(JSON.stringify(storedFoldState(folds))) as StoredFoldState, rows };
 }
 
-/** Lookups over the base rows and the log at the new head `head`, as the caller provides them. */
+/** The folds stored at `from` continued to `head`, with the lookups a caller provides (base rows, the log at `head`). */
 function continued(stored: StoredFoldState, baseRows: SessionGraphRows, from: number, head: number): SessionFolds {
   const fold = new GraphFold(sessionId, baseRows);
   const tail = events.slice(from, head);
