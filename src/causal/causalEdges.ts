@@ -71,36 +71,54 @@ export function causalEdges(sessionId: string, rows: SessionGraphRows, events: r
   const currentEntities = new Map<string, EntityRow>();
   for (const entity of rows.entities) if (entity.validTo === null) currentEntities.set(entity.nodeKey, entity);
   const edges: CausalEdge[] = [];
+  const eventAt = (seq: number): EventRecord | undefined => events[seq - 1];
   for (const { relation, relationType } of candidates) {
     const source = currentEntities.get(relation.sourceKey);
     const target = currentEntities.get(relation.targetKey);
     if (source === undefined || target === undefined) continue;
-    if (!Number.isFinite(relation.confidence) || relation.confidence < 0 || relation.confidence > 1) continue;
-    const evidence = evidenceObject(relation.evidenceJson);
-    if (evidence === undefined) continue;
-    const reviewStatus = statusOf(evidence, "review_status", defaultCausalReviewStatus);
-    const authorityStatus = statusOf(evidence, "authority_status", nonAuthoritative);
-    if (typeof reviewStatus !== "string" || !causalReviewStatuses.has(reviewStatus)) continue;
-    if (typeof authorityStatus !== "string" || !causalAuthorityStatuses.has(authorityStatus)) continue;
-    if (!Number.isSafeInteger(relation.sourceEventSeq) || relation.sourceEventSeq < 1 || !eventHashPattern.test(relation.sourceEventHash)) continue;
-    const event = events[relation.sourceEventSeq - 1];
-    const thread = event !== undefined && event.hash === relation.sourceEventHash ? event.thread : sessionId;
-    const citation = citationUri(thread, relation.sourceEventSeq, relation.sourceEventHash);
-    if (!causalCitationPattern.test(citation)) continue;
-    edges.push({
-      relation,
-      source,
-      target,
-      relationType,
-      graphRelationType: relation.relationType,
-      confidence: relation.confidence,
-      method: relation.inferenceMethod || "unknown",
-      citation,
-      reviewStatus,
-      authorityStatus,
-      evidence,
-    });
+    const edge = causalEdgeOf(sessionId, relation, relationType, source, target, eventAt);
+    if (edge !== undefined) edges.push(edge);
   }
   return edges;
 }
 
+/**
+ * The edge a current `causal_*` relation between two current versions makes, or undefined when
+ * the relation's own fields rule it out (confidence, evidence, statuses, citation).
+ *
+ * @param eventAt the event with this seq in the session's log (its thread names the citation).
+ */
+export function causalEdgeOf(
+  sessionId: string,
+  relation: RelationRow,
+  relationType: CausalRelationType,
+  source: EntityRow,
+  target: EntityRow,
+  eventAt: (seq: number) => EventRecord | undefined,
+): CausalEdge | undefined {
+  if (!Number.isFinite(relation.confidence) || relation.confidence < 0 || relation.confidence > 1) return undefined;
+  const evidence = evidenceObject(relation.evidenceJson);
+  if (evidence === undefined) return undefined;
+  const reviewStatus = statusOf(evidence, "review_status", defaultCausalReviewStatus);
+  const authorityStatus = statusOf(evidence, "authority_status", nonAuthoritative);
+  if (typeof reviewStatus !== "string" || !causalReviewStatuses.has(reviewStatus)) return undefined;
+  if (typeof authorityStatus !== "string" || !causalAuthorityStatuses.has(authorityStatus)) return undefined;
+  if (!Number.isSafeInteger(relation.sourceEventSeq) || relation.sourceEventSeq < 1 || !eventHashPattern.test(relation.sourceEventHash)) return undefined;
+  const event = eventAt(relation.sourceEventSeq);
+  const thread = event !== undefined && event.hash === relation.sourceEventHash ? event.thread : sessionId;
+  const citation = citationUri(thread, relation.sourceEventSeq, relation.sourceEventHash);
+  if (!causalCitationPattern.test(citation)) return undefined;
+  return {
+    relation,
+    source,
+    target,
+    relationType,
+    graphRelationType: relation.relationType,
+    confidence: relation.confidence,
+    method: relation.inferenceMethod || "unknown",
+    citation,
+    reviewStatus,
+    authorityStatus,
+    evidence,
+  };
+}

@@ -20,6 +20,7 @@ export * from "./taxonomy.ts";
 export * from "./causalEdge.ts";
 export * from "./outcomeExplained.ts";
 export * from "./causalEdges.ts";
+export * from "./continueCausalEdges.ts";
 export * from "./traversal.ts";
 export * from "./causalQuery.ts";
 export * from "./checkoutFeature.ts";

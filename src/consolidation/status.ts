@@ -51,25 +51,22 @@ function refKey(seq: number, hash: string): string {
   return `${seq}:${hash}`;
 }
 
-/** Replays the consolidation events of a session. */
-export function replayConsolidation(events: readonly EventRecord[]): ConsolidationReplay {
-  const candidates = new Map<string, CandidateState>();
-  const rolledBackTargets = new Set<string>();
-  let reviewCount = 0;
-  let duplicateCandidateCount = 0;
-  let rollbackCount = 0;
-  for (const event of events) {
-    const payload = event.payload;
-    if (event.type === candidateCreatedType) {
-      const candidateId = stringField(payload, "candidate_id");
-      if (candidateId === undefined || candidateId === "") continue;
-      if (candidates.has(candidateId)) {
-        duplicateCandidateCount++;
-        continue;
-      }
-      const supersededBy = stringField(payload, "superseded_by");
-      const validTo = stringField(payload, "valid_to");
-      candidates.set(candidateId, {
+/** What one event does to the replay; undefined when it does nothing. */
+type ConsolidationStep =
+  | { kind: "created"; candidate: CandidateState }
+  | { kind: "reviewed"; candidateId: string; review: CandidateReview }
+  | { kind: "rolled_back"; target: string };
+
+function consolidationStepOf(event: EventRecord): ConsolidationStep | undefined {
+  const payload = event.payload;
+  if (event.type === candidateCreatedType) {
+    const candidateId = stringField(payload, "candidate_id");
+    if (candidateId === undefined || candidateId === "") return undefined;
+    const supersededBy = stringField(payload, "superseded_by");
+    const validTo = stringField(payload, "valid_to");
+    return {
+      kind: "created",
+      candidate: {
         candidateId,
         candidateType: stringField(payload, "candidate_type") ?? null,
         createdStatus: stringField(payload, "review_status") ?? consolidationInitialReviewStatus,
@@ -79,19 +76,47 @@ export function replayConsolidation(events: readonly EventRecord[]): Consolidati
         supersededBy: supersededBy ? supersededBy : null,
         validTo: validTo ? validTo : null,
         reviews: [],
-      });
-    } else if (event.type === candidateReviewedType) {
-      const candidate = candidates.get(stringField(payload, "candidate_id") ?? "");
+      },
+    };
+  }
+  if (event.type === candidateReviewedType) {
+    return {
+      kind: "reviewed",
+      candidateId: stringField(payload, "candidate_id") ?? "",
+      review: { seq: event.seq, hash: event.hash, status: stringField(payload, "status") ?? null, rolledBack: false },
+    };
+  }
+  if (event.type === rollbackEventType) {
+    const target = payload.get("target");
+    if (!isJsonObject(target)) return undefined;
+    const seq = intField(target, "seq");
+    const hash = stringField(target, "hash");
+    if (seq === undefined || hash === undefined) return undefined;
+    return { kind: "rolled_back", target: refKey(seq, hash) };
+  }
+  return undefined;
+}
+
+/** Replays the consolidation events of a session. */
+export function replayConsolidation(events: readonly EventRecord[]): ConsolidationReplay {
+  const candidates = new Map<string, CandidateState>();
+  const rolledBackTargets = new Set<string>();
+  let reviewCount = 0;
+  let duplicateCandidateCount = 0;
+  let rollbackCount = 0;
+  for (const event of events) {
+    const step = consolidationStepOf(event);
+    if (step === undefined) continue;
+    if (step.kind === "created") {
+      if (candidates.has(step.candidate.candidateId)) duplicateCandidateCount++;
+      else candidates.set(step.candidate.candidateId, step.candidate);
+    } else if (step.kind === "reviewed") {
+      const candidate = candidates.get(step.candidateId);
       if (candidate === undefined) continue;
       reviewCount++;
-      candidate.reviews.push({ seq: event.seq, hash: event.hash, status: stringField(payload, "status") ?? null, rolledBack: false });
-    } else if (event.type === rollbackEventType) {
-      const target = payload.get("target");
-      if (!isJsonObject(target)) continue;
-      const seq = intField(target, "seq");
-      const hash = stringField(target, "hash");
-      if (seq === undefined || hash === undefined) continue;
-      rolledBackTargets.add(refKey(seq, hash));
+      candidate.reviews.push(step.review);
+    } else {
+      rolledBackTargets.add(step.target);
       rollbackCount++;
     }
   }
@@ -100,6 +125,53 @@ export function replayConsolidation(events: readonly EventRecord[]): Consolidati
     for (const review of candidate.reviews) review.rolledBack = rolledBackTargets.has(refKey(review.seq, review.hash));
   }
   return { candidates, reviewCount, duplicateCandidateCount, rollbackCount, rolledBackTargets };
+}
+
+/**
+ * `replayConsolidation(events).candidates` of a whole log, continued from its first events'
+ * candidates (`base`, as the read model stores them) over the remaining events (`tail`): equal
+ * to the whole replay's, candidates in creation order, reviews and their rollback marks included.
+ * `base` is not modified; a candidate the tail changes is copied.
+ *
+ * The stored candidates are enough state: their reviews carry seq, hash and rollback mark, so a
+ * tail rollback of a base review is marked here. A base rollback cannot target a tail review: a
+ * tail event's hash covers, through `prev_hash`, the base rollback itself.
+ *
+ * @example
+ * continueConsolidationCandidates(manifest.folds.consolidation_candidates, tail)
+ */
+export function continueConsolidationCandidates(base: Iterable<readonly [string, CandidateState]>, tail: readonly EventRecord[]): Map<string, CandidateState> {
+  const candidates = new Map<string, CandidateState>(base);
+  const copied = new Set<string>();
+  const own = (candidate: CandidateState): CandidateState => {
+    if (copied.has(candidate.candidateId)) return candidate;
+    const copy = { ...candidate, reviews: candidate.reviews.map((review) => ({ ...review })) };
+    copied.add(copy.candidateId);
+    // Setting an existing key keeps its position: creation order is unchanged.
+    candidates.set(copy.candidateId, copy);
+    return copy;
+  };
+  const tailTargets = new Set<string>();
+  for (const event of tail) {
+    const step = consolidationStepOf(event);
+    if (step === undefined) continue;
+    if (step.kind === "created") {
+      if (candidates.has(step.candidate.candidateId)) continue;
+      candidates.set(step.candidate.candidateId, step.candidate);
+      copied.add(step.candidate.candidateId);
+    } else if (step.kind === "reviewed") {
+      const candidate = candidates.get(step.candidateId);
+      if (candidate !== undefined) own(candidate).reviews.push(step.review);
+    } else {
+      tailTargets.add(step.target);
+    }
+  }
+  if (tailTargets.size === 0) return candidates;
+  for (const candidate of [...candidates.values()]) {
+    if (!candidate.reviews.some((review) => !review.rolledBack && tailTargets.has(refKey(review.seq, review.hash)))) continue;
+    for (const review of own(candidate).reviews) if (tailTargets.has(refKey(review.seq, review.hash))) review.rolledBack = true;
+  }
+  return candidates;
 }
 
 /** The review that decides the candidate's status: its latest one not rolled back. */

@@ -30,6 +30,16 @@ export function isRuleEventType(type: string): boolean {
   return type === ruleGeneratedEventType || type === ruleProposedEventType;
 }
 
+/** The `{seq, hash}` a `memory.rolled_back` targets; undefined for any other event or a malformed target. */
+function rollbackTargetOf(event: EventRecord): { seq: number; hash: string } | undefined {
+  if (event.type !== rolledBackEventType) return undefined;
+  const target = event.payload.get("target");
+  if (!isJsonObject(target)) return undefined;
+  const seq = intField(target, "seq");
+  const hash = stringField(target, "hash");
+  return seq === undefined || hash === undefined ? undefined : { seq, hash };
+}
+
 /** Every rule event of the session in seq order, with its replayed status. */
 export function replayRules(events: readonly EventRecord[]): RuleState[] {
   const rules: RuleState[] = [];
@@ -47,12 +57,9 @@ export function replayRules(events: readonly EventRecord[]): RuleState[] {
         reviewStatus: writtenStatus,
         rolledBackBySeq: null,
       });
-    } else if (event.type === rolledBackEventType) {
-      const target = event.payload.get("target");
-      if (!isJsonObject(target)) continue;
-      const seq = intField(target, "seq");
-      const hash = stringField(target, "hash");
-      if (seq !== undefined && hash !== undefined && !rolledBack.has(`${seq}:${hash}`)) rolledBack.set(`${seq}:${hash}`, event.seq);
+    } else {
+      const target = rollbackTargetOf(event);
+      if (target !== undefined && !rolledBack.has(`${target.seq}:${target.hash}`)) rolledBack.set(`${target.seq}:${target.hash}`, event.seq);
     }
   }
   for (const rule of rules) {
@@ -75,3 +82,40 @@ export function withheldRuleEventSeqs(events: readonly EventRecord[]): Set<numbe
   return out;
 }
 
+
+/**
+ * `withheldRuleEventSeqs` of a whole log, continued from its first events' result (`base`, as
+ * the read model stores it) over the remaining events (`tail`); equal to the whole fold, set
+ * order (ascending seq) included.
+ *
+ * The stored result is enough state: a tail `memory.rule.proposed` is withheld; a tail
+ * `memory.rolled_back` withholds the rule event it targets, which `eventAt` looks up (base or
+ * tail) to check that it is a rule event with that hash. A base rollback cannot target a tail
+ * event: a tail event's hash covers, through `prev_hash`, the base rollback itself.
+ *
+ * @param eventAt the event with this seq in the log at the new head, or undefined.
+ * @example
+ * continueWithheldRuleEventSeqs(manifest.folds.withheld_rule_seqs, tail, (seq) => events[seq - 1])
+ */
+export function continueWithheldRuleEventSeqs(
+  base: Iterable<number>,
+  tail: readonly EventRecord[],
+  eventAt: (seq: number) => EventRecord | undefined,
+): Set<number> {
+  const withheld = new Set(base);
+  let added = false;
+  for (const event of tail) {
+    let seq: number | undefined;
+    if (event.type === ruleProposedEventType) seq = event.seq;
+    else {
+      const target = rollbackTargetOf(event);
+      const targeted = target === undefined ? undefined : eventAt(target.seq);
+      if (targeted !== undefined && targeted.seq === target!.seq && targeted.hash === target!.hash && isRuleEventType(targeted.type)) seq = targeted.seq;
+    }
+    if (seq === undefined || withheld.has(seq)) continue;
+    withheld.add(seq);
+    added = true;
+  }
+  // The whole fold adds rules in seq order; a rolled-back base rule lands among the others.
+  return added ? new Set([...withheld].sort((a, b) => a - b)) : withheld;
+}

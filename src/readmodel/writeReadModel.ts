@@ -18,6 +18,7 @@ import { entityTableChunks } from "./entityTable.ts";
 import { eventSpansChunks, scanEventSpans } from "./eventSpans.ts";
 import { manifestBytes, manifestPath, type ReadModelFile, type ReadModelManifest, readModelDir, readModelSchema } from "./manifest.ts";
 import { sortedTableChunks } from "./sortedTable.ts";
+import { storedFoldState } from "./tailFolds.ts";
 
 /** Why these rows cannot be written as a read model, or null. */
 function rowsProblem(rows: SessionGraphRows, events: readonly EventRecord[]): string | null {
@@ -104,7 +105,6 @@ export function writeReadModel(
   const verbatimName = `verbatim-${generation}.bin`;
   const verbatim = writeBm25Segment(path.join(dir, verbatimName), { docBase: 0, index: index.verbatim });
 
-  const folds = index.folds;
   const manifest: ReadModelManifest = {
     schema: readModelSchema,
     session_id: sessionId,
@@ -119,12 +119,7 @@ export function writeReadModel(
       verbatim: { name: verbatimName, bytes: verbatim.bytes, sha256: verbatim.sha256, stamp: fileStamp(path.join(dir, verbatimName)) },
     },
     relation_types: adjacency.relationTypes,
-    folds: {
-      withheld_rule_seqs: [...folds.withheldRuleSeqs()],
-      reinforcement: [...folds.reinforcement()],
-      causal_edges: [...folds.causalEdges()],
-      consolidation_candidates: [...folds.consolidationCandidates()],
-    },
+    folds: storedFoldState(index.folds),
   };
   writeChunksAtomically(manifestPath(root, sessionId), [manifestBytes(manifest)]);
   removeOtherGenerations(dir, manifest);

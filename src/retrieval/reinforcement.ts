@@ -51,8 +51,21 @@ function payloadText(event: EventRecord, key: string, fallback: string): string 
  * projection's (`memory:<seq>` / `memory`), so the count lands on the entity the event names.
  */
 export function reinforcementByEntity(events: readonly EventRecord[]): Map<string, number> {
-  const net = new Map<string, number>();
-  for (const event of events) {
+  return continueReinforcement([], events);
+}
+
+/**
+ * The net feedback over a log whose first events gave `base` (`reinforcementByEntity` of them,
+ * as the read model stores it) and whose remaining events are `tail`: equal to
+ * `reinforcementByEntity` of the whole log, entries and their order included (a key keeps the
+ * position of the first event that touched it, even when its net comes back to 0).
+ *
+ * @example
+ * continueReinforcement([...reinforcementByEntity(events.slice(0, k))], events.slice(k))
+ */
+export function continueReinforcement(base: Iterable<readonly [string, number]>, tail: readonly EventRecord[]): Map<string, number> {
+  const net = new Map<string, number>(base);
+  for (const event of tail) {
     let delta = 0;
     if (event.type === reinforcedEventType) delta = 1;
     else if (event.type === feedbackEventType && normalizeFeedback(payloadText(event, "feedback", "")) === "irrelevant") delta = -1;
