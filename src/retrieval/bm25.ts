@@ -24,6 +24,7 @@
  * reused score array and keeps the best `limit` in a bounded heap.
  */
 import { pythonCaseFold } from "../vector/caseFold.ts";
+import type { Bm25Corpus, Bm25PostingsRun } from "./bm25Corpus.ts";
 
 /** Term-frequency saturation. */
 export const bm25K1 = 1.5;
@@ -336,6 +337,35 @@ export class Bm25Index {
       docLengths: this.docLengths.subarray(0, this.docCount),
       totalLength: this.totalLength,
       averageLengthFloor: this.averageLengthFloor,
+    };
+  }
+
+  /**
+   * The index as a corpus whose documents are numbered from `firstDocId`, for scoring it together
+   * with other corpora (bm25Corpus.ts): a tail's few documents after a base's. A view of the
+   * index as it is when called; add no documents while it is used.
+   *
+   * @example
+   * const tail = new Bm25Index();
+   * tail.add("postgres for the ledger");
+   * new Bm25CorpusScorer().search([base.corpus(), tail.corpus(base.size)], ["postgres"], 10);
+   */
+  corpus(firstDocId = 0): Bm25Corpus {
+    this.build();
+    const { postingStart, postingDocs, postingCounts, docLengths, termTable } = this;
+    return {
+      firstDocId,
+      documentCount: this.docCount,
+      totalLength: this.totalLength,
+      averageLengthFloor: this.averageLengthFloor,
+      termPostings(term: string): Bm25PostingsRun[] {
+        const id = termTable.idOf(term);
+        if (id < 0) return [];
+        const docs = postingDocs.subarray(postingStart[id], postingStart[id + 1]);
+        const lengths = new Int32Array(docs.length);
+        for (let k = 0; k < docs.length; k++) lengths[k] = docLengths[docs[k]];
+        return [{ docBase: firstDocId, docs, counts: postingCounts.subarray(postingStart[id], postingStart[id + 1]), lengths }];
+      },
     };
   }
 
