@@ -24,7 +24,6 @@
  * reused score array and keeps the best `limit` in a bounded heap.
  */
 import { pythonCaseFold } from "../vector/caseFold.ts";
-import type { Bm25Corpus, Bm25PostingsRun } from "./bm25Corpus.ts";
 
 /** Term-frequency saturation. */
 export const bm25K1 = 1.5;
@@ -63,6 +62,32 @@ export interface Bm25Postings {
   docLengths: Int32Array;
   totalLength: number;
   averageLengthFloor: number;
+}
+
+/**
+ * One run of a term's postings: document ids `docBase + docs[k]`, ascending, with the term's count
+ * in each and each document's length (its number of terms).
+ */
+export interface Bm25PostingsRun {
+  docBase: number;
+  docs: ArrayLike<number>;
+  counts: ArrayLike<number>;
+  lengths: ArrayLike<number>;
+}
+
+/**
+ * Documents `[firstDocId, firstDocId + documentCount)` of one index, with what scoring needs; scored
+ * together with the corpora that follow it by `Bm25CorpusScorer` (bm25Corpus.ts).
+ */
+export interface Bm25Corpus {
+  readonly firstDocId: number;
+  readonly documentCount: number;
+  /** Sum of the documents' lengths. */
+  readonly totalLength: number;
+  /** The index's floor on the average length (0 for the graph lane, 1 for the verbatim lane). */
+  readonly averageLengthFloor: number;
+  /** The term's postings in document order (possibly in several runs); none when no document holds it. */
+  termPostings(term: string): readonly Bm25PostingsRun[];
 }
 
 export interface Bm25Hit {

@@ -14,30 +14,9 @@
  * const tail = tailIndex.corpus(1000);        // documents 1000 .. 1009
  * scorer.search([base, tail], queryTerms("postgres decision"), 10); // as one index of 1010 documents
  */
-import { bm25AverageLength, bm25Idf, bm25K1, bm25Norm, type Bm25Hit, topHits } from "./bm25.ts";
+import { bm25AverageLength, type Bm25Corpus, type Bm25Hit, bm25Idf, bm25K1, bm25Norm, type Bm25PostingsRun, topHits } from "./bm25.ts";
 
-/**
- * One run of a term's postings: document ids `docBase + docs[k]`, ascending, with the term's count
- * in each and each document's length (its number of terms).
- */
-export interface Bm25PostingsRun {
-  docBase: number;
-  docs: ArrayLike<number>;
-  counts: ArrayLike<number>;
-  lengths: ArrayLike<number>;
-}
-
-/** Documents `[firstDocId, firstDocId + documentCount)` of one index, with what scoring needs. */
-export interface Bm25Corpus {
-  readonly firstDocId: number;
-  readonly documentCount: number;
-  /** Sum of the documents' lengths. */
-  readonly totalLength: number;
-  /** The index's floor on the average length (0 for the graph lane, 1 for the verbatim lane). */
-  readonly averageLengthFloor: number;
-  /** The term's postings in document order (possibly in several runs); none when no document holds it. */
-  termPostings(term: string): readonly Bm25PostingsRun[];
-}
+export type { Bm25Corpus, Bm25PostingsRun };
 
 /** Scores queries over consecutive corpora; keeps one score array between searches. */
 export class Bm25CorpusScorer {
