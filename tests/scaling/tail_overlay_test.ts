@@ -195,6 +195,10 @@ describe("tail overlay index (issue 14)", () => {
     assert.ok(diff.closedRelations.length >= 1, "a base relation is retracted");
     assert.ok(diff.newRelations.some((relation) => relation.sourceKey === relation.targetKey), "a self-loop");
     const rowsAtK = foldLogRows(sessionId, session.events.slice(0, k));
+    const baseKeys = new Set(rowsAtK.entities.map((entity) => entity.nodeKey));
+    assert.ok(diff.newRelations.some((relation) => relation.sourceEventSeq <= k), "a base relation copied onto a superseding version");
+    assert.ok(diff.newRelations.some((relation) => baseKeys.has(relation.sourceKey) && baseKeys.has(relation.targetKey)), "a tail relation between base versions");
+    assert.ok(diff.newRelations.some((relation) => baseKeys.has(relation.sourceKey) !== baseKeys.has(relation.targetKey)), "a tail relation from a tail version onto a base one");
     const baseNames = new Set(rowsAtK.entities.map((entity) => entity.name.toLowerCase()));
     assert.ok(diff.newEntities.some((entity) => baseNames.has(entity.name.toLowerCase()) && !rowsAtK.entities.some((base) => base.name === entity.name)), "a tail name equal to a base name but for case");
   });
