@@ -18,7 +18,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { fileStamp, sha256OfFile, writeChunksAtomically, writeFileAtomic } from "../platform/atomicFile.ts";
-import { entityEmbeddingText, hashEmbedManyInto, loadUsearch, type UsearchIndex } from "../vector/mod.ts";
+import { entityEmbeddingText, hashEmbedManyInto, loadUsearch, type Matches, type UsearchIndex } from "../vector/mod.ts";
 import { projectionsDir } from "./snapshot.ts";
 import type { EntityRow, SessionGraphRows } from "./types.ts";
 
@@ -49,8 +49,19 @@ interface VectorMeta {
   stamp?: string;
 }
 
+/**
+ * What the vector lane asks of a session's index (retrieval/vectorLane.ts): the `k` nearest keys
+ * of one query, closest first. A usearch index is one; a tail catch-up's overlay of one over a few
+ * more versions (readmodel/tailVectorIndex.ts) is another.
+ */
+export interface VectorNeighbourSearch {
+  search(query: Float32Array, k: number, threads: number): Matches;
+  /** Number of vectors searched. */
+  size(): number;
+}
+
 export interface SessionVectorIndex {
-  index: UsearchIndex;
+  index: VectorNeighbourSearch;
   count: number;
   dim: number;
   path: string;

@@ -1,7 +1,8 @@
 /**
  * Searching consecutive BM25 segment files as one index, with exactly `Bm25Index.search`'s hits.
  */
-import { bm25AverageLength, bm25Idf, bm25K1, bm25Norm, topHits, type Bm25Hit } from "../retrieval/bm25.ts";
+import type { Bm25Hit } from "../retrieval/bm25.ts";
+import { type Bm25Corpus, Bm25CorpusScorer } from "../retrieval/bm25Corpus.ts";
 import { type DecodedPostings, loneSurrogate, type TermEntry, utf8 } from "./bm25SegmentFormat.ts";
 import { checkSequence, openSegments, type SegmentFile } from "./bm25SegmentFile.ts";
 
@@ -34,8 +35,7 @@ export class Bm25SegmentSet {
   private readonly firstDocId: number;
   private readonly documentCount: number;
   private readonly totalLength: number;
-  /** Per-search score accumulator by document − firstDocId; all zero between searches. */
-  private scratch = new Float64Array(0);
+  private readonly scorer = new Bm25CorpusScorer();
   /**
    * Terms already looked up, with their checked and decoded postings, most recently used last:
    * a long-running server asks for the same common terms again and again. Segment files are
@@ -96,43 +96,21 @@ export class Bm25SegmentSet {
    * `ReadModelCorruptError` when a piece it reads fails its checks.
    */
   search(terms: readonly string[], limit: number): Bm25Hit[] {
-    if (limit <= 0 || this.documentCount === 0) return [];
-    const n = this.documentCount;
-    const average = bm25AverageLength(this.totalLength, n, this.averageLengthFloor);
-    if (this.scratch.length < n) this.scratch = new Float64Array(n);
-    const scores = this.scratch;
-    const touched: number[] = [];
-    const seen = new Set<string>();
-    try {
-      for (const term of terms) {
-        if (seen.has(term)) continue;
-        const found = this.cachedTerm(term);
-        if (found.length === 0) continue;
-        seen.add(term);
-        let df = 0;
-        for (const { entry } of found) df += entry.documentFrequency;
-        const idf = bm25Idf(n, df);
-        for (const { segment, postings } of found) {
-          const { docs, counts, lengths } = postings;
-          const offset = segment.header.docBase - this.firstDocId;
-          for (let k = 0; k < docs.length; k++) {
-            const norm = bm25Norm(lengths[k], average);
-            // As Bm25Index.search: a document whose norm is not positive scores 0.
-            if (norm <= 0) continue;
-            const tf = counts[k];
-            const doc = offset + docs[k];
-            if (scores[doc] === 0) touched.push(doc);
-            // Grouped as Bm25Index.search, so the doubles are the same.
-            scores[doc] += (idf * (tf * (bm25K1 + 1))) / (tf + norm);
-          }
-        }
-      }
-      const hits = topHits(scores, touched, limit);
-      if (this.firstDocId !== 0) for (const hit of hits) hit.docId += this.firstDocId;
-      return hits;
-    } finally {
-      for (const doc of touched) scores[doc] = 0;
-    }
+    return this.scorer.search([this.corpus()], terms, limit);
+  }
+
+  /**
+   * The segments as one corpus (bm25Corpus.ts), to score together with documents added after
+   * them (a tail catch-up's); its postings come through the same checks and term cache as `search`.
+   */
+  corpus(): Bm25Corpus {
+    return {
+      firstDocId: this.firstDocId,
+      documentCount: this.documentCount,
+      totalLength: this.totalLength,
+      averageLengthFloor: this.averageLengthFloor,
+      termPostings: (term) => this.cachedTerm(term).map(({ segment, postings }) => ({ docBase: segment.header.docBase, ...postings })),
+    };
   }
 
   /** `lookup` with each segment's postings read and decoded, through the bounded term cache. */

@@ -21,6 +21,7 @@ import { fileStamp, sha256OfFd } from "../platform/atomicFile.ts";
 import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
 import type { EntityRow } from "../projection/types.ts";
 import type { Bm25Hit } from "../retrieval/bm25.ts";
+import type { Bm25Corpus } from "../retrieval/bm25Corpus.ts";
 import type { Neighbour, SessionFolds, SessionIndex } from "../retrieval/sessionIndex.ts";
 import { AdjacencyTable, adjacencyMagic } from "./adjacencyTable.ts";
 import { BinaryFile } from "./binaryFile.ts";
@@ -123,6 +124,14 @@ class DiskSessionIndex implements SessionIndex {
 
   verbatimSearch(terms: readonly string[], limit: number): Bm25Hit[] {
     return this.verbatim.search(terms, limit);
+  }
+
+  keywordCorpus(): Bm25Corpus {
+    return this.keyword.corpus();
+  }
+
+  verbatimCorpus(): Bm25Corpus {
+    return this.verbatim.corpus();
   }
 
   neighbours(position: number, limit: number): readonly Neighbour[] {

@@ -64,6 +64,32 @@ export interface Bm25Postings {
   averageLengthFloor: number;
 }
 
+/**
+ * One run of a term's postings: document ids `docBase + docs[k]`, ascending, with the term's count
+ * in each and each document's length (its number of terms).
+ */
+export interface Bm25PostingsRun {
+  docBase: number;
+  docs: ArrayLike<number>;
+  counts: ArrayLike<number>;
+  lengths: ArrayLike<number>;
+}
+
+/**
+ * Documents `[firstDocId, firstDocId + documentCount)` of one index, with what scoring needs; scored
+ * together with the corpora that follow it by `Bm25CorpusScorer` (bm25Corpus.ts).
+ */
+export interface Bm25Corpus {
+  readonly firstDocId: number;
+  readonly documentCount: number;
+  /** Sum of the documents' lengths. */
+  readonly totalLength: number;
+  /** The index's floor on the average length (0 for the graph lane, 1 for the verbatim lane). */
+  readonly averageLengthFloor: number;
+  /** The term's postings in document order (possibly in several runs); none when no document holds it. */
+  termPostings(term: string): readonly Bm25PostingsRun[];
+}
+
 export interface Bm25Hit {
   docId: number;
   score: number;
@@ -336,6 +362,35 @@ export class Bm25Index {
       docLengths: this.docLengths.subarray(0, this.docCount),
       totalLength: this.totalLength,
       averageLengthFloor: this.averageLengthFloor,
+    };
+  }
+
+  /**
+   * The index as a corpus whose documents are numbered from `firstDocId`, for scoring it together
+   * with other corpora (bm25Corpus.ts): a tail's few documents after a base's. A view of the
+   * index as it is when called; add no documents while it is used.
+   *
+   * @example
+   * const tail = new Bm25Index();
+   * tail.add("postgres for the ledger");
+   * new Bm25CorpusScorer().search([base.corpus(), tail.corpus(base.size)], ["postgres"], 10);
+   */
+  corpus(firstDocId = 0): Bm25Corpus {
+    this.build();
+    const { postingStart, postingDocs, postingCounts, docLengths, termTable } = this;
+    return {
+      firstDocId,
+      documentCount: this.docCount,
+      totalLength: this.totalLength,
+      averageLengthFloor: this.averageLengthFloor,
+      termPostings(term: string): Bm25PostingsRun[] {
+        const id = termTable.idOf(term);
+        if (id < 0) return [];
+        const docs = postingDocs.subarray(postingStart[id], postingStart[id + 1]);
+        const lengths = new Int32Array(docs.length);
+        for (let k = 0; k < docs.length; k++) lengths[k] = docLengths[docs[k]];
+        return [{ docBase: firstDocId, docs, counts: postingCounts.subarray(postingStart[id], postingStart[id + 1]), lengths }];
+      },
     };
   }
 

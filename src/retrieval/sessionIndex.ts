@@ -10,6 +10,7 @@ import { type CausalEdge, causalEdges } from "../causal/causalEdges.ts";
 import { type CandidateState, replayConsolidation } from "../consolidation/status.ts";
 import { withheldRuleEventSeqs } from "../governance/ruleStatus.ts";
 import { type Bm25Hit, Bm25Index } from "./bm25.ts";
+import type { Bm25Corpus } from "./bm25Corpus.ts";
 import { reinforcementByEntity } from "./reinforcement.ts";
 
 export interface Neighbour {
@@ -53,6 +54,13 @@ export interface SessionIndex {
   keywordSearch(terms: readonly string[], limit: number): Bm25Hit[];
   /** BM25 over each event's raw text; doc id = event position. */
   verbatimSearch(terms: readonly string[], limit: number): Bm25Hit[];
+  /**
+   * The BM25 corpora behind `keywordSearch` and `verbatimSearch` (doc id = entity position, event
+   * position), so an index over a few more events (readmodel/tailOverlayIndex.ts) can score its
+   * documents together with these under the statistics of the whole.
+   */
+  keywordCorpus(): Bm25Corpus;
+  verbatimCorpus(): Bm25Corpus;
   /** The first `limit` current relations of the version at `position`, both directions, in relation order. */
   neighbours(position: number, limit: number): readonly Neighbour[];
   readonly vectors: SessionVectorIndex | null;
@@ -172,6 +180,14 @@ export class MemorySessionIndex implements SessionIndex {
 
   verbatimSearch(terms: readonly string[], limit: number): Bm25Hit[] {
     return this.verbatim.search(terms, limit);
+  }
+
+  keywordCorpus(): Bm25Corpus {
+    return this.keyword.corpus();
+  }
+
+  verbatimCorpus(): Bm25Corpus {
+    return this.verbatim.corpus();
   }
 
   neighbours(position: number, limit: number): readonly Neighbour[] {
