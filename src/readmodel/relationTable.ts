@@ -31,10 +31,9 @@ type RelationTuple = [string, string, string, string, string, string | null, boo
 
 const countsBytes = 16;
 
-function i32Bytes(values: ArrayLike<number>): Buffer {
-  const out = Buffer.allocUnsafe(values.length * 4);
-  for (let i = 0; i < values.length; i++) out.writeInt32LE(values[i], i * 4);
-  return out;
+function i32Bytes(values: Int32Array): Buffer {
+  // The signed positions as their two's-complement u32 (-1 is 0xFFFFFFFF).
+  return u32Bytes(new Uint32Array(values.buffer, values.byteOffset, values.length));
 }
 
 /**
@@ -45,7 +44,7 @@ export function relationTableChunks(entityCount: number, relations: readonly Rel
   const sources = new Int32Array(relations.length);
   const targets = new Int32Array(relations.length);
   const buckets: number[][] = Array.from({ length: entityCount + 1 }, () => []);
-  const rows: Buffer[] = [];
+  const rows: string[] = [];
   relations.forEach((r, id) => {
     const source = positionOfKey.get(r.sourceKey) ?? -1;
     const target = positionOfKey.get(r.targetKey) ?? -1;
@@ -56,23 +55,24 @@ export function relationTableChunks(entityCount: number, relations: readonly Rel
       if (target >= 0 && target !== source) buckets[target].push(id);
       if (source < 0 || target < 0) buckets[entityCount].push(id);
     }
-    rows.push(Buffer.from(JSON.stringify([
+    rows.push(JSON.stringify([
       r.relKey, r.sourceKey, r.targetKey, r.relationType, r.validFrom, r.validTo, r.inferred, r.confidence, r.inferenceMethod, r.sourceEventSeq, r.sourceEventHash, r.evidenceJson,
-    ] satisfies RelationTuple), "utf8"));
+    ] satisfies RelationTuple));
   });
   const start = new Uint32Array(entityCount + 2);
-  const ids: number[] = [];
   buckets.forEach((bucket, p) => {
-    for (const id of bucket) ids.push(id);
-    start[p + 1] = ids.length;
+    start[p + 1] = start[p] + bucket.length;
   });
+  const ids = new Uint32Array(start[entityCount + 1]);
+  buckets.forEach((bucket, p) => ids.set(bucket, start[p]));
   const offsets = new Float64Array(rows.length + 1);
-  for (let i = 0; i < rows.length; i++) offsets[i + 1] = offsets[i] + rows[i].length;
+  for (let i = 0; i < rows.length; i++) offsets[i + 1] = offsets[i] + Buffer.byteLength(rows[i], "utf8");
   const counts = Buffer.alloc(countsBytes);
   counts.writeUInt32LE(relations.length, 0);
   counts.writeUInt32LE(entityCount, 4);
   counts.writeUInt32LE(ids.length, 8);
-  return [fileHeader(relationTableMagic), counts, i32Bytes(sources), i32Bytes(targets), u32Bytes(start), u32Bytes(ids), f64Bytes(offsets), ...rows];
+  // One encoding of the whole heap: a buffer per row costs more than the rows' JSON itself.
+  return [fileHeader(relationTableMagic), counts, i32Bytes(sources), i32Bytes(targets), u32Bytes(start), u32Bytes(ids), f64Bytes(offsets), Buffer.from(rows.join(""), "utf8")];
 }
 
 /**
