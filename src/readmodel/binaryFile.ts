@@ -18,12 +18,15 @@ export function fileHeader(magic: string): Buffer {
 }
 
 export function u32Bytes(values: ArrayLike<number>): Buffer {
+  // A typed array's bytes are already the file's on a little-endian host: one copy, no per-value call.
+  if (littleEndianHost && values instanceof Uint32Array) return Buffer.from(values.buffer, values.byteOffset, values.byteLength);
   const out = Buffer.allocUnsafe(values.length * 4);
   for (let i = 0; i < values.length; i++) out.writeUInt32LE(values[i], i * 4);
   return out;
 }
 
 export function f64Bytes(values: ArrayLike<number>): Buffer {
+  if (littleEndianHost && values instanceof Float64Array) return Buffer.from(values.buffer, values.byteOffset, values.byteLength);
   const out = Buffer.allocUnsafe(values.length * 8);
   for (let i = 0; i < values.length; i++) out.writeDoubleLE(values[i], i * 8);
   return out;

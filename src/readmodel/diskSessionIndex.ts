@@ -29,7 +29,9 @@ import { Bm25SegmentSet } from "./bm25Segment.ts";
 import { EntityTable, entityTableMagic } from "./entityTable.ts";
 import { EventSpans, eventSpansMagic } from "./eventSpans.ts";
 import { type ReadModelFile, type ReadModelManifest, readManifest, readModelDir } from "./manifest.ts";
+import { type ReadModelFoldBase, readModelFoldBase } from "./readModelFoldBase.ts";
 import { ReadModelCorruptError } from "./readModelError.ts";
+import { RelationTable, relationTableMagic } from "./relationTable.ts";
 import { SortedTable, sortedTableMagic } from "./sortedTable.ts";
 
 class StoredFolds implements SessionFolds {
@@ -80,7 +82,9 @@ class DiskSessionIndex implements SessionIndex {
     private readonly keyword: Bm25SegmentSet,
     private readonly verbatim: Bm25SegmentSet,
     readonly vectors: SessionVectorIndex | null,
-    manifest: ReadModelManifest,
+    private readonly relations: RelationTable,
+    private readonly nodeKeys: SortedTable,
+    private readonly manifest: ReadModelManifest,
   ) {
     this.folds = new StoredFolds(manifest.folds);
     this.eventCount = events.count;
@@ -138,6 +142,14 @@ class DiskSessionIndex implements SessionIndex {
     return this.adjacency.neighbours(position, limit);
   }
 
+  /**
+   * The rows at this model's head, for a tail catch-up to fold from. It reads this index's files
+   * and holds the index, so they stay open while it is in use; `close()` ends both.
+   */
+  foldBase(): ReadModelFoldBase {
+    return readModelFoldBase({ head: this.manifest.head, entities: this.entities, names: this.names, nodeKeys: this.nodeKeys, relations: this.relations, owner: this });
+  }
+
   close(): void {
     unreferencedIndexes.unregister(this);
     this.release();
@@ -145,7 +157,8 @@ class DiskSessionIndex implements SessionIndex {
 }
 
 export type ReadModelOpening =
-  | { status: "opened"; index: SessionIndex; manifest: ReadModelManifest }
+  /** `foldBase` reads `index`'s files (and holds it): the rows at the model's head for a tail catch-up. */
+  | { status: "opened"; index: SessionIndex; manifest: ReadModelManifest; foldBase: ReadModelFoldBase }
   | { status: "missing" }
   | { status: "stale"; reason: string }
   | { status: "invalid"; reason: string };
@@ -229,6 +242,10 @@ export async function openReadModel(
     opened.push(adjacencyFile);
     const eventsFile = openChecked(dir, manifest.files.events, eventSpansMagic);
     opened.push(eventsFile);
+    const relationsFile = openChecked(dir, manifest.files.relations, relationTableMagic);
+    opened.push(relationsFile);
+    const nodeKeysFile = openChecked(dir, manifest.files.node_keys, sortedTableMagic);
+    opened.push(nodeKeysFile);
     checkSize(dir, manifest.files.keyword);
     checkSize(dir, manifest.files.verbatim);
     const entities = new EntityTable(entitiesFile, sessionId);
@@ -236,6 +253,11 @@ export async function openReadModel(
     if (entities.count !== manifest.head.entityCount || events.count !== manifest.head.seq) {
       throw new ReadModelCorruptError(path.join(dir, manifest.files.entities.name), `holds ${entities.count} versions and ${events.count} events, its head records ${manifest.head.entityCount} and ${manifest.head.seq}`);
     }
+    const relations = new RelationTable(relationsFile, sessionId);
+    if (relations.count !== manifest.head.relationCount || relations.entityCount !== manifest.head.entityCount) {
+      throw new ReadModelCorruptError(relationsFile.file, `holds ${relations.count} relations over ${relations.entityCount} entity versions, its head records ${manifest.head.relationCount} and ${manifest.head.entityCount}`);
+    }
+    const nodeKeys = new SortedTable(nodeKeysFile);
     const keyword = Bm25SegmentSet.open([path.join(dir, manifest.files.keyword.name)], { averageLengthFloor: 0 });
     const verbatim = Bm25SegmentSet.open([path.join(dir, manifest.files.verbatim.name)], { averageLengthFloor: 1 });
     if (keyword.size !== entities.count || verbatim.size !== events.count) {
@@ -262,9 +284,11 @@ export async function openReadModel(
       keyword,
       verbatim,
       vectors,
+      relations,
+      nodeKeys,
       manifest,
     );
-    return { status: "opened", index, manifest };
+    return { status: "opened", index, manifest, foldBase: index.foldBase() };
   } catch (error) {
     closeAll();
     if (error instanceof ReadModelCorruptError) return { status: "invalid", reason: error.message };

@@ -36,6 +36,10 @@ export interface ReadModelManifest {
     events: ReadModelFile;
     keyword: ReadModelFile;
     verbatim: ReadModelFile;
+    /** Relation rows, their endpoint positions and each position's current relations (relationTable.ts). */
+    relations: ReadModelFile;
+    /** Node key → entity position (sortedTable.ts). */
+    node_keys: ReadModelFile;
   };
   relation_types: string[];
   folds: {
@@ -89,9 +93,13 @@ export function readManifest(root: string, sessionId: string): ReadModelManifest
   if (manifest?.schema !== readModelSchema) return { problem: `its manifest has schema ${JSON.stringify(manifest?.schema ?? null)}, not ${readModelSchema}` };
   if (manifest.session_id !== sessionId) return { problem: `its manifest names session ${JSON.stringify(manifest.session_id)}` };
   const files = manifest.files;
-  const fileNames = ["entities", "names", "adjacency", "events", "keyword", "verbatim"] as const;
+  const fileNames = ["entities", "names", "adjacency", "events", "keyword", "verbatim", "relations", "node_keys"] as const;
   for (const key of fileNames) {
     const file = files?.[key];
+    // The relation and node-key files came after the first version of the manifest: a model without them cannot seed a tail catch-up.
+    if (file === undefined && files !== undefined && files !== null && (key === "relations" || key === "node_keys")) {
+      return { problem: `its manifest was written by an earlier version of zaxy and lists no ${key} file` };
+    }
     if (typeof file?.name !== "string" || path.basename(file.name) !== file.name || !Number.isSafeInteger(file.bytes) || typeof file.sha256 !== "string" || typeof file.stamp !== "string") {
       return { problem: `its manifest has no valid entry for the ${key} file` };
     }

@@ -1,7 +1,8 @@
 /**
  * Writes a session's read model (docs/read-model.md) from the rows and events a projection holds
  * at its head: entity versions, names, current adjacency, event spans in the log, BM25 segments
- * over entity text and raw event text, and the whole-session folds. Every file is written
+ * over entity text and raw event text, relation versions with each position's current relations
+ * and a node-key table (what a tail catch-up folds from), and the whole-session folds. Every file is written
  * atomically under a name that carries the head, then the manifest is swapped in, then files of
  * older generations are removed (a reader that opened them keeps its descriptors).
  */
@@ -17,6 +18,7 @@ import { writeBm25Segment } from "./bm25Segment.ts";
 import { entityTableChunks } from "./entityTable.ts";
 import { eventSpansChunks, scanEventSpans } from "./eventSpans.ts";
 import { manifestBytes, manifestPath, type ReadModelFile, type ReadModelManifest, readModelDir, readModelSchema } from "./manifest.ts";
+import { relationTableChunks } from "./relationTable.ts";
 import { sortedTableChunks } from "./sortedTable.ts";
 import { storedFoldState } from "./tailFolds.ts";
 
@@ -25,6 +27,10 @@ function rowsProblem(rows: SessionGraphRows, events: readonly EventRecord[]): st
   const head = rows.head;
   if (head === null || events.length === 0) return "the session has no events";
   if (head.seq !== events.length || events[events.length - 1].hash !== head.hash) return `the rows' head (seq ${head.seq}) is not the last of ${events.length} events`;
+  // The reader checks the tables against the head's counts: rows that disagree would be refused forever.
+  if (rows.entities.length !== head.entityCount || rows.relations.length !== head.relationCount) {
+    return `the rows hold ${rows.entities.length} entity versions and ${rows.relations.length} relations, their head records ${head.entityCount} and ${head.relationCount}`;
+  }
   // The vector lane maps a vector key to a position without a table: they must be the same.
   const bad = rows.entities.findIndex((entity, position) => entity.vectorKey !== position);
   return bad < 0 ? null : `entity version ${bad} has vector key ${rows.entities[bad].vectorKey}`;
@@ -100,6 +106,16 @@ export function writeReadModel(
   const adjacency = adjacencyChunks(rows.entities.length, index.adjacency);
   const adjacencyFile = writeFile(dir, `adjacency-${generation}.bin`, adjacency.chunks);
   const eventsFile = writeFile(dir, `events-${generation}.bin`, eventSpansChunks(spans));
+  const positionsByKey = new Map<string, number[]>();
+  const positionOfKey = new Map<string, number>();
+  rows.entities.forEach((entity, position) => {
+    const positions = positionsByKey.get(entity.nodeKey);
+    if (positions === undefined) positionsByKey.set(entity.nodeKey, [position]);
+    else positions.push(position);
+    positionOfKey.set(entity.nodeKey, position);
+  });
+  const nodeKeys = writeFile(dir, `nodekeys-${generation}.bin`, sortedTableChunks(positionsByKey));
+  const relations = writeFile(dir, `relations-${generation}.bin`, relationTableChunks(rows.entities.length, rows.relations, positionOfKey));
   const keywordName = `keyword-${generation}.bin`;
   const keyword = writeBm25Segment(path.join(dir, keywordName), { docBase: 0, index: index.keyword });
   const verbatimName = `verbatim-${generation}.bin`;
@@ -117,6 +133,8 @@ export function writeReadModel(
       events: eventsFile,
       keyword: { name: keywordName, bytes: keyword.bytes, sha256: keyword.sha256, stamp: fileStamp(path.join(dir, keywordName)) },
       verbatim: { name: verbatimName, bytes: verbatim.bytes, sha256: verbatim.sha256, stamp: fileStamp(path.join(dir, verbatimName)) },
+      relations,
+      node_keys: nodeKeys,
     },
     relation_types: adjacency.relationTypes,
     folds: storedFoldState(index.folds),
