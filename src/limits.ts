@@ -110,3 +110,14 @@ export const queryCharsMax = 4096;
 
 /** Deepest graph traversal (hops) a memory read or a causal query accepts: each hop fans out. */
 export const depthMax = 5;
+
+/**
+ * A fresh read whose log is at most this many events (and `readModelTailBytesMax` bytes) past the
+ * session's read model folds them on top of it in memory (readmodel/tailCatchUp.ts) and writes
+ * nothing; past either bound it catches the projection up and rewrites the read model. The
+ * bound keeps the per-call fold small (about 20 ms per 1000 events at 10k) while the full
+ * rewrite it defers costs seconds: an agent appending one event per turn pays for it once per
+ * thousand turns.
+ */
+export const readModelTailEventsMax = 1000;
+export const readModelTailBytesMax = 16 * 1024 * 1024;

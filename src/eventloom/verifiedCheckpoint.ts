@@ -80,10 +80,10 @@ export interface CheckpointVerifyOptions {
    * none, `{ afterBytes, afterSeq }` the events from byte `afterBytes` on, numbered after
    * `afterSeq` (a reader that already holds the first `afterSeq` events, e.g. a read model: it
    * checks the first one links to what it holds; none are parsed when more than `eventsMax`
-   * follow). Parsing happens after the lock is released,
+   * events or `bytesMax` bytes follow). Parsing happens after the lock is released,
    * from the file the verdict covers.
    */
-  events?: "tail" | "all" | "none" | { afterBytes: number; afterSeq: number; eventsMax?: number };
+  events?: "tail" | "all" | "none" | { afterBytes: number; afterSeq: number; eventsMax?: number; bytesMax?: number };
   /** Default true: write or refresh the checkpoint when the verified head moved (best effort). */
   writeCheckpoint?: boolean;
 }
@@ -337,7 +337,8 @@ export async function verifyWithCheckpoint(logPath: string, checkpointFile: stri
     if (integrity.ok && typeof wanted === "object") {
       tailStartSeq = wanted.afterSeq;
       const following = integrity.total_events - wanted.afterSeq;
-      if (wanted.afterBytes <= integrity.bytes && following >= 0 && following <= (wanted.eventsMax ?? Infinity)) {
+      const followingBytes = integrity.bytes - wanted.afterBytes;
+      if (followingBytes >= 0 && followingBytes <= (wanted.bytesMax ?? Infinity) && following >= 0 && following <= (wanted.eventsMax ?? Infinity)) {
         tailEvents = parseEvents(fd, wanted.afterBytes, integrity.bytes, wanted.afterSeq, integrity.total_events);
       }
     } else if (integrity.ok && wanted !== "none") {

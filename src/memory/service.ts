@@ -14,7 +14,7 @@ import { inputError } from "../errors.ts";
 import { ReadModelCorruptError } from "../readmodel/readModelError.ts";
 import { readFleetEnabled, readLongHorizonConfig } from "../eventloom/config.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
-import { cachedSessionLogBytesMax } from "../limits.ts";
+import { cachedSessionLogBytesMax, readModelTailBytesMax, readModelTailEventsMax } from "../limits.ts";
 import type { ProjectedSession } from "../projection/projector.ts";
 import { foldLogRows } from "../projection/foldLog.ts";
 import type { PlainJson } from "../projection/types.ts";
@@ -22,7 +22,7 @@ import { markDegraded, retrieve } from "../retrieval/engine.ts";
 import { loadRootProjectionFiles } from "../retrieval/projectionLane.ts";
 import { checkProjectionRefs, unresolvedRefWarnings } from "../retrieval/projectionRefs.ts";
 import type { CachedSession, ProjectionDiagnostics, ReadSession, SessionReader } from "../retrieval/readSession.ts";
-import { buildSessionIndex } from "../retrieval/sessionIndex.ts";
+import { buildSessionIndex, type SessionIndex } from "../retrieval/sessionIndex.ts";
 import type { RetrievalResult, RetrievedContext } from "../retrieval/types.ts";
 import { defaultEmbeddingDim } from "../vector/mod.ts";
 import { checkoutFeatureContributions, checkoutFeatures } from "./checkoutFeatures.ts";
@@ -121,23 +121,34 @@ export class MemoryService implements SessionReader {
     const opening = await openReadModel(this.root, sessionId, file, async (manifest) => {
       const { viewVectorIndexAt } = await import("../projection/vectorIndex.ts");
       return await viewVectorIndexAt(this.root, sessionId, manifest.head, manifest.head.entityCount, dim);
-    });
+    }, { eventsMax: readModelTailEventsMax, bytesMax: readModelTailBytesMax });
     if (opening.status === "invalid") return await this.session(sessionId, `read model of session ${JSON.stringify(sessionId)} is rebuilt from the log: ${opening.reason}`);
     if (opening.status === "missing") return await this.session(sessionId, missingReadModel);
     if (opening.status !== "opened") return await this.session(sessionId);
-    const head = opening.manifest.head;
+    let index: SessionIndex;
+    try {
+      const { overlayTail } = await import("../readmodel/tailCatchUp.ts");
+      index = overlayTail(opening.index, opening.manifest, opening.foldBase, opening.tail);
+    } catch (error) {
+      opening.index.close();
+      if (!(error instanceof ReadModelCorruptError)) throw error;
+      return await this.session(sessionId, `read model of session ${JSON.stringify(sessionId)} is rebuilt from the log: ${error.message}`);
+    }
+    const tail = opening.tail;
+    const head = tail.length === 0 ? opening.manifest.head : { seq: tail[tail.length - 1].seq, hash: tail[tail.length - 1].hash };
     const entry: ReadSession = {
       fingerprint: before,
-      // Read from disk on demand: what this entry holds in memory does not grow with the log.
+      // Read from disk on demand (and a tail of at most readModelTailEventsMax events): what this
+      // entry holds in memory does not grow with the log.
       logBytes: 0,
-      index: opening.index,
+      index,
       projection: {
-        source: "read_model",
-        events_applied: 0,
+        source: tail.length === 0 ? "read_model" : "read_model_tail",
+        events_applied: tail.length,
         head_seq: head.seq,
         head_hash: head.hash,
-        entity_versions: head.entityCount,
-        vector_index: opening.index.vectors?.path ?? null,
+        entity_versions: index.entityCount,
+        vector_index: index.vectors?.path ?? null,
         degraded: false,
         degraded_reason: null,
         warnings: [],

@@ -158,7 +158,8 @@ class DiskSessionIndex implements SessionIndex {
 
 export type ReadModelOpening =
   /** `foldBase` reads `index`'s files (and holds it): the rows at the model's head for a tail catch-up. */
-  | { status: "opened"; index: SessionIndex; manifest: ReadModelManifest; foldBase: ReadModelFoldBase }
+  /** `tail`: the verified events after the model's head (empty when the model is at the log head). */
+  | { status: "opened"; index: SessionIndex; manifest: ReadModelManifest; foldBase: ReadModelFoldBase; tail: EventRecord[] }
   | { status: "missing" }
   | { status: "stale"; reason: string }
   | { status: "invalid"; reason: string };
@@ -202,6 +203,7 @@ export async function openReadModel(
   sessionId: string,
   logPath: string,
   openVectors: (manifest: ReadModelManifest) => Promise<SessionVectorIndex | null>,
+  tailBounds: { eventsMax: number; bytesMax: number } = { eventsMax: 0, bytesMax: 0 },
 ): Promise<ReadModelOpening> {
   const read = readManifest(root, sessionId);
   if (read === "missing") return { status: "missing" };
@@ -223,13 +225,22 @@ export async function openReadModel(
     // tail verified event by event). The read model is the log's head only if the verified log
     // ends exactly at the event and byte it was built from: a longer log has events to catch up
     // on; a refused or interrupted log goes through the projection, which reports it.
-    const verified = await verifyWithCheckpoint(logPath, verifiedCheckpointPath(root, sessionId), { events: "none" });
+    const verified = await verifyWithCheckpoint(logPath, verifiedCheckpointPath(root, sessionId), {
+      events: { afterBytes: manifest.log_bytes, afterSeq: manifest.head.seq, ...tailBounds },
+    });
     const head = verified.head;
     if (!verified.integrity.ok || verified.integrity.interrupted_append !== undefined || head === null) {
       closeAll();
       return { status: "stale", reason: "the log does not verify as it stands" };
     }
-    if (head.seq !== manifest.head.seq || head.hash !== manifest.head.hash || head.bytes !== manifest.log_bytes || fs.fstatSync(logFd).size !== manifest.log_bytes) {
+    const tail = verified.tailEvents;
+    const atHead = head.seq === manifest.head.seq && head.hash === manifest.head.hash && head.bytes === manifest.log_bytes;
+    // A tail continues the model only if it is every event after the model's head, numbered
+    // from it, and its first event links to the model's head event: the verified chain then
+    // pins the prefix the model was built from (a rewritten prefix cannot keep that hash).
+    const continues = !atHead && head.seq > manifest.head.seq && tail.length === head.seq - manifest.head.seq &&
+      tail[0].seq === manifest.head.seq + 1 && tail[0].prevHash === manifest.head.hash && tail[tail.length - 1].hash === head.hash;
+    if ((!atHead && !continues) || fs.fstatSync(logFd).size !== head.bytes) {
       closeAll();
       return { status: "stale", reason: `the log's head is seq ${head.seq}, the read model's ${manifest.head.seq}` };
     }
@@ -288,7 +299,7 @@ export async function openReadModel(
       nodeKeys,
       manifest,
     );
-    return { status: "opened", index, manifest, foldBase: index.foldBase() };
+    return { status: "opened", index, manifest, foldBase: index.foldBase(), tail: atHead ? [] : tail };
   } catch (error) {
     closeAll();
     if (error instanceof ReadModelCorruptError) return { status: "invalid", reason: error.message };

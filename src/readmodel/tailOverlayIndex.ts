@@ -208,6 +208,13 @@ export class TailOverlayIndex implements SessionIndex {
   }
 
   neighbours(position: number, limit: number): readonly Neighbour[] {
+    if (this.closedRelations.size === 0) {
+      // Nothing of the base's adjacency was closed (the usual tail): its first `limit` stand, and
+      // a hub's thousands of relations are not read to find them.
+      const base = this.base.neighbours(position, limit);
+      const tail = this.tailAdjacency.get(position);
+      return tail === undefined || base.length >= limit ? base : base.concat(tail.slice(0, limit - base.length));
+    }
     const all: Neighbour[] = [];
     if (Number.isInteger(position) && position >= 0 && position < this.baseEntityCount) {
       for (const relation of this.lookups.baseCurrentRelationsAt(position)) {

@@ -43,8 +43,12 @@ export interface CachedSession extends ReadSession {
 }
 
 export interface ProjectionDiagnostics {
-  /** How the index was opened: the projection's source, or `read_model` (the on-disk read model at the log head). */
-  source: ProjectedSession["source"] | "read_model";
+  /**
+   * How the index was opened: the projection's source; `read_model` (the on-disk read model at
+   * the log head); or `read_model_tail` (the read model plus the `events_applied` events after
+   * its head, folded in memory).
+   */
+  source: ProjectedSession["source"] | "read_model" | "read_model_tail";
   events_applied: number;
   head_seq: number;
   head_hash: string | null;
