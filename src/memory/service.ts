@@ -128,7 +128,7 @@ export class MemoryService implements SessionReader {
     let index: SessionIndex;
     try {
       const { overlayTail } = await import("../readmodel/tailCatchUp.ts");
-      index = overlayTail(opening.index, opening.manifest, opening.foldBase, opening.tail);
+      index = await overlayTail(opening.index, opening.manifest, opening.foldBase, opening.tail);
     } catch (error) {
       opening.index.close();
       if (!(error instanceof ReadModelCorruptError)) throw error;

@@ -188,6 +188,26 @@ export async function viewVectorIndexAt(root: string, sessionId: string, head: {
 }
 
 /**
+ * `base` (an index opened at an earlier head, e.g. the read model's memory-mapped view) loaded
+ * into memory and extended by `rows`, the versions folded since (vector keys following the
+ * base's), exactly as `syncVectorIndex` appends them when it catches up, but not saved: the
+ * same graph, so the same answers, as the full catch-up would give at the same head (usearch's
+ * HNSW search is approximate, and which nodes it visits depends on the graph).
+ */
+export async function extendVectorIndex(base: SessionVectorIndex, rows: readonly EntityRow[]): Promise<SessionVectorIndex> {
+  if (rows.length === 0) return base;
+  rows.forEach((row, i) => {
+    if (row.vectorKey !== base.count + i) throw new RangeError(`vector index extension: version ${i} has vector key ${row.vectorKey}, expected ${base.count + i}`);
+  });
+  const { Index } = await loadUsearch();
+  const index = new Index({ dimensions: base.dim, ...indexConfig });
+  index.load(base.path);
+  if (index.size() !== base.count) throw new Error(`vector index "${base.path}" holds ${index.size()} vectors, ${base.count} were opened`);
+  embedRows(index, rows, base.dim);
+  return { index, count: base.count + rows.length, dim: base.dim, path: base.path, action: "appended" };
+}
+
+/**
  * The session's index, brought up to `rows` (appending new versions or rebuilding). `events` is
  * the verified log, used to check that the index's recorded head is still part of it. A rebuild
  * of an index that existed is reported through `warn` with the reason.

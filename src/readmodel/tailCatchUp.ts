@@ -8,14 +8,16 @@
  *
  * @example
  * const opening = await openReadModel(root, "s", logPath, openVectors, tailBounds);
- * if (opening.status === "opened") index = overlayTail(opening.index, opening.manifest, opening.foldBase, opening.tail);
+ * if (opening.status === "opened") index = await overlayTail(opening.index, opening.manifest, opening.foldBase, opening.tail);
  */
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { extractEvent } from "../projection/extract/mod.ts";
 import { GraphFold } from "../projection/graphFold.ts";
+import { extendVectorIndex, type SessionVectorIndex } from "../projection/vectorIndex.ts";
 import type { SessionIndex } from "../retrieval/sessionIndex.ts";
 import type { ReadModelManifest } from "./manifest.ts";
 import type { ReadModelFoldBase } from "./readModelFoldBase.ts";
+import { ReadModelCorruptError } from "./readModelError.ts";
 import { continueSessionFolds } from "./tailFolds.ts";
 import { type BaseRelation, TailOverlayIndex, type TailOverlayLookups } from "./tailOverlayIndex.ts";
 
@@ -35,7 +37,7 @@ function baseCurrentRelationsAt(foldBase: ReadModelFoldBase, position: number): 
  * built on `base` (the read model at its head); `base` itself when the tail is empty. The
  * returned index owns `base` (closing it closes the read model).
  */
-export function overlayTail(base: SessionIndex, manifest: ReadModelManifest, foldBase: ReadModelFoldBase, tail: readonly EventRecord[]): SessionIndex {
+export async function overlayTail(base: SessionIndex, manifest: ReadModelManifest, foldBase: ReadModelFoldBase, tail: readonly EventRecord[]): Promise<SessionIndex> {
   if (tail.length === 0) return base;
   const fold = GraphFold.onLazyBase(base.sessionId, foldBase);
   for (const event of tail) fold.apply(event, extractEvent(event));
@@ -58,5 +60,14 @@ export function overlayTail(base: SessionIndex, manifest: ReadModelManifest, fol
     basePositionOf: (nodeKey) => foldBase.positionOf(nodeKey),
     baseCurrentRelationsAt: (position) => baseCurrentRelationsAt(foldBase, position),
   };
-  return new TailOverlayIndex(base, diff, tail, folds, lookups);
+  let vectors: SessionVectorIndex | null = null;
+  if (base.vectors !== null) {
+    try {
+      vectors = await extendVectorIndex(base.vectors, diff.newEntities);
+    } catch (error) {
+      // The view of the same file opened; a load that fails means the file changed under us.
+      throw new ReadModelCorruptError(base.vectors.path, `cannot be extended by the tail's versions: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return new TailOverlayIndex(base, diff, tail, folds, lookups, vectors);
 }

@@ -14,13 +14,17 @@
  * - neighbours: the base's current relations at the position (with their identity, so that those
  *   the tail closed are dropped), then the tail's current relations, in relation order, both
  *   directions, a self-loop once — `currentAdjacency`'s semantics over the rows at N;
- * - vectors: the base index plus the tail's versions (tailVectorIndex.ts).
+ * - vectors: the caller's index at the head: the base's loaded and extended by the tail's
+ *   versions exactly as a full catch-up extends it (`extendVectorIndex`), so that the vector
+ *   lane's approximate search visits the same graph and gives the same candidates.
  * Answers equal `buildSessionIndex` over the rows and events at N (tests/scaling/tail_overlay_test.ts).
  *
  * @example
- * const fold = new GraphFold(sessionId, lazyBase);
+ * const fold = GraphFold.onLazyBase(sessionId, lazyBase);
  * for (const event of tail) fold.apply(event, extractEvent(event));
- * const index = new TailOverlayIndex(diskIndex, fold.diff()!, tail, foldsAtHead, readModelLookups);
+ * const diff = fold.diff()!;
+ * const vectors = await extendVectorIndex(diskIndex.vectors, diff.newEntities);
+ * const index = new TailOverlayIndex(diskIndex, diff, tail, foldsAtHead, readModelLookups, vectors);
  * index.keywordSearch(queryTerms("postgres decision"), 10); // as buildSessionIndex at the head
  */
 import type { EventRecord } from "../eventloom/envelope.ts";
@@ -29,7 +33,6 @@ import type { EntityRow, GraphDiff, SessionGraphRows } from "../projection/types
 import { type Bm25Hit, Bm25Index } from "../retrieval/bm25.ts";
 import { type Bm25Corpus, Bm25CorpusScorer, chainedBm25Corpus } from "../retrieval/bm25Corpus.ts";
 import { entitySearchText, type Neighbour, rawEventText, type SessionFolds, type SessionIndex } from "../retrieval/sessionIndex.ts";
-import { tailOverlayVectors } from "./tailVectorIndex.ts";
 
 /** A relation current at the base head, by the positions of its endpoints. */
 export interface BaseRelation {
@@ -111,6 +114,8 @@ export class TailOverlayIndex implements SessionIndex {
     private readonly tailEvents: readonly EventRecord[],
     readonly folds: SessionFolds,
     private readonly lookups: TailOverlayLookups,
+    /** The vector index at the head (the base's extended by the tail's versions: `extendVectorIndex`), or null. */
+    vectors: SessionVectorIndex | null,
   ) {
     this.sessionId = base.sessionId;
     this.baseEventCount = base.eventCount;
@@ -158,7 +163,8 @@ export class TailOverlayIndex implements SessionIndex {
     for (const event of tailEvents) verbatim.add(rawEventText(event));
     this.keywordCorpora = [base.keywordCorpus(), keyword.corpus(this.baseEntityCount)];
     this.verbatimCorpora = [base.verbatimCorpus(), verbatim.corpus(this.baseEventCount)];
-    this.vectors = base.vectors === null ? null : tailOverlayVectors(base.vectors, diff.newEntities);
+    if (vectors !== null && vectors.count !== this.entityCount) throw new RangeError(`tail overlay: the vector index holds ${vectors.count} vectors, the head ${this.entityCount} versions`);
+    this.vectors = vectors;
   }
 
   event(position: number): EventRecord {

@@ -177,7 +177,9 @@ describe("zaxy serve --profile core: memory tools", { skip }, () => {
     assert.equal(cli.code, 0, cli.stderr);
     const query = await mcp.callOk("memory_query", { query: "alice editor" });
     assert.equal(query.diagnostics.projection.head_seq, 4);
-    assert.equal(query.diagnostics.projection.source, "caught_up");
+    // Two events past the read model the first checkout wrote (seq 2): folded on top of it in memory.
+    assert.equal(query.diagnostics.projection.source, "read_model_tail");
+    assert.equal(query.diagnostics.projection.events_applied, 2);
     const latest = await mcp.callOk("memory_checkout", { query: "which editor does alice use" });
     const latestFacts = latest.current_facts.map((f: { content: string }) => f.content);
     assert.ok(latestFacts.some((c: string) => c.includes("editor=nano")), JSON.stringify(latestFacts));

@@ -113,20 +113,47 @@ describe("rebuilds are deterministic", () => {
     assert.equal(vectorIndexSha256(dir), firstIndex, "the rebuilt usearch file differs");
   });
 
-  test("a catch-up that appends to the vector index answers exactly like a rebuild of the same log", slow, () => {
-    assert.ok(rebuiltAnswers, "needs the rebuild test's answers");
+  /** A root holding the log's first `prefixCount` events, read once, then given the rest. */
+  function grownRoot(prefixCount: number): string {
     const lines = fs.readFileSync(path.join(dir, ".eventloom", "default.jsonl"), "utf8").split(/(?<=\n)/);
-    const prefixCount = 1500;
-    const caughtUp = makeTempDir("zaxy-determinism-catchup");
-    const log = path.join(caughtUp, ".eventloom", "default.jsonl");
+    const grown = makeTempDir("zaxy-determinism-catchup");
+    const log = path.join(grown, ".eventloom", "default.jsonl");
     fs.mkdirSync(path.dirname(log));
     fs.writeFileSync(log, lines.slice(0, prefixCount).join(""));
-    zaxyOk(["memory", "checkout", "warm up", "--json"], caughtUp, false);
+    zaxyOk(["memory", "checkout", "warm up", "--json"], grown, false);
     fs.appendFileSync(log, lines.slice(prefixCount).join(""));
+    return grown;
+  }
+
+  test("a catch-up that appends to the vector index answers exactly like a rebuild of the same log", slow, () => {
+    assert.ok(rebuiltAnswers, "needs the rebuild test's answers");
+    const prefixCount = 1500;
+    const caughtUp = grownRoot(prefixCount);
+    // Without a read model the read catches the store, the row cache and the vector index up.
+    fs.rmSync(path.join(caughtUp, ".eventloom", "projections", "readmodel"), { recursive: true });
     const first = JSON.parse(zaxyOk(["memory", "query", "catch up", "--json"], caughtUp, false));
     assert.equal(first.diagnostics.projection.source, "caught_up");
     assert.equal(first.diagnostics.projection.events_applied, eventCount - prefixCount);
     assertSameAnswers(answers(caughtUp), rebuiltAnswers, "catch-up");
+  });
+
+  test("a tail folded on the read model answers exactly like a rebuild of the same log", slow, () => {
+    assert.ok(rebuiltAnswers, "needs the rebuild test's answers");
+    const prefixCount = eventCount - 1000;
+    const grown = grownRoot(prefixCount);
+    const first = JSON.parse(zaxyOk(["memory", "query", "catch up", "--json"], grown, false));
+    assert.equal(first.diagnostics.projection.source, "read_model_tail");
+    assert.equal(first.diagnostics.projection.events_applied, eventCount - prefixCount);
+    // Byte for byte, but for how the projection was found (`read_model_tail` vs `read_model`).
+    const withoutProjection = (all: Answers): Answers => ({
+      checkouts: all.checkouts,
+      queries: all.queries.map((stdout) => {
+        const answer = JSON.parse(stdout);
+        delete answer.diagnostics.projection;
+        return JSON.stringify(answer);
+      }),
+    });
+    assertSameAnswers(withoutProjection(answers(grown)), withoutProjection(rebuiltAnswers), "tail");
   });
 });
 
