@@ -5,30 +5,15 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { fromJs, type JsonObject } from "../../src/canonical/mod.ts";
 import type { EventRecord } from "../../src/eventloom/envelope.ts";
 import { extractEvent, extractorFor, MalformedPayload, registeredEventTypes } from "../../src/projection/extract/mod.ts";
+import { fakeEventRecord, fakeHash as hash } from "../testkit/eventRecord.ts";
 import type { ExtractedEntity, ExtractionResult } from "../../src/projection/types.ts";
-
-const hash = (seq: number) => seq.toString(16).padStart(64, "0");
 
 function record(type: string, payload: Record<string, unknown>, options: { seq?: number; actor?: string; thread?: string; timestamp?: string } = {}): EventRecord {
   const seq = options.seq ?? 7;
-  return {
-    seq,
-    timestamp: options.timestamp ?? `2026-01-01T00:00:${String(seq % 60).padStart(2, "0")}+00:00`,
-    type,
-    actor: options.actor ?? "agent-a",
-    thread: options.thread ?? "sess-1",
-    payload: fromJs(payload) as JsonObject,
-    security: null,
-    prevHash: seq > 1 ? hash(seq - 1) : null,
-    hash: hash(seq),
-    id: null,
-    parentEventId: null,
-    causedBy: [],
-    envelope: "legacy",
-  };
+  const timestamp = options.timestamp ?? `2026-01-01T00:00:${String(seq % 60).padStart(2, "0")}+00:00`;
+  return fakeEventRecord(seq, type, payload, { actor: options.actor, thread: options.thread ?? "sess-1", timestamp });
 }
 
 const extract = (type: string, payload: Record<string, unknown>, options?: Parameters<typeof record>[2]) => extractEvent(record(type, payload, options));

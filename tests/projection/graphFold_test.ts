@@ -7,36 +7,22 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { fromJs, type JsonObject } from "../../src/canonical/mod.ts";
 import type { EventRecord } from "../../src/eventloom/envelope.ts";
 import { extractEvent } from "../../src/projection/extract/mod.ts";
 import { GraphFold } from "../../src/projection/graphFold.ts";
 import { type EntityRow, entityNodeKey, type ExtractionResult, type GraphDiff, type RelationRow, type SessionGraphRows } from "../../src/projection/types.ts";
+import { fakeEventRecord, fakeHash, fakeTimestamp } from "../testkit/eventRecord.ts";
 import { propertySeed, Rng } from "../testkit/rng.ts";
 
 const session = "sess-1";
 const sep = "\x1f";
-const hash = (seq: number) => seq.toString(16).padStart(64, "0");
-const ts = (seq: number) => new Date(Date.UTC(2026, 0, 1) + seq * 1000).toISOString();
+const hash = fakeHash;
+const ts = fakeTimestamp;
 const nodeKey = (type: string, name: string, seq: number) => entityNodeKey(session, type, name, seq);
 const relKey = (seq: number, ordinal: number) => [session, String(seq), String(ordinal)].join(sep);
 
 function record(seq: number, type: string, payload: Record<string, unknown>, actor = "agent-a"): EventRecord {
-  return {
-    seq,
-    timestamp: ts(seq),
-    type,
-    actor,
-    thread: session,
-    payload: fromJs(payload) as JsonObject,
-    security: null,
-    prevHash: seq > 1 ? hash(seq - 1) : null,
-    hash: hash(seq),
-    id: null,
-    parentEventId: null,
-    causedBy: [],
-    envelope: "legacy",
-  };
+  return fakeEventRecord(seq, type, payload, { actor, thread: session });
 }
 
 type Spec = [type: string, payload: Record<string, unknown>, actor?: string];

@@ -13,7 +13,6 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { mixedSessionItems, writeMixedSession } from "../../src/bench/mixedSession.ts";
-import { fromJs, type JsonObject } from "../../src/canonical/mod.ts";
 import type { EventRecord } from "../../src/eventloom/envelope.ts";
 import { readEvents } from "../../src/eventloom/replay.ts";
 import { extractEvent } from "../../src/projection/extract/mod.ts";
@@ -22,32 +21,19 @@ import type { LazyFoldBase } from "../../src/projection/lazyFoldBase.ts";
 import { rowsFoldBase } from "../../src/projection/rowsFoldBase.ts";
 import { entityNodeKey, type ExtractionResult, type GraphDiff, keySeparator, relationKey, type SessionGraphRows } from "../../src/projection/types.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
+import { fakeEventRecord, fakeHash, fakeTimestamp } from "../testkit/eventRecord.ts";
 import { propertySeed, Rng } from "../testkit/rng.ts";
 
 after(removeTempDirs);
 
 const session = "sess-lazy";
-const hash = (seq: number) => seq.toString(16).padStart(64, "0");
-const ts = (seq: number) => new Date(Date.UTC(2026, 0, 1) + seq * 1000).toISOString();
+const hash = fakeHash;
+const ts = fakeTimestamp;
 const nodeKey = (type: string, name: string, seq: number) => entityNodeKey(session, type, name, seq);
 const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 function record(seq: number, type: string, payload: Record<string, unknown>, actor = "agent-a"): EventRecord {
-  return {
-    seq,
-    timestamp: ts(seq),
-    type,
-    actor,
-    thread: session,
-    payload: fromJs(payload) as JsonObject,
-    security: null,
-    prevHash: seq > 1 ? hash(seq - 1) : null,
-    hash: hash(seq),
-    id: null,
-    parentEventId: null,
-    causedBy: [],
-    envelope: "legacy",
-  };
+  return fakeEventRecord(seq, type, payload, { actor, thread: session });
 }
 
 /** An event and, where a test needs one no extractor produces, the extraction to apply instead. */

@@ -43,35 +43,25 @@ const sessionId = "s";
 /** Small enough to build vector indexes quickly, large enough for hash collisions to be rare. */
 const dim = 256;
 
-function inferred(source: [string, string], target: [string, string], relationType: string): AppendItem {
+/** An inferred edge between two named entities: asserted, or retracted (closing it). */
+function edgeEvent(type: "inference.edge.generated" | "inference.edge.retracted", source: [string, string], target: [string, string], relationType: string): AppendItem {
+  const retraction = type === "inference.edge.retracted" ? { valid_from: "2026-01-01T00:00:00Z", valid_to: "2026-01-02T00:00:00Z" } : {};
   return {
-    type: "inference.edge.generated",
+    type,
     actor: "agent",
     payload: fromJs({
       source: { name: source[0], entity_type: source[1] },
       target: { name: target[0], entity_type: target[1] },
       relation_type: relationType,
+      ...retraction,
       confidence: 0.8,
       inference_method: "test",
     }),
   };
 }
 
-function retracted(source: [string, string], target: [string, string], relationType: string): AppendItem {
-  return {
-    type: "inference.edge.retracted",
-    actor: "agent",
-    payload: fromJs({
-      source: { name: source[0], entity_type: source[1] },
-      target: { name: target[0], entity_type: target[1] },
-      relation_type: relationType,
-      valid_from: "2026-01-01T00:00:00Z",
-      valid_to: "2026-01-02T00:00:00Z",
-      confidence: 0.8,
-      inference_method: "test",
-    }),
-  };
-}
+const inferred = (source: [string, string], target: [string, string], relationType: string) => edgeEvent("inference.edge.generated", source, target, relationType);
+const retracted = (source: [string, string], target: [string, string], relationType: string) => edgeEvent("inference.edge.retracted", source, target, relationType);
 
 function preference(user: string, key: string, value: string): AppendItem {
   return { type: "user.preference_changed", actor: user, payload: fromJs({ userId: user, key, value }) };
