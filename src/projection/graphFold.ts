@@ -89,6 +89,8 @@ export class GraphFold {
   private lazyBase: LazyFoldBase | null = null;
   private readonly loadedIdentities = new Set<string>();
   private readonly loadedRelations = new Map<string, RelationRow>();
+  /** Stored versions loaded whose current relations have not been read yet. */
+  private readonly relationsPending = new Set<string>();
   private readonly newEntities: EntityRow[] = [];
   private readonly newRelations: RelationRow[] = [];
   private readonly closedEntities = new Map<string, string>();
@@ -322,10 +324,11 @@ export class GraphFold {
 
   /**
    * Lazy mode: brings in what the whole-rows constructor would hold for this identity, once,
-   * before any rule reads it: its latest version (active if current, retired if closed) and
-   * that version's current relations. Rules read relations only through an entity they touched
-   * (`copyRelations` from its active version; `applyEdge` between two resolved versions, whose
-   * relation touches the resolved source), so nothing else of the base is ever consulted.
+   * before any rule reads it: its latest version (active if current, retired if closed), and
+   * that version's current relations when a rule first needs them. Rules read relations only
+   * through an entity they touched (`copyRelations` from its active version; `applyEdge` between
+   * two resolved versions, whose relation touches both), so nothing else of the base is ever
+   * consulted.
    */
   private loadIdentity(identity: string, entityType: string, name: string): void {
     if (this.lazyBase === null || this.loadedIdentities.has(identity)) return;
@@ -337,7 +340,30 @@ export class GraphFold {
     this.identityByNodeKey.set(row.nodeKey, versionIdentity(row.entityType, row.name, row.sourceEventSeq));
     if (row.validTo === null) this.activeEntities.set(identity, row);
     else this.retiredEntities.set(identity, row);
-    this.loadRelationsOf(row.nodeKey);
+    // Its relations are read when a rule needs them (`relationsNeeded`): an edge from a new
+    // version to a stored hub (every event names its actor) needs none of the hub's thousands.
+    this.relationsPending.add(row.nodeKey);
+  }
+
+  /** Reads a stored version's current relations if they have not been read yet. */
+  private relationsNeeded(nodeKey: string): void {
+    if (!this.relationsPending.delete(nodeKey)) return;
+    this.loadRelationsOf(nodeKey);
+  }
+
+  /**
+   * Before an edge between `source` and `target` is decided: whether that relation is already
+   * current. Only two stored versions can have a stored relation between them (a version this
+   * fold created has only the relations it gave it, already indexed), and the relation touches
+   * both, so reading the side with fewer current relations answers it.
+   */
+  private relationBetweenNeeded(source: EntityRow, target: EntityRow): void {
+    if (this.lazyBase === null) return;
+    const sourcePending = this.relationsPending.has(source.nodeKey);
+    const targetPending = this.relationsPending.has(target.nodeKey);
+    if (!sourcePending || !targetPending) return; // one side is read (or new): the index knows
+    const base = this.lazyBase;
+    this.relationsNeeded(base.currentRelationCountOf(source.nodeKey) <= base.currentRelationCountOf(target.nodeKey) ? source.nodeKey : target.nodeKey);
   }
 
   /**
@@ -364,6 +390,7 @@ export class GraphFold {
   }
 
   private copyRelations(from: EntityRow, to: EntityRow): void {
+    this.relationsNeeded(from.nodeKey);
     const current = this.relationsByNode.get(from.nodeKey);
     if (current === undefined) return;
     for (const relation of [...current]) {
@@ -388,6 +415,7 @@ export class GraphFold {
   private applyEdge(edge: ExtractedEdge, event: EventRecord): void {
     const source = this.resolve(edge.source, event);
     const target = this.resolve(edge.target, event);
+    this.relationBetweenNeeded(source, target);
     const identity = relationIdentity(source.nodeKey, target.nodeKey, edge.relationType);
     const active = this.activeRelations.get(identity);
     if (edge.validTo !== null && active !== undefined) {

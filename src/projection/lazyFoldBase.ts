@@ -11,6 +11,9 @@
  * - `currentRelationsOf(nodeKey)`: the current relations (`validTo` null) with `nodeKey` as source
  *   or target, in relation order, each once (a self-loop too).
  * - `positionOf(nodeKey)`: a stored version's position (its vector key), or undefined.
+ * - `currentRelationCountOf(nodeKey)`: how many relations `currentRelationsOf` would return,
+ *   without reading them (a fold reads the smaller side when it only needs to know whether two
+ *   stored versions are related: the common actor of a session can have tens of thousands).
  */
 import type { EntityRow, ProjectionHead, RelationRow } from "./types.ts";
 
@@ -20,4 +23,5 @@ export interface LazyFoldBase {
   latestVersion(entityType: string, name: string): EntityRow | null;
   currentRelationsOf(nodeKey: string): readonly RelationRow[];
   positionOf(nodeKey: string): number | undefined;
+  currentRelationCountOf(nodeKey: string): number;
 }

@@ -42,6 +42,7 @@ export function rowsFoldBase(rows: SessionGraphRows): LazyFoldBase {
       return current.get(identity) ?? retired.get(identity) ?? null;
     },
     currentRelationsOf: (nodeKey: string) => relationsByNode.get(nodeKey) ?? [],
+    currentRelationCountOf: (nodeKey: string) => relationsByNode.get(nodeKey)?.length ?? 0,
     positionOf: (nodeKey: string) => positions.get(nodeKey),
   };
 }

@@ -96,6 +96,12 @@ export function readModelFoldBase(tables: ReadModelFoldTables): ReadModelFoldBas
 
     positionOf,
 
+    currentRelationCountOf(nodeKey: string): number {
+      const position = positionOf(nodeKey);
+      // Endpoints without a stored version share one bucket: count only those naming this key.
+      return position === undefined ? this.currentRelationsOf(nodeKey).length : relations.currentIdsAt(position).length;
+    },
+
     currentRelationIdsAt(position: number): Uint32Array {
       return Number.isInteger(position) && position >= 0 && position < relations.entityCount ? relations.currentIdsAt(position) : new Uint32Array(0);
     },

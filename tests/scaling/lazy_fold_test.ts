@@ -65,6 +65,7 @@ function recordingBase(base: LazyFoldBase): { base: LazyFoldBase; identities: st
         return base.currentRelationsOf(key);
       },
       positionOf: (key) => base.positionOf(key),
+      currentRelationCountOf: (key) => base.currentRelationCountOf(key),
     },
   };
 }
@@ -97,6 +98,19 @@ function checkTail(steps: readonly TailStep[], k: number, label: string): GraphD
 }
 
 describe("design: a tail folded on a lazy base gives the whole-rows diff", () => {
+  test("issue 14: a tail of new decisions by a stored actor reads none of the actor's relations (a hub), and still equals the whole-rows diff", () => {
+    const history = Array.from({ length: 300 }, (_, i) => record(i + 1, "decision.made", { decision: `stored decision ${i}` }));
+    const tail = [record(301, "decision.made", { decision: "a new decision" }), record(302, "decision.made", { decision: "another new decision" })];
+    const rows = foldInto(new GraphFold(session), history).rows();
+    const actor = rows.entities.find((entity) => entity.entityType === "actor" && entity.name === "agent-a");
+    assert.ok(actor !== undefined, "the stored actor");
+    assert.ok(rowsFoldBase(rows).currentRelationsOf(actor.nodeKey).length >= 300, "the actor is a hub");
+    const recorder = recordingBase(rowsFoldBase(copy(rows)));
+    const lazy = foldInto(GraphFold.onLazyBase(session, recorder.base), tail).diff();
+    assert.deepEqual(copy(lazy), copy(foldInto(new GraphFold(session, copy(rows)), tail).diff()));
+    assert.ok(!recorder.nodeKeys.includes(actor.nodeKey), `the hub's relations were read: ${recorder.nodeKeys.length} reads`);
+  });
+
   test("issue 14: generated agent sessions appended to a log, split at several points", async () => {
     for (const seed of [7, 11, 2026]) {
       const root = makeTempDir("zaxy-lazy-fold");
