@@ -10,7 +10,7 @@ import { inputError } from "../errors.ts";
 import { validateSessionId } from "../eventloom/session.ts";
 import { depthMax, queryCharsMax } from "../limits.ts";
 import type { SessionReader } from "../retrieval/readSession.ts";
-import { type CausalEdge, causalEdges } from "./causalEdges.ts";
+import type { CausalEdge } from "./causalEdges.ts";
 import { type CausalRelationType, causalRelationTypes, isCausalRelationType, sortedChoices } from "./taxonomy.ts";
 import { type CausalDirection, type CausalQueryResult, traverseCausal } from "./traversal.ts";
 
@@ -97,11 +97,13 @@ export function validateCausalQuery(input: CausalQueryInput, names: FieldNames =
   return query;
 }
 
-/** The session's causal edges at its log head (verifying and projecting it first). */
+/**
+ * The session's causal edges at its log head (verified first): the index's fold, which the read
+ * model stores and a tail continues, so a fresh `memory causal` reads no rows. Degraded
+ * sessions carry the log folded in memory (memory/service.ts).
+ */
 export async function sessionCausalEdges(reader: SessionReader, sessionId: string): Promise<CausalEdge[]> {
-  // Degraded sessions carry the log folded in memory (memory/service.ts).
-  const { projected, rows } = await reader.session(sessionId);
-  return causalEdges(sessionId, rows, projected.events);
+  return await reader.withReadSession(sessionId, (session) => [...session.index.folds.causalEdges()]);
 }
 
 /** Successors or predecessors of an entity; an unknown entity has none (not an error). */

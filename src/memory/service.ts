@@ -274,6 +274,10 @@ export class MemoryService implements SessionReader {
     }
   }
 
+  async withReadSession<T>(sessionId: string, read: (session: ReadSession) => T | Promise<T>): Promise<T> {
+    return await this.withReadModelFallback(sessionId, async () => await read(await this.readSession(sessionId)));
+  }
+
   private async retrieval(request: MemoryRequest): Promise<{ session: ReadSession; retrieval: RetrievalResult }> {
     const session = await this.readSession(request.sessionId);
     // Artifact records are served only when their event ref resolves to the sealed event.

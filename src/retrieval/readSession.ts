@@ -64,4 +64,10 @@ export interface SessionReader {
   readonly root: string;
   /** The session's projection at its log head with every event and row in memory. */
   session(sessionId: string): Promise<CachedSession>;
+  /**
+   * Runs `read` on the session's index at its log head as a fresh read finds it (warm, the
+   * on-disk read model, or the projection), reading again through the projection when a
+   * read-model file turns out corrupt: what a read that needs only the index and its folds uses.
+   */
+  withReadSession<T>(sessionId: string, read: (session: ReadSession) => T | Promise<T>): Promise<T>;
 }

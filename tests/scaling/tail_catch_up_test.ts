@@ -116,6 +116,16 @@ describe("tail catch-up on the read model (issue 14)", () => {
       const checkout = zaxyOk(root, ["memory", "checkout", query, "--json"]);
       assert.deepEqual(withoutProjection(checkout), withoutProjection(zaxyOk(full, ["memory", "checkout", query, "--json"])), `memory checkout ${JSON.stringify(query)}`);
     }
+    // Causal queries read the same folds: the tail's new edge (config drift -> checkout latency
+    // spike) is there, the contradicted one is not, exactly as after the full catch-up.
+    for (const [direction, name] of [["successors", "config drift"], ["predecessors", "stale connection pool"], ["successors", "cache eviction storm"]]) {
+      const args = ["memory", "causal", direction, name, "--depth", "3", "--json"];
+      const tailCausal = zaxyIn(root, args);
+      assert.equal(tailCausal.code, 0, tailCausal.stderr);
+      assert.equal(tailCausal.stderr, "");
+      assert.deepEqual(JSON.parse(tailCausal.stdout), JSON.parse(zaxyOk(full, args)), `memory causal ${direction} ${name}`);
+    }
+    assert.match(zaxyOk(root, ["memory", "causal", "successors", "config drift", "--json"]), /checkout latency spike/);
     // The tail changed what the folds answer: the new causal edge, the contradicted one, the preference.
     const editor = JSON.parse(zaxyOk(root, ["memory", "checkout", "editor", "--json"]));
     assert.ok(editor.current_facts.some((fact: { content: string }) => fact.content.includes("editor=helix")), JSON.stringify(editor.current_facts));
