@@ -17,7 +17,7 @@ import type { CausalEdge } from "../causal/causalEdges.ts";
 import type { CandidateState } from "../consolidation/status.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { verifiedCheckpointPath, verifyWithCheckpoint } from "../eventloom/verifiedCheckpoint.ts";
-import { fileStamp, sha256OfFd } from "../platform/atomicFile.ts";
+import { fileStamp, sha256OfFd, writeChunksAtomically } from "../platform/atomicFile.ts";
 import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
 import type { EntityRow } from "../projection/types.ts";
 import type { Bm25Hit } from "../retrieval/bm25.ts";
@@ -28,7 +28,7 @@ import { BinaryFile } from "./binaryFile.ts";
 import { Bm25SegmentSet } from "./bm25Segment.ts";
 import { EntityTable, entityTableMagic } from "./entityTable.ts";
 import { EventSpans, eventSpansMagic } from "./eventSpans.ts";
-import { type ReadModelFile, type ReadModelManifest, readManifest, readModelDir } from "./manifest.ts";
+import { manifestBytes, manifestPath, type ReadModelFile, type ReadModelManifest, readManifest, readModelDir } from "./manifest.ts";
 import { type ReadModelFoldBase, readModelFoldBase } from "./readModelFoldBase.ts";
 import { ReadModelCorruptError } from "./readModelError.ts";
 import { RelationTable, relationTableMagic } from "./relationTable.ts";
@@ -166,18 +166,39 @@ export type ReadModelOpening =
 
 /**
  * Opens a file of the manifest after checking its size and, unless it is provably the file whose
- * SHA-256 was checked when it was written (same `fileStamp`), its SHA-256.
+ * SHA-256 was checked when it was written (same `fileStamp`), its SHA-256. A file whose hash had
+ * to be checked (a copied or restored root: new inodes and times) has its new stamp put in
+ * `restamped`, so the manifest can record it and the next read skip the hash.
  */
-function openChecked(dir: string, entry: ReadModelFile, magic: string): BinaryFile {
+function openChecked(dir: string, entry: ReadModelFile, magic: string, restamped: Map<ReadModelFile, string>): BinaryFile {
   const file = BinaryFile.open(path.join(dir, entry.name), magic, entry.bytes);
   try {
-    if (fileStamp(file.descriptor) !== entry.stamp && sha256OfFd(file.descriptor, entry.bytes) !== entry.sha256) {
-      throw new ReadModelCorruptError(file.file, "does not match the SHA-256 its manifest records");
+    const stamp = fileStamp(file.descriptor);
+    if (stamp !== entry.stamp) {
+      if (sha256OfFd(file.descriptor, entry.bytes) !== entry.sha256) throw new ReadModelCorruptError(file.file, "does not match the SHA-256 its manifest records");
+      restamped.set(entry, stamp);
     }
     return file;
   } catch (error) {
     file.close();
     throw error;
+  }
+}
+
+/**
+ * Records the stamps of files whose SHA-256 was just checked, by swapping in the manifest with
+ * them, only while the manifest on disk is still the one read (a writer may have swapped in a
+ * newer generation meanwhile: that one stays). Best effort: a read-only root only keeps hashing.
+ */
+function restampManifest(root: string, sessionId: string, manifest: ReadModelManifest, restamped: ReadonlyMap<ReadModelFile, string>): void {
+  const file = manifestPath(root, sessionId);
+  try {
+    const read = manifestBytes(manifest);
+    if (!fs.readFileSync(file).equals(read)) return;
+    const files = Object.fromEntries(Object.entries(manifest.files).map(([key, entry]) => [key, restamped.has(entry) ? { ...entry, stamp: restamped.get(entry)! } : entry]));
+    writeChunksAtomically(file, [manifestBytes({ ...manifest, files: files as ReadModelManifest["files"] })]);
+  } catch {
+    // The stamps only save hashing on the next read.
   }
 }
 
@@ -245,17 +266,18 @@ export async function openReadModel(
       return { status: "stale", reason: `the log's head is seq ${head.seq}, the read model's ${manifest.head.seq}` };
     }
     const dir = readModelDir(root, sessionId);
-    const entitiesFile = openChecked(dir, manifest.files.entities, entityTableMagic);
+    const restamped = new Map<ReadModelFile, string>();
+    const entitiesFile = openChecked(dir, manifest.files.entities, entityTableMagic, restamped);
     opened.push(entitiesFile);
-    const namesFile = openChecked(dir, manifest.files.names, sortedTableMagic);
+    const namesFile = openChecked(dir, manifest.files.names, sortedTableMagic, restamped);
     opened.push(namesFile);
-    const adjacencyFile = openChecked(dir, manifest.files.adjacency, adjacencyMagic);
+    const adjacencyFile = openChecked(dir, manifest.files.adjacency, adjacencyMagic, restamped);
     opened.push(adjacencyFile);
-    const eventsFile = openChecked(dir, manifest.files.events, eventSpansMagic);
+    const eventsFile = openChecked(dir, manifest.files.events, eventSpansMagic, restamped);
     opened.push(eventsFile);
-    const relationsFile = openChecked(dir, manifest.files.relations, relationTableMagic);
+    const relationsFile = openChecked(dir, manifest.files.relations, relationTableMagic, restamped);
     opened.push(relationsFile);
-    const nodeKeysFile = openChecked(dir, manifest.files.node_keys, sortedTableMagic);
+    const nodeKeysFile = openChecked(dir, manifest.files.node_keys, sortedTableMagic, restamped);
     opened.push(nodeKeysFile);
     checkSize(dir, manifest.files.keyword);
     checkSize(dir, manifest.files.verbatim);
@@ -299,6 +321,7 @@ export async function openReadModel(
       nodeKeys,
       manifest,
     );
+    if (restamped.size > 0) restampManifest(root, sessionId, manifest, restamped);
     return { status: "opened", index, manifest, foldBase: index.foldBase(), tail: atHead ? [] : tail };
   } catch (error) {
     closeAll();
