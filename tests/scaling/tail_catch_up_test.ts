@@ -130,6 +130,11 @@ describe("tail catch-up on the read model (issue 14)", () => {
     const editor = JSON.parse(zaxyOk(root, ["memory", "checkout", "editor", "--json"]));
     assert.ok(editor.current_facts.some((fact: { content: string }) => fact.content.includes("editor=helix")), JSON.stringify(editor.current_facts));
     assert.deepEqual(derivedFiles(root), derived, "a tail read rewrites no read-model file, row cache or vector index");
+    // Status says where each derived state stands and what the next read does.
+    const status = JSON.parse(zaxyOk(root, ["memory", "status", "--json"]));
+    assert.deepEqual([status.read_model.head_seq, status.read_model.behind_by, status.read_model.next_read], [headBefore.head_seq, tailLength, "read_model_tail"]);
+    assert.equal(status.projection.behind_by, tailLength);
+    assert.match(zaxyOk(root, ["memory", "status"]), new RegExp(`read model: head seq ${headBefore.head_seq}, ${tailLength} events behind \\(reads fold them in memory\\)`));
   });
 
   test("a tail longer than readModelTailEventsMax goes through the full catch-up, which rewrites the read model at the head", slow, async () => {
@@ -137,12 +142,15 @@ describe("tail catch-up on the read model (issue 14)", () => {
     const before = JSON.parse(fs.readFileSync(path.join(readModelDir(root, sessionId), "manifest.json"), "utf8").split("\n")[1]);
     const items = mixedSessionItems(readModelTailEventsMax + 1, 5).items;
     await appendEvents(root, sessionId, items.map((item) => ({ type: item.type, actor: item.actor, payload: fromJs(item.payload) })));
+    assert.equal(JSON.parse(zaxyOk(root, ["memory", "status", "--json"])).read_model.next_read, "catch_up");
     const projection = JSON.parse(zaxyOk(root, ["memory", "query", "status", "--json"])).diagnostics.projection;
     assert.equal(projection.source, "caught_up");
     assert.equal(projection.events_applied, readModelTailEventsMax + 1);
     const after = JSON.parse(fs.readFileSync(path.join(readModelDir(root, sessionId), "manifest.json"), "utf8").split("\n")[1]);
     assert.equal(after.head.seq, before.head.seq + readModelTailEventsMax + 1);
     assert.equal(JSON.parse(zaxyOk(root, ["memory", "query", "status", "--json"])).diagnostics.projection.source, "read_model");
+    const status = JSON.parse(zaxyOk(root, ["memory", "status", "--json"]));
+    assert.deepEqual([status.read_model.behind_by, status.read_model.next_read, status.projection.up_to_date], [0, "read_model", true]);
   });
 
   test("a log that no longer continues the read model (rewritten below its head, then grown past it) is read through the full path, with the new events", slow, async () => {

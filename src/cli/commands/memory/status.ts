@@ -9,6 +9,7 @@ import { invalidDerivedEventsInLog } from "../../../causal/derivedEventRules.ts"
 import { inputError } from "../../../errors.ts";
 import { booleanOption, defineCommand } from "../../command.ts";
 import { emit } from "../../output.ts";
+import { readModelTailEventsMax } from "../../../limits.ts";
 
 function readJson(file: string): Record<string, unknown> | null {
   try {
@@ -22,9 +23,11 @@ export const memoryStatusCommand = defineCommand({
   name: "status",
   summary: "Log integrity and projection state of the session (read-only)",
   description:
-    "Verifies the session's log and reports the projection's head, how many events it is\n" +
-    "behind, its entity and relation counts (from the row cache) and the vector index. Reads\n" +
-    "catch the projection up; status never does. --graph also reports the Kuzu store's counts.\n" +
+    "Verifies the session's log and reports the read model's and the projection's heads, how\n" +
+    "many events each is behind, the entity and relation counts (from the row cache) and the\n" +
+    "vector index. A read folds up to 1000 events past the read model in memory; a read past\n" +
+    "that (or zaxy reproject) catches the projection up and rewrites the read model; status\n" +
+    "never does. --graph also reports the Kuzu store's counts.\n" +
     "invalid_derived_events lists sealed causal.edge.generated events their producer would\n" +
     "never write (appended by Python or an older zaxy); they are not projected.",
   options: { graph: { type: "boolean", description: "Open the Kuzu store and report its counts and head" } },
@@ -74,6 +77,8 @@ export const memoryStatusCommand = defineCommand({
         relations: cache?.relations.length ?? 0,
         current_relations: cache?.relations.filter((r) => r.validTo === null).length ?? 0,
       },
+      // Filled in below (readmodel/manifest.ts); here for the key order.
+      read_model: null,
       vectors: vectorMeta === null
         ? null
         : { path: vectorIndexPath(root, sessionId), count: vectorMeta.count, dim: vectorMeta.dim, head_seq: vectorMeta.head_seq, quantization: vectorMeta.quantization },
@@ -94,11 +99,31 @@ export const memoryStatusCommand = defineCommand({
         store.close();
       }
     }
+    const { readManifest, manifestPath } = await import("../../../readmodel/manifest.ts");
+    const manifest = readManifest(root, sessionId);
+    const readModelBehind = manifest === "missing" || "problem" in manifest ? null : Math.max(0, events - manifest.head.seq);
+    doc.read_model = manifest === "missing" ? null : "problem" in manifest
+      ? { manifest: manifestPath(root, sessionId), problem: manifest.problem }
+      : {
+        manifest: manifestPath(root, sessionId),
+        head_seq: manifest.head.seq,
+        head_hash: manifest.head.hash,
+        behind_by: readModelBehind,
+        // What the next read does: answer from it, fold the tail on it, or catch everything up.
+        next_read: !integrity.ok ? "refused" : readModelBehind === 0 ? "read_model" : readModelBehind! <= readModelTailEventsMax ? "read_model_tail" : "catch_up",
+      };
     const p = doc.projection as Record<string, unknown>;
+    const r = doc.read_model as Record<string, unknown> | null;
+    const readModelLine = r === null
+      ? "read model: none yet (the next read writes one)"
+      : r.problem !== undefined
+      ? `read model: not usable (${r.problem}); the next read rebuilds it`
+      : `read model: head seq ${r.head_seq}${r.behind_by === 0 ? " (up to date)" : `, ${r.behind_by} events behind (${r.next_read === "read_model_tail" ? "reads fold them in memory" : "the next read catches up"})`}`;
     emit(ctx, "zaxy.memory.status.v1", doc, () =>
       [
         `session ${sessionId}: ${events} events, integrity ${integrity.ok ? "ok" : `BROKEN at seq ${integrity.broken_at_seq}: ${integrity.broken_reason}`}`,
-        `projection: head seq ${p.head_seq}${p.up_to_date ? " (up to date)" : `, ${p.behind_by} events behind (the next read catches up)`}`,
+        readModelLine,
+        `projection: head seq ${p.head_seq}${p.up_to_date ? " (up to date)" : `, ${p.behind_by} events behind (caught up when a read rewrites the read model)`}`,
         `  ${p.entity_versions} entity versions (${p.current_entities} current), ${p.relations} relations (${p.current_relations} current)`,
         ...(invalidDerived.length === 0 ? [] : [
           `invalid derived events: ${invalidDerived.length} (their producer never writes them; not projected)`,
