@@ -157,8 +157,10 @@ class DiskSessionIndex implements SessionIndex {
 }
 
 export type ReadModelOpening =
-  /** `foldBase` reads `index`'s files (and holds it): the rows at the model's head for a tail catch-up. */
-  /** `tail`: the verified events after the model's head (empty when the model is at the log head). */
+  /**
+   * `foldBase` reads `index`'s files (and holds it): the rows at the model's head for a tail
+   * catch-up; `tail` the verified events after the model's head (empty at the log head).
+   */
   | { status: "opened"; index: SessionIndex; manifest: ReadModelManifest; foldBase: ReadModelFoldBase; tail: EventRecord[] }
   | { status: "missing" }
   | { status: "stale"; reason: string }

@@ -43,6 +43,14 @@ export function bm25Norm(length: number, average: number): number {
   return average <= 0 ? 0 : bm25K1 * (1 - bm25B + (bm25B * length) / average);
 }
 
+/**
+ * One term's contribution to a document's score, grouped as Python groups it: every scorer uses
+ * this, so an index in memory and the same documents on disk give the same doubles.
+ */
+export function bm25TermScore(idf: number, termCount: number, norm: number): number {
+  return (idf * (termCount * (bm25K1 + 1))) / (termCount + norm);
+}
+
 /** The average document length used in the norms: `max(total / N, floor)`. */
 export function bm25AverageLength(totalLength: number, documentCount: number, averageLengthFloor: number): number {
   return Math.max(totalLength / documentCount, averageLengthFloor);
@@ -335,7 +343,7 @@ export class Bm25Index {
         if (norm <= 0) continue;
         const tf = postingCounts[at];
         if (scores[doc] === 0) touched.push(doc);
-        scores[doc] += (idf * (tf * (bm25K1 + 1))) / (tf + norm);
+        scores[doc] += bm25TermScore(idf, tf, norm);
       }
     }
     const hits = topHits(scores, touched, limit);

@@ -14,7 +14,7 @@
  * const tail = tailIndex.corpus(1000);        // documents 1000 .. 1009
  * scorer.search([base, tail], queryTerms("postgres decision"), 10); // as one index of 1010 documents
  */
-import { bm25AverageLength, type Bm25Corpus, type Bm25Hit, bm25Idf, bm25K1, bm25Norm, type Bm25PostingsRun, topHits } from "./bm25.ts";
+import { bm25AverageLength, type Bm25Corpus, type Bm25Hit, bm25Idf, bm25Norm, type Bm25PostingsRun, bm25TermScore, topHits } from "./bm25.ts";
 
 export type { Bm25Corpus, Bm25PostingsRun };
 
@@ -63,8 +63,7 @@ export class Bm25CorpusScorer {
             const tf = counts[k];
             const doc = offset + docs[k];
             if (scores[doc] === 0) touched.push(doc);
-            // Grouped as Bm25Index.search, so the doubles are the same.
-            scores[doc] += (idf * (tf * (bm25K1 + 1))) / (tf + norm);
+            scores[doc] += bm25TermScore(idf, tf, norm);
           }
         }
       }
