@@ -1,7 +1,10 @@
 /**
  * `zaxy bench reproject`: a full rebuild of a realistic mixed session (see `mixedSession.ts`)
- * through `projectSession(..., { rebuild: true })`, end to end and per phase, then the vector
- * index build on its own, then the write method against the naive one.
+ * through `projectSession(..., { rebuild: true, graphStore: "sync" })`, end to end and per
+ * phase, then the vector index build on its own, then the graph store's write method against
+ * the naive one; then the command users run, `zaxy reproject --reset-projection` in fresh
+ * processes (everything derived rebuilt from nothing: rows, read model, vector index), against
+ * `ref_verify.py` on the same log in the same run.
  *
  * The naive write (one prepared CREATE per row, `KuzuStore.insertPerRowBaseline`) runs at a few
  * hundred rows/s, so over a 100k-event session (several hundred thousand rows) it would take
@@ -20,8 +23,10 @@ import { projectSession } from "../projection/projector.ts";
 import type { GraphDiff } from "../projection/types.ts";
 import { syncVectorIndex } from "../projection/vectorIndex.ts";
 import { defaultEmbeddingDim } from "../vector/mod.ts";
-import { atLeast, atMost, type BenchMachine, benchMachine, type BenchTarget, round } from "./measure.ts";
+import { selfCommand, spawnMeasured } from "../platform/process.ts";
+import { atLeast, atMost, type BenchMachine, benchMachine, type BenchTarget, median, round } from "./measure.ts";
 import { mixedSessionItems, writeMixedSession } from "./mixedSession.ts";
+import { refVerifyScript } from "./refVerifyScript.ts";
 
 const sessionId = "reproject-bench";
 
@@ -31,6 +36,26 @@ export interface ReprojectBenchOptions {
   seed?: number;
   workDir?: string;
   progress?: (message: string) => void;
+  /** Fresh `zaxy reproject` processes timed, and `ref_verify.py` runs (default 3 each). */
+  cliRuns?: number;
+  /** How to run zaxy (default: this process's own command). */
+  zaxyCommand?: string[];
+}
+
+/** `zaxy reproject --reset-projection --json` in fresh processes against `ref_verify.py`. */
+export interface CliReprojectMeasurement {
+  command: string[];
+  runs_s: number[];
+  median_s: number | null;
+  peak_rss_mib: number[];
+  max_peak_rss_mib: number | null;
+  failures: string[];
+  /** Seconds of each phase in the median run, as the command reports them. */
+  phases_ms: Record<string, number> | null;
+  vector_seconds: number | null;
+  ref_verify: { runs_s: number[]; median_s: number | null; error: string | null };
+  /** zaxy's median over ref_verify's median, same run. */
+  ratio_to_ref_verify: number | null;
 }
 
 export interface RowCounts {
@@ -70,6 +95,7 @@ export interface ReprojectBenchResult {
     bulk_same_diff: WriteMeasurement;
     bulk_vs_per_row_same_diff: number;
   };
+  cli: CliReprojectMeasurement;
   ratios: {
     /** The full run's write phase (rows/s) over the per-row rate: the write method alone. */
     bulk_write_vs_per_row: number;
@@ -101,6 +127,61 @@ async function timeWrite(dbPath: string, write: (store: KuzuStore) => Promise<vo
   }
 }
 
+function mib(bytes: number | null): number | null {
+  return bytes === null ? null : round(bytes / 2 ** 20, 1);
+}
+
+/** The command users run, from nothing derived, `runs` times; then `ref_verify.py` as often. */
+function measureCli(zaxy: string[], root: string, logPath: string, workDir: string, runs: number, progress: (message: string) => void): CliReprojectMeasurement {
+  const argv = [...zaxy, "reproject", "--reset-projection", "--json", "--eventloom-path", root, "--session-id", sessionId];
+  const runsS: number[] = [];
+  const rss: number[] = [];
+  const failures: string[] = [];
+  const reports: Array<{ seconds: number; phases: Record<string, number>; vectorSeconds: number }> = [];
+  for (let i = 0; i < runs; i++) {
+    progress(`zaxy reproject --reset-projection, fresh process ${i + 1}/${runs}`);
+    const run = spawnMeasured(argv);
+    if (run.exitCode !== 0) {
+      failures.push(`exit ${run.exitCode}: ${run.stderr.trim().slice(0, 300)}`);
+      continue;
+    }
+    runsS.push(round(run.wallMs / 1000, 3));
+    const peak = mib(run.maxRssBytes);
+    if (peak !== null) rss.push(peak);
+    const session = JSON.parse(run.stdout).sessions[0];
+    reports.push({ seconds: run.wallMs / 1000, phases: session.phases_ms, vectorSeconds: session.vector_seconds });
+  }
+  const script = path.join(workDir, "ref_verify.py");
+  fs.writeFileSync(script, refVerifyScript);
+  const refRuns: number[] = [];
+  let refError: string | null = null;
+  for (let i = 0; i < runs && refError === null; i++) {
+    progress(`python3 ref_verify.py ${i + 1}/${runs}`);
+    try {
+      const run = spawnMeasured(["python3", script, logPath]);
+      if (run.exitCode === 0) refRuns.push(round(run.wallMs / 1000, 3));
+      else refError = `exit ${run.exitCode}: ${(run.stdout + run.stderr).trim().slice(0, 300)}`;
+    } catch (error) {
+      refError = `python3 cannot run: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+  const medianS = runsS.length === 0 ? null : round(median(runsS), 3);
+  const refMedian = refRuns.length === 0 ? null : round(median(refRuns), 3);
+  const medianReport = reports.slice().sort((a, b) => a.seconds - b.seconds)[Math.floor((reports.length - 1) / 2)];
+  return {
+    command: ["zaxy", ...argv.slice(zaxy.length)],
+    runs_s: runsS,
+    median_s: medianS,
+    peak_rss_mib: rss,
+    max_peak_rss_mib: rss.length === 0 ? null : Math.max(...rss),
+    failures,
+    phases_ms: medianReport?.phases ?? null,
+    vector_seconds: medianReport?.vectorSeconds ?? null,
+    ref_verify: { runs_s: refRuns, median_s: refMedian, error: refError },
+    ratio_to_ref_verify: medianS === null || refMedian === null ? null : round(medianS / refMedian, 2),
+  };
+}
+
 export async function runReprojectBench(options: ReprojectBenchOptions): Promise<ReprojectBenchResult> {
   const seed = options.seed ?? 7;
   const workDir = options.workDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "zaxy-bench-reproject-"));
@@ -119,6 +200,7 @@ export async function runReprojectBench(options: ReprojectBenchOptions): Promise
     const projectStarted = performance.now();
     const projected = await projectSession(root, sessionId, {
       rebuild: true,
+      graphStore: "sync",
       onStoreFailure: "throw",
       warn: (message) => progress(`warning: ${message}`),
       onProgress: (_phase, done, total) => {
@@ -155,6 +237,8 @@ export async function runReprojectBench(options: ReprojectBenchOptions): Promise
       }));
     const bulkMs = await timeWrite(path.join(workDir, "bulk", "embedded.kuzu"), (store) => store.applyDiff(diff));
 
+    const cli = measureCli(options.zaxyCommand ?? selfCommand(), root, logPath, workDir, options.cliRuns ?? 3, progress);
+
     const perRow = measurement(prefixRows.total, perRowMs);
     const bulkSame = measurement(prefixRows.total, bulkMs);
     const writeRowsPerS = written.total / (writeMs / 1000);
@@ -184,6 +268,7 @@ export async function runReprojectBench(options: ReprojectBenchOptions): Promise
         bulk_same_diff: bulkSame,
         bulk_vs_per_row_same_diff: round(bulkSame.rows_per_s / perRow.rows_per_s, 2),
       },
+      cli,
       ratios: {
         bulk_write_vs_per_row: round(bulkWriteRatio, 2),
         end_to_end_vs_per_row: round(endToEndRowsPerS / perRow.rows_per_s, 2),
@@ -191,6 +276,8 @@ export async function runReprojectBench(options: ReprojectBenchOptions): Promise
       targets: {
         reproject_seconds: atMost(30, projectMs / 1000, "<= 30 s"),
         bulk_write_vs_per_row: atLeast(20, bulkWriteRatio, ">= 20x"),
+        cli_reproject_vs_ref_verify: atMost(10, cli.ratio_to_ref_verify, "<= 10x ref_verify.py on the same log"),
+        cli_reproject_peak_rss_mib: atMost(1536, cli.max_peak_rss_mib, "<= 1.5 GiB"),
       },
     };
   } finally {

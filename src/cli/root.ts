@@ -7,6 +7,7 @@ import { compactCommand } from "./commands/compact.ts";
 import { demoCommand } from "./commands/demo.ts";
 import { doctorCommand } from "./commands/doctor/doctor.ts";
 import { fleetGroup } from "./commands/fleet/group.ts";
+import { graphGroup } from "./commands/graph.ts";
 import { hooksGroup } from "./commands/hooks.ts";
 import { initCommand } from "./commands/init.ts";
 import { memoryGroup } from "./commands/memory/group.ts";
@@ -22,5 +23,5 @@ export const rootGroup = defineGroup({
   description:
     "Zaxy records what agents did in an append-only, SHA-256 hash-chained event log (Eventloom)\n" +
     "and gives cited memory back. The log is the only source of truth.",
-  children: [initCommand, verifyCommand, replayCommand, memoryGroup, fleetGroup, repairCommand, reprojectCommand, compactCommand, hooksGroup, serveCommand, benchGroup, benchmarkCompareCommand, benchmarkGuardrailCommand, demoCommand, doctorCommand],
+  children: [initCommand, verifyCommand, replayCommand, memoryGroup, fleetGroup, repairCommand, reprojectCommand, graphGroup, compactCommand, hooksGroup, serveCommand, benchGroup, benchmarkCompareCommand, benchmarkGuardrailCommand, demoCommand, doctorCommand],
 });

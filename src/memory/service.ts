@@ -185,9 +185,13 @@ export class MemoryService implements SessionReader {
         const dim = this.options.embeddingDim ?? defaultEmbeddingDim;
         vectors = await syncVectorIndex(this.root, sessionId, projected.rows, projected.events, dim, undefined, repair);
       } catch (error) {
-        const message = `vector index unavailable, vector lane skipped: ${error instanceof Error ? error.message : String(error)}`;
+        const reason = error instanceof Error ? error.message : String(error);
+        const message = `vector index unavailable, vector lane skipped: ${reason}`;
         projected.warnings.push(message);
         this.options.warn?.(message);
+        // An answer without the vector lane may miss what only it finds: it says so (degraded).
+        projected.degraded = true;
+        projected.degradedReason = `the vector index is unavailable: ${reason}`;
       }
     }
     projected.timingsMs.vector_index = Math.round((performance.now() - mark) * 100) / 100;
@@ -196,10 +200,12 @@ export class MemoryService implements SessionReader {
     const rows = projected.rows ?? foldLogRows(sessionId, projected.events);
     const index = buildSessionIndex(sessionId, rows, projected.events, vectors);
     if (projected.rows !== null && vectors !== null) {
-      // A missing read model is news only when the projection was already current: else this is
-      // the session's first read or a catch-up, which writes a read model as a matter of course.
+      // A missing read model is news only when the projection and the vector index were already
+      // current (a read model is written with both): else this is the session's first read, a
+      // catch-up, or the first read since the vector index could not be loaded, which write a
+      // read model as a matter of course.
       if (readModelRepair === missingReadModel) {
-        if (projected.source === "cache" || projected.source === "store") repair(`read model of session ${JSON.stringify(sessionId)} was missing; rebuilt from the log`);
+        if ((projected.source === "cache" || projected.source === "store") && vectors.action === "loaded") repair(`read model of session ${JSON.stringify(sessionId)} was missing; rebuilt from the log`);
       } else if (readModelRepair !== null) repair(readModelRepair);
       const written = performance.now();
       try {

@@ -170,6 +170,37 @@ const corruptionMessagePattern =
  */
 const shortWriteMessagePattern = /Cannot write to file|No space left on device|ENOSPC|Disk quota exceeded/i;
 
+/**
+ * Free space below which an abort while opening the store is taken for a full disk: opening
+ * writes the database header, its first pages and a write-ahead log (a few hundred KiB).
+ */
+const openFreeBytesMin = 4 * 1024 * 1024;
+
+/**
+ * Opening a database writes to it, and Kuzu reports a write the disk cut short as an IO
+ * exception, or aborts its wasm runtime. On a nearly full file system either is a full disk, not
+ * a damaged file, which would be deleted and rebuilt into the same wall (and a second open after
+ * an abort aborts again): the error for it, or null when there is room. A database this open
+ * created holds nothing, and its files are removed so as not to keep filling the disk.
+ */
+function fullDiskError(absolutePath: string, error: unknown, created: boolean): ProjectionWriteError | null {
+  if (error instanceof ProjectionWriteError) return error;
+  const free = freeBytesAt(path.dirname(absolutePath));
+  if (free === null || free >= openFreeBytesMin) return null;
+  if (created) deleteDatabaseFiles(absolutePath);
+  return new ProjectionWriteError(`Cannot open the graph projection "${absolutePath}": no space left on device (${free} bytes free)`);
+}
+
+/** Bytes an unprivileged writer may still use on `dir`'s file system, or null when unknown. */
+function freeBytesAt(dir: string): number | null {
+  try {
+    const stats = fs.statfsSync(dir);
+    return Number(stats.bavail) * Number(stats.bsize);
+  } catch {
+    return null;
+  }
+}
+
 function isCorruptionMessage(message: string): boolean {
   return corruptionMessagePattern.test(message);
 }
@@ -489,11 +520,13 @@ export class KuzuStore {
 
   static async #openLocked(absolutePath: string, lock: FileLock): Promise<KuzuStore> {
     const kuzu = await loadKuzu();
+    const created = !fs.existsSync(absolutePath);
     let database: KuzuDatabase;
     try {
       database = new kuzu.Database(absolutePath);
     } catch (error) {
-      throw new ProjectionCorruptError(`Cannot open the graph projection "${absolutePath}": ${errorMessage(error)}`);
+      throw fullDiskError(absolutePath, error, created) ??
+        new ProjectionCorruptError(`Cannot open the graph projection "${absolutePath}": ${errorMessage(error)}`);
     }
     let connection: KuzuConnection | undefined;
     try {
@@ -502,6 +535,9 @@ export class KuzuStore {
       store.#ensureSchema();
       return store;
     } catch (error) {
+      // An aborted runtime cannot close anything (it would abort again).
+      const full = fullDiskError(absolutePath, error, created);
+      if (full !== null) throw full;
       connection?.close();
       database.close();
       if (error instanceof ProjectionQueryError) {

@@ -2,14 +2,16 @@
  * Brings a session's projection up to its log before a read, or rebuilds it (DESIGN §4).
  *
  * Order of trust: the log is verified first, and a log that fails verification is never
- * projected (the caller gets `integrity_failure`, exit 1). The Kuzu head must be an event of the
- * verified log (same seq, same hash) and the session's stored rows must add up to the counts the
- * head records; if not, the log was rewritten or tampered, or a write was interrupted, and the
- * session is rebuilt from scratch. The row cache (`snapshot.ts`) is used only when it passes its
- * own checks (checksum, counts) and its head is the log's last event, which lets a read skip
- * loading Kuzu entirely; any other state goes through the store. Every rebuild or repair is
+ * projected (the caller gets `integrity_failure`, exit 1). The projection's durable state is the
+ * row cache (`snapshot.ts`), used only when it passes its own checks (checksum, counts) and its
+ * head is an event of the verified log (same seq, same hash); the events after its head are
+ * folded on top of it, and any other state is rebuilt from the log. The Kuzu graph store is a
+ * copy that no read answers from: it is brought up to date only when asked (`graphStore:
+ * "sync"`), where its head must be an event of the verified log and the session's stored rows
+ * must add up to the counts the head records; if not, the log was rewritten or tampered, or a
+ * write was interrupted, and the session is rebuilt from scratch. Every rebuild or repair is
  * reported through `warn` and listed in `repairs`. When the store cannot be opened (another
- * process holds it past the wait, or opening fails twice), reads degrade: the caller falls back
+ * process holds it past the wait, or opening fails twice), a sync degrades: the caller falls back
  * to the log itself.
  *
  * SIGINT/SIGTERM during a store write stop it at a safe point (`platform/interrupt.ts`): a
@@ -40,6 +42,15 @@ export interface ProjectOptions {
   warn?: (message: string) => void;
   /** Rebuild the session from scratch even when the head matches (`zaxy reproject`). */
   rebuild?: boolean;
+  /**
+   * Whether the Kuzu graph store is brought up to the log head too (`sync`: `zaxy graph sync`,
+   * `zaxy reproject --graph-store`), or left where it is (`lazy`, the default). No
+   * read answers from Kuzu (retrieval reads the row cache, the read model and the vector index),
+   * so reads and catch-ups leave it to the commands that use it: loading kuzu-wasm and bulk
+   * loading its tables was most of a catch-up's time and of a reproject's (100k events: ~17 s of
+   * ~30 s), and its heap is never given back.
+   */
+  graphStore?: "sync" | "lazy";
   /** How long to wait for another process holding the store (default the store's). */
   lockWaitMs?: number;
   /** Progress of a rebuild's rows written. */
@@ -177,7 +188,8 @@ export async function projectSession(root: string, sessionId: string, options: P
   };
   // A rebuild will need Kuzu: start loading it (~0.5-1.5 s, mostly wasm compilation off the
   // main thread) while the log is verified and read.
-  const kuzuLoading = options.rebuild ? loadKuzu().catch(() => undefined) : undefined;
+  const syncGraphStore = options.graphStore === "sync";
+  const kuzuLoading = options.rebuild && syncGraphStore ? loadKuzu().catch(() => undefined) : undefined;
   const verified = await readVerifiedLog(root, sessionId);
   lap("verify_and_read");
   await kuzuLoading;
@@ -191,31 +203,29 @@ export async function projectSession(root: string, sessionId: string, options: P
   verified.events = [];
   const logHead = result.events.at(-1);
   let cached: SessionGraphRows | null = null;
-  // Whether this session was projected before: a store without its rows is then a loss to report.
-  let projectedBefore = false;
   if (!options.rebuild) {
     const read = readSnapshotChecked(root, sessionId);
-    projectedBefore = read.status !== "missing";
     if (read.status === "ok") cached = read.rows;
     if (read.status === "invalid") {
-      repair(`row cache "${snapshotPath(root, sessionId)}" is not used: ${read.reason}; rebuilding it from the graph store`);
+      repair(`row cache "${snapshotPath(root, sessionId)}" is not used: ${read.reason}; rebuilding it from ${syncGraphStore ? "the graph store" : "the log"}`);
       removeSnapshot(root, sessionId);
     }
   }
-  if (cached?.head && logHead !== undefined && cached.head.seq === logHead.seq && cached.head.hash === logHead.hash) {
+  if (!syncGraphStore && cached?.head && logHead !== undefined && cached.head.seq === logHead.seq && cached.head.hash === logHead.hash) {
     lap("read_cache");
     result.rows = cached;
+    return result;
+  }
+  if (!syncGraphStore) {
+    await projectFromRowCache({ root, sessionId, events: result.events, cached, options, result, warn, repair, lap, skipLap, mayRecreate: false });
     return result;
   }
   const dbPath = projectionDbPath(root);
   let recreated = false;
   for (let attempt = 1; ; attempt++) {
     let store: KuzuStore;
-    const repairsBeforeOpen = repairs.length;
     try {
       store = await KuzuStore.openOrRebuild(dbPath, repair, { lockWaitMs: options.lockWaitMs });
-      // A database replaced while opening was reported already; its lost sessions need no second word.
-      if (repairs.length > repairsBeforeOpen) projectedBefore = false;
     } catch (error) {
       if (options.onStoreFailure === "throw") throw error;
       const reason = storeFailureReason(error);
@@ -229,15 +239,13 @@ export async function projectSession(root: string, sessionId: string, options: P
     try {
       // A retry after the events were released reads them again.
       if (attempt > 1 && options.beforeStoreWrite !== undefined && result.events.length === 0) result.events = (await readVerifiedLog(root, sessionId)).events;
-      const context = { root, sessionId, events: result.events, cached, projectedBefore, options, result, warn, repair, lap, skipLap, mayRecreate: !recreated };
+      const context = { root, sessionId, events: result.events, cached, options, result, warn, repair, lap, skipLap, mayRecreate: !recreated };
       if (await syncStore(store, context) === "recreate") {
         // The store never deletes rows (see kuzuStore.ts): the session's old rows go with the
         // whole database file.
         store.close();
         deleteDatabaseFiles(dbPath);
         recreated = true;
-        // The fresh database lacks the session by our own doing: nothing more to report.
-        projectedBefore = false;
         attempt--;
         continue;
       }
@@ -273,8 +281,6 @@ interface SyncContext {
   events: readonly EventRecord[];
   /** The verified row cache, when there is one (maybe at an older head). */
   cached: SessionGraphRows | null;
-  /** Whether the session had a row cache (valid or not): it was projected before. */
-  projectedBefore: boolean;
   options: ProjectOptions;
   result: ProjectedSession;
   warn: (message: string) => void;
@@ -319,8 +325,8 @@ async function syncStore(store: KuzuStore, context: SyncContext): Promise<"done"
   } else {
     // Rebuilding over rows of this session (an older projection, or a rebuild that never wrote
     // its head): start a fresh database. Other sessions lose their rows in the store too; their
-    // row caches stay valid, and the next read that needs the store rebuilds each from its log,
-    // into the fresh database, without another recreate.
+    // row caches stay valid, and their next sync rebuilds each from its log, into the fresh
+    // database, without another recreate.
     if (store.hasSessionRows(sessionId)) {
       if (!context.mayRecreate) throw new ProjectionCorruptError(`session ${sessionId} still has rows in a freshly created projection database`);
       if (storedHead === null && !options.rebuild) {
@@ -328,26 +334,18 @@ async function syncStore(store: KuzuStore, context: SyncContext): Promise<"done"
       }
       const others = store.sessions().filter((other) => other !== sessionId);
       if (others.length > 0) {
-        warn(`rebuilding session ${sessionId} starts a fresh projection database; sessions ${others.join(", ")} are re-projected from their logs on their next catch-up`);
+        warn(`rebuilding session ${sessionId} starts a fresh projection database; sessions ${others.join(", ")} are re-projected from their logs on their next graph sync`);
       }
       return "recreate";
     }
-    if (storedHead === null && context.projectedBefore && !options.rebuild) {
-      repair(`the graph projection has no rows for session ${sessionId}, which was projected before (database deleted, emptied or recreated); rebuilding the session from its log`);
-    }
+    // A store without the session's rows is not news: reads never write it, so a session the
+    // store has not seen since it was deleted or recreated is simply not synced yet.
     removeSnapshot(root, sessionId);
     lap("clear_session");
   }
   const { rows, diff } = foldEvents(sessionId, base, context.events, (storeHead?.seq ?? 0) + 1);
   lap("fold");
-  if (options.beforeStoreWrite !== undefined) {
-    await options.beforeStoreWrite(rows, context.events);
-    // The events and what the hook built are garbage now: collected before the store's heap grows.
-    context.events = [];
-    result.events = [];
-    collectGarbageNow();
-    skipLap();
-  }
+  await runBeforeStoreWrite(rows, context);
   if (diff !== null) {
     const totalRows = diff.newEntities.length + diff.newRelations.length + diff.newEvents.length;
     await runInterruptible(async (section) => {
@@ -370,13 +368,54 @@ async function syncStore(store: KuzuStore, context: SyncContext): Promise<"done"
   result.eventsApplied = diff?.newEvents.length ?? 0;
   result.rows = rows;
   result.source = storeHead === null ? "rebuilt" : diff === null ? "store" : "caught_up";
+  writeRowCache(context);
+  return "done";
+}
+
+/** Hands the folded rows to `beforeStoreWrite`, then releases the events (see its doc). */
+async function runBeforeStoreWrite(rows: SessionGraphRows, context: SyncContext): Promise<void> {
+  if (context.options.beforeStoreWrite === undefined) return;
+  await context.options.beforeStoreWrite(rows, context.events);
+  // The events and what the hook built are garbage now: collected before the store's heap grows.
+  context.events = [];
+  context.result.events = [];
+  collectGarbageNow();
+  context.skipLap();
+}
+
+function writeRowCache(context: SyncContext): void {
+  const { root, sessionId, result, warn, lap } = context;
   try {
-    writeSnapshot(root, sessionId, result.rows);
+    writeSnapshot(root, sessionId, result.rows!);
   } catch (error) {
-    // The store holds the rows; the cache only saves the next process reading them back.
+    // The answer does not need the cache; without it the next catch-up folds the whole log.
     if (fileSystemErrorCode(error) === undefined) throw error;
-    warn(`row cache of session ${sessionId} not written (${storeFailureReason(error)}); the next read reads the graph store`);
+    warn(`row cache of session ${sessionId} not written (${storeFailureReason(error)}); the next catch-up folds the whole log`);
   }
   lap("write_cache");
-  return "done";
+}
+
+/**
+ * Brings the session's rows up to the log without the graph store: from the row cache when its
+ * head is an event of the verified log (the cache passed its checksum and count checks when it
+ * was read), else from scratch. The cache is the projection's durable state here, as the store
+ * is in `syncStore`.
+ */
+async function projectFromRowCache(context: SyncContext): Promise<void> {
+  const { root, sessionId, cached, options, result, repair } = context;
+  let base: SessionGraphRows | undefined;
+  if (cached !== null && !options.rebuild) {
+    if (cached.head === null || headInLog(cached.head, context.events)) base = cached;
+    else {
+      repair(`row cache head (seq ${cached.head.seq}) is not an event of the verified log (rewritten or tampered); rebuilding session ${sessionId} from its log`);
+      removeSnapshot(root, sessionId);
+    }
+  }
+  const { rows, diff } = foldEvents(sessionId, base, context.events, (base?.head?.seq ?? 0) + 1);
+  context.lap("fold");
+  await runBeforeStoreWrite(rows, context);
+  result.eventsApplied = diff?.newEvents.length ?? 0;
+  result.rows = rows;
+  result.source = base === undefined ? "rebuilt" : "caught_up";
+  writeRowCache(context);
 }

@@ -9,12 +9,14 @@
  * crash the process), or that loads with another vector count, is rebuilt from the rows, and the
  * rebuild is reported through `warn` (a first build is not).
  *
- * The build is single-threaded so that two rebuilds of the same rows give the same file.
+ * Appends and small builds are single-threaded, so that two rebuilds of the same rows give the
+ * same file; large builds use every core (`addThreadsFor`).
  * Quantisation is i8 with connectivity 16: on this machine f16 took ~10x longer to build at
  * dimension 1536 (HNSW insertion cost is dominated by distance computations), and hash
  * embeddings are sparse +-1/sqrt(n) vectors, which i8 represents well.
  */
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { fileStamp, sha256OfFile, writeChunksAtomically, writeFileAtomic } from "../platform/atomicFile.ts";
@@ -26,12 +28,22 @@ export const vectorMetaSchema = "zaxy.projection.vectors.v2";
 const indexConfig = { metric: "cos", quantization: "i8", connectivity: 16, expansionAdd: 32, expansionSearch: 128 } as const;
 const embedBatchRows = 4096;
 /**
- * One thread inserts: usearch gives each insertion thread its own level generator and lets
+ * Threads that insert. usearch gives each insertion thread its own level generator and lets
  * threads race for graph links, so a multi-threaded build of the same rows gives a different
- * graph (and different approximate neighbours) every time. One thread makes a rebuild
- * byte-identical; retrieval re-scores candidates exactly anyway (retrieval/vectorLane.ts).
+ * graph (and different approximate neighbours) every time. Appends therefore use one thread:
+ * a read's tail catch-up extends the index in memory exactly as the full catch-up extends the
+ * file (`extendVectorIndex`), so both search the same graph. A build from scratch of at least
+ * `parallelBuildRowsMin` versions (a reproject, a rebuild) uses every core: it was most of a
+ * 100k-event reproject (~11 s of HNSW insertion on one core), and the answer does not depend on
+ * the graph's shape as long as the exact top is among the candidates, which the vector lane
+ * re-scores exactly (retrieval/vectorLane.ts). Smaller builds stay single-threaded, so their
+ * files are byte-identical from one rebuild to the next.
  */
-const addThreads = 1;
+const parallelBuildRowsMin = 16_384;
+
+function addThreadsFor(rowCount: number, fromScratch: boolean): number {
+  return fromScratch && rowCount >= parallelBuildRowsMin ? Math.min(Math.max(1, os.availableParallelism?.() ?? os.cpus().length), 8) : 1;
+}
 
 interface VectorMeta {
   schema: string;
@@ -135,7 +147,7 @@ function restamp(indexPath: string, meta: VectorMeta): void {
   }
 }
 
-function embedRows(index: UsearchIndex, rows: readonly EntityRow[], dim: number, onProgress?: (done: number, total: number) => void): void {
+function embedRows(index: UsearchIndex, rows: readonly EntityRow[], dim: number, threads: number, onProgress?: (done: number, total: number) => void): void {
   // One buffer for every batch: per-text arrays left ~75 MB per batch behind, which the collector
   // does not count as heap pressure (building 95k vectors grew RSS by ~800 MB).
   const flat = new Float32Array(Math.min(rows.length, embedBatchRows) * dim);
@@ -143,7 +155,7 @@ function embedRows(index: UsearchIndex, rows: readonly EntityRow[], dim: number,
     const batch = rows.slice(start, start + embedBatchRows);
     const vectors = flat.subarray(0, batch.length * dim);
     hashEmbedManyInto(batch.map((row) => entityEmbeddingText(row.name, row.entityType, row.summary)), dim, vectors);
-    index.add(BigUint64Array.from(batch, (row) => BigInt(row.vectorKey)), vectors, addThreads);
+    index.add(BigUint64Array.from(batch, (row) => BigInt(row.vectorKey)), vectors, threads);
     onProgress?.(start + batch.length, rows.length);
   }
 }
@@ -203,7 +215,7 @@ export async function extendVectorIndex(base: SessionVectorIndex, rows: readonly
   const index = new Index({ dimensions: base.dim, ...indexConfig });
   index.load(base.path);
   if (index.size() !== base.count) throw new Error(`vector index "${base.path}" holds ${index.size()} vectors, ${base.count} were opened`);
-  embedRows(index, rows, base.dim);
+  embedRows(index, rows, base.dim, 1);
   return { index, count: base.count + rows.length, dim: base.dim, path: base.path, action: "appended" };
 }
 
@@ -249,7 +261,7 @@ export async function syncVectorIndex(
     if (problem !== null) index = new Index({ dimensions: dim, ...indexConfig });
   }
   if (problem !== null) warn?.(`vector index "${indexPath}" is rebuilt from the projected rows: ${problem}`);
-  embedRows(index, rows.entities.slice(from), dim, onProgress);
+  embedRows(index, rows.entities.slice(from), dim, addThreadsFor(total - from, from === 0), onProgress);
   const head = rows.head;
   save(index, indexPath, {
     schema: vectorMetaSchema,

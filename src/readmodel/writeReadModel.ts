@@ -12,7 +12,8 @@ import type { EventRecord } from "../eventloom/envelope.ts";
 import { fileStamp, writeChunksAtomically } from "../platform/atomicFile.ts";
 import { createHash } from "node:crypto";
 import type { SessionGraphRows } from "../projection/types.ts";
-import type { MemorySessionIndex } from "../retrieval/sessionIndex.ts";
+import { requestGarbageCollection } from "../platform/mod.ts";
+import type { ReadModelSource } from "./readModelSource.ts";
 import { adjacencyChunks } from "./adjacencyTable.ts";
 import { writeBm25Segment } from "./bm25Segment.ts";
 import { entityTableChunks } from "./entityTable.ts";
@@ -73,7 +74,7 @@ function removeOtherGenerations(dir: string, manifest: ReadModelManifest): void 
 export function writeReadModel(
   root: string,
   logPath: string,
-  index: MemorySessionIndex,
+  index: ReadModelSource,
   rows: SessionGraphRows,
   events: readonly EventRecord[],
   warn?: (message: string) => void,
@@ -117,9 +118,13 @@ export function writeReadModel(
   const nodeKeys = writeFile(dir, `nodekeys-${generation}.bin`, sortedTableChunks(positionsByKey));
   const relations = writeFile(dir, `relations-${generation}.bin`, relationTableChunks(rows.entities.length, rows.relations, positionOfKey));
   const keywordName = `keyword-${generation}.bin`;
+  // Each BM25 index is read once and not kept (a `RowsReadModelSource` builds it on the read):
+  // one is garbage before the next is built.
   const keyword = writeBm25Segment(path.join(dir, keywordName), { docBase: 0, index: index.keyword });
+  requestGarbageCollection();
   const verbatimName = `verbatim-${generation}.bin`;
   const verbatim = writeBm25Segment(path.join(dir, verbatimName), { docBase: 0, index: index.verbatim });
+  requestGarbageCollection();
 
   const manifest: ReadModelManifest = {
     schema: readModelSchema,

@@ -272,18 +272,27 @@ describe("zaxy reproject", () => {
     assert.deepEqual(all.sessions.map((s: { events: number }) => s.events), [7, 2]);
     assert.deepEqual([all.sessions[0].entity_versions, all.sessions[0].relations], [report.entity_versions, report.relations]);
     assert.ok(!fs.existsSync(path.join(dir, ".eventloom", "projections", "stray-file")), "--reset-projection deleted projections/");
-    for (const file of ["embedded.kuzu", "sessions/default.rows.json", "sessions/side.rows.json", "vectors/default.usearch", "vectors/side.usearch"]) {
+    for (const file of ["sessions/default.rows.json", "sessions/side.rows.json", "vectors/default.usearch", "vectors/side.usearch", "readmodel/default/manifest.json", "readmodel/side/manifest.json"]) {
       assert.ok(fs.existsSync(path.join(dir, ".eventloom", "projections", file)), file);
     }
+    // No read answers from the Kuzu graph store: reproject leaves it to --graph-store.
+    assert.ok(!fs.existsSync(path.join(dir, ".eventloom", "projections", "embedded.kuzu")), "embedded.kuzu written without --graph-store");
     assert.equal(jsonOk(["memory", "status", "--session-id", "side"]).projection.behind_by, 0);
     assert.deepEqual(jsonOk(["memory", "checkout", "which editor does alice use"]), firstCheckout, "same checkout after the rebuild");
+    assert.ok(!fs.existsSync(path.join(dir, ".eventloom", "projections", "embedded.kuzu")), "a checkout does not write the graph store");
+
+    const withGraph = jsonOk(["reproject", "--graph-store"]);
+    assert.equal(typeof withGraph.sessions[0].phases_ms.write_store, "number");
+    const graph = jsonOk(["memory", "status", "--graph"]).graph;
+    assert.deepEqual([graph.head.seq, graph.head.entityCount, graph.head.relationCount], [7, report.entity_versions, report.relations]);
+    assert.deepEqual(graph.sessions, ["default"]);
     assertLogsUnchanged();
   });
 
   test("reproject of an unknown session exits 2 and deletes nothing", slow, () => {
     const error = jsonError(["reproject", "--session-id", "nosuch", "--reset-projection"], 2, "unknown_session");
     assert.match(error.message, /nosuch/);
-    assert.ok(fs.existsSync(path.join(dir, ".eventloom", "projections", "embedded.kuzu")));
+    assert.ok(fs.existsSync(path.join(dir, ".eventloom", "projections", "sessions", "default.rows.json")));
   });
 });
 

@@ -163,7 +163,9 @@ before(async () => {
       const result = await recordEvents(root, session, [entry], { clock });
       if (entry.type === "decision.made" && decision === null) decision = { seq: result.events[0].seq, hash: result.events[0].hash };
     }
-    projected = await projectSession(root, session);
+    // The graph store is brought up to date too (reads leave it behind), so that its
+    // incremental catch-up is what the store tests below read.
+    projected = await projectSession(root, session, { graphStore: "sync" });
     // Reads in between, so the vector index is appended to rather than built once.
     await service.query(validateMemoryRequest({ sessionId: session, query: "release checklist" }));
   }
@@ -222,11 +224,14 @@ describe("projection is a pure function of the log", () => {
     for (const query of queries) before.push(await queryJson(copy, query));
     fs.rmSync(path.join(copy, "projections"), { recursive: true, force: true });
     const results = [await queryJson(copy, queries[0])];
-    for (const file of [projectionDbPath(copy), snapshotPath(copy, session), vectorIndexPath(copy, session), `${vectorIndexPath(copy, session)}.json`]) {
+    for (const file of [snapshotPath(copy, session), vectorIndexPath(copy, session), `${vectorIndexPath(copy, session)}.json`]) {
       assert.ok(fs.existsSync(file), `${file} exists again`);
     }
     for (const query of queries.slice(1)) results.push(await queryJson(copy, query));
     assert.deepEqual(results, before);
+    // No read answers from the graph store, so none rebuilt it; a sync does.
+    assert.ok(!fs.existsSync(projectionDbPath(copy)), "a read wrote the graph store");
+    assert.equal((await projectSession(copy, session, { graphStore: "sync" })).source, "rebuilt");
     assert.deepEqual(rowsOnly(await readStore(copy)), rowsOnly(fixture.projected.rows));
   });
 });
@@ -276,7 +281,7 @@ describe("the log is trusted only when it verifies, and the projection only when
       const warnings: string[] = [];
       const projected = await projectSession(copy, session, { warn: (m) => warnings.push(m) });
       assert.equal(projected.source, "rebuilt");
-      assert.ok(warnings.some((w) => /projection head \(seq \d+\) is not an event of the verified log/.test(w)), JSON.stringify(warnings));
+      assert.ok(warnings.some((w) => /row cache head \(seq \d+\) is not an event of the verified log/.test(w)), JSON.stringify(warnings));
       const rows = projected.rows!;
       const newHashes = new Set(projected.events.map((e) => e.hash));
       assert.equal(projected.events.length, count);
@@ -287,6 +292,10 @@ describe("the log is trusted only when it verifies, and the projection only when
       assert.ok(!rows.entities.some((e) => e.entityType === "preference"), "nothing of the old log survives");
       const again = await projectSession(copy, session, { rebuild: true });
       assert.deepEqual(rowsOnly(again.rows), rowsOnly(rows));
+      // The graph store still holds the old chain: its sync detects that by its head too.
+      const storeWarnings: string[] = [];
+      assert.equal((await projectSession(copy, session, { graphStore: "sync", warn: (m) => storeWarnings.push(m) })).source, "rebuilt");
+      assert.ok(storeWarnings.some((w) => /projection head \(seq \d+\) is not an event of the verified log/.test(w)), JSON.stringify(storeWarnings));
       assert.deepEqual(rowsOnly(await readStore(copy)), rowsOnly(rows));
     });
   }
@@ -296,23 +305,29 @@ describe("the log is trusted only when it verifies, and the projection only when
     const other = "proj-s2";
     const clock = makeClock();
     await recordEvents(copy, other, [item("goal.created", "planner", { title: "Other goal" }), item("decision.made", "architect", { decision: "Other decision" })], { clock });
-    const otherFirst = await projectSession(copy, other);
+    const sync = { graphStore: "sync" } as const;
+    const otherFirst = await projectSession(copy, other, sync);
     assert.equal(otherFirst.source, "rebuilt");
     assert.deepEqual(await storeSessions(copy), [session, other].sort());
 
     const warnings: string[] = [];
-    const rebuilt = await projectSession(copy, session, { rebuild: true, warn: (m) => warnings.push(m) });
+    const rebuilt = await projectSession(copy, session, { ...sync, rebuild: true, warn: (m) => warnings.push(m) });
     assert.equal(rebuilt.source, "rebuilt");
-    assert.ok(warnings.some((w) => w.includes(`sessions ${other} are re-projected from their logs`)), JSON.stringify(warnings));
+    assert.ok(warnings.some((w) => w.includes(`sessions ${other} are re-projected from their logs on their next graph sync`)), JSON.stringify(warnings));
     assert.deepEqual(await storeSessions(copy), [session]);
     assert.deepEqual(rowsOnly(await readStore(copy)), rowsOnly(rebuilt.rows));
 
-    // At its head the other session is still answered from its row cache, without the store.
+    // Reads answer the other session from its row cache, and catch it up from there, without the store.
     assert.equal((await projectSession(copy, other)).source, "cache");
     await recordEvents(copy, other, [item("task.proposed", "planner", { taskId: "T-9", summary: "Other task" })], { clock });
     const caughtUp = await projectSession(copy, other);
-    assert.equal(caughtUp.source, "rebuilt");
+    assert.equal(caughtUp.source, "caught_up");
     assert.deepEqual(rowsOnly(caughtUp.rows), rowsOnly((await projectSession(copyRoot(copy, "projector-two-sessions-check"), other, { rebuild: true })).rows));
+    assert.deepEqual(await storeSessions(copy), [session]);
+    // Its next sync re-projects it into the fresh database.
+    const synced = await projectSession(copy, other, sync);
+    assert.equal(synced.source, "rebuilt");
+    assert.deepEqual(rowsOnly(synced.rows), rowsOnly(caughtUp.rows));
     assert.deepEqual(await storeSessions(copy), [session, other].sort());
     assert.deepEqual(rowsOnly(await readStore(copy)), rowsOnly(rebuilt.rows), "the first session's rows were kept");
   });
@@ -340,7 +355,7 @@ describe("the log is trusted only when it verifies, and the projection only when
     fs.writeFileSync(db, random);
     fs.rmSync(snapshotPath(copy, session));
     const warnings: string[] = [];
-    const projected = await projectSession(copy, session, { warn: (m) => warnings.push(m) });
+    const projected = await projectSession(copy, session, { graphStore: "sync", warn: (m) => warnings.push(m) });
     assert.equal(projected.degraded, false, projected.degradedReason ?? "");
     assert.equal(projected.source, "rebuilt");
     assert.ok(warnings.some((w) => /rebuild/i.test(w)), JSON.stringify(warnings));

@@ -1,8 +1,9 @@
 /**
- * Issue 12 item 9: with `TMPDIR` read-only the graph store cannot be opened (its runtime is
- * unpacked under TMPDIR), and query and checkout answer degraded. A degraded answer keeps the
- * projection's temporal validity: after alice's editor changed from vim to helix, helix is the
- * current value and vim is never presented as current; every answer says it is degraded.
+ * Issue 12 item 9: with `TMPDIR` read-only the usearch addon cannot be loaded (the binary
+ * unpacks it under TMPDIR; reads no longer open the graph store, issue 14), and query and
+ * checkout answer degraded, without the vector lane. A degraded answer keeps the projection's
+ * temporal validity: after alice's editor changed from vim to helix, helix is the current value
+ * and vim is never presented as current; every answer says it is degraded.
  *
  * Before the fix the degraded lane ranked raw events by BM25 alone: both preference events came
  * back open (`valid_to: null`), vim first, and checkout listed both as current facts.
@@ -52,7 +53,7 @@ function degradedRun(args: string[]): ZaxyRun {
   const run = runZaxy([...args, "--json"], { cwd: dir, env: { TMPDIR: readOnlyTmp } });
   assert.equal(run.code, 0, `${args.join(" ")}: ${run.stdout.slice(0, 500)}${run.stderr}`);
   assert.deepEqual(stackTraceLines(run.stderr), []);
-  assert.match(run.stderr, /^zaxy: warning: graph projection unavailable, answering from the log: /m);
+  assert.match(run.stderr, /^zaxy: warning: vector index unavailable, vector lane skipped: /m);
   return run;
 }
 
@@ -70,7 +71,9 @@ describe("degraded reads keep temporal validity", () => {
   test("query \"editor alice\" under a read-only TMPDIR ranks helix as current and vim only as superseded", slow, () => {
     const doc = JSON.parse(degradedRun(["memory", "query", "editor alice"]).stdout);
     assert.equal(doc.diagnostics.degraded, true);
-    assert.equal(doc.diagnostics.projection.source, "degraded");
+    assert.equal(doc.diagnostics.projection.degraded, true);
+    assert.match(doc.diagnostics.degraded_reason, /^the vector index is unavailable: /);
+    assert.equal(doc.diagnostics.source_lanes.vector, 0);
     // deno-lint-ignore no-explicit-any
     const results: any[] = doc.results;
     assert.ok(results.length > 0);

@@ -1,9 +1,10 @@
 /**
- * A read on a full disk (a real tmpfs): the derived state a read writes (graph store, row
- * cache, vector index, read model, verified checkpoint) is a cache, so a read that cannot write
- * it still answers from the log, says it is degraded, and leaves no partial files to fill the
- * disk further. Kuzu reports the full disk as a short write; closing a database in that state
- * would abort its wasm runtime, so the store is not rebuilt into the same wall.
+ * A read on a full disk (a real tmpfs): the derived state a read writes (row cache, vector
+ * index, read model, verified checkpoint) is a cache, so a read that cannot write it still
+ * answers, says it is degraded, and leaves no partial files to fill the disk further. The graph
+ * store is written only by `zaxy graph sync` (and reproject --graph-store): Kuzu reports the full
+ * disk as a short write, and closing a database in that state would abort its wasm runtime, so
+ * the sync fails cleanly (exit 3) without rebuilding the store into the same wall.
  */
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -27,7 +28,7 @@ function checkout(root: string): { code: number; doc: { warnings: string[]; curr
 }
 
 describe("reads on a full disk", () => {
-  test("issue 14: the first checkout on a full disk answers from the log (exit 0, degraded warning), leaves no temp files, and a read after space is freed is whole again", slow, () => {
+  test("issue 14: the first checkout on a full disk answers degraded (exit 0, degraded warning), leaves no temp files, and a read after space is freed is whole again", slow, () => {
     const dir = makeTempDir("fullDiskRead");
     assert.ok(mountTmpfs(dir, 2048), "mount tmpfs");
     try {
@@ -36,11 +37,12 @@ describe("reads on a full disk", () => {
         assert.equal(run.code, 0, run.stderr);
       }
       const log = fs.readFileSync(path.join(dir, ".eventloom", "default.jsonl"));
-      // Room for the verified checkpoint, not for the graph store's first write-ahead log.
+      // Room for the verified checkpoint and the row cache, not for the vector index.
       const filler = fillDisk(dir, 24 * 1024);
       const full = checkout(dir);
       assert.equal(full.code, 0, full.stderr);
-      assert.match(full.stderr, /graph projection (not updated|unavailable), answering from the log/);
+      // The rows fit; the vector index does not: the answer goes without the vector lane and says so.
+      assert.match(full.stderr, /vector index unavailable, vector lane skipped: /);
       assert.ok(full.doc.warnings.some((warning) => /retrieval was degraded/.test(warning)), JSON.stringify(full.doc.warnings));
       assert.ok(full.doc.current_facts.some((fact) => fact.content.startsWith("use sqlite database ")), JSON.stringify(full.doc.current_facts));
       assert.doesNotMatch(full.stderr, /Aborted|internal_error|at .*\.ts:\d+/);
@@ -55,6 +57,40 @@ describe("reads on a full disk", () => {
       assert.ok(freed.doc.current_facts.some((fact) => fact.content.startsWith("use sqlite database ")));
       const verify = runZaxy(["verify"], { cwd: dir });
       assert.equal(verify.code, 0, verify.stdout + verify.stderr);
+    } finally {
+      unmount(dir);
+    }
+  });
+
+  test("issue 14: zaxy graph sync on a full disk exits 3 with projection_write_failed, no abort, no temp files; after space is freed it completes", slow, () => {
+    const dir = makeTempDir("fullDiskGraphSync");
+    assert.ok(mountTmpfs(dir, 2048), "mount tmpfs");
+    try {
+      for (let i = 1; i <= 12; i++) {
+        const run = runZaxy(["memory", "append", "decision.made", "--actor", "agent", "--payload-json", JSON.stringify({ decision: `use sqlite database ${i}` })], { cwd: dir });
+        assert.equal(run.code, 0, run.stderr);
+      }
+      assert.equal(checkout(dir).code, 0);
+      // Room for the store's lock file, not for its first write-ahead log.
+      const filler = fillDisk(dir, 4 * 1024);
+      const full = runZaxy(["graph", "sync", "--json"], { cwd: dir });
+      assert.equal(full.code, 3, full.stdout + full.stderr);
+      assert.equal(JSON.parse(full.stdout).error.code, "projection_write_failed");
+      assert.doesNotMatch(full.stderr, /Aborted|internal_error|at .*\.ts:\d+/);
+      const leftovers = filesUnder(path.join(dir, ".eventloom")).filter((name) => /\.tmp|\.load-/.test(name));
+      assert.deepEqual(leftovers, [], "no temp file left on the full disk");
+      // Reads do not need the store.
+      const read = checkout(dir);
+      assert.equal(read.code, 0, read.stderr);
+      assert.deepEqual(read.doc.warnings, [], read.stderr);
+
+      fs.rmSync(filler);
+      const freed = runZaxy(["graph", "sync", "--json"], { cwd: dir });
+      assert.equal(freed.code, 0, freed.stderr);
+      assert.equal(JSON.parse(freed.stdout).sessions[0].head_seq, 12);
+      const status = runZaxy(["memory", "status", "--graph", "--json"], { cwd: dir });
+      assert.equal(status.code, 0, status.stderr);
+      assert.equal(JSON.parse(status.stdout).graph.behind_by, 0);
     } finally {
       unmount(dir);
     }

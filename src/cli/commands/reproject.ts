@@ -1,7 +1,8 @@
 /**
- * `zaxy reproject [--all] [--reset-projection]`: rebuild sessions' graph projections from their
- * logs with bulk loading, their vector indexes and read models (built from the folded rows before
- * the graph store write, which is the phase whose memory is never given back). The log is verified first; a log that fails
+ * `zaxy reproject [--all] [--reset-projection] [--graph-store]`: rebuild sessions' projections
+ * from their logs: the folded rows, their vector indexes and read models, and with
+ * `--graph-store` the Kuzu graph store by bulk loading (after the others: its memory is never
+ * given back). The log is verified first; a log that fails
  * verification is not projected (exit 1). Progress goes to stderr when it is a terminal.
  */
 import * as fs from "node:fs";
@@ -39,7 +40,7 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
   const { projectSession } = await import("../../projection/projector.ts");
   const { syncVectorIndex } = await import("../../projection/vectorIndex.ts");
   const { defaultEmbeddingDim } = await import("../../vector/hashEmbedding.ts");
-  const { buildSessionIndex } = await import("../../retrieval/sessionIndex.ts");
+  const { RowsReadModelSource } = await import("../../readmodel/readModelSource.ts");
   const { writeReadModel } = await import("../../readmodel/writeReadModel.ts");
   const started = performance.now();
   const progress = phaseProgress(ctx, sessionId);
@@ -50,15 +51,26 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
   try {
     const projected = await projectSession(ctx.global.eventloomPath, sessionId, {
       rebuild: true,
+      graphStore: booleanOption(ctx, "graph-store") ? "sync" : "lazy",
       onStoreFailure: "throw",
       warn,
       onProgress: progress,
-      // The vector index and the read model are built from the folded rows before the graph
-      // store is written: Kuzu's heap grows during its bulk load and is never given back, so
-      // building them after it stacked their transient memory on top of it (100k events:
-      // ~2.2 GB peak RSS after, ~1.5 GB before). Neither reads the graph store.
+      // The read model and the vector index are built from the folded rows before the graph
+      // store is written (`--graph-store`): Kuzu's heap grows during its bulk load and is never
+      // given back, so building them after it stacked their transient memory on top of it
+      // (100k events: ~2.2 GB peak RSS after, ~1.5 GB before). Neither reads the graph store.
+      // The read model comes first, after a full collection of the fold's garbage: it is the
+      // larger of the two transients, and the vector build then reuses what it freed.
       beforeStoreWrite: async (rows, events) => {
         eventCount = events.length;
+        collectGarbageNow();
+        // The read model that fresh processes answer from (readmodel/), at the rebuilt head.
+        const readModelStarted = performance.now();
+        progress("read model", 0, 1);
+        const source = new RowsReadModelSource(sessionId, rows, events);
+        writeReadModel(ctx.global.eventloomPath, sessionLogPath(ctx.global.eventloomPath, sessionId, "read"), source, rows, events, warn);
+        readModelMs = performance.now() - readModelStarted;
+        collectGarbageNow();
         const vectorsStarted = performance.now();
         // The index itself is not kept: the read model does not store it (readers view the
         // saved file), and a freshly built one holds every vector in memory (~200 MB for 100k).
@@ -72,14 +84,6 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
           warn,
         );
         vectorSeconds = Math.round(performance.now() - vectorsStarted) / 1000;
-        collectGarbageNow();
-        // The read model that fresh processes answer from (readmodel/), at the rebuilt head.
-        const readModelStarted = performance.now();
-        progress("read model", 0, 1);
-        const index = buildSessionIndex(sessionId, rows, events, null);
-        collectGarbageNow();
-        writeReadModel(ctx.global.eventloomPath, sessionLogPath(ctx.global.eventloomPath, sessionId, "read"), index, rows, events, warn);
-        readModelMs = performance.now() - readModelStarted;
       },
     });
     const rows = projected.rows!;
@@ -109,16 +113,19 @@ export const reprojectCommand = defineCommand({
   summary: "Rebuild the graph projection and vector index from the log",
   description:
     "Rebuilds the session's projection from scratch (--all: every session under the root):\n" +
-    "verify, extract, fold with temporal validity, bring the session's usearch index and\n" +
-    "read model up to the folded rows, then bulk-load into <root>/projections/embedded.kuzu.\n" +
+    "verify, extract, fold with temporal validity, then build the session's usearch index, read\n" +
+    "model and row cache from the folded rows. --graph-store also bulk-loads the rows into the\n" +
+    "Kuzu graph store (<root>/projections/embedded.kuzu), which no read answers from and which\n" +
+    "is otherwise brought up to date only by `zaxy graph sync`.\n" +
     "--reset-projection deletes everything under <root>/projections first (a corrupt or\n" +
     "outdated store). Exit 1 when a log fails verification (it is not projected).",
   options: {
     all: { type: "boolean", description: "Every session (*.jsonl) under the Eventloom root (overrides --session-id)" },
+    "graph-store": { type: "boolean", description: "Also rebuild the session in the Kuzu graph store (bulk load)" },
     "reset-projection": { type: "boolean", description: "Delete <root>/projections before rebuilding" },
   },
   positionals: [],
-  examples: ["zaxy reproject", "zaxy reproject --all --reset-projection --json"],
+  examples: ["zaxy reproject", "zaxy reproject --all --reset-projection --json", "zaxy reproject --graph-store"],
   async run(ctx) {
     const root = ctx.global.eventloomPath;
     const all = booleanOption(ctx, "all");

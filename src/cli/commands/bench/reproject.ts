@@ -8,6 +8,10 @@ import { intOption } from "../../args.ts";
 import { defineCommand } from "../../command.ts";
 import { emit } from "../../output.ts";
 
+function fmt(value: number | null): string {
+  return value === null ? "n/a" : String(value);
+}
+
 function render(result: ReprojectBenchResult): string {
   const r = result.reproject;
   const b = result.baseline;
@@ -22,6 +26,9 @@ function render(result: ReprojectBenchResult): string {
     `per-row baseline: ${b.note}`,
     `  ${b.rows.total} rows: per-row ${b.per_row.seconds.toFixed(2)} s (${b.per_row.rows_per_s.toFixed(0)} rows/s), bulk ${b.bulk_same_diff.seconds.toFixed(2)} s (${b.bulk_same_diff.rows_per_s.toFixed(0)} rows/s) -> ${b.bulk_vs_per_row_same_diff.toFixed(1)}x on the same diff`,
     `  full-run write phase vs per-row: ${result.ratios.bulk_write_vs_per_row.toFixed(1)}x; end to end vs per-row: ${result.ratios.end_to_end_vs_per_row.toFixed(1)}x`,
+    `zaxy reproject --reset-projection (fresh processes): median ${fmt(result.cli.median_s)} s (runs ${result.cli.runs_s.join(", ")}), peak RSS ${fmt(result.cli.max_peak_rss_mib)} MiB` +
+    (result.cli.failures.length > 0 ? `, failures: ${result.cli.failures.join("; ")}` : ""),
+    `  ref_verify.py on the same log: median ${fmt(result.cli.ref_verify.median_s)} s${result.cli.ref_verify.error === null ? "" : ` (${result.cli.ref_verify.error})`} -> ${fmt(result.cli.ratio_to_ref_verify)}x`,
     ...renderTargets(result.targets),
   ].join("\n");
 }
@@ -34,10 +41,13 @@ export const benchReprojectCommand = defineCommand({
     "transcript turns, tool calls, commands, file edits) in a temporary directory, times\n" +
     "projectSession with rebuild end to end and per phase, then the usearch index build. The\n" +
     "one-statement-per-row baseline runs on the first --baseline-events events (the whole\n" +
-    "session would take tens of minutes) and is compared with the bulk load of the same rows.",
+    "session would take tens of minutes) and is compared with the bulk load of the same rows.\n" +
+    "Then times `zaxy reproject --reset-projection` in --cli-runs fresh processes (rows, read\n" +
+    "model and vector index rebuilt from nothing) against python3 ref_verify.py on the same log.",
   options: {
     events: { type: "string", valueName: "N", description: "Events in the session (default 100000)" },
     "baseline-events": { type: "string", valueName: "N", description: "Prefix for the per-row baseline (default 2000)" },
+    "cli-runs": { type: "string", valueName: "N", description: "Fresh zaxy reproject and ref_verify.py runs (default 3)" },
   },
   positionals: [],
   examples: ["zaxy bench reproject --json", "zaxy bench reproject --events 20000 --baseline-events 500"],
@@ -46,6 +56,7 @@ export const benchReprojectCommand = defineCommand({
     const result = await runReprojectBench({
       events: intOption(ctx, "events", 1, 10_000_000) ?? 100_000,
       baselineEvents: intOption(ctx, "baseline-events", 1, 10_000_000) ?? 2000,
+      cliRuns: intOption(ctx, "cli-runs", 1, 100) ?? 3,
       progress: (message) => ctx.io.stderr(`bench: ${message}\n`),
     });
     emit(ctx, "zaxy.bench.reproject.v1", { ...result }, () => render(result));

@@ -1,6 +1,7 @@
 /**
  * `zaxy memory status [--graph]`: the session's log and how far its projection has come, without
- * changing anything (no catch-up). `--graph` also opens the Kuzu store for its counts (loads Kuzu).
+ * changing anything (no catch-up). `--graph` also opens the Kuzu store for its counts (loads Kuzu);
+ * no read brings that store up to date (`zaxy graph sync` does), so it says how far behind it is.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -19,6 +20,11 @@ function readJson(file: string): Record<string, unknown> | null {
   }
 }
 
+function graphLine(graph: { counts: unknown; behind_by: number }): string {
+  const behind = graph.behind_by === 0 ? "up to date" : `${graph.behind_by} events behind (zaxy graph sync brings it up)`;
+  return `graph store: ${JSON.stringify(graph.counts)}, ${behind}`;
+}
+
 export const memoryStatusCommand = defineCommand({
   name: "status",
   summary: "Log integrity and projection state of the session (read-only)",
@@ -27,7 +33,8 @@ export const memoryStatusCommand = defineCommand({
     "many events each is behind, the entity and relation counts (from the row cache) and the\n" +
     "vector index. A read folds up to 1000 events past the read model in memory; a read past\n" +
     "that (or zaxy reproject) catches the projection up and rewrites the read model; status\n" +
-    "never does. --graph also reports the Kuzu store's counts.\n" +
+    "never does. --graph also reports the Kuzu graph store's head, counts and how far behind\n" +
+    "the log it is (no read answers from it or updates it; zaxy graph sync does).\n" +
     "invalid_derived_events lists sealed causal.edge.generated events their producer would\n" +
     "never write (appended by Python or an older zaxy); they are not projected.",
   options: { graph: { type: "boolean", description: "Open the Kuzu store and report its counts and head" } },
@@ -93,8 +100,10 @@ export const memoryStatusCommand = defineCommand({
         const counts = store.counts(sessionId);
         const mismatch = head === null ? null : headCountMismatch(head, counts);
         const headProblem = mismatch === null ? null : `the head (seq ${head!.seq}) records other counts: the store ${mismatch}`;
-        if (headProblem !== null) ctx.io.stderr(`zaxy: warning: graph projection of session ${sessionId}: ${headProblem}; the next read rebuilds it\n`);
-        doc.graph = { head, counts, head_problem: headProblem, sessions: store.sessions() };
+        if (headProblem !== null) ctx.io.stderr(`zaxy: warning: graph projection of session ${sessionId}: ${headProblem}; zaxy graph sync rebuilds it\n`);
+        // Events the store lacks: only `zaxy graph sync` (or reproject --graph-store) adds them.
+        const behindBy = Math.max(0, events - (head?.seq ?? 0));
+        doc.graph = { head, counts, head_problem: headProblem, behind_by: behindBy, sessions: store.sessions() };
       } finally {
         store.close();
       }
@@ -130,7 +139,7 @@ export const memoryStatusCommand = defineCommand({
           ...invalidDerived.map((e) => `  - seq ${e.seq} ${e.type} ${e.hash.slice(0, 12)}: ${e.reason}`),
         ]),
         `vectors: ${vectorMeta === null ? "none yet" : `${vectorMeta.count} x ${vectorMeta.dim} (${vectorMeta.quantization})`}`,
-        ...(doc.graph ? [`graph store: ${JSON.stringify((doc.graph as Record<string, unknown>).counts)}`] : []),
+        ...(doc.graph ? [graphLine(doc.graph as { counts: unknown; behind_by: number })] : []),
       ].join("\n"),
     );
     return integrity.ok ? 0 : 1;
