@@ -54,7 +54,6 @@ import { crashTestPause, crashTestPauseUntilStopped } from "./crashTestPause.ts"
 import { csvCopyOptions, type CsvCell, cypherStringLiteral, rowHasEmptyString, writeCsvFile } from "./kuzuCsv.ts";
 import { type Kuzu, type KuzuConnection, type KuzuDatabase, type KuzuPreparedStatement, loadKuzu } from "./kuzuRuntime.ts";
 import { entityColumns, eventColumns, projectionSchemaVersion, relatesColumns, schemaStatements, storeMetaKey } from "./kuzuSchema.ts";
-import { removeOrphanTempFiles } from "./orphanTempFiles.ts";
 import { ProjectionBusyError, ProjectionCorruptError, ProjectionInterruptedError, ProjectionQueryError, ProjectionWriteError } from "./projectionErrors.ts";
 import {
   type EntityRow,
@@ -478,11 +477,6 @@ export class KuzuStore {
       const staleLoadDirs = removeStaleLoadDirs(absolutePath);
       if (staleLoadDirs.length > 0) {
         warn(`Removed ${staleLoadDirs.length} bulk-load folder(s) left by an interrupted projection write: ${staleLoadDirs.join(", ")}`);
-      }
-      const projections = path.dirname(absolutePath);
-      const orphanTemps = removeOrphanTempFiles([path.join(projections, "sessions"), path.join(projections, "vectors")]);
-      if (orphanTemps.length > 0) {
-        warn(`Removed ${orphanTemps.length} temp file(s) left by an interrupted projection write: ${orphanTemps.map((file) => path.basename(file)).join(", ")}`);
       }
       if (isEmptyFile(absolutePath)) {
         // Kuzu would open it as a fresh database without a word; say that the graph is rebuilt.

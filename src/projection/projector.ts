@@ -33,6 +33,7 @@ import { extractEvent } from "./extract/mod.ts";
 import { GraphFold } from "./graphFold.ts";
 import { deleteDatabaseFiles, headCountMismatch, KuzuStore } from "./kuzuStore.ts";
 import { loadKuzu } from "./kuzuRuntime.ts";
+import { removeOrphanTempFiles } from "./orphanTempFiles.ts";
 import { ProjectionCorruptError, ProjectionInterruptedError, ProjectionWriteError } from "./projectionErrors.ts";
 import { projectionsDir, readSnapshotChecked, removeSnapshot, snapshotPath, writeSnapshot } from "./snapshot.ts";
 import type { GraphDiff, ProjectionHead, SessionGraphRows } from "./types.ts";
@@ -215,6 +216,12 @@ export async function projectSession(root: string, sessionId: string, options: P
     lap("read_cache");
     result.rows = cached;
     return result;
+  }
+  // This call writes the row cache (and its caller the vector index): temp files of writers
+  // that died doing the same are removed first.
+  const orphanTemps = removeOrphanTempFiles([path.dirname(snapshotPath(root, sessionId)), path.join(projectionsDir(root), "vectors")]);
+  if (orphanTemps.length > 0) {
+    repair(`Removed ${orphanTemps.length} temp file(s) left by an interrupted projection write: ${orphanTemps.map((file) => path.basename(file)).join(", ")}`);
   }
   if (!syncGraphStore) {
     await projectFromRowCache({ root, sessionId, events: result.events, cached, options, result, warn, repair, lap, skipLap, mayRecreate: false });

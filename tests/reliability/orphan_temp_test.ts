@@ -25,7 +25,7 @@ function appendGoal(dir: string, title: string): void {
 }
 
 describe("temp files left by an interrupted projection write", () => {
-  test("the next read that opens the store removes those of dead writers with a warning and keeps a live writer's", () => {
+  test("the next read that catches the projection up removes those of dead writers with a warning and keeps a live writer's", () => {
     const dir = makeTempDir("zaxy-orphan-temp-");
     appendGoal(dir, "Ship the release");
     const first = runZaxy(["memory", "query", "release", "--json"], { cwd: dir });
@@ -42,8 +42,8 @@ describe("temp files left by an interrupted projection write", () => {
     fs.writeFileSync(live, "being written");
 
     appendGoal(dir, "Tag the release");
-    // The read below must catch up through the store (a short tail is otherwise folded on the
-    // read model without opening it, and the orphans wait for the next full catch-up).
+    // The read below must catch the projection up (a short tail is otherwise folded on the read
+    // model without writing anything, and the orphans wait for the next full catch-up).
     fs.rmSync(path.join(projections, "readmodel"), { recursive: true, force: true });
     const read = runZaxy(["memory", "query", "release", "--json"], { cwd: dir });
     assert.equal(read.code, 0, read.stderr);
