@@ -17,7 +17,8 @@ import { sessionLogPath } from "../eventloom/session.ts";
 import { cachedSessionLogBytesMax, readModelTailBytesMax, readModelTailEventsMax } from "../limits.ts";
 import type { ProjectedSession } from "../projection/projector.ts";
 import { foldLogRows } from "../projection/foldLog.ts";
-import type { PlainJson } from "../projection/types.ts";
+import type { PlainJson, SessionGraphRows } from "../projection/types.ts";
+import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
 import { markDegraded, retrieve } from "../retrieval/engine.ts";
 import { loadRootProjectionFiles } from "../retrieval/projectionLane.ts";
 import { checkProjectionRefs, unresolvedRefWarnings } from "../retrieval/projectionRefs.ts";
@@ -122,9 +123,9 @@ export class MemoryService implements SessionReader {
       const { viewVectorIndexAt } = await import("../projection/vectorIndex.ts");
       return await viewVectorIndexAt(this.root, sessionId, manifest.head, manifest.head.entityCount, dim);
     }, { eventsMax: readModelTailEventsMax, bytesMax: readModelTailBytesMax });
-    if (opening.status === "invalid") return await this.session(sessionId, `read model of session ${JSON.stringify(sessionId)} is rebuilt from the log: ${opening.reason}`);
-    if (opening.status === "missing") return await this.session(sessionId, missingReadModel);
-    if (opening.status !== "opened") return await this.session(sessionId);
+    if (opening.status === "invalid") return await this.catchUp(sessionId, `read model of session ${JSON.stringify(sessionId)} is rebuilt from the log: ${opening.reason}`);
+    if (opening.status === "missing") return await this.catchUp(sessionId, missingReadModel);
+    if (opening.status !== "opened") return await this.catchUp(sessionId, null);
     let index: SessionIndex;
     try {
       const { overlayTail } = await import("../readmodel/tailCatchUp.ts");
@@ -132,7 +133,7 @@ export class MemoryService implements SessionReader {
     } catch (error) {
       opening.index.close();
       if (!(error instanceof ReadModelCorruptError)) throw error;
-      return await this.session(sessionId, `read model of session ${JSON.stringify(sessionId)} is rebuilt from the log: ${error.message}`);
+      return await this.catchUp(sessionId, `read model of session ${JSON.stringify(sessionId)} is rebuilt from the log: ${error.message}`);
     }
     const tail = opening.tail;
     const head = tail.length === 0 ? opening.manifest.head : { seq: tail[tail.length - 1].seq, hash: tail[tail.length - 1].hash };
@@ -170,6 +171,82 @@ export class MemoryService implements SessionReader {
     if (cached !== undefined && "projected" in cached && fs.existsSync(file) && cached.fingerprint === fingerprint(file)) {
       return this.touch(sessionId, cached) as CachedSession;
     }
+    const { projected, vectors, rowsForReadModel } = await this.projectWithVectors(sessionId, readModelRepair);
+    // Degraded: no store, and no vector index either (nothing derived is written from a read
+    // that could not open the store); the rows come from the same fold the store would hold.
+    const rows = projected.rows ?? foldLogRows(sessionId, projected.events);
+    const index = buildSessionIndex(sessionId, rows, projected.events, vectors);
+    if (rowsForReadModel !== null) {
+      const written = performance.now();
+      try {
+        const { writeReadModel } = await import("../readmodel/writeReadModel.ts");
+        writeReadModel(this.root, projected.logPath, index, rowsForReadModel, projected.events, this.options.warn);
+      } catch (error) {
+        // The read model only speeds up the next fresh process; this answer does not need it.
+        this.noteReadModelNotWritten(projected, error);
+      }
+      projected.timingsMs.read_model_write = Math.round((performance.now() - written) * 100) / 100;
+    }
+    return this.rememberInMemory(sessionId, projected, rows, index, vectors);
+  }
+
+  /**
+   * A read whose read model is missing, unusable or too far behind (more than a tail): catches
+   * the projection up, writes the read model from the rows the way `zaxy reproject` does (each
+   * BM25 index built, written and dropped in turn) and answers from the model, so the whole
+   * session is never indexed in memory at once (100k events: ~1.85 GB peak when it was). Without
+   * a vector index, or when the model cannot be written or opened, it answers from memory as
+   * `session` does.
+   */
+  private async catchUp(sessionId: string, readModelRepair: string | null): Promise<ReadSession> {
+    const file = sessionLogPath(this.root, sessionId, "read");
+    const caught = await this.projectWithVectors(sessionId, readModelRepair);
+    const { projected, vectors } = caught;
+    if (caught.rowsForReadModel === null) {
+      const rows = projected.rows ?? foldLogRows(sessionId, projected.events);
+      return this.rememberInMemory(sessionId, projected, rows, buildSessionIndex(sessionId, rows, projected.events, vectors), vectors);
+    }
+    const written = performance.now();
+    let manifest = null;
+    try {
+      const { writeReadModel } = await import("../readmodel/writeReadModel.ts");
+      const { RowsReadModelSource } = await import("../readmodel/readModelSource.ts");
+      const source = new RowsReadModelSource(sessionId, caught.rowsForReadModel, projected.events);
+      manifest = writeReadModel(this.root, projected.logPath, source, caught.rowsForReadModel, projected.events, this.options.warn);
+    } catch (error) {
+      this.noteReadModelNotWritten(projected, error);
+    }
+    projected.timingsMs.read_model_write = Math.round((performance.now() - written) * 100) / 100;
+    if (manifest === null) {
+      const rows = projected.rows!;
+      return this.rememberInMemory(sessionId, projected, rows, buildSessionIndex(sessionId, rows, projected.events, vectors), vectors);
+    }
+    // Answered from the model just written: the rows and events are garbage from here on.
+    const diagnostics = projectionDiagnostics(projected, vectors?.path ?? null);
+    const repairs = projected.repairs;
+    const before = fingerprint(file);
+    const { openReadModel } = await import("../readmodel/diskSessionIndex.ts");
+    const dim = this.options.embeddingDim ?? defaultEmbeddingDim;
+    const opening = await openReadModel(this.root, sessionId, file, async (opened) => {
+      const { viewVectorIndexAt } = await import("../projection/vectorIndex.ts");
+      return await viewVectorIndexAt(this.root, sessionId, opened.head, opened.head.entityCount, dim);
+    }, { eventsMax: 0, bytesMax: 0 });
+    if (opening.status !== "opened") return await this.session(sessionId);
+    const entry: ReadSession = { fingerprint: before, logBytes: 0, index: opening.index, projection: diagnostics, repairs };
+    this.remember(sessionId, entry);
+    return entry;
+  }
+
+  /**
+   * Brings the projection and the vector index up to the log head. `rowsForReadModel` is set when
+   * a read model can be written at that head (it needs both); the repair that rewriting it makes
+   * is then recorded.
+   */
+  private async projectWithVectors(sessionId: string, readModelRepair: string | null): Promise<{
+    projected: ProjectedSession;
+    vectors: SessionVectorIndex | null;
+    rowsForReadModel: SessionGraphRows | null;
+  }> {
     const { projectSession } = await import("../projection/projector.ts");
     const projected = await projectSession(this.root, sessionId, { warn: this.options.warn, lockWaitMs: readLockWaitMs });
     const repair = (message: string) => {
@@ -178,7 +255,7 @@ export class MemoryService implements SessionReader {
       this.options.warn?.(message);
     };
     const mark = performance.now();
-    let vectors = null;
+    let vectors: SessionVectorIndex | null = null;
     if (projected.rows !== null) {
       const { syncVectorIndex } = await import("../projection/vectorIndex.ts");
       try {
@@ -195,30 +272,24 @@ export class MemoryService implements SessionReader {
       }
     }
     projected.timingsMs.vector_index = Math.round((performance.now() - mark) * 100) / 100;
-    // Degraded: no store, and no vector index either (nothing derived is written from a read
-    // that could not open the store); the rows come from the same fold the store would hold.
-    const rows = projected.rows ?? foldLogRows(sessionId, projected.events);
-    const index = buildSessionIndex(sessionId, rows, projected.events, vectors);
-    if (projected.rows !== null && vectors !== null) {
-      // A missing read model is news only when the projection and the vector index were already
-      // current (a read model is written with both): else this is the session's first read, a
-      // catch-up, or the first read since the vector index could not be loaded, which write a
-      // read model as a matter of course.
-      if (readModelRepair === missingReadModel) {
-        if ((projected.source === "cache" || projected.source === "store") && vectors.action === "loaded") repair(`read model of session ${JSON.stringify(sessionId)} was missing; rebuilt from the log`);
-      } else if (readModelRepair !== null) repair(readModelRepair);
-      const written = performance.now();
-      try {
-        const { writeReadModel } = await import("../readmodel/writeReadModel.ts");
-        writeReadModel(this.root, projected.logPath, index, projected.rows, projected.events, this.options.warn);
-      } catch (error) {
-        // The read model only speeds up the next fresh process; this answer does not need it.
-        const message = `read model of session ${JSON.stringify(sessionId)} not written: ${error instanceof Error ? error.message : String(error)}`;
-        projected.warnings.push(message);
-        this.options.warn?.(message);
-      }
-      projected.timingsMs.read_model_write = Math.round((performance.now() - written) * 100) / 100;
-    }
+    if (projected.rows === null || vectors === null) return { projected, vectors, rowsForReadModel: null };
+    // A missing read model is news only when the projection and the vector index were already
+    // current (a read model is written with both): else this is the session's first read, a
+    // catch-up, or the first read since the vector index could not be loaded, which write a
+    // read model as a matter of course.
+    if (readModelRepair === missingReadModel) {
+      if ((projected.source === "cache" || projected.source === "store") && vectors.action === "loaded") repair(`read model of session ${JSON.stringify(sessionId)} was missing; rebuilt from the log`);
+    } else if (readModelRepair !== null) repair(readModelRepair);
+    return { projected, vectors, rowsForReadModel: projected.rows };
+  }
+
+  private noteReadModelNotWritten(projected: ProjectedSession, error: unknown): void {
+    const message = `read model of session ${JSON.stringify(projected.sessionId)} not written: ${error instanceof Error ? error.message : String(error)}`;
+    projected.warnings.push(message);
+    this.options.warn?.(message);
+  }
+
+  private rememberInMemory(sessionId: string, projected: ProjectedSession, rows: SessionGraphRows, index: SessionIndex, vectors: SessionVectorIndex | null): CachedSession {
     const entry: CachedSession = {
       fingerprint: fingerprint(projected.logPath),
       logBytes: fs.statSync(projected.logPath).size,
