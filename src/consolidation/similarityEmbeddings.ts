@@ -108,6 +108,75 @@ export class SparseEmbeddings {
     return dot / (Math.sqrt(normA) * Math.sqrt(normB));
   }
 
+  /**
+   * For each row, its highest exact cosine to any row of `targets` (0 when `targets` is empty):
+   * `max over t of cosineWith(row, targets, t)`, bit for bit, without comparing every pair. The
+   * targets are inverted by dimension, so a row visits only the targets it shares a dimension
+   * with, and each shared product is added in ascending dimension, the order the merge in
+   * `cosineWith` adds it. A target sharing no dimension (or a zero row on either side) has cosine
+   * 0. A session's goals grow with its history (2 % of the events in a mixed session): all pairs
+   * were 15 G merges for 750 000 memories and 20 000 goals.
+   */
+  maxCosineWith(targets: SparseEmbeddings): Float64Array {
+    if (targets.dim !== this.dim) throw new RangeError(`maxCosineWith: dimensions differ (${this.dim} vs ${targets.dim})`);
+    const best = new Float64Array(this.count);
+    const targetCount = targets.count;
+    if (targetCount === 0) return best;
+    // Postings: for each dimension, the targets with a non-zero there (ascending) and its value.
+    const postingStarts = new Uint32Array(this.dim + 1);
+    let nonZeroTargets = 0;
+    for (let t = 0; t < targetCount; t++) {
+      if (targets.sumSquares[t] === 0) continue;
+      nonZeroTargets++;
+      for (let k = targets.offsets[t]; k < targets.offsets[t + 1]; k++) postingStarts[targets.indices[k] + 1]++;
+    }
+    for (let d = 0; d < this.dim; d++) postingStarts[d + 1] += postingStarts[d];
+    const postingTargets = new Uint32Array(postingStarts[this.dim]);
+    const postingValues = new Float64Array(postingStarts[this.dim]);
+    const fill = postingStarts.slice(0, this.dim);
+    for (let t = 0; t < targetCount; t++) {
+      if (targets.sumSquares[t] === 0) continue;
+      for (let k = targets.offsets[t]; k < targets.offsets[t + 1]; k++) {
+        const at = fill[targets.indices[k]]++;
+        postingTargets[at] = t;
+        postingValues[at] = targets.values[k];
+      }
+    }
+    const targetRoots = Float64Array.from(targets.sumSquares, Math.sqrt);
+    const dots = new Float64Array(targetCount);
+    // `seenBy[t] === row + 1` when target t's dot already holds row's sum.
+    const seenBy = new Uint32Array(targetCount);
+    const touched = new Uint32Array(targetCount);
+    for (let row = 0; row < this.count; row++) {
+      const squares = this.sumSquares[row];
+      if (squares === 0) continue;
+      let touchedCount = 0;
+      for (let k = this.offsets[row]; k < this.offsets[row + 1]; k++) {
+        const dimension = this.indices[k];
+        const value = this.values[k];
+        for (let p = postingStarts[dimension]; p < postingStarts[dimension + 1]; p++) {
+          const t = postingTargets[p];
+          if (seenBy[t] !== row + 1) {
+            seenBy[t] = row + 1;
+            dots[t] = 0;
+            touched[touchedCount++] = t;
+          }
+          dots[t] += value * postingValues[p];
+        }
+      }
+      // Targets it shares nothing with, and zero targets, have cosine 0.
+      let max = touchedCount < targetCount || nonZeroTargets < targetCount ? 0 : -Infinity;
+      const root = Math.sqrt(squares);
+      for (let i = 0; i < touchedCount; i++) {
+        const t = touched[i];
+        const cosine = dots[t] / (root * targetRoots[t]);
+        if (cosine > max) max = cosine;
+      }
+      best[row] = max;
+    }
+    return best;
+  }
+
   /** Calls `visit(dimension, value)` for each non-zero of `row`, dimensions ascending. */
   forEachNonZero(row: number, visit: (dimension: number, value: number) => void): void {
     for (let k = this.offsets[row]; k < this.offsets[row + 1]; k++) visit(this.indices[k], this.values[k]);

@@ -165,14 +165,7 @@ export function combinedAlignment(alignments: readonly number[]): number {
 
 /** Each memory's highest exact cosine to any goal (0 with no goals). */
 export function goalAlignments(embeddings: SparseEmbeddings, goalEmbeddings: SparseEmbeddings): Float64Array {
-  const alignments = new Float64Array(embeddings.count);
-  if (goalEmbeddings.count === 0) return alignments;
-  for (let row = 0; row < embeddings.count; row++) {
-    let best = -Infinity;
-    for (let goal = 0; goal < goalEmbeddings.count; goal++) best = Math.max(best, embeddings.cosineWith(row, goalEmbeddings, goal));
-    alignments[row] = best;
-  }
-  return alignments;
+  return embeddings.maxCosineWith(goalEmbeddings);
 }
 
 function round6(value: number): number {

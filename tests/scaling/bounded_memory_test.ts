@@ -132,6 +132,28 @@ describe("bounded memory: trigger_consolidation answers are unchanged", () => {
     assert.deepEqual(seen, [0, 1, 2, 3, 4, 5]);
   });
 
+  test("maxCosineWith gives every row, bit for bit, the highest cosineWith over all targets (goal alignments without all pairs)", () => {
+    const rng = new Rng(20261127);
+    const vocabulary = Array.from({ length: 300 }, (_, i) => `w${i}`);
+    const text = (words: number) => Array.from({ length: words }, () => vocabulary[rng.int(rng.int(2) === 0 ? 20 : vocabulary.length)]).join(" ");
+    // "a a" and "" give vectors whose direction differs from any other: cancellation cannot be
+    // planted by hand, so rows sharing nothing with any target (cosine 0 everywhere) stand in.
+    const rows = [...Array.from({ length: 400 }, () => text(1 + rng.int(12))), "", "zz-only-here", "w0 w0 w0"];
+    const goals = [...Array.from({ length: 60 }, () => text(1 + rng.int(6))), ""];
+    for (const dim of [64, 1536]) {
+      const embeddings = SparseEmbeddings.embed(rows, dim);
+      for (const targets of [goals, goals.slice(0, 1), [], ["only-its-own-words here"]]) {
+        const goalEmbeddings = SparseEmbeddings.embed(targets, dim);
+        const fast = embeddings.maxCosineWith(goalEmbeddings);
+        for (let row = 0; row < rows.length; row++) {
+          let expected = targets.length === 0 ? 0 : -Infinity;
+          for (let t = 0; t < targets.length; t++) expected = Math.max(expected, embeddings.cosineWith(row, goalEmbeddings, t));
+          assert.ok(Object.is(fast[row], expected), `dim ${dim}, ${targets.length} targets, row ${row} (${JSON.stringify(rows[row])}): ${fast[row]} vs ${expected}`);
+        }
+      }
+    }
+  });
+
   test("similarPairs lists each pair once, ordered by a then b, with its exact cosine", async () => {
     const memories = overlappingMemories(3000, 7);
     const embeddings = SparseEmbeddings.embed(memories.map(memoryEmbeddingText), 1536);
