@@ -18,7 +18,7 @@ import { cachedSessionLogBytesMax, readModelTailBytesMax, readModelTailEventsMax
 import type { ProjectedSession } from "../projection/projector.ts";
 import { foldLogRows } from "../projection/foldLog.ts";
 import type { PlainJson, SessionGraphRows } from "../projection/types.ts";
-import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
+import type { SessionVectorIndex, SyncVectorOptions } from "../projection/vectorIndex.ts";
 import { markDegraded, retrieve } from "../retrieval/engine.ts";
 import { loadRootProjectionFiles } from "../retrieval/projectionLane.ts";
 import { checkProjectionRefs, unresolvedRefWarnings } from "../retrieval/projectionRefs.ts";
@@ -200,7 +200,9 @@ export class MemoryService implements SessionReader {
    */
   private async catchUp(sessionId: string, readModelRepair: string | null): Promise<ReadSession> {
     const file = sessionLogPath(this.root, sessionId, "read");
-    const caught = await this.projectWithVectors(sessionId, readModelRepair);
+    // The answer comes from the read model, which views the vector file: the index is not kept in
+    // memory while the read model is written.
+    const caught = await this.projectWithVectors(sessionId, readModelRepair, { viewSaved: true });
     const { projected, vectors } = caught;
     if (caught.rowsForReadModel === null) {
       const rows = projected.rows ?? foldLogRows(sessionId, projected.events);
@@ -242,7 +244,7 @@ export class MemoryService implements SessionReader {
    * a read model can be written at that head (it needs both); the repair that rewriting it makes
    * is then recorded.
    */
-  private async projectWithVectors(sessionId: string, readModelRepair: string | null): Promise<{
+  private async projectWithVectors(sessionId: string, readModelRepair: string | null, vectorOptions: SyncVectorOptions = {}): Promise<{
     projected: ProjectedSession;
     vectors: SessionVectorIndex | null;
     rowsForReadModel: SessionGraphRows | null;
@@ -260,7 +262,7 @@ export class MemoryService implements SessionReader {
       const { syncVectorIndex } = await import("../projection/vectorIndex.ts");
       try {
         const dim = this.options.embeddingDim ?? defaultEmbeddingDim;
-        vectors = await syncVectorIndex(this.root, sessionId, projected.rows, projected.events, dim, undefined, repair);
+        vectors = await syncVectorIndex(this.root, sessionId, projected.rows, projected.events, dim, undefined, repair, vectorOptions);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         const message = `vector index unavailable, vector lane skipped: ${reason}`;

@@ -12,7 +12,7 @@ import type { EventRecord } from "../eventloom/envelope.ts";
 import { fileStamp, writeChunksAtomically } from "../platform/atomicFile.ts";
 import { createHash } from "node:crypto";
 import type { SessionGraphRows } from "../projection/types.ts";
-import { requestGarbageCollection } from "../platform/mod.ts";
+import { collectGarbageNow, requestGarbageCollection } from "../platform/mod.ts";
 import type { ReadModelSource } from "./readModelSource.ts";
 import { adjacencyChunks } from "./adjacencyTable.ts";
 import { writeBm25Segment } from "./bm25Segment.ts";
@@ -65,6 +65,9 @@ function removeOtherGenerations(dir: string, manifest: ReadModelManifest): void 
   }
 }
 
+/** Entity versions plus events from which a read-model write collects garbage between its tables. */
+const largeWriteRowsMin = 20_000;
+
 /**
  * Writes the read model of an in-memory index built over `rows` at their head (its BM25 indexes,
  * names and adjacency are stored as they are, so answers cannot drift); `events` are the verified
@@ -116,12 +119,17 @@ export function writeReadModel(
     positionOfKey.set(entity.nodeKey, position);
   });
   const nodeKeys = writeFile(dir, `nodekeys-${generation}.bin`, sortedTableChunks(positionsByKey));
+  // Each table's encoding is garbage once written, and each BM25 index is read once and not kept
+  // (a `RowsReadModelSource` builds it on the read). A large session collects between them, so
+  // that one's garbage is freed before the next grows: left to the collector, they stacked up
+  // (100k events: ~1.42 GB peak in a catch-up, ~1.0 GB with the collections, ~0.3 s more).
+  const collect = rows.entities.length + events.length >= largeWriteRowsMin ? collectGarbageNow : () => requestGarbageCollection();
+  collect();
   const relations = writeFile(dir, `relations-${generation}.bin`, relationTableChunks(rows.entities.length, rows.relations, positionOfKey));
+  collect();
   const keywordName = `keyword-${generation}.bin`;
-  // Each BM25 index is read once and not kept (a `RowsReadModelSource` builds it on the read):
-  // one is garbage before the next is built.
   const keyword = writeBm25Segment(path.join(dir, keywordName), { docBase: 0, index: index.keyword });
-  requestGarbageCollection();
+  collect();
   const verbatimName = `verbatim-${generation}.bin`;
   const verbatim = writeBm25Segment(path.join(dir, verbatimName), { docBase: 0, index: index.verbatim });
   requestGarbageCollection();

@@ -243,3 +243,35 @@ describe("vectors embedded into one reused buffer", () => {
     assert.throws(() => hashEmbedManyInto(["a", "b"], dim, new Float32Array(dim)), /target holds 64 values, 128 are needed/);
   });
 });
+
+describe("syncVectorIndex viewSaved", () => {
+  test("design 014: a built index returned as a view of its saved file: the same bytes on disk, the same neighbours, and no in-memory copy left to extend", slow, async () => {
+    const cwd = makeTempDir("zaxy-reprojmem-view");
+    const roots = ["memory", "view"].map((name) => path.join(cwd, name, ".eventloom"));
+    await writeMixedSession(roots[0], sessionId, mixedSessionItems(600, 9).items);
+    fs.mkdirSync(roots[1], { recursive: true });
+    fs.copyFileSync(path.join(roots[0], `${sessionId}.jsonl`), path.join(roots[1], `${sessionId}.jsonl`));
+    const indexes = [];
+    for (const [i, root] of roots.entries()) {
+      const projected = await projectSession(root, sessionId, {});
+      indexes.push(await syncVectorIndex(root, sessionId, projected.rows!, projected.events, defaultEmbeddingDim, undefined, undefined, { viewSaved: i === 1 }));
+    }
+    const [inMemory, viewed] = indexes;
+    assert.equal(viewed.action, "built");
+    assert.equal(viewed.index.size(), inMemory.index.size());
+    assert.deepEqual(fs.readFileSync(vectorIndexPath(roots[1], sessionId)), fs.readFileSync(vectorIndexPath(roots[0], sessionId)));
+    assert.deepEqual(fs.readdirSync(path.dirname(vectorIndexPath(roots[1], sessionId))).sort(), [`${sessionId}.usearch`, `${sessionId}.usearch.json`]);
+    const queries = new Float32Array(20 * defaultEmbeddingDim);
+    hashEmbedManyInto(Array.from({ length: 20 }, (_, i) => `decision ${i} retry policy billing task`), defaultEmbeddingDim, queries);
+    for (let q = 0; q < 20; q++) {
+      const query = queries.subarray(q * defaultEmbeddingDim, (q + 1) * defaultEmbeddingDim);
+      const [a, b] = [inMemory, viewed].map((v) => v.index.search(query, 10, 1));
+      assert.deepEqual([...b.keys], [...a.keys], `query ${q}`);
+      assert.deepEqual([...b.distances], [...a.distances], `query ${q}`);
+    }
+    // A view is immutable: the in-memory copy is gone (usearch refuses to add to a view).
+    const one = queries.subarray(0, defaultEmbeddingDim);
+    inMemory.index.add(BigUint64Array.of(BigInt(inMemory.index.size())), one, 1);
+    assert.throws(() => viewed.index.add(BigUint64Array.of(BigInt(viewed.index.size())), one, 1));
+  });
+});

@@ -82,6 +82,7 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
           defaultEmbeddingDim,
           (done, total) => progress("vectors", done, total),
           warn,
+          { viewSaved: true },
         );
         vectorSeconds = Math.round(performance.now() - vectorsStarted) / 1000;
       },
