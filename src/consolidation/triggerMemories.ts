@@ -9,6 +9,7 @@ import { citationUri } from "../eventloom/citation.ts";
 import { sha256Hex } from "../platform/mod.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { EntityRow } from "../projection/types.ts";
+import type { SessionIndex } from "../retrieval/sessionIndex.ts";
 import { entityEmbeddingText } from "../vector/mod.ts";
 
 /**
@@ -84,6 +85,58 @@ function memoryOf(row: EntityRow, events: readonly EventRecord[], sessionId: str
     sourceEventHash: row.sourceEventHash,
     citation: citationUri(event?.thread ?? sessionId, row.sourceEventSeq, row.sourceEventHash),
   };
+}
+
+/**
+ * A current memory read from a session index: its citation (the source event's thread) is read
+ * from the index when first asked for, which only the few memories a document shows are; a
+ * session's memories are most of its entity versions, and reading every source event to cite
+ * them all was most of the cost of listing them from an on-disk read model.
+ */
+class IndexedMemory implements ConsolidationMemory {
+  readonly name: string;
+  readonly entityType: string;
+  readonly summary: string | null;
+  readonly validFrom: string;
+  readonly sourceEventSeq: number;
+  readonly sourceEventHash: string;
+  private cited: string | undefined;
+
+  constructor(row: EntityRow, private readonly index: SessionIndex) {
+    this.name = row.name;
+    this.entityType = row.entityType;
+    this.summary = row.summary;
+    this.validFrom = row.validFrom;
+    this.sourceEventSeq = row.sourceEventSeq;
+    this.sourceEventHash = row.sourceEventHash;
+  }
+
+  get citation(): string {
+    if (this.cited === undefined) {
+      const position = this.sourceEventSeq - 1;
+      const thread = position >= 0 && position < this.index.eventCount ? this.index.event(position).thread : this.index.sessionId;
+      this.cited = citationUri(thread, this.sourceEventSeq, this.sourceEventHash);
+    }
+    return this.cited;
+  }
+}
+
+/**
+ * `currentMemories` of the session `index` holds at its head, read version by version (an
+ * on-disk read model reads one entity row at a time; only the memories are kept). Citations are
+ * read from the index when asked for, so the index must stay open while they are.
+ */
+export function indexedMemories(index: SessionIndex): ConsolidationMemory[] {
+  const memories: IndexedMemory[] = [];
+  const vectorKeys: number[] = [];
+  for (let position = 0; position < index.entityCount; position++) {
+    const row = index.entity(position);
+    if (row.validTo !== null || nonMemoryEntityTypes.has(row.entityType)) continue;
+    memories.push(new IndexedMemory(row, index));
+    vectorKeys.push(row.vectorKey);
+  }
+  const order = Array.from(memories.keys()).sort((x, y) => memories[x].sourceEventSeq - memories[y].sourceEventSeq || vectorKeys[x] - vectorKeys[y]);
+  return order.map((i) => memories[i]);
 }
 
 /**

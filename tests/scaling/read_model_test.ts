@@ -12,6 +12,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { mixedSessionItems, sampleQueries, writeMixedSession } from "../../src/bench/mixedSession.ts";
+import { triggerConsolidation } from "../../src/consolidation/trigger.ts";
+import { type ConsolidationMemory, currentMemories, indexedMemories } from "../../src/consolidation/triggerMemories.ts";
+import { validateTriggerParameters } from "../../src/consolidation/triggerParameters.ts";
+import { triggerSessionConsolidation } from "../../src/consolidation/triggerSession.ts";
 import { MemoryService } from "../../src/memory/service.ts";
 import { readModelDir } from "../../src/readmodel/manifest.ts";
 import { retrieve } from "../../src/retrieval/engine.ts";
@@ -99,6 +103,27 @@ describe("read model (issue 14)", () => {
       assert.deepEqual(opened.index.entity(position), full.index.entity(position));
       assert.deepEqual(opened.index.neighbours(position, 1_000_000), full.index.neighbours(position, 1_000_000));
       assert.deepEqual(opened.index.neighbours(position, 3), full.index.neighbours(position, 3));
+    }
+    opened.index.close();
+  });
+
+  test("consolidation reads its memories from the read model: the same memories, order and citations as from the rows, and the same trigger document", slow, async () => {
+    const full = await new MemoryService(root).session(sessionId);
+    const fromRows = currentMemories(full.rows.entities, full.projected.events, sessionId);
+    const disk = new MemoryService(root);
+    const opened = await disk.readSession(sessionId);
+    assert.equal(opened.projection.source, "read_model");
+    const fromModel = indexedMemories(opened.index);
+    const plain = (memories: readonly ConsolidationMemory[]) =>
+      memories.map((m) => [m.name, m.entityType, m.summary, m.validFrom, m.sourceEventSeq, m.sourceEventHash, m.citation]);
+    assert.ok(fromRows.length > 500, `${fromRows.length} memories`);
+    assert.deepEqual(plain(fromModel), plain(fromRows));
+    for (const strategy of ["similarity", "temporal", "semantic"] as const) {
+      const parameters = validateTriggerParameters({ strategy, minSimilarity: 0.6, maxMemories: 100000 });
+      const viaModel = await triggerSessionConsolidation(disk, sessionId, parameters);
+      const viaRows = await triggerConsolidation(fromRows, parameters);
+      assert.ok(viaRows.document.consolidation_result.candidate_count > 0, strategy);
+      assert.deepEqual(viaModel.document, viaRows.document, strategy);
     }
     opened.index.close();
   });

@@ -74,12 +74,10 @@ export const memoryConsolidationTriggerCommand = defineCommand({
       },
       { strategy: "--strategy", min_similarity: "--min-similarity", max_memories: "--max-memories" },
     );
-    const { readLockWaitMs } = await import("../../../../memory/service.ts");
-    const { triggerProjectedConsolidation } = await import("../../../../consolidation/triggerSession.ts");
-    const { document } = await triggerProjectedConsolidation(ctx.global.eventloomPath, ctx.global.sessionId, parameters, {
-      warn: stderrWarn(ctx),
-      lockWaitMs: readLockWaitMs,
-    });
+    const { MemoryService } = await import("../../../../memory/service.ts");
+    const { triggerSessionConsolidation } = await import("../../../../consolidation/triggerSession.ts");
+    const service = new MemoryService(ctx.global.eventloomPath, { warn: stderrWarn(ctx) });
+    const { document } = await triggerSessionConsolidation(service, ctx.global.sessionId, parameters);
     emit(ctx, "zaxy.memory.consolidation.trigger.v1", { ...document }, () => render(document));
     return 0;
   },
