@@ -29,10 +29,12 @@ import { citationUri, type SourceEventRef } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { recordEvents } from "../memory/record.ts";
 import type { SessionReader } from "../retrieval/readSession.ts";
+import type { SessionIndex } from "../retrieval/sessionIndex.ts";
+import { keywordTerms } from "../retrieval/terms.ts";
+import { defaultEmbeddingDim } from "../vector/mod.ts";
 import { candidateCreatedItem, candidateCreatedType, consolidationCandidatePayload, requireText } from "./candidate.ts";
 import { SparseEmbeddings } from "./similarityEmbeddings.ts";
-import { type ConsolidationMemory, memoryEmbeddingText, memoryId, memoryIdPattern, mergeTargetId } from "./triggerMemories.ts";
-import { readSessionMemories } from "./triggerSession.ts";
+import { type ConsolidationMemory, indexedMemories, memoryEmbeddingText, memoryId, memoryIdPattern, mergeTargetId } from "./triggerMemories.ts";
 
 export const mergeMethod = "merge_concepts_similarity_v1";
 export const defaultMergeActor = "zaxy-consolidation";
@@ -153,10 +155,26 @@ function resolve(ref: MergeMemoryRef, memories: readonly ConsolidationMemory[], 
 }
 
 /** The merge already in the log: the same candidate id, or the same merged concept (target id). */
-function existingCandidate(events: readonly EventRecord[], candidateId: string, targetId: string): EventRecord | undefined {
-  return events.find((event) =>
-    event.type === candidateCreatedType && (event.payload.get("candidate_id") === candidateId || event.payload.get("target_id") === targetId)
-  );
+/**
+ * The first `consolidation.candidate.created` event, in log order, whose `candidate_id` is
+ * `candidateId` or whose `target_id` is `targetId`. An event with either id in its payload has
+ * the id's hex run among its verbatim terms (rawEventText indexes every payload string), so the
+ * verbatim index's postings of those two terms name every event that can match, and only they
+ * are read: a fresh process does not parse the whole log to find an earlier merge.
+ */
+function existingCandidate(index: SessionIndex, candidateId: string, targetId: string): EventRecord | undefined {
+  const positions = new Set<number>();
+  for (const id of [candidateId, targetId]) {
+    // Both ids end in 24 hex characters: the rarest of their terms.
+    const term = keywordTerms(id).at(-1);
+    if (term === undefined) continue;
+    for (const hit of index.verbatimSearch([term], index.eventCount)) positions.add(hit.docId);
+  }
+  for (const position of [...positions].sort((a, b) => a - b)) {
+    const event = index.event(position);
+    if (event.type === candidateCreatedType && (event.payload.get("candidate_id") === candidateId || event.payload.get("target_id") === targetId)) return event;
+  }
+  return undefined;
 }
 
 function pairwise(memories: readonly ConsolidationMemory[], dim: number): Array<{ memories: [number, number]; similarity: number }> {
@@ -177,70 +195,78 @@ export async function mergeConcepts(reader: SessionReader, input: MergeInput): P
   if (input.title !== undefined) requireText(input.title, "title", "invalid_memories");
   if (input.summary !== undefined) requireText(input.summary, "summary", "invalid_memories");
 
-  const session = await readSessionMemories(reader, input.sessionId);
-  const byKey = new Map<string, ConsolidationMemory>();
-  const named = [...refs.map((ref) => resolve(ref, session.memories, input.sessionId)), ...ids.map((id) => resolveId(id, session.memories, input.sessionId))];
-  for (const memory of named) byKey.set(`${memory.entityType}\x1f${memory.name}`, memory);
-  const memories = [...byKey.values()].sort((x, y) =>
-    x.sourceEventSeq - y.sourceEventSeq || (x.entityType < y.entityType ? -1 : x.entityType > y.entityType ? 1 : x.name < y.name ? -1 : x.name > y.name ? 1 : 0)
-  );
-  if (memories.length < 2) {
-    throw inputError("invalid_memories", `A merge needs at least 2 distinct memories; all ${named.length} named resolve to ${label(memories[0])}`, {
-      field: "memories",
-      expected: "at least 2 distinct current memories",
-    });
-  }
+  // The memories and any earlier candidate are read from the session's index (the read model in
+  // a fresh process); the candidate is appended after the read.
+  const prepared = await reader.withReadSession(input.sessionId, ({ index }) => {
+    const session = { memories: indexedMemories(index), dim: index.vectors?.dim ?? defaultEmbeddingDim };
+    const byKey = new Map<string, ConsolidationMemory>();
+    const named = [...refs.map((ref) => resolve(ref, session.memories, input.sessionId)), ...ids.map((id) => resolveId(id, session.memories, input.sessionId))];
+    for (const memory of named) byKey.set(`${memory.entityType}\x1f${memory.name}`, memory);
+    const memories = [...byKey.values()].sort((x, y) =>
+      x.sourceEventSeq - y.sourceEventSeq || (x.entityType < y.entityType ? -1 : x.entityType > y.entityType ? 1 : x.name < y.name ? -1 : x.name > y.name ? 1 : 0)
+    );
+    if (memories.length < 2) {
+      throw inputError("invalid_memories", `A merge needs at least 2 distinct memories; all ${named.length} named resolve to ${label(memories[0])}`, {
+        field: "memories",
+        expected: "at least 2 distinct current memories",
+      });
+    }
 
-  const similarities = pairwise(memories, session.dim);
-  const confidence = Math.max(0, Math.min(...similarities.map((pair) => pair.similarity)));
-  const sourceEvents: SourceEventRef[] = [];
-  for (const memory of memories) {
-    if (!sourceEvents.some((ref) => ref.seq === memory.sourceEventSeq)) sourceEvents.push({ seq: memory.sourceEventSeq, hash: memory.sourceEventHash });
-  }
-  const labels = memories.map(label);
-  const title = input.title ?? `Merge ${labels.join(" + ")}`;
-  const summary = input.summary ??
-    `Proposed merge of ${labels.join(", ")} (cosine similarity ${confidence}). The source memories stay unchanged; review before relying on it.`;
-  const sourceIds = memories.map(memoryId);
-  const targetId = mergeTargetId(sourceIds);
-  const payload = consolidationCandidatePayload({ candidateType: mergeCandidateType, title, summary, sourceEvents, confidence, method: mergeMethod });
-  // Not part of the candidate id (Python's rule); they name the merged concept and its sources.
-  payload.target_id = targetId;
-  payload.source_ids = sourceIds;
-  const candidateId = payload.candidate_id as string;
+    const similarities = pairwise(memories, session.dim);
+    const confidence = Math.max(0, Math.min(...similarities.map((pair) => pair.similarity)));
+    const sourceEvents: SourceEventRef[] = [];
+    for (const memory of memories) {
+      if (!sourceEvents.some((ref) => ref.seq === memory.sourceEventSeq)) sourceEvents.push({ seq: memory.sourceEventSeq, hash: memory.sourceEventHash });
+    }
+    const labels = memories.map(label);
+    const title = input.title ?? `Merge ${labels.join(" + ")}`;
+    const summary = input.summary ??
+      `Proposed merge of ${labels.join(", ")} (cosine similarity ${confidence}). The source memories stay unchanged; review before relying on it.`;
+    const sourceIds = memories.map(memoryId);
+    const targetId = mergeTargetId(sourceIds);
+    const payload = consolidationCandidatePayload({ candidateType: mergeCandidateType, title, summary, sourceEvents, confidence, method: mergeMethod });
+    // Not part of the candidate id (Python's rule); they name the merged concept and its sources.
+    payload.target_id = targetId;
+    payload.source_ids = sourceIds;
+    const candidateId = payload.candidate_id as string;
 
-  const view: Omit<MergeResult, "status" | "candidate_event" | "events_appended"> = {
-    session_id: input.sessionId,
-    candidate_id: candidateId,
-    target_id: targetId,
-    source_ids: sourceIds,
-    candidate_type: mergeCandidateType,
-    title,
-    summary,
-    confidence,
-    method: mergeMethod,
-    memories: memories.map((m) => ({
-      id: memoryId(m),
-      name: m.name,
-      entity_type: m.entityType,
-      citation: m.citation,
-      source_event: { seq: m.sourceEventSeq, hash: m.sourceEventHash },
-    })),
-    source_events: sourceEvents,
-    pairwise_similarity: similarities,
-  };
-  const existing = existingCandidate(session.events, candidateId, targetId);
-  if (existing !== undefined) {
-    const existingId = existing.payload.get("candidate_id");
-    return {
-      ...view,
-      // A merge of the same sources under another title is the candidate already there.
-      candidate_id: typeof existingId === "string" ? existingId : candidateId,
-      status: "already_exists",
-      candidate_event: { seq: existing.seq, hash: existing.hash, citation: citationUri(existing.thread, existing.seq, existing.hash) },
-      events_appended: 0,
+    const view: Omit<MergeResult, "status" | "candidate_event" | "events_appended"> = {
+      session_id: input.sessionId,
+      candidate_id: candidateId,
+      target_id: targetId,
+      source_ids: sourceIds,
+      candidate_type: mergeCandidateType,
+      title,
+      summary,
+      confidence,
+      method: mergeMethod,
+      memories: memories.map((m) => ({
+        id: memoryId(m),
+        name: m.name,
+        entity_type: m.entityType,
+        citation: m.citation,
+        source_event: { seq: m.sourceEventSeq, hash: m.sourceEventHash },
+      })),
+      source_events: sourceEvents,
+      pairwise_similarity: similarities,
     };
-  }
+    const existing = existingCandidate(index, candidateId, targetId);
+    if (existing !== undefined) {
+      const existingId = existing.payload.get("candidate_id");
+      const result: MergeResult = {
+        ...view,
+        // A merge of the same sources under another title is the candidate already there.
+        candidate_id: typeof existingId === "string" ? existingId : candidateId,
+        status: "already_exists",
+        candidate_event: { seq: existing.seq, hash: existing.hash, citation: citationUri(existing.thread, existing.seq, existing.hash) },
+        events_appended: 0,
+      };
+      return { kind: "exists" as const, result };
+    }
+    return { kind: "new" as const, view, payload };
+  });
+  if (prepared.kind === "exists") return prepared.result;
+  const { view, payload } = prepared;
   const { events, generated } = await recordEvents(reader.root, input.sessionId, [candidateCreatedItem(actor, payload)]);
   const created = events[0];
   return {
