@@ -64,8 +64,10 @@ export interface ProjectOptions {
    * during the write and never shrinks, so work done before it does not add its own peak on top.
    * Its time is not counted in `timingsMs`. The events are released after it (`result.events` is
    * then empty): the store write needs only the folded rows, and 100k parsed events hold ~300 MB.
+   * The hook may empty `events` in place (`length = 0`) once it is done with them, to release
+   * them before work of its own that needs only the rows.
    */
-  beforeStoreWrite?: (rows: SessionGraphRows, events: readonly EventRecord[]) => Promise<void>;
+  beforeStoreWrite?: (rows: SessionGraphRows, events: EventRecord[]) => Promise<void>;
 }
 
 export interface ProjectedSession {
@@ -285,7 +287,7 @@ export async function projectSession(root: string, sessionId: string, options: P
 interface SyncContext {
   root: string;
   sessionId: string;
-  events: readonly EventRecord[];
+  events: EventRecord[];
   /** The verified row cache, when there is one (maybe at an older head). */
   cached: SessionGraphRows | null;
   options: ProjectOptions;

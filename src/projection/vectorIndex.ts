@@ -18,7 +18,6 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { EventRecord } from "../eventloom/envelope.ts";
 import { fileStamp, sha256OfFile, writeChunksAtomically, writeFileAtomic } from "../platform/atomicFile.ts";
 import { entityEmbeddingText, hashEmbedManyInto, loadUsearch, type Matches, type UsearchIndex } from "../vector/mod.ts";
 import { requestGarbageCollection } from "../platform/mod.ts";
@@ -110,7 +109,7 @@ function readMeta(indexPath: string): VectorMeta | "missing" | { problem: string
 }
 
 /** Why an index described by `meta` cannot be reused for `rows`, or null when it can. */
-function metaProblem(meta: VectorMeta, sessionId: string, rows: SessionGraphRows, events: readonly EventRecord[], dim: number): string | null {
+function metaProblem(meta: VectorMeta, sessionId: string, rows: SessionGraphRows, events: LogEvents, dim: number): string | null {
   const total = rows.entities.length;
   const headEvent = events[meta.head_seq - 1];
   if (meta.session_id !== sessionId) return `its metadata names session ${JSON.stringify(meta.session_id)}`;
@@ -241,15 +240,34 @@ export interface SyncVectorOptions {
 }
 
 /**
+/** What the vector index reads of the verified log: event `seq`'s hash at index `seq - 1`. */
+export type LogEvents = readonly { readonly hash: string }[];
+
+/**
+ * The part of the verified log `syncVectorIndex` reads: the event at the session's saved index's
+ * recorded head (a sparse array holding only it), for a caller that releases the parsed events
+ * before building vectors (`zaxy reproject`: at 1M events they are ~3 GB of heap that the build
+ * would otherwise sit on top of).
+ */
+export function vectorHeadEvents(root: string, sessionId: string, events: LogEvents): LogEvents {
+  const read = readMeta(vectorIndexPath(root, sessionId));
+  const kept: { hash: string }[] = [];
+  if (read !== "missing" && !("problem" in read) && Number.isSafeInteger(read.head_seq) && read.head_seq > 0 && read.head_seq <= events.length) {
+    kept[read.head_seq - 1] = { hash: events[read.head_seq - 1].hash };
+  }
+  return kept;
+}
+
+/**
  * The session's index, brought up to `rows` (appending new versions or rebuilding). `events` is
- * the verified log, used to check that the index's recorded head is still part of it. A rebuild
- * of an index that existed is reported through `warn` with the reason.
+ * the verified log (or `vectorHeadEvents` of it), used to check that the index's recorded head is
+ * still part of it. A rebuild of an index that existed is reported through `warn` with the reason.
  */
 export async function syncVectorIndex(
   root: string,
   sessionId: string,
   rows: SessionGraphRows,
-  events: readonly EventRecord[],
+  events: LogEvents,
   dim: number,
   onProgress?: (done: number, total: number) => void,
   warn?: (message: string) => void,

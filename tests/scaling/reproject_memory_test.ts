@@ -275,3 +275,30 @@ describe("syncVectorIndex viewSaved", () => {
     assert.throws(() => viewed.index.add(BigUint64Array.of(BigInt(viewed.index.size())), one, 1));
   });
 });
+
+describe("reproject releases the events before the vector build", () => {
+  test("design 014: a second reproject reuses the saved vector index (its head checked against the log), and after an append extends it: no rebuild warning, the plain pipeline's bytes", slow, async () => {
+    const cwd = makeTempDir("zaxy-reprojmem-reuse");
+    const root = path.join(cwd, "cli", ".eventloom");
+    const reference = path.join(cwd, "reference", ".eventloom");
+    await writeMixedSession(root, sessionId, mixedSessionItems(900, 13).items);
+    const reproject = () => {
+      const run = runZaxy(["--eventloom-path", root, "--session-id", sessionId, "reproject", "--json"], { cwd });
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      assert.equal(run.stderr, "", "no vector index rebuild or other repair");
+    };
+    reproject();
+    const first = fs.readFileSync(vectorIndexPath(root, sessionId));
+    reproject();
+    assert.deepEqual(fs.readFileSync(vectorIndexPath(root, sessionId)), first, "reused as it was");
+    const append = runZaxy(["--eventloom-path", root, "--session-id", sessionId, "memory", "append", "decision.made", "--actor", "agent", "--payload-json", JSON.stringify({ decision: "adopt the wombat cache", rationale: "reuse test" })], { cwd });
+    assert.equal(append.code, 0, append.stderr);
+    reproject();
+    fs.mkdirSync(reference, { recursive: true });
+    fs.copyFileSync(path.join(root, `${sessionId}.jsonl`), path.join(reference, `${sessionId}.jsonl`));
+    await reprojectInProcess(reference);
+    const extended = fs.readFileSync(vectorIndexPath(root, sessionId));
+    assert.ok(extended.length > first.length, "the new versions were added");
+    assert.deepEqual(extended, fs.readFileSync(vectorIndexPath(reference, sessionId)));
+  });
+});

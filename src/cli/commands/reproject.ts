@@ -38,7 +38,7 @@ function phaseProgress(ctx: CommandContext, sessionId: string): (phase: string, 
 
 async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<SessionReport> {
   const { projectSession } = await import("../../projection/projector.ts");
-  const { syncVectorIndex } = await import("../../projection/vectorIndex.ts");
+  const { syncVectorIndex, vectorHeadEvents } = await import("../../projection/vectorIndex.ts");
   const { defaultEmbeddingDim } = await import("../../vector/hashEmbedding.ts");
   const { RowsReadModelSource } = await import("../../readmodel/readModelSource.ts");
   const { writeReadModel } = await import("../../readmodel/writeReadModel.ts");
@@ -70,6 +70,12 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
         const source = new RowsReadModelSource(sessionId, rows, events);
         writeReadModel(ctx.global.eventloomPath, sessionLogPath(ctx.global.eventloomPath, sessionId, "read"), source, rows, events, warn);
         readModelMs = performance.now() - readModelStarted;
+        // The vectors need the rows and, of the log, only the event at a saved index's head: the
+        // parsed events (~3 KB each) are emptied in place, so nothing that still names the array
+        // keeps them, and collected before the usearch build grows (the projector drops them
+        // after this hook anyway).
+        const headEvents = vectorHeadEvents(ctx.global.eventloomPath, sessionId, events);
+        events.length = 0;
         collectGarbageNow();
         const vectorsStarted = performance.now();
         // The index itself is not kept: the read model does not store it (readers view the
@@ -78,7 +84,7 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
           ctx.global.eventloomPath,
           sessionId,
           rows,
-          events,
+          headEvents,
           defaultEmbeddingDim,
           (done, total) => progress("vectors", done, total),
           warn,
