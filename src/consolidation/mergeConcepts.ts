@@ -154,11 +154,10 @@ function resolve(ref: MergeMemoryRef, memories: readonly ConsolidationMemory[], 
   return matches[0];
 }
 
-/** The merge already in the log: the same candidate id, or the same merged concept (target id). */
 /**
- * The first `consolidation.candidate.created` event, in log order, whose `candidate_id` is
- * `candidateId` or whose `target_id` is `targetId`. An event with either id in its payload has
- * the id's hex run among its verbatim terms (rawEventText indexes every payload string), so the
+ * The merge already in the log: the first `consolidation.candidate.created` event, in log
+ * order, whose `candidate_id` is `candidateId` or whose `target_id` is `targetId`. An event with
+ * either id in its payload has the id's hex run among its verbatim terms (rawEventText indexes every payload string), so the
  * verbatim index's postings of those two terms name every event that can match, and only they
  * are read: a fresh process does not parse the whole log to find an earlier merge.
  */

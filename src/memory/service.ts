@@ -204,10 +204,7 @@ export class MemoryService implements SessionReader {
     // memory while the read model is written.
     const caught = await this.projectWithVectors(sessionId, readModelRepair, { viewSaved: true });
     const { projected, vectors } = caught;
-    if (caught.rowsForReadModel === null) {
-      const rows = projected.rows ?? foldLogRows(sessionId, projected.events);
-      return this.rememberInMemory(sessionId, projected, rows, buildSessionIndex(sessionId, rows, projected.events, vectors), vectors);
-    }
+    if (caught.rowsForReadModel === null) return this.answerInMemory(sessionId, projected, vectors);
     const written = performance.now();
     let manifest = null;
     try {
@@ -219,10 +216,7 @@ export class MemoryService implements SessionReader {
       this.noteReadModelNotWritten(projected, error);
     }
     projected.timingsMs.read_model_write = Math.round((performance.now() - written) * 100) / 100;
-    if (manifest === null) {
-      const rows = projected.rows!;
-      return this.rememberInMemory(sessionId, projected, rows, buildSessionIndex(sessionId, rows, projected.events, vectors), vectors);
-    }
+    if (manifest === null) return this.answerInMemory(sessionId, projected, vectors);
     // Answered from the model just written: the rows and events are garbage from here on.
     const diagnostics = projectionDiagnostics(projected, vectors?.path ?? null);
     const repairs = projected.repairs;
@@ -283,6 +277,15 @@ export class MemoryService implements SessionReader {
       if ((projected.source === "cache" || projected.source === "store") && vectors.action === "loaded") repair(`read model of session ${JSON.stringify(sessionId)} was missing; rebuilt from the log`);
     } else if (readModelRepair !== null) repair(readModelRepair);
     return { projected, vectors, rowsForReadModel: projected.rows };
+  }
+
+  /**
+   * The answer from the rows and events indexed in memory: a degraded read (no store, and no
+   * vector index either) folds the log the way the store would hold it.
+   */
+  private answerInMemory(sessionId: string, projected: ProjectedSession, vectors: SessionVectorIndex | null): CachedSession {
+    const rows = projected.rows ?? foldLogRows(sessionId, projected.events);
+    return this.rememberInMemory(sessionId, projected, rows, buildSessionIndex(sessionId, rows, projected.events, vectors), vectors);
   }
 
   private noteReadModelNotWritten(projected: ProjectedSession, error: unknown): void {

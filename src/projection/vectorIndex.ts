@@ -239,7 +239,6 @@ export interface SyncVectorOptions {
   viewSaved?: boolean;
 }
 
-/**
 /** What the vector index reads of the verified log: event `seq`'s hash at index `seq - 1`. */
 export type LogEvents = readonly { readonly hash: string }[];
 
