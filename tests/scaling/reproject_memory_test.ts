@@ -39,6 +39,12 @@ async function reprojectInProcess(root: string): Promise<void> {
   assert.notEqual(writeReadModel(root, projected.logPath, index, rows, projected.events), null);
 }
 
+/** Copies the session's log from one root into another (created), for a second pipeline to run on. */
+function copySessionLog(fromRoot: string, toRoot: string): void {
+  fs.mkdirSync(toRoot, { recursive: true });
+  fs.copyFileSync(path.join(fromRoot, `${sessionId}.jsonl`), path.join(toRoot, `${sessionId}.jsonl`));
+}
+
 /** A JSON file's text without its `stamp` fields (file modification stamps differ by design). */
 function withoutStamps(text: string): string {
   return text.replace(/"stamp":"[^"]*",?/g, "");
@@ -68,8 +74,7 @@ describe("zaxy reproject with bounded memory", () => {
     const session = mixedSessionItems(1200, 41);
     await writeMixedSession(cliRoot, sessionId, session.items);
     queries = sampleQueries(session, 6, 5);
-    fs.mkdirSync(referenceRoot, { recursive: true });
-    fs.copyFileSync(path.join(cliRoot, `${sessionId}.jsonl`), path.join(referenceRoot, `${sessionId}.jsonl`));
+    copySessionLog(cliRoot, referenceRoot);
     const run = runZaxy(["--eventloom-path", cliRoot, "--session-id", sessionId, "reproject", "--json"], { cwd });
     assert.equal(run.code, 0, run.stdout + run.stderr);
     assert.equal(run.stderr, "");
@@ -135,8 +140,7 @@ describe("projectSession beforeStoreWrite", () => {
     const hooked = path.join(cwd, "hooked", ".eventloom");
     const plain = path.join(cwd, "plain", ".eventloom");
     await writeMixedSession(hooked, sessionId, mixedSessionItems(300, 5).items);
-    fs.mkdirSync(plain, { recursive: true });
-    fs.copyFileSync(path.join(hooked, `${sessionId}.jsonl`), path.join(plain, `${sessionId}.jsonl`));
+    copySessionLog(hooked, plain);
     let seen: { rows: SessionGraphRows; eventCount: number; lastHash: string } | undefined;
     const withHook = await projectSession(hooked, sessionId, {
       rebuild: true,
@@ -249,8 +253,7 @@ describe("syncVectorIndex viewSaved", () => {
     const cwd = makeTempDir("zaxy-reprojmem-view");
     const roots = ["memory", "view"].map((name) => path.join(cwd, name, ".eventloom"));
     await writeMixedSession(roots[0], sessionId, mixedSessionItems(600, 9).items);
-    fs.mkdirSync(roots[1], { recursive: true });
-    fs.copyFileSync(path.join(roots[0], `${sessionId}.jsonl`), path.join(roots[1], `${sessionId}.jsonl`));
+    copySessionLog(roots[0], roots[1]);
     const indexes = [];
     for (const [i, root] of roots.entries()) {
       const projected = await projectSession(root, sessionId, {});
@@ -294,8 +297,7 @@ describe("reproject releases the events before the vector build", () => {
     const append = runZaxy(["--eventloom-path", root, "--session-id", sessionId, "memory", "append", "decision.made", "--actor", "agent", "--payload-json", JSON.stringify({ decision: "adopt the wombat cache", rationale: "reuse test" })], { cwd });
     assert.equal(append.code, 0, append.stderr);
     reproject();
-    fs.mkdirSync(reference, { recursive: true });
-    fs.copyFileSync(path.join(root, `${sessionId}.jsonl`), path.join(reference, `${sessionId}.jsonl`));
+    copySessionLog(root, reference);
     await reprojectInProcess(reference);
     const extended = fs.readFileSync(vectorIndexPath(root, sessionId));
     assert.ok(extended.length > first.length, "the new versions were added");
