@@ -2,6 +2,7 @@
  * The shape of a CLI command. Commands only parse, call the library, and print; they never
  * touch `process` directly, so tests can run them with a captured `CommandIo`.
  */
+import type { ActiveStore } from "../store/activeStore.ts";
 import type { InputBounds } from "./boundedInput.ts";
 
 export interface OptionSpec {
@@ -36,8 +37,15 @@ export interface CommandIo {
 }
 
 export interface GlobalOptions {
-  /** Eventloom root: `--eventloom-path`, env `EVENTLOOM_PATH`, default `.eventloom`. */
+  /**
+   * Eventloom root: `--eventloom-path`, env `EVENTLOOM_PATH`, default `.eventloom`. With a
+   * store (`--store`), the store's local mirror root under it (docs/store.md).
+   */
   eventloomPath: string;
+  /** The root the user named, before any store swapped in its mirror root. */
+  localRoot: string;
+  /** The store the command runs against (`--store`, `ZAXY_STORE`, config.json), if any. */
+  store?: ActiveStore;
   /** Session: `--session-id`, env `EVENTLOOM_THREAD`, default `default`. */
   sessionId: string;
   /** True when `--session-id` or `EVENTLOOM_THREAD` chose the session. */
@@ -72,6 +80,12 @@ export interface Command {
    * are one clear error (exit 3 / exit 2) before anything is read or written.
    */
   writesRoot?: boolean;
+  /**
+   * How the command meets a store (docs/store.md). `mirror` (the default): dispatch opens it,
+   * brings the local mirror up to date and runs the command on the mirror root. `self`: the
+   * command handles `--store` itself (or has no log to read). `files-only`: refused with a store.
+   */
+  store?: "mirror" | "self" | "files-only";
   run(ctx: CommandContext): Promise<number>;
 }
 

@@ -8,6 +8,7 @@ import { checkLogNotDirectory, checkRootPath, checkRootWritable } from "../event
 import { ExitCode, inputError } from "../errors.ts";
 import type { Command, CommandGroup, CommandIo, GlobalOptions, OptionSpec } from "./command.ts";
 import { globalOptions } from "./globalOptions.ts";
+import { resolveStoreUrl } from "../store/storeUrl.ts";
 import { renderHelp } from "./help.ts";
 import { reportError } from "./output.ts";
 
@@ -97,8 +98,10 @@ function globalsFrom(values: Record<string, unknown>, env: Record<string, string
   const sessionEnv = env.EVENTLOOM_THREAD !== undefined && env.EVENTLOOM_THREAD !== "" ? env.EVENTLOOM_THREAD : undefined;
   const pathFlag = typeof values["eventloom-path"] === "string" ? (values["eventloom-path"] as string) : undefined;
   const pathEnv = env.EVENTLOOM_PATH !== undefined && env.EVENTLOOM_PATH !== "" ? env.EVENTLOOM_PATH : undefined;
+  const root = pathFlag ?? pathEnv ?? ".eventloom";
   return {
-    eventloomPath: pathFlag ?? pathEnv ?? ".eventloom",
+    eventloomPath: root,
+    localRoot: root,
     sessionId: sessionFlag ?? sessionEnv ?? "default",
     sessionIdExplicit: sessionFlag !== undefined || sessionEnv !== undefined,
     json: values.json === true,
@@ -182,8 +185,33 @@ export async function dispatch(root: CommandGroup, argv: string[], io: CommandIo
   }
   try {
     checkRoot(node, global, parsed.values, io.env);
+    await openStoreFor(node, commandPath, path, global, parsed.values, io);
     return await node.run({ commandPath, values: parsed.values, positionals: parsed.positionals, global, io });
   } catch (error) {
     return reportError(io, global.json, error);
+  } finally {
+    await global.store?.close();
   }
+}
+
+/**
+ * With a store configured, a `mirror` command runs on the store's local mirror root, brought up
+ * to date first: the command's session (and, for fleet commands, every fleet thread) with the
+ * full tamper check. The client is loaded only here, so file roots never pay for it.
+ */
+async function openStoreFor(node: Command, commandPath: string, words: string[], global: GlobalOptions, values: Record<string, unknown>, io: CommandIo): Promise<void> {
+  const mode = node.store ?? "mirror";
+  if (mode === "self") return;
+  const url = resolveStoreUrl(typeof values.store === "string" ? values.store : undefined, io.env, global.localRoot);
+  if (url === undefined) return;
+  if (mode === "files-only") {
+    throw inputError("files_only", `${commandPath} works on log files only, not on the store ${url.redacted} (${url.source})`, {
+      field: url.source,
+      hint: "copy the session out with `zaxy store export --session-id S --output FILE` and run it on the file",
+    });
+  }
+  const { openActiveStore } = await import("../store/activeStore.ts");
+  global.store = await openActiveStore(url, global.localRoot, io.env, (message) => io.stderr(`zaxy: warning: ${message}\n`));
+  global.eventloomPath = global.store.mirrorRoot;
+  await global.store.sync([global.sessionId], words[1] === "fleet" ? "fleet." : undefined);
 }

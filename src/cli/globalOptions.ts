@@ -12,6 +12,11 @@ export const globalOptions: Record<string, OptionSpec> = {
     valueName: "ID",
     description: "Session (thread) id (env EVENTLOOM_THREAD, default \"default\")",
   },
+  store: {
+    type: "string",
+    valueName: "URL",
+    description: "Keep the logs in a shared PostgreSQL store: postgres://... (env ZAXY_STORE, config.json store; default: files under the root)",
+  },
   json: { type: "boolean", description: "Print exactly one JSON document on stdout" },
   help: { type: "boolean", short: "h", description: "Show help for this command" },
 };

@@ -15,6 +15,7 @@ import { repairCommand } from "./commands/repair.ts";
 import { replayCommand } from "./commands/replay.ts";
 import { reprojectCommand } from "./commands/reproject.ts";
 import { serveCommand } from "./commands/serve.ts";
+import { storeGroup } from "./commands/store/group.ts";
 import { verifyCommand } from "./commands/verify.ts";
 
 export const rootGroup = defineGroup({
@@ -23,5 +24,5 @@ export const rootGroup = defineGroup({
   description:
     "Zaxy records what agents did in an append-only, SHA-256 hash-chained event log (Eventloom)\n" +
     "and gives cited memory back. The log is the only source of truth.",
-  children: [initCommand, verifyCommand, replayCommand, memoryGroup, fleetGroup, repairCommand, reprojectCommand, graphGroup, compactCommand, hooksGroup, serveCommand, benchGroup, benchmarkCompareCommand, benchmarkGuardrailCommand, demoCommand, doctorCommand],
+  children: [initCommand, verifyCommand, replayCommand, memoryGroup, fleetGroup, repairCommand, reprojectCommand, graphGroup, compactCommand, hooksGroup, serveCommand, storeGroup, benchGroup, benchmarkCompareCommand, benchmarkGuardrailCommand, demoCommand, doctorCommand],
 });

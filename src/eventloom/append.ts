@@ -23,6 +23,7 @@ import { readVerifiedEvents } from "./replay.ts";
 import { fileSystemReason } from "./root.ts";
 import { sessionLogPath } from "./session.ts";
 import { type ChainTail, readChainTail } from "./tail.ts";
+import { threadStoreOf } from "./threadStore.ts";
 import { formatTimestamp, type MicrosClock, systemClock } from "./timestamp.ts";
 
 /** One event to append. `payload` is validated to be an object. */
@@ -388,7 +389,7 @@ export async function appendEvents(root: string, sessionId: string, items: Appen
   sessionLogPath(root, sessionId, "append to");
   const valid = validateItems(items);
   const clock = options.clock ?? systemClock;
-  return await withLockedLog(root, sessionId, options, ({ fd, size, logPath, config, warnings }) => {
+  return await withLockedLog(root, sessionId, options, ({ fd, size, logPath, config, warnings, write }) => {
     const tail = readChainTail(fd, size, `session "${sessionId}"`, () => countLogEvents(logPath));
     let batch = valid;
     let deduped = 0;
@@ -417,7 +418,7 @@ export async function appendEvents(root: string, sessionId: string, items: Appen
       sealed.push(line);
       prevHash = line.hash;
     }
-    writeSealed(fd, size, logPath, tail, sealed, sessionId);
+    write(tail, sealed);
     return { events: sealed.map((line) => appendedEventOf(line, sessionId, envelope)), records: sealed.map((s) => s.record), deduped, logPath, warnings };
   });
 }
@@ -430,11 +431,15 @@ interface LockedLog {
   config: EventloomConfig;
   /** What that recovery did. */
   warnings: string[];
+  /** Writes the sealed batch after `tail`: to the file, or committed to the store the root is bound to. */
+  write(tail: ChainTail, sealed: readonly SealedLine[]): void;
 }
 
 /**
  * Creates the root, takes the log's exclusive flock, opens it for appending and runs `body`;
  * closes and unlocks whatever happens. Errors that are not zaxy's own become `write_failed`.
+ * A root bound to a shared store takes the thread's lock in the store instead and commits there
+ * first (docs/store.md); the local copy is written after the commit.
  */
 async function withLockedLog<T>(root: string, sessionId: string, options: AppendOptions, body: (log: LockedLog) => T | Promise<T>): Promise<T> {
   const logPath = sessionLogPath(root, sessionId, "append to");
@@ -444,6 +449,20 @@ async function withLockedLog<T>(root: string, sessionId: string, options: Append
     throw ioError("unwritable_root", `Cannot create the Eventloom root ${root}: ${fileSystemReason(error)}`);
   }
   const config = readConfig(root);
+  const store = threadStoreOf(root);
+  if (store !== undefined) {
+    return await store.appendLocked(sessionId, options.lockWaitMs ?? lockWaitMs, async (mirror, stage) =>
+      await body({
+        ...mirror,
+        config,
+        write: (tail, sealed) =>
+          stage({
+            lines: sealed.map((s) => s.line),
+            hashAfter: sealed[sealed.length - 1].hash,
+            writeMirror: () => writeSealed(mirror.fd, mirror.size, mirror.logPath, tail, sealed, sessionId),
+          }),
+      }));
+  }
   let lock: { release(): void };
   try {
     lock = await lockFile(logPath, "exclusive", options.lockWaitMs ?? lockWaitMs, true);
@@ -455,7 +474,8 @@ async function withLockedLog<T>(root: string, sessionId: string, options: Append
     const fd = fs.openSync(logPath, "a+");
     try {
       const recovered = recoverInterruptedAppend(fd, logPath, fs.fstatSync(fd).size, `Cannot append to session ${JSON.stringify(sessionId)}`);
-      return await body({ fd, size: recovered.size, logPath, config, warnings: recovered.warnings });
+      const size = recovered.size;
+      return await body({ fd, size, logPath, config, warnings: recovered.warnings, write: (tail, sealed) => writeSealed(fd, size, logPath, tail, sealed, sessionId) });
     } finally {
       fs.closeSync(fd);
     }
@@ -589,7 +609,7 @@ export async function appendPlanned<R = never>(
   options: AppendOptions = {},
 ): Promise<PlannedAppendResult<R>> {
   const clock = options.clock ?? systemClock;
-  return await withLockedLog(root, sessionId, options, async ({ fd, size, logPath, config, warnings }) => {
+  return await withLockedLog(root, sessionId, options, async ({ fd, size, logPath, config, warnings, write }) => {
     let existing: EventRecord[] = [];
     if (size > 0) {
       // We hold the exclusive lock, so the verifier must not take a shared one (it would wait on us).
@@ -626,7 +646,7 @@ export async function appendPlanned<R = never>(
       appended.push(appendedEventOf(line, sessionId, envelope));
       prevHash = line.hash;
     }
-    writeSealed(fd, size, logPath, tail, sealed, sessionId);
+    write(tail, sealed);
     return { events: appended, records: sealed.map((s) => s.record), deduped: 0, logPath, warnings, existingEventCount: existing.length };
   });
 }

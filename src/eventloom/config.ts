@@ -18,8 +18,17 @@ export interface EventloomConfig {
 export const configSchema = "zaxy.config.v1";
 export const defaultConfig: EventloomConfig = { envelope: "v1" };
 
+// A store's mirror root (docs/store.md) reads the settings of the local root it mirrors for.
+const configRoots = new Map<string, string>();
+
+/** Makes `root` read and write its config.json in `configRoot` (a store's mirror root → its local root). */
+export function redirectConfig(root: string, configRoot: string): void {
+  configRoots.set(path.resolve(root), configRoot);
+}
+
 export function configPath(root: string): string {
-  return path.join(root, "config.json");
+  const redirected = configRoots.size === 0 ? undefined : configRoots.get(path.resolve(root));
+  return path.join(redirected ?? root, "config.json");
 }
 
 /** The envelopes config.json may name; a missing `envelope` key means v1. */

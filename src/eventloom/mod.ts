@@ -24,3 +24,4 @@ export * from "./timestamp.ts";
 export * from "./verifiedCheckpoint.ts";
 export * from "./verify.ts";
 export * from "./eventView.ts";
+export * from "./threadStore.ts";

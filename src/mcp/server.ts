@@ -41,6 +41,8 @@ export interface McpServerOptions {
   log?: (line: string) => void;
   /** Run after every tool call (the stdio server collects garbage there). */
   afterCall?: () => void;
+  /** Run before every tool call's handler (a store's server catches up with the store there). */
+  beforeCall?: (name: string, args: Record<string, unknown>) => Promise<void>;
 }
 
 /** Server name reported to clients in `initialize`. */
@@ -60,6 +62,7 @@ export function createMcpServer(options: McpServerOptions): { server: Server; ro
     log,
     debug: Boolean(process.env.ZAXY_DEBUG),
     afterCall: options.afterCall,
+    beforeCall: options.beforeCall,
   });
   const server = new Server({ name: mcpServerName, version: zaxyVersion }, { capabilities: { tools: { listChanged: false } } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: router.list() }));
@@ -81,7 +84,12 @@ function routeConsoleToStderr(): void {
 }
 
 /** Serves MCP on stdin/stdout until stdin ends. */
-export async function runMcpServer(options: { eventloomPath: string; sessionId: string; profile: ToolProfile }): Promise<void> {
+export async function runMcpServer(options: {
+  eventloomPath: string;
+  sessionId: string;
+  profile: ToolProfile;
+  beforeCall?: (name: string, args: Record<string, unknown>) => Promise<void>;
+}): Promise<void> {
   routeConsoleToStderr();
   const { server, router } = createMcpServer({ ...options, afterCall: requestGarbageCollection });
   const closed = new Promise<void>((resolve) => {

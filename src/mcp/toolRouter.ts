@@ -28,6 +28,11 @@ export interface ToolRouterOptions {
   debug?: boolean;
   /** Run after each call has finished, before the next starts. */
   afterCall?: () => void;
+  /**
+   * Run before each call's handler (a store's server brings its mirror up to date there, so
+   * events other hosts appended are seen); a failure is the call's error.
+   */
+  beforeCall?: (name: string, args: Record<string, unknown>) => Promise<void>;
 }
 
 /** The advertised JSON Schema of a tool's input: draft 2020-12 (MCP's default), no `$schema`. */
@@ -109,6 +114,7 @@ export class ToolRouter {
       return toolErrorResult(invalidArgumentsError(name, parsed.error.issues as SchemaIssue[], args, prepared.usage));
     }
     try {
+      await this.#options.beforeCall?.(name, args);
       return toolResult(await prepared.definition.run(args, this.#options.context));
     } catch (error) {
       const toolError = toToolError(error, name);

@@ -31,6 +31,7 @@ const boundFlags: [string, keyof GateBounds, string][] = [
 
 export const benchmarkCompareCommand = defineCommand({
   name: "benchmark-compare",
+  store: "self",
   summary: "Offline gate: check a bench longmemeval report against quality and latency bounds",
   description:
     "Offline runner gate (no network): reads a report written by\n" +

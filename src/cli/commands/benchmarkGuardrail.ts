@@ -7,6 +7,7 @@ import { emit } from "../output.ts";
 
 export const benchmarkGuardrailCommand = defineCommand({
   name: "benchmark-guardrail",
+  store: "self",
   summary: "Offline gate: no regression below the published 1.x LongMemEval floors",
   description:
     "Offline runner gate (no network): the alpha.1 regression guard. Reads a report written by\n" +

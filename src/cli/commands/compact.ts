@@ -7,6 +7,8 @@
  *   (neither)              rewrite mode, the only history-changing operation
  * Kuzu is never loaded here: the audit runs in git hooks, where cold start matters.
  */
+import * as path from "node:path";
+import { sessionLogPath } from "../../eventloom/session.ts";
 import { type AuditStrategy, auditLog, type ClusterReport, type CompactionAuditReport } from "../../compaction/audit.ts";
 import { auditDocument } from "../../compaction/auditDocument.ts";
 import { defaultClusterThreshold } from "../../compaction/clustering.ts";
@@ -57,8 +59,9 @@ function nonEmptyPath(ctx: CommandContext, name: string): string | undefined {
 
 /** Parses and cross-checks the flags; throws exit-2 errors naming the flag. */
 export function parseCompactFlags(ctx: CommandContext): CompactFlags {
-  const log = ctx.positionals[0];
-  if (log === undefined || log.length === 0) throw inputError("usage", "zaxy compact: LOG is required (the Eventloom JSONL file to compact)", { field: "LOG" });
+  // Without LOG: the session's log (--session-id), read from the store's mirror with --store.
+  const log = ctx.positionals[0] ?? sessionLogPath(ctx.global.eventloomPath, ctx.global.sessionId, "compact");
+  if (log.length === 0) throw inputError("usage", "zaxy compact: LOG is empty (give the Eventloom JSONL file to compact)", { field: "LOG" });
   if (ctx.positionals.length > 1) throw inputError("usage", `zaxy compact: one LOG at a time, got ${ctx.positionals.length}`, { field: "LOG" });
   const flags: CompactFlags = {
     log,
@@ -252,7 +255,7 @@ export const compactCommand = defineCommand({
     output: { type: "string", valueName: "PATH", description: "Rewrite mode: write the compacted log here instead of in place" },
     "snapshot-every": { type: "string", valueName: "N", description: "Rewrite mode: snapshot the last N events when the log has at least N (default 10000)" },
   },
-  positionals: [{ name: "LOG", description: "Eventloom JSONL log", required: true }],
+  positionals: [{ name: "LOG", description: "Eventloom JSONL log (default: the session's log)" }],
   examples: [
     "zaxy compact .eventloom/default.jsonl --audit",
     "zaxy compact .eventloom/default.jsonl --snapshot-every 5000 --json",
@@ -264,6 +267,14 @@ export const compactCommand = defineCommand({
     const flags = parseCompactFlags(ctx);
     if (flags.audit) return await runAudit(ctx, flags);
     if (flags.projectionOutput !== undefined) return await runProjection(ctx, flags, flags.projectionOutput);
+    const mirrorRoot = ctx.global.store?.mirrorRoot;
+    if (mirrorRoot !== undefined && path.resolve(flags.log).startsWith(path.resolve(mirrorRoot) + path.sep)) {
+      // A rewrite replaces the log; the store's rows are append-only and shared by other hosts.
+      throw inputError("files_only", `zaxy compact: rewrite mode works on log files only, not on the store ${ctx.global.store?.url.redacted}; --audit and --projection-output work on the store`, {
+        field: "--store",
+        hint: "export the session with `zaxy store export --session-id S --output FILE`, then compact the file",
+      });
+    }
     return await runRewrite(ctx, flags);
   },
 });

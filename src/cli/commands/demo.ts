@@ -8,6 +8,7 @@ import type { PlainJson } from "../../canonical/mod.ts";
 
 export const demoCommand = defineCommand({
   name: "demo",
+  store: "self",
   summary: "The main demo: a cited agent session, tampering caught, checkout, causal memory, consolidation, compaction",
   description:
     "Runs in a temporary directory (or --dir): records a realistic agent session (goal, tool\n" +

@@ -8,6 +8,7 @@ import { emit } from "../output.ts";
 
 export const hooksInstallCommand = defineCommand({
   name: "install",
+  store: "self",
   summary: "Write a git pre-commit hook that refuses commits staging an Eventloom log unsafe to compact",
   description:
     "Writes pre-commit into the repository's hooks directory (git rev-parse --git-path hooks, so\n" +

@@ -10,6 +10,7 @@ import { emit } from "../output.ts";
 
 export const initCommand = defineCommand({
   name: "init",
+  store: "self",
   summary: "Create the Eventloom root and choose the envelope for new logs",
   description:
     "Creates the Eventloom root directory (--eventloom-path, default .eventloom) and writes\n" +

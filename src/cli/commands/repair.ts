@@ -6,6 +6,7 @@ import { emit } from "../output.ts";
 
 export const repairCommand = defineCommand({
   name: "repair",
+  store: "files-only",
   summary: "Remove a torn last line left by a crash mid-write (explicit, with a backup)",
   description:
     "With --truncate-torn-tail, removes the bytes after the last newline of LOG (default: the\n" +

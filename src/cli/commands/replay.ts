@@ -5,7 +5,7 @@
  * says so, the handoff summarises verified events only, and the exit code is 1.
  */
 import { displayJson } from "../../canonical/mod.ts";
-import { eventView, handoffSummary, replayLog } from "../../eventloom/mod.ts";
+import { eventView, handoffSummary, replayLog, sessionLogPath } from "../../eventloom/mod.ts";
 import { intOption } from "../args.ts";
 import { defineCommand } from "../command.ts";
 import { emit } from "../output.ts";
@@ -14,7 +14,7 @@ export const replayCommand = defineCommand({
   name: "replay",
   summary: "Replay a log: integrity report, events of a window, handoff summary",
   description:
-    "Verifies LOG, then prints the events with from-seq <= seq <= to-seq and a handoff summary\n" +
+    "Verifies LOG (default: the session's log, from the store with --store), then prints the events with from-seq <= seq <= to-seq and a handoff summary\n" +
     "(goals, open tasks, last actor). Exit 1 when the chain is broken: the events are still shown\n" +
     "for inspection, those from the broken seq on marked UNVERIFIED (--json: verified false,\n" +
     "verified_through_seq), and the handoff covers verified events only.",
@@ -22,12 +22,12 @@ export const replayCommand = defineCommand({
     "from-seq": { type: "string", valueName: "N", description: "First seq of the window (default 1)" },
     "to-seq": { type: "string", valueName: "N", description: "Last seq of the window (default: the end)" },
   },
-  positionals: [{ name: "LOG", description: "Log file to replay", required: true }],
+  positionals: [{ name: "LOG", description: "Log file to replay (default: the session's log)" }],
   examples: ["zaxy replay .eventloom/default.jsonl --from-seq 10 --json"],
   async run(ctx) {
     const fromSeq = intOption(ctx, "from-seq", 1);
     const toSeq = intOption(ctx, "to-seq", 1);
-    const result = await replayLog(ctx.positionals[0], { fromSeq, toSeq });
+    const result = await replayLog(ctx.positionals[0] ?? sessionLogPath(ctx.global.eventloomPath, ctx.global.sessionId, "replay"), { fromSeq, toSeq });
     const { integrity } = result;
     // Events before the first failure are sealed and linked; from it on nothing can be trusted.
     const verifiedThroughSeq = integrity.ok ? integrity.total_events : Math.max(0, (integrity.broken_at_seq ?? 1) - 1);

@@ -47,7 +47,14 @@ export const serveCommand = defineCommand({
     choiceOption(ctx, "transport", transports);
     validateSessionId(ctx.global.sessionId, "serve");
     const { runMcpServer } = await import("../../mcp/server.ts");
-    await runMcpServer({ eventloomPath: ctx.global.eventloomPath, sessionId: ctx.global.sessionId, profile });
+    const store = ctx.global.store;
+    // With a store, every call first catches the mirror up: events other hosts appended
+    // (fleet promotions included) are seen at the next call, without a restart.
+    const beforeCall = store === undefined ? undefined : async (name: string, args: Record<string, unknown>) => {
+      const sessionId = typeof args.session_id === "string" ? args.session_id : typeof args.thread === "string" ? args.thread : ctx.global.sessionId;
+      await store.sync([sessionId], name.startsWith("fleet") ? "fleet." : undefined);
+    };
+    await runMcpServer({ eventloomPath: ctx.global.eventloomPath, sessionId: ctx.global.sessionId, profile, beforeCall });
     return 0;
   },
 });

@@ -2,7 +2,9 @@
 import * as path from "node:path";
 import { type IntegrityReport, sessionLogPath, sessionLogsUnderRoot, verifyLog } from "../../eventloom/mod.ts";
 import { inputError } from "../../errors.ts";
-import { booleanOption, type CommandContext, defineCommand } from "../command.ts";
+import { resolveStoreUrl } from "../../store/storeUrl.ts";
+import { booleanOption, type CommandContext, defineCommand, stringOption } from "../command.ts";
+import { withStoreClient } from "./store/storeArgs.ts";
 import { emit } from "../output.ts";
 import { progressReporter } from "../progress.ts";
 
@@ -15,6 +17,29 @@ function selectLogs(ctx: CommandContext): string[] {
   // Shown as the user would write it: relative to the working directory, like --all paths.
   const file = sessionLogPath(ctx.global.eventloomPath, ctx.global.sessionId, "verify");
   return [path.relative(ctx.io.cwd, file) || file];
+}
+
+/**
+ * With a store and no LOG: verifies the store's own rows (every hash recomputed from `line`,
+ * seqs without gaps, head rows agreeing), the session's or, with --all, every thread's.
+ * Reported as `store:<thread>`.
+ */
+async function verifyFromStore(ctx: CommandContext, allErrors: boolean): Promise<number> {
+  const results = await withStoreClient(ctx, async (client) => {
+    const { readHeads, verifyStoreThread } = await import("../../store/transfer.ts");
+    const threads = booleanOption(ctx, "all") ? (await readHeads(client)).map((head) => head.thread) : [ctx.global.sessionId];
+    const out: Array<{ path: string; store: string; session_id: string } & IntegrityReport> = [];
+    for (const thread of threads) {
+      const { report } = await verifyStoreThread(client, thread, { allErrors });
+      out.push({ path: `store:${thread}`, store: client.url.redacted, session_id: thread, ...report });
+    }
+    return out;
+  });
+  const ok = results.every((r) => r.ok);
+  emit(ctx, "zaxy.verify.v1", { ok, logs: results }, () =>
+    results.length === 0 ? "No threads in the store." : results.map((r) => renderReport(r.path, r)).join("\n"),
+  );
+  return ok ? 0 : 1;
 }
 
 function renderReport(file: string, report: IntegrityReport): string {
@@ -38,9 +63,12 @@ export const verifyCommand = defineCommand({
   },
   positionals: [{ name: "LOG", description: "Log file(s) to verify", variadic: true }],
   examples: ["zaxy verify", "zaxy verify .eventloom/agent-1.jsonl --json", "zaxy verify --all --all-errors"],
+  store: "self",
   async run(ctx) {
-    const files = selectLogs(ctx);
     const allErrors = booleanOption(ctx, "all-errors");
+    const store = ctx.positionals.length === 0 ? resolveStoreUrl(stringOption(ctx, "store"), ctx.io.env, ctx.global.localRoot) : undefined;
+    if (store !== undefined) return await verifyFromStore(ctx, allErrors);
+    const files = selectLogs(ctx);
     const results: Array<{ path: string } & IntegrityReport> = [];
     for (const file of files) {
       const progress = progressReporter(ctx.io, `verify ${path.basename(file)}`);

@@ -28,6 +28,7 @@ function render(result: CausalBenchResult): string {
 
 export const benchCausalCommand = defineCommand({
   name: "causal",
+  store: "self",
   summary: "Causal lane: successors and predecessors scored for hit, relation, citation, authority boundary",
   description:
     "Copies the fixture session (default fixtures/causal, relative to the current directory)\n" +

@@ -39,6 +39,7 @@ function render(result: CheckoutBenchResult): string {
 
 export const benchCheckoutCommand = defineCommand({
   name: "checkout",
+  store: "self",
   summary: "Memory Checkout latency: warm p50/p95/p99 over MCP stdio, cold fresh-process median",
   description:
     "Generates and projects a seeded mixed session (default 10,000 events), then times\n" +

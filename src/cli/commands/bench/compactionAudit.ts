@@ -21,6 +21,7 @@ function render(r: CompactionAuditBenchResult): string {
 
 export const benchCompactionAuditCommand = defineCommand({
   name: "compaction-audit",
+  store: "self",
   summary: "zaxy compact --audit end to end on a generated 100k-event log: median time, peak RSS",
   description:
     "Writes a synthetic agent session of --events events (tool calls, commands, edits, findings)\n" +

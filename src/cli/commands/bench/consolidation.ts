@@ -29,6 +29,7 @@ function render(result: ConsolidationBenchResult): string {
 
 export const benchConsolidationCommand = defineCommand({
   name: "consolidation",
+  store: "self",
   summary: "Consolidation collapse: identity recall and topic coverage of centroid, medoid, exemplars, retrieval",
   description:
     "Appends two sets of near-duplicate documents that differ only by identity code and path\n" +

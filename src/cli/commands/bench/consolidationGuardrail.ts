@@ -25,6 +25,7 @@ function render(result: GuardrailBenchResult): string {
 
 export const benchConsolidationGuardrailCommand = defineCommand({
   name: "consolidation-guardrail",
+  store: "self",
   summary: "Consolidation guardrail: type, source-event fidelity, authority boundary, review gate",
   description:
     "Copies the fixture session (default fixtures/consolidation, relative to the current\n" +

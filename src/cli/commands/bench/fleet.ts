@@ -40,6 +40,7 @@ function render(r: FleetBenchResult): string {
 
 export const benchFleetCommand = defineCommand({
   name: "fleet",
+  store: "self",
   summary: "Fleet transfer, negative control and governance over fresh scenario roots; rates and timings",
   description:
     "Runs --scenarios scenarios, each in a fresh temporary root with fleet_enabled: agent A promotes\n" +

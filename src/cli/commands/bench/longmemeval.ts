@@ -29,6 +29,7 @@ function render(report: LongMemEvalReport, output: string | null): string {
 
 export const benchLongMemEvalCommand = defineCommand({
   name: "longmemeval",
+  store: "self",
   summary: "Offline LongMemEval runner over a local dataset file (retrieval-side proxy, no LLM)",
   description:
     "Offline runner: reads a local file in the public LongMemEval JSON format (longmemeval_s.json,\n" +

@@ -51,6 +51,7 @@ function terminalProgress(ctx: CommandContext): { update(phase: string, done?: n
 
 export const benchMedoidCommand = defineCommand({
   name: "medoid",
+  store: "self",
   summary: "O(n·d) medoid vs the all-pairs O(n²·d) medoid on the same 20k × 1536 vectors; exemplars, pairwise mean",
   description:
     "Generates --count random unit vectors of --dim components (seeded) and times, in one run: the\n" +

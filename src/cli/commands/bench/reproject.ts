@@ -35,6 +35,7 @@ function render(result: ReprojectBenchResult): string {
 
 export const benchReprojectCommand = defineCommand({
   name: "reproject",
+  store: "self",
   summary: "Full reproject of a mixed session (phases, rows/s), vector index build, bulk vs per-row writes",
   description:
     "Generates a seeded mixed agent session (goals, tasks, decisions, preferences, documents,\n" +

@@ -31,6 +31,7 @@ function render(result: RetrievalBenchResult): string {
 
 export const benchRetrievalCommand = defineCommand({
   name: "retrieval",
+  store: "self",
   summary: "Identity recall on near-duplicate documents: zaxy vs BM25 only; latency p50/p95/p99",
   description:
     "Appends --documents document.indexed events that share one runbook paragraph and differ only\n" +

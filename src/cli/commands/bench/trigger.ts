@@ -32,6 +32,7 @@ function render(r: TriggerBenchResult): string {
 
 export const benchTriggerCommand = defineCommand({
   name: "trigger",
+  store: "self",
   summary: "trigger_consolidation (similarity) over 100k memories vs an all-pairs scan of 10k; planted-pair recall",
   description:
     "Generates --memories memories (16 random words each) with a planted near-duplicate after every\n" +

@@ -31,6 +31,7 @@ function render(result: VerifyBenchResult): string {
 
 export const benchVerifyCommand = defineCommand({
   name: "verify",
+  store: "self",
   summary: "Verify throughput vs python3 ref_verify.py and one-shot SHA-256; peak RSS; cold start",
   description:
     "Generates a Python-style legacy log and a zaxy-written v1 log (default 1,000,000 events,\n" +

@@ -48,6 +48,7 @@ function renderSelftest(report: SelftestReport): string {
 
 export const doctorCommand = defineCommand({
   name: "doctor",
+  store: "self",
   summary: "Report embedded assets; --selftest checks usearch and Kuzu end to end",
   description:
     "Reports the runtime, the assets embedded in this binary and the cache file the Kuzu glue is\n" +

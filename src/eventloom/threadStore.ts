@@ -1,0 +1,48 @@
+/**
+ * Where a root's logs live when they are not only files: a shared store (docs/store.md) binds
+ * a local mirror root, and appends to a thread under that root go through the store's lock and
+ * commit instead of the file's flock. The Eventloom layer knows only this interface; the
+ * PostgreSQL implementation registers itself (src/store/), so nothing here loads a client.
+ */
+import * as path from "node:path";
+
+/** The local copy of a thread, locked and caught up with the store, open for the append. */
+export interface LockedMirror {
+  fd: number;
+  /** Bytes of the local copy: every event the store holds for the thread, no more. */
+  size: number;
+  logPath: string;
+  warnings: string[];
+}
+
+/** What a locked append hands back to be committed: the sealed lines and the new head's hash. */
+export interface StagedLines {
+  lines: readonly string[];
+  hashAfter: string;
+  /** Writes the same lines to the local copy once the store has committed them. */
+  writeMirror: () => void;
+}
+
+export interface ThreadStore {
+  /**
+   * Runs `body` with the thread's head locked in the store and its local copy caught up and
+   * locked; commits what `body` stages, all or nothing, then writes it to the local copy.
+   */
+  appendLocked<T>(sessionId: string, lockWaitMs: number, body: (mirror: LockedMirror, stage: (staged: StagedLines) => void) => Promise<T>): Promise<T>;
+}
+
+const storesByRoot = new Map<string, ThreadStore>();
+
+/** Binds `root` (a store's local mirror root) to its store for this process. */
+export function bindThreadStore(root: string, store: ThreadStore): void {
+  storesByRoot.set(path.resolve(root), store);
+}
+
+export function unbindThreadStore(root: string): void {
+  storesByRoot.delete(path.resolve(root));
+}
+
+/** The store `root` is bound to, or undefined for a plain file root. */
+export function threadStoreOf(root: string): ThreadStore | undefined {
+  return storesByRoot.size === 0 ? undefined : storesByRoot.get(path.resolve(root));
+}

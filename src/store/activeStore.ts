@@ -1,0 +1,76 @@
+/**
+ * A store opened for one command or one `zaxy serve` (docs/store.md): the client, the local
+ * mirror root `<root>/stores/<id>/` the Eventloom code reads and appends through, and the sync
+ * that brings the mirror up to the store before each command (and each MCP call).
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { ioError } from "../errors.ts";
+import { redirectConfig } from "../eventloom/config.ts";
+import { fileSystemReason } from "../eventloom/root.ts";
+import { bindThreadStore, unbindThreadStore } from "../eventloom/threadStore.ts";
+import { lockWaitMs } from "../limits.ts";
+import { requireStoreSchema } from "./schema.ts";
+import { openStoreClient, type StoreClient } from "./storeClient.ts";
+import { type StoreUrl } from "./storeUrl.ts";
+import { type SyncReport, syncMirror, storeThreadStore } from "./storeThreads.ts";
+
+export interface ActiveStore {
+  url: StoreUrl;
+  client: StoreClient;
+  /** The root the user named: config.json, and the mirror below it. */
+  localRoot: string;
+  /** `<localRoot>/stores/<id>`: the store's threads as JSONL files, and their projections. */
+  mirrorRoot: string;
+  /**
+   * Brings the mirror up to the store. `audited` threads (the ones about to be read) get the
+   * full tamper check; so does every thread starting with `auditPrefix` when given.
+   */
+  sync(audited: readonly string[], auditPrefix?: string): Promise<SyncReport>;
+  close(): Promise<void>;
+}
+
+/** `<root>/stores/<id>`: where the mirror of the store `url` lives under `root`. */
+export function mirrorRootOf(root: string, url: StoreUrl): string {
+  return path.join(root, "stores", url.id);
+}
+
+/**
+ * Connects (lazily), checks the schema (`store_not_initialised`, exit 2), creates the mirror
+ * root and binds it: from here on, appends under the mirror root commit to the store.
+ */
+export async function openActiveStore(url: StoreUrl, localRoot: string, env: Record<string, string | undefined>, warn: (message: string) => void): Promise<ActiveStore> {
+  const client = openStoreClient(url, env, warn);
+  try {
+    await requireStoreSchema(client);
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+  const mirrorRoot = mirrorRootOf(localRoot, url);
+  try {
+    fs.mkdirSync(mirrorRoot, { recursive: true });
+    const marker = path.join(mirrorRoot, "store.json");
+    if (!fs.existsSync(marker)) fs.writeFileSync(marker, JSON.stringify({ schema: "zaxy.store_mirror.v1", store: url.redacted, note: "a cache of the store's threads; safe to delete" }, null, 2) + "\n");
+  } catch (error) {
+    await client.close();
+    throw ioError("unwritable_root", `Cannot create the local copy of the store under ${localRoot}: ${fileSystemReason(error)}`, { field: "--eventloom-path" });
+  }
+  redirectConfig(mirrorRoot, localRoot);
+  bindThreadStore(mirrorRoot, storeThreadStore(client, mirrorRoot));
+  return {
+    url,
+    client,
+    localRoot,
+    mirrorRoot,
+    async sync(audited, auditPrefix) {
+      const report = await syncMirror(client, mirrorRoot, audited, lockWaitMs, auditPrefix);
+      for (const warning of report.warnings) warn(warning);
+      return report;
+    },
+    async close() {
+      unbindThreadStore(mirrorRoot);
+      await client.close();
+    },
+  };
+}

@@ -1,0 +1,297 @@
+/**
+ * The local mirror of a store (docs/store.md): `<root>/stores/<id>/<thread>.jsonl`, byte for
+ * byte the store's lines of each thread, so every reader of files works unchanged on it. It is a
+ * cache the store can always rebuild, and also the anchor that catches a store rewritten behind
+ * this root's back:
+ * - rows are fetched only after the mirror's last event, their seqs must run on without a gap,
+ *   and their chain is verified (every hash recomputed from `line`) before a byte is written;
+ * - an audited thread's mirrored prefix is compared with the store's rows (a SHA-256 the server
+ *   computes over them, or the rows themselves where it cannot), so a row tampered with in SQL
+ *   is refused (`integrity_failure`, exit 1) at its seq instead of being read around.
+ * The caller holds the mirror file's exclusive flock.
+ */
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
+import { checkError, ioError } from "../errors.ts";
+import { recordFromLine } from "../eventloom/envelope.ts";
+import { recoverInterruptedAppend } from "../eventloom/intent.ts";
+import { readLogLines } from "../eventloom/lines.ts";
+import { fileSystemReason } from "../eventloom/root.ts";
+import { scanRange } from "../eventloom/verify.ts";
+import type { Queryable } from "./storeClient.ts";
+
+/** Rows fetched (and verified, and written) per round trip. */
+export const mirrorPageRows = 20_000;
+
+export interface MirrorCount {
+  /** Events (lines) in the mirror. */
+  lines: number;
+  bytes: number;
+}
+
+function countPath(logPath: string): string {
+  return `${logPath}.count`;
+}
+
+/** The mirror's event count, from its side file when that matches the file's size, else counted. */
+export function mirrorCount(logPath: string, fd?: number): MirrorCount {
+  const size = fd === undefined ? (fs.statSync(logPath, { throwIfNoEntry: false })?.size ?? 0) : fs.fstatSync(fd).size;
+  if (size === 0) return { lines: 0, bytes: 0 };
+  try {
+    const saved = JSON.parse(fs.readFileSync(countPath(logPath), "utf8")) as MirrorCount;
+    if (saved.bytes === size && Number.isSafeInteger(saved.lines)) return saved;
+  } catch {
+    // Missing or torn: count.
+  }
+  const ownFd = fd ?? fs.openSync(logPath, "r");
+  try {
+    const buffer = Buffer.alloc(1 << 20);
+    let lines = 0;
+    for (let offset = 0; offset < size; ) {
+      const read = fs.readSync(ownFd, buffer, 0, Math.min(buffer.length, size - offset), offset);
+      if (read === 0) break;
+      for (let i = buffer.indexOf(10, 0); i !== -1 && i < read; i = buffer.indexOf(10, i + 1)) lines++;
+      offset += read;
+    }
+    return { lines, bytes: size };
+  } finally {
+    if (fd === undefined) fs.closeSync(ownFd);
+  }
+}
+
+export function saveMirrorCount(logPath: string, count: MirrorCount): void {
+  try {
+    const temp = `${countPath(logPath)}.tmp-${process.pid}`;
+    fs.writeFileSync(temp, JSON.stringify(count));
+    fs.renameSync(temp, countPath(logPath));
+  } catch {
+    // Only a shortcut: the next reader counts the lines itself.
+  }
+}
+
+function sha256OfFile(fd: number, size: number): string {
+  const hash = createHash("sha256");
+  const buffer = Buffer.alloc(1 << 22);
+  for (let offset = 0; offset < size; ) {
+    const read = fs.readSync(fd, buffer, 0, Math.min(buffer.length, size - offset), offset);
+    if (read === 0) break;
+    hash.update(buffer.subarray(0, read));
+    offset += read;
+  }
+  return hash.digest("hex");
+}
+
+function lastLineBytes(fd: number, size: number): Buffer {
+  // Lines are at most a few MiB; read backwards in growing windows until a newline before the last.
+  for (let window = 65536; ; window *= 4) {
+    const start = Math.max(0, size - window);
+    const buffer = Buffer.alloc(size - start);
+    fs.readSync(fd, buffer, 0, buffer.length, start);
+    const end = buffer.length - 1; // the final "\n"
+    const previous = buffer.lastIndexOf(10, end - 1);
+    if (previous !== -1) return buffer.subarray(previous + 1, end);
+    if (start === 0) return buffer.subarray(0, end);
+  }
+}
+
+/** The offset just after the last newline in the first `size` bytes (0 when there is none). */
+function endOfLastWholeLine(fd: number, size: number): number {
+  const buffer = Buffer.alloc(1 << 16);
+  for (let end = size; end > 0; ) {
+    const start = Math.max(0, end - buffer.length);
+    fs.readSync(fd, buffer, 0, end - start, start);
+    const at = buffer.subarray(0, end - start).lastIndexOf(10);
+    if (at !== -1) return start + at + 1;
+    end = start;
+  }
+  return 0;
+}
+
+function hashOfLine(bytes: Uint8Array): string | null {
+  try {
+    const parsed = parseJsonBytes(bytes);
+    return isJsonObject(parsed) ? recordFromLine(parsed, 0).hash : null;
+  } catch {
+    return null;
+  }
+}
+
+function diverged(thread: string, seq: number, detail: string, mirrorDir: string): Error {
+  return checkError(
+    "integrity_failure",
+    `Session ${JSON.stringify(thread)} in the store differs from the copy this root verified before, at event ${seq}: ${detail}. ` +
+      "Rows the store had already served were changed or removed; nothing was read from them.",
+    {
+      field: "store",
+      hint: `check the store's chain with \`zaxy verify --store URL --session-id ${thread}\`; if the store is right and this root's copy is not, delete ${mirrorDir} to re-read it`,
+    },
+  );
+}
+
+/** The first seq at which the store's rows and the mirror's lines differ (for the message). */
+async function firstDifference(q: Queryable, thread: string, logPath: string, lines: number): Promise<{ seq: number; detail: string }> {
+  let seq = 0;
+  let page: { seq: number; line: Buffer }[] = [];
+  let index = 0;
+  for (const { bytes, position } of readLogLines(logPath)) {
+    if (position > lines) break;
+    if (index === page.length) {
+      const rows = await q`SELECT seq, line FROM eventloom_events WHERE thread = ${thread} AND seq > ${seq} ORDER BY seq LIMIT ${mirrorPageRows}`.raw();
+      page = rows.map((row) => ({ seq: Number(String(row[0])), line: row[1] as Buffer }));
+      index = 0;
+      if (page.length === 0) return { seq: position, detail: `the store has no event ${position} (this root has ${lines})` };
+    }
+    const row = page[index++];
+    seq = row.seq;
+    if (row.seq !== position) return { seq: position, detail: `the store has no event ${position} (its next row is ${row.seq})` };
+    if (Buffer.compare(row.line, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) !== 0) {
+      return { seq: position, detail: "its line in the store is not the line that was sealed" };
+    }
+  }
+  return { seq: lines, detail: "the store holds the same lines but a different count or order" };
+}
+
+/**
+ * Checks the mirror's first `lines` events against the store. `full`: the whole prefix, by a
+ * SHA-256 the server computes over its rows (falling back to fetching them); otherwise only the
+ * last line. A difference is `integrity_failure` naming the first differing seq.
+ */
+async function auditPrefix(q: Queryable, thread: string, logPath: string, fd: number, count: MirrorCount, full: boolean): Promise<void> {
+  const mirrorDir = path.dirname(logPath);
+  if (count.lines === 0) {
+    return;
+  }
+  if (!full) {
+    const rows = await q`SELECT line FROM eventloom_events WHERE thread = ${thread} AND seq = ${count.lines}`.raw();
+    const mine = lastLineBytes(fd, count.bytes);
+    if (rows.length === 1 && Buffer.compare(rows[0][0] as Buffer, mine) === 0) return;
+    const difference = await firstDifference(q, thread, logPath, count.lines);
+    throw diverged(thread, difference.seq, difference.detail, mirrorDir);
+  }
+  let serverDigest: string | undefined;
+  let serverCount = 0;
+  let serverMax = 0;
+  try {
+    const rows = await q`
+      SELECT count(*) AS n, max(seq) AS m,
+             encode(sha256(convert_to(string_agg(line || chr(10), '' ORDER BY seq), 'UTF8')), 'hex') AS digest
+      FROM eventloom_events WHERE thread = ${thread} AND seq <= ${count.lines}`;
+    serverCount = Number(rows[0].n);
+    serverMax = Number(rows[0].m ?? 0);
+    serverDigest = rows[0].digest as string | undefined;
+  } catch (error) {
+    // 42883: the server lacks convert_to or sha256 (CockroachDB): compare the rows themselves.
+    if ((error as { code?: unknown }).code !== "42883") throw error;
+  }
+  if (serverDigest !== undefined && serverCount === count.lines && serverMax === count.lines && serverDigest === sha256OfFile(fd, count.bytes)) return;
+  const difference = await firstDifference(q, thread, logPath, count.lines);
+  if (serverDigest === undefined && difference.detail.startsWith("the store holds the same lines")) return;
+  throw diverged(thread, difference.seq, difference.detail, mirrorDir);
+}
+
+export interface CaughtUp {
+  lines: number;
+  bytes: number;
+  /** Rows fetched from the store by this catch-up. */
+  fetched: number;
+  warnings: string[];
+}
+
+/**
+ * Brings the mirror of `thread` at `logPath` up to the store's rows on `q` (a pool, or the
+ * transaction holding the thread's lock). The caller holds the file's exclusive flock.
+ */
+export async function catchUpThread(q: Queryable, thread: string, logPath: string, options: { audit: boolean }): Promise<CaughtUp> {
+  const warnings: string[] = [];
+  let fd: number;
+  try {
+    fs.mkdirSync(path.dirname(logPath), { recursive: true });
+    fd = fs.openSync(logPath, "a+");
+  } catch (error) {
+    throw ioError("unwritable_root", `Cannot write the local copy of session ${JSON.stringify(thread)} (${logPath}): ${fileSystemReason(error)}`);
+  }
+  try {
+    // An append whose commit reached the store but whose local write was cut short: drop the
+    // partial batch (and any cut line); the rows are fetched again below.
+    let size = recoverInterruptedAppend(fd, logPath, fs.fstatSync(fd).size, `Cannot read the local copy of session ${JSON.stringify(thread)}`).size;
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      fs.readSync(fd, last, 0, 1, size - 1);
+      if (last[0] !== 10) {
+        size = endOfLastWholeLine(fd, size);
+        fs.ftruncateSync(fd, size);
+        fs.fsyncSync(fd);
+        warnings.push(`the local copy of session ${JSON.stringify(thread)} ended in a cut line (an interrupted write); it was dropped and fetched again`);
+      }
+    }
+    let count = mirrorCount(logPath, fd);
+    await auditPrefix(q, thread, logPath, fd, count, options.audit);
+    let prevHash = count.lines === 0 ? null : hashOfLine(lastLineBytes(fd, count.bytes));
+    let fetched = 0;
+    for (;;) {
+      const rows = await q`SELECT seq, line FROM eventloom_events WHERE thread = ${thread} AND seq > ${count.lines} ORDER BY seq LIMIT ${mirrorPageRows}`.raw();
+      if (rows.length === 0) break;
+      const parts: Buffer[] = [];
+      for (const [index, row] of rows.entries()) {
+        const seq = Number(String(row[0]));
+        if (seq !== count.lines + index + 1) {
+          throw checkError("integrity_failure", `Session ${JSON.stringify(thread)} in the store has no event ${count.lines + index + 1} (its next row is ${seq}): the chain has a gap`, {
+            field: "store",
+            hint: `check the store with \`zaxy verify --store URL --session-id ${thread}\``,
+          });
+        }
+        parts.push(row[1] as Buffer, newline);
+      }
+      const bytes = Buffer.concat(parts);
+      verifyFetched(thread, bytes, count.lines, prevHash, path.dirname(logPath));
+      writeAllAt(fd, bytes, logPath, thread);
+      count = { lines: count.lines + rows.length, bytes: count.bytes + bytes.length };
+      prevHash = hashOfLine(rows[rows.length - 1][1] as Buffer);
+      fetched += rows.length;
+      if (rows.length < mirrorPageRows) break;
+    }
+    if (fetched > 0) fs.fsyncSync(fd);
+    saveMirrorCount(logPath, count);
+    return { lines: count.lines, bytes: count.bytes, fetched, warnings };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+const newline = Buffer.from("\n");
+
+/** Verifies fetched lines as the continuation of `eventBase` events ending in `prevHash`. */
+function verifyFetched(thread: string, bytes: Buffer, eventBase: number, prevHash: string | null, dir: string): void {
+  const temp = path.join(dir, `.incoming-${process.pid}-${thread}`);
+  const fd = fs.openSync(temp, "w+");
+  try {
+    fs.unlinkSync(temp);
+    for (let written = 0; written < bytes.length; ) written += fs.writeSync(fd, bytes, written, bytes.length - written);
+    const result = scanRange(fd, 0, bytes.length, true, { eventBase, lineBase: eventBase, prevHash });
+    const issue = result.errors[0];
+    if (issue !== undefined) {
+      throw checkError("integrity_failure", `Session ${JSON.stringify(thread)} in the store fails verification: ${issue.reason} (seq ${issue.seq}); nothing from it was read`, {
+        field: "store",
+        hint: `\`zaxy verify --store URL --session-id ${thread}\` reports every failure`,
+      });
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function writeAllAt(fd: number, bytes: Buffer, logPath: string, thread: string): void {
+  const before = fs.fstatSync(fd).size;
+  try {
+    for (let written = 0; written < bytes.length; ) written += fs.writeSync(fd, bytes, written, bytes.length - written);
+  } catch (error) {
+    try {
+      fs.ftruncateSync(fd, before);
+    } catch {
+      // The next catch-up drops a cut line itself.
+    }
+    throw ioError("write_failed", `Cannot write the local copy of session ${JSON.stringify(thread)} (${logPath}): ${fileSystemReason(error)}`);
+  }
+}

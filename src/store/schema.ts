@@ -1,0 +1,87 @@
+/**
+ * The store's schema (docs/store.md), versioned in `zaxy_store_meta`. `zaxy store init` creates
+ * or migrates it idempotently; every other command checks the version first, so an
+ * uninitialised database is `store_not_initialised` (exit 2) before anything is read or written.
+ * Only SQL that CockroachDB and YugabyteDB also accept is used.
+ */
+import { inputError } from "../errors.ts";
+import type { StoreClient } from "./storeClient.ts";
+
+export const storeSchemaVersion = 1;
+
+const createStatements = [
+  `CREATE TABLE IF NOT EXISTS zaxy_store_meta (
+     key text PRIMARY KEY,
+     value text NOT NULL
+   )`,
+  // One row per thread: the row appends lock (SELECT ... FOR UPDATE), and the head it reached.
+  `CREATE TABLE IF NOT EXISTS eventloom_heads (
+     thread text PRIMARY KEY,
+     seq bigint NOT NULL,
+     hash text,
+     updated_at timestamptz NOT NULL DEFAULT now()
+   )`,
+  // `line` is the exact JSONL line the file store writes, without its newline.
+  `CREATE TABLE IF NOT EXISTS eventloom_events (
+     thread text NOT NULL,
+     seq bigint NOT NULL,
+     line text NOT NULL,
+     appended_at timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (thread, seq),
+     CHECK (seq >= 1)
+   )`,
+];
+
+export interface SchemaState {
+  version: number | undefined;
+}
+
+/** The schema version the database holds, or undefined when it has none. */
+export async function readSchemaVersion(client: StoreClient): Promise<number | undefined> {
+  return await client.run("read the store's schema version", async (sql) => {
+    const rows = await sql`SELECT to_regclass('zaxy_store_meta') AS meta`;
+    if (rows[0]?.meta === null || rows[0]?.meta === undefined) return undefined;
+    const found = await sql`SELECT value FROM zaxy_store_meta WHERE key = 'schema_version'`;
+    return found.length === 0 ? undefined : Number(found[0].value);
+  });
+}
+
+/** Refuses a database without Zaxy's schema (exit 2) or with a newer one than this binary knows. */
+export async function requireStoreSchema(client: StoreClient): Promise<void> {
+  const version = await readSchemaVersion(client);
+  if (version === undefined) {
+    throw inputError("store_not_initialised", `The store ${client.url.redacted} has no Zaxy schema`, {
+      field: client.url.source,
+      hint: "run `zaxy store init --store URL` once (with a role that may create tables)",
+    });
+  }
+  if (version > storeSchemaVersion) {
+    throw inputError("store_schema_too_new", `The store ${client.url.redacted} has schema version ${version}; this zaxy knows up to ${storeSchemaVersion}`, {
+      field: client.url.source,
+      hint: "upgrade zaxy",
+    });
+  }
+}
+
+/** Creates or migrates the schema; returns the version before (undefined: none) and after. */
+export async function initStoreSchema(client: StoreClient): Promise<{ before: number | undefined; after: number }> {
+  const before = await readSchemaVersion(client);
+  if (before !== undefined && before > storeSchemaVersion) await requireStoreSchema(client);
+  await client.run("initialise the store's schema", async (sql) => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await sql.begin(async (tx) => {
+          for (const statement of createStatements) await tx.unsafe(statement);
+          await tx`INSERT INTO zaxy_store_meta (key, value) VALUES ('schema_version', ${String(storeSchemaVersion)}) ON CONFLICT (key) DO NOTHING`;
+        });
+        return;
+      } catch (error) {
+        // Two inits racing on CREATE TABLE IF NOT EXISTS: one loses on the catalog; try again.
+        const code = (error as { code?: unknown }).code;
+        if (attempt < 3 && (code === "23505" || code === "42P07" || code === "40001")) continue;
+        throw error;
+      }
+    }
+  });
+  return { before, after: storeSchemaVersion };
+}

@@ -1,0 +1,143 @@
+/**
+ * One connection pool to the store, with the failure contract of docs/store.md: every
+ * query has a deadline (a black-holed server cannot hang a command), an unreachable or stopped
+ * server is `store_unreachable` (exit 3), an uninitialised database is `store_not_initialised`
+ * (exit 2), and no message ever carries the password.
+ */
+import postgres from "postgres";
+import { inputError, ioError, isZaxyError, type ZaxyError } from "../errors.ts";
+import { passwordFromFile } from "./pgpass.ts";
+import { storeAddress, type StoreUrl, urlPassword } from "./storeUrl.ts";
+
+export type Sql = postgres.Sql;
+/** A pool or a transaction: anything queries can run on. */
+export type Queryable = postgres.Sql | postgres.TransactionSql;
+
+/** Default seconds to wait for a connection (URL `connect_timeout=` overrides). */
+export const storeConnectTimeoutS = 10;
+/** Default milliseconds one store round trip may take (env ZAXY_STORE_TIMEOUT_MS overrides). */
+export const storeQueryTimeoutMs = 60_000;
+
+export interface StoreClient {
+  url: StoreUrl;
+  sql: Sql;
+  queryTimeoutMs: number;
+  /**
+   * Runs `work` against the store under the query deadline (or `timeoutMs`, for work that
+   * grows with its input), mapping failures to zaxy errors.
+   */
+  run<T>(action: string, work: (sql: Sql) => Promise<T>, timeoutMs?: number): Promise<T>;
+  close(): Promise<void>;
+}
+
+const unreachableCodes = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EPIPE",
+  "CONNECT_TIMEOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+]);
+
+// SQLSTATE classes meaning the server went away or refused the session.
+const serverGoneStates = new Set(["57P01", "57P02", "57P03", "08000", "08003", "08006", "08001", "08004"]);
+
+function scrub(message: string, secrets: readonly string[]): string {
+  let out = message;
+  for (const secret of secrets) if (secret.length > 0) out = out.split(secret).join("***");
+  return out;
+}
+
+/**
+ * The zaxy error for a failure of `action` against the store. Exported for the tests of the
+ * failure contract; commands get it from `run`.
+ */
+export function storeError(error: unknown, action: string, url: StoreUrl, secrets: readonly string[]): ZaxyError {
+  if (isZaxyError(error)) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  const raw = error instanceof Error ? error.message : String(error);
+  const message = scrub(raw, secrets);
+  const where = `the store ${url.redacted}`;
+  if (code === "42P01" || code === "3F000") {
+    return inputError("store_not_initialised", `Cannot ${action}: ${where} has no Zaxy schema`, {
+      field: url.source,
+      hint: `run \`zaxy store init --store URL\` once (with a role that may create tables)`,
+    });
+  }
+  if (code === "55P03") return ioError("lock_timeout", `Cannot ${action}: timed out waiting for the thread's lock in ${where}`);
+  if (code === "57014") return ioError("store_timeout", `Cannot ${action}: ${where} cancelled the statement (${message})`);
+  if (code === "28P01" || code === "28000") return ioError("store_auth_failed", `Cannot ${action}: ${where} refused the login (${message})`, { hint: "check the user, PGPASSWORD or PGPASSFILE" });
+  if (code === "3D000") return ioError("store_unreachable", `Cannot ${action}: ${where}: ${message}`, { hint: "create the database, then `zaxy store init`" });
+  if (code === "42501") return ioError("store_permission_denied", `Cannot ${action}: ${where}: ${message}`, { hint: "docs/store.md lists the privileges a reader and a writer need" });
+  if (typeof code === "string" && (unreachableCodes.has(code) || serverGoneStates.has(code))) {
+    return ioError("store_unreachable", `Cannot ${action}: ${where} is unreachable (${message}); nothing was written`, { hint: "check that the server runs and accepts connections" });
+  }
+  if (/ssl|tls|certificate/i.test(message)) return ioError("store_tls_failed", `Cannot ${action}: TLS with ${where} failed (${message})`, { hint: "check sslmode in the URL" });
+  return ioError("store_failed", `Cannot ${action}: ${where}: ${message}`);
+}
+
+function timeoutFrom(env: Record<string, string | undefined>): number {
+  const raw = env.ZAXY_STORE_TIMEOUT_MS;
+  if (raw === undefined || raw === "") return storeQueryTimeoutMs;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw inputError("invalid_option", `ZAXY_STORE_TIMEOUT_MS must be a positive integer (milliseconds), got ${JSON.stringify(raw)}`, { field: "ZAXY_STORE_TIMEOUT_MS" });
+  }
+  return value;
+}
+
+/**
+ * Opens a pool to the store (connections are made lazily, on the first query). The password
+ * comes from the URL, else PGPASSWORD, else the password file.
+ */
+export function openStoreClient(url: StoreUrl, env: Record<string, string | undefined>, warn: (message: string) => void = () => {}): StoreClient {
+  const queryTimeoutMs = timeoutFrom(env);
+  const address = storeAddress(url.url, env);
+  const password = urlPassword(url.url) ?? (env.PGPASSWORD !== undefined && env.PGPASSWORD !== "" ? env.PGPASSWORD : undefined) ?? passwordFromFile(address, env, warn);
+  const secrets = [password ?? "", urlPassword(url.url) ?? ""].filter((s) => s.length >= 3);
+  const connectTimeout = /[?&]connect_timeout=/.test(url.url) ? undefined : storeConnectTimeoutS;
+  const sql = postgres(url.url, {
+    max: 4,
+    ...(connectTimeout === undefined ? {} : { connect_timeout: connectTimeout }),
+    ...(password === undefined ? {} : { password }),
+    idle_timeout: 0,
+    fetch_types: false,
+    onnotice: () => {},
+    connection: { application_name: "zaxy" },
+  });
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await sql.end({ timeout: 1 }).catch(() => {});
+  };
+  return {
+    url,
+    sql,
+    queryTimeoutMs,
+    async run<T>(action: string, work: (sql: Sql) => Promise<T>, timeoutMs = queryTimeoutMs): Promise<T> {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          reject(ioError("store_timeout", `Cannot ${action}: the store ${url.redacted} did not answer within ${timeoutMs} ms (ZAXY_STORE_TIMEOUT_MS); nothing was committed`));
+          // Dropping the connections rolls back any open transaction on the server.
+          void sql.end({ timeout: 0 }).catch(() => {});
+        }, timeoutMs);
+      });
+      try {
+        return await Promise.race([work(sql), deadline]);
+      } catch (error) {
+        throw storeError(error, action, url, secrets);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    close,
+  };
+}
