@@ -1,7 +1,9 @@
 #!/bin/sh
 # A throwaway PostgreSQL cluster on 127.0.0.1 for the store tests and benchmarks.
 #   scripts/pg-cluster.sh start DIR   initdb into DIR, start on a free port, create database
-#                                     "zaxy", print its URL (postgres://zaxy@127.0.0.1:PORT/zaxy)
+#                                     "zaxy", print its URL (postgres://zaxy:PASSWORD@127.0.0.1:PORT/zaxy)
+# TCP logins need the password (SCRAM), as on a real server; the superuser zaxy's password is
+# PG_CLUSTER_PASSWORD (default zaxy-test-pw). The socket in DIR trusts local users.
 #   scripts/pg-cluster.sh stop DIR    stop it (DIR is left for the caller to remove)
 # Server programs come from PATH or `pg_config --bindir`. As root, initdb and pg_ctl run as the
 # `postgres` user, which then owns DIR. Exit 4 when no server programs exist.
@@ -28,14 +30,18 @@ case "$cmd" in
 start)
   mkdir -p "$dir"
   if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; fi
-  as_owner "$bindir/initdb" -D "$dir/data" -U zaxy --auth=trust -E UTF8 --locale=C >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 3; }
+  password=${PG_CLUSTER_PASSWORD:-zaxy-test-pw}
+  printf '%s\n' "$password" >"$dir/pwfile"
+  if [ "$(id -u)" = 0 ]; then chown postgres "$dir/pwfile"; fi
+  as_owner "$bindir/initdb" -D "$dir/data" -U zaxy --auth-local=trust --auth-host=scram-sha-256 --pwfile="$dir/pwfile" -E UTF8 --locale=C >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 3; }
+  rm -f "$dir/pwfile"
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
   as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
     -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=200 -c fsync=off -c shared_buffers=128MB" start >/dev/null || { cat "$dir/server.log" >&2; exit 3; }
   psql=$(command -v psql || echo "$bindir/psql")
-  as_owner "$psql" -h 127.0.0.1 -p "$port" -U zaxy -d postgres -qAtc "CREATE DATABASE zaxy" >/dev/null
+  as_owner "$psql" -h "$dir" -p "$port" -U zaxy -d postgres -qAtc "CREATE DATABASE zaxy" >/dev/null
   echo "$port" >"$dir/port"
-  echo "postgres://zaxy@127.0.0.1:$port/zaxy"
+  echo "postgres://zaxy:$password@127.0.0.1:$port/zaxy"
   ;;
 stop)
   if [ -d "$dir/data" ]; then as_owner "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true; fi

@@ -314,6 +314,8 @@ export async function importLogFile(client: StoreClient, file: string, thread: s
         }
         await flush();
       } catch (error) {
+        // Abandons the COPY (the transaction then rolls back); its own error event is expected.
+        copy?.on("error", () => {});
         copy?.destroy(error as Error);
         throw error;
       }

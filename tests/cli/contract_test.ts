@@ -231,9 +231,10 @@ describe("zaxy replay", () => {
     const missing = runZaxy(["replay", path.join(dir, "nope.jsonl")], { cwd: dir });
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /no such file/);
-    const noArg = runZaxy(["replay"], { cwd: dir });
+    // Without LOG, replay reads the session's log (--session-id): none here.
+    const noArg = runZaxy(["replay", "--session-id", "nobody"], { cwd: dir });
     assert.equal(noArg.code, 2);
-    assert.match(noArg.stderr, /missing argument LOG/);
+    assert.match(noArg.stderr, /Cannot replay .*nobody\.jsonl: no such file/);
   });
 
   test("a broken log replays with exit 1 and still shows its events", () => {

@@ -1,0 +1,261 @@
+/**
+ * The shared Eventloom on a real PostgreSQL server (issue 15), from the built binary: schema,
+ * byte-exact import/export of every interop log, two hosts (two roots) sharing one database,
+ * tampering caught at its seq, credentials never printed, files-only commands refused.
+ */
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { makeTempDir, refVerify, removeTempDirs, skipWithoutPython } from "../eventloom/testkit.ts";
+import { repoRoot, runZaxy, stackTraceLines, type ZaxyRun } from "../cli/zaxy.ts";
+import { freshDatabase, passwordOf, type PgServer, pgServer, sqlOn, stopPgServer } from "./pgTestkit.ts";
+
+const server: PgServer | undefined = pgServer();
+after(() => stopPgServer(server));
+after(removeTempDirs);
+
+const interopDir = path.join(repoRoot, "fixtures", "interop");
+const interopLogs = fs.readdirSync(interopDir).filter((name) => name.endsWith(".jsonl")).sort();
+
+/** Runs zaxy in `cwd` against `store` and asserts the password never reaches its output. */
+function z(store: string, cwd: string, args: string[], env: Record<string, string> = {}): ZaxyRun {
+  const run = runZaxy([...args, "--store", store], { cwd, env });
+  const secret = passwordOf(store);
+  if (secret !== "") {
+    assert.ok(!run.stdout.includes(secret), `the password leaked to stdout of ${args.join(" ")}`);
+    assert.ok(!run.stderr.includes(secret), `the password leaked to stderr of ${args.join(" ")}`);
+  }
+  assert.deepEqual(stackTraceLines(run.stderr), [], `no stack trace from ${args.join(" ")}: ${run.stderr}`);
+  return run;
+}
+
+function ok(run: ZaxyRun, what: string): ZaxyRun {
+  assert.equal(run.code, 0, `${what} exited ${run.code}: ${run.stderr}`);
+  return run;
+}
+
+// deno-lint-ignore no-explicit-any
+function json(run: ZaxyRun): any {
+  return JSON.parse(run.stdout);
+}
+
+async function rowsOf(store: string, thread: string): Promise<{ seq: number; line: string }[]> {
+  const rows = await sqlOn(store, (sql) => sql`SELECT seq, line FROM eventloom_events WHERE thread = ${thread} ORDER BY seq`);
+  return rows.map((row) => ({ seq: Number(row.seq), line: row.line as string }));
+}
+
+async function initStore(label: string): Promise<string> {
+  const store = await freshDatabase(server as PgServer, label);
+  ok(runZaxy(["store", "init", "--store", store, "--json"], { cwd: makeTempDir("zaxy-store-init") }), "store init");
+  return store;
+}
+
+describe("zaxy store on PostgreSQL", { skip: server === undefined ? "no PostgreSQL server programs" : false }, () => {
+  test("store init creates the schema once; commands before it exit 2 with the hint; status reports threads", async () => {
+    const store = await freshDatabase(server as PgServer, "init");
+    const dir = makeTempDir("zaxy-store");
+    const early = z(store, dir, ["memory", "append", "goal.created", "--actor", "a", "--payload-json", "{}", "--json"]);
+    assert.equal(early.code, 2);
+    assert.equal(json(early).error.code, "store_not_initialised");
+    assert.match(json(early).error.hint, /zaxy store init/);
+    assert.equal(fs.existsSync(path.join(dir, ".eventloom", "stores")), false, "nothing written locally either");
+    const first = json(ok(z(store, dir, ["store", "init", "--json"]), "init"));
+    assert.deepEqual([first.created, first.schema_version, first.schema_version_before], [true, 1, null]);
+    const again = json(ok(z(store, dir, ["store", "init", "--json"]), "init again"));
+    assert.deepEqual([again.created, again.schema_version_before], [false, 1]);
+    ok(z(store, dir, ["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"one"}']), "append");
+    ok(z(store, dir, ["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"two"}', "--session-id", "other"]), "append other");
+    const status = json(ok(z(store, dir, ["store", "status", "--json"]), "status"));
+    assert.equal(status.schema_version, 1);
+    assert.equal(status.thread_count, 2);
+    assert.equal(status.event_count, 2);
+    assert.deepEqual(status.threads.map((t: { thread: string; events: number }) => [t.thread, t.events]), [["default", 1], ["other", 1]]);
+    assert.match(status.threads[0].head_hash, /^[0-9a-f]{64}$/);
+    assert.equal(status.store.includes(passwordOf(store)) && passwordOf(store) !== "", false);
+  });
+
+  test("every interop log imports and exports byte for byte, and the export verifies with ref_verify.py", { skip: skipWithoutPython }, async () => {
+    const store = await initStore("interop");
+    const dir = makeTempDir("zaxy-store-interop");
+    const imported = json(ok(z(store, dir, ["store", "import", ...interopLogs.map((name) => path.join(interopDir, name)), "--json"]), "import"));
+    assert.equal(imported.imports.length, interopLogs.length);
+    for (const name of interopLogs) {
+      const session = name.replace(/\.jsonl$/, "");
+      const source = fs.readFileSync(path.join(interopDir, name));
+      const rows = await rowsOf(store, session);
+      assert.equal(rows.length, source.toString("utf8").split("\n").length - 1, `${name}: one row per line`);
+      const out = path.join(dir, `${session}.out.jsonl`);
+      const exported = json(ok(z(store, dir, ["store", "export", "--session-id", session, "--output", out, "--json"]), `export ${name}`));
+      assert.equal(exported.events, rows.length);
+      assert.ok(Buffer.compare(fs.readFileSync(out), source) === 0, `${name}: export is byte-identical`);
+      const stdout = ok(z(store, dir, ["store", "export", "--session-id", session]), `export ${name} to stdout`);
+      assert.equal(stdout.stdout, source.toString("utf8"));
+      assert.equal(refVerify(out).verdict.ok, true, `${name}: ref_verify.py accepts the export`);
+      // The store's own rows verify, and the mirror a read builds is the same bytes.
+      ok(z(store, dir, ["verify", "--session-id", session]), `verify ${name} from the store`);
+      ok(z(store, dir, ["memory", "log", "--session-id", session, "--json"]), `memory log ${name}`);
+      const mirror = fs.readdirSync(path.join(dir, ".eventloom", "stores"))[0];
+      assert.ok(Buffer.compare(fs.readFileSync(path.join(dir, ".eventloom", "stores", mirror, name)), source) === 0, `${name}: the local mirror is byte-identical`);
+    }
+    // Importing the same files again adds nothing.
+    const again = json(ok(z(store, dir, ["store", "import", ...interopLogs.map((name) => path.join(interopDir, name)), "--json"]), "re-import"));
+    assert.deepEqual(again.imports.map((i: { imported: number }) => i.imported), interopLogs.map(() => 0));
+    const verifyAll = json(ok(z(store, dir, ["verify", "--all", "--json"]), "verify --all"));
+    assert.equal(verifyAll.logs.length, interopLogs.length);
+  });
+
+  test("import refuses a broken chain (exit 1), a clashing session (exit 2) and blank lines (exit 2), writing nothing", async () => {
+    const store = await initStore("refuse");
+    const dir = makeTempDir("zaxy-store-refuse");
+    const good = fs.readFileSync(path.join(interopDir, "v1-worker-api.jsonl"), "utf8");
+    const broken = path.join(dir, "broken.jsonl");
+    fs.writeFileSync(broken, good.replace('"actorId":"', '"actorId":"x'));
+    const refused = z(store, dir, ["store", "import", broken, "--json"]);
+    assert.equal(refused.code, 1);
+    assert.equal(json(refused).error.code, "integrity_failure");
+    assert.match(json(refused).error.message, /Nothing was written/);
+    assert.deepEqual(await rowsOf(store, "broken"), []);
+    const source = path.join(dir, "s.jsonl");
+    fs.writeFileSync(source, good);
+    ok(z(store, dir, ["store", "import", source]), "import s");
+    const other = path.join(dir, "other.jsonl");
+    fs.copyFileSync(path.join(interopDir, "v1-worker-sub0.jsonl"), other);
+    const clash = z(store, dir, ["store", "import", other, "--session-id", "s", "--json"]);
+    assert.equal(clash.code, 2);
+    assert.equal(json(clash).error.code, "session_exists");
+    assert.equal((await rowsOf(store, "s")).map((r) => r.line + "\n").join(""), good);
+    const blank = path.join(dir, "blank.jsonl");
+    const lines = good.split("\n");
+    fs.writeFileSync(blank, [lines[0], "", ...lines.slice(1)].join("\n"));
+    const blanks = z(store, dir, ["store", "import", blank, "--json"]);
+    assert.equal(blanks.code, 2);
+    assert.equal(json(blanks).error.code, "blank_lines");
+    assert.equal(json(blanks).error.line, 2);
+    assert.deepEqual(await rowsOf(store, "blank"), []);
+  });
+
+  test("two hosts (two roots) share one database: appends, checkout, replay, query and verify see both", async () => {
+    const store = await initStore("hosts");
+    const hostA = makeTempDir("zaxy-host-a");
+    const hostB = makeTempDir("zaxy-host-b");
+    ok(z(store, hostA, ["memory", "append", "decision.made", "--actor", "agent-a", "--payload-json", '{"decision":"use postgres for the shared log","rationale":"fleet spans hosts"}']), "A appends");
+    ok(z(store, hostB, ["memory", "append", "task.proposed", "--actor", "agent-b", "--payload-json", '{"title":"migrate the ingest workers"}']), "B appends");
+    ok(z(store, hostA, ["memory", "append", "goal.created", "--actor", "agent-a", "--payload-json", '{"title":"ship the store"}']), "A appends again");
+    const log = json(ok(z(store, hostB, ["memory", "log", "--json"]), "B reads the log"));
+    assert.deepEqual(log.events.map((e: { seq: number; actor: string }) => [e.seq, e.actor]), [[1, "agent-a"], [2, "agent-b"], [3, "agent-a"]]);
+    const checkout = json(ok(z(store, hostB, ["memory", "checkout", "postgres shared log", "--json"]), "B checks out"));
+    assert.match(checkout.prompt, /eventloom:\/\/default\/events\/1#/);
+    const replay = json(ok(z(store, hostA, ["replay", "--json"]), "A replays"));
+    assert.equal(replay.integrity.ok, true);
+    assert.equal(replay.total_events, 3);
+    const query = json(ok(z(store, hostA, ["memory", "query", "ingest workers", "--json"]), "A queries"));
+    assert.ok(JSON.stringify(query).includes("migrate the ingest workers"));
+    const verified = json(ok(z(store, hostB, ["verify", "--json"]), "verify from the store"));
+    assert.deepEqual([verified.logs[0].path, verified.logs[0].total_events], ["store:default", 3]);
+    // Every line in the store is the line the file store would have written: the mirrors agree.
+    const rows = await rowsOf(store, "default");
+    const mirrorA = fs.readFileSync(path.join(hostA, ".eventloom", "stores", fs.readdirSync(path.join(hostA, ".eventloom", "stores"))[0], "default.jsonl"), "utf8");
+    assert.equal(mirrorA, rows.map((r) => r.line + "\n").join(""));
+    // Without --store the roots are plain file roots with no default log of their own.
+    assert.equal(fs.existsSync(path.join(hostA, ".eventloom", "default.jsonl")), false);
+    // ZAXY_STORE names the store as well as --store does.
+    const viaEnv = runZaxy(["memory", "log", "--json"], { cwd: hostB, env: { ZAXY_STORE: store } });
+    assert.equal(JSON.parse(viaEnv.stdout).events.length, 3);
+  });
+
+  test("a row tampered with in SQL is caught at its seq by verify and refused by checkout (exit 1), on a warm and a fresh root", async () => {
+    const store = await initStore("tamper");
+    const warm = makeTempDir("zaxy-tamper-warm");
+    for (const title of ["alpha", "beta", "gamma", "delta"]) {
+      ok(z(store, warm, ["memory", "append", "goal.created", "--actor", "a", "--payload-json", JSON.stringify({ title })]), `append ${title}`);
+    }
+    ok(z(store, warm, ["memory", "checkout", "gamma", "--json"]), "checkout before the tamper");
+    await sqlOn(store, (sql) => sql`UPDATE eventloom_events SET line = replace(line, 'beta', 'bet4') WHERE thread = 'default' AND seq = 2`);
+    const verify = z(store, warm, ["verify", "--json"]);
+    assert.equal(verify.code, 1);
+    assert.equal(json(verify).logs[0].broken_at_seq, 2);
+    assert.match(json(verify).logs[0].broken_reason, /Event 2 hash mismatch/);
+    const checkout = z(store, warm, ["memory", "checkout", "gamma", "--json"]);
+    assert.equal(checkout.code, 1);
+    assert.equal(json(checkout).error.code, "integrity_failure");
+    assert.match(json(checkout).error.message, /at event 2/);
+    const fresh = makeTempDir("zaxy-tamper-fresh");
+    const freshCheckout = z(store, fresh, ["memory", "checkout", "gamma", "--json"]);
+    assert.equal(freshCheckout.code, 1);
+    assert.match(json(freshCheckout).error.message, /Event 2 hash mismatch/);
+    // Appending on top of a tampered store is refused too, and writes nothing.
+    const append = z(store, fresh, ["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"epsilon"}', "--json"]);
+    assert.equal(append.code, 1);
+    assert.equal((await rowsOf(store, "default")).length, 4);
+    // Restored, reads work again; a deleted last row is caught by the warm root and by verify.
+    await sqlOn(store, (sql) => sql`UPDATE eventloom_events SET line = replace(line, 'bet4', 'beta') WHERE thread = 'default' AND seq = 2`);
+    ok(z(store, warm, ["memory", "checkout", "gamma", "--json"]), "checkout after the restore");
+    await sqlOn(store, (sql) => sql`DELETE FROM eventloom_events WHERE thread = 'default' AND seq = 4`);
+    const shortened = z(store, warm, ["memory", "checkout", "gamma", "--json"]);
+    assert.equal(shortened.code, 1);
+    assert.match(json(shortened).error.message, /event 4/);
+    const verifyShort = z(store, warm, ["verify", "--json"]);
+    assert.equal(verifyShort.code, 1);
+    assert.match(json(verifyShort).logs[0].broken_reason, /head row says 4 events but the store holds 3 rows/);
+  });
+
+  test("credentials come from the URL, PGPASSWORD or PGPASSFILE and never appear in output; a wrong one exits 3", async () => {
+    const store = await initStore("creds");
+    const secret = passwordOf(store);
+    if (secret === "") return; // CI's server without a password: nothing to hide.
+    const dir = makeTempDir("zaxy-creds");
+    const bare = store.replace(`:${encodeURIComponent(secret)}@`, "@");
+    const wrong = store.replace(`:${encodeURIComponent(secret)}@`, ":not-the-Pw-42@");
+    const refused = runZaxy(["memory", "log", "--store", wrong, "--json"], { cwd: dir });
+    assert.equal(refused.code, 3);
+    assert.equal(JSON.parse(refused.stdout).error.code, "store_auth_failed");
+    assert.ok(!refused.stdout.includes("not-the-Pw-42") && !refused.stderr.includes("not-the-Pw-42"));
+    assert.match(JSON.parse(refused.stdout).error.message, /:\*\*\*@/);
+    const viaEnv = z(store, dir, ["memory", "log", "--json"]);
+    ok(viaEnv, "URL password");
+    ok(runZaxy(["memory", "log", "--store", bare, "--json"], { cwd: dir, env: { PGPASSWORD: secret } }), "PGPASSWORD");
+    const passfile = path.join(dir, "pgpass");
+    fs.writeFileSync(passfile, `# test\n127.0.0.1:*:*:zaxy:${secret.replace(/:/g, "\\:")}\n`, { mode: 0o600 });
+    fs.chmodSync(passfile, 0o600);
+    const viaFile = runZaxy(["memory", "log", "--store", bare, "--json"], { cwd: dir, env: { PGPASSFILE: passfile } });
+    assert.equal(viaFile.code, 0, viaFile.stderr);
+    assert.ok(!viaFile.stderr.includes(secret) && !viaFile.stdout.includes(secret));
+    fs.chmodSync(passfile, 0o644);
+    const loose = runZaxy(["memory", "log", "--store", bare, "--json"], { cwd: dir, env: { PGPASSFILE: passfile } });
+    assert.equal(loose.code, 3);
+    assert.match(loose.stderr, /has group or world access; it is ignored/);
+    assert.ok(!loose.stderr.includes(secret) && !loose.stdout.includes(secret));
+  });
+
+  test("files-only commands are refused on the store (exit 2); a bad store URL is bad input", async () => {
+    const store = await initStore("filesonly");
+    const dir = makeTempDir("zaxy-filesonly");
+    ok(z(store, dir, ["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"x"}']), "append");
+    const compact = z(store, dir, ["compact", "--json"]);
+    assert.equal(compact.code, 2);
+    assert.equal(json(compact).error.code, "files_only");
+    const repair = z(store, dir, ["repair", "--json"]);
+    assert.equal(repair.code, 2);
+    assert.equal(json(repair).error.code, "files_only");
+    const audit = z(store, dir, ["compact", "--audit", "--json"]);
+    assert.ok(audit.code === 0 || audit.code === 1, audit.stderr);
+    assert.equal(typeof json(audit).safe, "boolean");
+    const bad = runZaxy(["memory", "log", "--store", "mysql://u:topsecret@h/db", "--json"], { cwd: dir });
+    assert.equal(bad.code, 2);
+    assert.equal(JSON.parse(bad.stdout).error.code, "invalid_store_url");
+    assert.ok(!bad.stdout.includes("topsecret"));
+  });
+
+  test("an unreachable server exits 3 quickly with a clear message and writes nothing", () => {
+    const dir = makeTempDir("zaxy-unreachable");
+    const started = Date.now();
+    const run = runZaxy(["memory", "append", "goal.created", "--actor", "a", "--payload-json", "{}", "--store", "postgres://zaxy:pw-unreach@127.0.0.1:1/zaxy", "--json"], { cwd: dir });
+    assert.equal(run.code, 3);
+    assert.equal(JSON.parse(run.stdout).error.code, "store_unreachable");
+    assert.match(JSON.parse(run.stdout).error.message, /unreachable/);
+    assert.ok(!run.stdout.includes("pw-unreach") && !run.stderr.includes("pw-unreach"));
+    assert.ok(Date.now() - started < 30_000);
+    assert.equal(fs.existsSync(path.join(dir, ".eventloom", "default.jsonl")), false);
+  });
+});
