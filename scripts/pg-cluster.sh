@@ -4,7 +4,9 @@
 #                                     "zaxy", print its URL (postgres://zaxy:PASSWORD@127.0.0.1:PORT/zaxy)
 # TCP logins need the password (SCRAM), as on a real server; the superuser zaxy's password is
 # PG_CLUSTER_PASSWORD (default zaxy-test-pw). The socket in DIR trusts local users.
-#   scripts/pg-cluster.sh stop DIR    stop it (DIR is left for the caller to remove)
+#   scripts/pg-cluster.sh stop DIR [fast|immediate]   stop it (DIR is left for the caller to remove);
+#                                     immediate is a crash: the next start recovers from the WAL
+#   scripts/pg-cluster.sh restart DIR start a stopped cluster again on its port
 # Server programs come from PATH or `pg_config --bindir`. As root, initdb and pg_ctl run as the
 # `postgres` user, which then owns DIR. Exit 4 when no server programs exist.
 set -eu
@@ -44,10 +46,15 @@ start)
   echo "postgres://zaxy:$password@127.0.0.1:$port/zaxy"
   ;;
 stop)
-  if [ -d "$dir/data" ]; then as_owner "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true; fi
+  if [ -d "$dir/data" ]; then as_owner "$bindir/pg_ctl" -D "$dir/data" -m "${3:-fast}" -w stop >/dev/null 2>&1 || true; fi
+  ;;
+restart)
+  port=$(cat "$dir/port")
+  as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=200 -c fsync=off -c shared_buffers=128MB" start >/dev/null || { cat "$dir/server.log" >&2; exit 3; }
   ;;
 *)
-  echo "usage: pg-cluster.sh start|stop DIR" >&2
+  echo "usage: pg-cluster.sh start|stop|restart DIR" >&2
   exit 2
   ;;
 esac

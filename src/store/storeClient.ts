@@ -76,10 +76,28 @@ export function storeError(error: unknown, action: string, url: StoreUrl, secret
   if (code === "3D000") return ioError("store_unreachable", `Cannot ${action}: ${where}: ${message}`, { hint: "create the database, then `zaxy store init`" });
   if (code === "42501") return ioError("store_permission_denied", `Cannot ${action}: ${where}: ${message}`, { hint: "docs/store.md lists the privileges a reader and a writer need" });
   if (typeof code === "string" && (unreachableCodes.has(code) || serverGoneStates.has(code))) {
+    connectionLost = true;
     return ioError("store_unreachable", `Cannot ${action}: ${where} is unreachable (${message}); nothing was written`, { hint: "check that the server runs and accepts connections" });
   }
   if (/ssl|tls|certificate/i.test(message)) return ioError("store_tls_failed", `Cannot ${action}: TLS with ${where} failed (${message})`, { hint: "check sslmode in the URL" });
   return ioError("store_failed", `Cannot ${action}: ${where}: ${message}`);
+}
+
+// postgres.js (3.4) can run a write it had queued for a connection the server has just closed,
+// from a timer, after the query already failed and zaxy reported it: a TypeError on the null
+// socket, outside any promise. Once a connection was lost, that one error is expected and
+// dropped; anything else still ends the process as an internal error (exit 3).
+let connectionLost = false;
+let strayErrorGuard = false;
+
+function guardStrayClientErrors(): void {
+  if (strayErrorGuard) return;
+  strayErrorGuard = true;
+  process.on("uncaughtException", (error: Error) => {
+    if (connectionLost && error instanceof TypeError && /socket|write|null/.test(error.message)) return;
+    process.stderr.write(`zaxy: internal error: ${error?.stack ?? error}\n`);
+    process.exit(3);
+  });
 }
 
 function timeoutFrom(env: Record<string, string | undefined>): number {
@@ -98,6 +116,7 @@ function timeoutFrom(env: Record<string, string | undefined>): number {
  */
 export function openStoreClient(url: StoreUrl, env: Record<string, string | undefined>, warn: (message: string) => void = () => {}): StoreClient {
   const queryTimeoutMs = timeoutFrom(env);
+  guardStrayClientErrors();
   const address = storeAddress(url.url, env);
   const password = urlPassword(url.url) ?? (env.PGPASSWORD !== undefined && env.PGPASSWORD !== "" ? env.PGPASSWORD : undefined) ?? passwordFromFile(address, env, warn);
   const secrets = [password ?? "", urlPassword(url.url) ?? ""].filter((s) => s.length >= 3);
@@ -115,6 +134,7 @@ export function openStoreClient(url: StoreUrl, env: Record<string, string | unde
   const close = async () => {
     if (closed) return;
     closed = true;
+    connectionLost = true;
     await sql.end({ timeout: 1 }).catch(() => {});
   };
   return {

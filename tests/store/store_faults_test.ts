@@ -1,0 +1,188 @@
+/**
+ * The store under concurrency and faults, on a real PostgreSQL server (issue 15): processes on
+ * separate roots appending and promoting at once, a client killed mid-transaction, the server
+ * stopped mid-run, and `zaxy serve` following other hosts' appends without a restart.
+ */
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { after, describe, test } from "node:test";
+import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
+import { childEnv, repoRoot, runZaxy, runZaxyAsync, stackTraceLines, zaxyInvocation, type ZaxyRun } from "../cli/zaxy.ts";
+import { startMcpServer } from "../mcp/mcpTestClient.ts";
+import { freshDatabase, type PgServer, pgServer, sqlOn, startPrivateCluster, stopPgServer } from "./pgTestkit.ts";
+
+const server: PgServer | undefined = pgServer();
+after(() => stopPgServer(server));
+after(removeTempDirs);
+
+const clusterScript = path.join(repoRoot, "scripts", "pg-cluster.sh");
+
+function ok(run: ZaxyRun, what: string): ZaxyRun {
+  assert.equal(run.code, 0, `${what} exited ${run.code}: ${run.stderr}`);
+  return run;
+}
+
+async function initStore(label: string, on: PgServer = server as PgServer): Promise<string> {
+  const store = await freshDatabase(on, label);
+  ok(runZaxy(["store", "init", "--store", store], { cwd: makeTempDir("zaxy-store-init") }), "store init");
+  return store;
+}
+
+function fleetRoot(label: string): string {
+  const dir = makeTempDir(label);
+  fs.mkdirSync(path.join(dir, ".eventloom"), { recursive: true });
+  fs.writeFileSync(path.join(dir, ".eventloom", "config.json"), JSON.stringify({ fleet_enabled: true }) + "\n");
+  return dir;
+}
+
+async function threadLines(store: string, thread: string): Promise<{ seq: number; line: string }[]> {
+  const rows = await sqlOn(store, (sql) => sql`SELECT seq, line FROM eventloom_events WHERE thread = ${thread} ORDER BY seq`);
+  return rows.map((row) => ({ seq: Number(row.seq), line: row.line as string }));
+}
+
+describe("the store under concurrency and faults", { skip: server === undefined ? "no PostgreSQL server programs" : false }, () => {
+  test("8 processes on separate roots append and promote concurrently: nothing lost or duplicated, every chain valid", async () => {
+    const store = await initStore("concurrent");
+    const coordinator = fleetRoot("zaxy-coord");
+    ok(runZaxy(["fleet", "create", "shared", "--summary", "cross-host fleet", "--actor", "steward", "--store", store], { cwd: coordinator }), "fleet create");
+    const workers = 8;
+    const appendsEach = 12;
+    const roots = Array.from({ length: workers }, (_, i) => fleetRoot(`zaxy-worker-${i}`));
+    // Every worker appends to its own session and, interleaved, to the shared one.
+    await Promise.all(roots.map(async (root, worker) => {
+      for (let i = 0; i < appendsEach; i++) {
+        const own = await runZaxyAsync(["memory", "append", "task.proposed", "--actor", `w${worker}`, "--session-id", `w${worker}`, "--payload-json", JSON.stringify({ title: `w${worker} task ${i}` }), "--store", store], { cwd: root });
+        assert.equal(own.code, 0, own.stderr);
+        const shared = await runZaxyAsync(["memory", "append", "tool.call.completed", "--actor", `w${worker}`, "--payload-json", JSON.stringify({ tool: "t", worker, i }), "--store", store, "--json"], { cwd: root });
+        assert.equal(shared.code, 0, shared.stderr);
+      }
+      const log = await runZaxyAsync(["memory", "log", "--session-id", `w${worker}`, "--json", "--store", store], { cwd: root });
+      const first = JSON.parse(log.stdout).events[0];
+      const promoted = await runZaxyAsync(["fleet", "promote-outcome", "shared", "--outcome", "success", "--summary", `worker ${worker} finished`, "--origin-session", `w${worker}`, "--source-event", `1:${first.hash}`, "--confidence", "0.9", "--actor", "steward", "--store", store, "--json"], { cwd: root });
+      assert.equal(promoted.code, 0, promoted.stderr + promoted.stdout);
+    }));
+    const shared = await threadLines(store, "default");
+    assert.equal(shared.length, workers * appendsEach);
+    assert.deepEqual(shared.map((r) => r.seq), Array.from({ length: workers * appendsEach }, (_, i) => i + 1));
+    const seen = new Set(shared.map((r) => { const p = JSON.parse(r.line).payload; return `${p.worker}:${p.i}`; }));
+    assert.equal(seen.size, workers * appendsEach, "every append landed exactly once");
+    for (let worker = 0; worker < workers; worker++) assert.equal((await threadLines(store, `w${worker}`)).length, appendsEach);
+    const verified = JSON.parse(ok(runZaxy(["verify", "--all", "--json", "--store", store], { cwd: coordinator }), "verify --all").stdout);
+    assert.equal(verified.ok, true);
+    assert.equal(verified.logs.length, workers + 2);
+    const fleet = (await threadLines(store, "fleet.shared")).map((r) => JSON.parse(r.line));
+    const promotions = fleet.filter((event) => (event.type ?? event.event_type) === "fleet.outcome.propagated");
+    assert.equal(promotions.length, workers, JSON.stringify(fleet.map((e) => e.type ?? e.event_type)));
+    // The coordinator's audit resolves every promotion's source event in sessions written from other roots.
+    const audit = runZaxy(["fleet", "audit", "shared", "--json", "--store", store], { cwd: coordinator });
+    assert.equal(audit.code, 0, audit.stderr + audit.stdout);
+    const report = JSON.parse(audit.stdout);
+    assert.deepEqual([report.ok, report.promotion_count, report.unresolved_count], [true, workers, 0]);
+    assert.ok(report.promotions.every((p: { source_refs: { resolved: boolean }[] }) => p.source_refs.every((r) => r.resolved)));
+  });
+
+  test("a client killed mid-transaction leaves nothing behind; the next append continues the chain", async () => {
+    const store = await initStore("killed");
+    const dir = makeTempDir("zaxy-killed");
+    ok(runZaxy(["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"before"}', "--store", store], { cwd: dir }), "first append");
+    const batch = path.join(dir, "batch.jsonl");
+    fs.writeFileSync(batch, Array.from({ length: 500 }, (_, i) => JSON.stringify({ event_type: "note.added", actor: "a", payload: { i } })).join("\n") + "\n");
+    // Hold a lock that makes the client's INSERT wait: it is then inside its transaction, with
+    // the head row locked, when it is killed.
+    const blocker = (await import("postgres")).default(store, { max: 1, onnotice: () => {} });
+    const reserved = await blocker.reserve();
+    await reserved`BEGIN`;
+    await reserved`LOCK TABLE eventloom_events IN SHARE MODE`;
+    const child = spawn(zaxyInvocation.command, [...zaxyInvocation.args, "memory", "ingest", batch, "--store", store], { cwd: dir, env: childEnv(), stdio: "ignore" });
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code, signal) => resolve(signal === "SIGKILL" ? -9 : code)));
+    let waiting = false;
+    for (let i = 0; i < 400 && !waiting; i++) {
+      const rows = await sqlOn(store, (sql) => sql`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'zaxy' AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO eventloom_events%'`);
+      waiting = Number(rows[0].n) > 0;
+      if (!waiting) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.ok(waiting, "the client reached its INSERT inside the transaction");
+    child.kill("SIGKILL");
+    assert.equal(await exited, -9);
+    await reserved`ROLLBACK`;
+    reserved.release();
+    await blocker.end();
+    // The server aborts the dead client's transaction once it notices; give it a moment.
+    for (let i = 0; i < 100; i++) {
+      const rows = await sqlOn(store, (sql) => sql`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'zaxy'`);
+      if (Number(rows[0].n) === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.equal((await threadLines(store, "default")).length, 1, "no row of the killed batch");
+    const head = await sqlOn(store, (sql) => sql`SELECT seq FROM eventloom_heads WHERE thread = 'default'`);
+    assert.equal(Number(head[0].seq), 1);
+    ok(runZaxy(["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"after"}', "--store", store], { cwd: dir }), "append after the kill");
+    const verified = JSON.parse(ok(runZaxy(["verify", "--json", "--store", store], { cwd: dir }), "verify").stdout);
+    assert.equal(verified.logs[0].total_events, 2);
+  });
+
+  test("the server stopped mid-run: appends exit 3 with a clear message, nothing half-written, the chain stays valid", async () => {
+    const own = startPrivateCluster("zaxy-pg-stop");
+    try {
+      const store = await initStore("stopped", own);
+      const roots = Array.from({ length: 3 }, (_, i) => makeTempDir(`zaxy-stop-${i}`));
+      const attempts: ZaxyRun[] = [];
+      let stopped = false;
+      const loops = roots.map(async (root, worker) => {
+        for (let i = 0; i < 200; i++) {
+          const run = await runZaxyAsync(["memory", "append", "note.added", "--actor", `w${worker}`, "--payload-json", JSON.stringify({ worker, i }), "--store", store, "--json"], { cwd: root, env: { ZAXY_STORE_TIMEOUT_MS: "10000" } });
+          attempts.push(run);
+          if (stopped && run.code !== 0) break;
+        }
+      });
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      spawnSync(clusterScript, ["stop", own.clusterDir as string, "immediate"], { timeout: 60_000 });
+      stopped = true;
+      await Promise.all(loops);
+      const failures = attempts.filter((run) => run.code !== 0);
+      assert.ok(failures.length >= 1, "appends after the stop fail");
+      for (const failure of failures) {
+        assert.equal(failure.code, 3, failure.stderr + failure.stdout);
+        assert.equal(JSON.parse(failure.stdout).error.code, "store_unreachable");
+        assert.deepEqual(stackTraceLines(failure.stderr), []);
+      }
+      const successes = attempts.filter((run) => run.code === 0).length;
+      const restart = spawnSync(clusterScript, ["restart", own.clusterDir as string], { encoding: "utf8", timeout: 120_000 });
+      assert.equal(restart.status, 0, restart.stderr);
+      const rows = await threadLines(store, "default");
+      // An acknowledged append is there; one whose acknowledgement the crash swallowed may be too.
+      assert.ok(rows.length >= successes && rows.length <= successes + failures.length, `${rows.length} rows for ${successes} acknowledged appends`);
+      assert.deepEqual(rows.map((r) => r.seq), rows.map((_, i) => i + 1));
+      const verified = JSON.parse(ok(runZaxy(["verify", "--json", "--store", store], { cwd: roots[0] }), "verify after the restart").stdout);
+      assert.equal(verified.ok, true);
+      ok(runZaxy(["memory", "append", "note.added", "--actor", "w0", "--payload-json", '{"after":true}', "--store", store], { cwd: roots[0] }), "append after the restart");
+    } finally {
+      stopPgServer(own);
+    }
+  });
+
+  test("zaxy serve on a store sees events another host appends at its next call, without a restart", async () => {
+    const store = await initStore("follow");
+    const hostA = makeTempDir("zaxy-follow-a");
+    const hostB = makeTempDir("zaxy-follow-b");
+    ok(runZaxy(["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"first"}', "--store", store], { cwd: hostA }), "A appends");
+    const mcp = await startMcpServer(path.join(hostB, ".eventloom"), { args: ["--store", store] });
+    try {
+      const before = await mcp.callOk("memory_replay", { session_id: "default" });
+      assert.equal(before.events.length, 1);
+      ok(runZaxy(["memory", "append", "task.proposed", "--actor", "a", "--payload-json", '{"title":"appended on host A"}', "--store", store], { cwd: hostA }), "A appends again");
+      const afterAppend = await mcp.callOk("memory_replay", { session_id: "default" });
+      assert.deepEqual(afterAppend.events.map((e: { seq: number }) => e.seq), [1, 2]);
+      const checkout = await mcp.callOk("memory_checkout", { query: "appended on host A", session_id: "default" });
+      assert.match(JSON.stringify(checkout), /eventloom:\/\/default\/events\/2#/);
+      // An append through the server lands in the store, where host A reads it.
+      await mcp.callOk("memory_append", { session_id: "default", event_type: "note.added", actor: "b", payload: { text: "from the server" } });
+      const log = JSON.parse(ok(runZaxy(["memory", "log", "--json", "--store", store], { cwd: hostA }), "A reads").stdout);
+      assert.equal(log.events.length, 3);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
