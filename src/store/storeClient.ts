@@ -120,7 +120,9 @@ export function openStoreClient(url: StoreUrl, env: Record<string, string | unde
   const address = storeAddress(url.url, env);
   const password = urlPassword(url.url) ?? (env.PGPASSWORD !== undefined && env.PGPASSWORD !== "" ? env.PGPASSWORD : undefined) ?? passwordFromFile(address, env, warn);
   const secrets = [password ?? "", urlPassword(url.url) ?? ""].filter((s) => s.length >= 3);
-  const connectTimeout = /[?&]connect_timeout=/.test(url.url) ? undefined : storeConnectTimeoutS;
+  // A connection attempt is bounded by the query deadline too, so ZAXY_STORE_TIMEOUT_MS caps the
+  // whole wait for a server that accepts TCP but never answers.
+  const connectTimeout = /[?&]connect_timeout=/.test(url.url) ? undefined : Math.max(1, Math.min(storeConnectTimeoutS, Math.ceil(queryTimeoutMs / 1000)));
   const sql = postgres(url.url, {
     max: 4,
     ...(connectTimeout === undefined ? {} : { connect_timeout: connectTimeout }),
@@ -134,8 +136,11 @@ export function openStoreClient(url: StoreUrl, env: Record<string, string | unde
   const close = async () => {
     if (closed) return;
     closed = true;
-    connectionLost = true;
     await sql.end({ timeout: 1 }).catch(() => {});
+    // A connection still being attempted is not cancelled by end(); it must not hold the
+    // process past its answer (the timer does not keep the process alive by itself).
+    connectionLost = true;
+    setTimeout(() => process.exit(), 1000).unref?.();
   };
   return {
     url,
