@@ -8,6 +8,7 @@ import { checkLogNotDirectory, checkRootPath, checkRootWritable } from "../event
 import { ExitCode, inputError } from "../errors.ts";
 import type { Command, CommandGroup, CommandIo, GlobalOptions, OptionSpec } from "./command.ts";
 import { globalOptions } from "./globalOptions.ts";
+import { readFleetEnabled } from "../eventloom/config.ts";
 import { resolveStoreUrl } from "../store/storeUrl.ts";
 import { renderHelp } from "./help.ts";
 import { reportError } from "./output.ts";
@@ -197,7 +198,8 @@ export async function dispatch(root: CommandGroup, argv: string[], io: CommandIo
 /**
  * With a store configured, a `mirror` command runs on the store's local mirror root, brought up
  * to date first: the command's session (and, for fleet commands, every fleet thread) with the
- * full tamper check. The client is loaded only here, so file roots never pay for it.
+ * full tamper check, other threads only when the command reads them. The client is loaded
+ * only here, so file roots never pay for it.
  */
 async function openStoreFor(node: Command, commandPath: string, words: string[], global: GlobalOptions, values: Record<string, unknown>, io: CommandIo): Promise<void> {
   const mode = node.store ?? "mirror";
@@ -213,5 +215,11 @@ async function openStoreFor(node: Command, commandPath: string, words: string[],
   const { openActiveStore } = await import("../store/activeStore.ts");
   global.store = await openActiveStore(url, global.localRoot, io.env, (message) => io.stderr(`zaxy: warning: ${message}\n`));
   global.eventloomPath = global.store.mirrorRoot;
-  await global.store.sync([global.sessionId], words[1] === "fleet" ? "fleet." : undefined);
+  // Fleet commands, a fleet-enabled root (checkout's fleet lane reads member sessions) and
+  // --all read other sessions too: then every thread is brought up to date.
+  const fleet = words[1] === "fleet";
+  await global.store.sync([global.sessionId], {
+    auditPrefix: fleet ? "fleet." : undefined,
+    everyThread: fleet || values.all === true || readFleetEnabled(global.localRoot),
+  });
 }

@@ -22,7 +22,9 @@ export type IntegrityCode =
   | "first_prev_hash_set"
   | "prev_hash_mismatch"
   | "invalid_json"
-  | "torn_tail";
+  | "torn_tail"
+  /** A shared store's rows disagree with their seqs or with the thread's head row (docs/store.md). */
+  | "store_mismatch";
 
 export interface IntegrityIssue {
   code: IntegrityCode;

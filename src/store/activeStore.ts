@@ -24,9 +24,10 @@ export interface ActiveStore {
   mirrorRoot: string;
   /**
    * Brings the mirror up to the store. `audited` threads (the ones about to be read) get the
-   * full tamper check; so does every thread starting with `auditPrefix` when given.
+   * full tamper check; so does every thread starting with `auditPrefix` when given. Other
+   * threads are brought up to date only with `everyThread`.
    */
-  sync(audited: readonly string[], auditPrefix?: string): Promise<SyncReport>;
+  sync(audited: readonly string[], options?: { auditPrefix?: string; everyThread?: boolean }): Promise<SyncReport>;
   close(): Promise<void>;
 }
 
@@ -63,8 +64,8 @@ export async function openActiveStore(url: StoreUrl, localRoot: string, env: Rec
     client,
     localRoot,
     mirrorRoot,
-    async sync(audited, auditPrefix) {
-      const report = await syncMirror(client, mirrorRoot, audited, lockWaitMs, auditPrefix);
+    async sync(audited, options = {}) {
+      const report = await syncMirror(client, mirrorRoot, audited, lockWaitMs, options);
       for (const warning of report.warnings) warn(warning);
       return report;
     },

@@ -21,6 +21,7 @@ import { readLogLines } from "../eventloom/lines.ts";
 import { fileSystemReason } from "../eventloom/root.ts";
 import { scanRange } from "../eventloom/verify.ts";
 import type { Queryable } from "./storeClient.ts";
+import { maxSeqOf, streamThreadLines } from "./threadLines.ts";
 
 /** Rows fetched (and verified, and written) per round trip. */
 export const mirrorPageRows = 20_000;
@@ -71,18 +72,6 @@ export function saveMirrorCount(logPath: string, count: MirrorCount): void {
   }
 }
 
-function sha256OfFile(fd: number, size: number): string {
-  const hash = createHash("sha256");
-  const buffer = Buffer.alloc(1 << 22);
-  for (let offset = 0; offset < size; ) {
-    const read = fs.readSync(fd, buffer, 0, Math.min(buffer.length, size - offset), offset);
-    if (read === 0) break;
-    hash.update(buffer.subarray(0, read));
-    offset += read;
-  }
-  return hash.digest("hex");
-}
-
 function lastLineBytes(fd: number, size: number): Buffer {
   // Lines are at most a few MiB; read backwards in growing windows until a newline before the last.
   for (let window = 65536; ; window *= 4) {
@@ -107,6 +96,12 @@ function endOfLastWholeLine(fd: number, size: number): number {
     end = start;
   }
   return 0;
+}
+
+/** The last line (without its newline) of line-aligned bytes. */
+function lastLineOf(lines: Buffer): Buffer {
+  const end = lines.length - 1;
+  return lines.subarray(lines.lastIndexOf(10, end - 1) + 1, end);
 }
 
 function hashOfLine(bytes: Uint8Array): string | null {
@@ -170,25 +165,67 @@ async function auditPrefix(q: Queryable, thread: string, logPath: string, fd: nu
     const difference = await firstDifference(q, thread, logPath, count.lines);
     throw diverged(thread, difference.seq, difference.detail, mirrorDir);
   }
-  let serverDigest: string | undefined;
-  let serverCount = 0;
-  let serverMax = 0;
+  // Page by page (a server's text values stop at 1 GB), one page ahead on the server.
+  const local = pageDigestsOfFile(fd, count.bytes, auditPageRows);
+  const pageOf = (index: number) => {
+    const from = index * auditPageRows;
+    const to = Math.min(count.lines, from + auditPageRows);
+    return q`
+      SELECT count(*) AS n, encode(sha256(convert_to(string_agg(line || chr(10), '' ORDER BY seq), 'UTF8')), 'hex') AS digest
+      FROM eventloom_events WHERE thread = ${thread} AND seq > ${from} AND seq <= ${to}`.then((rows) => ({ n: Number(rows[0].n), digest: rows[0].digest as string | null }));
+  };
+  let same = local.length > 0;
   try {
-    const rows = await q`
-      SELECT count(*) AS n, max(seq) AS m,
-             encode(sha256(convert_to(string_agg(line || chr(10), '' ORDER BY seq), 'UTF8')), 'hex') AS digest
-      FROM eventloom_events WHERE thread = ${thread} AND seq <= ${count.lines}`;
-    serverCount = Number(rows[0].n);
-    serverMax = Number(rows[0].m ?? 0);
-    serverDigest = rows[0].digest as string | undefined;
+    // Two pages in flight: the server builds one while the other is compared.
+    const inFlight = [pageOf(0), ...(local.length > 1 ? [pageOf(1)] : [])];
+    for (let index = 0; index < local.length; index++) {
+      const page = await (inFlight.shift() as ReturnType<typeof pageOf>);
+      if (index + 2 < local.length) inFlight.push(pageOf(index + 2));
+      if (page.n !== local[index].lines || page.digest !== local[index].digest) {
+        same = false;
+        await Promise.allSettled(inFlight);
+        break;
+      }
+    }
   } catch (error) {
-    // 42883: the server lacks convert_to or sha256 (CockroachDB): compare the rows themselves.
+    // 42883: the server lacks convert_to or sha256 (some compatible databases): compare the rows.
     if ((error as { code?: unknown }).code !== "42883") throw error;
+    const difference = await firstDifference(q, thread, logPath, count.lines);
+    if (difference.detail.startsWith("the store holds the same lines")) return;
+    throw diverged(thread, difference.seq, difference.detail, mirrorDir);
   }
-  if (serverDigest !== undefined && serverCount === count.lines && serverMax === count.lines && serverDigest === sha256OfFile(fd, count.bytes)) return;
+  if (same) return;
   const difference = await firstDifference(q, thread, logPath, count.lines);
-  if (serverDigest === undefined && difference.detail.startsWith("the store holds the same lines")) return;
   throw diverged(thread, difference.seq, difference.detail, mirrorDir);
+}
+
+/** Rows per page of the prefix check. */
+const auditPageRows = 20_000;
+
+/** SHA-256 of each run of `pageLines` lines of the file's first `size` bytes, with its line count. */
+function pageDigestsOfFile(fd: number, size: number, pageLines: number): { lines: number; digest: string }[] {
+  const pages: { lines: number; digest: string }[] = [];
+  let hash = createHash("sha256");
+  let lines = 0;
+  const buffer = Buffer.alloc(1 << 22);
+  for (let offset = 0; offset < size; ) {
+    const read = fs.readSync(fd, buffer, 0, Math.min(buffer.length, size - offset), offset);
+    if (read === 0) break;
+    let start = 0;
+    for (let at = buffer.indexOf(10, 0); at !== -1 && at < read; at = buffer.indexOf(10, at + 1)) {
+      if (++lines === pageLines) {
+        hash.update(buffer.subarray(start, at + 1));
+        pages.push({ lines, digest: hash.digest("hex") });
+        hash = createHash("sha256");
+        lines = 0;
+        start = at + 1;
+      }
+    }
+    hash.update(buffer.subarray(start, read));
+    offset += read;
+  }
+  if (lines > 0) pages.push({ lines, digest: hash.digest("hex") });
+  return pages;
 }
 
 export interface CaughtUp {
@@ -203,7 +240,7 @@ export interface CaughtUp {
  * Brings the mirror of `thread` at `logPath` up to the store's rows on `q` (a pool, or the
  * transaction holding the thread's lock). The caller holds the file's exclusive flock.
  */
-export async function catchUpThread(q: Queryable, thread: string, logPath: string, options: { audit: boolean }): Promise<CaughtUp> {
+export async function catchUpThread(q: Queryable, thread: string, logPath: string, options: { audit: boolean; prefetch?: boolean }): Promise<CaughtUp> {
   const warnings: string[] = [];
   let fd: number;
   try {
@@ -229,28 +266,21 @@ export async function catchUpThread(q: Queryable, thread: string, logPath: strin
     let count = mirrorCount(logPath, fd);
     await auditPrefix(q, thread, logPath, fd, count, options.audit);
     let prevHash = count.lines === 0 ? null : hashOfLine(lastLineBytes(fd, count.bytes));
-    let fetched = 0;
-    for (;;) {
-      const rows = await q`SELECT seq, line FROM eventloom_events WHERE thread = ${thread} AND seq > ${count.lines} ORDER BY seq LIMIT ${mirrorPageRows}`.raw();
-      if (rows.length === 0) break;
-      const parts: Buffer[] = [];
-      for (const [index, row] of rows.entries()) {
-        const seq = Number(String(row[0]));
-        if (seq !== count.lines + index + 1) {
-          throw checkError("integrity_failure", `Session ${JSON.stringify(thread)} in the store has no event ${count.lines + index + 1} (its next row is ${seq}): the chain has a gap`, {
-            field: "store",
-            hint: `check the store with \`zaxy verify --store URL --session-id ${thread}\``,
-          });
-        }
-        parts.push(row[1] as Buffer, newline);
-      }
-      const bytes = Buffer.concat(parts);
-      verifyFetched(thread, bytes, count.lines, prevHash, path.dirname(logPath));
-      writeAllAt(fd, bytes, logPath, thread);
-      count = { lines: count.lines + rows.length, bytes: count.bytes + bytes.length };
-      prevHash = hashOfLine(rows[rows.length - 1][1] as Buffer);
-      fetched += rows.length;
-      if (rows.length < mirrorPageRows) break;
+    const upto = await maxSeqOf(q, thread);
+    const from = count.lines;
+    // Each chunk is verified as the continuation of what the mirror holds before a byte of it
+    // is written, so the mirror only ever holds a verified prefix of the store's chain.
+    const fetched = await streamThreadLines(q, thread, from, upto, (lines, rows) => {
+      verifyFetched(thread, lines, count.lines, prevHash, path.dirname(logPath));
+      writeAllAt(fd, lines, logPath, thread);
+      count = { lines: count.lines + rows, bytes: count.bytes + lines.length };
+      prevHash = hashOfLine(lastLineOf(lines));
+    }, options.prefetch === true);
+    if (upto > from && fetched !== upto - from) {
+      throw checkError("integrity_failure", `Session ${JSON.stringify(thread)} in the store has ${fetched} rows between events ${from + 1} and ${upto}, not ${upto - from}: the chain has a gap`, {
+        field: "store",
+        hint: `check the store with \`zaxy verify --store URL --session-id ${thread}\``,
+      });
     }
     if (fetched > 0) fs.fsyncSync(fd);
     saveMirrorCount(logPath, count);
@@ -259,8 +289,6 @@ export async function catchUpThread(q: Queryable, thread: string, logPath: strin
     fs.closeSync(fd);
   }
 }
-
-const newline = Buffer.from("\n");
 
 /** Verifies fetched lines as the continuation of `eventBase` events ending in `prevHash`. */
 function verifyFetched(thread: string, bytes: Buffer, eventBase: number, prevHash: string | null, dir: string): void {

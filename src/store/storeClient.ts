@@ -123,15 +123,15 @@ export function openStoreClient(url: StoreUrl, env: Record<string, string | unde
   // A connection attempt is bounded by the query deadline too, so ZAXY_STORE_TIMEOUT_MS caps the
   // whole wait for a server that accepts TCP but never answers.
   const connectTimeout = /[?&]connect_timeout=/.test(url.url) ? undefined : Math.max(1, Math.min(storeConnectTimeoutS, Math.ceil(queryTimeoutMs / 1000)));
-  const sql = postgres(url.url, {
-    max: 4,
+  const options = {
     ...(connectTimeout === undefined ? {} : { connect_timeout: connectTimeout }),
     ...(password === undefined ? {} : { password }),
     idle_timeout: 0,
     fetch_types: false,
     onnotice: () => {},
     connection: { application_name: "zaxy" },
-  });
+  };
+  const sql = postgres(url.url, { ...options, max: 4 });
   let closed = false;
   const close = async () => {
     if (closed) return;

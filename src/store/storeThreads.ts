@@ -86,12 +86,16 @@ export interface SyncReport {
 }
 
 /**
- * Brings every thread's local copy up to the store's heads. `audited` threads (the ones the
- * command reads) get the full prefix check and any failure throws; a failure in any other
- * thread is a warning and leaves that copy as it was.
+ * Brings local copies up to the store's heads: the `audited` threads (the ones the command
+ * reads), with the full prefix check, and with `everyThread` every other thread too (fleet
+ * commands and a fleet-enabled root read other sessions). A failure in an audited thread
+ * throws; in any other thread it is a warning and leaves that copy as it was.
  */
-export async function syncMirror(client: StoreClient, mirrorRoot: string, audited: readonly string[], lockWaitMs: number, auditPrefix?: string): Promise<SyncReport> {
-  const heads = await client.run("read the store's threads", (sql) => sql`SELECT thread, seq FROM eventloom_heads ORDER BY thread`);
+export async function syncMirror(client: StoreClient, mirrorRoot: string, audited: readonly string[], lockWaitMs: number, options: { auditPrefix?: string; everyThread?: boolean } = {}): Promise<SyncReport> {
+  const auditPrefix = options.auditPrefix;
+  const heads = options.everyThread === true
+    ? await client.run("read the store's threads", (sql) => sql`SELECT thread, seq FROM eventloom_heads ORDER BY thread`)
+    : await client.run("read the store's threads", (sql) => sql`SELECT thread, seq FROM eventloom_heads WHERE thread IN ${sql(audited.length > 0 ? [...audited] : [""])} ORDER BY thread`);
   const wanted = new Map<string, number>();
   for (const head of heads) wanted.set(head.thread as string, Number(head.seq));
   for (const thread of audited) {
@@ -118,7 +122,7 @@ export async function syncMirror(client: StoreClient, mirrorRoot: string, audite
     report.threads++;
     const lock = await lockMirror(logPath, lockWaitMs, thread);
     try {
-      const caught = await client.run(`read session ${JSON.stringify(thread)} from the store`, (sql) => catchUpThread(sql, thread, logPath, { audit }));
+      const caught = await client.run(`read session ${JSON.stringify(thread)} from the store`, (sql) => catchUpThread(sql, thread, logPath, { audit, prefetch: true }));
       report.fetched += caught.fetched;
       report.warnings.push(...caught.warnings);
     } catch (error) {

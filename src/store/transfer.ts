@@ -14,9 +14,11 @@ import { recordFromLine } from "../eventloom/envelope.ts";
 import { readLogLines } from "../eventloom/lines.ts";
 import { fileSystemReason } from "../eventloom/root.ts";
 import { validateSessionId } from "../eventloom/session.ts";
-import { type IntegrityReport, verifyLog } from "../eventloom/verify.ts";
+import { type IntegrityReport, mergeRanges, verifyLog } from "../eventloom/verify.ts";
 import { lockWaitMs } from "../limits.ts";
 import { mirrorPageRows } from "./mirror.ts";
+import { RangeVerifier } from "./rangeVerifier.ts";
+import { lineChunkBytes, maxSeqOf, streamThreadLines } from "./threadLines.ts";
 import type { StoreClient } from "./storeClient.ts";
 
 export interface ThreadHead {
@@ -40,35 +42,73 @@ export async function readHeads(client: StoreClient): Promise<ThreadHead[]> {
 export interface FetchedThread {
   rows: number;
   bytes: number;
-  /** The seq the first missing row would have had, when the seqs do not run 1, 2, 3, ... */
-  gapAt?: number;
+  /** The chain verified chunk by chunk as the rows arrived (the verifier `zaxy verify` uses). */
+  report: IntegrityReport;
+  /** The highest seq the store holds, and its head row's seq (null when it has none). */
+  max_seq: number;
+  head_seq: number | null;
 }
 
-/** Writes the thread's lines, in seq order, to `fd`; pages of rows, bounded memory. */
-export async function fetchThreadLines(client: StoreClient, thread: string, fd: number, onPage?: (rows: number) => void): Promise<FetchedThread> {
-  let last = 0;
-  let rows = 0;
-  let bytes = 0;
-  let gapAt: number | undefined;
-  for (;;) {
-    const page = await client.run(`read session ${JSON.stringify(thread)} from the store`, (sql) =>
-      sql`SELECT seq, line FROM eventloom_events WHERE thread = ${thread} AND seq > ${last} ORDER BY seq LIMIT ${mirrorPageRows}`.raw());
-    if (page.length === 0) break;
-    const parts: Buffer[] = [];
-    for (const row of page) {
-      const seq = Number(String(row[0]));
-      if (gapAt === undefined && seq !== rows + 1) gapAt = rows + 1;
-      rows++;
-      parts.push(row[1] as Buffer, newline);
-      last = seq;
-    }
-    const chunk = Buffer.concat(parts);
-    for (let written = 0; written < chunk.length; ) written += fs.writeSync(fd, chunk, written, chunk.length - written);
-    bytes += chunk.length;
-    onPage?.(rows);
-    if (page.length < mirrorPageRows) break;
+/**
+ * Streams the thread's rows in seq order into `fd` and verifies them as they arrive: every
+ * hash recomputed from `line`, chunk after chunk, so the network and the verifier overlap and
+ * memory stays bounded. A missing row or a head row ahead of the rows fails the report too.
+ */
+export async function fetchVerifiedThread(client: StoreClient, thread: string, scratch: { file: string; fd: number }, options: { allErrors?: boolean } = {}): Promise<FetchedThread> {
+  const { headSeq, maxSeq } = await client.run(`read session ${JSON.stringify(thread)} from the store`, async (sql) => {
+    // The head first: a concurrent append can only move the rows past it, never behind.
+    const heads = await sql`SELECT seq FROM eventloom_heads WHERE thread = ${thread}`;
+    return { headSeq: heads.length === 0 ? null : Number(heads[0].seq), maxSeq: await maxSeqOf(sql, thread) };
+  });
+  const verifier = new RangeVerifier(scratch.file, scratch.fd, options.allErrors === true);
+  let offset = 0;
+  let linesBefore = 0;
+  let prevHash: string | null = null;
+  let blankAt: number | undefined;
+  const rows = await client.run(`read session ${JSON.stringify(thread)} from the store`, (sql) =>
+    streamThreadLines(sql, thread, 0, maxSeq, (lines, count) => {
+      for (let written = 0; written < lines.length; ) written += fs.writeSync(scratch.fd, lines, written, lines.length - written, offset + written);
+      // A row is one event: an empty one would be skipped by the verifier, so it is named here.
+      if (blankAt === undefined) {
+        const pair = lines.indexOf("\n\n");
+        if (lines[0] === 0x0a) blankAt = linesBefore + 1;
+        else if (pair !== -1) blankAt = linesBefore + countLines(lines.subarray(0, pair + 1)) + 1;
+      }
+      const lineCount = countLines(lines);
+      // The first chunk (and a thread that fits in one) is verified inline; later ones on a worker.
+      verifier.add(offset, offset + lines.length, { eventBase: linesBefore, lineBase: linesBefore, prevHash }, offset === 0 && count > 0 && lines.length < lineChunkBytes);
+      offset += lines.length;
+      linesBefore += lineCount;
+      prevHash = lastHashOf(lastLineOf(lines));
+    }, true), client.queryTimeoutMs + 2 * maxSeq);
+  let report = mergeRanges(offset, await verifier.results(), options.allErrors === true);
+  const failed = (seq: number, reason: string): IntegrityReport => ({
+    ...report,
+    ok: false,
+    broken_at_seq: seq,
+    broken_reason: reason,
+    code: "store_mismatch",
+    line: seq,
+    errors: [{ code: "store_mismatch", seq, line: seq, reason }, ...report.errors],
+  });
+  if (blankAt !== undefined) report = failed(blankAt, `Event ${blankAt} is an empty row in the store`);
+  else if (report.ok && rows !== maxSeq) report = failed(rows + 1, `The store holds ${rows} rows for events 1 to ${maxSeq}: ${maxSeq - rows} are missing (the seqs have a gap)`);
+  else if (report.ok && headSeq !== null && headSeq > rows) {
+    report = failed(rows + 1, `The thread's head row says ${headSeq} events but the store holds ${rows} rows`);
   }
-  return { rows, bytes, gapAt };
+  return { rows, bytes: offset, report, max_seq: maxSeq, head_seq: headSeq };
+}
+
+function countLines(bytes: Buffer): number {
+  let count = 0;
+  for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) count++;
+  return count;
+}
+
+/** The last line (without its newline) of line-aligned bytes. */
+function lastLineOf(lines: Buffer): Buffer {
+  const end = lines.length - 1;
+  return lines.subarray(lines.lastIndexOf(10, end - 1) + 1, end);
 }
 
 const newline = Buffer.from("\n");
@@ -109,26 +149,10 @@ export interface StoreVerification {
  * a gap, and the head row agreeing with the rows. `scratchDir` holds the fetched copy meanwhile.
  */
 export async function verifyStoreThread(client: StoreClient, thread: string, options: { allErrors?: boolean; scratchDir?: string } = {}): Promise<StoreVerification> {
-  const heads = await client.run("read the thread's head", (sql) => sql`SELECT seq FROM eventloom_heads WHERE thread = ${thread}`);
-  const headSeq = heads.length === 0 ? null : Number(heads[0].seq);
   const scratch = scratchFile(options.scratchDir, "verify");
   try {
-    const fetched = await fetchThreadLines(client, thread, scratch.fd);
-    let report = await verifyLog(scratch.file, { allErrors: options.allErrors, lock: false });
-    const storeIssue = (seq: number, reason: string): IntegrityReport => ({
-      ...report,
-      ok: false,
-      broken_at_seq: seq,
-      broken_reason: reason,
-      code: "hash_mismatch" as IntegrityReport["code"],
-      line: seq,
-      errors: [{ code: "hash_mismatch" as IntegrityReport["errors"][number]["code"], seq, line: seq, reason }, ...report.errors],
-    });
-    if (report.ok && fetched.gapAt !== undefined) report = storeIssue(fetched.gapAt, `Event ${fetched.gapAt} is missing from the store (the seqs have a gap)`);
-    else if (report.ok && headSeq !== null && headSeq !== fetched.rows) {
-      report = storeIssue(Math.min(headSeq, fetched.rows) + 1, `The thread's head row says ${headSeq} events but the store holds ${fetched.rows} rows`);
-    }
-    return { thread, report, head_seq: headSeq };
+    const fetched = await fetchVerifiedThread(client, thread, scratch, options);
+    return { thread, report: fetched.report, head_seq: fetched.head_seq };
   } finally {
     scratch.done();
   }
@@ -146,16 +170,16 @@ export async function exportThread(
   const scratch = scratchFile(dir, "export");
   let renamed = false;
   try {
-    const fetched = await fetchThreadLines(client, thread, scratch.fd);
+    const fetched = await fetchVerifiedThread(client, thread, scratch);
     if (fetched.rows === 0) {
       throw inputError("unknown_session", `Session ${JSON.stringify(thread)} has no events in the store ${client.url.redacted}`, {
         field: "--session-id",
         hint: "`zaxy store status` lists the store's threads",
       });
     }
-    const report = await verifyLog(scratch.file, { lock: false });
-    if (!report.ok || fetched.gapAt !== undefined) {
-      const reason = report.ok ? `event ${fetched.gapAt} is missing (the seqs have a gap)` : `${report.broken_reason} (seq ${report.broken_at_seq})`;
+    const report = fetched.report;
+    if (!report.ok) {
+      const reason = `${report.broken_reason} (seq ${report.broken_at_seq})`;
       throw checkError("integrity_failure", `Refusing to export session ${JSON.stringify(thread)}: its rows in the store fail verification: ${reason}. Nothing was written.`, {
         field: "store",
         hint: `\`zaxy verify --store URL --session-id ${thread} --all-errors\` lists every failure`,
@@ -197,9 +221,12 @@ export interface ImportResult {
   warnings: string[];
 }
 
-/** COPY text format: a backslash is written twice, and tab, newline and CR escaped. */
+/**
+ * COPY text format: a backslash is written twice, and tab, newline and CR escaped. Always a
+ * copy: the line reader reuses its buffer for the next read.
+ */
 function copyEscape(line: Uint8Array): Buffer {
-  const bytes = Buffer.from(line.buffer, line.byteOffset, line.byteLength);
+  const bytes = Buffer.from(line);
   if (bytes.indexOf(0x5c) === -1 && bytes.indexOf(0x09) === -1 && bytes.indexOf(0x0d) === -1) return bytes;
   const out: number[] = [];
   for (const byte of bytes) {
@@ -282,7 +309,7 @@ export async function importLogFile(client: StoreClient, file: string, thread: s
             });
           }
           events = position;
-          lastLine = bytes;
+          lastLine = Buffer.from(bytes);
           if (position <= present) {
             if (index === page.length) {
               const rows = await tx`SELECT line FROM eventloom_events WHERE thread = ${thread} AND seq > ${compared} ORDER BY seq LIMIT ${mirrorPageRows}`.raw();

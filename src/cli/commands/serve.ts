@@ -4,6 +4,7 @@
  * imported only when this command runs, so no other command pays for it at start-up.
  */
 import { inputError } from "../../errors.ts";
+import { readFleetEnabled } from "../../eventloom/config.ts";
 import { validateSessionId } from "../../eventloom/session.ts";
 import { defaultToolProfile, isToolProfile, type ToolProfile, toolProfiles } from "../../mcp/profiles.ts";
 import { choiceOption } from "../args.ts";
@@ -48,11 +49,13 @@ export const serveCommand = defineCommand({
     validateSessionId(ctx.global.sessionId, "serve");
     const { runMcpServer } = await import("../../mcp/server.ts");
     const store = ctx.global.store;
+    const fleetEnabled = store !== undefined && readFleetEnabled(ctx.global.localRoot);
     // With a store, every call first catches the mirror up: events other hosts appended
     // (fleet promotions included) are seen at the next call, without a restart.
     const beforeCall = store === undefined ? undefined : async (name: string, args: Record<string, unknown>) => {
       const sessionId = typeof args.session_id === "string" ? args.session_id : typeof args.thread === "string" ? args.thread : ctx.global.sessionId;
-      await store.sync([sessionId], name.startsWith("fleet") ? "fleet." : undefined);
+      const fleet = name.startsWith("fleet");
+      await store.sync([sessionId], { auditPrefix: fleet ? "fleet." : undefined, everyThread: fleet || fleetEnabled });
     };
     await runMcpServer({ eventloomPath: ctx.global.eventloomPath, sessionId: ctx.global.sessionId, profile, beforeCall });
     return 0;

@@ -10,11 +10,12 @@ import { benchLongMemEvalCommand } from "./longmemeval.ts";
 import { benchMedoidCommand } from "./medoid.ts";
 import { benchReprojectCommand } from "./reproject.ts";
 import { benchRetrievalCommand } from "./retrieval.ts";
+import { benchStoreCommand, benchStoreWriterCommand } from "./store.ts";
 import { benchTriggerCommand } from "./trigger.ts";
 import { benchVerifyCommand } from "./verify.ts";
 
 export const benchGroup = defineGroup({
   name: "bench",
   summary: "Benchmarks: measured figures, ratios from one run, and the machine",
-  children: [benchVerifyCommand, benchRetrievalCommand, benchReprojectCommand, benchCheckoutCommand, benchConsolidationGuardrailCommand, benchConsolidationCommand, benchCausalCommand, benchTriggerCommand, benchMedoidCommand, benchCompactionAuditCommand, benchFleetCommand, benchLongMemEvalCommand],
+  children: [benchVerifyCommand, benchRetrievalCommand, benchReprojectCommand, benchCheckoutCommand, benchConsolidationGuardrailCommand, benchConsolidationCommand, benchCausalCommand, benchTriggerCommand, benchMedoidCommand, benchCompactionAuditCommand, benchFleetCommand, benchLongMemEvalCommand, benchStoreCommand, benchStoreWriterCommand],
 });
