@@ -9,6 +9,7 @@ import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { makeTempDir, refVerify, removeTempDirs, skipWithoutPython } from "../eventloom/testkit.ts";
 import { repoRoot, runZaxy, stackTraceLines, type ZaxyRun } from "../cli/zaxy.ts";
+import { writeSyntheticLog } from "../../src/bench/syntheticLog.ts";
 import { freshDatabase, passwordOf, type PgServer, pgServer, sqlOn, stopPgServer } from "./pgTestkit.ts";
 
 const server: PgServer | undefined = pgServer();
@@ -245,6 +246,60 @@ describe("zaxy store on PostgreSQL", { skip: server === undefined ? "no PostgreS
     assert.equal(bad.code, 2);
     assert.equal(JSON.parse(bad.stdout).error.code, "invalid_store_url");
     assert.ok(!bad.stdout.includes("topsecret"));
+  });
+
+  test("a log of several MB imports byte for byte (streamed in chunks) and a fresh root mirrors it exactly", async () => {
+    const store = await initStore("large");
+    const dir = makeTempDir("zaxy-store-large");
+    const file = path.join(dir, "large.jsonl");
+    writeSyntheticLog({ path: file, events: 6000, style: "python-legacy" });
+    assert.ok(fs.statSync(file).size > 4 << 20, "more than one import chunk");
+    ok(z(store, dir, ["store", "import", file]), "import");
+    const out = path.join(dir, "out.jsonl");
+    ok(z(store, dir, ["store", "export", "--session-id", "large", "--output", out]), "export");
+    assert.ok(Buffer.compare(fs.readFileSync(out), fs.readFileSync(file)) === 0, "export is byte-identical");
+    const fresh = makeTempDir("zaxy-store-large-fresh");
+    const log = JSON.parse(ok(z(store, fresh, ["memory", "log", "--session-id", "large", "--limit", "1", "--json"]), "first read").stdout);
+    assert.equal(log.total_events, 6000);
+    const mirrorDir = path.join(fresh, ".eventloom", "stores", fs.readdirSync(path.join(fresh, ".eventloom", "stores"))[0]);
+    assert.ok(Buffer.compare(fs.readFileSync(path.join(mirrorDir, "large.jsonl")), fs.readFileSync(file)) === 0, "the mirror is byte-identical");
+    const verified = JSON.parse(ok(z(store, fresh, ["verify", "--session-id", "large", "--json"]), "verify from the store").stdout);
+    assert.deepEqual([verified.ok, verified.logs[0].total_events], [true, 6000]);
+  });
+
+  test("least privileges: a reader role reads and verifies, cannot append (exit 3); a writer appends and imports, cannot init", async () => {
+    const store = await initStore("roles");
+    const suffix = `${process.pid}_${Date.now().toString(36)}`;
+    const reader = `zaxy_reader_${suffix}`;
+    const writer = `zaxy_writer_${suffix}`;
+    await sqlOn(store, async (sql) => {
+      await sql.unsafe(`CREATE ROLE ${reader} LOGIN PASSWORD 'reader-pw-1'`);
+      await sql.unsafe(`CREATE ROLE ${writer} LOGIN PASSWORD 'writer-pw-1'`);
+      await sql.unsafe(`GRANT SELECT ON zaxy_store_meta, eventloom_heads, eventloom_events TO ${reader}`);
+      await sql.unsafe(`GRANT SELECT ON zaxy_store_meta TO ${writer}`);
+      await sql.unsafe(`GRANT SELECT, INSERT, UPDATE ON eventloom_heads TO ${writer}`);
+      await sql.unsafe(`GRANT SELECT, INSERT ON eventloom_events TO ${writer}`);
+    });
+    const as = (role: string, pw: string) => store.replace(/^postgres(ql)?:\/\/[^@]*@/, `postgres://${role}:${pw}@`);
+    const readerUrl = as(reader, "reader-pw-1");
+    const writerUrl = as(writer, "writer-pw-1");
+    const dir = makeTempDir("zaxy-store-roles");
+    ok(z(writerUrl, dir, ["memory", "append", "goal.created", "--actor", "w", "--payload-json", '{"title":"privileges"}']), "writer appends");
+    ok(z(writerUrl, dir, ["store", "import", path.join(interopDir, "v1-worker-api.jsonl")]), "writer imports");
+    ok(z(readerUrl, dir, ["memory", "checkout", "privileges", "--json"]), "reader checks out");
+    ok(z(readerUrl, dir, ["verify", "--all"]), "reader verifies");
+    const denied = z(readerUrl, dir, ["memory", "append", "goal.created", "--actor", "r", "--payload-json", "{}", "--json"]);
+    assert.equal(denied.code, 3);
+    assert.equal(json(denied).error.code, "store_permission_denied");
+    const init = z(writerUrl, dir, ["store", "init", "--json"]);
+    assert.equal(init.code, 3);
+    assert.equal(json(init).error.code, "store_permission_denied");
+    await sqlOn(store, async (sql) => {
+      for (const role of [reader, writer]) {
+        await sql.unsafe(`REVOKE ALL ON zaxy_store_meta, eventloom_heads, eventloom_events FROM ${role}`);
+        await sql.unsafe(`DROP ROLE ${role}`);
+      }
+    });
   });
 
   test("an unreachable server exits 3 quickly with a clear message and writes nothing", () => {
