@@ -40,9 +40,13 @@ export function storeThreadStore(client: StoreClient, mirrorRoot: string): Threa
       try {
         const result = await client.run(`append to session ${JSON.stringify(sessionId)}`, (sql) =>
           sql.begin(async (tx) => {
-            await tx.unsafe(`SET LOCAL lock_timeout = '${Math.max(1, Math.floor(lockWaitMs))}ms'`);
-            await tx`INSERT INTO eventloom_heads (thread, seq) VALUES (${sessionId}, 0) ON CONFLICT (thread) DO NOTHING`;
-            await tx`SELECT seq FROM eventloom_heads WHERE thread = ${sessionId} FOR UPDATE`;
+            // One round trip: the lock timeout, the thread's head row (created on first use) and
+            // its row lock. The thread is a validated session id, so it can be written inline.
+            await tx.unsafe(
+              `SET LOCAL lock_timeout = '${Math.max(1, Math.floor(lockWaitMs))}ms'; ` +
+                `INSERT INTO eventloom_heads (thread, seq) VALUES ('${sessionId}', 0) ON CONFLICT (thread) DO NOTHING; ` +
+                `SELECT seq FROM eventloom_heads WHERE thread = '${sessionId}' FOR UPDATE`,
+            );
             lock = await lockMirror(logPath, lockWaitMs, sessionId);
             const caught = await catchUpThread(tx, sessionId, logPath, { audit: false });
             linesBefore = caught.lines;
