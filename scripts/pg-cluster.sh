@@ -4,6 +4,7 @@
 #                                     "zaxy", print its URL (postgres://zaxy:PASSWORD@127.0.0.1:PORT/zaxy)
 # TCP logins need the password (SCRAM), as on a real server; the superuser zaxy's password is
 # PG_CLUSTER_PASSWORD (default zaxy-test-pw). The socket in DIR trusts local users.
+# PG_CLUSTER_SSL=1: TLS with a self-signed certificate, and TCP logins only over TLS (hostssl).
 #   scripts/pg-cluster.sh stop DIR [fast|immediate]   stop it (DIR is left for the caller to remove);
 #                                     immediate is a crash: the next start recovers from the WAL
 #   scripts/pg-cluster.sh restart DIR start a stopped cluster again on its port
@@ -38,8 +39,17 @@ start)
   as_owner "$bindir/initdb" -D "$dir/data" -U zaxy --auth-local=trust --auth-host=scram-sha-256 --pwfile="$dir/pwfile" -E UTF8 --locale=C >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 3; }
   rm -f "$dir/pwfile"
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
-  as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=200 -c fsync=off -c shared_buffers=128MB" start >/dev/null || { cat "$dir/server.log" >&2; exit 3; }
+  options="-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=200 -c fsync=off -c shared_buffers=128MB"
+  if [ "${PG_CLUSTER_SSL:-0}" = 1 ]; then
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=127.0.0.1" \
+      -keyout "$dir/data/server.key" -out "$dir/data/server.crt" >/dev/null 2>&1 || { echo "pg-cluster.sh: openssl failed" >&2; exit 3; }
+    chmod 600 "$dir/data/server.key"
+    if [ "$(id -u)" = 0 ]; then chown postgres "$dir/data/server.key" "$dir/data/server.crt"; fi
+    sed -i 's/^host /hostssl /' "$dir/data/pg_hba.conf"
+    options="$options -c ssl=on"
+  fi
+  echo "$options" >"$dir/options"
+  as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$options" start >/dev/null || { cat "$dir/server.log" >&2; exit 3; }
   psql=$(command -v psql || echo "$bindir/psql")
   as_owner "$psql" -h "$dir" -p "$port" -U zaxy -d postgres -qAtc "CREATE DATABASE zaxy" >/dev/null
   echo "$port" >"$dir/port"
@@ -49,9 +59,7 @@ stop)
   if [ -d "$dir/data" ]; then as_owner "$bindir/pg_ctl" -D "$dir/data" -m "${3:-fast}" -w stop >/dev/null 2>&1 || true; fi
   ;;
 restart)
-  port=$(cat "$dir/port")
-  as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=200 -c fsync=off -c shared_buffers=128MB" start >/dev/null || { cat "$dir/server.log" >&2; exit 3; }
+  as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$(cat "$dir/options")" start >/dev/null || { cat "$dir/server.log" >&2; exit 3; }
   ;;
 *)
   echo "usage: pg-cluster.sh start|stop|restart DIR" >&2

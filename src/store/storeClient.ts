@@ -75,11 +75,16 @@ export function storeError(error: unknown, action: string, url: StoreUrl, secret
   if (code === "28P01" || code === "28000") return ioError("store_auth_failed", `Cannot ${action}: ${where} refused the login (${message})`, { hint: "check the user, PGPASSWORD or PGPASSFILE" });
   if (code === "3D000") return ioError("store_unreachable", `Cannot ${action}: ${where}: ${message}`, { hint: "create the database, then `zaxy store init`" });
   if (code === "42501") return ioError("store_permission_denied", `Cannot ${action}: ${where}: ${message}`, { hint: "docs/store.md lists the privileges a reader and a writer need" });
+  if (/\bssl\b|\btls\b|certificate|self[- ]signed/i.test(message) && code !== "28P01") {
+    connectionLost = true;
+    return ioError("store_tls_failed", `Cannot ${action}: TLS with ${where} failed (${message}); nothing was written`, {
+      hint: "sslmode=require encrypts without checking the certificate, verify-full checks it against the system's CAs; the server must offer TLS",
+    });
+  }
   if (typeof code === "string" && (unreachableCodes.has(code) || serverGoneStates.has(code))) {
     connectionLost = true;
     return ioError("store_unreachable", `Cannot ${action}: ${where} is unreachable (${message}); nothing was written`, { hint: "check that the server runs and accepts connections" });
   }
-  if (/ssl|tls|certificate/i.test(message)) return ioError("store_tls_failed", `Cannot ${action}: TLS with ${where} failed (${message})`, { hint: "check sslmode in the URL" });
   return ioError("store_failed", `Cannot ${action}: ${where}: ${message}`);
 }
 
@@ -98,6 +103,23 @@ function guardStrayClientErrors(): void {
     process.stderr.write(`zaxy: internal error: ${error?.stack ?? error}\n`);
     process.exit(3);
   });
+}
+
+/** postgres.js's `ssl` for a libpq sslmode (default prefer). */
+function sslOption(mode: string | undefined): false | "prefer" | "require" | "allow" | "verify-full" {
+  switch (mode ?? "prefer") {
+    case "disable":
+      return false;
+    case "allow":
+      return "allow";
+    case "require":
+      return "require";
+    case "verify-ca":
+    case "verify-full":
+      return "verify-full";
+    default:
+      return "prefer";
+  }
 }
 
 function timeoutFrom(env: Record<string, string | undefined>): number {
@@ -123,8 +145,12 @@ export function openStoreClient(url: StoreUrl, env: Record<string, string | unde
   // A connection attempt is bounded by the query deadline too, so ZAXY_STORE_TIMEOUT_MS caps the
   // whole wait for a server that accepts TCP but never answers.
   const connectTimeout = /[?&]connect_timeout=/.test(url.url) ? undefined : Math.max(1, Math.min(storeConnectTimeoutS, Math.ceil(queryTimeoutMs / 1000)));
+  // libpq's default: TLS when the server offers it (`prefer`), or PGSSLMODE; sslmode in the URL wins.
+  const sslInUrl = /[?&](sslmode|ssl)=/.test(url.url);
+  const sslMode = sslInUrl ? undefined : sslOption(env.PGSSLMODE);
   const options = {
     ...(connectTimeout === undefined ? {} : { connect_timeout: connectTimeout }),
+    ...(sslMode === undefined ? {} : { ssl: sslMode }),
     ...(password === undefined ? {} : { password }),
     idle_timeout: 0,
     fetch_types: false,

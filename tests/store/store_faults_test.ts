@@ -163,6 +163,66 @@ describe("the store under concurrency and faults", { skip: server === undefined 
     }
   });
 
+  test("TLS: sslmode=require and the default (prefer) connect encrypted to a server that only accepts TLS; disable is refused; verify-full refuses a self-signed certificate", async () => {
+    const own = (() => {
+      const previous = process.env.PG_CLUSTER_SSL;
+      process.env.PG_CLUSTER_SSL = "1";
+      try {
+        return startPrivateCluster("zaxy-pg-tls");
+      } finally {
+        if (previous === undefined) delete process.env.PG_CLUSTER_SSL;
+        else process.env.PG_CLUSTER_SSL = previous;
+      }
+    })();
+    try {
+      const dir = makeTempDir("zaxy-tls");
+      const url = own.adminUrl;
+      ok(runZaxy(["store", "init", "--store", `${url}?sslmode=require`], { cwd: dir }), "init over TLS");
+      ok(runZaxy(["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"encrypted"}', "--store", `${url}?sslmode=require`], { cwd: dir }), "append over TLS");
+      const viaDefault = JSON.parse(ok(runZaxy(["memory", "log", "--json", "--store", url], { cwd: dir }), "default sslmode").stdout);
+      assert.equal(viaDefault.events.length, 1);
+      const plain = runZaxy(["memory", "log", "--json", "--store", `${url}?sslmode=disable`], { cwd: dir });
+      assert.equal(plain.code, 3);
+      assert.match(JSON.parse(plain.stdout).error.message, /no encryption/);
+      const strict = runZaxy(["memory", "log", "--json", "--store", `${url}?sslmode=verify-full`], { cwd: dir });
+      assert.equal(strict.code, 3);
+      assert.equal(JSON.parse(strict.stdout).error.code, "store_tls_failed");
+      assert.ok(!strict.stdout.includes("zaxy-test-pw") && !strict.stderr.includes("zaxy-test-pw"));
+    } finally {
+      stopPgServer(own);
+    }
+  });
+
+  test("every log command works on the store: causal, consolidation, trigger, governance, projection output, reproject, graph sync, fleet status", async () => {
+    const store = await initStore("everything");
+    const dir = fleetRoot("zaxy-everything");
+    const z = (args: string[]) => runZaxy([...args, "--store", store, "--json"], { cwd: dir });
+    const first = JSON.parse(ok(z(["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"ship the store"}']), "append").stdout);
+    ok(z(["memory", "append", "outcome.explained", "--actor", "a", "--payload-json", JSON.stringify({ cause: { name: "flaky dns", entity_type: "cause" }, effect: { name: "ci timeout", entity_type: "outcome" }, relation_type: "caused", confidence: 0.8, evidence: { source_event_seq: 1, source_event_hash: first.hash } })]), "outcome.explained");
+    const causal = JSON.parse(ok(z(["memory", "causal", "predecessors", "ci timeout"]), "causal").stdout);
+    assert.deepEqual(causal.results.map((r: { source: { name: string } }) => r.source.name), ["flaky dns"]);
+    ok(z(["memory", "consolidation", "propose-from-log"]), "propose-from-log");
+    ok(z(["memory", "consolidation", "status"]), "consolidation status");
+    ok(z(["memory", "consolidation", "trigger"]), "trigger");
+    const gate = JSON.parse(ok(z(["memory", "evolution-gate", "promote", "--confidence", "0.9"]), "evolution gate").stdout);
+    assert.equal(gate.decision, "auto_apply");
+    ok(z(["memory", "outcome", "failure", "--summary", "deploy broke", "--lesson", "pin the resolver"]), "outcome");
+    const projection = path.join(dir, "default.compaction.json");
+    ok(z(["compact", "--projection-output", projection]), "compact --projection-output");
+    assert.ok(fs.existsSync(projection));
+    ok(z(["reproject"]), "reproject");
+    ok(z(["graph", "sync"]), "graph sync");
+    ok(z(["memory", "status"]), "memory status");
+    ok(z(["fleet", "create", "ops", "--summary", "ops", "--actor", "steward"]), "fleet create");
+    const status = JSON.parse(ok(z(["fleet", "status", "ops"]), "fleet status").stdout);
+    assert.equal(status.fleet_id, "ops");
+    // Everything those commands appended is in the store, in one valid chain per thread.
+    const verified = JSON.parse(ok(runZaxy(["verify", "--all", "--json", "--store", store], { cwd: dir }), "verify --all").stdout);
+    assert.equal(verified.ok, true);
+    const rows = await threadLines(store, "default");
+    assert.ok(rows.length >= 6, `${rows.length} events in the session`);
+  });
+
   test("zaxy serve on a store sees events another host appends at its next call, without a restart", async () => {
     const store = await initStore("follow");
     const hostA = makeTempDir("zaxy-follow-a");
