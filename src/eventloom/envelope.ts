@@ -12,7 +12,7 @@
  *                                                  "previousHash": "sha256:<prev>" | null})
  *   security metadata sits in payload["__zaxy_security"], appended last.
  */
-import { canonicalJson, isJsonObject, JsonNumber, type JsonObject, type JsonValue, writeJson } from "../canonical/mod.ts";
+import { canonicalJson, isJsonObject, JsonNumber, type JsonObject, type JsonValue, parseJsonBytes, writeJson } from "../canonical/mod.ts";
 import { sha256Hex } from "../platform/mod.ts";
 import type { SecurityBlock } from "./redact.ts";
 
@@ -241,4 +241,14 @@ export function sealV1(event: UnsealedEvent): SealedLine {
     ]),
   );
   return { line: writeJson(object, { sortKeys: false, asciiOnly: true }), hash, id, record: sealedRecord(event, hash, id, "v1") };
+}
+
+/** The stored hash of an event line (its `hash`, or v1 `integrity.hash`), or undefined when the line is not an event. */
+export function storedEventHash(bytes: Uint8Array): string | undefined {
+  try {
+    const parsed = parseJsonBytes(bytes);
+    return isJsonObject(parsed) ? recordFromLine(parsed, 0).hash : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -28,10 +28,9 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
 import { checkError } from "../errors.ts";
 import { saveBackup } from "./backup.ts";
-import { recordFromLine } from "./envelope.ts";
+import { storedEventHash } from "./envelope.ts";
 import { hashFdRange } from "../platform/atomicFile.ts";
 import { readRangeLines } from "./lines.ts";
 
@@ -168,15 +167,6 @@ function sha256OfRange(fd: number, start: number, end: number): string {
   return hash.digest("hex");
 }
 
-/** The stored hash of an event line, or undefined when the line is not an event. */
-function eventHashOf(bytes: Uint8Array): string | undefined {
-  try {
-    const parsed = parseJsonBytes(bytes);
-    return isJsonObject(parsed) ? recordFromLine(parsed, 0).hash : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Compares the log (open as `fd`, `size` bytes) with the intent left next to it, if any. Reads
@@ -227,7 +217,7 @@ export function inspectInterruptedAppend(fd: number, logPath: string, size: numb
     // An unterminated last piece is the batch's next line cut mid-write.
     if (!line.terminated) break;
     const expected = intent.eventHashPrefixes[eventsWritten];
-    const hash = eventHashOf(line.bytes);
+    const hash = storedEventHash(line.bytes);
     if (eventsWritten === 0 && expected !== undefined && hash !== undefined && !hash.startsWith(expected)) {
       // The batch's bytes would start at its pre-batch length: a whole event there that is not
       // its first means it wrote no event (at most the newline it starts with), and another

@@ -13,15 +13,14 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
 import { checkError, ioError } from "../errors.ts";
-import { recordFromLine } from "../eventloom/envelope.ts";
+import { storedEventHash } from "../eventloom/envelope.ts";
 import { recoverInterruptedAppend } from "../eventloom/intent.ts";
 import { readLogLines } from "../eventloom/lines.ts";
 import { fileSystemReason } from "../eventloom/root.ts";
 import { scanRange } from "../eventloom/verify.ts";
 import type { Queryable } from "./storeClient.ts";
-import { maxSeqOf, streamThreadLines } from "./threadLines.ts";
+import { lastLineOf, maxSeqOf, streamThreadLines } from "./threadLines.ts";
 
 /** Rows fetched (and verified, and written) per round trip. */
 export const mirrorPageRows = 20_000;
@@ -98,19 +97,8 @@ function endOfLastWholeLine(fd: number, size: number): number {
   return 0;
 }
 
-/** The last line (without its newline) of line-aligned bytes. */
-function lastLineOf(lines: Buffer): Buffer {
-  const end = lines.length - 1;
-  return lines.subarray(lines.lastIndexOf(10, end - 1) + 1, end);
-}
-
 function hashOfLine(bytes: Uint8Array): string | null {
-  try {
-    const parsed = parseJsonBytes(bytes);
-    return isJsonObject(parsed) ? recordFromLine(parsed, 0).hash : null;
-  } catch {
-    return null;
-  }
+  return storedEventHash(bytes) ?? null;
 }
 
 function diverged(thread: string, seq: number, detail: string, mirrorDir: string): Error {

@@ -61,3 +61,16 @@ export async function maxSeqOf(q: Queryable, thread: string): Promise<number> {
   const rows = await q`SELECT max(seq) AS m FROM eventloom_events WHERE thread = ${thread}`;
   return Number(rows[0]?.m ?? 0);
 }
+
+/** Lines (newlines) in `bytes`. */
+export function countLines(bytes: Buffer): number {
+  let count = 0;
+  for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) count++;
+  return count;
+}
+
+/** The last line (without its newline) of line-aligned bytes. */
+export function lastLineOf(lines: Buffer): Buffer {
+  const end = lines.length - 1;
+  return lines.subarray(lines.lastIndexOf(10, end - 1) + 1, end);
+}

@@ -8,9 +8,8 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
 import { checkError, inputError, ioError } from "../errors.ts";
-import { recordFromLine } from "../eventloom/envelope.ts";
+import { storedEventHash } from "../eventloom/envelope.ts";
 import { readLogLines } from "../eventloom/lines.ts";
 import { fileSystemReason } from "../eventloom/root.ts";
 import { validateSessionId } from "../eventloom/session.ts";
@@ -18,7 +17,7 @@ import { type IntegrityReport, mergeRanges, verifyLog } from "../eventloom/verif
 import { lockWaitMs } from "../limits.ts";
 import { mirrorPageRows } from "./mirror.ts";
 import { RangeVerifier } from "./rangeVerifier.ts";
-import { lineChunkBytes, maxSeqOf, streamThreadLines } from "./threadLines.ts";
+import { countLines, lastLineOf, lineChunkBytes, maxSeqOf, streamThreadLines } from "./threadLines.ts";
 import type { StoreClient } from "./storeClient.ts";
 
 export interface ThreadHead {
@@ -99,17 +98,6 @@ export async function fetchVerifiedThread(client: StoreClient, thread: string, s
   return { rows, bytes: offset, report, max_seq: maxSeq, head_seq: headSeq };
 }
 
-function countLines(bytes: Buffer): number {
-  let count = 0;
-  for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) count++;
-  return count;
-}
-
-/** The last line (without its newline) of line-aligned bytes. */
-function lastLineOf(lines: Buffer): Buffer {
-  const end = lines.length - 1;
-  return lines.subarray(lines.lastIndexOf(10, end - 1) + 1, end);
-}
 
 const newline = Buffer.from("\n");
 
@@ -239,12 +227,7 @@ function copyEscape(line: Uint8Array): Buffer {
 }
 
 function lastHashOf(line: Uint8Array): string | null {
-  try {
-    const parsed = parseJsonBytes(line);
-    return isJsonObject(parsed) ? recordFromLine(parsed, 0).hash : null;
-  } catch {
-    return null;
-  }
+  return storedEventHash(line) ?? null;
 }
 
 /**
