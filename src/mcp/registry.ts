@@ -15,6 +15,7 @@ import { fleetReviewTool } from "./tools/fleetReview.ts";
 import { fleetRollbackTool } from "./tools/fleetRollback.ts";
 import { fleetStatusTool } from "./tools/fleetStatus.ts";
 import { memoryAppendTool } from "./tools/memoryAppend.ts";
+import { memoryCapabilitiesTool } from "./tools/memoryCapabilities.ts";
 import { memoryCheckoutTool } from "./tools/memoryCheckout.ts";
 import { memoryCausalPredecessorsTool } from "./tools/memoryCausalPredecessors.ts";
 import { memoryCausalSuccessorsTool } from "./tools/memoryCausalSuccessors.ts";
@@ -25,7 +26,9 @@ import { memoryConsolidationStatusTool } from "./tools/memoryConsolidationStatus
 import { memoryEvolutionGateTool } from "./tools/memoryEvolutionGate.ts";
 import { memoryExplainOutcomeTool } from "./tools/memoryExplainOutcome.ts";
 import { memoryFeedbackTool } from "./tools/memoryFeedback.ts";
+import { memoryFeelingOfKnowingTool } from "./tools/memoryFeelingOfKnowing.ts";
 import { memoryIngestTool } from "./tools/memoryIngest.ts";
+import { memoryInvalidateTool } from "./tools/memoryInvalidate.ts";
 import { memoryOutcomeTool } from "./tools/memoryOutcome.ts";
 import { memoryQueryTool } from "./tools/memoryQuery.ts";
 import { memoryReplayTool } from "./tools/memoryReplay.ts";
@@ -40,6 +43,9 @@ export const toolRegistry: readonly AnyToolDefinition[] = [
   memoryQueryTool,
   contextAssembleTool,
   memoryFeedbackTool,
+  memoryInvalidateTool,
+  memoryCapabilitiesTool,
+  memoryFeelingOfKnowingTool,
   memoryIngestTool,
   memoryReplayTool,
   memoryVerifyTool,

@@ -58,7 +58,7 @@ export function createMcpServer(options: McpServerOptions): { server: Server; ro
   const router = new ToolRouter({
     tools: options.tools ?? toolRegistry,
     profile: options.profile,
-    context: { eventloomPath: options.eventloomPath, sessionId: options.sessionId },
+    context: { eventloomPath: options.eventloomPath, sessionId: options.sessionId, profile: options.profile },
     log,
     debug: Boolean(process.env.ZAXY_DEBUG),
     afterCall: options.afterCall,

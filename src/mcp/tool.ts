@@ -11,6 +11,8 @@ export interface ToolContext {
   eventloomPath: string;
   /** Used when a call names no session. */
   sessionId: string;
+  /** The profile `tools/list` follows (memory_capabilities reports it); core when absent. */
+  profile?: "core" | "full";
 }
 
 /** MCP tool annotations (hints for clients; never trusted for security). */

@@ -212,7 +212,8 @@ export function retrieve(index: SessionIndex, query: string, options: RetrieveOp
     laneCounts.keyword += bm25Lane(candidates, "entity", index.keywordSearch(queryTerms(expanded), laneHitsMax), "keyword", laneWeights.keyword * expansionWeight);
   }
   laneCounts.traversal = traverse(index, candidates, depth);
-  laneCounts.verbatim = bm25Lane(candidates, "event", index.verbatimSearch(queryTerms(query), laneHitsMax), "verbatim", laneWeights.verbatim);
+  const verbatimHits = index.verbatimSearch(queryTerms(query), laneHitsMax).filter((hit) => !selfReportEventTypes.has(index.event(hit.docId).type));
+  laneCounts.verbatim = bm25Lane(candidates, "event", verbatimHits, "verbatim", laneWeights.verbatim);
   dropWithheldRules(index, candidates);
   return rank(index, candidates, options.limit, laneCounts);
 }
@@ -240,6 +241,12 @@ export function markDegraded(result: RetrievalResult, reason: string): Retrieval
  * Pending (gate-withheld) and rolled-back preventive rules never reach a result, in any lane:
  * their `memory_rule` entities and their raw events are dropped (governance/ruleStatus.ts).
  */
+/**
+ * Events in which zaxy reports on its own retrieval (a feeling-of-knowing prediction repeats the
+ * query it was asked): as verbatim evidence they would answer the next query with itself.
+ */
+export const selfReportEventTypes: ReadonlySet<string> = new Set(["metacognition.fok.predicted"]);
+
 function dropWithheldRules(index: SessionIndex, candidates: Map<string, Candidate>): void {
   const withheld = index.folds.withheldRuleSeqs();
   if (withheld.size === 0) return;

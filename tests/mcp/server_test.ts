@@ -23,13 +23,17 @@ const refVerify = "/work/shared/tools/ref_verify.py";
 if (skip) console.error(`skipping MCP server tests: ${skip}`);
 
 const allToolNames = [
-  "memory_checkout", "memory_append", "memory_query", "context_assemble", "memory_feedback", "memory_ingest", "memory_replay", "memory_verify",
+  "memory_checkout", "memory_append", "memory_query", "context_assemble", "memory_feedback", "memory_invalidate", "memory_capabilities",
+  "memory_feeling_of_knowing", "memory_ingest", "memory_replay", "memory_verify",
   "memory_causal_successors", "memory_causal_predecessors", "memory_explain_outcome",
   "memory_consolidation_candidate", "memory_consolidation_propose_from_log", "memory_consolidation_review", "memory_consolidation_status",
   "memory_rollback", "memory_evolution_gate", "memory_outcome", "trigger_consolidation", "merge_concepts",
   "fleet_create", "fleet_enroll", "fleet_assign_trust", "fleet_promote", "fleet_review", "fleet_rollback", "fleet_status", "fleet_audit",
 ];
-const coreToolNames = ["memory_checkout", "memory_append", "memory_query", "context_assemble", "memory_feedback"];
+/** Python's core profile, exactly: every one of its eight tools is served. */
+const coreToolNames = [
+  "memory_checkout", "memory_append", "memory_query", "context_assemble", "memory_feedback", "memory_invalidate", "memory_capabilities", "memory_feeling_of_knowing",
+];
 
 function tempRoot(): string {
   return tempEventloomRoot("zaxy-mcp-test");
@@ -54,7 +58,7 @@ const citationPattern = /^eventloom:\/\/([A-Za-z0-9_.-]+)\/events\/([1-9][0-9]*)
 after(removeTempDirs);
 
 describe("zaxy serve: tools/list", { skip }, () => {
-  test("the core profile (default) lists only the front-door tools that exist", async () => {
+  test("the core profile (default) lists exactly Python's eight core tools", async () => {
     const session = await startServer();
     try {
       assert.deepEqual(session.client.getServerVersion(), { name: "zaxy", version: "0.1.0" });

@@ -9,10 +9,11 @@ import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import * as z from "zod";
 import { inputError, ioError } from "../../src/errors.ts";
-import { listedTools } from "../../src/mcp/profiles.ts";
+import { coreToolNames, listedTools } from "../../src/mcp/profiles.ts";
 import { toolRegistry } from "../../src/mcp/registry.ts";
 import { type AnyToolDefinition, defineTool } from "../../src/mcp/tool.ts";
 import { inputJsonSchema, ToolRouter } from "../../src/mcp/toolRouter.ts";
+import { repoRoot } from "../cli/zaxy.ts";
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "zaxy-router-test-"));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -38,9 +39,13 @@ describe("tool profiles", () => {
     assert.deepEqual(listedTools("full", tools).map((t) => t.name), tools.map((t) => t.name));
   });
 
-  test("a new front-door tool appears in core as soon as it is registered", () => {
-    const tools = [...toolRegistry, fakeTool("memory_capabilities")];
-    assert.deepEqual(router(tools, "core").list().map((t) => t.name), ["memory_checkout", "memory_append", "memory_query", "context_assemble", "memory_feedback", "memory_capabilities"]);
+  test("the core profile lists Python's eight core tools in front-door order, all registered", () => {
+    assert.deepEqual(router(toolRegistry, "core").list().map((t) => t.name), [
+      "memory_checkout", "memory_append", "memory_query", "context_assemble", "memory_feedback", "memory_invalidate", "memory_capabilities", "memory_feeling_of_knowing",
+    ]);
+    // A front-door name missing from the registry is skipped, not listed.
+    const withoutInvalidate = toolRegistry.filter((tool) => tool.name !== "memory_invalidate");
+    assert.ok(!router(withoutInvalidate, "core").list().some((t) => t.name === "memory_invalidate"));
   });
 
   test("every registered tool advertises additionalProperties false", () => {
@@ -118,5 +123,19 @@ describe("ToolRouter.call", () => {
     assert.equal(result.isError, undefined, JSON.stringify(result));
     const line = fs.readFileSync(path.join(root, ".eventloom", "proto.jsonl"), "utf8");
     assert.match(line, /"payload":\{"__proto__":\{"x":1\},"n":2\.5,/);
+  });
+});
+
+describe("docs/mcp.md lists what the registry serves", () => {
+  test("the profile table's full and core rows are the registry's order and Python's core names", () => {
+    const doc = fs.readFileSync(path.join(repoRoot, "docs", "mcp.md"), "utf8");
+    const row = (profile: string) => {
+      const line = doc.split("\n").find((l) => l.startsWith(`| \`${profile}\``));
+      assert.ok(line, `docs/mcp.md has a ${profile} row`);
+      return [...line.split("|")[2].matchAll(/`([a-z_]+)`/g)].map((m) => m[1]);
+    };
+    assert.deepEqual(row("full"), toolRegistry.map((tool) => tool.name));
+    assert.deepEqual(row("core"), [...coreToolNames]);
+    for (const tool of toolRegistry) assert.match(doc, new RegExp(`### [^\\n]*\`${tool.name}\``), `docs/mcp.md has a section for ${tool.name}`);
   });
 });

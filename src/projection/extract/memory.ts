@@ -6,6 +6,7 @@
 import type { JsonObject } from "../../canonical/mod.ts";
 import type { EventRecord } from "../../eventloom/envelope.ts";
 import type { ExtractedEntity } from "../types.ts";
+import { extractFallback } from "./fallback.ts";
 import { actorEntity, actorRef, edge, entity, type Extracted, extracted, type Extractor, nonAuthoritative, ref } from "./build.ts";
 import { compact, firstTruthy, object, type Properties, positiveInt, retentionProperties, text } from "./payload.ts";
 
@@ -161,13 +162,33 @@ function memoryReminderSuggested(record: EventRecord): Extracted {
   ]);
 }
 
+/**
+ * `memory.invalidated` (memory_invalidate): a closing version of the fact, observed at
+ * `invalid_at` and marked stale, so the fold ends the current version's validity there and
+ * leaves the fact with no current version (graphFold's retirement rule). Nothing is removed.
+ */
+function memoryInvalidated(record: EventRecord): Extracted {
+  const p = record.payload;
+  const name = text(p.get("entity_name"));
+  const entityType = text(p.get("entity_type"));
+  const invalidAt = text(p.get("invalid_at"));
+  if (name === undefined || entityType === undefined || invalidAt === undefined) return extractFallback(record);
+  const reason = text(p.get("reason"));
+  const properties: Properties = { stale: true, invalidated: true, invalid_at: invalidAt, ...(reason === undefined ? {} : { invalidation_reason: reason }) };
+  const target: ExtractedEntity = { ...entity(record, name, entityType, null, properties), observedAt: invalidAt };
+  return extracted([actorEntity(record), target], [edge(record, actorRef(record), ref(name, entityType), "invalidated")]);
+}
+
 export const memoryExtractors: Record<string, Extractor> = {
   "memory.reinforced": memoryReinforced,
   "memory.feedback": memoryFeedback,
   "memory.corrected": memoryCorrected,
   "memory.rolled_back": memoryRolledBack,
+  "memory.invalidated": memoryInvalidated,
   // Salience bookkeeping for the reinforcement ledger; as graph entities it would leak into ranking.
   "memory.reinforcement": () => extracted([]),
+  // A feeling-of-knowing prediction repeats its query: as an entity it would answer that query.
+  "metacognition.fok.predicted": () => extracted([]),
   "memory.bootstrap.shown": memoryActivity,
   "memory.checkout.completed": memoryActivity,
   "memory.feedback.recorded": memoryActivity,

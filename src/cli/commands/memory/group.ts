@@ -8,6 +8,9 @@ import { memoryIngestCommand } from "./ingest.ts";
 import { memoryCheckoutCommand } from "./checkout.ts";
 import { memoryEvolutionGateCommand } from "./evolutionGate.ts";
 import { memoryFeedbackCommand } from "./feedback.ts";
+import { memoryCapabilitiesCommand } from "./capabilities.ts";
+import { memoryInvalidateCommand } from "./invalidate.ts";
+import { memoryFeelingOfKnowingCommand } from "./feelingOfKnowing.ts";
 import { memoryOutcomeCommand } from "./outcome.ts";
 import { memoryLogCommand } from "./log.ts";
 import { memoryQueryCommand } from "./query.ts";
@@ -16,7 +19,7 @@ import { memoryStatusCommand } from "./status.ts";
 
 export const memoryGroup = defineGroup({
   name: "memory",
-  summary: "Record and read memory: append, ingest, log, query, checkout, status, causal, reasoning, consolidation, rollback, evolution-gate, outcome, feedback",
+  summary: "Record and read memory: append, ingest, log, query, checkout, status, causal, reasoning, consolidation, rollback, evolution-gate, outcome, feedback, invalidate, capabilities, feeling-of-knowing",
   children: [
     memoryAppendCommand,
     memoryIngestCommand,
@@ -28,6 +31,9 @@ export const memoryGroup = defineGroup({
     memoryEvolutionGateCommand,
     memoryOutcomeCommand,
     memoryFeedbackCommand,
+    memoryInvalidateCommand,
+    memoryCapabilitiesCommand,
+    memoryFeelingOfKnowingCommand,
     memoryCausalGroup,
     memoryReasoningGroup,
     memoryConsolidationGroup,

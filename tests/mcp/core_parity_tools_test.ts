@@ -1,0 +1,129 @@
+/**
+ * Python's core profile, completed (issue 16 item 1): memory_invalidate, memory_capabilities and
+ * memory_feeling_of_knowing through the official SDK client against the BUILT binary, and their
+ * CLI twins, which call the same library functions.
+ */
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { runZaxy } from "../cli/zaxy.ts";
+import { makeTempDir } from "../eventloom/testkit.ts";
+import { type McpServer, removeTempDirs, skipWithoutBinary as skip, startMcpServer, tempEventloomRoot } from "./mcpTestClient.ts";
+
+after(removeTempDirs);
+const slow = { timeout: 60_000 };
+
+function logTypes(root: string): string[] {
+  return fs.readFileSync(path.join(root, "default.jsonl"), "utf8").trim().split("\n").map((line) => {
+    const event = JSON.parse(line);
+    return event.type ?? event.event_type;
+  });
+}
+
+describe("core profile parity tools over MCP", { skip }, () => {
+  let mcp: McpServer;
+  before(async () => {
+    mcp = await startMcpServer(tempEventloomRoot("zaxy-mcp-parity"), { profile: "core", clientName: "zaxy-parity-test" });
+    await mcp.callOk("memory_append", { event_type: "user.preference_changed", actor: "ci", payload: { user: "ci", key: "editor", value: "vim" } });
+    await mcp.callOk("memory_append", { event_type: "decision.made", actor: "ci", payload: { decision: "use postgres for the shared event log", rationale: "agents span hosts" } });
+  }, slow);
+  after(async () => await mcp?.close());
+
+  test("memory_capabilities is generated from the registry: every tool, the core listing, Python's core served", slow, async () => {
+    const manifest = await mcp.callOk("memory_capabilities", { current_task: "fix the flaky test" });
+    const { tools } = await mcp.client.listTools();
+    assert.equal(manifest.schema, "zaxy.capabilities.v1");
+    assert.equal(manifest.current_task, "fix the flaky test");
+    assert.equal(manifest.profile.name, "core");
+    assert.deepEqual(manifest.profile.listed, tools.map((tool) => tool.name));
+    assert.deepEqual(manifest.python_core_profile.not_served, []);
+    assert.deepEqual(manifest.python_core_profile.served, manifest.python_core_profile.tools);
+    const invalidate = manifest.tools.find((tool: { name: string }) => tool.name === "memory_invalidate");
+    assert.deepEqual(invalidate.required, ["entity_name", "entity_type", "invalid_at"]);
+    assert.equal(invalidate.listed, true);
+    const replay = manifest.tools.find((tool: { name: string }) => tool.name === "memory_replay");
+    assert.deepEqual([replay.listed, replay.read_only], [false, true]);
+    assert.deepEqual(manifest.features, { envelope: "v1", fleet_enabled: false, long_horizon_enabled: false, log_backend: "files" });
+    assert.equal(manifest.session.log_exists, true);
+  });
+
+  test("memory_feeling_of_knowing: likely for a stated fact, unlikely for an unknown topic; each prediction is recorded and never answers itself", slow, async () => {
+    const likely = await mcp.callOk("memory_feeling_of_knowing", { query: "which database for the shared event log" });
+    assert.equal(likely.prediction, "likely");
+    assert.ok(likely.signals.coverage >= 0.6, JSON.stringify(likely.signals));
+    assert.equal(likely.event.event_type, "metacognition.fok.predicted");
+    const unlikely = await mcp.callOk("memory_feeling_of_knowing", { query: "kubernetes autoscaler thresholds", cues: { service: "ingest-gateway" } });
+    assert.equal(unlikely.prediction, "unlikely");
+    assert.deepEqual(unlikely.signals.terms.slice(-2), ["ingest", "gateway"]);
+    // Asked again, the earlier prediction (which repeats the query) is not evidence for it.
+    const again = await mcp.callOk("memory_feeling_of_knowing", { query: "kubernetes autoscaler thresholds" });
+    assert.equal(again.prediction, "unlikely");
+    const checkout = await mcp.callOk("memory_checkout", { query: "kubernetes autoscaler thresholds" });
+    assert.doesNotMatch(JSON.stringify(checkout.evidence), /metacognition\.fok\.predicted/);
+    const types = logTypes(mcp.root);
+    assert.equal(types.filter((type) => type === "metacognition.fok.predicted").length, 3);
+    const error = await mcp.callError("memory_feeling_of_knowing", { query: "x", cues: { n: 1 } }, "invalid_request");
+    assert.match(error.message, /cues/);
+  });
+
+  test("memory_invalidate closes the fact: checkout stops serving it, nothing is deleted, a new statement is current again", slow, async () => {
+    const before = await mcp.callOk("memory_checkout", { query: "which editor does ci use" });
+    assert.ok(before.current_facts.some((fact: { entity_name: string }) => fact.entity_name === "ci:editor"));
+    const bytesBefore = fs.readFileSync(path.join(mcp.root, "default.jsonl"));
+    const result = await mcp.callOk("memory_invalidate", { entity_name: "ci:editor", entity_type: "preference", invalid_at: new Date().toISOString(), reason: "switched editors" });
+    assert.equal(result.status, "invalidated");
+    assert.match(result.closed_citation, /^eventloom:\/\/default\/events\/1#/);
+    const bytesAfter = fs.readFileSync(path.join(mcp.root, "default.jsonl"));
+    assert.ok(Buffer.compare(bytesAfter.subarray(0, bytesBefore.length), bytesBefore) === 0, "the log only grew");
+    const after = await mcp.callOk("memory_checkout", { query: "which editor does ci use" });
+    assert.ok(!after.current_facts.some((fact: { entity_name: string }) => fact.entity_name === "ci:editor"), JSON.stringify(after.current_facts));
+    assert.ok(after.retention.superseded_contexts_excluded >= 1);
+    const twice = await mcp.callError("memory_invalidate", { entity_name: "ci:editor", entity_type: "preference", invalid_at: new Date().toISOString() }, "invalid_request");
+    assert.match(twice.message, /no current fact/);
+    const future = await mcp.callError("memory_invalidate", { entity_name: "decision", entity_type: "decision", invalid_at: "2999-01-01T00:00:00Z" }, "invalid_request");
+    assert.match(future.message, /in the future/);
+    await mcp.callOk("memory_append", { event_type: "user.preference_changed", actor: "ci", payload: { user: "ci", key: "editor", value: "helix" } });
+    const restated = await mcp.callOk("memory_checkout", { query: "which editor does ci use" });
+    const fact = restated.current_facts.find((item: { entity_name: string }) => item.entity_name === "ci:editor");
+    assert.match(fact.content, /editor=helix/);
+  });
+});
+
+describe("core profile parity commands (CLI)", () => {
+  test("memory invalidate, capabilities and feeling-of-knowing: JSON contracts, bad input exits 2 with nothing written, reproject agrees", () => {
+    const dir = makeTempDir("zaxy-parity-cli");
+    const z = (args: string[]) => runZaxy(args, { cwd: dir });
+    assert.equal(z(["memory", "append", "user.preference_changed", "--actor", "ci", "--payload-json", '{"user":"ci","key":"editor","value":"vim"}']).code, 0);
+    const log = path.join(dir, ".eventloom", "default.jsonl");
+    const size = fs.statSync(log).size;
+    for (const bad of [
+      ["--entity-type", "preference", "--invalid-at", "yesterday"],
+      ["--entity-type", "preference", "--invalid-at", "2026-01-01T00:00:00"],
+      ["--entity-type", "nothing", "--invalid-at", "2026-01-01T00:00:00Z"],
+    ]) {
+      const run = z(["memory", "invalidate", "ci:editor", ...bad, "--json"]);
+      assert.equal(run.code, 2, run.stderr);
+      assert.ok(["invalid_request", "unknown_memory"].includes(JSON.parse(run.stdout).error.code));
+      assert.equal(fs.statSync(log).size, size, "nothing written");
+    }
+    const early = z(["memory", "invalidate", "ci:editor", "--entity-type", "preference", "--invalid-at", "2001-01-01T00:00:00Z", "--json"]);
+    assert.equal(early.code, 2);
+    assert.match(JSON.parse(early.stdout).error.message, /before the fact became current/);
+    const invalidated = JSON.parse(z(["memory", "invalidate", "ci:editor", "--entity-type", "preference", "--invalid-at", new Date().toISOString(), "--reason", "gone", "--json"]).stdout);
+    assert.deepEqual([invalidated.schema, invalidated.status, invalidated.event_type, invalidated.seq], ["zaxy.memory.invalidate.v1", "invalidated", "memory.invalidated", 2]);
+    const factsOf = () => JSON.parse(z(["memory", "checkout", "which editor does ci use", "--json"]).stdout).current_facts.map((f: { entity_name: string }) => f.entity_name);
+    assert.ok(!factsOf().includes("ci:editor"));
+    assert.equal(z(["reproject", "--json"]).code, 0);
+    assert.ok(!factsOf().includes("ci:editor"), "a reproject folds the invalidation the same way");
+    const caps = JSON.parse(z(["memory", "capabilities", "--profile", "full", "--json"]).stdout);
+    assert.equal(caps.schema, "zaxy.capabilities.v1");
+    assert.equal(caps.profile.listed.length, caps.tools.length);
+    assert.equal(z(["memory", "capabilities", "--profile", "most"]).code, 2);
+    const fok = JSON.parse(z(["memory", "feeling-of-knowing", "which editor does ci use", "--cue", "tool=helix", "--json"]).stdout);
+    assert.equal(fok.schema, "zaxy.memory.feeling_of_knowing.v1");
+    assert.ok(["likely", "possible", "unlikely"].includes(fok.prediction));
+    assert.equal(z(["memory", "feeling-of-knowing", "x", "--cue", "novalue"]).code, 2);
+    assert.equal(z(["verify"]).code, 0);
+  });
+});
