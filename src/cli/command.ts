@@ -86,6 +86,8 @@ export interface Command {
    * command handles `--store` itself (or has no log to read). `files-only`: refused with a store.
    */
   store?: "mirror" | "self" | "files-only";
+  /** With a store: the command reads every thread (not just the session), so all are brought up to date first. */
+  readsEveryThread?: boolean;
   run(ctx: CommandContext): Promise<number>;
 }
 

@@ -220,6 +220,6 @@ async function openStoreFor(node: Command, commandPath: string, words: string[],
   const fleet = words[1] === "fleet";
   await global.store.sync([global.sessionId], {
     auditPrefix: fleet ? "fleet." : undefined,
-    everyThread: fleet || values.all === true || readFleetEnabled(global.localRoot),
+    everyThread: fleet || node.readsEveryThread === true || values.all === true || readFleetEnabled(global.localRoot),
   });
 }

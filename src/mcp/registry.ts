@@ -27,7 +27,9 @@ import { memoryEvolutionGateTool } from "./tools/memoryEvolutionGate.ts";
 import { memoryExplainOutcomeTool } from "./tools/memoryExplainOutcome.ts";
 import { memoryFeedbackTool } from "./tools/memoryFeedback.ts";
 import { memoryFeelingOfKnowingTool } from "./tools/memoryFeelingOfKnowing.ts";
+import { memoryGetTool } from "./tools/memoryGet.ts";
 import { memoryIngestTool } from "./tools/memoryIngest.ts";
+import { memorySessionsTool } from "./tools/memorySessions.ts";
 import { memoryInvalidateTool } from "./tools/memoryInvalidate.ts";
 import { memoryOutcomeTool } from "./tools/memoryOutcome.ts";
 import { memoryQueryTool } from "./tools/memoryQuery.ts";
@@ -47,6 +49,8 @@ export const toolRegistry: readonly AnyToolDefinition[] = [
   memoryCapabilitiesTool,
   memoryFeelingOfKnowingTool,
   memoryIngestTool,
+  memorySessionsTool,
+  memoryGetTool,
   memoryReplayTool,
   memoryVerifyTool,
   memoryCausalSuccessorsTool,

@@ -45,6 +45,18 @@ export interface McpServerOptions {
   beforeCall?: (name: string, args: Record<string, unknown>) => Promise<void>;
 }
 
+/**
+ * What `initialize` tells the client's model about using this server: when to read, when to
+ * write, when to give feedback. Tool names here are checked against the registry by a test.
+ */
+export const serverInstructions =
+  "Zaxy is your cited, hash-chained memory. At the start of a task and before answering from memory, call " +
+  "memory_checkout with what you need to know; use its current_facts and cite their eventloom:// citations. " +
+  "Record what happens with memory_append (decisions, task progress, tool results, outcomes) as it happens. " +
+  "After using memory, call memory_feedback (used, helpful or irrelevant) on the items you relied on or rejected; " +
+  "when a fact stops holding, call memory_invalidate. memory_feeling_of_knowing is a cheap pre-check before a checkout; " +
+  "memory_capabilities lists every tool.";
+
 /** Server name reported to clients in `initialize`. */
 export const mcpServerName = "zaxy";
 
@@ -64,7 +76,7 @@ export function createMcpServer(options: McpServerOptions): { server: Server; ro
     afterCall: options.afterCall,
     beforeCall: options.beforeCall,
   });
-  const server = new Server({ name: mcpServerName, version: zaxyVersion }, { capabilities: { tools: { listChanged: false } } });
+  const server = new Server({ name: mcpServerName, version: zaxyVersion }, { capabilities: { tools: { listChanged: false } }, instructions: serverInstructions });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: router.list() }));
   server.setRequestHandler(CallToolRequestSchema, (request) => router.call(request.params.name, request.params.arguments));
   // Protocol-level problems (a malformed line, which the transport has answered; a response

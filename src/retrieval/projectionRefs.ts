@@ -106,7 +106,7 @@ function firstEventThread(logPath: string): string | undefined {
  * The logs that hold `thread`: `<root>/<thread>.jsonl`, else every log under the root whose
  * first event carries that thread (real Python logs name their thread apart from the file).
  */
-class ThreadLogs {
+export class ThreadLogs {
   private byThread: Map<string, string[]> | undefined;
 
   constructor(private readonly root: string) {}

@@ -39,7 +39,7 @@ describe("zaxy serve: consolidation and rollback tools", { skip }, () => {
     const byName = new Map(tools.map((t) => [t.name, t.inputSchema as { required?: string[]; properties: Record<string, Record<string, unknown>> }]));
     assert.deepEqual(byName.get("memory_consolidation_candidate")?.required, ["candidate_type", "title", "summary", "source_events", "confidence", "method"]);
     assert.deepEqual(byName.get("memory_consolidation_propose_from_log")?.required ?? [], []); // design 000: nothing required
-    assert.deepEqual(byName.get("memory_consolidation_status")?.required, ["session_id"]);
+    assert.equal(byName.get("memory_consolidation_status")?.required, undefined); // session_id defaults to the server's
     assert.deepEqual(byName.get("memory_consolidation_review")?.required, ["candidate_id", "status", "rationale"]);
     assert.deepEqual(byName.get("memory_rollback")?.required, ["target_seq", "target_hash", "reason"]);
     assert.equal(byName.get("memory_consolidation_review")?.properties.candidate_id.pattern, "^consolidation:(episode|claim|procedure):[0-9a-f]{24}$");

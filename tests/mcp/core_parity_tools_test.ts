@@ -127,3 +127,62 @@ describe("core profile parity commands (CLI)", () => {
     assert.equal(z(["verify"]).code, 0);
   });
 });
+
+describe("sessions, get by citation, instructions over MCP", { skip }, () => {
+  let mcp: McpServer;
+  before(async () => {
+    mcp = await startMcpServer(tempEventloomRoot("zaxy-mcp-sessions"), { profile: "full", clientName: "zaxy-sessions-test" });
+  }, slow);
+  after(async () => await mcp?.close());
+
+  test("the server's instructions name only registered tools", slow, async () => {
+    const instructions = mcp.client.getInstructions() ?? "";
+    assert.match(instructions, /memory_checkout/);
+    const { tools } = await mcp.client.listTools();
+    const names = new Set(tools.map((tool) => tool.name));
+    for (const [name] of instructions.matchAll(/\b(?:memory|context|fleet)_[a-z_]+\b/g)) assert.ok(names.has(name), `${name} is a tool`);
+  });
+
+  test("memory_sessions lists each log; memory_get returns the cited event and refuses a stale citation", slow, async () => {
+    const first = await mcp.callOk("memory_append", { event_type: "goal.created", actor: "a", payload: { title: "ship" } });
+    await mcp.callOk("memory_append", { session_id: "other", event_type: "task.proposed", actor: "b", payload: { title: "t" } });
+    const listing = await mcp.callOk("memory_sessions", {});
+    assert.deepEqual(listing.sessions.map((s: { session_id: string; events: number }) => [s.session_id, s.events]), [["default", 1], ["other", 1]]);
+    const got = await mcp.callOk("memory_get", { citation: first.citation });
+    assert.deepEqual([got.session_id, got.verified, got.event.seq, got.event.hash, got.event.type], ["default", true, 1, first.hash, "goal.created"]);
+    const stale = await mcp.callError("memory_get", { citation: `eventloom://default/events/1#${"0".repeat(12)}` }, "invalid_request");
+    assert.match(stale.message, /does not match event 1/);
+    const malformed = await mcp.callError("memory_get", { citation: "https://example.com/1" }, "invalid_request");
+    assert.match(malformed.message, /eventloom:\/\//);
+    const missing = await mcp.callError("memory_get", { citation: `eventloom://default/events/9#${first.hash.slice(0, 12)}` }, "invalid_request");
+    assert.match(missing.message, /no event 9/);
+    // memory_replay and memory_consolidation_status default to the server's session.
+    const replay = await mcp.callOk("memory_replay", {});
+    assert.equal(replay.events.length, 1);
+    await mcp.callOk("memory_consolidation_status", {});
+  });
+});
+
+describe("sessions and get (CLI)", () => {
+  test("memory sessions and memory get: JSON contracts, an interop log's own thread name resolves, a tampered log exits 1", () => {
+    const dir = makeTempDir("zaxy-get-cli");
+    const z = (args: string[]) => runZaxy(args, { cwd: dir });
+    const appended = JSON.parse(z(["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"x"}', "--json"]).stdout);
+    const sessions = JSON.parse(z(["memory", "sessions", "--json"]).stdout);
+    assert.equal(sessions.schema, "zaxy.memory.sessions.v1");
+    assert.deepEqual(sessions.sessions.map((s: { session_id: string; kind: string }) => [s.session_id, s.kind]), [["default", "session"]]);
+    const got = JSON.parse(z(["memory", "get", appended.citation, "--json"]).stdout);
+    assert.deepEqual([got.schema, got.event.citation], ["zaxy.memory.get.v1", appended.citation]);
+    assert.equal(z(["memory", "get", "eventloom://default/events/1#abc"]).code, 2);
+    // A Python log names its thread apart from its file: the citation's thread finds the log.
+    const interop = path.join(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), "..", "..", "fixtures", "interop", "legacy-worker-release.jsonl");
+    fs.copyFileSync(interop, path.join(dir, ".eventloom", "py-log.jsonl"));
+    const line = JSON.parse(fs.readFileSync(interop, "utf8").split("\n")[0]);
+    const citation = `eventloom://${line.thread}/events/1#${line.hash.slice(0, 12)}`;
+    const fromPython = JSON.parse(z(["memory", "get", citation, "--json"]).stdout);
+    assert.equal(fromPython.session_id, "py-log");
+    const log = path.join(dir, ".eventloom", "default.jsonl");
+    fs.writeFileSync(log, fs.readFileSync(log, "utf8").replace('"title":"x"', '"title":"y"'));
+    assert.equal(z(["memory", "get", appended.citation]).code, 1);
+  });
+});

@@ -24,7 +24,7 @@ if (skip) console.error(`skipping MCP server tests: ${skip}`);
 
 const allToolNames = [
   "memory_checkout", "memory_append", "memory_query", "context_assemble", "memory_feedback", "memory_invalidate", "memory_capabilities",
-  "memory_feeling_of_knowing", "memory_ingest", "memory_replay", "memory_verify",
+  "memory_feeling_of_knowing", "memory_ingest", "memory_sessions", "memory_get", "memory_replay", "memory_verify",
   "memory_causal_successors", "memory_causal_predecessors", "memory_explain_outcome",
   "memory_consolidation_candidate", "memory_consolidation_propose_from_log", "memory_consolidation_review", "memory_consolidation_status",
   "memory_rollback", "memory_evolution_gate", "memory_outcome", "trigger_consolidation", "merge_concepts",
@@ -81,7 +81,7 @@ describe("zaxy serve: tools/list", { skip }, () => {
       }
       const byName = new Map(tools.map((t) => [t.name, t]));
       assert.deepEqual(byName.get("memory_append")?.inputSchema.required, ["event_type", "actor", "payload"]);
-      assert.deepEqual(byName.get("memory_replay")?.inputSchema.required, ["session_id"]);
+      assert.equal(byName.get("memory_replay")?.inputSchema.required, undefined); // session_id defaults to the server's
       assert.deepEqual(byName.get("memory_ingest")?.inputSchema.required, ["events"]);
       assert.equal(byName.get("memory_verify")?.inputSchema.required, undefined);
       // deno-lint-ignore no-explicit-any

@@ -4,6 +4,7 @@
  * imported only when this command runs, so no other command pays for it at start-up.
  */
 import { inputError } from "../../errors.ts";
+import { parseCitationUri } from "../../eventloom/citation.ts";
 import { readFleetEnabled } from "../../eventloom/config.ts";
 import { validateSessionId } from "../../eventloom/session.ts";
 import { defaultToolProfile, isToolProfile, type ToolProfile, toolProfiles } from "../../mcp/profiles.ts";
@@ -55,7 +56,12 @@ export const serveCommand = defineCommand({
     const beforeCall = store === undefined ? undefined : async (name: string, args: Record<string, unknown>) => {
       const sessionId = typeof args.session_id === "string" ? args.session_id : typeof args.thread === "string" ? args.thread : ctx.global.sessionId;
       const fleet = name.startsWith("fleet");
-      await store.sync([sessionId], { auditPrefix: fleet ? "fleet." : undefined, everyThread: fleet || fleetEnabled });
+      // memory_get may name another session's event: that thread is read (and checked) too.
+      const cited = name === "memory_get" && typeof args.citation === "string" ? parseCitationUri(args.citation.trim())?.thread : undefined;
+      await store.sync(cited === undefined ? [sessionId] : [sessionId, cited], {
+        auditPrefix: fleet ? "fleet." : undefined,
+        everyThread: fleet || fleetEnabled || name === "memory_sessions",
+      });
     };
     await runMcpServer({ eventloomPath: ctx.global.eventloomPath, sessionId: ctx.global.sessionId, profile, beforeCall });
     return 0;

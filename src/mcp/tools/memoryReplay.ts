@@ -8,7 +8,7 @@ import { eventView, handoffSummary, replayLog } from "../../eventloom/mod.ts";
 import { inputError } from "../../errors.ts";
 import { replayEventsMax } from "../../limits.ts";
 import { integrityDocument } from "../integrityDocument.ts";
-import { existingSessionLog, sessionIdSchema } from "../sessionArgument.ts";
+import { existingSessionLog, resolveSessionId, sessionIdSchema } from "../sessionArgument.ts";
 import { defineTool } from "../tool.ts";
 
 const seqSchema = z.number().int().min(1);
@@ -20,7 +20,7 @@ export const memoryReplayTool = defineTool({
     "truncated=true means more follow). Includes the log's integrity report and a handoff summary " +
     "(goals, open tasks, last actor).",
   inputSchema: z.strictObject({
-    session_id: sessionIdSchema,
+    session_id: sessionIdSchema.optional(),
     from_seq: seqSchema.default(1).describe("First seq to return (1-based, inclusive)"),
     to_seq: seqSchema.optional().describe("Last seq to return (inclusive); default: the end of the log"),
   }),
@@ -34,7 +34,7 @@ export const memoryReplayTool = defineTool({
         hint: "Pass from_seq <= to_seq (the window is inclusive).",
       });
     }
-    const logPath = existingSessionLog(ctx, args.session_id, "replay");
+    const logPath = existingSessionLog(ctx, resolveSessionId(ctx, args.session_id), "replay");
     // One event past the cap tells a full window from a truncated one.
     const replay = await replayLog(logPath, { fromSeq, toSeq, limit: replayEventsMax + 1 });
     const truncated = replay.events.length > replayEventsMax;

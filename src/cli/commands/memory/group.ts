@@ -10,6 +10,8 @@ import { memoryEvolutionGateCommand } from "./evolutionGate.ts";
 import { memoryFeedbackCommand } from "./feedback.ts";
 import { memoryCapabilitiesCommand } from "./capabilities.ts";
 import { memoryInvalidateCommand } from "./invalidate.ts";
+import { memoryGetCommand } from "./get.ts";
+import { memorySessionsCommand } from "./sessions.ts";
 import { memoryFeelingOfKnowingCommand } from "./feelingOfKnowing.ts";
 import { memoryOutcomeCommand } from "./outcome.ts";
 import { memoryLogCommand } from "./log.ts";
@@ -19,11 +21,13 @@ import { memoryStatusCommand } from "./status.ts";
 
 export const memoryGroup = defineGroup({
   name: "memory",
-  summary: "Record and read memory: append, ingest, log, query, checkout, status, causal, reasoning, consolidation, rollback, evolution-gate, outcome, feedback, invalidate, capabilities, feeling-of-knowing",
+  summary: "Record and read memory: append, ingest, log, sessions, get, query, checkout, status, causal, reasoning, consolidation, rollback, evolution-gate, outcome, feedback, invalidate, capabilities, feeling-of-knowing",
   children: [
     memoryAppendCommand,
     memoryIngestCommand,
     memoryLogCommand,
+    memorySessionsCommand,
+    memoryGetCommand,
     memoryQueryCommand,
     memoryCheckoutCommand,
     memoryStatusCommand,
