@@ -30,6 +30,7 @@ import { memoryFeelingOfKnowingTool } from "./tools/memoryFeelingOfKnowing.ts";
 import { memoryGetTool } from "./tools/memoryGet.ts";
 import { memoryIngestTool } from "./tools/memoryIngest.ts";
 import { memorySessionsTool } from "./tools/memorySessions.ts";
+import { contextAfterTurnTool, memoryBootstrapTool, memoryVerbatimTool } from "./tools/sessionStartTools.ts";
 import { memoryInvalidateTool } from "./tools/memoryInvalidate.ts";
 import { memoryOutcomeTool } from "./tools/memoryOutcome.ts";
 import { memoryQueryTool } from "./tools/memoryQuery.ts";
@@ -51,6 +52,9 @@ export const toolRegistry: readonly AnyToolDefinition[] = [
   memoryIngestTool,
   memorySessionsTool,
   memoryGetTool,
+  memoryVerbatimTool,
+  memoryBootstrapTool,
+  contextAfterTurnTool,
   memoryReplayTool,
   memoryVerifyTool,
   memoryCausalSuccessorsTool,

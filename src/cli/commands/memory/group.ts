@@ -12,6 +12,7 @@ import { memoryCapabilitiesCommand } from "./capabilities.ts";
 import { memoryInvalidateCommand } from "./invalidate.ts";
 import { memoryGetCommand } from "./get.ts";
 import { memorySessionsCommand } from "./sessions.ts";
+import { memoryAfterTurnCommand, memoryBootstrapCommand, memoryVerbatimCommand } from "./sessionStart.ts";
 import { memoryFeelingOfKnowingCommand } from "./feelingOfKnowing.ts";
 import { memoryOutcomeCommand } from "./outcome.ts";
 import { memoryLogCommand } from "./log.ts";
@@ -21,13 +22,16 @@ import { memoryStatusCommand } from "./status.ts";
 
 export const memoryGroup = defineGroup({
   name: "memory",
-  summary: "Record and read memory: append, ingest, log, sessions, get, query, checkout, status, causal, reasoning, consolidation, rollback, evolution-gate, outcome, feedback, invalidate, capabilities, feeling-of-knowing",
+  summary: "Record and read memory: append, ingest, log, sessions, get, verbatim, bootstrap, after-turn, query, checkout, status, causal, reasoning, consolidation, rollback, evolution-gate, outcome, feedback, invalidate, capabilities, feeling-of-knowing",
   children: [
     memoryAppendCommand,
     memoryIngestCommand,
     memoryLogCommand,
     memorySessionsCommand,
     memoryGetCommand,
+    memoryVerbatimCommand,
+    memoryBootstrapCommand,
+    memoryAfterTurnCommand,
     memoryQueryCommand,
     memoryCheckoutCommand,
     memoryStatusCommand,
