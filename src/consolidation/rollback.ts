@@ -26,6 +26,7 @@ import type { PlainJson } from "../projection/types.ts";
 import { candidateIdHexChars, candidateReviewedType, nonAuthoritative, requireText } from "./candidate.ts";
 import { effectiveReviewStatus, replayConsolidation, rollbackEventType } from "./status.ts";
 import { isRuleEventType } from "../governance/ruleStatus.ts";
+import { extractEvent } from "../projection/extract/mod.ts";
 import { gateEventType } from "../governance/evolutionGate.ts";
 
 /** The evolution events a rollback may reverse (Python `ROLLBACKABLE_EVENT_TYPES`). */
@@ -83,6 +84,24 @@ function refused(code: string, message: string, field: string, expected: string)
  * @example
  * rollbackId({ seq: 5, hash: "ab…" }, "accepted by mistake") // "rollback:<24 hex>"
  */
+const correctedType = "memory.corrected";
+
+/**
+ * What rolling back a correction restores: the fact's content before it (`restore_content`),
+ * only while the correction is still the fact's latest statement. A fact stated again after the
+ * correction keeps that statement; the rollback is then an audit marker only, as in Python.
+ */
+function correctionRestore(events: readonly EventRecord[], correction: EventRecord): { [key: string]: PlainJson } {
+  const name = stringField(correction.payload, "entity_name");
+  const entityType = stringField(correction.payload, "entity_type");
+  if (name === undefined || entityType === undefined || !correction.payload.has("previous_content")) return {};
+  for (const later of events.slice(correction.seq)) {
+    if (extractEvent(later).entities.some((entity) => entity.name === name && entity.entityType === entityType)) return {};
+  }
+  const previous = correction.payload.get("previous_content");
+  return { entity_name: name, entity_type: entityType, restore_content: typeof previous === "string" ? previous : null };
+}
+
 export function rollbackId(target: { seq: number; hash: string }, reason: string): string {
   const identity: JsonObject = new Map<string, JsonValue>([
     ["target", new Map<string, JsonValue>([["seq", JsonNumber.int(target.seq)], ["hash", target.hash]])],
@@ -141,6 +160,7 @@ export function planRollback(sessionId: string, events: readonly EventRecord[], 
   } else if (replayConsolidation(events).rolledBackTargets.has(`${target.seq}:${target.hash}`)) {
     refused("already_rolled_back", `Event ${event.seq} (${event.type}) is already rolled back`, "target_seq", "an event that is not rolled back yet");
   }
+  if (event.type === correctedType) Object.assign(reverts, correctionRestore(events, event));
   let rule: RuleRollback | undefined;
   if (isRuleEventType(event.type)) {
     // Rules are reversed by replay (governance/ruleStatus.ts): the rolled-back rule leaves checkout.

@@ -25,6 +25,7 @@ import { memoryConsolidationReviewTool } from "./tools/memoryConsolidationReview
 import { memoryConsolidationStatusTool } from "./tools/memoryConsolidationStatus.ts";
 import { memoryEvolutionGateTool } from "./tools/memoryEvolutionGate.ts";
 import { memoryExplainOutcomeTool } from "./tools/memoryExplainOutcome.ts";
+import { memoryEditTool } from "./tools/memoryEdit.ts";
 import { memoryFeedbackTool } from "./tools/memoryFeedback.ts";
 import { memoryFeelingOfKnowingTool } from "./tools/memoryFeelingOfKnowing.ts";
 import { memoryGetTool } from "./tools/memoryGet.ts";
@@ -52,6 +53,7 @@ export const toolRegistry: readonly AnyToolDefinition[] = [
   memoryIngestTool,
   memorySessionsTool,
   memoryGetTool,
+  memoryEditTool,
   memoryVerbatimTool,
   memoryBootstrapTool,
   contextAfterTurnTool,

@@ -234,3 +234,52 @@ describe("verbatim, bootstrap, after-turn over MCP and the CLI", { skip }, () =>
     assert.equal(z(["verify"]).code, 0);
   });
 });
+
+describe("memory_edit: a cited correction becomes the current fact; rolling it back restores", { skip }, () => {
+  let mcp: McpServer;
+  before(async () => {
+    mcp = await startMcpServer(tempEventloomRoot("zaxy-mcp-edit"), { profile: "full", clientName: "zaxy-edit-test" });
+  }, slow);
+  after(async () => await mcp?.close());
+
+  const contentOf = (checkout: { current_facts: Array<{ entity_name: string; content: string; citation: string }> }, name: string) =>
+    checkout.current_facts.find((fact) => fact.entity_name === name);
+
+  test("MCP: edit, checkout, rollback, and refusals that write nothing", slow, async () => {
+    const stated = await mcp.callOk("memory_append", { event_type: "user.preference_changed", actor: "ci", payload: { user: "ci", key: "shell", value: "bash" } });
+    const before = contentOf(await mcp.callOk("memory_checkout", { query: "which shell does ci use" }), "ci:shell");
+    assert.match(before!.content, /shell=bash/);
+    const edit = await mcp.callOk("memory_edit", { target_seq: 1, target_hash: stated.hash, new_content: "shell=zsh", reason: "bash was a typo", confidence: 0.9 });
+    assert.deepEqual([edit.status, edit.entity_name, edit.entity_type, edit.corrected_citation], ["corrected", "ci:shell", "preference", stated.citation]);
+    assert.equal(edit.previous_content, "shell=bash");
+    const after = contentOf(await mcp.callOk("memory_checkout", { query: "which shell does ci use" }), "ci:shell");
+    assert.match(after!.content, /shell=zsh/);
+    assert.equal(after!.citation, edit.citation, "the current fact cites the correction");
+    const replay = await mcp.callOk("memory_replay", {});
+    assert.deepEqual(replay.events[0].payload, { user: "ci", key: "shell", value: "bash" }, "the corrected event is unchanged");
+    await mcp.callOk("memory_rollback", { target_seq: edit.seq, target_hash: edit.hash, reason: "the edit was wrong" });
+    const restored = contentOf(await mcp.callOk("memory_checkout", { query: "which shell does ci use" }), "ci:shell");
+    assert.match(restored!.content, /shell=bash/);
+    const count = (await mcp.callOk("memory_replay", {})).events.length;
+    const wrongHash = await mcp.callError("memory_edit", { target_seq: 1, target_hash: "0".repeat(64), new_content: "x", reason: "r" }, "invalid_request");
+    assert.match(wrongHash.message, /does not match the sealed event/);
+    const noSeq = await mcp.callError("memory_edit", { target_seq: 99, target_hash: stated.hash, new_content: "x", reason: "r" }, "invalid_request");
+    assert.match(noSeq.message, /No event at seq 99/);
+    assert.equal((await mcp.callOk("memory_replay", {})).events.length, count, "refusals write nothing");
+  });
+
+  test("CLI: memory edit prints its contract; a fact stated again after the correction keeps that statement on rollback", () => {
+    const dir = makeTempDir("zaxy-edit-cli");
+    const z = (args: string[]) => runZaxy(args, { cwd: dir });
+    const stated = JSON.parse(z(["memory", "append", "user.preference_changed", "--actor", "ci", "--payload-json", '{"user":"ci","key":"editor","value":"vim"}', "--json"]).stdout);
+    const edit = JSON.parse(z(["memory", "edit", "--target-seq", "1", "--target-hash", stated.hash, "--content", "editor=nano", "--reason", "typo", "--json"]).stdout);
+    assert.deepEqual([edit.schema, edit.event_type, edit.seq], ["zaxy.memory.edit.v1", "memory.corrected", 2]);
+    assert.equal(z(["memory", "append", "user.preference_changed", "--actor", "ci", "--payload-json", '{"user":"ci","key":"editor","value":"helix"}']).code, 0);
+    assert.equal(z(["memory", "rollback", "--target-seq", String(edit.seq), "--target-hash", edit.hash, "--reason", "undo"]).code, 0);
+    const facts = JSON.parse(z(["memory", "checkout", "which editor does ci use", "--json"]).stdout).current_facts;
+    assert.match(facts.find((f: { entity_name: string }) => f.entity_name === "ci:editor").content, /editor=helix/);
+    const bad = z(["memory", "edit", "--target-seq", "1", "--target-hash", "xyz", "--content", "a", "--reason", "b", "--json"]);
+    assert.equal(bad.code, 2);
+    assert.equal(z(["verify"]).code, 0);
+  });
+});

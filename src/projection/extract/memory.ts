@@ -109,11 +109,23 @@ function authorityStatus(payload: JsonObject): string {
   return text(payload.get("authority_status")) ?? nonAuthoritative;
 }
 
+/**
+ * A correction is recorded as its own `memory_correction` entity; when it names the fact it
+ * corrects (`entity_name`, `entity_type`: memory_edit writes them) the fact gets a new version
+ * whose summary is the corrected content, so checkout serves the correction as the current fact.
+ */
 function memoryCorrected(record: EventRecord): Extracted {
   const p = record.payload;
   const id = text(p.get("correction_id")) ?? `correction:${record.seq}`;
-  const properties = compact({ correction_id: id, reason: text(p.get("reason")), authority_status: authorityStatus(p), ...targetCitation(p) });
-  return extracted([entity(record, id, "memory_correction", text(p.get("content")) ?? null, properties)]);
+  const citation = targetCitation(p);
+  const properties = compact({ correction_id: id, reason: text(p.get("reason")), authority_status: authorityStatus(p), ...citation });
+  const content = text(p.get("content"));
+  const correction = entity(record, id, "memory_correction", content ?? null, properties);
+  const name = text(p.get("entity_name"));
+  const entityType = text(p.get("entity_type"));
+  if (name === undefined || entityType === undefined || content === undefined) return extracted([correction]);
+  const fact = entity(record, name, entityType, content, { corrected: true, correction_id: id, ...citation });
+  return extracted([correction, fact], [edge(record, correction, fact, "corrects")]);
 }
 
 function memoryRolledBack(record: EventRecord): Extracted {
@@ -136,6 +148,12 @@ function memoryRolledBack(record: EventRecord): Extracted {
     authority_status: authorityStatus(p),
     ...targetCitation(p),
   });
+  // Rolling back a correction that was still the fact's latest statement restores what the fact said before.
+  const restoredName = text(reverts.get("entity_name"));
+  const restoredType = text(reverts.get("entity_type"));
+  if (revertsType === "memory.corrected" && restoredName !== undefined && restoredType !== undefined && reverts.has("restore_content")) {
+    entities.push(entity(record, restoredName, restoredType, text(reverts.get("restore_content")) ?? null, { correction_rolled_back: true, rollback_id: id }));
+  }
   entities.push(entity(record, id, "memory_rollback", reason ?? null, properties));
   return extracted(entities);
 }

@@ -11,6 +11,7 @@ import { memoryFeedbackCommand } from "./feedback.ts";
 import { memoryCapabilitiesCommand } from "./capabilities.ts";
 import { memoryInvalidateCommand } from "./invalidate.ts";
 import { memoryGetCommand } from "./get.ts";
+import { memoryEditCommand } from "./edit.ts";
 import { memorySessionsCommand } from "./sessions.ts";
 import { memoryAfterTurnCommand, memoryBootstrapCommand, memoryVerbatimCommand } from "./sessionStart.ts";
 import { memoryFeelingOfKnowingCommand } from "./feelingOfKnowing.ts";
@@ -22,13 +23,14 @@ import { memoryStatusCommand } from "./status.ts";
 
 export const memoryGroup = defineGroup({
   name: "memory",
-  summary: "Record and read memory: append, ingest, log, sessions, get, verbatim, bootstrap, after-turn, query, checkout, status, causal, reasoning, consolidation, rollback, evolution-gate, outcome, feedback, invalidate, capabilities, feeling-of-knowing",
+  summary: "Record and read memory: append, ingest, log, sessions, get, edit, verbatim, bootstrap, after-turn, query, checkout, status, causal, reasoning, consolidation, rollback, evolution-gate, outcome, feedback, invalidate, capabilities, feeling-of-knowing",
   children: [
     memoryAppendCommand,
     memoryIngestCommand,
     memoryLogCommand,
     memorySessionsCommand,
     memoryGetCommand,
+    memoryEditCommand,
     memoryVerbatimCommand,
     memoryBootstrapCommand,
     memoryAfterTurnCommand,
