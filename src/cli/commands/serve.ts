@@ -8,8 +8,8 @@ import { parseCitationUri } from "../../eventloom/citation.ts";
 import { readFleetEnabled } from "../../eventloom/config.ts";
 import { validateSessionId } from "../../eventloom/session.ts";
 import { defaultToolProfile, isToolProfile, type ToolProfile, toolProfiles } from "../../mcp/profiles.ts";
-import { choiceOption } from "../args.ts";
-import { defineCommand } from "../command.ts";
+import { choiceOption, intOption } from "../args.ts";
+import { type CommandContext, defineCommand, stringOption } from "../command.ts";
 
 const transports = ["stdio"] as const;
 
@@ -28,19 +28,29 @@ function profileFrom(flag: ToolProfile | undefined, env: Record<string, string |
 
 export const serveCommand = defineCommand({
   name: "serve",
-  summary: "Serve the memory tools over MCP on stdio",
+  summary: "Serve the memory tools over MCP on stdio, or over HTTP with --http",
   description:
     "Runs an MCP server on stdin/stdout until stdin closes. Tools act on the Eventloom root\n" +
     "(--eventloom-path) and default to the session --session-id. The core profile lists the\n" +
     "front-door tools, full lists all; every tool is callable by name under either profile.\n" +
-    "stdout carries MCP messages only; diagnostics go to stderr.",
+    "stdout carries MCP messages only; diagnostics go to stderr.\n" +
+    "--http HOST:PORT serves Streamable HTTP at http://HOST:PORT/mcp instead, until SIGINT or\n" +
+    "SIGTERM: bearer-token auth (--token-file; required for a non-loopback address), a client's\n" +
+    "x-zaxy-session-id header scopes it to one session, per-client rate limit, request size\n" +
+    "limit, optional JSONL access log (docs/mcp.md). It prints the URL on stderr (and\n" +
+    "{url} on stdout with --json) once listening.",
   options: {
     profile: {
       type: "string",
       valueName: "core|full",
       description: `Tools listed by tools/list (env MCP_TOOL_PROFILE, default ${defaultToolProfile})`,
     },
-    transport: { type: "string", valueName: "stdio", description: "Transport (only stdio)" },
+    transport: { type: "string", valueName: "stdio", description: "Transport (only stdio; --http serves HTTP)" },
+    http: { type: "string", valueName: "HOST:PORT", description: "Serve Streamable HTTP at http://HOST:PORT/mcp (port 0: any free port)" },
+    "token-file": { type: "string", valueName: "FILE", description: "Bearer token clients must send (required unless HOST is loopback)" },
+    "access-log": { type: "string", valueName: "FILE", description: "Append one JSON line per HTTP request" },
+    "max-request-bytes": { type: "string", valueName: "N", description: "Largest request body (default 8388608)" },
+    "rate-limit": { type: "string", valueName: "N", description: "Requests per minute per client address (default 600)" },
   },
   positionals: [],
   examples: ["zaxy serve", "zaxy serve --profile full --eventloom-path /data/.eventloom --session-id agent-1"],
@@ -63,7 +73,48 @@ export const serveCommand = defineCommand({
         everyThread: fleet || fleetEnabled || name === "memory_sessions",
       });
     };
+    const listen = stringOption(ctx, "http");
+    if (listen !== undefined) return await serveHttp(ctx, listen, profile, beforeCall);
+    for (const flag of ["token-file", "access-log", "max-request-bytes", "rate-limit"]) {
+      if (ctx.values[flag] !== undefined) throw inputError("usage", `zaxy serve: --${flag} goes with --http`, { field: `--${flag}` });
+    }
     await runMcpServer({ eventloomPath: ctx.global.eventloomPath, sessionId: ctx.global.sessionId, profile, beforeCall });
     return 0;
   },
 });
+
+/** `--http`: serves until SIGINT or SIGTERM, then closes every MCP session and exits 0. */
+async function serveHttp(
+  ctx: CommandContext,
+  listen: string,
+  profile: ToolProfile,
+  beforeCall: ((name: string, args: Record<string, unknown>) => Promise<void>) | undefined,
+): Promise<number> {
+  const { defaultHttpLimits, parseListenAddress, readTokenFile, startHttpMcpServer } = await import("../../mcp/httpServer.ts");
+  const { host, port } = parseListenAddress(listen);
+  const tokenFile = stringOption(ctx, "token-file");
+  const perMinute = intOption(ctx, "rate-limit", 1, 1_000_000);
+  const server = await startHttpMcpServer({
+    eventloomPath: ctx.global.eventloomPath,
+    sessionId: ctx.global.sessionId,
+    profile,
+    host,
+    port,
+    token: tokenFile === undefined ? undefined : readTokenFile(tokenFile),
+    maxRequestBytes: intOption(ctx, "max-request-bytes", 1024, 1 << 30) ?? defaultHttpLimits.maxRequestBytes,
+    rateLimit: perMinute === undefined ? defaultHttpLimits.rateLimit : { requests: perMinute, windowMs: 60_000 },
+    accessLog: stringOption(ctx, "access-log"),
+    beforeCall,
+  });
+  const shownHost = server.address.family === "IPv6" ? `[${server.address.address}]` : server.address.address;
+  const url = `http://${shownHost}:${server.address.port}/mcp`;
+  ctx.io.stderr(`zaxy serve: listening on ${url}${tokenFile === undefined ? " (loopback, no token)" : ""}\n`);
+  if (ctx.global.json) ctx.io.stdout(JSON.stringify({ schema: "zaxy.serve.http.v1", url, profile }) + "\n");
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", () => resolve());
+    process.once("SIGTERM", () => resolve());
+  });
+  await server.close();
+  ctx.io.stderr("zaxy serve: stopped\n");
+  return 0;
+}
