@@ -29,6 +29,7 @@ import { memoryEditTool } from "./tools/memoryEdit.ts";
 import { memoryFeedbackTool } from "./tools/memoryFeedback.ts";
 import { memoryFeelingOfKnowingTool } from "./tools/memoryFeelingOfKnowing.ts";
 import { memoryGetTool } from "./tools/memoryGet.ts";
+import { memoryGraphQueryTool } from "./tools/memoryGraphQuery.ts";
 import { memoryIngestTool } from "./tools/memoryIngest.ts";
 import { memorySessionsTool } from "./tools/memorySessions.ts";
 import { contextAfterTurnTool, memoryBootstrapTool, memoryVerbatimTool } from "./tools/sessionStartTools.ts";
@@ -54,6 +55,7 @@ export const toolRegistry: readonly AnyToolDefinition[] = [
   memorySessionsTool,
   memoryGetTool,
   memoryEditTool,
+  memoryGraphQueryTool,
   memoryVerbatimTool,
   memoryBootstrapTool,
   contextAfterTurnTool,

@@ -283,3 +283,50 @@ describe("memory_edit: a cited correction becomes the current fact; rolling it b
     assert.equal(z(["verify"]).code, 0);
   });
 });
+
+describe("the graph is queryable: read-only Cypher (CLI and MCP)", { skip }, () => {
+  test("CLI: the docs' example queries run; writes are refused before anything opens; a bad query and a timeout exit 2", { timeout: 120_000 }, () => {
+    const dir = makeTempDir("zaxy-graph-cli");
+    const z = (args: string[]) => runZaxy(args, { cwd: dir });
+    assert.equal(z(["memory", "append", "user.preference_changed", "--actor", "agent-1", "--payload-json", '{"user":"ci","key":"editor","value":"vim"}']).code, 0);
+    assert.equal(z(["memory", "append", "user.preference_changed", "--actor", "agent-1", "--payload-json", '{"user":"ci","key":"editor","value":"helix"}']).code, 0);
+    const byType = JSON.parse(z(["memory", "graph", "MATCH (e:Entity) WHERE e.session_id = $session_id AND e.valid_to IS NULL RETURN e.entity_type AS type, count(*) AS n ORDER BY n DESC", "--json"]).stdout);
+    assert.equal(byType.schema, "zaxy.memory.graph.v1");
+    assert.deepEqual(byType.columns, ["type", "n"]);
+    assert.ok(byType.rows.some((row: { type: string; n: number }) => row.type === "preference" && row.n === 1));
+    assert.equal(byType.graph.head_seq, 2);
+    const history = JSON.parse(z(["memory", "graph", "MATCH (e:Entity {entity_type: 'preference', name: $name}) WHERE e.session_id = $session_id RETURN e.summary AS said, e.valid_to AS until, e ORDER BY e.valid_from", "--param", "name=ci:editor", "--json"]).stdout);
+    assert.deepEqual(history.rows.map((row: { said: string }) => row.said), ["editor=vim", "editor=helix"]);
+    assert.notEqual(history.rows[0].until, null);
+    assert.equal(history.rows[1].until, null);
+    assert.match(history.rows[1].e.citation, /^eventloom:\/\/default\/events\/2#[0-9a-f]{12}$/);
+    const limited = JSON.parse(z(["memory", "graph", "MATCH (e:Entity) RETURN e.name AS name", "--limit", "1", "--json"]).stdout);
+    assert.deepEqual([limited.row_count, limited.truncated], [1, true]);
+    for (const write of ["MATCH (e:Entity) SET e.name = 'x' RETURN e", "CREATE (:Entity {node_key: 'x'})", "MATCH (e:Entity) DETACH DELETE e", "CALL show_tables() RETURN *"]) {
+      const refused = z(["memory", "graph", write, "--json"]);
+      assert.equal(refused.code, 2, write);
+      assert.equal(JSON.parse(refused.stdout).error.code, "read_only");
+    }
+    const quoted = JSON.parse(z(["memory", "graph", "MATCH (e:Entity) WHERE e.name = 'CREATE' RETURN count(*) AS n", "--json"]).stdout);
+    assert.deepEqual(quoted.rows, [{ n: 0 }]);
+    const bad = z(["memory", "graph", "MATCH (e:Entity RETURN e", "--json"]);
+    assert.deepEqual([bad.code, JSON.parse(bad.stdout).error.code], [2, "invalid_query"]);
+    const slowQuery = z(["memory", "graph", "MATCH (a)-[*1..30]->(b) RETURN count(*)", "--timeout-ms", "1", "--json"]);
+    assert.equal(slowQuery.code, 2);
+    assert.equal(z(["verify"]).code, 0);
+  });
+
+  test("MCP: memory_graph_query answers from the synced projection and refuses writes", slow, async () => {
+    const mcp = await startMcpServer(tempEventloomRoot("zaxy-mcp-graph"), { profile: "full", clientName: "zaxy-graph-test" });
+    try {
+      await mcp.callOk("memory_append", { event_type: "decision.made", actor: "agent-1", payload: { decision: "use postgres", rationale: "shared" } });
+      const answer = await mcp.callOk("memory_graph_query", { query: "MATCH (a:Entity {entity_type: 'actor', name: $agent})-[r:RELATES]->(f:Entity) WHERE a.session_id = $session_id RETURN r.relation_type AS did, f", params: { agent: "agent-1" } });
+      assert.deepEqual(answer.rows.map((row: { did: string }) => row.did), ["made_decision"]);
+      assert.match(answer.rows[0].f.citation, /^eventloom:\/\/default\/events\/1#/);
+      const refused = await mcp.callError("memory_graph_query", { query: "MERGE (e:Entity {node_key: 'x'}) RETURN e" }, "invalid_request");
+      assert.match(refused.message, /read-only/);
+    } finally {
+      await mcp.close();
+    }
+  });
+});

@@ -12,6 +12,7 @@ import { memoryCapabilitiesCommand } from "./capabilities.ts";
 import { memoryInvalidateCommand } from "./invalidate.ts";
 import { memoryGetCommand } from "./get.ts";
 import { memoryEditCommand } from "./edit.ts";
+import { memoryGraphCommand } from "./graph.ts";
 import { memorySessionsCommand } from "./sessions.ts";
 import { memoryAfterTurnCommand, memoryBootstrapCommand, memoryVerbatimCommand } from "./sessionStart.ts";
 import { memoryFeelingOfKnowingCommand } from "./feelingOfKnowing.ts";
@@ -23,7 +24,7 @@ import { memoryStatusCommand } from "./status.ts";
 
 export const memoryGroup = defineGroup({
   name: "memory",
-  summary: "Record and read memory: append, ingest, log, sessions, get, edit, verbatim, bootstrap, after-turn, query, checkout, status, causal, reasoning, consolidation, rollback, evolution-gate, outcome, feedback, invalidate, capabilities, feeling-of-knowing",
+  summary: "Record and read memory: append, ingest, log, sessions, get, edit, graph, verbatim, bootstrap, after-turn, query, checkout, status, causal, reasoning, consolidation, rollback, evolution-gate, outcome, feedback, invalidate, capabilities, feeling-of-knowing",
   children: [
     memoryAppendCommand,
     memoryIngestCommand,
@@ -31,6 +32,7 @@ export const memoryGroup = defineGroup({
     memorySessionsCommand,
     memoryGetCommand,
     memoryEditCommand,
+    memoryGraphCommand,
     memoryVerbatimCommand,
     memoryBootstrapCommand,
     memoryAfterTurnCommand,
