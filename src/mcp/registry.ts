@@ -26,6 +26,7 @@ import { memoryConsolidationStatusTool } from "./tools/memoryConsolidationStatus
 import { memoryEvolutionGateTool } from "./tools/memoryEvolutionGate.ts";
 import { memoryExplainOutcomeTool } from "./tools/memoryExplainOutcome.ts";
 import { memoryEditTool } from "./tools/memoryEdit.ts";
+import { memoryExportTool } from "./tools/memoryExport.ts";
 import { memoryFeedbackTool } from "./tools/memoryFeedback.ts";
 import { memoryFeelingOfKnowingTool } from "./tools/memoryFeelingOfKnowing.ts";
 import { memoryGetTool } from "./tools/memoryGet.ts";
@@ -56,6 +57,7 @@ export const toolRegistry: readonly AnyToolDefinition[] = [
   memoryGetTool,
   memoryEditTool,
   memoryGraphQueryTool,
+  memoryExportTool,
   memoryVerbatimTool,
   memoryBootstrapTool,
   contextAfterTurnTool,

@@ -330,3 +330,58 @@ describe("the graph is queryable: read-only Cypher (CLI and MCP)", { skip }, () 
     }
   });
 });
+
+describe("export bundles: signed, filtered, verified (CLI and MCP)", { skip }, () => {
+  test("CLI: a signed export verifies; a changed line, a changed field or another signer is caught (exit 1); filters and sensitivity exclusion", { timeout: 120_000 }, () => {
+    const dir = makeTempDir("zaxy-export-cli");
+    const z = (args: string[]) => runZaxy(args, { cwd: dir });
+    assert.equal(z(["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"ship"}']).code, 0);
+    assert.equal(z(["memory", "append", "decision.made", "--actor", "a", "--payload-json", '{"decision":"rotate","api_key":"sk-abcdefghijklmnopqrstuvwx"}']).code, 0);
+    assert.equal(z(["memory", "append", "task.proposed", "--actor", "a", "--payload-json", '{"title":"t"}']).code, 0);
+    const log = fs.readFileSync(path.join(dir, ".eventloom", "default.jsonl"), "utf8").trim().split("\n");
+    const summary = JSON.parse(z(["memory", "export", "--sign", "--output", "b.json", "--json"]).stdout);
+    assert.deepEqual([summary.schema, summary.event_count, summary.signed], ["zaxy.memory.export.v1", 3, true]);
+    assert.equal((fs.statSync(path.join(dir, ".eventloom", "keys", "export-ed25519.pkcs8")).mode & 0o777), 0o600);
+    const bundle = JSON.parse(fs.readFileSync(path.join(dir, "b.json"), "utf8"));
+    assert.deepEqual(bundle.events.map((e: { line: string }) => e.line), log, "the bundle carries the exact lines");
+    const report = JSON.parse(z(["memory", "verify-export", "b.json", "--key-id", summary.key_id, "--json"]).stdout);
+    assert.deepEqual([report.ok, report.events_verified, report.links_checked, report.signature_valid, report.signer_pinned], [true, 3, 2, true, true]);
+    const tamper = (edit: (b: typeof bundle) => void, name: string) => {
+      const copy = JSON.parse(JSON.stringify(bundle));
+      edit(copy);
+      fs.writeFileSync(path.join(dir, name), JSON.stringify(copy));
+      const run = z(["memory", "verify-export", name, "--json"]);
+      assert.equal(run.code, 1, name);
+      return JSON.parse(run.stdout).problems.join("; ");
+    };
+    assert.match(tamper((b) => void (b.events[0].line = b.events[0].line.replace("ship", "shop")), "line.json"), /Event 1 hash mismatch/);
+    assert.match(tamper((b) => void (b.session_id = "other"), "field.json"), /digest mismatch/);
+    assert.match(tamper((b) => void b.events.pop(), "dropped.json"), /event_count/);
+    assert.equal(z(["memory", "verify-export", "b.json", "--key-id", "0000000000000000"]).code, 1);
+    const filtered = JSON.parse((() => {
+      z(["memory", "export", "--exclude-sensitivity", "restricted", "--output", "f.json"]);
+      return fs.readFileSync(path.join(dir, "f.json"), "utf8");
+    })());
+    assert.deepEqual(filtered.events.map((e: { seq: number }) => e.seq), [1, 3]);
+    assert.deepEqual(filtered.excluded, { by_sensitivity: 1, by_filter: 0 });
+    assert.equal(JSON.parse(z(["memory", "verify-export", "f.json", "--json"]).stdout).ok, true);
+    const window = JSON.parse(z(["memory", "export", "--since-seq", "2", "--max-seq", "2"]).stdout);
+    assert.deepEqual(window.events.map((e: { seq: number }) => e.seq), [2]);
+    assert.equal(z(["memory", "export", "--since-time", "yesterday"]).code, 2);
+    assert.equal(z(["memory", "export", "--key", "k"]).code, 2);
+  });
+
+  test("MCP: memory_export returns a signed bundle that verify-export accepts", slow, async () => {
+    const mcp = await startMcpServer(tempEventloomRoot("zaxy-mcp-export"), { profile: "full", clientName: "zaxy-export-test" });
+    try {
+      await mcp.callOk("memory_append", { event_type: "goal.created", actor: "a", payload: { title: "ship" } });
+      const bundle = await mcp.callOk("memory_export", { sign: true, kinds: ["goal.created"] });
+      assert.deepEqual([bundle.schema, bundle.event_count, bundle.signature.alg], ["zaxy.export.v1", 1, "Ed25519"]);
+      const dir = makeTempDir("zaxy-export-mcp");
+      fs.writeFileSync(path.join(dir, "m.json"), JSON.stringify(bundle));
+      assert.equal(runZaxy(["memory", "verify-export", "m.json"], { cwd: dir }).code, 0);
+    } finally {
+      await mcp.close();
+    }
+  });
+});

@@ -13,6 +13,7 @@ import { memoryInvalidateCommand } from "./invalidate.ts";
 import { memoryGetCommand } from "./get.ts";
 import { memoryEditCommand } from "./edit.ts";
 import { memoryGraphCommand } from "./graph.ts";
+import { memoryExportCommand, memoryVerifyExportCommand } from "./exportBundle.ts";
 import { memorySessionsCommand } from "./sessions.ts";
 import { memoryAfterTurnCommand, memoryBootstrapCommand, memoryVerbatimCommand } from "./sessionStart.ts";
 import { memoryFeelingOfKnowingCommand } from "./feelingOfKnowing.ts";
@@ -24,7 +25,7 @@ import { memoryStatusCommand } from "./status.ts";
 
 export const memoryGroup = defineGroup({
   name: "memory",
-  summary: "Record and read memory: append, ingest, log, sessions, get, edit, graph, verbatim, bootstrap, after-turn, query, checkout, status, causal, reasoning, consolidation, rollback, evolution-gate, outcome, feedback, invalidate, capabilities, feeling-of-knowing",
+  summary: "Record and read memory: append, ingest, log, sessions, get, edit, graph, export, verify-export, verbatim, bootstrap, after-turn, query, checkout, status, causal, reasoning, consolidation, rollback, evolution-gate, outcome, feedback, invalidate, capabilities, feeling-of-knowing",
   children: [
     memoryAppendCommand,
     memoryIngestCommand,
@@ -33,6 +34,8 @@ export const memoryGroup = defineGroup({
     memoryGetCommand,
     memoryEditCommand,
     memoryGraphCommand,
+    memoryExportCommand,
+    memoryVerifyExportCommand,
     memoryVerbatimCommand,
     memoryBootstrapCommand,
     memoryAfterTurnCommand,
