@@ -14,7 +14,7 @@
  *
  * Malformed requests are answered (400, 401, 404, 405, 413, 429) and never stop the server.
  */
-import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -24,6 +24,8 @@ import { inputError, ioError } from "../errors.ts";
 import { validateSessionId } from "../eventloom/session.ts";
 import type { ToolProfile } from "./profiles.ts";
 import { createMcpServer } from "./server.ts";
+import { sameToken } from "./tokens.ts";
+export { readTokenFile } from "./tokens.ts";
 
 export interface HttpServeOptions {
   eventloomPath: string;
@@ -37,6 +39,8 @@ export interface HttpServeOptions {
   /** Requests per window per client address. */
   rateLimit: { requests: number; windowMs: number };
   accessLog?: string;
+  /** Admin-gated tools need `admin_token` equal to this. */
+  adminToken?: string;
   beforeCall?: (name: string, args: Record<string, unknown>) => Promise<void>;
   log?: (line: string) => void;
 }
@@ -56,26 +60,6 @@ export function parseListenAddress(value: string): { host: string; port: number 
 
 export function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
-/** Reads the bearer token from a file: one line, at least 16 characters. */
-export function readTokenFile(file: string): string {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, "utf8");
-  } catch (error) {
-    throw inputError("invalid_option", `Cannot read --token-file ${file}: ${(error as Error).message}`, { field: "--token-file" });
-  }
-  const token = text.trim();
-  if (token.length < 16 || /\s/.test(token)) {
-    throw inputError("invalid_option", `--token-file ${file} must hold one token of at least 16 characters without spaces`, { field: "--token-file" });
-  }
-  return token;
-}
-
-function sameSecret(given: string, expected: string): boolean {
-  // Digests first: equal lengths for timingSafeEqual, and no early exit on a length mismatch.
-  return timingSafeEqual(createHash("sha256").update(given).digest(), createHash("sha256").update(expected).digest());
 }
 
 class RateLimiter {
@@ -164,6 +148,7 @@ export async function startHttpMcpServer(options: HttpServeOptions): Promise<{ a
       sessionId: pinned ?? options.sessionId,
       profile: options.profile,
       log,
+      adminToken: options.adminToken,
       beforeCall: async (name, args) => {
         if (pinned !== undefined) {
           const named = typeof args.session_id === "string" ? args.session_id : typeof args.thread === "string" ? args.thread : undefined;
@@ -201,7 +186,7 @@ export async function startHttpMcpServer(options: HttpServeOptions): Promise<{ a
     if (options.token !== undefined) {
       const header = req.headers.authorization ?? "";
       const given = /^Bearer (.+)$/.exec(header)?.[1] ?? "";
-      if (!sameSecret(given, options.token)) return jsonError(res, 401, "missing or wrong bearer token", { "www-authenticate": "Bearer" });
+      if (!sameToken(given, options.token)) return jsonError(res, 401, "missing or wrong bearer token", { "www-authenticate": "Bearer" });
     }
     if (req.url !== "/mcp" && !req.url?.startsWith("/mcp?")) return jsonError(res, 404, "the MCP endpoint is /mcp");
     if (req.method === "DELETE" || req.method === "GET") {

@@ -3,8 +3,11 @@
  * `tools/<toolName>.ts` exporting a `defineTool(...)`, then add it here (and, if it is a
  * front-door tool, it is already named in `profiles.ts`).
  */
+import * as z from "zod";
+import { inputError } from "../errors.ts";
 import { requireFleetEnabled } from "../fleet/fleetConfig.ts";
 import type { AnyToolDefinition } from "./tool.ts";
+import { sameToken } from "./tokens.ts";
 import { contextAssembleTool } from "./tools/contextAssemble.ts";
 import { fleetAssignTrustTool } from "./tools/fleetAssignTrust.ts";
 import { fleetAuditTool } from "./tools/fleetAudit.ts";
@@ -42,6 +45,29 @@ import { memoryRollbackTool } from "./tools/memoryRollback.ts";
 import { memoryVerifyTool } from "./tools/memoryVerify.ts";
 import { mergeConceptsTool } from "./tools/mergeConcepts.ts";
 import { triggerConsolidationTool } from "./tools/triggerConsolidation.ts";
+
+/**
+ * Tools that read or change more than one agent's memory, or membership: when the server has an
+ * admin token (`--admin-token-file`, env `MCP_ADMIN_TOKEN`), a call needs `admin_token` equal to
+ * it (reference §6). Without one configured they behave as any tool.
+ */
+export const adminGatedToolNames: readonly string[] = ["memory_replay", "memory_invalidate", "memory_export", "fleet_create", "fleet_enroll", "fleet_assign_trust"];
+
+/** The tool with an optional `admin_token` argument, checked against the server's before it runs. */
+function gatedByAdminToken(tool: AnyToolDefinition): AnyToolDefinition {
+  return {
+    ...tool,
+    description: `${tool.description} Admin-gated: when the server has an admin token, pass it as admin_token.`,
+    inputSchema: tool.inputSchema.extend({ admin_token: z.string().optional().describe("The server's admin token, when it has one") }),
+    async run(args, ctx) {
+      const { admin_token: given, ...rest } = args as { admin_token?: string };
+      if (ctx.adminToken !== undefined && (typeof given !== "string" || !sameToken(given, ctx.adminToken))) {
+        throw inputError("admin_token_required", `${tool.name} is admin-gated on this server: pass the server's admin_token`, { field: "admin_token" });
+      }
+      return await tool.run(rest, ctx);
+    },
+  };
+}
 
 export const toolRegistry: readonly AnyToolDefinition[] = [
   memoryCheckoutTool,
@@ -85,7 +111,7 @@ export const toolRegistry: readonly AnyToolDefinition[] = [
     fleetStatusTool,
     fleetAuditTool,
   ].map(gatedByFleetEnabled),
-];
+].map((tool) => (adminGatedToolNames.includes(tool.name) ? gatedByAdminToken(tool) : tool));
 
 /**
  * A fleet tool that refuses first (`invalid_request`, naming config.json fleet_enabled) when the

@@ -43,6 +43,8 @@ export interface McpServerOptions {
   afterCall?: () => void;
   /** Run before every tool call's handler (a store's server catches up with the store there). */
   beforeCall?: (name: string, args: Record<string, unknown>) => Promise<void>;
+  /** Admin-gated tools need `admin_token` equal to this (registry.ts). */
+  adminToken?: string;
 }
 
 /**
@@ -70,7 +72,7 @@ export function createMcpServer(options: McpServerOptions): { server: Server; ro
   const router = new ToolRouter({
     tools: options.tools ?? toolRegistry,
     profile: options.profile,
-    context: { eventloomPath: options.eventloomPath, sessionId: options.sessionId, profile: options.profile },
+    context: { eventloomPath: options.eventloomPath, sessionId: options.sessionId, profile: options.profile, adminToken: options.adminToken },
     log,
     debug: Boolean(process.env.ZAXY_DEBUG),
     afterCall: options.afterCall,
@@ -101,6 +103,7 @@ export async function runMcpServer(options: {
   sessionId: string;
   profile: ToolProfile;
   beforeCall?: (name: string, args: Record<string, unknown>) => Promise<void>;
+  adminToken?: string;
 }): Promise<void> {
   routeConsoleToStderr();
   const { server, router } = createMcpServer({ ...options, afterCall: requestGarbageCollection });

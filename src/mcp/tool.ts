@@ -13,6 +13,8 @@ export interface ToolContext {
   sessionId: string;
   /** The profile `tools/list` follows (memory_capabilities reports it); core when absent. */
   profile?: "core" | "full";
+  /** When set, admin-gated tools (registry.ts) need `admin_token` equal to it. */
+  adminToken?: string;
 }
 
 /** MCP tool annotations (hints for clients; never trusted for security). */

@@ -153,3 +153,33 @@ describe("zaxy serve --http", { skip }, () => {
     assert.equal(stray.code, 2);
   });
 });
+
+describe("admin-gated tools", { skip }, () => {
+  test("with an admin token, replay, invalidate, export and fleet membership need admin_token; other tools do not", slow, async () => {
+    const dir = makeTempDir("zaxy-http-admin");
+    const adminFile = path.join(dir, "admin");
+    fs.writeFileSync(adminFile, "admin-token-abcdef0123456789\n", { mode: 0o600 });
+    const server = await serve(["--admin-token-file", adminFile]);
+    try {
+      const client = await connect(server.url);
+      const appended = await call(client, "memory_append", { event_type: "goal.created", actor: "a", payload: { title: "x" } });
+      assert.equal(appended.isError, false, "not gated");
+      for (const [name, args] of [["memory_replay", {}], ["memory_export", {}], ["memory_invalidate", { entity_name: "x", entity_type: "goal", invalid_at: "2026-01-01T00:00:00Z" }]] as const) {
+        const refused = await call(client, name, args);
+        assert.equal(refused.isError, true, name);
+        assert.match(refused.doc.error.message, /admin-gated/, name);
+        const wrong = await call(client, name, { ...args, admin_token: "not-the-admin-token" });
+        assert.equal(wrong.isError, true, name);
+      }
+      const replay = await call(client, "memory_replay", { admin_token: "admin-token-abcdef0123456789" });
+      assert.equal(replay.isError, false);
+      assert.equal(replay.doc.events.length, 1);
+      const { tools } = await client.listTools();
+      const schema = tools.find((tool) => tool.name === "fleet_create")!.inputSchema as { properties: Record<string, unknown> };
+      assert.ok("admin_token" in schema.properties);
+      await client.close();
+    } finally {
+      await server.stop();
+    }
+  });
+});

@@ -51,6 +51,7 @@ export const serveCommand = defineCommand({
     "access-log": { type: "string", valueName: "FILE", description: "Append one JSON line per HTTP request" },
     "max-request-bytes": { type: "string", valueName: "N", description: "Largest request body (default 8388608)" },
     "rate-limit": { type: "string", valueName: "N", description: "Requests per minute per client address (default 600)" },
+    "admin-token-file": { type: "string", valueName: "FILE", description: "Admin token the gated tools need as admin_token (env MCP_ADMIN_TOKEN)" },
   },
   positionals: [],
   examples: ["zaxy serve", "zaxy serve --profile full --eventloom-path /data/.eventloom --session-id agent-1"],
@@ -73,12 +74,15 @@ export const serveCommand = defineCommand({
         everyThread: fleet || fleetEnabled || name === "memory_sessions",
       });
     };
+    const adminTokenFile = stringOption(ctx, "admin-token-file");
+    const { readTokenFile } = await import("../../mcp/tokens.ts");
+    const adminToken = adminTokenFile !== undefined ? readTokenFile(adminTokenFile, "--admin-token-file") : ctx.io.env.MCP_ADMIN_TOKEN || undefined;
     const listen = stringOption(ctx, "http");
-    if (listen !== undefined) return await serveHttp(ctx, listen, profile, beforeCall);
+    if (listen !== undefined) return await serveHttp(ctx, listen, profile, beforeCall, adminToken);
     for (const flag of ["token-file", "access-log", "max-request-bytes", "rate-limit"]) {
       if (ctx.values[flag] !== undefined) throw inputError("usage", `zaxy serve: --${flag} goes with --http`, { field: `--${flag}` });
     }
-    await runMcpServer({ eventloomPath: ctx.global.eventloomPath, sessionId: ctx.global.sessionId, profile, beforeCall });
+    await runMcpServer({ eventloomPath: ctx.global.eventloomPath, sessionId: ctx.global.sessionId, profile, beforeCall, adminToken });
     return 0;
   },
 });
@@ -89,8 +93,10 @@ async function serveHttp(
   listen: string,
   profile: ToolProfile,
   beforeCall: ((name: string, args: Record<string, unknown>) => Promise<void>) | undefined,
+  adminToken: string | undefined,
 ): Promise<number> {
-  const { defaultHttpLimits, parseListenAddress, readTokenFile, startHttpMcpServer } = await import("../../mcp/httpServer.ts");
+  const { defaultHttpLimits, parseListenAddress, startHttpMcpServer } = await import("../../mcp/httpServer.ts");
+  const { readTokenFile } = await import("../../mcp/tokens.ts");
   const { host, port } = parseListenAddress(listen);
   const tokenFile = stringOption(ctx, "token-file");
   const perMinute = intOption(ctx, "rate-limit", 1, 1_000_000);
@@ -104,6 +110,7 @@ async function serveHttp(
     maxRequestBytes: intOption(ctx, "max-request-bytes", 1024, 1 << 30) ?? defaultHttpLimits.maxRequestBytes,
     rateLimit: perMinute === undefined ? defaultHttpLimits.rateLimit : { requests: perMinute, windowMs: 60_000 },
     accessLog: stringOption(ctx, "access-log"),
+    adminToken,
     beforeCall,
   });
   const shownHost = server.address.family === "IPv6" ? `[${server.address.address}]` : server.address.address;
