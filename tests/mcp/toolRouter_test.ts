@@ -139,3 +139,14 @@ describe("docs/mcp.md lists what the registry serves", () => {
     for (const tool of toolRegistry) assert.match(doc, new RegExp(`### [^\\n]*\`${tool.name}\``), `docs/mcp.md has a section for ${tool.name}`);
   });
 });
+
+describe("docs/mcp.md's table of Python Zaxy's tools", () => {
+  test("lists 61 tools; every one marked served is registered, every registered Python name is marked served", () => {
+    const doc = fs.readFileSync(path.join(repoRoot, "docs", "mcp.md"), "utf8");
+    const section = doc.split("## Python Zaxy's tools")[1].split("\n## ")[0];
+    const rows = [...section.matchAll(/^\| `([a-z_]+)` \| ([a-z ]+) \|/gm)].map((m) => ({ name: m[1], status: m[2].trim() }));
+    assert.equal(rows.length, 61);
+    const registered = new Set(toolRegistry.map((tool) => tool.name));
+    for (const row of rows) assert.equal(row.status === "served", registered.has(row.name), `${row.name}: ${row.status}`);
+  });
+});
