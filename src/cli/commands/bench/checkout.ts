@@ -19,7 +19,7 @@ function render(result: CheckoutBenchResult): string {
   const w = result.warm;
   const lines = [
     machineLine(result.machine),
-    `session: ${result.events} mixed events (seed ${result.seed}), ${result.setup.entity_versions} entity versions, projected once in ${result.setup.project_s.toFixed(2)} s`,
+    `session: ${result.events} mixed events (seed ${result.seed}), ${result.setup.entity_versions} entity versions, projected once in ${result.setup.project_s.toFixed(2)} s; ${result.setup.feedback_events} feedback events before the warm run`,
   ];
   if (w.latency !== null) {
     lines.push(
@@ -53,6 +53,7 @@ export const benchCheckoutCommand = defineCommand({
     queries: { type: "string", valueName: "N", description: "Warm memory_checkout calls timed (default 200)" },
     "cold-runs": { type: "string", valueName: "N", description: "Fresh-process runs (default 7)" },
     "baseline-events": { type: "string", valueName: "N", description: "Events of the baseline session for the cold ratio (default 1000; 0: none)" },
+    feedback: { type: "string", valueName: "N", description: "memory_feedback events on current facts before the warm run (default events/100, at most 1000; 0: none)" },
   },
   positionals: [],
   examples: ["zaxy bench checkout --json", "zaxy bench checkout --events 50000 --queries 500"],
@@ -63,6 +64,7 @@ export const benchCheckoutCommand = defineCommand({
       queries: intOption(ctx, "queries", 1, 100_000) ?? 200,
       coldRuns: intOption(ctx, "cold-runs", 1, 1000) ?? 7,
       baselineEvents: intOption(ctx, "baseline-events", 0, 10_000_000) ?? 1000,
+      feedbackEvents: intOption(ctx, "feedback", 0, 100_000),
       progress: (message) => ctx.io.stderr(`bench: ${message}\n`),
     });
     emit(ctx, "zaxy.bench.checkout.v1", { ...result }, () => render(result));
