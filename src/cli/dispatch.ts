@@ -9,6 +9,7 @@ import { ExitCode, inputError } from "../errors.ts";
 import type { Command, CommandGroup, CommandIo, GlobalOptions, OptionSpec } from "./command.ts";
 import { globalOptions } from "./globalOptions.ts";
 import { readFleetEnabled } from "../eventloom/config.ts";
+import { openVault } from "../eventloom/forgetting.ts";
 import { resolveStoreUrl } from "../store/storeUrl.ts";
 import { renderHelp } from "./help.ts";
 import { reportError } from "./output.ts";
@@ -187,6 +188,8 @@ export async function dispatch(root: CommandGroup, argv: string[], io: CommandIo
   try {
     checkRoot(node, global, parsed.values, io.env);
     await openStoreFor(node, commandPath, path, global, parsed.values, io);
+    // A root that forgets reads its erasable cells with its vault (docs/forgetting.md).
+    openVault(global.eventloomPath);
     return await node.run({ commandPath, values: parsed.values, positionals: parsed.positionals, global, io });
   } catch (error) {
     return reportError(io, global.json, error);

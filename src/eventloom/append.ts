@@ -14,7 +14,7 @@ import { inputError, ioError, isZaxyError } from "../errors.ts";
 import { batchEventsMax, eventTextCharsMax, lockWaitMs, payloadBytesMax, payloadDepthMax } from "../limits.ts";
 import { lockFile, sha256Hex } from "../platform/mod.ts";
 import { citationUri } from "./citation.ts";
-import { type EventloomConfig, readConfig } from "./config.ts";
+import { type EventloomConfig, readConfig, readForgettingEnabled } from "./config.ts";
 import { type Envelope, type EventRecord, isV1EventType, sealLegacy, sealV1, type SealedLine } from "./envelope.ts";
 import { beginAppend, endAppend, eventHashPrefixChars, recoverInterruptedAppend, sha256BeforeBatch } from "./intent.ts";
 import { countLogEvents, readLogLines } from "./lines.ts";
@@ -24,6 +24,7 @@ import { fileSystemReason } from "./root.ts";
 import { sessionLogPath } from "./session.ts";
 import { type ChainTail, readChainTail } from "./tail.ts";
 import { threadStoreOf } from "./threadStore.ts";
+import { openVault, sealPayload, type Vault } from "./forgetting.ts";
 import { formatTimestamp, type MicrosClock, systemClock } from "./timestamp.ts";
 
 /** One event to append. `payload` is validated to be an object. */
@@ -389,7 +390,7 @@ export async function appendEvents(root: string, sessionId: string, items: Appen
   sessionLogPath(root, sessionId, "append to");
   const valid = validateItems(items);
   const clock = options.clock ?? systemClock;
-  return await withLockedLog(root, sessionId, options, ({ fd, size, logPath, config, warnings, write }) => {
+  return await withLockedLog(root, sessionId, options, ({ fd, size, logPath, config, warnings, write, vault }) => {
     const tail = readChainTail(fd, size, `session "${sessionId}"`, () => countLogEvents(logPath));
     let batch = valid;
     let deduped = 0;
@@ -414,7 +415,7 @@ export async function appendEvents(root: string, sessionId: string, items: Appen
     let prevHash = tail.hash;
     let seq = tail.seq;
     for (const item of batch) {
-      const line = sealItem(item, ++seq, prevHash, envelope, clock, sessionId);
+      const line = sealItem(item, ++seq, prevHash, envelope, clock, sessionId, vault);
       sealed.push(line);
       prevHash = line.hash;
     }
@@ -433,6 +434,8 @@ interface LockedLog {
   warnings: string[];
   /** Writes the sealed batch after `tail`: to the file, or committed to the store the root is bound to. */
   write(tail: ChainTail, sealed: readonly SealedLine[]): void;
+  /** The root's erasure vault when forgetting is on: payloads are sealed as cells (forgetting.ts). */
+  vault?: Vault;
 }
 
 /**
@@ -450,6 +453,13 @@ async function withLockedLog<T>(root: string, sessionId: string, options: Append
   }
   const config = readConfig(root);
   const store = threadStoreOf(root);
+  const forgetting = readForgettingEnabled(root);
+  if (forgetting && store !== undefined) {
+    throw inputError("forgetting_not_on_store", "Verified forgetting keeps its keys beside the log, so it works on file roots only, not on a shared store", {
+      field: "config.json forgetting_enabled",
+    });
+  }
+  const vault = forgetting ? openVault(root, true) : undefined;
   if (store !== undefined) {
     return await store.appendLocked(sessionId, options.lockWaitMs ?? lockWaitMs, async (mirror, stage) =>
       await body({
@@ -475,7 +485,16 @@ async function withLockedLog<T>(root: string, sessionId: string, options: Append
     try {
       const recovered = recoverInterruptedAppend(fd, logPath, fs.fstatSync(fd).size, `Cannot append to session ${JSON.stringify(sessionId)}`);
       const size = recovered.size;
-      return await body({ fd, size, logPath, config, warnings: recovered.warnings, write: (tail, sealed) => writeSealed(fd, size, logPath, tail, sealed, sessionId) });
+      const write = (tail: ChainTail, sealed: readonly SealedLine[]) => {
+        // The cells' keys are durable before the lines that need them; a failed write leaves only unused keys.
+        vault?.commit();
+        writeSealed(fd, size, logPath, tail, sealed, sessionId);
+      };
+      try {
+        return await body({ fd, size, logPath, config, warnings: recovered.warnings, write, vault });
+      } finally {
+        vault?.discard();
+      }
     } finally {
       fs.closeSync(fd);
     }
@@ -488,22 +507,25 @@ async function withLockedLog<T>(root: string, sessionId: string, options: Append
 }
 
 /** Seals one validated item as event `seq` after `prevHash`, with its secrets redacted. */
-function sealItem(item: ValidItem, seq: number, prevHash: string | null, envelope: Envelope, clock: MicrosClock, sessionId: string): SealedLine {
+function sealItem(item: ValidItem, seq: number, prevHash: string | null, envelope: Envelope, clock: MicrosClock, sessionId: string, vault?: Vault): SealedLine {
   const { payload, security } = securePayload(item.payload);
   if (item.producerRef !== undefined) payload.set(producerRefKey, item.producerRef);
-  return (envelope === "v1" ? sealV1 : sealLegacy)({
+  const sealed = (envelope === "v1" ? sealV1 : sealLegacy)({
     seq,
     timestamp: formatTimestamp(clock()),
     type: item.type,
     actor: item.actor,
     thread: sessionId,
-    payload,
+    // With forgetting on, the line holds an erasable cell; the record keeps the payload readers see.
+    payload: sealPayload(vault, item.type, payload),
     security,
     prevHash,
     id: envelope === "v1" ? item.id : undefined,
     parentEventId: item.parentEventId,
     causedBy: item.causedBy,
   });
+  sealed.record.payload = payload;
+  return sealed;
 }
 
 function appendedEventOf(line: SealedLine, sessionId: string, envelope: Envelope): AppendedEvent {
@@ -609,7 +631,7 @@ export async function appendPlanned<R = never>(
   options: AppendOptions = {},
 ): Promise<PlannedAppendResult<R>> {
   const clock = options.clock ?? systemClock;
-  return await withLockedLog(root, sessionId, options, async ({ fd, size, logPath, config, warnings, write }) => {
+  return await withLockedLog(root, sessionId, options, async ({ fd, size, logPath, config, warnings, write, vault }) => {
     let existing: EventRecord[] = [];
     if (size > 0) {
       // We hold the exclusive lock, so the verifier must not take a shared one (it would wait on us).
@@ -641,7 +663,7 @@ export async function appendPlanned<R = never>(
       if (envelope === "v1" && !isV1EventType(item.type)) {
         throw inputError("invalid_event", `Cannot append: event type ${JSON.stringify(item.type)} cannot join a v1 batch. Nothing was written.`, { field: "event_type" });
       }
-      const line = sealItem(item, ++seq, prevHash, envelope, clock, sessionId);
+      const line = sealItem(item, ++seq, prevHash, envelope, clock, sessionId, vault);
       sealed.push(line);
       appended.push(appendedEventOf(line, sessionId, envelope));
       prevHash = line.hash;

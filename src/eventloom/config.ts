@@ -155,3 +155,18 @@ export function writeConfig(root: string, config: EventloomConfig, settings: { [
   fs.renameSync(temp, file);
   return file;
 }
+
+/**
+ * `forgetting_enabled` (default false): whether appended memory events are sealed as erasable
+ * cells (docs/forgetting.md). A non-boolean value is bad input naming the key (exit 2).
+ */
+export function readForgettingEnabled(root: string): boolean {
+  const enabled = readConfigObject(root)?.forgetting_enabled ?? false;
+  if (typeof enabled !== "boolean") {
+    throw inputError("invalid_config", `${configPath(root)}: forgetting_enabled must be true or false, got ${JSON.stringify(enabled)}`, {
+      field: "config.json forgetting_enabled",
+      expected: "true or false",
+    });
+  }
+  return enabled;
+}

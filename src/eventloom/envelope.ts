@@ -14,6 +14,7 @@
  */
 import { canonicalJson, isJsonObject, JsonNumber, type JsonObject, type JsonValue, parseJsonBytes, writeJson } from "../canonical/mod.ts";
 import { sha256Hex } from "../platform/mod.ts";
+import { cipherKey, revealPayload } from "./forgetting.ts";
 import type { SecurityBlock } from "./redact.ts";
 
 export type Envelope = "legacy" | "v1";
@@ -101,7 +102,8 @@ export function recordFromLine(object: JsonObject, position: number): EventRecor
       type: asString(object.get("type"), ""),
       actor: asString(object.get("actorId"), ""),
       thread: asString(object.get("threadId"), ""),
-      payload,
+      // A forgettable cell is shown opened, or as forgotten (forgetting.ts); the line is unchanged.
+      payload: payload.has(cipherKey) ? revealPayload(payload) : payload,
       security,
       prevHash: isJsonObject(integrity) ? stripPrefix(field(integrity, "previousHash")) : null,
       hash: (isJsonObject(integrity) ? stripPrefix(field(integrity, "hash")) : null) ?? "",
@@ -121,7 +123,7 @@ export function recordFromLine(object: JsonObject, position: number): EventRecor
     type: asString(object.get("type"), ""),
     actor: asString(object.get("actor"), ""),
     thread: asString(object.get("thread"), "default"),
-    payload: isJsonObject(rawPayload) ? rawPayload : new Map(),
+    payload: !isJsonObject(rawPayload) ? new Map() : rawPayload.has(cipherKey) ? revealPayload(rawPayload) : rawPayload,
     security: field(object, "security"),
     prevHash: typeof object.get("prev_hash") === "string" ? (object.get("prev_hash") as string) : null,
     hash: asString(object.get("hash"), ""),

@@ -2,8 +2,12 @@
  * Replay: the events of an inclusive `[fromSeq, toSeq]` window, the integrity report of the
  * whole log, and a handoff summary of the window (what a next agent needs first).
  */
+import * as path from "node:path";
+// `readEvents` names its parameter `path`.
+const dirnameOf = path.dirname;
 import * as fs from "node:fs";
 import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
+import { openVault } from "./forgetting.ts";
 import { checkError, inputError } from "../errors.ts";
 import { type EventRecord, recordFromLine } from "./envelope.ts";
 import { regularFileProblem } from "../platform/regularFile.ts";
@@ -89,6 +93,7 @@ export function validateWindow(window: ReplayWindow): void {
 /** Reads the events of a window (no verification). Lines that do not parse are skipped. */
 export function readEvents(path: string, window: ReplayWindow = {}): { events: EventRecord[]; total: number } {
   validateWindow(window);
+  openVault(dirnameOf(path));
   const from = window.fromSeq ?? 1;
   const to = window.toSeq ?? Number.POSITIVE_INFINITY;
   const events: EventRecord[] = [];
@@ -170,6 +175,8 @@ export interface VerifiedEvents {
 export async function readVerifiedEvents(logPath: string, options: VerifiedReadOptions & { missing: () => Error }): Promise<VerifiedEvents>;
 export async function readVerifiedEvents(logPath: string, options: VerifiedReadOptions): Promise<VerifiedEvents | undefined>;
 export async function readVerifiedEvents(logPath: string, options: VerifiedReadOptions): Promise<VerifiedEvents | undefined> {
+  // Payloads sealed as erasable cells are opened with the root's vault (forgetting.ts).
+  openVault(path.dirname(logPath));
   if (!fs.existsSync(logPath)) {
     if (options.missing !== undefined) throw options.missing();
     return undefined;

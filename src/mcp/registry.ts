@@ -31,6 +31,7 @@ import { memoryExplainOutcomeTool } from "./tools/memoryExplainOutcome.ts";
 import { memoryEditTool } from "./tools/memoryEdit.ts";
 import { memoryExportTool } from "./tools/memoryExport.ts";
 import { memoryFeedbackTool } from "./tools/memoryFeedback.ts";
+import { memoryForgetTool } from "./tools/memoryForget.ts";
 import { memoryFeelingOfKnowingTool } from "./tools/memoryFeelingOfKnowing.ts";
 import { memoryGetTool } from "./tools/memoryGet.ts";
 import { memoryGraphQueryTool } from "./tools/memoryGraphQuery.ts";
@@ -82,6 +83,7 @@ export const toolRegistry: readonly AnyToolDefinition[] = [
   memorySessionsTool,
   memoryGetTool,
   memoryEditTool,
+  memoryForgetTool,
   memoryGraphQueryTool,
   memoryExportTool,
   memoryVerbatimTool,

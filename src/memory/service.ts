@@ -5,6 +5,7 @@
  * re-projecting. A changed log is verified and caught up again before the next answer.
  */
 import * as fs from "node:fs";
+import { openVault } from "../eventloom/forgetting.ts";
 import { assembleContext, type AssembleInput, buildCheckout, type ContextAssembly, type MemoryCheckout } from "../checkout/mod.ts";
 import type { CheckoutLane } from "../checkout/lane.ts";
 import { buildLongHorizonPlan, longHorizonLane } from "../consolidation/longHorizonLane.ts";
@@ -99,7 +100,10 @@ export class MemoryService implements SessionReader {
   constructor(
     readonly root: string,
     private readonly options: ServiceOptions = {},
-  ) {}
+  ) {
+    // A forgetting root's cells are opened with its vault (docs/forgetting.md).
+    openVault(root);
+  }
 
   /**
    * The session's index at its log head for a read: kept warm, else the on-disk read model when
@@ -315,6 +319,15 @@ export class MemoryService implements SessionReader {
     const repairs = this.pendingRepairs.get(sessionId) ?? [];
     this.pendingRepairs.delete(sessionId);
     return { ...cached, repairs };
+  }
+
+  /**
+   * Drops every warm session, so the next read is rebuilt from the log: after a forget, no index
+   * this process holds may keep content whose key was destroyed.
+   */
+  dropAll(): void {
+    this.cache.clear();
+    this.pendingRepairs.clear();
   }
 
   private remember(sessionId: string, entry: ReadSession): void {

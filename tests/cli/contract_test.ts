@@ -109,6 +109,7 @@ describe("zaxy init", () => {
       envelope: "v1",
       created: true,
       fleet_enabled: false,
+      forgetting_enabled: false,
     });
     assert.equal(json(runZaxy(["init", "--json"], { cwd: dir })).created, false);
     const conflict = runZaxy(["init", "--envelope", "legacy", "--json"], { cwd: dir });

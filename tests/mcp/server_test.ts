@@ -24,7 +24,7 @@ if (skip) console.error(`skipping MCP server tests: ${skip}`);
 
 const allToolNames = [
   "memory_checkout", "memory_append", "memory_query", "context_assemble", "memory_feedback", "memory_invalidate", "memory_capabilities",
-  "memory_feeling_of_knowing", "memory_ingest", "memory_sessions", "memory_get", "memory_edit", "memory_graph_query", "memory_export", "memory_verbatim", "memory_bootstrap", "context_after_turn",
+  "memory_feeling_of_knowing", "memory_ingest", "memory_sessions", "memory_get", "memory_edit", "memory_forget", "memory_graph_query", "memory_export", "memory_verbatim", "memory_bootstrap", "context_after_turn",
   "memory_replay", "memory_verify",
   "memory_causal_successors", "memory_causal_predecessors", "memory_explain_outcome",
   "memory_consolidation_candidate", "memory_consolidation_propose_from_log", "memory_consolidation_review", "memory_consolidation_status",

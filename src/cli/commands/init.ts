@@ -1,7 +1,7 @@
 /** `zaxy init`: create the Eventloom root and choose the envelope for new logs. */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { configPath, defaultConfig, type EventloomConfig, readConfig, readFleetEnabled, writeConfig } from "../../eventloom/mod.ts";
+import { configPath, defaultConfig, type EventloomConfig, readConfig, readFleetEnabled, readForgettingEnabled, writeConfig } from "../../eventloom/mod.ts";
 import { fileSystemReason } from "../../eventloom/root.ts";
 import { ExitCode, inputError, ioError, isZaxyError } from "../../errors.ts";
 import { choiceOption } from "../args.ts";
@@ -16,12 +16,14 @@ export const initCommand = defineCommand({
     "Creates the Eventloom root directory (--eventloom-path, default .eventloom) and writes\n" +
     "config.json. --envelope chooses the line format new logs start with: v1 (eventloom.v1,\n" +
     "default) or legacy (the Python zaxy.legacy line). Existing logs keep their format.\n" +
+    "--forgetting turns verified forgetting on (\"forgetting_enabled\": true; docs/forgetting.md).\n" +
     "--fleet turns the fleet plane on (\"fleet_enabled\": true in config.json; it is off by\n" +
     "default, docs/fleet.md); it updates an existing config.json without --force.",
   options: {
     envelope: { type: "string", valueName: "legacy|v1", description: "Envelope for new logs (default v1)" },
     force: { type: "boolean", description: "Overwrite an existing config.json" },
     fleet: { type: "boolean", description: "Enable the fleet plane (config.json fleet_enabled: true)" },
+    forgetting: { type: "boolean", description: "Enable verified forgetting (config.json forgetting_enabled: true; docs/forgetting.md)" },
   },
   positionals: [],
   examples: ["zaxy init", "zaxy init --envelope legacy --eventloom-path ./memory", "zaxy init --fleet"],
@@ -31,6 +33,7 @@ export const initCommand = defineCommand({
     const envelope = choiceOption(ctx, "envelope", ["legacy", "v1"] as const);
     const force = booleanOption(ctx, "force");
     const fleet = booleanOption(ctx, "fleet");
+    const forgetting = booleanOption(ctx, "forgetting");
     const existed = fs.existsSync(configPath(root));
     let config: EventloomConfig;
     try {
@@ -41,8 +44,8 @@ export const initCommand = defineCommand({
       config = { ...defaultConfig };
     }
     let written = false;
-    const settings = fleet ? { fleet_enabled: true } : {};
-    if (!existed || force || fleet) {
+    const settings = { ...(fleet ? { fleet_enabled: true } : {}), ...(forgetting ? { forgetting_enabled: true } : {}) };
+    if (!existed || force || fleet || forgetting) {
       if (existed && !force && envelope !== undefined && envelope !== config.envelope) {
         throw inputError("config_exists", `Cannot set --envelope ${envelope}: ${configPath(root)} already chooses ${config.envelope}`, {
           field: "--envelope",
@@ -68,6 +71,7 @@ export const initCommand = defineCommand({
       envelope: config.envelope,
       created: written,
       fleet_enabled: readFleetEnabled(root),
+      forgetting_enabled: readForgettingEnabled(root),
     };
     emit(ctx, "zaxy.init.v1", doc, () =>
       written

@@ -12,6 +12,7 @@ import { memoryCapabilitiesCommand } from "./capabilities.ts";
 import { memoryInvalidateCommand } from "./invalidate.ts";
 import { memoryGetCommand } from "./get.ts";
 import { memoryEditCommand } from "./edit.ts";
+import { memoryForgetCommand } from "./forget.ts";
 import { memoryGraphCommand } from "./graph.ts";
 import { memoryExportCommand, memoryVerifyExportCommand } from "./exportBundle.ts";
 import { memorySessionsCommand } from "./sessions.ts";
@@ -25,7 +26,7 @@ import { memoryStatusCommand } from "./status.ts";
 
 export const memoryGroup = defineGroup({
   name: "memory",
-  summary: "Record and read memory: append, ingest, log, sessions, get, edit, graph, export, verify-export, verbatim, bootstrap, after-turn, query, checkout, status, causal, reasoning, consolidation, rollback, evolution-gate, outcome, feedback, invalidate, capabilities, feeling-of-knowing",
+  summary: "Record and read memory: append, ingest, log, sessions, get, edit, forget, graph, export, verify-export, verbatim, bootstrap, after-turn, query, checkout, status, causal, reasoning, consolidation, rollback, evolution-gate, outcome, feedback, invalidate, capabilities, feeling-of-knowing",
   children: [
     memoryAppendCommand,
     memoryIngestCommand,
@@ -33,6 +34,7 @@ export const memoryGroup = defineGroup({
     memorySessionsCommand,
     memoryGetCommand,
     memoryEditCommand,
+    memoryForgetCommand,
     memoryGraphCommand,
     memoryExportCommand,
     memoryVerifyExportCommand,

@@ -1,0 +1,43 @@
+/** `zaxy memory forget --target-seq N --target-hash H --reason R`: as MCP memory_forget (docs/forgetting.md). */
+import { intOption } from "../../args.ts";
+import { defineCommand, stringOption } from "../../command.ts";
+import { emit } from "../../output.ts";
+
+export const memoryForgetCommand = defineCommand({
+  name: "forget",
+  writesRoot: true,
+  summary: "Forget an event's content for good: destroy its key, append memory.forgotten (as MCP memory_forget)",
+  description:
+    "Needs \"forgetting_enabled\": true in config.json (zaxy init --forgetting) when the event was\n" +
+    "appended. The evolution gate decides op forget (--confidence, default 1.0) and is recorded;\n" +
+    "then the event's cell key is destroyed, memory.forgotten {forget_id, target, cell_id, reason}\n" +
+    "is appended and every derived copy under <root>/projections is deleted. From then on every\n" +
+    "reader shows [FORGOTTEN]; the hash chain stays valid (zaxy verify, ref_verify.py). --json\n" +
+    "prints {session_id, status, forget_id, target, target_citation, cell_id, gate, event_type,\n" +
+    "seq, hash, citation}.",
+  options: {
+    "target-seq": { type: "string", valueName: "N", description: "Seq of the event to forget (required)" },
+    "target-hash": { type: "string", valueName: "H", description: "Its hash, 64 hex (required)" },
+    reason: { type: "string", valueName: "TEXT", description: "Why (required)" },
+    actor: { type: "string", valueName: "A", description: "Who forgets it (default zaxy-forgetter)" },
+    confidence: { type: "string", valueName: "C", description: "The gate's confidence, 0..1 (default 1.0)" },
+  },
+  positionals: [],
+  examples: ["zaxy memory forget --target-seq 4 --target-hash <64 hex> --reason 'user asked to delete it' --json"],
+  async run(ctx) {
+    const { forgetMemory } = await import("../../../memory/forget.ts");
+    const confidence = stringOption(ctx, "confidence");
+    const result = await forgetMemory(ctx.global.eventloomPath, ctx.global.sessionId, {
+      targetSeq: intOption(ctx, "target-seq", 1),
+      targetHash: stringOption(ctx, "target-hash"),
+      reason: stringOption(ctx, "reason"),
+      actor: stringOption(ctx, "actor"),
+      confidence: confidence === undefined ? undefined : Number(confidence),
+      env: ctx.io.env,
+      fieldNames: { target_seq: "--target-seq", target_hash: "--target-hash", reason: "--reason", confidence: "--confidence" },
+    });
+    emit(ctx, "zaxy.memory.forget.v1", result, () =>
+      result.status === "forgotten" ? `forgot event ${(result.target as { seq: number }).seq} (${result.target_citation}); tombstone seq ${result.seq}` : `held for review by the gate: nothing destroyed`);
+    return result.status === "forgotten" ? 0 : 1;
+  },
+});

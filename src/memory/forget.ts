@@ -1,0 +1,141 @@
+/**
+ * `memory_forget` / `zaxy memory forget` (reference core §1.13, features §2.9; docs/forgetting.md):
+ * cryptographic erasure of one event's content. The event must have been sealed as an erasable
+ * cell (appended while `forgetting_enabled` was on). In order:
+ *
+ * 1. the evolution gate decides op `forget` (an operator's explicit forget defaults to confidence
+ *    1.0, so it is carried out under the default policy) and `evolution.gate.evaluated` is
+ *    appended; a decision that needs review stops here, nothing destroyed;
+ * 2. the cell's wrapped key is destroyed in the vault (fsynced): from now on no reader can open
+ *    it, and every reader shows `[FORGOTTEN]`;
+ * 3. `memory.forgotten {forget_id, target {seq, hash}, cell_id, reason, authority_status}` is
+ *    appended (`forget_id` is `forget:` + 24 hex of SHA-256 over canonical {target, cell_id,
+ *    reason}, as in Python);
+ * 4. every derived copy under `<root>/projections` (read models, row caches, vector indexes, the
+ *    graph store), which may hold the content, is deleted; the next read rebuilds it from the log,
+ *    where the content no longer opens. The log and its hash chain are untouched.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { canonicalJson, fromJs, isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
+import { inputError, ioError } from "../errors.ts";
+import { appendPlanned } from "../eventloom/append.ts";
+import { citationUri } from "../eventloom/citation.ts";
+import { readForgettingEnabled } from "../eventloom/config.ts";
+import { cipherKey, openVault } from "../eventloom/forgetting.ts";
+import { readLogLines } from "../eventloom/lines.ts";
+import { fileSystemReason } from "../eventloom/root.ts";
+import { sessionLogPath } from "../eventloom/session.ts";
+import { evaluateEvolutionGate, gateEventPayload, gateEventType, parseUnitInterval } from "../governance/evolutionGate.ts";
+import { resolveEvolutionPolicy } from "../governance/policySettings.ts";
+import { sha256Hex } from "../platform/mod.ts";
+import { projectionsDir } from "../projection/snapshot.ts";
+import type { PlainJson } from "../projection/types.ts";
+import { sharedMemoryService } from "./service.ts";
+
+export const forgottenEventType = "memory.forgotten";
+export const defaultForgetterActor = "zaxy-forgetter";
+const hashPattern = /^[0-9a-f]{64}$/;
+
+export interface ForgetRequest {
+  targetSeq: unknown;
+  targetHash: unknown;
+  reason: unknown;
+  actor?: unknown;
+  confidence?: unknown;
+  env?: Record<string, string | undefined>;
+  fieldNames?: { [field: string]: string };
+}
+
+export function forgetId(target: { seq: number; hash: string }, cellId: string, reason: string): string {
+  return `forget:${sha256Hex(canonicalJson(fromJs({ target, cell_id: cellId, reason }))).slice(0, 24)}`;
+}
+
+/** The cell id of the event at `seq` as its line holds it (the record shows it opened). */
+function cellIdAt(logPath: string, seq: number): string | undefined {
+  for (const { bytes, position } of readLogLines(logPath)) {
+    if (position !== seq) continue;
+    const parsed = parseJsonBytes(bytes);
+    const payload = isJsonObject(parsed) ? parsed.get("payload") : undefined;
+    const cell = isJsonObject(payload) ? payload.get(cipherKey) : undefined;
+    const id = isJsonObject(cell) ? cell.get("cell_id") : undefined;
+    return typeof id === "string" ? id : undefined;
+  }
+  return undefined;
+}
+
+export async function forgetMemory(root: string, sessionId: string, request: ForgetRequest): Promise<{ [key: string]: PlainJson }> {
+  const names = request.fieldNames ?? {};
+  if (!readForgettingEnabled(root)) {
+    throw inputError("forgetting_disabled", `Forgetting is off for ${root}: set "forgetting_enabled": true in config.json (zaxy init --forgetting); only events appended after that can be forgotten`, {
+      field: "config.json forgetting_enabled",
+    });
+  }
+  const seqField = names.target_seq ?? "target_seq";
+  const hashField = names.target_hash ?? "target_hash";
+  const targetSeq = request.targetSeq;
+  if (typeof targetSeq !== "number" || !Number.isSafeInteger(targetSeq) || targetSeq < 1) {
+    throw inputError("invalid_request", `${seqField} must be an integer >= 1`, { field: seqField });
+  }
+  if (typeof request.targetHash !== "string" || !hashPattern.test(request.targetHash)) {
+    throw inputError("invalid_request", `${hashField} must be 64 lowercase hex characters`, { field: hashField });
+  }
+  if (typeof request.reason !== "string" || request.reason.trim() === "") throw inputError("invalid_request", `${names.reason ?? "reason"} must be a non-empty string`, { field: names.reason ?? "reason" });
+  const reason = request.reason;
+  const actor = request.actor === undefined ? defaultForgetterActor : String(request.actor);
+  const confidence = request.confidence === undefined ? 1 : parseUnitInterval(request.confidence, names.confidence ?? "confidence");
+  const policy = resolveEvolutionPolicy(root, { env: request.env });
+  const vault = openVault(root, true);
+  if (vault === undefined) throw ioError("unreadable_vault", `The erasure key of ${root} is missing`);
+  const logPath = sessionLogPath(root, sessionId, "forget in");
+  let cellId = "";
+  let gateSeq = 0;
+  let decision: ReturnType<typeof evaluateEvolutionGate> | undefined;
+  // The gate's decision is recorded under the log's lock, on exactly the events it is about.
+  const gated = await appendPlanned<string>(root, sessionId, (existing) => {
+    const target = existing[targetSeq - 1];
+    if (target === undefined) return { rejected: `No event at seq ${targetSeq} in session ${JSON.stringify(sessionId)} (it has ${existing.length} events)` };
+    if (target.hash !== request.targetHash) return { rejected: `${hashField} does not match the sealed event at seq ${targetSeq} (its hash is ${target.hash})` };
+    const cell = cellIdAt(logPath, targetSeq);
+    if (cell === undefined) return { rejected: `Event ${targetSeq} (${target.type}) was not sealed as an erasable cell: only memory events appended while forgetting_enabled is on can be forgotten` };
+    if (vault.isDestroyed(cell)) return { rejected: `Event ${targetSeq} is already forgotten` };
+    cellId = cell;
+    decision = evaluateEvolutionGate("forget", confidence, policy);
+    return [{ type: gateEventType, actor, payload: gateEventPayload(decision, { seq: target.seq, hash: target.hash }) }];
+  });
+  if (gated.rejection !== undefined) throw inputError("invalid_request", `Cannot forget: ${gated.rejection}. Nothing was written.`, { field: seqField });
+  gateSeq = gated.events[0].seq;
+  const target = { seq: targetSeq, hash: request.targetHash };
+  const gate = { seq: gateSeq, hash: gated.events[0].hash, decision: decision!.decision, reason: decision!.reason };
+  if (!decision!.auto_apply) {
+    return { session_id: sessionId, status: "held_for_review", target, cell_id: cellId, gate };
+  }
+  vault.destroy(cellId, reason);
+  const id = forgetId(target, cellId, reason);
+  const tombstone = await appendPlanned(root, sessionId, () => [{
+    type: "memory.forgotten",
+    actor,
+    payload: fromJs({ forget_id: id, target, cell_id: cellId, reason, authority_status: "authoritative" }),
+  }]);
+  // Every derived copy may hold the content: gone, rebuilt from the log on the next read.
+  sharedMemoryService(root).dropAll();
+  try {
+    fs.rmSync(projectionsDir(root), { recursive: true, force: true });
+  } catch (error) {
+    throw ioError("write_failed", `The content is forgotten, but the derived copies under ${path.join(root, "projections")} could not be deleted (${fileSystemReason(error)}); delete them before any other read`);
+  }
+  const event = tombstone.events[0];
+  return {
+    session_id: sessionId,
+    status: "forgotten",
+    forget_id: id,
+    target,
+    target_citation: citationUri(sessionId, targetSeq, request.targetHash),
+    cell_id: cellId,
+    gate,
+    event_type: forgottenEventType,
+    seq: event.seq,
+    hash: event.hash,
+    citation: event.citation,
+  };
+}
