@@ -7,6 +7,7 @@ import * as z from "zod";
 import { inputError } from "../errors.ts";
 import { requireFleetEnabled } from "../fleet/fleetConfig.ts";
 import type { AnyToolDefinition } from "./tool.ts";
+import { outputSchemas } from "./outputSchemas.ts";
 import { sameToken } from "./tokens.ts";
 import { contextAssembleTool } from "./tools/contextAssemble.ts";
 import { fleetAssignTrustTool } from "./tools/fleetAssignTrust.ts";
@@ -113,7 +114,14 @@ export const toolRegistry: readonly AnyToolDefinition[] = [
     fleetStatusTool,
     fleetAuditTool,
   ].map(gatedByFleetEnabled),
-].map((tool) => (adminGatedToolNames.includes(tool.name) ? gatedByAdminToken(tool) : tool));
+].map((tool) => (adminGatedToolNames.includes(tool.name) ? gatedByAdminToken(tool) : tool)).map(withOutputSchema);
+
+/** Every registered tool declares its output (outputSchemas.ts); a tool without one is a build error at start-up. */
+function withOutputSchema(tool: AnyToolDefinition): AnyToolDefinition {
+  const outputSchema = outputSchemas[tool.name];
+  if (outputSchema === undefined) throw new Error(`tool ${tool.name} has no output schema in src/mcp/outputSchemas.ts`);
+  return { ...tool, outputSchema };
+}
 
 /**
  * A fleet tool that refuses first (`invalid_request`, naming config.json fleet_enabled) when the

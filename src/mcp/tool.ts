@@ -32,6 +32,11 @@ export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
   inputSchema: Schema;
   annotations?: ToolHints;
   /**
+   * The top level of the result document (outputSchemas.ts): advertised as `outputSchema`, checked
+   * before each answer, and the document returned as `structuredContent` beside the text.
+   */
+  outputSchema?: z.ZodObject;
+  /**
    * Runs the tool. `args` are the caller's own values after they passed `inputSchema` (not
    * zod's copy, which drops keys such as `__proto__`; payload keys must reach the log exactly),
    * so defaults declared in the schema are applied here. Returns the result document (plain data,

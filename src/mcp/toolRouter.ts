@@ -48,8 +48,30 @@ export function inputJsonSchema(definition: AnyToolDefinition): Tool["inputSchem
 function prepare(definition: AnyToolDefinition): PreparedTool {
   const inputSchema = inputJsonSchema(definition);
   const listing: Tool = { name: definition.name, description: definition.description, inputSchema };
+  if (definition.outputSchema !== undefined) {
+    const outputSchema = z.toJSONSchema(definition.outputSchema, { io: "output" }) as Record<string, unknown>;
+    delete outputSchema.$schema;
+    listing.outputSchema = outputSchema as Tool["outputSchema"];
+  }
   if (definition.annotations !== undefined) listing.annotations = definition.annotations;
   return { definition, listing, usage: argumentsUsage(definition.name, inputSchema as Parameters<typeof argumentsUsage>[1]) };
+}
+
+/**
+ * The result with its document as `structuredContent`, after checking it against the tool's
+ * declared output schema: a document that does not match is a bug (internal_error), never
+ * something a client would have to reject.
+ */
+function structured(name: string, definition: AnyToolDefinition, result: CallToolResult): CallToolResult {
+  if (definition.outputSchema === undefined) return result;
+  const text = (result.content[0] as { text: string }).text;
+  const document = JSON.parse(text) as Record<string, unknown>;
+  const checked = definition.outputSchema.safeParse(document);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    throw new Error(`${name}: its result does not match its outputSchema (${issue.path.join(".") || "(top)"}: ${issue.message})`);
+  }
+  return { ...result, structuredContent: document };
 }
 
 export class ToolRouter {
@@ -115,7 +137,7 @@ export class ToolRouter {
     }
     try {
       await this.#options.beforeCall?.(name, args);
-      return toolResult(await prepared.definition.run(args, this.#options.context));
+      return structured(name, prepared.definition, toolResult(await prepared.definition.run(args, this.#options.context)));
     } catch (error) {
       const toolError = toToolError(error, name);
       // Bad input is the caller's business; a failed check, an I/O failure or a bug is also the operator's.

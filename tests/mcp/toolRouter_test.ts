@@ -150,3 +150,26 @@ describe("docs/mcp.md's table of Python Zaxy's tools", () => {
     for (const row of rows) assert.equal(row.status === "served", registered.has(row.name), `${row.name}: ${row.status}`);
   });
 });
+
+describe("output schemas and structured content", () => {
+  test("every registered tool advertises an object outputSchema", () => {
+    const listed = new ToolRouter({ tools: toolRegistry, profile: "full", context: { eventloomPath: "/nonexistent", sessionId: "default" }, log: () => {} }).list();
+    for (const tool of listed) {
+      assert.equal((tool.outputSchema as { type?: string } | undefined)?.type, "object", tool.name);
+    }
+  });
+
+  test("a result carries its document as structuredContent, checked against the schema; a drifting document is internal_error", async () => {
+    const good = defineTool({ name: "good", description: "d", inputSchema: z.strictObject({}), outputSchema: z.looseObject({ n: z.number() }), run: async () => ({ n: 1, extra: "x" }) });
+    const bad = defineTool({ name: "bad", description: "d", inputSchema: z.strictObject({}), outputSchema: z.looseObject({ n: z.number() }), run: async () => ({ n: "one" }) });
+    const log: string[] = [];
+    const r = new ToolRouter({ tools: [good, bad], profile: "full", context: { eventloomPath: "/x", sessionId: "s" }, log: (line) => void log.push(line) });
+    const ok = await r.call("good", {});
+    assert.deepEqual(ok.structuredContent, { n: 1, extra: "x" });
+    assert.deepEqual(JSON.parse((ok.content[0] as { text: string }).text), ok.structuredContent);
+    const drifted = await r.call("bad", {});
+    assert.equal(drifted.isError, true);
+    assert.match((drifted.content[0] as { text: string }).text, /internal_error/);
+    assert.match(log.join("\n"), /does not match its outputSchema/);
+  });
+});
