@@ -134,6 +134,7 @@ describe("docs/mcp.md lists what the registry serves", () => {
       assert.ok(line, `docs/mcp.md has a ${profile} row`);
       return [...line.split("|")[2].matchAll(/`([a-z_]+)`/g)].map((m) => m[1]);
     };
+    // Regenerate with `node_modules/.bin/bun scripts/mcp-tool-list.ts`.
     assert.deepEqual(row("full"), toolRegistry.map((tool) => tool.name));
     assert.deepEqual(row("core"), [...coreToolNames]);
     for (const tool of toolRegistry) assert.match(doc, new RegExp(`### [^\\n]*\`${tool.name}\``), `docs/mcp.md has a section for ${tool.name}`);
