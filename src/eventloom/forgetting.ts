@@ -200,7 +200,11 @@ function readKek(root: string, create: boolean): Buffer | undefined {
 export function openVault(root: string, create = false): Vault | undefined {
   const key = path.resolve(root);
   const known = vaults.get(key);
-  if (known !== undefined) return known;
+  if (known !== undefined) {
+    // Another process may have destroyed a key since: a long-running reader must see it.
+    known.reload();
+    return known;
+  }
   const kek = readKek(key, create);
   if (kek === undefined) return undefined;
   const vault = new Vault(key, kek);

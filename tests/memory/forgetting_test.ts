@@ -107,6 +107,15 @@ describe("verified forgetting", { skip }, () => {
       const after = await mcp.callOk("memory_checkout", { query: "launch zebra omega" });
       assert.ok(!JSON.stringify(after).includes(secret), JSON.stringify(after.current_facts));
       assert.deepEqual(holding(path.join(dir, ".eventloom"), secret), []);
+      // Forgotten by another process while this server holds the content warm.
+      const second = await mcp.callOk("memory_append", { event_type: "decision.made", actor: "ci", payload: { decision: `pick ${secret}-b` } });
+      const warmAgain = await mcp.callOk("memory_checkout", { query: "pick launch zebra omega" });
+      assert.ok(JSON.stringify(warmAgain.current_facts).includes(`${secret}-b`));
+      ok(runZaxy(["memory", "forget", "--target-seq", String(second.seq), "--target-hash", second.hash, "--reason", "asked"], { cwd: dir }), "forget from another process");
+      const afterOther = await mcp.callOk("memory_checkout", { query: "pick launch zebra omega" });
+      assert.ok(!JSON.stringify(afterOther.current_facts).includes(secret), JSON.stringify(afterOther.current_facts));
+      const replayed = await mcp.callOk("memory_replay", {});
+      assert.deepEqual(replayed.events[second.seq - 1].payload, { content: "[FORGOTTEN]", __zaxy_forgotten: true });
     } finally {
       await mcp.close();
     }
