@@ -64,6 +64,16 @@ function cellIdAt(logPath: string, seq: number): string | undefined {
   return undefined;
 }
 
+/** Deletes `<root>/projections` (all derived) and this process's warm indexes. */
+function dropDerivedCopies(root: string, what: string): void {
+  sharedMemoryService(root).dropAll();
+  try {
+    fs.rmSync(projectionsDir(root), { recursive: true, force: true });
+  } catch (error) {
+    throw ioError("write_failed", `${what} under ${path.join(root, "projections")} could not be deleted (${fileSystemReason(error)}); delete them before any other read`);
+  }
+}
+
 export async function forgetMemory(root: string, sessionId: string, request: ForgetRequest): Promise<{ [key: string]: PlainJson }> {
   const names = request.fieldNames ?? {};
   if (!readForgettingEnabled(root)) {
@@ -110,6 +120,10 @@ export async function forgetMemory(root: string, sessionId: string, request: For
   if (!decision!.auto_apply) {
     return { session_id: sessionId, status: "held_for_review", target, cell_id: cellId, gate };
   }
+  // Every derived copy may hold the content: deleted before the key, so a crash between the two
+  // never leaves copies of content whose key is gone (only a forget to run again), and once more
+  // after the tombstone for a reader that rebuilt them in between.
+  dropDerivedCopies(root, "Nothing is forgotten yet: the derived copies");
   vault.destroy(cellId, reason);
   const id = forgetId(target, cellId, reason);
   const tombstone = await appendPlanned(root, sessionId, () => [{
@@ -117,13 +131,7 @@ export async function forgetMemory(root: string, sessionId: string, request: For
     actor,
     payload: fromJs({ forget_id: id, target, cell_id: cellId, reason, authority_status: "authoritative" }),
   }]);
-  // Every derived copy may hold the content: gone, rebuilt from the log on the next read.
-  sharedMemoryService(root).dropAll();
-  try {
-    fs.rmSync(projectionsDir(root), { recursive: true, force: true });
-  } catch (error) {
-    throw ioError("write_failed", `The content is forgotten, but the derived copies under ${path.join(root, "projections")} could not be deleted (${fileSystemReason(error)}); delete them before any other read`);
-  }
+  dropDerivedCopies(root, "The content is forgotten, but the derived copies");
   const event = tombstone.events[0];
   return {
     session_id: sessionId,

@@ -97,9 +97,6 @@ function endOfLastWholeLine(fd: number, size: number): number {
   return 0;
 }
 
-function hashOfLine(bytes: Uint8Array): string | null {
-  return storedEventHash(bytes) ?? null;
-}
 
 function diverged(thread: string, seq: number, detail: string, mirrorDir: string): Error {
   return checkError(
@@ -282,7 +279,7 @@ export async function catchUpThread(q: Queryable, thread: string, logPath: strin
         }
         if (parts.length > 0) {
           const lines = Buffer.concat(parts);
-          verifyFetched(thread, lines, count.lines, count.lines === 0 ? null : hashOfLine(lastLineBytes(fd, count.bytes)), path.dirname(logPath));
+          verifyFetched(thread, lines, count.lines, count.lines === 0 ? null : (storedEventHash(lastLineBytes(fd, count.bytes)) ?? null), path.dirname(logPath));
           writeAllAt(fd, lines, logPath, thread);
           count = { lines: count.lines + added.length, bytes: count.bytes + lines.length };
           saveMirrorCount(logPath, count);
@@ -291,7 +288,7 @@ export async function catchUpThread(q: Queryable, thread: string, logPath: strin
       }
     }
     await auditPrefix(q, thread, logPath, fd, count, options.audit);
-    let prevHash = count.lines === 0 ? null : hashOfLine(lastLineBytes(fd, count.bytes));
+    let prevHash = count.lines === 0 ? null : (storedEventHash(lastLineBytes(fd, count.bytes)) ?? null);
     const upto = await maxSeqOf(q, thread);
     const from = count.lines;
     // Each chunk is verified as the continuation of what the mirror holds before a byte of it
@@ -300,7 +297,7 @@ export async function catchUpThread(q: Queryable, thread: string, logPath: strin
       verifyFetched(thread, lines, count.lines, prevHash, path.dirname(logPath));
       writeAllAt(fd, lines, logPath, thread);
       count = { lines: count.lines + rows, bytes: count.bytes + lines.length };
-      prevHash = hashOfLine(lastLineOf(lines));
+      prevHash = (storedEventHash(lastLineOf(lines)) ?? null);
     }, options.prefetch === true);
     if (upto > from && fetched !== upto - from) {
       throw checkError("integrity_failure", `Session ${JSON.stringify(thread)} in the store has ${fetched} rows between events ${from + 1} and ${upto}, not ${upto - from}: the chain has a gap`, {

@@ -78,7 +78,7 @@ export async function fetchVerifiedThread(client: StoreClient, thread: string, s
       verifier.add(offset, offset + lines.length, { eventBase: linesBefore, lineBase: linesBefore, prevHash }, offset === 0 && count > 0 && lines.length < lineChunkBytes);
       offset += lines.length;
       linesBefore += lineCount;
-      prevHash = lastHashOf(lastLineOf(lines));
+      prevHash = (storedEventHash(lastLineOf(lines)) ?? null);
     }, true), client.queryTimeoutMs + 2 * maxSeq);
   let report = mergeRanges(offset, await verifier.results(), options.allErrors === true);
   const failed = (seq: number, reason: string): IntegrityReport => ({
@@ -226,9 +226,6 @@ function copyEscape(line: Uint8Array): Buffer {
   return Buffer.from(out);
 }
 
-function lastHashOf(line: Uint8Array): string | null {
-  return storedEventHash(line) ?? null;
-}
 
 /**
  * Imports one verified log file as session `thread`. A thread the store already has must hold
@@ -336,7 +333,7 @@ export async function importLogFile(client: StoreClient, file: string, thread: s
           copy.end();
         });
       }
-      if (events > 0) await tx`UPDATE eventloom_heads SET seq = ${events}, hash = ${lastHashOf(lastLine as Uint8Array)}, updated_at = now() WHERE thread = ${thread}`;
+      if (events > 0) await tx`UPDATE eventloom_heads SET seq = ${events}, hash = ${(storedEventHash(lastLine as Uint8Array) ?? null)}, updated_at = now() WHERE thread = ${thread}`;
       return { present, events };
     }), client.queryTimeoutMs + Math.ceil(size / 1000));
   return {

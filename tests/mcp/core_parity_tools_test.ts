@@ -369,6 +369,10 @@ describe("export bundles: signed, filtered, verified (CLI and MCP)", { skip }, (
     assert.deepEqual(window.events.map((e: { seq: number }) => e.seq), [2]);
     assert.equal(z(["memory", "export", "--since-time", "yesterday"]).code, 2);
     assert.equal(z(["memory", "export", "--key", "k"]).code, 2);
+    // A device or a FIFO is refused unread (it would never end or block), exit 2.
+    const device = z(["memory", "verify-export", "/dev/zero", "--json"]);
+    assert.deepEqual([device.code, JSON.parse(device.stdout).error.code], [2, "invalid_bundle"]);
+    assert.match(JSON.parse(device.stdout).error.message, /not a regular file/);
   });
 
   test("MCP: memory_export returns a signed bundle that verify-export accepts", slow, async () => {

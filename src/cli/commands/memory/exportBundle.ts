@@ -6,6 +6,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { inputError, ioError } from "../../../errors.ts";
 import { fileSystemReason } from "../../../eventloom/root.ts";
+import { openRegularFile } from "../../../platform/regularFile.ts";
+
+/** The largest bundle verify-export reads (exports are at most 100,000 lines). */
+const bundleBytesMax = 4 * 2 ** 30;
 import { intOption } from "../../args.ts";
 import { booleanOption, defineCommand, listOption, stringOption } from "../../command.ts";
 import { emit } from "../../output.ts";
@@ -85,11 +89,17 @@ export const memoryVerifyExportCommand = defineCommand({
   async run(ctx) {
     const { keyIdOfPublicKeyFile, verifyExportBundle } = await import("../../../memory/exportBundle.ts");
     const file = ctx.positionals[0];
+    // A FIFO or a device (/dev/zero) would block or never end: only a regular file of bounded size is read.
+    const opened = openRegularFile(file);
+    if (!opened.ok) throw inputError("invalid_bundle", `Cannot read ${file}: ${opened.reason}`, { field: "FILE", expected: "a regular file" });
     let bundle: unknown;
     try {
-      bundle = JSON.parse(fs.readFileSync(file, "utf8"));
+      if (opened.sizeBytes > bundleBytesMax) throw new Error(`it is ${opened.sizeBytes} bytes; bundles are at most ${bundleBytesMax}`);
+      bundle = JSON.parse(fs.readFileSync(opened.fd, "utf8"));
     } catch (error) {
       throw inputError("invalid_bundle", `Cannot read ${file} as a JSON export bundle: ${(error as Error).message}`, { field: "FILE" });
+    } finally {
+      fs.closeSync(opened.fd);
     }
     const publicKey = stringOption(ctx, "public-key");
     const expectedKeyId = stringOption(ctx, "key-id") ?? (publicKey === undefined ? undefined : keyIdOfPublicKeyFile(publicKey));
