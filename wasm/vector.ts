@@ -161,3 +161,64 @@ export function sha256Into(p: usize, len: usize, out: usize): void {
   store<u32>(out + 24, bswap<u32>(h6));
   store<u32>(out + 28, bswap<u32>(h7));
 }
+
+/**
+ * `embedMany` without the dense output: each text's non-zeros, bucket and value, with exactly
+ * the values `embedMany` writes there (the counts are the same small integers, their squares
+ * sum exactly in any order, and each is divided by the same norm). Writes, for text t, its
+ * non-zero count at `outCounts + 4t` (u32), and its buckets (u32, in order of first occurrence)
+ * and values (f64) consecutively from `outBuckets` and `outValues`: a text has at most as many
+ * non-zeros as tokens, so the host sizes them by the token count. `counters` is `dim` f64 of
+ * zeros and `marks` `dim` bytes of zeros, both left zeroed.
+ */
+export function embedSparseMany(
+  bytes: usize, tokenEnds: usize, tokenCounts: usize, textCount: i32, dim: i32,
+  counters: usize, marks: usize, outCounts: usize, outBuckets: usize, outValues: usize,
+): void {
+  let token: usize = 0;
+  let start: usize = 0;
+  let written: usize = 0;
+  const dimU = <u32>dim;
+  for (let t = 0; t < textCount; t++) {
+    const count = load<u32>(tokenCounts + (<usize>t << 2));
+    // Distinct buckets of this text, in order of first occurrence, listed where its output goes.
+    const touched = outBuckets + (written << 2);
+    let distinct: usize = 0;
+    for (let k: u32 = 0; k < count; k++) {
+      const end = <usize>load<u32>(tokenEnds + (token << 2));
+      sha256(bytes + start, end - start);
+      const bucket = h0 % dimU;
+      const sign: f64 = (h1 >>> 24) & 1 ? 1.0 : -1.0;
+      if (load<u8>(marks + <usize>bucket) == 0) {
+        store<u8>(marks + <usize>bucket, 1);
+        store<u32>(touched + (distinct << 2), bucket);
+        distinct++;
+      }
+      const slot = counters + (<usize>bucket << 3);
+      store<f64>(slot, load<f64>(slot) + sign);
+      start = end;
+      token++;
+    }
+    let sumSquares: f64 = 0;
+    for (let i: usize = 0; i < distinct; i++) {
+      const v = load<f64>(counters + (<usize>load<u32>(touched + (i << 2)) << 3));
+      sumSquares += v * v;
+    }
+    const norm = Math.sqrt(sumSquares);
+    let kept: usize = 0;
+    for (let i: usize = 0; i < distinct; i++) {
+      const bucket = load<u32>(touched + (i << 2));
+      const slot = counters + (<usize>bucket << 3);
+      const v = load<f64>(slot);
+      store<f64>(slot, 0);
+      store<u8>(marks + <usize>bucket, 0);
+      // A bucket whose tokens cancelled out is a zero of the dense vector: not a non-zero.
+      if (v == 0) continue;
+      store<u32>(touched + (kept << 2), bucket);
+      store<f64>(outValues + ((written + kept) << 3), v / norm);
+      kept++;
+    }
+    store<u32>(outCounts + (<usize>t << 2), <u32>kept);
+    written += kept;
+  }
+}

@@ -19,7 +19,7 @@ import { cachedSessionLogBytesMax, readModelTailBytesMax, readModelTailEventsMax
 import type { ProjectedSession } from "../projection/projector.ts";
 import { foldLogRows } from "../projection/foldLog.ts";
 import type { PlainJson, SessionGraphRows } from "../projection/types.ts";
-import type { SessionVectorIndex, SyncVectorOptions } from "../projection/vectorIndex.ts";
+import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
 import { markDegraded, retrieve } from "../retrieval/engine.ts";
 import { loadRootProjectionFiles } from "../retrieval/projectionLane.ts";
 import { checkProjectionRefs, unresolvedRefWarnings } from "../retrieval/projectionRefs.ts";
@@ -206,7 +206,7 @@ export class MemoryService implements SessionReader {
     const file = sessionLogPath(this.root, sessionId, "read");
     // The answer comes from the read model, which views the vector file: the index is not kept in
     // memory while the read model is written.
-    const caught = await this.projectWithVectors(sessionId, readModelRepair, { viewSaved: true });
+    const caught = await this.projectWithVectors(sessionId, readModelRepair);
     const { projected, vectors } = caught;
     if (caught.rowsForReadModel === null) return this.answerInMemory(sessionId, projected, vectors);
     const written = performance.now();
@@ -242,7 +242,7 @@ export class MemoryService implements SessionReader {
    * a read model can be written at that head (it needs both); the repair that rewriting it makes
    * is then recorded.
    */
-  private async projectWithVectors(sessionId: string, readModelRepair: string | null, vectorOptions: SyncVectorOptions = {}): Promise<{
+  private async projectWithVectors(sessionId: string, readModelRepair: string | null): Promise<{
     projected: ProjectedSession;
     vectors: SessionVectorIndex | null;
     rowsForReadModel: SessionGraphRows | null;
@@ -260,7 +260,7 @@ export class MemoryService implements SessionReader {
       const { syncVectorIndex } = await import("../projection/vectorIndex.ts");
       try {
         const dim = this.options.embeddingDim ?? defaultEmbeddingDim;
-        vectors = await syncVectorIndex(this.root, sessionId, projected.rows, projected.events, dim, undefined, repair, vectorOptions);
+        vectors = await syncVectorIndex(this.root, sessionId, projected.rows, projected.events, dim, undefined, repair);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         const message = `vector index unavailable, vector lane skipped: ${reason}`;

@@ -385,10 +385,12 @@ async function syncStore(store: KuzuStore, context: SyncContext): Promise<"done"
 async function runBeforeStoreWrite(rows: SessionGraphRows, context: SyncContext): Promise<void> {
   if (context.options.beforeStoreWrite === undefined) return;
   await context.options.beforeStoreWrite(rows, context.events);
-  // The events and what the hook built are garbage now: collected before the store's heap grows.
+  // The events and what the hook built are garbage now: collected before the store's heap
+  // grows (kuzu-wasm's is never given back); without a store write, the collector decides.
   context.events = [];
   context.result.events = [];
-  collectGarbageNow();
+  if (context.options.graphStore === "sync") collectGarbageNow();
+  else requestGarbageCollection();
   context.skipLap();
 }
 

@@ -1,49 +1,40 @@
 /**
- * A usearch index per session over the hash embeddings of its entity versions
- * (`<root>/projections/vectors/<session>.usearch`, key = the row's `vectorKey`), kept in step
- * with the projection: appended to when the projection catches up, rebuilt when the projection
- * was rebuilt. A side file (`.usearch.json`) records the head the index reflects, its vector
- * count, byte size and SHA-256. An index whose side file is unreadable, whose head is not an event
- * of the verified log, whose dimension differs, whose count exceeds the rows, whose file does not
- * match its recorded size and SHA-256 (usearch's native loader trusts the file; random bytes can
- * crash the process), or that loads with another vector count, is rebuilt from the rows, and the
- * rebuild is reported through `warn` (a first build is not).
+ * The vector lane's index per session (`<root>/projections/vectors/<session>.vectors`, key = the
+ * row's `vectorKey`): the hash embeddings of its entity versions as postings by bucket
+ * (projection/vectorPostings.ts), searched exactly. It is kept in step with the projection:
+ * appended to when the projection catches up, rebuilt when the projection was rebuilt. A side
+ * file (`.vectors.json`) records the head the index reflects, its vector count, byte size and
+ * SHA-256. An index whose side file is unreadable, whose head is not an event of the verified
+ * log, whose dimension differs, whose count exceeds the rows, whose file does not match its
+ * recorded size and SHA-256, or that opens with another vector count, is rebuilt from the rows,
+ * and the rebuild is reported through `warn` (a first build is not).
  *
- * Appends and small builds are single-threaded, so that two rebuilds of the same rows give the
- * same file; large builds use every core (`addThreadsFor`).
- * Quantisation is i8 with connectivity 16: on this machine f16 took ~10x longer to build at
- * dimension 1536 (HNSW insertion cost is dominated by distance computations), and hash
- * embeddings are sparse +-1/sqrt(n) vectors, which i8 represents well.
+ * Until issue 14 this was a usearch HNSW index (`<session>.usearch`): approximate, ~30
+ * core-seconds to build for 95k versions, and different from one multi-threaded build to the
+ * next. The postings give the exact answer the lane used to re-score its way towards; a
+ * leftover `.usearch` file is removed when the new index is written.
  */
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { fileStamp, sha256OfFile, writeChunksAtomically, writeFileAtomic } from "../platform/atomicFile.ts";
-import { entityEmbeddingText, hashEmbedManyInto, loadUsearch, type Matches, type UsearchIndex } from "../vector/mod.ts";
-import { requestGarbageCollection } from "../platform/mod.ts";
 import { projectionsDir } from "./snapshot.ts";
 import type { EntityRow, SessionGraphRows } from "./types.ts";
+import {
+  concatPostings,
+  embedPostings,
+  encodeVectorPostings,
+  ExtendedVectorSearch,
+  MemoryVectorPostings,
+  type VectorNeighbourSearch,
+  VectorPostingsFile,
+  type VectorPostings,
+} from "./vectorPostings.ts";
 
-export const vectorMetaSchema = "zaxy.projection.vectors.v2";
-const indexConfig = { metric: "cos", quantization: "i8", connectivity: 16, expansionAdd: 32, expansionSearch: 128 } as const;
-const embedBatchRows = 4096;
-/**
- * Threads that insert. usearch gives each insertion thread its own level generator and lets
- * threads race for graph links, so a multi-threaded build of the same rows gives a different
- * graph (and different approximate neighbours) every time. Appends therefore use one thread:
- * a read's tail catch-up extends the index in memory exactly as the full catch-up extends the
- * file (`extendVectorIndex`), so both search the same graph. A build from scratch of at least
- * `parallelBuildRowsMin` versions (a reproject, a rebuild) uses every core: it was most of a
- * 100k-event reproject (~11 s of HNSW insertion on one core), and the answer does not depend on
- * the graph's shape as long as the exact top is among the candidates, which the vector lane
- * re-scores exactly (retrieval/vectorLane.ts). Smaller builds stay single-threaded, so their
- * files are byte-identical from one rebuild to the next.
- */
-const parallelBuildRowsMin = 16_384;
+export type { VectorNeighbourSearch } from "./vectorPostings.ts";
 
-function addThreadsFor(rowCount: number, fromScratch: boolean): number {
-  return fromScratch && rowCount >= parallelBuildRowsMin ? Math.min(Math.max(1, os.availableParallelism?.() ?? os.cpus().length), 8) : 1;
-}
+export const vectorMetaSchema = "zaxy.projection.vectors.v3";
+/** What the side file records as the vectors' kind: the kernel's f64 values, stored unrounded. */
+const storedValues = "f64";
 
 interface VectorMeta {
   schema: string;
@@ -53,23 +44,12 @@ interface VectorMeta {
   count: number;
   dim: number;
   quantization: string;
-  /** SHA-256 of the index file: usearch's loader trusts the file, and a damaged one can crash it. */
+  /** SHA-256 of the index file, checked before the file is trusted. */
   sha256: string;
   /** Size of the index file in bytes: a cut file is refused before it is even hashed. */
   bytes: number;
   /** `fileStamp` of the index file when its SHA-256 was computed: the same stamp needs no new hash. */
   stamp?: string;
-}
-
-/**
- * What the vector lane asks of a session's index (retrieval/vectorLane.ts): the `k` nearest keys
- * of one query, closest first. A usearch index is one; a tail catch-up's overlay of one over a few
- * more versions (readmodel/tailVectorIndex.ts) is another.
- */
-export interface VectorNeighbourSearch {
-  search(query: Float32Array, k: number, threads: number): Matches;
-  /** Number of vectors searched. */
-  size(): number;
 }
 
 export interface SessionVectorIndex {
@@ -82,7 +62,12 @@ export interface SessionVectorIndex {
 }
 
 export function vectorIndexPath(root: string, sessionId: string): string {
-  return path.join(projectionsDir(root), "vectors", `${sessionId}.usearch`);
+  return path.join(projectionsDir(root), "vectors", `${sessionId}.vectors`);
+}
+
+/** The HNSW index file earlier versions kept beside it (removed once the postings are written). */
+function legacyUsearchPath(indexPath: string): string {
+  return indexPath.replace(/\.vectors$/, ".usearch");
 }
 
 function metaPath(indexPath: string): string {
@@ -113,8 +98,8 @@ function metaProblem(meta: VectorMeta, sessionId: string, rows: SessionGraphRows
   const total = rows.entities.length;
   const headEvent = events[meta.head_seq - 1];
   if (meta.session_id !== sessionId) return `its metadata names session ${JSON.stringify(meta.session_id)}`;
-  if (meta.dim !== dim || meta.quantization !== indexConfig.quantization) {
-    return `it holds ${meta.dim}-dimensional ${meta.quantization} vectors, ${dim}-dimensional ${indexConfig.quantization} are wanted`;
+  if (meta.dim !== dim || meta.quantization !== storedValues) {
+    return `it holds ${meta.dim}-dimensional ${meta.quantization} vectors, ${dim}-dimensional ${storedValues} are wanted`;
   }
   if (!Number.isSafeInteger(meta.count) || meta.count < 0 || meta.count > total) return `it records ${meta.count} vectors for ${total} entity versions`;
   if (meta.head_seq > 0 && (headEvent === undefined || headEvent.hash !== meta.head_hash)) {
@@ -128,8 +113,7 @@ function fileProblem(indexPath: string, meta: VectorMeta): string | null {
   const bytes = fs.statSync(indexPath).size;
   if (bytes !== meta.bytes) return `the index file has ${bytes} bytes, its metadata records ${meta.bytes}`;
   if (meta.stamp !== undefined && fileStamp(indexPath) === meta.stamp) return null;
-  // Only a file whose checksum matches is handed to usearch (hashed in chunks: the file can be
-  // hundreds of megabytes).
+  // Hashed in chunks: the file can be hundreds of megabytes.
   if (sha256OfFile(indexPath, meta.bytes) !== meta.sha256) return "the index file does not match the SHA-256 its metadata records";
   restamp(indexPath, meta);
   return null;
@@ -147,36 +131,18 @@ function restamp(indexPath: string, meta: VectorMeta): void {
   }
 }
 
-function embedRows(index: UsearchIndex, rows: readonly EntityRow[], dim: number, threads: number, onProgress?: (done: number, total: number) => void): void {
-  // One buffer for every batch: per-text arrays left ~75 MB per batch behind, which the collector
-  // does not count as heap pressure (building 95k vectors grew RSS by ~800 MB).
-  const flat = new Float32Array(Math.min(rows.length, embedBatchRows) * dim);
-  for (let start = 0; start < rows.length; start += embedBatchRows) {
-    const batch = rows.slice(start, start + embedBatchRows);
-    const vectors = flat.subarray(0, batch.length * dim);
-    hashEmbedManyInto(batch.map((row) => entityEmbeddingText(row.name, row.entityType, row.summary)), dim, vectors);
-    index.add(BigUint64Array.from(batch, (row) => BigInt(row.vectorKey)), vectors, threads);
-    onProgress?.(start + batch.length, rows.length);
-    // Each batch leaves its texts and token lists behind (a few MB), which the collector does
-    // not count as pressure while the native index grows: without this, building 95k vectors
-    // in a catch-up grew RSS by ~850 MB instead of ~250 MB.
-    if (rows.length > embedBatchRows) requestGarbageCollection();
-  }
-}
-
 /**
- * Writes the index atomically. With `viewSaved`, `index` then maps the saved file (usearch's
- * `view` resets the in-memory copy first) instead of holding its vectors and graph: the mapping
- * is made before the rename, so it is of this file whatever another writer renames over the path.
+ * Writes the index atomically and opens what was written. The file is opened before the rename,
+ * so the index returned reads this file whatever another writer renames over the path.
  */
-function save(index: UsearchIndex, indexPath: string, meta: VectorMeta, viewSaved = false): void {
+function save(postings: VectorPostings, indexPath: string, meta: VectorMeta): VectorPostingsFile {
   fs.mkdirSync(path.dirname(indexPath), { recursive: true });
   const temp = `${indexPath}.tmp-${process.pid}`;
+  let opened: VectorPostingsFile;
   try {
-    index.save(temp);
-    meta.bytes = fs.statSync(temp).size;
+    meta.bytes = writeChunksAtomically(temp, encodeVectorPostings(postings));
     meta.sha256 = sha256OfFile(temp)!;
-    if (viewSaved) index.view(temp);
+    opened = VectorPostingsFile.open(temp, meta.bytes);
     fs.renameSync(temp, indexPath);
   } catch (error) {
     // A full disk must not leave a partial index behind to fill it further.
@@ -187,56 +153,68 @@ function save(index: UsearchIndex, indexPath: string, meta: VectorMeta, viewSave
   // Written after the index: a meta that fails to land describes the old index, which the next
   // open then refuses and rebuilds.
   writeFileAtomic(metaPath(indexPath), JSON.stringify(meta));
+  removeLegacyIndex(indexPath);
+  return opened;
+}
+
+function removeLegacyIndex(indexPath: string): void {
+  const legacy = legacyUsearchPath(indexPath);
+  if (legacy === indexPath) return;
+  for (const file of [legacy, `${legacy}.json`]) {
+    try {
+      fs.rmSync(file, { force: true });
+    } catch {
+      // A leftover only costs disk space; nothing reads it.
+    }
+  }
+}
+
+function openChecked(indexPath: string, meta: VectorMeta): VectorPostingsFile {
+  const index = VectorPostingsFile.open(indexPath, meta.bytes);
+  if (index.size() !== meta.count || index.dim !== meta.dim) {
+    index.close();
+    throw new Error(`the index file holds ${index.size()} ${index.dim}-dimensional vectors, its metadata records ${meta.count} ${meta.dim}-dimensional`);
+  }
+  return index;
 }
 
 /**
- * The session's index exactly at `head` with `count` vectors, memory-mapped (usearch `view`: a
- * search reads only the pages it visits), for a read model at that head; throws with the reason
- * when the index on disk is not that one (the caller then brings it up to date from the rows).
+ * The session's index exactly at `head` with `count` vectors, for a read model at that head
+ * (read lazily: a search reads only the buckets of its query); throws with the reason when the
+ * index on disk is not that one (the caller then brings it up to date from the rows).
  */
-export async function viewVectorIndexAt(root: string, sessionId: string, head: { seq: number; hash: string }, count: number, dim: number): Promise<SessionVectorIndex> {
+export function viewVectorIndexAt(root: string, sessionId: string, head: { seq: number; hash: string }, count: number, dim: number): Promise<SessionVectorIndex> {
   const indexPath = vectorIndexPath(root, sessionId);
   const read = readMeta(indexPath);
   const problem = read === "missing" ? "there is none" : "problem" in read ? read.problem
     : read.session_id !== sessionId || read.head_seq !== head.seq || read.head_hash !== head.hash ? `it is at seq ${read.head_seq}, not at the read model's head ${head.seq}`
-    : read.count !== count || read.dim !== dim || read.quantization !== indexConfig.quantization ? `it holds ${read.count} ${read.dim}-dimensional ${read.quantization} vectors, ${count} ${dim}-dimensional ${indexConfig.quantization} are wanted`
+    : read.count !== count || read.dim !== dim || read.quantization !== storedValues ? `it holds ${read.count} ${read.dim}-dimensional ${read.quantization} vectors, ${count} ${dim}-dimensional ${storedValues} are wanted`
     : fileProblem(indexPath, read);
-  if (problem !== null) throw new Error(`vector index "${indexPath}" is not at the read model's head: ${problem}`);
-  const { Index } = await loadUsearch();
-  const index = new Index({ dimensions: dim, ...indexConfig });
-  index.view(indexPath);
-  if (index.size() !== count) throw new Error(`vector index "${indexPath}" holds ${index.size()} vectors, its metadata records ${count}`);
-  return { index, count, dim, path: indexPath, action: "loaded" };
+  if (problem !== null) return Promise.reject(new Error(`vector index "${indexPath}" is not at the read model's head: ${problem}`));
+  try {
+    return Promise.resolve({ index: openChecked(indexPath, read as VectorMeta), count, dim, path: indexPath, action: "loaded" });
+  } catch (error) {
+    return Promise.reject(new Error(`vector index "${indexPath}": ${error instanceof Error ? error.message : String(error)}`));
+  }
 }
 
 /**
- * `base` (an index opened at an earlier head, e.g. the read model's memory-mapped view) loaded
- * into memory and extended by `rows`, the versions folded since (vector keys following the
- * base's), exactly as `syncVectorIndex` appends them when it catches up, but not saved: the
- * same graph, so the same answers, as the full catch-up would give at the same head (usearch's
- * HNSW search is approximate, and which nodes it visits depends on the graph).
+ * `base` (an index opened at an earlier head) followed by `rows`, the versions folded since
+ * (vector keys following the base's), held in memory and not saved: the same vectors, so the
+ * same answers, as the full catch-up gives at the same head.
  */
-export async function extendVectorIndex(base: SessionVectorIndex, rows: readonly EntityRow[]): Promise<SessionVectorIndex> {
-  if (rows.length === 0) return base;
-  rows.forEach((row, i) => {
-    if (row.vectorKey !== base.count + i) throw new RangeError(`vector index extension: version ${i} has vector key ${row.vectorKey}, expected ${base.count + i}`);
-  });
-  const { Index } = await loadUsearch();
-  const index = new Index({ dimensions: base.dim, ...indexConfig });
-  index.load(base.path);
-  if (index.size() !== base.count) throw new Error(`vector index "${base.path}" holds ${index.size()} vectors, ${base.count} were opened`);
-  embedRows(index, rows, base.dim, 1);
-  return { index, count: base.count + rows.length, dim: base.dim, path: base.path, action: "appended" };
-}
-
-export interface SyncVectorOptions {
-  /**
-   * A built or extended index is returned as a memory-mapped view of the file just saved, not
-   * as the in-memory copy it was built in (~3x the file's size: ~470 MB for 95k vectors), for
-   * callers that only search it or drop it (a catch-up that answers from the read model, a
-   * reproject). Appending to it again needs a fresh `syncVectorIndex`.
-   */
-  viewSaved?: boolean;
+export function extendVectorIndex(base: SessionVectorIndex, rows: readonly EntityRow[]): Promise<SessionVectorIndex> {
+  if (rows.length === 0) return Promise.resolve(base);
+  try {
+    rows.forEach((row, i) => {
+      if (row.vectorKey !== base.count + i) throw new RangeError(`vector index extension: version ${i} has vector key ${row.vectorKey}, expected ${base.count + i}`);
+    });
+    if (base.index.size() !== base.count) throw new Error(`vector index "${base.path}" holds ${base.index.size()} vectors, ${base.count} were opened`);
+    const tail = new MemoryVectorPostings(embedPostings(rows, base.dim, base.count));
+    return Promise.resolve({ index: new ExtendedVectorSearch(base.index, tail), count: base.count + rows.length, dim: base.dim, path: base.path, action: "appended" });
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /** What the vector index reads of the verified log: event `seq`'s hash at index `seq - 1`. */
@@ -258,11 +236,12 @@ export function vectorHeadEvents(root: string, sessionId: string, events: LogEve
 }
 
 /**
- * The session's index, brought up to `rows` (appending new versions or rebuilding). `events` is
- * the verified log (or `vectorHeadEvents` of it), used to check that the index's recorded head is
- * still part of it. A rebuild of an index that existed is reported through `warn` with the reason.
+ * The session's index, brought up to `rows` (appending new versions or rebuilding), opened from
+ * the file written. `events` is the verified log (or `vectorHeadEvents` of it), used to check
+ * that the index's recorded head is still part of it. A rebuild of an index that existed is
+ * reported through `warn` with the reason.
  */
-export async function syncVectorIndex(
+export function syncVectorIndex(
   root: string,
   sessionId: string,
   rows: SessionGraphRows,
@@ -270,48 +249,58 @@ export async function syncVectorIndex(
   dim: number,
   onProgress?: (done: number, total: number) => void,
   warn?: (message: string) => void,
-  options: SyncVectorOptions = {},
 ): Promise<SessionVectorIndex> {
-  const { Index } = await loadUsearch();
+  try {
+    return Promise.resolve(syncVectorIndexNow(root, sessionId, rows, events, dim, onProgress, warn));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function syncVectorIndexNow(
+  root: string,
+  sessionId: string,
+  rows: SessionGraphRows,
+  events: LogEvents,
+  dim: number,
+  onProgress?: (done: number, total: number) => void,
+  warn?: (message: string) => void,
+): SessionVectorIndex {
   const indexPath = vectorIndexPath(root, sessionId);
   const total = rows.entities.length;
   const read = readMeta(indexPath);
   const meta = read === "missing" || "problem" in read ? null : read;
   let problem = read === "missing" ? null : "problem" in read ? read.problem : metaProblem(read, sessionId, rows, events, dim);
   if (meta !== null && problem === null) problem = fileProblem(indexPath, meta);
-  let index = new Index({ dimensions: dim, ...indexConfig });
-  let action: SessionVectorIndex["action"] = "built";
-  let from = 0;
+  let kept: VectorPostings | null = null;
   if (meta !== null && problem === null) {
     try {
-      if (meta.count === total) index.view(indexPath);
-      else index.load(indexPath);
-      if (index.size() !== meta.count) {
-        problem = `the index file holds ${index.size()} vectors, its metadata records ${meta.count}`;
-      } else if (meta.count === total) {
-        return { index, count: total, dim, path: indexPath, action: "loaded" };
-      } else {
-        from = meta.count;
-        action = "appended";
+      const index = openChecked(indexPath, meta);
+      if (meta.count === total) return { index, count: total, dim, path: indexPath, action: "loaded" };
+      try {
+        kept = index.readAll();
+      } finally {
+        index.close();
       }
     } catch (error) {
-      problem = `usearch cannot load it (${error instanceof Error ? error.message : String(error)})`;
+      problem = `it cannot be read (${error instanceof Error ? error.message : String(error)})`;
     }
-    if (problem !== null) index = new Index({ dimensions: dim, ...indexConfig });
   }
   if (problem !== null) warn?.(`vector index "${indexPath}" is rebuilt from the projected rows: ${problem}`);
-  embedRows(index, rows.entities.slice(from), dim, addThreadsFor(total - from, from === 0), onProgress);
+  const from = kept?.count ?? 0;
+  const added = embedPostings(rows.entities.slice(from), dim, from, onProgress);
+  const postings = kept === null ? added : concatPostings(kept, added);
   const head = rows.head;
-  save(index, indexPath, {
+  const index = save(postings, indexPath, {
     schema: vectorMetaSchema,
     session_id: sessionId,
     head_seq: head?.seq ?? 0,
     head_hash: head?.hash ?? "",
     count: total,
     dim,
-    quantization: indexConfig.quantization,
+    quantization: storedValues,
     sha256: "",
     bytes: 0,
-  }, options.viewSaved === true);
-  return { index, count: total, dim, path: indexPath, action };
+  });
+  return { index, count: total, dim, path: indexPath, action: kept === null ? "built" : "appended" };
 }

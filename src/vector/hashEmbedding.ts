@@ -12,7 +12,7 @@
  */
 import { createHash } from "node:crypto";
 import { pythonCaseFold } from "./caseFold.ts";
-import { embedTokensEach, embedTokensInKernel, embedTokensInKernelInto } from "./hashEmbeddingKernel.ts";
+import { embedTokensEach, embedTokensInKernel, embedTokensInKernelInto, embedTokensSparseEach } from "./hashEmbeddingKernel.ts";
 import { pythonSplit } from "./pythonSplit.ts";
 
 export const defaultEmbeddingDim = 1536;
@@ -73,6 +73,37 @@ export function hashEmbedMany(texts: readonly string[], dim: number = defaultEmb
 export function hashEmbedEach(texts: readonly string[], dim: number, visit: (index: number, vector: Float64Array) => void): void {
   checkDim(dim);
   embedTokensEach(texts.map(embeddingTokens), dim, visit);
+}
+
+/**
+ * The non-zeros of `hashEmbedMany(texts, dim)`: `visit(i, buckets, values)` gets text i's
+ * buckets (in no particular order) and exactly the values the dense embedding has there, as views
+ * valid only during the call. Costs what hashing the tokens costs, not `dim` per text.
+ *
+ * @example
+ * hashEmbedSparseEach(["alpha beta"], 1536, (i, buckets, values) => {}); // 2 buckets, values +-1/sqrt(2)
+ */
+export function hashEmbedSparseEach(texts: readonly string[], dim: number, visit: (index: number, buckets: Uint32Array, values: Float64Array) => void): void {
+  checkDim(dim);
+  embedTokensSparseEach(texts.map(embeddingTokens), dim, visit);
+}
+
+/**
+ * Each token's bucket and sign, as the embedding uses them: `bucket * 2 + 1` for +1, `bucket * 2`
+ * for -1. Tokens are taken as they are (already casefolded and split, as `embeddingTokens`
+ * returns them), so a caller can hash each distinct token of many texts once.
+ *
+ * @example
+ * tokenBucketCodes(["alpha"], 1536) // Int32Array [2 * bucket("alpha") + (sign > 0 ? 1 : 0)]
+ */
+export function tokenBucketCodes(tokens: readonly string[], dim: number): Int32Array {
+  checkDim(dim);
+  const codes = new Int32Array(tokens.length);
+  // A one-token text is its token's bucket with value +1 or -1 (1 / sqrt(1)).
+  embedTokensSparseEach(tokens.map((token) => [token]), dim, (i, buckets, values) => {
+    codes[i] = buckets[0] * 2 + (values[0] > 0 ? 1 : 0);
+  });
+  return codes;
 }
 
 /**

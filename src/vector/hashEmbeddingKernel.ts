@@ -10,6 +10,10 @@ interface VectorKernelExports {
   heapBase(): number;
   configure(scratch: number): void;
   embedMany(bytes: number, tokenEnds: number, tokenCounts: number, textCount: number, dim: number, out: number): void;
+  embedSparseMany(
+    bytes: number, tokenEnds: number, tokenCounts: number, textCount: number, dim: number,
+    counters: number, marks: number, outCounts: number, outBuckets: number, outValues: number,
+  ): void;
 }
 
 const pageBytes = 65536;
@@ -31,13 +35,20 @@ function align8(n: number): number {
 
 const encoder = new TextEncoder();
 
-/**
- * Embeds texts given as token lists and calls `visit(i, vector)` for each, in order; `vector` is
- * a view of the kernel's memory, valid only during the call (copy what is kept). No array is
- * allocated per text or per token: a caller that keeps the vectors sparse allocates nothing that
- * grows with the dimension.
- */
-export function embedTokensEach(tokenLists: readonly string[][], dim: number, visit: (index: number, vector: Float64Array) => void): void {
+/** Where one call's inputs are laid out: token bytes, token end offsets, per-text token counts. */
+interface TokenLayout {
+  k: VectorKernelExports;
+  scratch: number;
+  bytesPtr: number;
+  endsPtr: number;
+  countsPtr: number;
+  /** First free byte after the counts, 8-aligned. */
+  free: number;
+  tokenCount: number;
+}
+
+/** Makes room for `extraBytes` after the inputs, then writes the tokens into the kernel's memory. */
+function layOutTokens(tokenLists: readonly string[][], extraBytes: (free: number, tokenCount: number) => number): TokenLayout {
   const k = instance();
   let tokenCount = 0;
   // UTF-8 takes at most 3 bytes per UTF-16 code unit: room for every token, encoded in place.
@@ -50,8 +61,8 @@ export function embedTokensEach(tokenLists: readonly string[][], dim: number, vi
   const bytesPtr = scratch + scratchBytes;
   const endsPtr = align8(bytesPtr + byteCountMax);
   const countsPtr = endsPtr + tokenCount * 4;
-  const outPtr = align8(countsPtr + tokenLists.length * 4);
-  const end = outPtr + tokenLists.length * dim * 8;
+  const free = align8(countsPtr + tokenLists.length * 4);
+  const end = free + extraBytes(free, tokenCount);
   const havePages = k.memory.buffer.byteLength / pageBytes;
   if (end > k.memory.buffer.byteLength) k.memory.grow(Math.ceil(end / pageBytes) - havePages);
   const memory = new Uint8Array(k.memory.buffer);
@@ -67,8 +78,51 @@ export function embedTokensEach(tokenLists: readonly string[][], dim: number, vi
     }
   });
   k.configure(scratch);
+  return { k, scratch, bytesPtr, endsPtr, countsPtr, free, tokenCount };
+}
+
+/**
+ * Embeds texts given as token lists and calls `visit(i, vector)` for each, in order; `vector` is
+ * a view of the kernel's memory, valid only during the call (copy what is kept). No array is
+ * allocated per text or per token: a caller that keeps the vectors sparse allocates nothing that
+ * grows with the dimension.
+ */
+export function embedTokensEach(tokenLists: readonly string[][], dim: number, visit: (index: number, vector: Float64Array) => void): void {
+  const { k, bytesPtr, endsPtr, countsPtr, free: outPtr } = layOutTokens(tokenLists, () => tokenLists.length * dim * 8);
   k.embedMany(bytesPtr, endsPtr, countsPtr, tokenLists.length, dim, outPtr);
   for (let i = 0; i < tokenLists.length; i++) visit(i, new Float64Array(k.memory.buffer, outPtr + i * dim * 8, dim));
+}
+
+/**
+ * The non-zeros of each text's embedding: `visit(i, buckets, values)` with views of the kernel's
+ * memory (valid only during the call), the buckets in no particular order and each value exactly
+ * the dense embedding's value in that bucket. Nothing of size `dim` per text is written, so this
+ * costs what the tokens cost: the dense kernel writes and normalises `dim` values per text.
+ */
+export function embedTokensSparseEach(
+  tokenLists: readonly string[][],
+  dim: number,
+  visit: (index: number, buckets: Uint32Array, values: Float64Array) => void,
+): void {
+  let countersPtr = 0, marksPtr = 0, outCountsPtr = 0, outBucketsPtr = 0, outValuesPtr = 0;
+  const { k, bytesPtr, endsPtr, countsPtr } = layOutTokens(tokenLists, (free, tokenCount) => {
+    countersPtr = free;
+    marksPtr = countersPtr + dim * 8;
+    outCountsPtr = align8(marksPtr + dim);
+    outBucketsPtr = align8(outCountsPtr + tokenLists.length * 4);
+    outValuesPtr = align8(outBucketsPtr + tokenCount * 4);
+    return outValuesPtr + tokenCount * 8 - free;
+  });
+  // The kernel leaves its counters and marks zeroed, but the region may hold an earlier call's output.
+  new Uint8Array(k.memory.buffer, countersPtr, dim * 9).fill(0);
+  k.embedSparseMany(bytesPtr, endsPtr, countsPtr, tokenLists.length, dim, countersPtr, marksPtr, outCountsPtr, outBucketsPtr, outValuesPtr);
+  const counts = new Uint32Array(k.memory.buffer, outCountsPtr, tokenLists.length);
+  let at = 0;
+  for (let i = 0; i < tokenLists.length; i++) {
+    const n = counts[i];
+    visit(i, new Uint32Array(k.memory.buffer, outBucketsPtr + at * 4, n), new Float64Array(k.memory.buffer, outValuesPtr + at * 8, n));
+    at += n;
+  }
 }
 
 /** Embeds texts given as token lists; returns one Float64Array of `dim` values per text. */

@@ -32,6 +32,8 @@ export {
   entityEmbeddingText,
   hashEmbeddingReference,
   hashEmbedEach,
+  hashEmbedSparseEach,
+  tokenBucketCodes,
   hashEmbedMany,
   hashEmbedManyInto,
 } from "./hashEmbedding.ts";

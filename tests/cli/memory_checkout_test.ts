@@ -272,7 +272,7 @@ describe("zaxy reproject", () => {
     assert.deepEqual(all.sessions.map((s: { events: number }) => s.events), [7, 2]);
     assert.deepEqual([all.sessions[0].entity_versions, all.sessions[0].relations], [report.entity_versions, report.relations]);
     assert.ok(!fs.existsSync(path.join(dir, ".eventloom", "projections", "stray-file")), "--reset-projection deleted projections/");
-    for (const file of ["sessions/default.rows.json", "sessions/side.rows.json", "vectors/default.usearch", "vectors/side.usearch", "readmodel/default/manifest.json", "readmodel/side/manifest.json"]) {
+    for (const file of ["sessions/default.rows.json", "sessions/side.rows.json", "vectors/default.vectors", "vectors/side.vectors", "readmodel/default/manifest.json", "readmodel/side/manifest.json"]) {
       assert.ok(fs.existsSync(path.join(dir, ".eventloom", "projections", file)), file);
     }
     // No read answers from the Kuzu graph store: reproject leaves it to --graph-store.

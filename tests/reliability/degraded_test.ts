@@ -1,16 +1,20 @@
 /**
- * Issue 12 item 9: with `TMPDIR` read-only the usearch addon cannot be loaded (the binary
- * unpacks it under TMPDIR; reads no longer open the graph store, issue 14), and query and
- * checkout answer degraded, without the vector lane. A degraded answer keeps the projection's
- * temporal validity: after alice's editor changed from vim to helix, helix is the current value
- * and vim is never presented as current; every answer says it is degraded.
+ * Issue 12 item 9: when the vector index cannot be written or opened, query and checkout answer
+ * degraded, without the vector lane. A degraded answer keeps the projection's temporal validity:
+ * after alice's editor changed from vim to helix, helix is the current value and vim is never
+ * presented as current; every answer says it is degraded.
  *
  * Before the fix the degraded lane ranked raw events by BM25 alone: both preference events came
  * back open (`valid_to: null`), vim first, and checkout listed both as current facts.
  *
- * The read-only TMPDIR is a tmpfs mounted `ro` (we run as root, so a chmod would not stop us);
- * where mounting is not allowed it is a path under a regular file (ENOTDIR), which fails the
- * same cache write. The test prints which one it used.
+ * Until issue 14 a read-only `TMPDIR` was how a vector index became unavailable (reads loaded the
+ * usearch addon, which the binary unpacks under TMPDIR). Reads no longer load usearch (the vector
+ * lane searches postings, projection/vectorPostings.ts), so a read-only TMPDIR must not degrade
+ * them at all (tested last); the index is made unavailable here by a regular file where its
+ * directory should be (ENOTDIR; we run as root, so a chmod would not stop us).
+ *
+ * The read-only TMPDIR is a tmpfs mounted `ro`; where mounting is not allowed it is a path under
+ * a regular file (ENOTDIR). The test prints which one it used.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -24,7 +28,9 @@ import { runZaxy, stackTraceLines, type ZaxyRun } from "../cli/zaxy.ts";
 
 const slow = { timeout: 120_000 };
 
+/** The root whose vector index cannot be written, and one with the same log that is left alone. */
 let dir = "";
+let normalDir = "";
 let readOnlyTmp = "";
 let unmount: (() => void) | null = null;
 
@@ -50,7 +56,7 @@ function makeReadOnlyTmpdir(base: string): string {
 }
 
 function degradedRun(args: string[]): ZaxyRun {
-  const run = runZaxy([...args, "--json"], { cwd: dir, env: { TMPDIR: readOnlyTmp } });
+  const run = runZaxy([...args, "--json"], { cwd: dir });
   assert.equal(run.code, 0, `${args.join(" ")}: ${run.stdout.slice(0, 500)}${run.stderr}`);
   assert.deepEqual(stackTraceLines(run.stderr), []);
   assert.match(run.stderr, /^zaxy: warning: vector index unavailable, vector lane skipped: /m);
@@ -58,17 +64,24 @@ function degradedRun(args: string[]): ZaxyRun {
 }
 
 before(async () => {
-  dir = makeTempDir("zaxy-degraded");
-  readOnlyTmp = makeReadOnlyTmpdir(dir);
+  const base = makeTempDir("zaxy-degraded");
+  dir = path.join(base, "blocked");
+  normalDir = path.join(base, "normal");
+  readOnlyTmp = makeReadOnlyTmpdir(base);
   assert.throws(() => fs.mkdirSync(path.join(readOnlyTmp, "probe")), "the TMPDIR must refuse writes");
   await appendEvents(path.join(dir, ".eventloom"), "default", [
     { type: "user.preference_changed", actor: "alice", payload: fromJs({ userId: "alice", key: "editor", value: "vim" }) },
     { type: "user.preference_changed", actor: "alice", payload: fromJs({ userId: "alice", key: "editor", value: "helix" }) },
   ]);
+  // The same bytes, so the same citations.
+  fs.mkdirSync(path.join(normalDir, ".eventloom"), { recursive: true });
+  fs.copyFileSync(path.join(dir, ".eventloom", "default.jsonl"), path.join(normalDir, ".eventloom", "default.jsonl"));
+  fs.mkdirSync(path.join(dir, ".eventloom", "projections"), { recursive: true });
+  fs.writeFileSync(path.join(dir, ".eventloom", "projections", "vectors"), "not a directory");
 });
 
 describe("degraded reads keep temporal validity", () => {
-  test("query \"editor alice\" under a read-only TMPDIR ranks helix as current and vim only as superseded", slow, () => {
+  test("query \"editor alice\" without a vector index ranks helix as current and vim only as superseded", slow, () => {
     const doc = JSON.parse(degradedRun(["memory", "query", "editor alice"]).stdout);
     assert.equal(doc.diagnostics.degraded, true);
     assert.equal(doc.diagnostics.projection.degraded, true);
@@ -93,7 +106,7 @@ describe("degraded reads keep temporal validity", () => {
     }
   });
 
-  test("checkout \"editor alice\" under a read-only TMPDIR has helix, never vim, as a current fact and warns it is degraded", slow, () => {
+  test("checkout \"editor alice\" without a vector index has helix, never vim, as a current fact and warns it is degraded", slow, () => {
     const run = degradedRun(["memory", "checkout", "editor alice"]);
     const doc = JSON.parse(run.stdout);
     // deno-lint-ignore no-explicit-any
@@ -109,9 +122,9 @@ describe("degraded reads keep temporal validity", () => {
     assert.notEqual(doc.quality.answerability, "answer_from_memory");
   });
 
-  test("the same checkout with a writable TMPDIR has the same current facts, without the warning", slow, () => {
+  test("the same checkout with its vector index has the same current facts, without the warning", slow, () => {
     const degraded = JSON.parse(degradedRun(["memory", "checkout", "editor alice"]).stdout);
-    const run = runZaxy(["memory", "checkout", "editor alice", "--json"], { cwd: dir });
+    const run = runZaxy(["memory", "checkout", "editor alice", "--json"], { cwd: normalDir });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stderr, "");
     const normal = JSON.parse(run.stdout);
@@ -119,5 +132,25 @@ describe("degraded reads keep temporal validity", () => {
     const cited = (doc: any) => doc.current_facts.map((fact: any) => `${fact.citation} ${fact.content}`).sort();
     assert.deepEqual(cited(degraded), cited(normal));
     assert.deepEqual(normal.warnings, []);
+  });
+});
+
+describe("a read-only TMPDIR does not degrade reads", () => {
+  test("query and checkout under a read-only TMPDIR use the vector lane, warn nothing and answer as with a writable one", slow, () => {
+    for (const args of [["memory", "query", "editor alice"], ["memory", "checkout", "editor alice"]]) {
+      const readOnly = runZaxy([...args, "--json"], { cwd: normalDir, env: { TMPDIR: readOnlyTmp } });
+      assert.equal(readOnly.code, 0, `${args.join(" ")}: ${readOnly.stdout.slice(0, 500)}${readOnly.stderr}`);
+      assert.equal(readOnly.stderr, "", args.join(" "));
+      const writable = runZaxy([...args, "--json"], { cwd: normalDir });
+      assert.equal(writable.code, 0, writable.stderr);
+      assert.equal(readOnly.stdout, writable.stdout, args.join(" "));
+      const doc = JSON.parse(readOnly.stdout);
+      if (args[1] === "query") {
+        assert.equal(doc.diagnostics.degraded, false);
+        assert.ok(doc.diagnostics.source_lanes.vector > 0, JSON.stringify(doc.diagnostics.source_lanes));
+      } else {
+        assert.deepEqual(doc.warnings, []);
+      }
+    }
   });
 });

@@ -4,11 +4,12 @@
  * summaries, so vector similarities and fused scores tie) is rebuilt from scratch twice through
  * the binary, and 20 checkouts and 20 queries (limit 100, every score shown) must be byte for byte
  * the same; the vector index file must be too. Then the same log reached by a catch-up (the vector
- * index appended to, a different HNSW graph) must answer exactly like the rebuild.
+ * index appended to) must answer exactly like the rebuild.
  *
- * Before the fix the usearch index was built with every core (racing insertions, a different
- * graph each build) and its approximate, i8-quantised distances fed the vector lane directly, so
- * two rebuilds differed in the vector lane's contexts, their scores and the current facts.
+ * Before issue 12's fix the usearch index was built with every core (racing insertions, a
+ * different graph each build) and its approximate, i8-quantised distances fed the vector lane
+ * directly, so two rebuilds differed in the vector lane's contexts, their scores and the current
+ * facts. Since issue 14 the lane searches exact postings (projection/vectorPostings.ts).
  *
  * Nothing is excluded from the comparison: a `--json` checkout holds no timings or clock
  * readings, and the query's `diagnostics.projection` (how this read found the projection) is the
@@ -22,8 +23,9 @@ import { after, before, describe, test } from "node:test";
 import { mixedSessionItems, sampleQueries, writeMixedSession } from "../../src/bench/mixedSession.ts";
 import type { EntityRow } from "../../src/projection/types.ts";
 import { buildSessionIndex } from "../../src/retrieval/sessionIndex.ts";
-import { vectorCandidatesMax, vectorLaneHits } from "../../src/retrieval/vectorLane.ts";
-import { entityEmbeddingText, hashEmbedMany, loadUsearch } from "../../src/vector/mod.ts";
+import { embedPostings, MemoryVectorPostings } from "../../src/projection/vectorPostings.ts";
+import { vectorLaneHits } from "../../src/retrieval/vectorLane.ts";
+import { entityEmbeddingText, hashEmbedMany } from "../../src/vector/mod.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { runZaxy } from "../cli/zaxy.ts";
 
@@ -80,7 +82,7 @@ function assertSameAnswers(actual: Answers, expected: Answers, label: string): v
 }
 
 function vectorIndexSha256(cwd: string): string {
-  return createHash("sha256").update(fs.readFileSync(path.join(cwd, ".eventloom", "projections", "vectors", "default.usearch"))).digest("hex");
+  return createHash("sha256").update(fs.readFileSync(path.join(cwd, ".eventloom", "projections", "vectors", "default.vectors"))).digest("hex");
 }
 
 function rebuild(cwd: string): void {
@@ -110,7 +112,7 @@ describe("rebuilds are deterministic", () => {
     const second = answers(dir);
     rebuiltAnswers = first;
     assertSameAnswers(second, first, "second rebuild");
-    assert.equal(vectorIndexSha256(dir), firstIndex, "the rebuilt usearch file differs");
+    assert.equal(vectorIndexSha256(dir), firstIndex, "the rebuilt vector index file differs");
   });
 
   /** A root holding the log's first `prefixCount` events, read once, then given the rest. */
@@ -157,12 +159,12 @@ describe("rebuilds are deterministic", () => {
   });
 });
 
-describe("the vector lane does not depend on the index's graph", () => {
+describe("the vector lane is exact", () => {
   const dim = 256;
   /**
    * 600 entities in pairs with the same tokens in another order ("red blue alpha7" and "alpha7
    * blue red"): the pairs have identical hash embeddings, and most of them tie exactly for the
-   * query "blue red", far beyond the 200-candidate window.
+   * query "blue red", far beyond the 50 hits a lane keeps.
    */
   const entities: EntityRow[] = Array.from({ length: 600 }, (_, i) => {
     const token = `alpha${Math.floor(i / 2)}`;
@@ -173,32 +175,34 @@ describe("the vector lane does not depend on the index's graph", () => {
     };
   });
 
-  async function sessionIndexInsertedIn(order: number[]) {
-    const { Index } = await loadUsearch();
-    const index = new Index({ dimensions: dim, metric: "cos", quantization: "i8", connectivity: 16, expansionAdd: 32, expansionSearch: 128 });
-    const vectors = hashEmbedMany(order.map((i) => entityEmbeddingText(entities[i].name, entities[i].entityType, entities[i].summary)), dim);
-    const flat = new Float32Array(order.length * dim);
-    vectors.forEach((vector, i) => flat.set(vector, i * dim));
-    index.add(BigUint64Array.from(order, (i) => BigInt(i)), flat, 1);
+  function sessionIndex() {
+    const index = new MemoryVectorPostings(embedPostings(entities, dim, 0));
     return buildSessionIndex("s", { entities, relations: [], head: null }, [], { index, count: entities.length, dim, path: "", action: "built" });
   }
 
-  test("vectorLaneHits gives the same hits, ties in entity order, from indexes built in different orders", async () => {
-    const forward = entities.map((_, i) => i);
-    const [a, b] = [await sessionIndexInsertedIn(forward), await sessionIndexInsertedIn([...forward].reverse())];
-    for (const query of ["blue red", "red", "alpha3 blue", "alpha299 red blue"]) {
-      const hits = vectorLaneHits(a, query, 50);
-      assert.deepEqual(vectorLaneHits(b, query, 50), hits, query);
-      assert.ok(hits.length > 0, query);
-      for (let i = 1; i < hits.length; i++) {
-        const ordered = hits[i - 1].similarity > hits[i].similarity ||
-          (hits[i - 1].similarity === hits[i].similarity && hits[i - 1].position < hits[i].position);
-        assert.ok(ordered, `${query}: hit ${i} out of order`);
-      }
+  /** Every entity scored with the dense dot product of the kernel's embeddings, ordered as the lane orders. */
+  function bruteForce(query: string, limit: number) {
+    const [q] = hashEmbedMany([query], dim);
+    const vectors = hashEmbedMany(entities.map((e) => entityEmbeddingText(e.name, e.entityType, e.summary)), dim);
+    return vectors
+      .map((v, position) => {
+        let similarity = 0;
+        for (let i = 0; i < dim; i++) similarity += q[i] * v[i];
+        return { position, similarity };
+      })
+      .filter((hit) => hit.similarity > 0)
+      .sort((a, b) => b.similarity - a.similarity || a.position - b.position)
+      .slice(0, limit);
+  }
+
+  test("vectorLaneHits is the dense scan's top, bit for bit, ties in entity order", () => {
+    const index = sessionIndex();
+    for (const query of ["blue red", "red", "alpha3 blue", "alpha299 red blue", "no such token"]) {
+      for (const limit of [1, 50, 600]) assert.deepEqual(vectorLaneHits(index, query, limit), bruteForce(query, limit), `${query} (limit ${limit})`);
     }
-    // The tie really reaches past the window: the 50 kept all share one similarity.
-    const tied = vectorLaneHits(a, "blue red", 50);
+    // The tie really reaches past the cut: the 50 kept all share one similarity.
+    const tied = vectorLaneHits(index, "blue red", 50);
     assert.equal(new Set(tied.map((hit) => hit.similarity)).size, 1);
-    assert.ok(entities.length > vectorCandidatesMax);
+    assert.equal(tied[0].position, 0);
   });
 });

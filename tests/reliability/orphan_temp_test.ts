@@ -34,11 +34,11 @@ describe("temp files left by an interrupted projection write", () => {
     const dead = deadPid();
     const orphans = [
       path.join(projections, "sessions", `default.rows.json.tmp-${dead}`),
-      path.join(projections, "vectors", `default.usearch.tmp-${dead}`),
-      path.join(projections, "vectors", `default.usearch.json.tmp-${dead}`),
+      path.join(projections, "vectors", `default.vectors.tmp-${dead}`),
+      path.join(projections, "vectors", `default.vectors.json.tmp-${dead}`),
     ];
     for (const file of orphans) fs.writeFileSync(file, "partial");
-    const live = path.join(projections, "vectors", `default.usearch.tmp-${process.pid}`);
+    const live = path.join(projections, "vectors", `default.vectors.tmp-${process.pid}`);
     fs.writeFileSync(live, "being written");
 
     appendGoal(dir, "Tag the release");

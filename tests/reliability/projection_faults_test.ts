@@ -1,7 +1,7 @@
 /**
  * The projection under crashes, signals and corrupted read-model files (issue 12, items 5, 6, 8),
  * driven through the built binary: real `kill -9` / SIGTERM / SIGINT of `zaxy memory checkout`
- * and `zaxy reproject` at moments observed on disk, and real damage to `rows.json`, the usearch
+ * and `zaxy reproject` at moments observed on disk, and real damage to `rows.json`, the vector
  * index and its metadata, and `embedded.kuzu`. Every case checks the answer, not just the exit:
  * `identity-code-00042` is recorded by event 1043 only, and alice's editor preference changes
  * from vim (seq 1) to helix (seq 6001) inside the 10,000-event catch-up.
@@ -266,7 +266,7 @@ function editRowCache(dir: string, from: string, to: string): void {
 }
 
 function vectorMeta(dir: string): { count: number; bytes: number } {
-  return JSON.parse(fs.readFileSync(path.join(projectionsOf(dir), "vectors", "default.usearch.json"), "utf8"));
+  return JSON.parse(fs.readFileSync(path.join(projectionsOf(dir), "vectors", "default.vectors.json"), "utf8"));
 }
 
 /**
@@ -308,26 +308,26 @@ describe("item 6: a row cache is served only when its checksum and counts hold",
 });
 
 describe("item 8: every rebuild of a damaged read-model file says so", () => {
-  test("a truncated .usearch is rebuilt with a warning naming its size", slow, () => {
-    const dir = copyOf(caught, "proj-usearch-cut");
-    const index = path.join(projectionsOf(dir), "vectors", "default.usearch");
+  test("a truncated .vectors index is rebuilt with a warning naming its size", slow, () => {
+    const dir = copyOf(caught, "proj-vectors-cut");
+    const index = path.join(projectionsOf(dir), "vectors", "default.vectors");
     const bytes = fs.statSync(index).size;
     fs.truncateSync(index, Math.floor(bytes / 2));
     const { seqs, warnings, stderr } = query(dir, "identity-code-00042");
     assert.equal(seqs[0], identitySeq);
     const message = `the index file has ${Math.floor(bytes / 2)} bytes, its metadata records ${bytes}`;
-    assert.ok(warnings.some((w) => w.includes("default.usearch\" is rebuilt from the projected rows") && w.includes(message)), warnings.join("\n"));
+    assert.ok(warnings.some((w) => w.includes("default.vectors\" is rebuilt from the projected rows") && w.includes(message)), warnings.join("\n"));
     assert.ok(stderr.includes(message), stderr);
     assert.equal(fs.statSync(index).size, vectorMeta(dir).bytes);
     assert.equal(vectorMeta(dir).count, totalEvents + 1);
   });
 
-  test("garbage in .usearch.json is rebuilt with a warning; checkout lists it in warnings", slow, () => {
-    const dir = copyOf(caught, "proj-usearch-meta");
-    fs.writeFileSync(path.join(projectionsOf(dir), "vectors", "default.usearch.json"), "\x00\x01garbage{");
+  test("garbage in .vectors.json is rebuilt with a warning; checkout lists it in warnings", slow, () => {
+    const dir = copyOf(caught, "proj-vectors-meta");
+    fs.writeFileSync(path.join(projectionsOf(dir), "vectors", "default.vectors.json"), "\x00\x01garbage{");
     const checkout = zaxyOk(["memory", "checkout", "identity-code-00042"], dir);
     const warnings = checkout.json.warnings as string[];
-    assert.ok(warnings.some((w) => w.startsWith("projection repaired: vector index") && w.endsWith("default.usearch.json\" is not JSON")), warnings.join("\n"));
+    assert.ok(warnings.some((w) => w.startsWith("projection repaired: vector index") && w.endsWith("default.vectors.json\" is not JSON")), warnings.join("\n"));
     assert.match(checkout.stderr, /zaxy: warning: vector index .* is rebuilt from the projected rows: its metadata file .* is not JSON/);
     assert.equal(seqOf((checkout.json.current_facts as Fact[])[0].citation), identitySeq);
     assert.equal(vectorMeta(dir).count, totalEvents + 1);

@@ -2,7 +2,7 @@
  * Issue 14 item 3 (reproject): `zaxy reproject` keeps its memory bounded by building the vector
  * index and the read model from the folded rows before the graph store is written, releasing the
  * parsed events before Kuzu's bulk load, streaming the Kuzu CSV cells and writing the row cache
- * in blocks. None of that may change a byte: the row cache, the usearch file, the read model and
+ * in blocks. None of that may change a byte: the row cache, the vector index, the read model and
  * the checkout answers must be those of the plain pipeline (project, then vectors, then the read
  * model from the same rows and events), which this file runs in process as the reference.
  *
@@ -17,7 +17,9 @@ import { mixedSessionItems, sampleQueries, writeMixedSession } from "../../src/b
 import { projectSession } from "../../src/projection/projector.ts";
 import { readSnapshotChecked, snapshotPath, snapshotSchema, writeSnapshot } from "../../src/projection/snapshot.ts";
 import type { EntityRow, RelationRow, SessionGraphRows } from "../../src/projection/types.ts";
+import { foldLogRows } from "../../src/projection/foldLog.ts";
 import { syncVectorIndex, vectorIndexPath } from "../../src/projection/vectorIndex.ts";
+import { exactCosineTop } from "../../src/projection/vectorPostings.ts";
 import { readModelDir } from "../../src/readmodel/manifest.ts";
 import { writeReadModel } from "../../src/readmodel/writeReadModel.ts";
 import { buildSessionIndex } from "../../src/retrieval/sessionIndex.ts";
@@ -98,7 +100,7 @@ describe("zaxy reproject with bounded memory", () => {
     assert.equal(one.phases_ms.write_store, undefined);
   });
 
-  test("design 014: reproject writes the row cache and the usearch file byte for byte as the plain pipeline", () => {
+  test("design 014: reproject writes the row cache and the vector index byte for byte as the plain pipeline", () => {
     assert.deepEqual(fs.readFileSync(snapshotPath(cliRoot, sessionId)), fs.readFileSync(snapshotPath(referenceRoot, sessionId)));
     assert.deepEqual(fs.readFileSync(vectorIndexPath(cliRoot, sessionId)), fs.readFileSync(vectorIndexPath(referenceRoot, sessionId)));
     assert.equal(
@@ -248,34 +250,36 @@ describe("vectors embedded into one reused buffer", () => {
   });
 });
 
-describe("syncVectorIndex viewSaved", () => {
-  test("design 014: a built index returned as a view of its saved file: the same bytes on disk, the same neighbours, and no in-memory copy left to extend", slow, async () => {
-    const cwd = makeTempDir("zaxy-reprojmem-view");
-    const roots = ["memory", "view"].map((name) => path.join(cwd, name, ".eventloom"));
-    await writeMixedSession(roots[0], sessionId, mixedSessionItems(600, 9).items);
+describe("syncVectorIndex writes postings", () => {
+  test("design 014: a built index is opened from its saved file; an index appended to has the bytes of one built at the same head; a leftover usearch index is removed", slow, async () => {
+    const cwd = makeTempDir("zaxy-reprojmem-postings");
+    const roots = ["built", "appended"].map((name) => path.join(cwd, name, ".eventloom"));
+    const items = mixedSessionItems(600, 9).items;
+    await writeMixedSession(roots[0], sessionId, items);
     copySessionLog(roots[0], roots[1]);
-    const indexes = [];
-    for (const [i, root] of roots.entries()) {
-      const projected = await projectSession(root, sessionId, {});
-      indexes.push(await syncVectorIndex(root, sessionId, projected.rows!, projected.events, defaultEmbeddingDim, undefined, undefined, { viewSaved: i === 1 }));
-    }
-    const [inMemory, viewed] = indexes;
-    assert.equal(viewed.action, "built");
-    assert.equal(viewed.index.size(), inMemory.index.size());
+    const full = await projectSession(roots[0], sessionId, {});
+    const built = await syncVectorIndex(roots[0], sessionId, full.rows!, full.events, defaultEmbeddingDim);
+    assert.equal(built.action, "built");
+    assert.equal(built.index.size(), full.rows!.entities.length);
+    // The second root: an index at event 400 (and a leftover of the old format), then caught up.
+    const prefix = full.events.slice(0, 400);
+    const prefixRows = foldLogRows(sessionId, prefix);
+    await syncVectorIndex(roots[1], sessionId, prefixRows, prefix, defaultEmbeddingDim);
+    const vectorsDir = path.dirname(vectorIndexPath(roots[1], sessionId));
+    fs.writeFileSync(path.join(vectorsDir, `${sessionId}.usearch`), "old index");
+    fs.writeFileSync(path.join(vectorsDir, `${sessionId}.usearch.json`), "{}");
+    const appended = await syncVectorIndex(roots[1], sessionId, full.rows!, full.events, defaultEmbeddingDim);
+    assert.equal(appended.action, "appended");
     assert.deepEqual(fs.readFileSync(vectorIndexPath(roots[1], sessionId)), fs.readFileSync(vectorIndexPath(roots[0], sessionId)));
-    assert.deepEqual(fs.readdirSync(path.dirname(vectorIndexPath(roots[1], sessionId))).sort(), [`${sessionId}.usearch`, `${sessionId}.usearch.json`]);
-    const queries = new Float32Array(20 * defaultEmbeddingDim);
-    hashEmbedManyInto(Array.from({ length: 20 }, (_, i) => `decision ${i} retry policy billing task`), defaultEmbeddingDim, queries);
-    for (let q = 0; q < 20; q++) {
-      const query = queries.subarray(q * defaultEmbeddingDim, (q + 1) * defaultEmbeddingDim);
-      const [a, b] = [inMemory, viewed].map((v) => v.index.search(query, 10, 1));
-      assert.deepEqual([...b.keys], [...a.keys], `query ${q}`);
-      assert.deepEqual([...b.distances], [...a.distances], `query ${q}`);
+    assert.deepEqual(fs.readdirSync(vectorsDir).sort(), [`${sessionId}.vectors`, `${sessionId}.vectors.json`]);
+    const queries = hashEmbedMany(Array.from({ length: 20 }, (_, i) => `decision ${i} retry policy billing task`), defaultEmbeddingDim);
+    for (const [q, query] of queries.entries()) {
+      assert.deepEqual(exactCosineTop(appended.index, query, 10), exactCosineTop(built.index, query, 10), `query ${q}`);
     }
-    // A view is immutable: the in-memory copy is gone (usearch refuses to add to a view).
-    const one = queries.subarray(0, defaultEmbeddingDim);
-    inMemory.index.add(BigUint64Array.of(BigInt(inMemory.index.size())), one, 1);
-    assert.throws(() => viewed.index.add(BigUint64Array.of(BigInt(viewed.index.size())), one, 1));
+    // What was returned reads the file it was saved as, not a copy that grows with the vectors.
+    built.index.close();
+    assert.throws(() => exactCosineTop(built.index, queries[0], 10));
+    appended.index.close();
   });
 });
 

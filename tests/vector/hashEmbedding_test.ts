@@ -31,7 +31,9 @@ import {
   entityEmbeddingText,
   hashEmbedMany,
   hashEmbeddingReference,
+  hashEmbedSparseEach,
 } from "../../src/vector/hashEmbedding.ts";
+import { embedTextPostings } from "../../src/projection/vectorPostings.ts";
 import { propertySeed, Rng } from "../testkit/rng.ts";
 
 const defaultSeed = 0x5eed_e4b0;
@@ -521,10 +523,33 @@ function failIfAny(mismatches: string[], total: number, what: string): void {
   assert.fail(`${what}: ${mismatches.length} of ${total} differ (${seedLabel}); first ${Math.min(5, mismatches.length)}:\n${mismatches.slice(0, 5).join("\n")}`);
 }
 
+/**
+ * The corpus embedded through the vector lane's postings (projection/vectorPostings.ts: each
+ * distinct token hashed once, the kernel's arithmetic in TypeScript), made dense again.
+ */
+function densePostings(dim: number, texts: readonly string[]): Float64Array[] {
+  const postings = embedTextPostings(texts.length, (i) => texts[i], dim, 0);
+  const dense = texts.map(() => new Float64Array(dim));
+  for (let b = 0; b < dim; b++) {
+    for (let j = postings.offsets[b]; j < postings.offsets[b + 1]; j++) dense[postings.keys[j]][b] = postings.values[j];
+  }
+  return dense;
+}
+
+/** The corpus through the kernel's sparse entry (`hashEmbedSparseEach`), made dense again. */
+function denseSparseKernel(dim: number, texts: readonly string[]): Float64Array[] {
+  const dense = texts.map(() => new Float64Array(dim));
+  hashEmbedSparseEach(texts, dim, (i, buckets, values) => buckets.forEach((bucket, j) => dense[i][bucket] = values[j]));
+  return dense;
+}
+
 function compareWithPython(dim: number, which: "reference" | "wasm"): void {
+  compareVectorsWithPython(dim, ours(dim)[which], which);
+}
+
+function compareVectorsWithPython(dim: number, vectors: readonly Float64Array[], which: string): void {
   const texts = corpus();
   const python = pythonAnswers().texts;
-  const vectors = ours(dim)[which];
   assert.equal(vectors.length, texts.length);
   const mismatches: string[] = [];
   texts.forEach((text, i) => {
@@ -575,6 +600,14 @@ describe(`hash embedding against python3 on ${generatedTextCount}+ generated tex
 
     test(`hashEmbedMany (WASM, all texts in one call) equals Python bit for bit at dim ${dim} (${seedLabel})`, { skip: skipWithoutPython, timeout: 60_000 }, () => {
       compareWithPython(dim, "wasm");
+    });
+
+    test(`hashEmbedSparseEach (WASM, non-zeros only) equals Python bit for bit at dim ${dim} (${seedLabel})`, { skip: skipWithoutPython, timeout: 60_000 }, () => {
+      compareVectorsWithPython(dim, denseSparseKernel(dim, corpus()), "sparse kernel");
+    });
+
+    test(`the vector postings (each distinct token hashed once) equal Python bit for bit at dim ${dim} (${seedLabel})`, { skip: skipWithoutPython, timeout: 60_000 }, () => {
+      compareVectorsWithPython(dim, densePostings(dim, corpus()), "postings");
     });
   }
 
