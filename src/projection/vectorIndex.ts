@@ -150,9 +150,17 @@ function save(postings: VectorPostings, indexPath: string, meta: VectorMeta): Ve
     throw error;
   }
   meta.stamp = fileStamp(indexPath);
-  // Written after the index: a meta that fails to land describes the old index, which the next
-  // open then refuses and rebuilds.
-  writeFileAtomic(metaPath(indexPath), JSON.stringify(meta));
+  try {
+    writeFileAtomic(metaPath(indexPath), JSON.stringify(meta));
+  } catch (error) {
+    // An index without its side file would be refused, with a warning, by every later read: a
+    // side file that cannot land (a full disk) takes the index with it, so the next read finds
+    // none and builds one, as a first read does. (The old side file goes too: it described the
+    // index just replaced.)
+    opened.close();
+    for (const file of [indexPath, metaPath(indexPath)]) fs.rmSync(file, { force: true });
+    throw error;
+  }
   removeLegacyIndex(indexPath);
   return opened;
 }
