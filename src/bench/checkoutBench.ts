@@ -242,6 +242,11 @@ export async function runCheckoutBench(options: CheckoutBenchOptions): Promise<C
         const fact = facts[(i * 7919) % facts.length];
         await recordFeedback(root, sessionId, { entityName: fact.name, entityType: fact.entityType, feedback: i % 2 === 0 ? "helpful" : "irrelevant", reason: "bench" }, { source: "bench" });
       }
+      // The session is caught up past the feedback (read model, vectors and row cache written at
+      // the new head), so that the warm and cold runs start from an up-to-date session: left a
+      // thousand events behind, every fresh read would fold them (the "after an append" case).
+      progress("catching the projection up past the feedback events");
+      await new MemoryService(root, { warn: (message) => progress(`warning: ${message}`) }).session(sessionId);
     }
 
     progress(`warm: zaxy serve + ${queries.length} memory_checkout calls`);

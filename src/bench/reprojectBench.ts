@@ -220,7 +220,7 @@ export async function runReprojectBench(options: ReprojectBenchOptions): Promise
     };
     const writeMs = projected.timingsMs.write_store ?? Number.NaN;
 
-    progress("vector index build (usearch)");
+    progress("vector index build (postings)");
     const vectorStarted = performance.now();
     const vectors = await syncVectorIndex(root, sessionId, rows, projected.events, defaultEmbeddingDim);
     const vectorMs = performance.now() - vectorStarted;

@@ -3,8 +3,8 @@
  * citation, and MMR.
  *
  * - exact: entity names equal to the query or to one of its words/phrases (weight 1.0).
- * - vector: the session's usearch index proposes candidates, re-scored by exact cosine of the hash
- *   embeddings (vectorLane.ts) so the answer does not depend on how the index was built (0.95 · cosine).
+ * - vector: the exact cosine of the hash embeddings, from the session's vector postings
+ *   (vectorLane.ts), so the answer does not depend on how the index was built (0.95 · cosine).
  * - keyword: BM25 over entity text, plus Python's expanded query at 0.92 (0.8 · score).
  * - traversal: current relations from the best hits, depth 2 by default, 0.95 per hop (0.9).
  * - verbatim: BM25 over raw event text (0.8), so an event is findable even if extraction

@@ -1,7 +1,7 @@
 /**
  * The in-memory search structures of one session at one projection head: entity versions with
  * their names and BM25 text, current relations as adjacency, the raw events for the verbatim
- * lane, and the session's usearch index. Built once per head; `zaxy serve` keeps it warm.
+ * lane, and the session's vector postings. Built once per head; `zaxy serve` keeps it warm.
  */
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { SessionVectorIndex } from "../projection/vectorIndex.ts";

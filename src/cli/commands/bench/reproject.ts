@@ -40,7 +40,7 @@ export const benchReprojectCommand = defineCommand({
   description:
     "Generates a seeded mixed agent session (goals, tasks, decisions, preferences, documents,\n" +
     "transcript turns, tool calls, commands, file edits) in a temporary directory, times\n" +
-    "projectSession with rebuild end to end and per phase, then the usearch index build. The\n" +
+    "projectSession with rebuild end to end and per phase, then the vector index build. The\n" +
     "one-statement-per-row baseline runs on the first --baseline-events events (the whole\n" +
     "session would take tens of minutes) and is compared with the bulk load of the same rows.\n" +
     "Then times `zaxy reproject --reset-projection` in --cli-runs fresh processes (rows, read\n" +
