@@ -147,7 +147,7 @@ async function benchWriters(backend: "store" | "file", options: StoreBenchOption
   let chainOk: boolean;
   if (backend === "store") {
     const scratch = path.join(workDir, "writers-export.jsonl");
-    const verified = await verifyStoreThread(options.client, session, { scratchDir: workDir });
+    const verified = await verifyStoreThread(options.client, session);
     chainOk = verified.report.ok;
     const rows = await options.client.run("read the bench's rows", (sql) => sql`SELECT line FROM eventloom_events WHERE thread = ${session} ORDER BY seq`.raw());
     lines = rows.map((row) => row[0] as Uint8Array);

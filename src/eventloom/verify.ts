@@ -143,11 +143,30 @@ export interface RangeOptions {
 
 const hexPattern = /^[0-9a-f]{64}$/;
 
+/** Reads up to `length` bytes at `position` into `target` at `offset`; returns how many (0 at the end). */
+export type ReadAt = (target: Uint8Array, offset: number, length: number, position: number) => number;
+
 /**
  * Verifies the lines in [start, end) of an open log, given what precedes them. `isLast` says the
  * range ends at EOF (so an unterminated last line is a torn tail).
  */
 export function scanRange(fd: number, start: number, end: number, isLast: boolean, chain: ChainStart, options: RangeOptions = {}): RangeResult {
+  return scanFrom((target, offset, length, position) => fs.readSync(fd, target, offset, length, position), start, end, isLast, chain, options);
+}
+
+/**
+ * `scanRange` over line-aligned bytes in memory (lines fetched from a store): the same checks,
+ * with no file in between.
+ */
+export function scanBytes(bytes: Uint8Array, chain: ChainStart, options: RangeOptions = {}): RangeResult {
+  return scanFrom((target, offset, length, position) => {
+    const n = Math.max(0, Math.min(length, bytes.length - position));
+    target.set(bytes.subarray(position, position + n), offset);
+    return n;
+  }, 0, bytes.length, false, chain, options);
+}
+
+function scanFrom(readAt: ReadAt, start: number, end: number, isLast: boolean, chain: ChainStart, options: RangeOptions): RangeResult {
   const chunkBytes = Math.min(options.chunkBytes ?? verifyChunkBytes, Math.max(65536, end - start));
   const kernel = new CanonicalKernel(chunkBytes, 2 * chunkBytes + 65536, 16384, 1 << 18);
   kernel.exports.resetChain();
@@ -189,7 +208,7 @@ export function scanRange(fd: number, start: number, end: number, isLast: boolea
         space = kernel.layout.inputCap - pending;
       }
       const want = Math.min(space, end - position);
-      const read = want > 0 ? fs.readSync(fd, kernel.memory, kernel.layout.inputPtr + pending, want, position) : 0;
+      const read = want > 0 ? readAt(kernel.memory, kernel.layout.inputPtr + pending, want, position) : 0;
       position += read;
       if (read === 0 || position >= end) eof = read === 0 || position >= end;
       pending += read;

@@ -6,10 +6,12 @@
  *   in:  {kind: "count", path, start, end}                        out: {kind: "counted", events, newlines}
  *   in:  {kind: "verify", path, start, end, isLast, chain, allErrors}
  *                                                                 out: {kind: "progress", bytes}*, {kind: "done", result}
+ *   in:  {kind: "verifyBytes", bytes, chain, allErrors}          out: {kind: "done", result}
+ *        (line-aligned bytes fetched from a store, transferred rather than written to a file)
  *   out on any failure: {kind: "error", message}
  */
 import * as fs from "node:fs";
-import { type ChainStart, countRange, scanRange } from "./verify.ts";
+import { type ChainStart, countRange, scanBytes, scanRange } from "./verify.ts";
 
 interface WorkerScope {
   onmessage: ((event: MessageEvent) => void) | null;
@@ -27,9 +29,12 @@ function openLog(path: string): number {
 scope.onmessage = (event: MessageEvent) => {
   const message = event.data as
     | { kind: "count"; path: string; start: number; end: number }
-    | { kind: "verify"; path: string; start: number; end: number; isLast: boolean; chain: ChainStart; allErrors: boolean };
+    | { kind: "verify"; path: string; start: number; end: number; isLast: boolean; chain: ChainStart; allErrors: boolean }
+    | { kind: "verifyBytes"; bytes: Uint8Array; chain: ChainStart; allErrors: boolean };
   try {
-    if (message.kind === "count") {
+    if (message.kind === "verifyBytes") {
+      scope.postMessage({ kind: "done", result: scanBytes(message.bytes, message.chain, { allErrors: message.allErrors }) });
+    } else if (message.kind === "count") {
       const counted = countRange(openLog(message.path), message.start, message.end);
       scope.postMessage({ kind: "counted", ...counted });
     } else {

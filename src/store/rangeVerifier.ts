@@ -1,39 +1,66 @@
 /**
- * Verifies line-aligned ranges of a file as they are written, on a worker thread, while the main
- * thread goes on receiving rows from the store: the network and the verifier overlap. Each
- * range starts from what precedes it (event count, lines, the previous line's stored hash), so
- * ranges are independent and the merged result is the one a sequential pass would give. Small
- * inputs (one chunk) are verified inline: a worker costs more than it saves there.
+ * Verifies line-aligned ranges (of a file as it is written, or bytes handed over as they arrive)
+ * on worker threads, while the main thread goes on receiving rows from the store: the network and
+ * the verifiers overlap. Each range starts from what precedes it (event count, lines, the
+ * previous line's stored hash), so ranges are independent, are verified two at a time, and the
+ * merged result is the one a sequential pass would give. Small inputs (one chunk) are verified
+ * inline: a worker costs more than it saves there.
  */
 import { WebWorker, workerSpecifier } from "../platform/process.ts";
-import { type ChainStart, type RangeResult, scanRange } from "../eventloom/verify.ts";
+import { type ChainStart, type RangeResult, scanBytes, scanRange } from "../eventloom/verify.ts";
+
+/** Workers verifying ranges side by side (ranges are independent; results are merged in order). */
+const workersMax = 2;
 
 export class RangeVerifier {
   readonly #path: string;
   readonly #fd: number;
   readonly #allErrors: boolean;
-  #worker: Worker | undefined;
-  #queue: Promise<void> = Promise.resolve();
+  readonly #workers: Worker[] = [];
+  /** Per worker, the promise of the last range queued on it. */
+  readonly #queues: Promise<void>[] = [];
+  #next = 0;
   readonly #results: RangeResult[] = [];
   #failure: Error | undefined;
 
+  /** `path` and `fd`: the file `add` ranges are of (`""` and -1 for a verifier of bytes only). */
   constructor(path: string, fd: number, allErrors: boolean) {
     this.#path = path;
     this.#fd = fd;
     this.#allErrors = allErrors;
   }
 
-  /** Queues [start, end) for verification; `inline` verifies it here and now instead. */
+  /** Queues [start, end) of the file for verification; `inline` verifies it here and now instead. */
   add(start: number, end: number, chain: ChainStart, inline: boolean): void {
-    const index = this.#results.length;
-    this.#results.push(undefined as unknown as RangeResult);
-    if (inline && this.#worker === undefined) {
-      this.#results[index] = scanRange(this.#fd, start, end, false, chain, { allErrors: this.#allErrors });
+    if (this.#fd < 0) throw new Error("this verifier has no file: use addBytes");
+    if (inline && this.#workers.length === 0) {
+      this.#results.push(scanRange(this.#fd, start, end, false, chain, { allErrors: this.#allErrors }));
       return;
     }
-    const worker = (this.#worker ??= new WebWorker(workerSpecifier(new URL("../eventloom/verifyWorker.ts", import.meta.url), "eventloom/verifyWorker.ts"), { type: "module" }));
-    const message = { kind: "verify", path: this.#path, start, end, isLast: false, chain, allErrors: this.#allErrors };
-    this.#queue = this.#queue.then(() =>
+    this.#dispatch({ kind: "verify", path: this.#path, start, end, isLast: false, chain, allErrors: this.#allErrors }, []);
+  }
+
+  /**
+   * Queues line-aligned bytes for verification; `inline` verifies them here and now instead.
+   * Unless inline, the bytes are handed to the worker: a buffer that owns its whole
+   * ArrayBuffer is transferred (unusable here after), anything else is copied.
+   */
+  addBytes(bytes: Uint8Array, chain: ChainStart, inline: boolean): void {
+    if (inline && this.#workers.length === 0) {
+      this.#results.push(scanBytes(bytes, chain, { allErrors: this.#allErrors }));
+      return;
+    }
+    const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+    const sent = owned ? bytes : new Uint8Array(bytes);
+    this.#dispatch({ kind: "verifyBytes", bytes: sent, chain, allErrors: this.#allErrors }, [sent.buffer as ArrayBuffer]);
+  }
+
+  #dispatch(message: unknown, transfer: Transferable[]): void {
+    const index = this.#results.length;
+    this.#results.push(undefined as unknown as RangeResult);
+    const slot = this.#next++ % workersMax;
+    const worker = (this.#workers[slot] ??= new WebWorker(workerSpecifier(new URL("../eventloom/verifyWorker.ts", import.meta.url), "eventloom/verifyWorker.ts"), { type: "module" }));
+    this.#queues[slot] = (this.#queues[slot] ?? Promise.resolve()).then(() =>
       new Promise<void>((resolve) => {
         worker.onmessage = (event: MessageEvent) => {
           const data = event.data as { kind: string; result?: RangeResult; message?: string };
@@ -46,7 +73,7 @@ export class RangeVerifier {
           this.#failure ??= new Error(`verify worker failed: ${(event as ErrorEvent).message ?? "unknown error"}`);
           resolve();
         };
-        worker.postMessage(message);
+        worker.postMessage(message, transfer);
       })
     );
   }
@@ -54,10 +81,10 @@ export class RangeVerifier {
   /** Every range's result, in order, once all are verified. */
   async results(): Promise<RangeResult[]> {
     try {
-      await this.#queue;
+      await Promise.all(this.#queues);
     } finally {
-      this.#worker?.terminate();
-      this.#worker = undefined;
+      for (const worker of this.#workers) worker.terminate();
+      this.#workers.length = 0;
     }
     if (this.#failure !== undefined) throw this.#failure;
     return this.#results;

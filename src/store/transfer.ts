@@ -53,20 +53,23 @@ export interface FetchedThread {
  * hash recomputed from `line`, chunk after chunk, so the network and the verifier overlap and
  * memory stays bounded. A missing row or a head row ahead of the rows fails the report too.
  */
-export async function fetchVerifiedThread(client: StoreClient, thread: string, scratch: { file: string; fd: number }, options: { allErrors?: boolean } = {}): Promise<FetchedThread> {
+export async function fetchVerifiedThread(client: StoreClient, thread: string, scratch: { file: string; fd: number } | null, options: { allErrors?: boolean } = {}): Promise<FetchedThread> {
   const { headSeq, maxSeq } = await client.run(`read session ${JSON.stringify(thread)} from the store`, async (sql) => {
     // The head first: a concurrent append can only move the rows past it, never behind.
     const heads = await sql`SELECT seq FROM eventloom_heads WHERE thread = ${thread}`;
     return { headSeq: heads.length === 0 ? null : Number(heads[0].seq), maxSeq: await maxSeqOf(sql, thread) };
   });
-  const verifier = new RangeVerifier(scratch.file, scratch.fd, options.allErrors === true);
+  // Without a scratch file (a verification keeps nothing), the lines go to the verifiers as bytes.
+  const verifier = new RangeVerifier(scratch?.file ?? "", scratch?.fd ?? -1, options.allErrors === true);
   let offset = 0;
   let linesBefore = 0;
   let prevHash: string | null = null;
   let blankAt: number | undefined;
   const rows = await client.run(`read session ${JSON.stringify(thread)} from the store`, (sql) =>
     streamThreadLines(sql, thread, 0, maxSeq, (lines, count) => {
-      for (let written = 0; written < lines.length; ) written += fs.writeSync(scratch.fd, lines, written, lines.length - written, offset + written);
+      if (scratch !== null) {
+        for (let written = 0; written < lines.length; ) written += fs.writeSync(scratch.fd, lines, written, lines.length - written, offset + written);
+      }
       // A row is one event: an empty one would be skipped by the verifier, so it is named here.
       if (blankAt === undefined) {
         const pair = lines.indexOf("\n\n");
@@ -74,11 +77,16 @@ export async function fetchVerifiedThread(client: StoreClient, thread: string, s
         else if (pair !== -1) blankAt = linesBefore + countLines(lines.subarray(0, pair + 1)) + 1;
       }
       const lineCount = countLines(lines);
-      // The first chunk (and a thread that fits in one) is verified inline; later ones on a worker.
-      verifier.add(offset, offset + lines.length, { eventBase: linesBefore, lineBase: linesBefore, prevHash }, offset === 0 && count > 0 && lines.length < lineChunkBytes);
-      offset += lines.length;
-      linesBefore += lineCount;
+      const chain = { eventBase: linesBefore, lineBase: linesBefore, prevHash };
+      const length = lines.length;
+      // Read before the bytes may be handed (transferred) to a verifier.
       prevHash = (storedEventHash(lastLineOf(lines)) ?? null);
+      // The first chunk (and a thread that fits in one) is verified inline; later ones on a worker.
+      const inline = offset === 0 && count > 0 && length < lineChunkBytes;
+      if (scratch === null) verifier.addBytes(lines, chain, inline);
+      else verifier.add(offset, offset + length, chain, inline);
+      offset += length;
+      linesBefore += lineCount;
     }, true), client.queryTimeoutMs + 2 * maxSeq);
   let report = mergeRanges(offset, await verifier.results(), options.allErrors === true);
   const failed = (seq: number, reason: string): IntegrityReport => ({
@@ -136,14 +144,9 @@ export interface StoreVerification {
  * Verifies a thread from the store's rows: every hash recomputed from `line`, the seqs without
  * a gap, and the head row agreeing with the rows. `scratchDir` holds the fetched copy meanwhile.
  */
-export async function verifyStoreThread(client: StoreClient, thread: string, options: { allErrors?: boolean; scratchDir?: string } = {}): Promise<StoreVerification> {
-  const scratch = scratchFile(options.scratchDir, "verify");
-  try {
-    const fetched = await fetchVerifiedThread(client, thread, scratch, options);
-    return { thread, report: fetched.report, head_seq: fetched.head_seq };
-  } finally {
-    scratch.done();
-  }
+export async function verifyStoreThread(client: StoreClient, thread: string, options: { allErrors?: boolean } = {}): Promise<StoreVerification> {
+  const fetched = await fetchVerifiedThread(client, thread, null, options);
+  return { thread, report: fetched.report, head_seq: fetched.head_seq };
 }
 
 /** Copies a thread out of the store, verified, to `output` (atomically) or to `write`. */
