@@ -18,7 +18,7 @@ import { storedEventHash } from "../eventloom/envelope.ts";
 import { recoverInterruptedAppend } from "../eventloom/intent.ts";
 import { readLogLines } from "../eventloom/lines.ts";
 import { fileSystemReason } from "../eventloom/root.ts";
-import { scanRange } from "../eventloom/verify.ts";
+import { scanBytes } from "../eventloom/verify.ts";
 import type { Queryable } from "./storeClient.ts";
 import { lastLineOf, maxSeqOf, streamThreadLines } from "./threadLines.ts";
 
@@ -279,7 +279,7 @@ export async function catchUpThread(q: Queryable, thread: string, logPath: strin
         }
         if (parts.length > 0) {
           const lines = Buffer.concat(parts);
-          verifyFetched(thread, lines, count.lines, count.lines === 0 ? null : (storedEventHash(lastLineBytes(fd, count.bytes)) ?? null), path.dirname(logPath));
+          verifyFetched(thread, lines, count.lines, count.lines === 0 ? null : (storedEventHash(lastLineBytes(fd, count.bytes)) ?? null));
           writeAllAt(fd, lines, logPath, thread);
           count = { lines: count.lines + added.length, bytes: count.bytes + lines.length };
           saveMirrorCount(logPath, count);
@@ -294,7 +294,7 @@ export async function catchUpThread(q: Queryable, thread: string, logPath: strin
     // Each chunk is verified as the continuation of what the mirror holds before a byte of it
     // is written, so the mirror only ever holds a verified prefix of the store's chain.
     const fetched = await streamThreadLines(q, thread, from, upto, (lines, rows) => {
-      verifyFetched(thread, lines, count.lines, prevHash, path.dirname(logPath));
+      verifyFetched(thread, lines, count.lines, prevHash);
       writeAllAt(fd, lines, logPath, thread);
       count = { lines: count.lines + rows, bytes: count.bytes + lines.length };
       prevHash = (storedEventHash(lastLineOf(lines)) ?? null);
@@ -314,22 +314,15 @@ export async function catchUpThread(q: Queryable, thread: string, logPath: strin
 }
 
 /** Verifies fetched lines as the continuation of `eventBase` events ending in `prevHash`. */
-function verifyFetched(thread: string, bytes: Buffer, eventBase: number, prevHash: string | null, dir: string): void {
-  const temp = path.join(dir, `.incoming-${process.pid}-${thread}`);
-  const fd = fs.openSync(temp, "w+");
-  try {
-    fs.unlinkSync(temp);
-    for (let written = 0; written < bytes.length; ) written += fs.writeSync(fd, bytes, written, bytes.length - written);
-    const result = scanRange(fd, 0, bytes.length, true, { eventBase, lineBase: eventBase, prevHash });
-    const issue = result.errors[0];
-    if (issue !== undefined) {
-      throw checkError("integrity_failure", `Session ${JSON.stringify(thread)} in the store fails verification: ${issue.reason} (seq ${issue.seq}); nothing from it was read`, {
-        field: "store",
-        hint: `\`zaxy verify --store URL --session-id ${thread}\` reports every failure`,
-      });
-    }
-  } finally {
-    fs.closeSync(fd);
+function verifyFetched(thread: string, bytes: Buffer, eventBase: number, prevHash: string | null): void {
+  // Verified in memory (the fetched lines always end with a newline): no scratch file.
+  const result = scanBytes(bytes, { eventBase, lineBase: eventBase, prevHash });
+  const issue = result.errors[0];
+  if (issue !== undefined) {
+    throw checkError("integrity_failure", `Session ${JSON.stringify(thread)} in the store fails verification: ${issue.reason} (seq ${issue.seq}); nothing from it was read`, {
+      field: "store",
+      hint: `\`zaxy verify --store URL --session-id ${thread}\` reports every failure`,
+    });
   }
 }
 
