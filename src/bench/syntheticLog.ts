@@ -6,7 +6,7 @@
  */
 import * as fs from "node:fs";
 import { type JsonObject, type JsonValue, JsonNumber } from "../canonical/mod.ts";
-import { sealLegacy, sealV1 } from "../eventloom/envelope.ts";
+import { type SealedLine, sealLegacy, sealV1, type UnsealedEvent } from "../eventloom/envelope.ts";
 import { formatTimestamp } from "../eventloom/timestamp.ts";
 import { seededRandom } from "./measure.ts";
 
@@ -94,7 +94,7 @@ export function writeSyntheticLog(options: SyntheticLogOptions): number {
   try {
     for (let seq = 1; seq <= options.events; seq++) {
       const type = types[seq % types.length];
-      const event = {
+      const event: UnsealedEvent = {
         seq,
         timestamp: formatTimestamp(baseMicros + seq * 1_000_003),
         type,
@@ -104,7 +104,7 @@ export function writeSyntheticLog(options: SyntheticLogOptions): number {
         security: { sensitivity: "public" as const, redacted_paths: [] },
         prevHash,
       };
-      const sealed = options.style === "zaxy-v1" ? sealV1(event) : sealLegacy(event);
+      const sealed: SealedLine = options.style === "zaxy-v1" ? sealV1(event) : sealLegacy(event);
       prevHash = sealed.hash;
       pending.push(sealed.line, "\n");
       pendingChars += sealed.line.length + 1;

@@ -16,6 +16,7 @@ import { kuzuJsAssetName, kuzuWasmAssetName, registerEmbeddedAssets, usearchAddo
 
 registerEmbeddedAssets({
   [usearchAddonAssetName("linux", "x64")]: usearchLinuxX64,
-  [kuzuJsAssetName]: kuzuJs,
+  // Imported `with { type: "file" }`: the default export is the file's path, not the module.
+  [kuzuJsAssetName]: kuzuJs as string,
   [kuzuWasmAssetName]: kuzuWasm,
 });

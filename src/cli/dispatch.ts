@@ -6,7 +6,7 @@ import { parseArgs } from "node:util";
 import { sessionLogPath } from "../eventloom/session.ts";
 import { checkLogNotDirectory, checkRootPath, checkRootWritable } from "../eventloom/root.ts";
 import { ExitCode, inputError } from "../errors.ts";
-import type { Command, CommandGroup, CommandIo, GlobalOptions, OptionSpec } from "./command.ts";
+import type { Command, CommandGroup, CommandIo, GlobalOptions, OptionSpec, OptionValues } from "./command.ts";
 import { globalOptions } from "./globalOptions.ts";
 import { readFleetEnabled } from "../eventloom/config.ts";
 import { openVault } from "../eventloom/forgetting.ts";
@@ -190,7 +190,8 @@ export async function dispatch(root: CommandGroup, argv: string[], io: CommandIo
     await openStoreFor(node, commandPath, path, global, parsed.values, io);
     // A root that forgets reads its erasable cells with its vault (docs/forgetting.md).
     openVault(global.eventloomPath);
-    return await node.run({ commandPath, values: parsed.values, positionals: parsed.positionals, global, io });
+    // No option is a boolean that may repeat, so no value is a boolean array.
+    return await node.run({ commandPath, values: parsed.values as OptionValues, positionals: parsed.positionals, global, io });
   } catch (error) {
     return reportError(io, global.json, error);
   } finally {

@@ -25,7 +25,7 @@ import type { HandoffSummary } from "../eventloom/replay.ts";
 import { type CausalQueryResult, queryCausal } from "../causal/mod.ts";
 import { proposeFromLog, readConsolidationStatus, reviewCandidate } from "../consolidation/operations.ts";
 import { windowSizeDefault } from "../consolidation/segments.ts";
-import type { PlainJson } from "../canonical/mod.ts";
+import type { PlainJson } from "../projection/types.ts";
 import { auditLog } from "../compaction/audit.ts";
 import { writeProjectionFromLog } from "../compaction/projectionFromLog.ts";
 import { configPath } from "../eventloom/config.ts";

@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fromJs, JsonNumber, type JsonValue, parseJson } from "../../src/canonical/mod.ts";
+import { fromJs, JsonNumber, parseJson } from "../../src/canonical/mod.ts";
+import type { PlainJson } from "../../src/projection/types.ts";
 import { appendEvents, readEvents, verifyLog, writeConfig } from "../../src/eventloom/mod.ts";
 import { runZaxy } from "../cli/zaxy.ts";
 import { interopDir, makeTempDir, python, pythonWith, readLines, refVerifyMany, removeTempDirs, skipWithoutPython, type Verdict, writeLines } from "./testkit.ts";
@@ -20,7 +21,7 @@ function verdictOf(report: Verdict): Verdict {
 }
 
 /** Payload strings that exercise every escaping rule (no backslash is followed by `u`). */
-const tricky: Record<string, JsonValue> = {
+const tricky: Record<string, PlainJson> = {
   latin: "café crème brûlée",
   cjk: "日本語のテキスト",
   astral: "😀 𝄞 𠜎",

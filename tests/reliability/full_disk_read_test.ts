@@ -22,7 +22,7 @@ function filesUnder(dir: string): string[] {
   return fs.readdirSync(dir, { recursive: true, encoding: "utf8" }).map((name) => String(name)).sort();
 }
 
-function checkout(root: string): { code: number; doc: { warnings: string[]; current_facts: Array<{ content: string }> }; stderr: string } {
+function checkout(root: string): { code: number | null; doc: { warnings: string[]; current_facts: Array<{ content: string }> }; stderr: string } {
   const run = runZaxy(["memory", "checkout", "which database", "--json"], { cwd: root });
   return { code: run.code, doc: JSON.parse(run.stdout), stderr: run.stderr };
 }

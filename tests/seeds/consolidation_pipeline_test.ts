@@ -12,6 +12,7 @@ import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { fromJs } from "../../src/canonical/mod.ts";
 import { consolidationCandidatePayload } from "../../src/consolidation/candidate.ts";
+import type { PlainJson } from "../../src/projection/types.ts";
 import { consolidationCheckoutFeature } from "../../src/consolidation/checkoutFeature.ts";
 import { generateConsolidationProposals } from "../../src/consolidation/proposals.ts";
 import { selectConsolidationSegments, windowSizeDefault } from "../../src/consolidation/segments.ts";
@@ -206,7 +207,7 @@ describe("design 000: checkout diagnostics.consolidation_candidates (item 11)", 
     const claim = proposed.events.find((event: { candidate_type: string }) => event.candidate_type === "claim");
     jsonOk(root, "agent-1", ["memory", "consolidation", "review", "--candidate-id", claim.candidate_id, "--status", "rejected", "--rationale", "not supported"]);
     const [first] = logLines(root, "agent-1");
-    const staleCandidate = {
+    const staleCandidate: { [key: string]: PlainJson } = {
       ...consolidationCandidatePayload({
         candidateType: "episode", title: "Zebra rollout", summary: "zebra rollout candidate, withdrawn", sourceEvents: [{ seq: 1, hash: lineHash(first) }], confidence: 0.5, method: "m",
       }),

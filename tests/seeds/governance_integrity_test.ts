@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
-import { fromJs } from "../../src/canonical/mod.ts";
+import { fromJs, type JsonObject } from "../../src/canonical/mod.ts";
 import { sealV1 } from "../../src/eventloom/envelope.ts";
 import { interopDir, makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { runZaxy, stackTraceLines } from "../cli/zaxy.ts";
@@ -115,7 +115,7 @@ function sealRaw(logPath: string, type: string, payload: Record<string, unknown>
     type,
     actor: "python-agent",
     thread: "default",
-    payload: fromJs(payload),
+    payload: fromJs(payload) as JsonObject,
     security: { sensitivity: "public", redacted_paths: [] },
     prevHash: String(last.integrity.hash).replace(/^sha256:/, ""),
   });

@@ -4,7 +4,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { inputError } from "../../errors.ts";
 import { emit } from "../output.ts";
-import type { PlainJson } from "../../canonical/mod.ts";
+import type { PlainJson } from "../../projection/types.ts";
 
 export const demoCommand = defineCommand({
   name: "demo",

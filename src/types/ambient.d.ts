@@ -1,0 +1,55 @@
+/**
+ * What the type checker cannot find by itself (`npm run check`, tsconfig.json): Bun's FFI and
+ * build API, used only where the code runs under Bun (src/platform/mod.ts's flock, build.ts), the
+ * files the compiled binary embeds (`import path from "x.node" with { type: "file" }` gives the
+ * file's path), and kuzu-wasm's untyped JavaScript, which src/projection/kuzuRuntime.ts narrows
+ * to the few members it calls. Only what the code uses is declared.
+ */
+
+declare module "bun:ffi" {
+  interface FfiSignature {
+    args: string[];
+    returns: string;
+  }
+  export function dlopen<Symbols extends Record<string, FfiSignature>>(
+    path: string,
+    symbols: Symbols,
+  ): { symbols: { [name in keyof Symbols]: (...args: number[]) => number }; close(): void };
+  export const read: { i32(pointer: never, byteOffset: number): number };
+}
+
+/** An embedded file: its path inside the binary (or on disk when run from source). */
+declare module "*.node" {
+  const path: string;
+  export default path;
+}
+
+declare module "*.wasm" {
+  const path: string;
+  export default path;
+}
+
+declare module "*/kuzu-wasm/nodejs/kuzu/kuzu_wasm.js" {
+  const moduleOrPath: unknown;
+  export default moduleOrPath;
+}
+
+declare module "*/kuzu-wasm/nodejs/sync/index.js" {
+  const sync: unknown;
+  export default sync;
+}
+
+declare module "*/kuzu-wasm/nodejs/sync/kuzu.js" {
+  const holder: unknown;
+  export default holder;
+}
+
+interface ImportMeta {
+  /** Bun: the directory of the current module (build.ts). */
+  readonly dir: string;
+}
+
+/** Bun's bundler, as build.ts calls it. */
+declare const Bun: {
+  build(options: Record<string, unknown>): Promise<{ success: boolean; logs: unknown[]; outputs: unknown[] }>;
+};
