@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import { sessionLogPath } from "../eventloom/session.ts";
 import { checkLogNotDirectory, checkRootPath, checkRootWritable } from "../eventloom/root.ts";
 import { ExitCode, inputError } from "../errors.ts";
+import { versionReport } from "../buildInfo.ts";
 import type { Command, CommandGroup, CommandIo, GlobalOptions, OptionSpec, OptionValues } from "./command.ts";
 import { globalOptions } from "./globalOptions.ts";
 import { readFleetEnabled } from "../eventloom/config.ts";
@@ -140,7 +141,7 @@ export async function dispatch(root: CommandGroup, argv: string[], io: CommandIo
       allowPositionals: true,
     });
     if (parsedGroup.values.version === true && path.length === 1) {
-      io.stdout(wantsJson ? JSON.stringify({ schema: "zaxy.version.v1", version }) + "\n" : `zaxy ${version}\n`);
+      io.stdout(wantsJson ? JSON.stringify(versionReport(version)) + "\n" : `zaxy ${version}\n`);
       return ExitCode.ok;
     }
     if (parsedGroup.values.help === true) {

@@ -51,5 +51,6 @@ interface ImportMeta {
 
 /** Bun's bundler, as build.ts calls it. */
 declare const Bun: {
+  readonly version: string;
   build(options: Record<string, unknown>): Promise<{ success: boolean; logs: unknown[]; outputs: unknown[] }>;
 };

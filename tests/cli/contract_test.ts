@@ -4,11 +4,12 @@
  * EVENTLOOM_THREAD (flags win), and an empty stderr on success.
  */
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { makeTempDir, readLines, refVerify, removeTempDirs, skipWithoutPython } from "../eventloom/testkit.ts";
-import { repoRoot, runZaxy, stackTraceLines, type ZaxyRun } from "./zaxy.ts";
+import { repoRoot, runZaxy, stackTraceLines, zaxyInvocation, type ZaxyRun } from "./zaxy.ts";
 
 after(removeTempDirs);
 
@@ -76,7 +77,28 @@ describe("help and version", () => {
     const dir = makeTempDir("version");
     const version = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")).version;
     assert.equal(ok(runZaxy(["--version"], { cwd: dir })).stdout, `zaxy ${version}\n`);
-    assert.deepEqual(json(runZaxy(["--version", "--json"], { cwd: dir })), { schema: "zaxy.version.v1", version });
+    const doc = json(runZaxy(["--version", "--json"], { cwd: dir }));
+    assert.deepEqual(Object.keys(doc), ["schema", "version", "commit", "dirty", "built_at", "target", "binary", "runtime", "components"]);
+    assert.equal(doc.schema, "zaxy.version.v1");
+    assert.equal(doc.version, version);
+    assert.match(String(doc.commit), /^[0-9a-f]{40}$|^null$/);
+    assert.equal(typeof doc.dirty, "boolean");
+    assert.match(doc.built_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    assert.equal(doc.target, "bun-linux-x64");
+    assert.equal(doc.binary, zaxyInvocation.kind === "binary");
+    assert.equal(doc.runtime, zaxyInvocation.kind === "binary" ? "bun" : zaxyInvocation.command.endsWith("deno") ? "deno" : "bun");
+    // Every embedded package at the version installed, with its license; every kernel with the
+    // SHA-256 of the module built from wasm/.
+    const byName = new Map<string, { version: string; license: string; sha256?: string }>(doc.components.map((c: { name: string }) => [c.name, c]));
+    for (const name of ["kuzu-wasm", "usearch", "@modelcontextprotocol/sdk", "zod", "postgres"]) {
+      const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, "node_modules", name, "package.json"), "utf8"));
+      assert.deepEqual(byName.get(name), { name, version: manifest.version, license: manifest.license }, name);
+    }
+    assert.match(byName.get("bun (runtime)")?.version ?? "", /^\d+\.\d+\.\d+/);
+    for (const kernel of ["canonical", "vector", "geometry"]) {
+      const sha256 = createHash("sha256").update(fs.readFileSync(path.join(repoRoot, "wasm", "build", `${kernel}.wasm`))).digest("hex");
+      assert.equal(byName.get(`zaxy wasm kernel ${kernel}`)?.sha256, sha256, kernel);
+    }
   });
 
   test("an unknown command is exit 2 naming it and the valid ones; never a stack trace", () => {
