@@ -5,17 +5,17 @@
  * so only the Bun entry `src/bin/zaxy_bun.ts` imports this module, and every loader falls back
  * to node_modules when a name is not registered.
  *
- * The usearch addon is the linux-x64 prebuild: `build.ts` compiles for the linux-x64 host. A
- * binary for another platform must import that platform's prebuild here instead; the asset
- * name carries the platform, so a mismatched addon is never loaded.
+ * The usearch addon is the target platform's prebuild, imported by the module `build.ts`
+ * generates for the target it compiles (`--target`, default linux-x64); the asset name carries
+ * the platform, so a mismatched addon is never loaded.
  */
-import usearchLinuxX64 from "../../node_modules/usearch/prebuilds/linux-x64/usearch.node" with { type: "file" };
 import kuzuJs from "../../node_modules/kuzu-wasm/nodejs/kuzu/kuzu_wasm.js" with { type: "file" };
 import kuzuWasm from "../../node_modules/kuzu-wasm/nodejs/kuzu/kuzu_wasm.wasm" with { type: "file" };
-import { kuzuJsAssetName, kuzuWasmAssetName, registerEmbeddedAssets, usearchAddonAssetName } from "../platform/assets.ts";
+import { embeddedUsearch } from "../generated/embeddedUsearch.ts";
+import { kuzuJsAssetName, kuzuWasmAssetName, registerEmbeddedAssets } from "../platform/assets.ts";
 
 registerEmbeddedAssets({
-  [usearchAddonAssetName("linux", "x64")]: usearchLinuxX64,
+  [embeddedUsearch.name]: embeddedUsearch.path,
   // Imported `with { type: "file" }`: the default export is the file's path, not the module.
   [kuzuJsAssetName]: kuzuJs as string,
   [kuzuWasmAssetName]: kuzuWasm,
