@@ -8,6 +8,7 @@
  */
 import { createRequire } from "node:module";
 import * as path from "node:path";
+import { ioError } from "../errors.ts";
 import { embeddedAssetPath, usearchAddonAssetName } from "../platform/assets.ts";
 import { type IndexConfig, type UsearchAddon, UsearchIndex } from "./usearchIndex.ts";
 
@@ -45,7 +46,21 @@ export async function loadUsearch(): Promise<Usearch> {
   if (loaded !== undefined) return loaded;
   const embedded = embeddedAssetPath(usearchAddonAssetName());
   const addonPath = embedded ?? packageAddonPath();
-  const addon = createRequire(import.meta.url)(addonPath) as UsearchAddon;
+  let addon: UsearchAddon;
+  try {
+    addon = createRequire(import.meta.url)(addonPath) as UsearchAddon;
+  } catch (error) {
+    // The prebuilt addon needs glibc 2.34 and libstdc++ with GLIBCXX_3.4.29 (Debian 12, Ubuntu
+    // 22.04, RHEL 9 and later); on an older system or musl (Alpine) dlopen fails. Only the
+    // commands that build a similarity index need it: reads and appends never load it.
+    const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    throw ioError(
+      "usearch_unavailable",
+      `The usearch native addon cannot be loaded on this system (${reason}). It needs glibc 2.34 or later and libstdc++ (GLIBCXX_3.4.29); ` +
+        "reads, appends and checkouts do not use it, only the consolidation trigger's similarity search and doctor --selftest.",
+      { hint: "run this command on a glibc 2.34+ system (e.g. Debian 12, Ubuntu 22.04, RHEL 9)" },
+    );
+  }
   class Index extends UsearchIndex {
     constructor(config: IndexConfig) {
       super(addon, config);

@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, test } from "node:test";
 import { loadUsearch } from "../../src/vector/mod.ts";
+import { bunPath, repoRoot } from "../cli/zaxy.ts";
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "zaxy-usearch-test-"));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -68,4 +70,23 @@ test("Index rejects bad configuration and arguments before reaching the addon", 
   assert.throws(() => index.search(basis, 1), /one vector of 4 values/);
   assert.throws(() => index.searchBatch(basis, 0), /`k` must be a positive integer/);
   assert.equal(index.size(), 0);
+});
+
+test("an addon that cannot be loaded (old glibc, musl) is a usearch_unavailable error naming the requirement, exit 3, not a crash", () => {
+  // A fresh process: the addon is loaded once per process, and this one has it already.
+  const script = `
+    import { registerEmbeddedAssets, usearchAddonAssetName } from "./src/platform/assets.ts";
+    import { loadUsearch } from "./src/vector/mod.ts";
+    registerEmbeddedAssets({ [usearchAddonAssetName()]: "/nonexistent/usearch.node" });
+    try { await loadUsearch(); console.log("loaded"); }
+    catch (error) { console.log(JSON.stringify({ code: error.code, exitCode: error.exitCode, message: error.message, hint: error.hint })); }
+  `;
+  const run = spawnSync(bunPath, ["-e", script], { cwd: repoRoot, encoding: "utf8" });
+  assert.equal(run.status, 0, run.stderr);
+  const answer = JSON.parse(run.stdout.trim());
+  assert.equal(answer.code, "usearch_unavailable");
+  assert.equal(answer.exitCode, 3);
+  assert.match(answer.message, /^The usearch native addon cannot be loaded on this system \(.*\/nonexistent\/usearch\.node.*\)\. It needs glibc 2\.34 or later/);
+  assert.match(answer.message, /reads, appends and checkouts do not use it/);
+  assert.match(answer.hint, /glibc 2\.34\+/);
 });
