@@ -32,9 +32,9 @@ const usearchPrebuild: Record<string, string> = {
   "darwin-x64": "darwin-arm64+x64",
 };
 
-function fail(message: string): never {
+function fail(message: string, exitCode = 1): never {
   process.stderr.write(`release: ${message}\n`);
-  process.exit(1);
+  process.exit(exitCode);
 }
 
 function run(command: string, args: string[], cwd = root): void {
@@ -51,7 +51,7 @@ function requestedTargets(): string[] {
   if (at < 0) return [...allTargets];
   const wanted = (process.argv[at + 1] ?? "").split(",").filter(Boolean);
   const unknown = wanted.filter((t) => !(allTargets as readonly string[]).includes(t));
-  if (wanted.length === 0 || unknown.length > 0) fail(`--targets takes a comma-separated list of ${allTargets.join(", ")}; got ${JSON.stringify(process.argv[at + 1] ?? "")}`);
+  if (wanted.length === 0 || unknown.length > 0) fail(`--targets takes a comma-separated list of ${allTargets.join(", ")}; got ${JSON.stringify(process.argv[at + 1] ?? "")}`, 2);
   // The host last, whatever the order asked: src/generated/ must end as a plain build leaves it.
   return allTargets.filter((t) => wanted.includes(t));
 }

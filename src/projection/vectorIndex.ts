@@ -191,18 +191,18 @@ function openChecked(indexPath: string, meta: VectorMeta): VectorPostingsFile {
  * (read lazily: a search reads only the buckets of its query); throws with the reason when the
  * index on disk is not that one (the caller then brings it up to date from the rows).
  */
-export function viewVectorIndexAt(root: string, sessionId: string, head: { seq: number; hash: string }, count: number, dim: number): Promise<SessionVectorIndex> {
+export async function viewVectorIndexAt(root: string, sessionId: string, head: { seq: number; hash: string }, count: number, dim: number): Promise<SessionVectorIndex> {
   const indexPath = vectorIndexPath(root, sessionId);
   const read = readMeta(indexPath);
   const problem = read === "missing" ? "there is none" : "problem" in read ? read.problem
     : read.session_id !== sessionId || read.head_seq !== head.seq || read.head_hash !== head.hash ? `it is at seq ${read.head_seq}, not at the read model's head ${head.seq}`
     : read.count !== count || read.dim !== dim || read.quantization !== storedValues ? `it holds ${read.count} ${read.dim}-dimensional ${read.quantization} vectors, ${count} ${dim}-dimensional ${storedValues} are wanted`
     : fileProblem(indexPath, read);
-  if (problem !== null) return Promise.reject(new Error(`vector index "${indexPath}" is not at the read model's head: ${problem}`));
+  if (problem !== null) throw new Error(`vector index "${indexPath}" is not at the read model's head: ${problem}`);
   try {
-    return Promise.resolve({ index: openChecked(indexPath, read as VectorMeta), count, dim, path: indexPath, action: "loaded" });
+    return { index: openChecked(indexPath, read as VectorMeta), count, dim, path: indexPath, action: "loaded" };
   } catch (error) {
-    return Promise.reject(new Error(`vector index "${indexPath}": ${error instanceof Error ? error.message : String(error)}`));
+    throw new Error(`vector index "${indexPath}": ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
@@ -211,18 +211,14 @@ export function viewVectorIndexAt(root: string, sessionId: string, head: { seq: 
  * (vector keys following the base's), held in memory and not saved: the same vectors, so the
  * same answers, as the full catch-up gives at the same head.
  */
-export function extendVectorIndex(base: SessionVectorIndex, rows: readonly EntityRow[]): Promise<SessionVectorIndex> {
-  if (rows.length === 0) return Promise.resolve(base);
-  try {
-    rows.forEach((row, i) => {
-      if (row.vectorKey !== base.count + i) throw new RangeError(`vector index extension: version ${i} has vector key ${row.vectorKey}, expected ${base.count + i}`);
-    });
-    if (base.index.size() !== base.count) throw new Error(`vector index "${base.path}" holds ${base.index.size()} vectors, ${base.count} were opened`);
-    const tail = new MemoryVectorPostings(embedPostings(rows, base.dim, base.count));
-    return Promise.resolve({ index: new ExtendedVectorSearch(base.index, tail), count: base.count + rows.length, dim: base.dim, path: base.path, action: "appended" });
-  } catch (error) {
-    return Promise.reject(error);
-  }
+export async function extendVectorIndex(base: SessionVectorIndex, rows: readonly EntityRow[]): Promise<SessionVectorIndex> {
+  if (rows.length === 0) return base;
+  rows.forEach((row, i) => {
+    if (row.vectorKey !== base.count + i) throw new RangeError(`vector index extension: version ${i} has vector key ${row.vectorKey}, expected ${base.count + i}`);
+  });
+  if (base.index.size() !== base.count) throw new Error(`vector index "${base.path}" holds ${base.index.size()} vectors, ${base.count} were opened`);
+  const tail = new MemoryVectorPostings(embedPostings(rows, base.dim, base.count));
+  return { index: new ExtendedVectorSearch(base.index, tail), count: base.count + rows.length, dim: base.dim, path: base.path, action: "appended" };
 }
 
 /** What the vector index reads of the verified log: event `seq`'s hash at index `seq - 1`. */
@@ -249,7 +245,7 @@ export function vectorHeadEvents(root: string, sessionId: string, events: LogEve
  * that the index's recorded head is still part of it. A rebuild of an index that existed is
  * reported through `warn` with the reason.
  */
-export function syncVectorIndex(
+export async function syncVectorIndex(
   root: string,
   sessionId: string,
   rows: SessionGraphRows,
@@ -258,22 +254,6 @@ export function syncVectorIndex(
   onProgress?: (done: number, total: number) => void,
   warn?: (message: string) => void,
 ): Promise<SessionVectorIndex> {
-  try {
-    return Promise.resolve(syncVectorIndexNow(root, sessionId, rows, events, dim, onProgress, warn));
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
-
-function syncVectorIndexNow(
-  root: string,
-  sessionId: string,
-  rows: SessionGraphRows,
-  events: LogEvents,
-  dim: number,
-  onProgress?: (done: number, total: number) => void,
-  warn?: (message: string) => void,
-): SessionVectorIndex {
   const indexPath = vectorIndexPath(root, sessionId);
   const total = rows.entities.length;
   const read = readMeta(indexPath);
