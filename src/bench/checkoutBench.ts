@@ -312,6 +312,6 @@ export async function runCheckoutBench(options: CheckoutBenchOptions): Promise<C
     };
   } finally {
     if (options.workDir === undefined) fs.rmSync(workDir, { recursive: true, force: true });
-    else progress(`session kept in ${root}`);
+    else progress(`note: session kept in ${root}`);
   }
 }

@@ -282,6 +282,6 @@ export async function runReprojectBench(options: ReprojectBenchOptions): Promise
     };
   } finally {
     if (options.workDir === undefined) fs.rmSync(workDir, { recursive: true, force: true });
-    else progress(`session kept in ${root}`);
+    else progress(`note: session kept in ${root}`);
   }
 }

@@ -219,6 +219,6 @@ export async function runRetrievalBench(options: RetrievalBenchOptions): Promise
     };
   } finally {
     if (options.workDir === undefined) fs.rmSync(workDir, { recursive: true, force: true });
-    else options.progress?.(`session kept in ${root}`);
+    else options.progress?.(`note: session kept in ${root}`);
   }
 }

@@ -251,7 +251,7 @@ export async function runStoreBench(options: StoreBenchOptions): Promise<StoreBe
     };
   } finally {
     await deleteThreads(options.client, prefix).catch(() => {});
-    if (options.keep) options.progress?.(`kept ${workDir}`);
+    if (options.keep) options.progress?.(`note: kept ${workDir}`);
     else fs.rmSync(workDir, { recursive: true, force: true });
   }
 }

@@ -156,7 +156,7 @@ export async function runVerifyBench(options: VerifyBenchOptions): Promise<Verif
       },
     };
   } finally {
-    if (options.keep || options.workDir !== undefined) options.progress?.(`logs kept in ${workDir}`);
+    if (options.keep || options.workDir !== undefined) options.progress?.(`note: logs kept in ${workDir}`);
     else fs.rmSync(workDir, { recursive: true, force: true });
   }
 }

@@ -51,6 +51,8 @@ export interface GlobalOptions {
   /** True when `--session-id` or `EVENTLOOM_THREAD` chose the session. */
   sessionIdExplicit: boolean;
   json: boolean;
+  /** `--quiet`: no progress display (warnings and errors still print). */
+  quiet: boolean;
 }
 
 export type OptionValues = Record<string, string | boolean | string[] | undefined>;

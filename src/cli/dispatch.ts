@@ -13,6 +13,7 @@ import { readFleetEnabled } from "../eventloom/config.ts";
 import { openVault } from "../eventloom/forgetting.ts";
 import { resolveStoreUrl } from "../store/storeUrl.ts";
 import { renderHelp } from "./help.ts";
+import { clearProgress } from "./progress.ts";
 import { reportError } from "./output.ts";
 
 
@@ -108,6 +109,7 @@ function globalsFrom(values: Record<string, unknown>, env: Record<string, string
     sessionId: sessionFlag ?? sessionEnv ?? "default",
     sessionIdExplicit: sessionFlag !== undefined || sessionEnv !== undefined,
     json: values.json === true,
+    quiet: values.quiet === true,
   };
 }
 
@@ -194,8 +196,10 @@ export async function dispatch(root: CommandGroup, argv: string[], io: CommandIo
     // No option is a boolean that may repeat, so no value is a boolean array.
     return await node.run({ commandPath, values: parsed.values as OptionValues, positionals: parsed.positionals, global, io });
   } catch (error) {
+    clearProgress(io);
     return reportError(io, global.json, error);
   } finally {
+    clearProgress(io);
     await global.store?.close();
   }
 }

@@ -18,5 +18,6 @@ export const globalOptions: Record<string, OptionSpec> = {
     description: "Keep the logs in a shared PostgreSQL store: postgres://... (env ZAXY_STORE, config.json store; default: files under the root)",
   },
   json: { type: "boolean", description: "Print exactly one JSON document on stdout" },
+  quiet: { type: "boolean", short: "q", description: "No progress display on stderr (warnings and errors still print)" },
   help: { type: "boolean", short: "h", description: "Show help for this command" },
 };

@@ -4,10 +4,12 @@ import { benchGroup } from "./commands/bench/group.ts";
 import { benchmarkCompareCommand } from "./commands/benchmarkCompare.ts";
 import { benchmarkGuardrailCommand } from "./commands/benchmarkGuardrail.ts";
 import { compactCommand } from "./commands/compact.ts";
+import { completionCommand } from "./commands/completion.ts";
 import { demoCommand } from "./commands/demo.ts";
 import { doctorCommand } from "./commands/doctor/doctor.ts";
 import { fleetGroup } from "./commands/fleet/group.ts";
 import { graphGroup } from "./commands/graph.ts";
+import { helpCommand } from "./commands/help.ts";
 import { hooksGroup } from "./commands/hooks.ts";
 import { initCommand } from "./commands/init.ts";
 import { memoryGroup } from "./commands/memory/group.ts";
@@ -24,5 +26,5 @@ export const rootGroup = defineGroup({
   description:
     "Zaxy records what agents did in an append-only, SHA-256 hash-chained event log (Eventloom)\n" +
     "and gives cited memory back. The log is the only source of truth.",
-  children: [initCommand, verifyCommand, replayCommand, memoryGroup, fleetGroup, repairCommand, reprojectCommand, graphGroup, compactCommand, hooksGroup, serveCommand, storeGroup, benchGroup, benchmarkCompareCommand, benchmarkGuardrailCommand, demoCommand, doctorCommand],
+  children: [initCommand, verifyCommand, replayCommand, memoryGroup, fleetGroup, repairCommand, reprojectCommand, graphGroup, compactCommand, hooksGroup, serveCommand, storeGroup, benchGroup, benchmarkCompareCommand, benchmarkGuardrailCommand, completionCommand, helpCommand, demoCommand, doctorCommand],
 });

@@ -36,6 +36,7 @@ import { inputError } from "../errors.ts";
 import { auditUncitedEventsListedMax } from "../limits.ts";
 import { readLogLines, recordFromLine, verifyLog } from "../eventloom/mod.ts";
 import { requestGarbageCollection } from "../platform/mod.ts";
+import type { ProgressSink } from "../progress.ts";
 import type { EventRecord } from "../eventloom/mod.ts";
 import { pythonCaseFold } from "../vector/caseFold.ts";
 import { centroidOf, cosineDistancesTo, farthestPointExemplars, meanPairwiseCosineDistance, medoidIndex } from "../vector/geometry.ts";
@@ -69,8 +70,8 @@ export interface AuditOptions {
   /** Exemplars per cluster (default 5). */
   maxRecords?: number;
   embeddingDim?: number;
-  /** Stage messages for progress output. */
-  onStage?: (stage: string) => void;
+  /** Where the audit's stages and counts are reported (the CLI draws them on a terminal). */
+  progress?: ProgressSink;
 }
 
 export interface ClusterReport {
@@ -214,7 +215,7 @@ function ratio(hits: number, total: number): number {
   return total === 0 ? 1 : hits / total;
 }
 
-function validateOptions(options: AuditOptions): Required<Omit<AuditOptions, "onStage">> {
+function validateOptions(options: AuditOptions): Required<Omit<AuditOptions, "progress">> {
   const threshold = options.clusterThreshold ?? defaultClusterThreshold;
   if (!(threshold > clusterThresholdRange.above && threshold < clusterThresholdRange.below)) {
     throw inputError("invalid_option", `--cluster-threshold must be a number in (0, 1) (a cosine distance), got ${threshold}`, { field: "--cluster-threshold" });
@@ -267,9 +268,10 @@ function unsafeReasons(integrityOk: boolean, recall: number | null, coverage: nu
 export async function auditLog(path: string, options: AuditOptions = {}): Promise<CompactionAuditReport> {
   const opts = validateOptions(options);
   checkLogFile(path);
-  const stage = options.onStage ?? (() => {});
-  stage("verifying the hash chain");
-  const integrity = await verifyLog(path);
+  const progress = options.progress;
+  const stage = (label: string) => progress?.phase(label);
+  progress?.phase("verifying the hash chain", undefined, "bytes");
+  const integrity = await verifyLog(path, { onProgress: progress === undefined ? undefined : (done, total) => progress.update(done, total) });
   const base = {
     log_path: path,
     strategy: opts.strategy,
@@ -295,7 +297,7 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
     return report;
   }
 
-  stage("embedding event contexts");
+  progress?.phase("embedding event contexts", integrity.total_events, "events");
   // Released once the cluster geometry is measured: the report needs only the small facts.
   let vectors: AuditVectors | null = new AuditVectors(opts.embeddingDim);
   const facts: EventFacts[] = [];
@@ -316,6 +318,7 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
     // Parsing leaves ~10 KB of garbage per event; collecting now and then keeps the peak near
     // the live data instead of the collector's heuristics.
     if (facts.length % gcEveryEvents === 0) requestGarbageCollection();
+    if ((facts.length & 1023) === 0) progress?.update(facts.length);
   }
   const n = facts.length;
 

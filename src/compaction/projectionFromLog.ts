@@ -20,6 +20,7 @@ import { type CompactionProjection, projectionArtifactSuffix, writeProjectionArt
 import { checkReplacedArtifact, resolveProjectionOutput } from "./projectionOutput.ts";
 import type { RequestedStrategy } from "./projectionPolicy.ts";
 import { purposeProfile } from "./purpose.ts";
+import type { ProgressSink } from "../progress.ts";
 
 export interface ProjectionRunOptions {
   /** `--strategy` as given (validated here); default `medoid`. */
@@ -31,7 +32,8 @@ export interface ProjectionRunOptions {
   clusterThreshold?: number;
   wholeLog?: boolean;
   embeddingDim?: number;
-  onStage?: (stage: string) => void;
+  /** Where the audit's and the selection's stages are reported. */
+  progress?: ProgressSink;
   /** Eventloom roots whose logs and config.json the output may never replace (the log's own directory always counts). */
   roots?: string[];
   /** `--force`: replace an existing file that is not an artifact of this log (never a log or config.json). */
@@ -108,7 +110,7 @@ export async function writeProjectionFromLog(logPath: string, outputPath: string
   const purpose = purposeProfile(options.purpose);
   checkLog(logPath);
   const target = resolveProjectionOutput(logPath, outputPath, { roots: options.roots, force: options.force });
-  const stage = options.onStage ?? (() => {});
+  const progress = options.progress;
   // The audit verifies the hash chain first and stops there when it is broken.
   const report = await auditLog(logPath, {
     strategy,
@@ -116,7 +118,7 @@ export async function writeProjectionFromLog(logPath: string, outputPath: string
     clusterThreshold: options.clusterThreshold,
     wholeLog: options.wholeLog,
     embeddingDim: options.embeddingDim,
-    onStage: stage,
+    progress,
   });
   if (!report.integrity_ok) {
     throw checkError("integrity_failure", `Cannot build a compaction projection of ${logPath}: integrity check failed (${report.integrity_reason}); no artifact was written`, {
@@ -124,7 +126,7 @@ export async function writeProjectionFromLog(logPath: string, outputPath: string
       hint: "Restore the Eventloom log from backup or remove the tampered candidate from compaction (`zaxy verify` names the broken event).",
     });
   }
-  stage("selecting records");
+  progress?.phase("selecting records");
   const { events } = readEvents(logPath);
   checkReplacedArtifact(target, outputPath, events, options.force === true);
   const projection = buildProjection(events, auditJson(report), { strategy, maxRecords, purpose, embeddingDim: options.embeddingDim });

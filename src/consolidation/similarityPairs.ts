@@ -16,6 +16,7 @@
  *    reported and no pair is judged by an approximate distance.
  */
 import { requestGarbageCollection } from "../platform/mod.ts";
+import type { ProgressSink } from "../progress.ts";
 import { loadUsearch, type UsearchIndex } from "../vector/mod.ts";
 import type { SparseEmbeddings } from "./similarityEmbeddings.ts";
 import { PairKeySet } from "./pairKeySet.ts";
@@ -139,12 +140,13 @@ function buildIndex(Index: IndexClass, embeddings: SparseEmbeddings, rows: Uint3
  * const { pairs } = await similarPairs(SparseEmbeddings.embed(texts, 1536), 0.765);
  * pairs.length; pairs.a(0); pairs.b(0); pairs.cosine(0);
  */
-export async function similarPairs(embeddings: SparseEmbeddings, minCosine: number): Promise<SimilarPairsResult> {
+export async function similarPairs(embeddings: SparseEmbeddings, minCosine: number, progress?: ProgressSink): Promise<SimilarPairsResult> {
   const { Index } = await loadUsearch();
   const rows = Uint32Array.from({ length: embeddings.count }, (_, row) => row).filter((row) => !embeddings.isZero(row));
   const timingsMs = { index_build: 0, knn_search: 0, exact_rescoring: 0 };
   if (rows.length < 2) return { pairs: new SimilarPairList(new Float64Array(0), new Float64Array(0), embeddings.count), candidatesRescored: 0, neighbourQueries: 0, timingsMs };
   let mark = performance.now();
+  progress?.phase("building the similarity index", undefined, "vectors");
   const index = buildIndex(Index, embeddings, rows);
   timingsMs.index_build = performance.now() - mark;
 
@@ -172,6 +174,7 @@ export async function similarPairs(embeddings: SparseEmbeddings, minCosine: numb
   let pending = rows;
   let k = Math.min(neighboursInitial, kMax);
   while (pending.length > 0) {
+    progress?.phase(`searching neighbours (k ${k})`, pending.length, "memories");
     const again: number[] = [];
     for (let start = 0; start < pending.length; start += indexBatchRows) {
       const batch = pending.subarray(start, start + indexBatchRows);
@@ -193,6 +196,7 @@ export async function similarPairs(embeddings: SparseEmbeddings, minCosine: numb
       // counts little: without a collection per batch (~1 s of search each) they pile up to
       // ~0.7 GB over a 75 000-memory search.
       requestGarbageCollection({ now: true });
+      progress?.update(Math.min(pending.length, start + indexBatchRows));
     }
     pending = Uint32Array.from(again);
     k = Math.min(k * 2, kMax);

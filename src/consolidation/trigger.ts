@@ -24,6 +24,7 @@
  * const outcome = await triggerConsolidation(currentMemories(rows, events, "default"), validateTriggerParameters({}));
  * outcome.document.consolidation_result.status; // "candidates_found" | "no_candidates"
  */
+import type { ProgressSink } from "../progress.ts";
 import { defaultEmbeddingDim } from "../vector/mod.ts";
 import { activeGoals, type ConsolidationMemory, memoryEmbeddingText, memoryId, mergeTargetId, mostRecentMemories } from "./triggerMemories.ts";
 import {
@@ -142,6 +143,8 @@ export interface TriggerOptions {
   dim?: number;
   /** Active goals; default the current `goal` memories among `memories` (all, not only the analysed window). */
   goals?: readonly ConsolidationMemory[];
+  /** Where the stages are reported (the CLI draws them on a terminal). */
+  progress?: ProgressSink;
 }
 
 /**
@@ -225,13 +228,15 @@ export async function triggerConsolidation(
   const analysed = mostRecentMemories(memories, parameters.maxMemories);
   const goals = options.goals ?? activeGoals(memories);
   let mark = performance.now();
+  options.progress?.phase("embedding memories");
   const embeddings = SparseEmbeddings.embed(analysed.map(memoryEmbeddingText), dim);
   const embedding = performance.now() - mark;
   mark = performance.now();
   const alignments = goalAlignments(embeddings, SparseEmbeddings.embed(goals.map(memoryEmbeddingText), dim));
   const alignment = performance.now() - mark;
 
-  const found = await similarPairs(embeddings, parameters.minSimilarity * prefilterFactor);
+  const found = await similarPairs(embeddings, parameters.minSimilarity * prefilterFactor, options.progress);
+  options.progress?.phase("pairing candidates");
   const pairs = found.pairs;
 
   mark = performance.now();

@@ -6,6 +6,7 @@
  * process does not parse the log or load the row cache to list the memories
  * (docs/memory-model.md).
  */
+import type { ProgressSink } from "../progress.ts";
 import type { SessionReader } from "../retrieval/readSession.ts";
 import { defaultEmbeddingDim } from "../vector/mod.ts";
 import { triggerConsolidation, type TriggerOutcome } from "./trigger.ts";
@@ -20,8 +21,9 @@ import type { TriggerParameters } from "./triggerParameters.ts";
  * @example
  * const { document } = await triggerSessionConsolidation(new MemoryService(".eventloom"), "default", validateTriggerParameters({}));
  */
-export async function triggerSessionConsolidation(reader: SessionReader, sessionId: string, parameters: TriggerParameters): Promise<TriggerOutcome> {
+export async function triggerSessionConsolidation(reader: SessionReader, sessionId: string, parameters: TriggerParameters, progress?: ProgressSink): Promise<TriggerOutcome> {
+  progress?.phase("reading the session's memories");
   return await reader.withReadSession(sessionId, async ({ index }) =>
-    await triggerConsolidation(indexedMemories(index), parameters, { dim: index.vectors?.dim ?? defaultEmbeddingDim })
+    await triggerConsolidation(indexedMemories(index), parameters, { dim: index.vectors?.dim ?? defaultEmbeddingDim, progress })
   );
 }

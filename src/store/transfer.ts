@@ -15,6 +15,7 @@ import { fileSystemReason } from "../eventloom/root.ts";
 import { validateSessionId } from "../eventloom/session.ts";
 import { type IntegrityReport, mergeRanges, verifyLog } from "../eventloom/verify.ts";
 import { lockWaitMs } from "../limits.ts";
+import type { ProgressSink } from "../progress.ts";
 import { mirrorPageRows } from "./mirror.ts";
 import { RangeVerifier } from "./rangeVerifier.ts";
 import { countLines, lastLineOf, lineChunkBytes, maxSeqOf, streamThreadLines } from "./threadLines.ts";
@@ -53,7 +54,12 @@ export interface FetchedThread {
  * hash recomputed from `line`, chunk after chunk, so the network and the verifier overlap and
  * memory stays bounded. A missing row or a head row ahead of the rows fails the report too.
  */
-export async function fetchVerifiedThread(client: StoreClient, thread: string, scratch: { file: string; fd: number } | null, options: { allErrors?: boolean } = {}): Promise<FetchedThread> {
+export async function fetchVerifiedThread(
+  client: StoreClient,
+  thread: string,
+  scratch: { file: string; fd: number } | null,
+  options: { allErrors?: boolean; progress?: ProgressSink } = {},
+): Promise<FetchedThread> {
   const { headSeq, maxSeq } = await client.run(`read session ${JSON.stringify(thread)} from the store`, async (sql) => {
     // The head first: a concurrent append can only move the rows past it, never behind.
     const heads = await sql`SELECT seq FROM eventloom_heads WHERE thread = ${thread}`;
@@ -65,6 +71,7 @@ export async function fetchVerifiedThread(client: StoreClient, thread: string, s
   let linesBefore = 0;
   let prevHash: string | null = null;
   let blankAt: number | undefined;
+  options.progress?.phase("fetching and verifying rows", maxSeq, "events");
   const rows = await client.run(`read session ${JSON.stringify(thread)} from the store`, (sql) =>
     streamThreadLines(sql, thread, 0, maxSeq, (lines, count) => {
       if (scratch !== null) {
@@ -87,6 +94,7 @@ export async function fetchVerifiedThread(client: StoreClient, thread: string, s
       else verifier.add(offset, offset + length, chain, inline);
       offset += length;
       linesBefore += lineCount;
+      options.progress?.update(linesBefore);
     }, true), client.queryTimeoutMs + 2 * maxSeq);
   let report = mergeRanges(offset, await verifier.results(), options.allErrors === true);
   const failed = (seq: number, reason: string): IntegrityReport => ({
@@ -144,7 +152,7 @@ export interface StoreVerification {
  * Verifies a thread from the store's rows: every hash recomputed from `line`, the seqs without
  * a gap, and the head row agreeing with the rows. `scratchDir` holds the fetched copy meanwhile.
  */
-export async function verifyStoreThread(client: StoreClient, thread: string, options: { allErrors?: boolean } = {}): Promise<StoreVerification> {
+export async function verifyStoreThread(client: StoreClient, thread: string, options: { allErrors?: boolean; progress?: ProgressSink } = {}): Promise<StoreVerification> {
   const fetched = await fetchVerifiedThread(client, thread, null, options);
   return { thread, report: fetched.report, head_seq: fetched.head_seq };
 }
@@ -155,13 +163,14 @@ export async function exportThread(
   thread: string,
   target: { output: string } | { write: (chunk: Uint8Array) => Promise<void> },
   scratchDir?: string,
+  progress?: ProgressSink,
 ): Promise<{ events: number; bytes: number; sha256?: string }> {
   validateSessionId(thread, "export");
   const dir = "output" in target ? path.dirname(path.resolve(target.output)) : scratchDir;
   const scratch = scratchFile(dir, "export");
   let renamed = false;
   try {
-    const fetched = await fetchVerifiedThread(client, thread, scratch);
+    const fetched = await fetchVerifiedThread(client, thread, scratch, { progress });
     if (fetched.rows === 0) {
       throw inputError("unknown_session", `Session ${JSON.stringify(thread)} has no events in the store ${client.url.redacted}`, {
         field: "--session-id",
@@ -234,9 +243,10 @@ function copyEscape(line: Uint8Array): Buffer {
  * Imports one verified log file as session `thread`. A thread the store already has must hold
  * exactly the file's first events (then only the rest is added); anything else is refused.
  */
-export async function importLogFile(client: StoreClient, file: string, thread: string, onProgress?: (events: number) => void): Promise<ImportResult> {
+export async function importLogFile(client: StoreClient, file: string, thread: string, progress?: ProgressSink): Promise<ImportResult> {
   validateSessionId(thread, "import");
-  const report = await verifyLog(file);
+  progress?.phase("verifying", undefined, "bytes");
+  const report = await verifyLog(file, { onProgress: progress === undefined ? undefined : (done, total) => progress.update(done, total) });
   if (!report.ok) {
     throw checkError("integrity_failure", `Refusing to import ${file}: ${report.broken_reason} (seq ${report.broken_at_seq}, line ${report.line}). Nothing was written.`, {
       field: "FILE",
@@ -274,6 +284,7 @@ export async function importLogFile(client: StoreClient, file: string, thread: s
       let pendingBytes = 0;
       let events = 0;
       let lastLine: Uint8Array | undefined;
+      progress?.phase("copying rows", report.total_events, "events");
       const copy = present < report.total_events ? await tx`COPY eventloom_events (thread, seq, line) FROM STDIN`.writable() : undefined;
       const flush = async () => {
         if (copy === undefined || pending.length === 0) return;
@@ -313,7 +324,7 @@ export async function importLogFile(client: StoreClient, file: string, thread: s
           pendingBytes += bytes.length + 32;
           if (pendingBytes >= 1 << 20) {
             await flush();
-            onProgress?.(position);
+            progress?.update(position);
           }
         }
         if (present > events) {

@@ -16,6 +16,7 @@ import { purposeProfile } from "../../compaction/purpose.ts";
 import { inputError } from "../../errors.ts";
 import { choiceOption, intOption } from "../args.ts";
 import { booleanOption, type CommandContext, defineCommand, stringOption } from "../command.ts";
+import { commandProgress } from "../progress.ts";
 import { emit } from "../output.ts";
 
 export interface CompactFlags {
@@ -185,14 +186,14 @@ export function renderAuditText(report: CompactionAuditReport): string {
 }
 
 async function runAudit(ctx: CommandContext, flags: CompactFlags): Promise<number> {
+  const progress = commandProgress(ctx, "compact audit");
   const report = await auditLog(flags.log, {
     clusterThreshold: flags.clusterThreshold,
     wholeLog: flags.wholeLog,
     strategy: flags.strategy,
     maxRecords: flags.maxRecords,
-    onStage: ctx.io.stderrIsTTY ? (stage) => ctx.io.stderr(`\rcompact audit: ${stage}...\x1b[K`) : undefined,
-  });
-  if (ctx.io.stderrIsTTY) ctx.io.stderr("\r\x1b[K");
+    progress,
+  }).finally(() => progress.done());
   emit(ctx, "zaxy.compact.audit.v1", auditDocument(report), () => renderAuditText(report));
   return report.safe ? 0 : 1;
 }
@@ -207,6 +208,7 @@ async function runRewrite(ctx: CommandContext, flags: CompactFlags): Promise<num
 
 async function runProjection(ctx: CommandContext, flags: CompactFlags, output: string): Promise<number> {
   const { writeProjectionFromLog, projectionSummary, projectionSummarySchema, projectionText } = await import("../../compaction/projectionFromLog.ts");
+  const progress = commandProgress(ctx, "compact projection");
   const result = await writeProjectionFromLog(flags.log, output, {
     strategy: flags.strategy,
     maxRecords: flags.maxRecords,
@@ -215,9 +217,8 @@ async function runProjection(ctx: CommandContext, flags: CompactFlags, output: s
     wholeLog: flags.wholeLog,
     roots: [ctx.global.eventloomPath],
     force: flags.force,
-    onStage: ctx.io.stderrIsTTY ? (stage) => ctx.io.stderr(`\rcompact projection: ${stage}...\x1b[K`) : undefined,
-  });
-  if (ctx.io.stderrIsTTY) ctx.io.stderr("\r\x1b[K");
+    progress,
+  }).finally(() => progress.done());
   emit(ctx, projectionSummarySchema, projectionSummary(result), () => projectionText(result));
   return 0;
 }

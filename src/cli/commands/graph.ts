@@ -11,6 +11,7 @@ import { sessionIdOfPath, sessionLogsUnderRoot } from "../../eventloom/session.t
 import { ExitCode, isZaxyError } from "../../errors.ts";
 import { booleanOption, defineCommand, defineGroup } from "../command.ts";
 import { emit } from "../output.ts";
+import { commandProgress, phaseCallback } from "../progress.ts";
 
 interface SyncReport {
   session_id: string;
@@ -51,8 +52,11 @@ export const graphSyncCommand = defineCommand({
     const reports: SyncReport[] = [];
     for (const sessionId of sessions) {
       const started = performance.now();
+      const display = commandProgress(ctx, `graph sync ${sessionId}`);
+      display.phase("reading the log and the store");
       try {
-        const projected = await projectSession(root, sessionId, { graphStore: "sync", onStoreFailure: "throw", warn });
+        const onProgress = phaseCallback(display, { write: "graph store" }, { write: "rows" });
+        const projected = await projectSession(root, sessionId, { graphStore: "sync", onStoreFailure: "throw", warn, onProgress }).finally(() => display.done());
         const rows = projected.rows!;
         reports.push({
           session_id: sessionId,

@@ -11,6 +11,7 @@ import { sessionIdOfPath, sessionLogPath, sessionLogsUnderRoot } from "../../eve
 import { ExitCode, isZaxyError } from "../../errors.ts";
 import { booleanOption, type CommandContext, defineCommand } from "../command.ts";
 import { emit } from "../output.ts";
+import { commandProgress, phaseCallback, type ProgressUnit } from "../progress.ts";
 import { collectGarbageNow, requestGarbageCollection } from "../../platform/mod.ts";
 
 /** Sessions from this many events collect the fold's garbage before the read model is written. */
@@ -28,16 +29,8 @@ interface SessionReport {
   error?: { code: string; message: string };
 }
 
-function phaseProgress(ctx: CommandContext, sessionId: string): (phase: string, done: number, total: number) => void {
-  if (!ctx.io.stderrIsTTY) return () => {};
-  let lastMs = 0;
-  return (phase, done, total) => {
-    const now = Date.now();
-    if (now - lastMs < 100 && done < total) return;
-    lastMs = now;
-    ctx.io.stderr(`\r\x1b[Kreproject ${sessionId}: ${phase} ${done}/${total}`);
-  };
-}
+const phaseLabels: Record<string, string> = { write: "graph store", vectors: "vector postings" };
+const phaseUnits: Record<string, ProgressUnit> = { write: "rows", vectors: "vectors" };
 
 async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<SessionReport> {
   const { projectSession } = await import("../../projection/projector.ts");
@@ -46,7 +39,9 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
   const { RowsReadModelSource } = await import("../../readmodel/readModelSource.ts");
   const { writeReadModel } = await import("../../readmodel/writeReadModel.ts");
   const started = performance.now();
-  const progress = phaseProgress(ctx, sessionId);
+  const display = commandProgress(ctx, `reproject ${sessionId}`);
+  const progress = phaseCallback(display, phaseLabels, phaseUnits);
+  display.phase("verifying and folding the log");
   const warn = (m: string) => ctx.io.stderr(`zaxy: warning: ${m}\n`);
   let vectorSeconds = 0;
   let readModelMs = 0;
@@ -72,7 +67,7 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
         else requestGarbageCollection();
         // The read model that fresh processes answer from (readmodel/), at the rebuilt head.
         const readModelStarted = performance.now();
-        progress("read model", 0, 1);
+        display.phase("read model");
         const source = new RowsReadModelSource(sessionId, rows, events);
         writeReadModel(ctx.global.eventloomPath, sessionLogPath(ctx.global.eventloomPath, sessionId, "read"), source, rows, events, warn);
         readModelMs = performance.now() - readModelStarted;
@@ -102,7 +97,7 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
     const rows = projected.rows!;
     const graphSeconds = (performance.now() - started) / 1000 - vectorSeconds - readModelMs / 1000;
     projected.timingsMs.read_model = Math.round(readModelMs * 100) / 100;
-    if (ctx.io.stderrIsTTY) ctx.io.stderr("\r\x1b[K");
+    display.done();
     return {
       session_id: sessionId,
       ok: true,
@@ -114,7 +109,7 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
       phases_ms: projected.timingsMs,
     };
   } catch (error) {
-    if (ctx.io.stderrIsTTY) ctx.io.stderr("\r\x1b[K");
+    display.done();
     if (!isZaxyError(error) || error.exitCode === ExitCode.ioError) throw error;
     return { session_id: sessionId, ok: false, error: { code: error.code, message: error.message } };
   }

@@ -6,7 +6,7 @@ import { resolveStoreUrl } from "../../store/storeUrl.ts";
 import { booleanOption, type CommandContext, defineCommand, stringOption } from "../command.ts";
 import { withStoreClient } from "./store/storeArgs.ts";
 import { emit } from "../output.ts";
-import { progressReporter } from "../progress.ts";
+import { commandProgress } from "../progress.ts";
 
 function selectLogs(ctx: CommandContext): string[] {
   if (booleanOption(ctx, "all")) {
@@ -30,7 +30,13 @@ async function verifyFromStore(ctx: CommandContext, allErrors: boolean): Promise
     const threads = booleanOption(ctx, "all") ? (await readHeads(client)).map((head) => head.thread) : [ctx.global.sessionId];
     const out: Array<{ path: string; store: string; session_id: string } & IntegrityReport> = [];
     for (const thread of threads) {
-      const { report } = await verifyStoreThread(client, thread, { allErrors });
+      const progress = commandProgress(ctx, `verify store:${thread}`);
+      let report;
+      try {
+        ({ report } = await verifyStoreThread(client, thread, { allErrors, progress }));
+      } finally {
+        progress.done();
+      }
       out.push({ path: `store:${thread}`, store: client.url.redacted, session_id: thread, ...report });
     }
     return out;
@@ -71,9 +77,14 @@ export const verifyCommand = defineCommand({
     const files = selectLogs(ctx);
     const results: Array<{ path: string } & IntegrityReport> = [];
     for (const file of files) {
-      const progress = progressReporter(ctx.io, `verify ${path.basename(file)}`);
-      const report = await verifyLog(file, { allErrors, onProgress: progress.update });
-      progress.done();
+      const progress = commandProgress(ctx, `verify ${path.basename(file)}`);
+      progress.phase("hash chain", undefined, "bytes");
+      let report;
+      try {
+        report = await verifyLog(file, { allErrors, onProgress: (done, total) => progress.update(done, total) });
+      } finally {
+        progress.done();
+      }
       const interrupted = report.interrupted_append;
       if (interrupted !== undefined) {
         const effect = interrupted.state === "partial"

@@ -7,6 +7,7 @@ import { machineLine, renderTargets } from "../../../bench/measure.ts";
 import { intOption } from "../../args.ts";
 import { defineCommand } from "../../command.ts";
 import { emit } from "../../output.ts";
+import { benchMessages } from "../../progress.ts";
 
 function coldLine(name: string, runs: ColdRuns): string {
   const median = runs.median_ms === null ? "-" : `${runs.median_ms.toFixed(1)} ms`;
@@ -59,14 +60,16 @@ export const benchCheckoutCommand = defineCommand({
   examples: ["zaxy bench checkout --json", "zaxy bench checkout --events 50000 --queries 500"],
   async run(ctx) {
     const { runCheckoutBench } = await import("../../../bench/checkoutBench.ts");
+    const reporter = benchMessages(ctx, "checkout");
     const result = await runCheckoutBench({
       events: intOption(ctx, "events", 1, 10_000_000) ?? 10_000,
       queries: intOption(ctx, "queries", 1, 100_000) ?? 200,
       coldRuns: intOption(ctx, "cold-runs", 1, 1000) ?? 7,
       baselineEvents: intOption(ctx, "baseline-events", 0, 10_000_000) ?? 1000,
       feedbackEvents: intOption(ctx, "feedback", 0, 100_000),
-      progress: (message) => ctx.io.stderr(`bench: ${message}\n`),
+      progress: reporter.message,
     });
+    reporter.done();
     emit(ctx, "zaxy.bench.checkout.v1", { ...result }, () => render(result));
     return 0;
   },

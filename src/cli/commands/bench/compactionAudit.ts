@@ -7,6 +7,7 @@ import { machineLine, renderTargets } from "../../../bench/measure.ts";
 import { intOption } from "../../args.ts";
 import { defineCommand } from "../../command.ts";
 import { emit } from "../../output.ts";
+import { benchMessages } from "../../progress.ts";
 
 function render(r: CompactionAuditBenchResult): string {
   return [
@@ -38,11 +39,13 @@ export const benchCompactionAuditCommand = defineCommand({
   examples: ["zaxy bench compaction-audit", "zaxy bench compaction-audit --events 2000 --runs 1 --json"],
   async run(ctx) {
     const { runCompactionAuditBench, compactionAuditBenchDefaults } = await import("../../../bench/compactionAuditBench.ts");
+    const reporter = benchMessages(ctx, "compaction-audit");
     const result = runCompactionAuditBench({
       events: intOption(ctx, "events", 1, 10_000_000) ?? compactionAuditBenchDefaults.events,
       runs: intOption(ctx, "runs", 1, 50) ?? compactionAuditBenchDefaults.runs,
-      progress: (message) => ctx.io.stderr(`bench: ${message}\n`),
+      progress: reporter.message,
     });
+    reporter.done();
     emit(ctx, "zaxy.bench.compaction_audit.v1", { ...result }, () => render(result));
     return 0;
   },

@@ -8,6 +8,7 @@ import { machineLine } from "../../../bench/measure.ts";
 import { intOption } from "../../args.ts";
 import { defineCommand } from "../../command.ts";
 import { emit } from "../../output.ts";
+import { benchMessages } from "../../progress.ts";
 
 function render(result: ConsolidationBenchResult): string {
   const lines = [
@@ -47,11 +48,13 @@ export const benchConsolidationCommand = defineCommand({
   examples: ["zaxy bench consolidation", "zaxy bench consolidation --identities 200 --json"],
   async run(ctx) {
     const { consolidationBenchDefaults, runConsolidationBench } = await import("../../../bench/consolidationBench.ts");
+    const reporter = benchMessages(ctx, "consolidation");
     const result = await runConsolidationBench({
       identities: intOption(ctx, "identities", 2, 9000) ?? consolidationBenchDefaults.identities,
       topics: intOption(ctx, "topics", 2, 8) ?? consolidationBenchDefaults.topics,
-      progress: ctx.io.stderrIsTTY ? (message) => ctx.io.stderr(`bench: ${message}\n`) : undefined,
+      progress: reporter.message,
     });
+    reporter.done();
     emit(ctx, "zaxy.bench.consolidation.v1", { ...result }, () => render(result));
     return 0;
   },

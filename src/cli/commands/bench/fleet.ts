@@ -8,6 +8,7 @@ import type { FleetBenchResult } from "../../../bench/fleetBench.ts";
 import { intOption } from "../../args.ts";
 import { defineCommand } from "../../command.ts";
 import { emit } from "../../output.ts";
+import { benchMessages } from "../../progress.ts";
 
 function timing(label: string, summary: FleetBenchResult["timings_ms"]["promote"]): string {
   if (summary === null) return `  ${label.padEnd(24)} -`;
@@ -58,10 +59,12 @@ export const benchFleetCommand = defineCommand({
   examples: ["zaxy bench fleet", "zaxy bench fleet --scenarios 4 --json"],
   async run(ctx) {
     const { fleetBenchDefaults, fleetBenchScenariosMax, runFleetBench } = await import("../../../bench/fleetBench.ts");
+    const reporter = benchMessages(ctx, "fleet");
     const result = await runFleetBench({
       scenarios: intOption(ctx, "scenarios", 1, fleetBenchScenariosMax) ?? fleetBenchDefaults.scenarios,
-      progress: ctx.io.stderrIsTTY ? (message) => ctx.io.stderr(`bench: ${message}\n`) : undefined,
+      progress: reporter.message,
     });
+    reporter.done();
     emit(ctx, "zaxy.bench.fleet.v1", { ...result }, () => render(result));
     return 0;
   },

@@ -10,6 +10,7 @@ import { longMemEvalDatasetBytesMax } from "../../../limits.ts";
 import { intOption, readInputFile, requiredOption } from "../../args.ts";
 import { defineCommand, stringOption } from "../../command.ts";
 import { emit } from "../../output.ts";
+import { benchMessages } from "../../progress.ts";
 import type { LongMemEvalReport } from "../../../bench/longmemevalBench.ts";
 
 function render(report: LongMemEvalReport, output: string | null): string {
@@ -74,15 +75,15 @@ export const benchLongMemEvalCommand = defineCommand({
       throw inputError("invalid_json", `--dataset ${JSON.stringify(datasetPath)} is not valid JSON: ${(error as Error).message}`, { field: "--dataset" });
     }
     const questions = readLongMemEval(raw, "--dataset");
+    const reporter = benchMessages(ctx, "longmemeval");
     const report = await runLongMemEvalBench({
       questions: limit === undefined ? questions : questions.slice(0, limit),
       datasetPath,
       datasetSha256: datasetSha256(bytes),
       topK,
-      // Progress only on a terminal: logs and pipes stay clean.
-      progress: ctx.io.stderrIsTTY ? (message) => ctx.io.stderr(`\r\x1b[K${message}`) : undefined,
+      progress: reporter.message,
     });
-    if (ctx.io.stderrIsTTY) ctx.io.stderr("\r\x1b[K");
+    reporter.done();
     if (output !== null) fs.writeFileSync(output, JSON.stringify(report, null, 2) + "\n");
     const { schema: _schema, ...doc } = report;
     emit(ctx, report.schema, doc, () => render(report, output));

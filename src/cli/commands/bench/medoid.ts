@@ -8,8 +8,9 @@ import type { MedoidBenchResult } from "../../../bench/medoidBench.ts";
 import { inputError } from "../../../errors.ts";
 import { embeddingDimMax } from "../../../vector/hashEmbedding.ts";
 import { intOption } from "../../args.ts";
-import { type CommandContext, defineCommand } from "../../command.ts";
+import { defineCommand } from "../../command.ts";
 import { emit } from "../../output.ts";
+import { commandProgress, phaseCallback } from "../../progress.ts";
 
 function render(r: MedoidBenchResult): string {
   const a = r.medoid_all_pairs_wasm;
@@ -27,26 +28,6 @@ function render(r: MedoidBenchResult): string {
     `mean pairwise cosine distance     median ${r.mean_pairwise_cosine_distance.median_ms.toFixed(2).padStart(10)} ms over ${r.runs} runs -> ${r.mean_pairwise_cosine_distance.value}`,
     ...renderTargets(r.targets, 1),
   ].join("\n");
-}
-
-/** A one-line progress display on stderr, redrawn at most every 200 ms; nothing unless stderr is a terminal. */
-function terminalProgress(ctx: CommandContext): { update(phase: string, done?: number, total?: number): void; clear(): void } {
-  if (!ctx.io.stderrIsTTY) return { update() {}, clear() {} };
-  let lastDrawMs = 0;
-  let lastPhase = "";
-  return {
-    update(phase, done, total) {
-      const now = Date.now();
-      if (phase === lastPhase && now - lastDrawMs < 200) return;
-      lastDrawMs = now;
-      lastPhase = phase;
-      const share = done !== undefined && total ? ` ${((done / total) * 100).toFixed(1)}%` : "";
-      ctx.io.stderr(`\r\x1b[Kbench medoid: ${phase}${share}`);
-    },
-    clear() {
-      if (lastPhase !== "") ctx.io.stderr("\r\x1b[K");
-    },
-  };
 }
 
 export const benchMedoidCommand = defineCommand({
@@ -81,9 +62,9 @@ export const benchMedoidCommand = defineCommand({
         { field: "--count" },
       );
     }
-    const progress = terminalProgress(ctx);
-    const result = runMedoidBench({ count, dim, seed, runs, progress: progress.update });
-    progress.clear();
+    const display = commandProgress(ctx, "bench medoid");
+    const result = runMedoidBench({ count, dim, seed, runs, progress: phaseCallback(display) });
+    display.done();
     emit(ctx, "zaxy.bench.medoid.v1", { ...result }, () => render(result));
     return result.medoid_indexes_agree ? 0 : 1;
   },

@@ -7,6 +7,7 @@ import { machineLine, renderTargets } from "../../../bench/measure.ts";
 import { intOption } from "../../args.ts";
 import { defineCommand } from "../../command.ts";
 import { emit } from "../../output.ts";
+import { benchMessages } from "../../progress.ts";
 
 function fmt(value: number | null): string {
   return value === null ? "n/a" : String(value);
@@ -54,12 +55,14 @@ export const benchReprojectCommand = defineCommand({
   examples: ["zaxy bench reproject --json", "zaxy bench reproject --events 20000 --baseline-events 500"],
   async run(ctx) {
     const { runReprojectBench } = await import("../../../bench/reprojectBench.ts");
+    const reporter = benchMessages(ctx, "reproject");
     const result = await runReprojectBench({
       events: intOption(ctx, "events", 1, 10_000_000) ?? 100_000,
       baselineEvents: intOption(ctx, "baseline-events", 1, 10_000_000) ?? 2000,
       cliRuns: intOption(ctx, "cli-runs", 1, 100) ?? 3,
-      progress: (message) => ctx.io.stderr(`bench: ${message}\n`),
+      progress: reporter.message,
     });
+    reporter.done();
     emit(ctx, "zaxy.bench.reproject.v1", { ...result }, () => render(result));
     return 0;
   },

@@ -7,6 +7,7 @@ import { machineLine, renderTargets } from "../../../bench/measure.ts";
 import { intOption } from "../../args.ts";
 import { defineCommand } from "../../command.ts";
 import { emit } from "../../output.ts";
+import { benchMessages } from "../../progress.ts";
 
 function metricsLine(name: string, m: RankMetrics): string {
   const coverage = m.citation_coverage === null ? "-" : m.citation_coverage.toFixed(3);
@@ -47,11 +48,13 @@ export const benchRetrievalCommand = defineCommand({
   examples: ["zaxy bench retrieval --json", "zaxy bench retrieval --documents 2000 --queries 500"],
   async run(ctx) {
     const { runRetrievalBench } = await import("../../../bench/retrievalBench.ts");
+    const reporter = benchMessages(ctx, "retrieval");
     const result = await runRetrievalBench({
       documents: intOption(ctx, "documents", 1) ?? 500,
       queries: intOption(ctx, "queries", 1),
-      progress: (message) => ctx.io.stderr(`bench: ${message}\n`),
+      progress: reporter.message,
     });
+    reporter.done();
     emit(ctx, "zaxy.bench.retrieval.v1", { ...result }, () => render(result));
     return 0;
   },

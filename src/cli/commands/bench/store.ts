@@ -8,6 +8,7 @@ import type { StoreBenchResult, WriterStats } from "../../../bench/storeBench.ts
 import { intOption } from "../../args.ts";
 import { booleanOption, defineCommand } from "../../command.ts";
 import { emit } from "../../output.ts";
+import { benchMessages } from "../../progress.ts";
 import { withStoreClient } from "../store/storeArgs.ts";
 
 function fixed(value: number | null, digits = 1): string {
@@ -60,6 +61,7 @@ export const benchStoreCommand = defineCommand({
   async run(ctx) {
     const result = await withStoreClient(ctx, async (client) => {
       const { runStoreBench } = await import("../../../bench/storeBench.ts");
+      const reporter = benchMessages(ctx, "store");
       return await runStoreBench({
         storeUrl: client.url.url,
         client,
@@ -69,8 +71,8 @@ export const benchStoreCommand = defineCommand({
         importEvents: intOption(ctx, "import-events", 0, 50_000_000) ?? 1_000_000,
         runs: intOption(ctx, "runs", 1, 100) ?? 5,
         keep: booleanOption(ctx, "keep"),
-        progress: (message) => ctx.io.stderr(`bench: ${message}\n`),
-      });
+        progress: reporter.message,
+      }).finally(() => reporter.done());
     });
     emit(ctx, "zaxy.bench.store.v1", { ...result }, () => render(result));
     return 0;

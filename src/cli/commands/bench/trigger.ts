@@ -7,6 +7,7 @@ import type { IndexedRun, TriggerBenchResult } from "../../../bench/triggerBench
 import { intOption } from "../../args.ts";
 import { defineCommand } from "../../command.ts";
 import { emit } from "../../output.ts";
+import { benchMessages } from "../../progress.ts";
 
 function runLine(label: string, run: IndexedRun): string {
   const p = run.phases_ms;
@@ -48,11 +49,13 @@ export const benchTriggerCommand = defineCommand({
   examples: ["zaxy bench trigger", "zaxy bench trigger --memories 20000 --all-pairs-memories 2000 --json"],
   async run(ctx) {
     const { runTriggerBench, triggerBenchDefaults } = await import("../../../bench/triggerBench.ts");
+    const reporter = benchMessages(ctx, "trigger");
     const result = await runTriggerBench({
       memories: intOption(ctx, "memories", 2, 1_000_000) ?? triggerBenchDefaults.memories,
       allPairsMemories: intOption(ctx, "all-pairs-memories", 2, 100_000) ?? triggerBenchDefaults.allPairsMemories,
-      progress: (message) => ctx.io.stderr(`bench: ${message}\n`),
+      progress: reporter.message,
     });
+    reporter.done();
     emit(ctx, "zaxy.bench.trigger.v1", { ...result }, () => render(result));
     return 0;
   },

@@ -3,6 +3,7 @@ import { runVerifyBench, type VerifyBenchResult } from "../../../bench/verifyBen
 import { intOption } from "../../args.ts";
 import { booleanOption, defineCommand, listOption } from "../../command.ts";
 import { emit } from "../../output.ts";
+import { benchMessages } from "../../progress.ts";
 
 function fixed(value: number | null | undefined, digits = 1): string {
   return value === null || value === undefined ? "-" : value.toFixed(digits);
@@ -49,6 +50,7 @@ export const benchVerifyCommand = defineCommand({
   positionals: [],
   examples: ["zaxy bench verify --json", "zaxy bench verify --events 100000 --runs 3"],
   async run(ctx) {
+    const reporter = benchMessages(ctx, "verify");
     const result = await runVerifyBench({
       events: intOption(ctx, "events", 1, 50_000_000) ?? 1_000_000,
       runs: intOption(ctx, "runs", 1, 100) ?? 5,
@@ -56,8 +58,9 @@ export const benchVerifyCommand = defineCommand({
       logs: listOption(ctx, "log"),
       keep: booleanOption(ctx, "keep"),
       coldStartRuns: intOption(ctx, "cold-start-runs", 0, 1000) ?? 21,
-      progress: (message) => ctx.io.stderr(`bench: ${message}\n`),
+      progress: reporter.message,
     });
+    reporter.done();
     emit(ctx, "zaxy.bench.verify.v1", { ...result }, () => render(result));
     return 0;
   },

@@ -1,6 +1,7 @@
 /** `zaxy store export --session-id S [--output FILE]`: the session's log, byte-identical, verified. */
 import { defineCommand, stringOption } from "../../command.ts";
 import { emit } from "../../output.ts";
+import { commandProgress } from "../../progress.ts";
 import { withStoreClient } from "./storeArgs.ts";
 
 export const storeExportCommand = defineCommand({
@@ -27,8 +28,13 @@ export const storeExportCommand = defineCommand({
       // writing the text back gives the same bytes.
       const decoder = new TextDecoder("utf-8", { fatal: true });
       const target = output !== undefined ? { output } : { write: async (chunk: Uint8Array) => ctx.io.stdout(decoder.decode(chunk, { stream: true })) };
-      const result = await exportThread(client, sessionId, target, ctx.global.localRoot);
-      return { store: client.url.redacted, session_id: sessionId, output: output ?? null, events: result.events, bytes: result.bytes };
+      const progress = commandProgress(ctx, `store export ${sessionId}`);
+      try {
+        const result = await exportThread(client, sessionId, target, ctx.global.localRoot, progress);
+        return { store: client.url.redacted, session_id: sessionId, output: output ?? null, events: result.events, bytes: result.bytes };
+      } finally {
+        progress.done();
+      }
     });
     if (output !== undefined) emit(ctx, "zaxy.store.export.v1", doc, () => `Exported session ${sessionId}: ${doc.events} events, ${doc.bytes} bytes -> ${output}`);
     return 0;

@@ -3,6 +3,7 @@ import * as path from "node:path";
 import { inputError } from "../../../errors.ts";
 import { defineCommand } from "../../command.ts";
 import { emit } from "../../output.ts";
+import { commandProgress } from "../../progress.ts";
 import { withStoreClient } from "./storeArgs.ts";
 
 export const storeImportCommand = defineCommand({
@@ -28,7 +29,13 @@ export const storeImportCommand = defineCommand({
       const imports = [];
       for (const file of ctx.positionals) {
         const sessionId = ctx.global.sessionIdExplicit ? ctx.global.sessionId : path.basename(file).replace(/\.jsonl$/, "");
-        const result = await importLogFile(client, file, sessionId);
+        const progress = commandProgress(ctx, `store import ${path.basename(file)}`);
+        let result;
+        try {
+          result = await importLogFile(client, file, sessionId, progress);
+        } finally {
+          progress.done();
+        }
         for (const warning of result.warnings) ctx.io.stderr(`zaxy: warning: ${warning}\n`);
         imports.push(result);
       }

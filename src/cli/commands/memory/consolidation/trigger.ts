@@ -12,6 +12,7 @@ import {
 import { type CommandContext, defineCommand, stringOption } from "../../../command.ts";
 import { emit } from "../../../output.ts";
 import { stderrWarn } from "../requestOptions.ts";
+import { commandProgress } from "../../../progress.ts";
 import type { TriggerDocument } from "../../../../consolidation/trigger.ts";
 
 const decimalPattern = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
@@ -77,7 +78,8 @@ export const memoryConsolidationTriggerCommand = defineCommand({
     const { MemoryService } = await import("../../../../memory/service.ts");
     const { triggerSessionConsolidation } = await import("../../../../consolidation/triggerSession.ts");
     const service = new MemoryService(ctx.global.eventloomPath, { warn: stderrWarn(ctx) });
-    const { document } = await triggerSessionConsolidation(service, ctx.global.sessionId, parameters);
+    const progress = commandProgress(ctx, "consolidation trigger");
+    const { document } = await triggerSessionConsolidation(service, ctx.global.sessionId, parameters, progress).finally(() => progress.done());
     emit(ctx, "zaxy.memory.consolidation.trigger.v1", { ...document }, () => render(document));
     return 0;
   },
