@@ -2,7 +2,9 @@
  * Finds the command named by argv, parses its options (strictly: an unknown flag is a usage
  * error, exit 2), resolves the global options, and runs it.
  */
+import * as nodePath from "node:path";
 import { parseArgs } from "node:util";
+import { setRootCacheDir } from "../platform/cacheFile.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
 import { checkLogNotDirectory, checkRootPath, checkRootWritable } from "../eventloom/root.ts";
 import { ExitCode, inputError } from "../errors.ts";
@@ -193,6 +195,8 @@ export async function dispatch(root: CommandGroup, argv: string[], io: CommandIo
     await openStoreFor(node, commandPath, path, global, parsed.values, io);
     // A root that forgets reads its erasable cells with its vault (docs/forgetting.md).
     openVault(global.eventloomPath);
+    // Unpacked helpers (Kuzu's loader script, the usearch addon) go to TMPDIR, else here.
+    setRootCacheDir(nodePath.resolve(global.eventloomPath, "projections", "cache"));
     // No option is a boolean that may repeat, so no value is a boolean array.
     return await node.run({ commandPath, values: parsed.values as OptionValues, positionals: parsed.positionals, global, io });
   } catch (error) {

@@ -11,6 +11,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { cacheDirCandidates } from "../platform/cacheFile.ts";
 import { isZaxyError } from "../errors.ts";
 import type { Kuzu, KuzuConnection, KuzuDatabase } from "../projection/kuzuRuntime.ts";
 import type { Usearch, UsearchIndex } from "../vector/mod.ts";
@@ -189,6 +190,20 @@ async function kuzuChecks(steps: SelftestStep[], dir: string): Promise<void> {
     }));
 }
 
+/** A fresh directory under TMPDIR, else under the root's cache directory (a read-only TMPDIR). */
+function selftestDir(): string {
+  const failures: string[] = [];
+  for (const base of [os.tmpdir(), ...cacheDirCandidates().slice(1)]) {
+    try {
+      fs.mkdirSync(base, { recursive: true, mode: 0o700 });
+      return fs.mkdtempSync(path.join(base, "zaxy-selftest-"));
+    } catch (error) {
+      failures.push(`${base}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  throw new Error(`no writable directory for the selftest: ${failures.join("; ")}`);
+}
+
 /**
  * Runs every check in a fresh temporary directory and removes it afterwards.
  *
@@ -203,7 +218,7 @@ export async function runSelftest(): Promise<SelftestReport> {
   let dir: string | undefined;
   try {
     const made = await runStep(steps, "tempdir", () => {
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), "zaxy-selftest-"));
+      dir = selftestDir();
       return { path: dir };
     });
     if (made && dir !== undefined) {

@@ -19,7 +19,6 @@
  * signer, else the report says the signer is not pinned.
  */
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { inputError, ioError } from "../errors.ts";
 import { readLogLines } from "../eventloom/lines.ts";
@@ -27,7 +26,7 @@ import { readVerifiedEvents } from "../eventloom/replay.ts";
 import { fileSystemReason } from "../eventloom/root.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
 import { timestampMicros } from "../eventloom/timestamp.ts";
-import { type IntegrityIssue, scanRange } from "../eventloom/verify.ts";
+import { type IntegrityIssue, scanBytes } from "../eventloom/verify.ts";
 import { sha256Hex } from "../platform/mod.ts";
 import { sortedKeyJson } from "../projection/graphFold.ts";
 import type { PlainJson } from "../projection/types.ts";
@@ -215,27 +214,19 @@ export async function verifyExportBundle(bundle: unknown, options: { expectedKey
     if (run !== undefined && run[run.length - 1].seq + 1 === event.seq) run.push(event);
     else runs.push([event]);
   }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "zaxy-verify-export-"));
+  // Each run is verified in memory (no temporary file: TMPDIR may be read-only).
   try {
-    for (const [index, run] of runs.entries()) {
-      const file = path.join(dir, `run-${index}.jsonl`);
-      fs.writeFileSync(file, run.map((event) => event.line).join("\n") + "\n");
+    for (const run of runs) {
+      const bytes = new TextEncoder().encode(run.map((event) => event.line).join("\n") + "\n");
       const first = JSON.parse(run[0].line) as { prev_hash?: string | null; integrity?: { previousHash?: string | null } };
       const recordedPrev = first.integrity !== undefined ? (first.integrity.previousHash ?? null)?.replace(/^sha256:/, "") ?? null : first.prev_hash ?? null;
-      const fd = fs.openSync(file, "r");
-      try {
-        const result = scanRange(fd, 0, fs.fstatSync(fd).size, true, { eventBase: run[0].seq - 1, lineBase: 0, prevHash: recordedPrev }, { allErrors: true });
-        for (const issue of result.errors as IntegrityIssue[]) problems.push(`${issue.reason} (seq ${issue.seq})`);
-        eventsVerified += run.length;
-        linksChecked += run.length - 1;
-      } finally {
-        fs.closeSync(fd);
-      }
+      const result = scanBytes(bytes, { eventBase: run[0].seq - 1, lineBase: 0, prevHash: recordedPrev }, { allErrors: true });
+      for (const issue of result.errors as IntegrityIssue[]) problems.push(`${issue.reason} (seq ${issue.seq})`);
+      eventsVerified += run.length;
+      linksChecked += run.length - 1;
     }
   } catch (error) {
     problems.push(`an event line is not valid JSON: ${(error as Error).message}`);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
   }
   if (doc.event_count !== doc.events.length) problems.push(`event_count says ${doc.event_count}, the bundle holds ${doc.events.length}`);
   let signatureValid: boolean | null = null;

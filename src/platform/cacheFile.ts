@@ -100,3 +100,68 @@ export function cacheFile(stem: string, ext: string, bytes: Uint8Array, dir: str
   }
   return { path: target, sha256, reused: false };
 }
+
+/**
+ * The Eventloom root's own cache directory (`<root>/projections/cache`), tried when the per-user
+ * directory under TMPDIR cannot be written or its files cannot be loaded (a read-only or
+ * `noexec` TMPDIR). Set by the CLI once it knows the root; undefined in library use.
+ */
+let rootCacheDir: string | undefined;
+
+export function setRootCacheDir(dir: string | undefined): void {
+  rootCacheDir = dir === undefined ? undefined : path.resolve(dir);
+}
+
+/** Where cache files may go, in the order they are tried. */
+export function cacheDirCandidates(): string[] {
+  const primary = cacheDirPath();
+  return rootCacheDir === undefined || path.resolve(rootCacheDir) === path.resolve(primary) ? [primary] : [primary, rootCacheDir];
+}
+
+/** Why a cache file could not be used in one directory: it could not be written there, or what loads it failed. */
+export interface CacheAttempt {
+  dir: string;
+  stage: "write" | "load";
+  reason: string;
+}
+
+/** No cache directory could hold and load the file; `attempts` says why, per directory. */
+export class CacheUseError extends Error {
+  constructor(readonly attempts: CacheAttempt[]) {
+    super(attempts.map((a) => `${a.dir}: ${a.stage === "write" ? "cannot write" : "cannot load"} (${a.reason})`).join("; "));
+    this.name = "CacheUseError";
+  }
+}
+
+/**
+ * Writes `bytes` as a cache file and hands it to `use` (e.g. `require`), in the first directory of
+ * `cacheDirCandidates()` where both succeed: the per-user TMPDIR directory, then the root's own.
+ * Throws `CacheUseError` naming every directory's failure.
+ *
+ * @example
+ * ```ts
+ * const { file, value: addon } = useCacheFile("usearch", ".node", bytes, (f) => require(f.path));
+ * ```
+ */
+export function useCacheFile<T>(stem: string, ext: string, bytes: Uint8Array, use: (file: CacheFile) => T): { file: CacheFile; value: T } {
+  const attempts: CacheAttempt[] = [];
+  for (const dir of cacheDirCandidates()) {
+    let file: CacheFile;
+    try {
+      file = cacheFile(stem, ext, bytes, dir);
+    } catch (error) {
+      attempts.push({ dir, stage: "write", reason: firstLine(error) });
+      continue;
+    }
+    try {
+      return { file, value: use(file) };
+    } catch (error) {
+      attempts.push({ dir, stage: "load", reason: firstLine(error) });
+    }
+  }
+  throw new CacheUseError(attempts);
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0];
+}

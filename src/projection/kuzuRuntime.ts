@@ -22,8 +22,10 @@
  */
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
+import { ioError } from "../errors.ts";
 import { embeddedAssetPath, kuzuJsAssetName, kuzuWasmAssetName } from "../platform/assets.ts";
-import { type CacheFile, cacheFile, cacheFilePath } from "../platform/cacheFile.ts";
+import { disableBunTranspilerCache } from "../platform/bunTranspilerCache.ts";
+import { type CacheFile, cacheFilePath, CacheUseError, useCacheFile } from "../platform/cacheFile.ts";
 // Evaluated before Kuzu can load: it captures the Web Worker constructor that Kuzu's glue replaces.
 import "../platform/process.ts";
 
@@ -126,8 +128,18 @@ async function load(): Promise<Kuzu> {
   let glueCache: CacheFile | undefined;
   if (gluePath !== undefined && wasmPath !== undefined) {
     const holder = defaultExport<WasmHolder>(await import("../../node_modules/kuzu-wasm/nodejs/sync/kuzu.js"));
-    glueCache = cacheFile(glueStem, glueExt, fs.readFileSync(gluePath));
-    const factory = createRequire(import.meta.url)(glueCache.path) as EmscriptenFactory;
+    await disableBunTranspilerCache();
+    let factory: EmscriptenFactory;
+    try {
+      const used = useCacheFile(glueStem, glueExt, fs.readFileSync(gluePath), (file) => createRequire(import.meta.url)(file.path) as EmscriptenFactory);
+      glueCache = used.file;
+      factory = used.value;
+    } catch (error) {
+      if (!(error instanceof CacheUseError)) throw error;
+      throw ioError("cache_write_failed", `Cannot unpack Kuzu's loader script (the graph store needs it as a real file): ${error.message}`, {
+        hint: "make TMPDIR or the Eventloom root writable (docs/files.md lists every path zaxy writes)",
+      });
+    }
     holder._kuzu = await factory({ wasmBinary: fs.readFileSync(wasmPath) });
   } else if (denoInitialMemoryBytes !== undefined) {
     const holder = defaultExport<WasmHolder>(await import("../../node_modules/kuzu-wasm/nodejs/sync/kuzu.js"));

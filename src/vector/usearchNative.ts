@@ -1,21 +1,23 @@
 /**
  * Loads the usearch native addon (`usearch.node`) once per process.
  *
- * In the compiled binary the addon is an embedded file (see `src/bin/embeddedAssets.ts`);
- * `require` of its `/$bunfs/...` path makes Bun write it out and `dlopen` it. From source (Bun or
+ * In the compiled binary the addon is an embedded file (see `src/bin/embeddedAssets.ts`), written
+ * out once as a content-addressed cache file (`src/platform/cacheFile.ts`) and `require`d there. From source (Bun or
  * Deno) it is found the way the usearch package finds it: `node-gyp-build` over the package
  * directory (a local `build/Release` first, then `prebuilds/<platform>-<arch>/`).
  */
 import { createRequire } from "node:module";
 import * as path from "node:path";
+import * as fs from "node:fs";
 import { ioError } from "../errors.ts";
+import { CacheUseError, useCacheFile } from "../platform/cacheFile.ts";
 import { embeddedAssetPath, usearchAddonAssetName } from "../platform/assets.ts";
 import { type IndexConfig, type UsearchAddon, UsearchIndex } from "./usearchIndex.ts";
 
 export interface Usearch {
   /** `UsearchIndex` bound to the loaded addon. */
   Index: new (config: IndexConfig) => UsearchIndex;
-  /** File the addon was loaded from (a `/$bunfs/...` path inside the binary). */
+  /** File the addon was loaded from (its cache file, or the package's prebuild from source). */
   addonPath: string;
   source: "embedded" | "package";
   /** SIMD targets the addon was compiled for and those this CPU offers, e.g. `haswell`. */
@@ -45,15 +47,32 @@ function packageAddonPath(): string {
 export async function loadUsearch(): Promise<Usearch> {
   if (loaded !== undefined) return loaded;
   const embedded = embeddedAssetPath(usearchAddonAssetName());
-  const addonPath = embedded ?? packageAddonPath();
+  let addonPath: string;
   let addon: UsearchAddon;
   try {
-    addon = createRequire(import.meta.url)(addonPath) as UsearchAddon;
+    if (embedded !== undefined) {
+      // Unpacked by us, not by Bun's implicit `require` of the /$bunfs path (which writes a new
+      // `$TMPDIR/.bun-*.node` every run and fails on a read-only TMPDIR): a content-addressed
+      // file, reused by later runs, in TMPDIR or else the root's own cache directory.
+      const used = useCacheFile("usearch", ".node", fs.readFileSync(embedded), (file) => createRequire(import.meta.url)(file.path) as UsearchAddon);
+      addonPath = used.file.path;
+      addon = used.value;
+    } else {
+      addonPath = packageAddonPath();
+      addon = createRequire(import.meta.url)(addonPath) as UsearchAddon;
+    }
   } catch (error) {
+    if (error instanceof CacheUseError && error.attempts.every((attempt) => attempt.stage === "write")) {
+      throw ioError("cache_write_failed", `Cannot unpack the usearch native addon: ${error.message}`, {
+        hint: "make TMPDIR or the Eventloom root writable (docs/files.md lists every path zaxy writes)",
+      });
+    }
     // The prebuilt addon needs glibc 2.34 and libstdc++ with GLIBCXX_3.4.29 (Debian 12, Ubuntu
     // 22.04, RHEL 9 and later); on an older system or musl (Alpine) dlopen fails. Only the
     // commands that build a similarity index need it: reads and appends never load it.
-    const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    const reason = error instanceof CacheUseError
+      ? error.attempts.filter((attempt) => attempt.stage === "load").map((attempt) => attempt.reason).join("; ")
+      : error instanceof Error ? error.message.split("\n")[0] : String(error);
     throw ioError(
       "usearch_unavailable",
       `The usearch native addon cannot be loaded on this system (${reason}). It needs glibc 2.34 or later and libstdc++ (GLIBCXX_3.4.29); ` +
