@@ -83,6 +83,11 @@ export interface Command {
    */
   writesRoot?: boolean;
   /**
+   * False for commands that never touch an Eventloom root (`help`, `completion`): dispatch then
+   * skips the root's checks, so they work wherever they run, even beside a bad `.eventloom`.
+   */
+  usesRoot?: boolean;
+  /**
    * How the command meets a store (docs/store.md). `mirror` (the default): dispatch opens it,
    * brings the local mirror up to date and runs the command on the mirror root. `self`: the
    * command handles `--store` itself (or has no log to read). `files-only`: refused with a store.

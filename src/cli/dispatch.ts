@@ -190,6 +190,13 @@ export async function dispatch(root: CommandGroup, argv: string[], io: CommandIo
     const extra = parsed.positionals[node.positionals.length];
     return reportError(io, global.json, inputError("usage", `${commandPath}: unexpected argument "${extra}" (see ${commandPath} --help)`));
   }
+  if (node.usesRoot === false) {
+    try {
+      return await node.run({ commandPath, values: parsed.values as OptionValues, positionals: parsed.positionals, global, io });
+    } catch (error) {
+      return reportError(io, global.json, error);
+    }
+  }
   try {
     checkRoot(node, global, parsed.values, io.env);
     await openStoreFor(node, commandPath, path, global, parsed.values, io);

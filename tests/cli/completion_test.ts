@@ -357,3 +357,15 @@ test("the man page renders without warnings in groff and mandoc", async (t) => {
     assert.equal(run.stdout + run.stderr, "");
   }
 });
+
+test("zaxy completion and zaxy help work beside a bad Eventloom root (they never read one)", async () => {
+  const file = path.join(scratch, "root-is-a-file");
+  fs.writeFileSync(file, "");
+  const completion = await zaxy(["completion", "bash", "--eventloom-path", file]);
+  assert.equal(completion.code, 0, completion.err);
+  assert.match(completion.out, /complete -F _zaxy zaxy/);
+  const help = await zaxy(["help", "verify", "--eventloom-path", file]);
+  assert.equal(help.code, 0, help.err);
+  const verify = await zaxy(["verify", "--eventloom-path", file]);
+  assert.equal(verify.code, 2, "a command that reads the root still refuses it");
+});

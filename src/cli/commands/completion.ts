@@ -11,6 +11,7 @@ import { emit } from "../output.ts";
 export const completionCommand = defineCommand({
   name: "completion",
   store: "self",
+  usesRoot: false,
   summary: "Print a shell completion script (bash, zsh or fish)",
   description:
     "Prints a completion script for SHELL on stdout, generated from the same command tree as\n" +

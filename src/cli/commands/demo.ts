@@ -22,10 +22,9 @@ export const demoCommand = defineCommand({
     "identities) and an exemplar projection keeps every identity, found again by retrieval; and the\n" +
     "agent promotes its lesson into a fleet (an unenrolled agent is refused: no trace on the fleet\n" +
     "thread, the refusal audited in its own session),\n" +
-    "which another agent's checkout then cites.",
+    "which another agent's checkout then cites. With --quiet (global) only the summary lines print.",
   options: {
     dir: { type: "string", valueName: "DIR", description: "Work in DIR (without an .eventloom yet) instead of a temporary directory" },
-    quiet: { type: "boolean", description: "Print only the summary lines" },
   },
   positionals: [],
   async run(ctx) {
@@ -65,7 +64,7 @@ export const demoCommand = defineCommand({
       say();
       say("1. Recorded events (each sealed into the SHA-256 hash chain, each with a citation):");
       for (const e of result.events) say(`   ${String(e.seq).padStart(2)}  ${e.event_type.padEnd(20)} ${e.citation}`);
-      if (!booleanOption(ctx, "quiet")) {
+      if (!ctx.global.quiet) {
         say();
         say(`   Envelope: ${result.events[0].envelope}. Secrets never reach the log: redacted ${result.redacted_paths.join(", ") || "nothing"}.`);
       }

@@ -36,6 +36,7 @@ function findNode(root: CommandGroup, words: string[], commandPath: string): { n
 export const helpCommand = defineCommand({
   name: "help",
   store: "self",
+  usesRoot: false,
   summary: "Show help for a command, or the man page (--man)",
   description:
     "Prints the help of COMMAND (the same text as 'zaxy COMMAND --help'), or of zaxy itself\n" +
