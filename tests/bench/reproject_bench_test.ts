@@ -1,3 +1,4 @@
+// deno-test: own-process (loads kuzu-wasm in this process; scripts/deno-test.sh runs it alone)
 /**
  * `zaxy bench reproject` on 300 events: phases, rows written, vector index, the per-row
  * baseline on a prefix, ratios and targets; and the mixed-session generator is deterministic.

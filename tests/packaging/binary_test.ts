@@ -105,7 +105,7 @@ describe("compiled binary from an empty directory", { skip }, () => {
     assert.equal(doc.kuzu_glue_cache.exists, false);
   });
 
-  test("zaxy doctor --selftest passes and writes the kuzu glue cache once", { timeout: selftestTimeoutMs * 2 }, () => {
+  test("zaxy doctor --selftest passes and writes the kuzu glue and the usearch addon to the cache once", { timeout: selftestTimeoutMs * 2 }, () => {
     const first = selftest().steps;
     const second = selftest().steps;
     assert.equal(first.get("usearch.load")?.detail?.source, "embedded");
@@ -117,7 +117,12 @@ describe("compiled binary from an empty directory", { skip }, () => {
     assert.equal(secondLoad.glue_cache_path, firstLoad.glue_cache_path);
     const cachePath = String(firstLoad.glue_cache_path);
     assert.ok(cachePath.startsWith(tmpDir + path.sep), cachePath);
-    assert.deepEqual(fs.readdirSync(path.dirname(cachePath)), [path.basename(cachePath)]);
+    // The cache holds the two unpacked helpers and nothing else (docs/files.md).
+    const cached = fs.readdirSync(path.dirname(cachePath)).sort();
+    assert.equal(cached.length, 2, cached.join(", "));
+    assert.equal(cached[0], path.basename(cachePath));
+    assert.match(cached[1], /^usearch-[0-9a-f]{16}\.node$/);
+    assert.deepEqual(fs.readdirSync(tmpDir).filter((name) => name.startsWith(".bun-")), [], "Bun no longer unpacks the addon itself");
   });
 
   test("zaxy ignores .env and bunfig.toml in the directory it runs in", () => {

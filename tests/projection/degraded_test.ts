@@ -1,3 +1,4 @@
+// deno-test: own-process (loads kuzu-wasm in this process; scripts/deno-test.sh runs it alone)
 /**
  * When another process holds the graph store past the wait, a read does not notice (no read
  * answers from the store), and a sync of the store answers from the log folded in memory:

@@ -1,3 +1,4 @@
+// deno-test: own-process (loads kuzu-wasm in this process; scripts/deno-test.sh runs it alone)
 /**
  * The projector end to end, in process (DESIGN §4, §6): projection is a pure function of the
  * verified log (incremental catch-up == rebuild), the Kuzu store agrees with the row cache,

@@ -1,3 +1,4 @@
+// deno-test: own-process (loads kuzu-wasm in this process; scripts/deno-test.sh runs it alone)
 /**
  * kuzu-wasm's Emscripten glue replaces `globalThis.Worker` with node's `worker_threads.Worker`
  * when it loads. A process that loaded Kuzu (`zaxy serve` after a checkout) must still verify
