@@ -13,6 +13,7 @@ import os
 import struct
 import sys
 import tarfile
+import zlib
 
 TARGETS = {
     # target: (usearch prebuild dir, header check)
@@ -38,12 +39,26 @@ def platform_of(header):
     return ("unknown", header[:4].hex())
 
 
-def addon_probe(prebuild):
-    """64 KiB from the middle of a prebuild: present in a binary only if the addon was embedded."""
+def addon_sha256(prebuild):
     with open(os.path.join("node_modules", "usearch", "prebuilds", prebuild, "usearch.node"), "rb") as f:
-        data = f.read()
-    middle = len(data) // 2
-    return data[middle:middle + 65536]
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def embedded_gzip_sha256s(binary):
+    """SHA-256 of every complete gzip member inside the binary (build.ts stores its large assets
+    gzip-compressed): a candidate is each gzip header; one that does not inflate to its end is noise."""
+    found = set()
+    start = binary.find(b"\x1f\x8b\x08")
+    while start != -1:
+        inflater = zlib.decompressobj(wbits=31)
+        try:
+            data = inflater.decompress(binary[start:start + 64 * 1024 * 1024])
+            if inflater.eof:
+                found.add(hashlib.sha256(data).hexdigest())
+        except zlib.error:
+            pass
+        start = binary.find(b"\x1f\x8b\x08", start + 1)
+    return found
 
 
 def main():
@@ -62,7 +77,9 @@ def main():
         actual = hashlib.sha256(open(os.path.join(release, name), "rb").read()).hexdigest()
         if actual != digest:
             fail(f"{name}: SHA-256 {actual}, SHA256SUMS says {digest}")
-    probes = {prebuild: addon_probe(prebuild) for prebuild, _ in TARGETS.values()}
+    addons = {prebuild: addon_sha256(prebuild) for prebuild, _ in TARGETS.values()}
+    with open(os.path.join("node_modules", "kuzu-wasm", "nodejs", "kuzu", "kuzu_wasm.wasm"), "rb") as f:
+        kuzu_wasm = hashlib.sha256(f.read()).hexdigest()
     for target, (prebuild, want) in TARGETS.items():
         stem = f"zaxy-{version}-{target}"
         with tarfile.open(os.path.join(release, f"{stem}.tar.gz")) as tar:
@@ -76,11 +93,14 @@ def main():
         got = platform_of(binary[:64])
         if got != want:
             fail(f"{stem}/zaxy is {got}, expected {want}")
-        if probes[prebuild] not in binary:
+        embedded = embedded_gzip_sha256s(binary)
+        if addons[prebuild] not in embedded:
             fail(f"{stem}/zaxy does not embed usearch's {prebuild} addon")
-        for other, probe in probes.items():
-            if other != prebuild and probe in binary:
+        for other, digest in addons.items():
+            if other != prebuild and digest in embedded:
                 fail(f"{stem}/zaxy embeds usearch's {other} addon too")
+        if kuzu_wasm not in embedded:
+            fail(f"{stem}/zaxy does not embed kuzu-wasm's module")
         print(f"ok {stem}: {got[0]} {hex(got[1])}, {len(binary)} bytes, usearch {prebuild} embedded")
     bom = json.load(open(os.path.join(release, f"zaxy-{version}.cdx.json")))
     if bom.get("bomFormat") != "CycloneDX" or bom.get("specVersion") != "1.5":

@@ -5,18 +5,12 @@
  * so only the Bun entry `src/bin/zaxy_bun.ts` imports this module, and every loader falls back
  * to node_modules when a name is not registered.
  *
- * The usearch addon is the target platform's prebuild, imported by the module `build.ts`
- * generates for the target it compiles (`--target`, default linux-x64); the asset name carries
- * the platform, so a mismatched addon is never loaded.
+ * `build.ts` generates `src/generated/embeddedFiles.ts` for the target it compiles (`--target`,
+ * default linux-x64): gzip-compressed copies of kuzu-wasm's glue and module and of that platform's
+ * usearch prebuild, each with its size and SHA-256 before compression. The addon's asset name
+ * carries the platform, so a mismatched addon is never loaded.
  */
-import kuzuJs from "../../node_modules/kuzu-wasm/nodejs/kuzu/kuzu_wasm.js" with { type: "file" };
-import kuzuWasm from "../../node_modules/kuzu-wasm/nodejs/kuzu/kuzu_wasm.wasm" with { type: "file" };
-import { embeddedUsearch } from "../generated/embeddedUsearch.ts";
-import { kuzuJsAssetName, kuzuWasmAssetName, registerEmbeddedAssets } from "../platform/assets.ts";
+import { embeddedFiles } from "../generated/embeddedFiles.ts";
+import { registerEmbeddedAssets } from "../platform/assets.ts";
 
-registerEmbeddedAssets({
-  [embeddedUsearch.name]: embeddedUsearch.path,
-  // Imported `with { type: "file" }`: the default export is the file's path, not the module.
-  [kuzuJsAssetName]: kuzuJs as string,
-  [kuzuWasmAssetName]: kuzuWasm,
-});
+registerEmbeddedAssets(embeddedFiles);

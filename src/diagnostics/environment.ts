@@ -19,7 +19,8 @@ export interface RuntimeInfo {
 export interface EnvironmentReport extends RuntimeInfo {
   /** True when assets are embedded (the compiled binary); false when running from source. */
   embedded: boolean;
-  assets: Array<{ name: string; path: string; bytes: number | null }>;
+  /** `bytes`: the asset's size; `stored_bytes`: what it takes in the binary (gzip-compressed: smaller). */
+  assets: Array<{ name: string; path: string; bytes: number | null; stored_bytes: number | null; encoding: "gzip" | "identity"; sha256: string | null }>;
   cache_dir: string;
   /** Null when the Kuzu glue is not embedded (it is then loaded from node_modules). */
   kuzu_glue_cache: { path: string; exists: boolean } | null;
@@ -49,7 +50,10 @@ function fileBytes(path: string): number | null {
  * ```
  */
 export function environmentReport(): EnvironmentReport {
-  const assets = embeddedAssets().map(({ name, path }) => ({ name, path, bytes: fileBytes(path) }));
+  const assets = embeddedAssets().map((asset) => {
+    const stored = fileBytes(asset.path);
+    return { name: asset.name, path: asset.path, bytes: asset.bytes ?? stored, stored_bytes: stored, encoding: asset.encoding, sha256: asset.sha256 ?? null };
+  });
   const gluePath = kuzuGlueCachePath();
   return {
     ...runtimeInfo(),

@@ -15,6 +15,8 @@
  * embeddedAssetPath("other");          // undefined
  * ```
  */
+import * as fs from "node:fs";
+import { gunzipSync } from "node:zlib";
 
 /** The usearch native addon for the platform the binary was built for, e.g. `usearch-linux-x64.node`. */
 export function usearchAddonAssetName(platform: string = process.platform, arch: string = process.arch): string {
@@ -27,21 +29,45 @@ export const kuzuJsAssetName = "kuzu_wasm.js";
 /** kuzu-wasm's Node build: the WebAssembly module, handed to the glue as `wasmBinary`. */
 export const kuzuWasmAssetName = "kuzu_wasm.wasm";
 
-const assetPaths = new Map<string, string>();
+/** An embedded file: where it is, and how it is stored. */
+export interface EmbeddedAsset {
+  /** Path inside the binary's virtual file system (`/$bunfs/...`). */
+  path: string;
+  /** `gzip`: the file holds the asset compressed (build.ts); `identity`: as is. */
+  encoding: "gzip" | "identity";
+  /** SHA-256 (lowercase hex) and size of the asset itself, before compression. */
+  sha256?: string;
+  bytes?: number;
+}
 
-/** Records embedded file paths by asset name. A later registration of the same name wins. */
-export function registerEmbeddedAssets(assets: Record<string, string>): void {
-  for (const [name, path] of Object.entries(assets)) assetPaths.set(name, path);
+const assets = new Map<string, EmbeddedAsset>();
+
+/** Records embedded files by asset name (a bare path is stored as is). A later registration of the same name wins. */
+export function registerEmbeddedAssets(entries: Record<string, string | EmbeddedAsset>): void {
+  for (const [name, asset] of Object.entries(entries)) assets.set(name, typeof asset === "string" ? { path: asset, encoding: "identity" } : asset);
 }
 
 /** The embedded path of asset `name`, or undefined when the binary does not carry it. */
 export function embeddedAssetPath(name: string): string | undefined {
-  return assetPaths.get(name);
+  return assets.get(name)?.path;
+}
+
+/** The embedded asset `name`, or undefined when the binary does not carry it. */
+export function embeddedAsset(name: string): EmbeddedAsset | undefined {
+  return assets.get(name);
+}
+
+/** The bytes of embedded asset `name` (inflated when stored compressed), or undefined when not embedded. */
+export function readEmbeddedAsset(name: string): Uint8Array | undefined {
+  const asset = assets.get(name);
+  if (asset === undefined) return undefined;
+  const stored = fs.readFileSync(asset.path);
+  return asset.encoding === "gzip" ? gunzipSync(stored) : stored;
 }
 
 /** Every registered asset, sorted by name (for `zaxy doctor`). */
-export function embeddedAssets(): Array<{ name: string; path: string }> {
-  return [...assetPaths.entries()]
+export function embeddedAssets(): Array<{ name: string } & EmbeddedAsset> {
+  return [...assets.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([name, path]) => ({ name, path }));
+    .map(([name, asset]) => ({ name, ...asset }));
 }

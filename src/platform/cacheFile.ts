@@ -39,9 +39,24 @@ function cacheFileName(stem: string, ext: string, sha256: string): string {
   return `${stem}-${sha256.slice(0, nameHashHexChars)}${ext}`;
 }
 
-/** Where `cacheFile(stem, ext, bytes)` puts `bytes`, e.g. `/tmp/zaxy-1000/kuzu-0123456789abcdef.cjs`. */
-export function cacheFilePath(stem: string, ext: string, bytes: Uint8Array, dir: string = cacheDirPath()): string {
-  return path.join(dir, cacheFileName(stem, ext, sha256Hex(bytes)));
+/**
+ * Contents known by their SHA-256 before they are read: an embedded asset stored compressed is
+ * inflated only when its cache file is missing or damaged.
+ */
+export interface LazyContents {
+  sha256: string;
+  read(): Uint8Array;
+}
+
+type Contents = Uint8Array | LazyContents;
+
+function contentsSha256(contents: Contents): string {
+  return contents instanceof Uint8Array ? sha256Hex(contents) : contents.sha256;
+}
+
+/** Where `cacheFile(stem, ext, contents)` puts them, e.g. `/tmp/zaxy-1000/kuzu-0123456789abcdef.cjs`. */
+export function cacheFilePath(stem: string, ext: string, contents: Contents, dir: string = cacheDirPath()): string {
+  return path.join(dir, cacheFileName(stem, ext, contentsSha256(contents)));
 }
 
 function ensureCacheDir(dir: string): void {
@@ -75,7 +90,7 @@ function sameContents(file: string, sha256: string): boolean {
 }
 
 /**
- * Returns a real file holding `bytes` in `dir` (default `cacheDirPath()`), writing it (temp file
+ * Returns a real file holding `contents` in `dir` (default `cacheDirPath()`), writing it (temp file
  * + rename, so readers never see a partial file) only when no identical file exists yet.
  *
  * @example
@@ -84,11 +99,15 @@ function sameContents(file: string, sha256: string): boolean {
  * createRequire(import.meta.url)(glue.path);
  * ```
  */
-export function cacheFile(stem: string, ext: string, bytes: Uint8Array, dir: string = cacheDirPath()): CacheFile {
-  const sha256 = sha256Hex(bytes);
+export function cacheFile(stem: string, ext: string, contents: Contents, dir: string = cacheDirPath()): CacheFile {
+  const sha256 = contentsSha256(contents);
   ensureCacheDir(dir);
   const target = path.join(dir, cacheFileName(stem, ext, sha256));
   if (sameContents(target, sha256)) return { path: target, sha256, reused: true };
+  const bytes = contents instanceof Uint8Array ? contents : contents.read();
+  if (!(contents instanceof Uint8Array) && sha256Hex(bytes) !== sha256) {
+    throw ioError("cache_write_failed", `Cannot write cache file "${target}": the embedded contents do not match their recorded SHA-256 (a damaged binary)`);
+  }
   const temp = `${target}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
   try {
     fs.writeFileSync(temp, bytes, { mode: 0o600, flag: "wx" });
@@ -143,7 +162,7 @@ export class CacheUseError extends Error {
  * const { file, value: addon } = useCacheFile("usearch", ".node", bytes, (f) => require(f.path));
  * ```
  */
-export function useCacheFile<T>(stem: string, ext: string, bytes: Uint8Array, use: (file: CacheFile) => T): { file: CacheFile; value: T } {
+export function useCacheFile<T>(stem: string, ext: string, bytes: Contents, use: (file: CacheFile) => T): { file: CacheFile; value: T } {
   const attempts: CacheAttempt[] = [];
   for (const dir of cacheDirCandidates()) {
     let file: CacheFile;

@@ -23,9 +23,10 @@
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import { ioError } from "../errors.ts";
-import { embeddedAssetPath, kuzuJsAssetName, kuzuWasmAssetName } from "../platform/assets.ts";
+import { createHash } from "node:crypto";
+import { embeddedAsset, kuzuJsAssetName, kuzuWasmAssetName, readEmbeddedAsset } from "../platform/assets.ts";
 import { disableBunTranspilerCache } from "../platform/bunTranspilerCache.ts";
-import { type CacheFile, cacheFilePath, CacheUseError, useCacheFile } from "../platform/cacheFile.ts";
+import { type CacheFile, cacheFilePath, CacheUseError, type LazyContents, useCacheFile } from "../platform/cacheFile.ts";
 // Evaluated before Kuzu can load: it captures the Web Worker constructor that Kuzu's glue replaces.
 import "../platform/process.ts";
 
@@ -116,22 +117,29 @@ function defaultExport<T>(module: { default?: unknown }): T {
  * glue is not embedded (running from source).
  */
 export function kuzuGlueCachePath(): string | undefined {
-  const gluePath = embeddedAssetPath(kuzuJsAssetName);
-  if (gluePath === undefined) return undefined;
-  return cacheFilePath(glueStem, glueExt, fs.readFileSync(gluePath));
+  const glue = embeddedGlue();
+  return glue === undefined ? undefined : cacheFilePath(glueStem, glueExt, glue);
+}
+
+/** The embedded glue's contents, read (and inflated) only when its cache file must be written. */
+function embeddedGlue(): LazyContents | undefined {
+  const asset = embeddedAsset(kuzuJsAssetName);
+  if (asset === undefined) return undefined;
+  const read = () => readEmbeddedAsset(kuzuJsAssetName)!;
+  return { sha256: asset.sha256 ?? createHash("sha256").update(read()).digest("hex"), read };
 }
 
 async function load(): Promise<Kuzu> {
   const sync = defaultExport<SyncWrapper>(await import("../../node_modules/kuzu-wasm/nodejs/sync/index.js"));
-  const gluePath = embeddedAssetPath(kuzuJsAssetName);
-  const wasmPath = embeddedAssetPath(kuzuWasmAssetName);
+  const glue = embeddedGlue();
+  const wasm = embeddedAsset(kuzuWasmAssetName);
   let glueCache: CacheFile | undefined;
-  if (gluePath !== undefined && wasmPath !== undefined) {
+  if (glue !== undefined && wasm !== undefined) {
     const holder = defaultExport<WasmHolder>(await import("../../node_modules/kuzu-wasm/nodejs/sync/kuzu.js"));
     await disableBunTranspilerCache();
     let factory: EmscriptenFactory;
     try {
-      const used = useCacheFile(glueStem, glueExt, fs.readFileSync(gluePath), (file) => createRequire(import.meta.url)(file.path) as EmscriptenFactory);
+      const used = useCacheFile(glueStem, glueExt, glue, (file) => createRequire(import.meta.url)(file.path) as EmscriptenFactory);
       glueCache = used.file;
       factory = used.value;
     } catch (error) {
@@ -140,7 +148,7 @@ async function load(): Promise<Kuzu> {
         hint: "make TMPDIR or the Eventloom root writable (docs/files.md lists every path zaxy writes)",
       });
     }
-    holder._kuzu = await factory({ wasmBinary: fs.readFileSync(wasmPath) });
+    holder._kuzu = await factory({ wasmBinary: readEmbeddedAsset(kuzuWasmAssetName)! });
   } else if (denoInitialMemoryBytes !== undefined) {
     const holder = defaultExport<WasmHolder>(await import("../../node_modules/kuzu-wasm/nodejs/sync/kuzu.js"));
     const factory = defaultExport<EmscriptenFactory>(await import("../../node_modules/kuzu-wasm/nodejs/kuzu/kuzu_wasm.js"));

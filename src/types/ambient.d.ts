@@ -19,6 +19,12 @@ declare module "bun:ffi" {
 }
 
 /** An embedded file: its path inside the binary (or on disk when run from source). */
+/** A gzip-compressed embedded file (build.ts writes them to src/generated/assets/). */
+declare module "*.gz" {
+  const path: string;
+  export default path;
+}
+
 declare module "*.node" {
   const path: string;
   export default path;

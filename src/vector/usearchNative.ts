@@ -8,10 +8,10 @@
  */
 import { createRequire } from "node:module";
 import * as path from "node:path";
-import * as fs from "node:fs";
+import { createHash } from "node:crypto";
 import { ioError } from "../errors.ts";
 import { CacheUseError, useCacheFile } from "../platform/cacheFile.ts";
-import { embeddedAssetPath, usearchAddonAssetName } from "../platform/assets.ts";
+import { embeddedAsset, readEmbeddedAsset, usearchAddonAssetName } from "../platform/assets.ts";
 import { type IndexConfig, type UsearchAddon, UsearchIndex } from "./usearchIndex.ts";
 
 export interface Usearch {
@@ -46,7 +46,8 @@ function packageAddonPath(): string {
  */
 export async function loadUsearch(): Promise<Usearch> {
   if (loaded !== undefined) return loaded;
-  const embedded = embeddedAssetPath(usearchAddonAssetName());
+  const assetName = usearchAddonAssetName();
+  const embedded = embeddedAsset(assetName);
   let addonPath: string;
   let addon: UsearchAddon;
   try {
@@ -54,7 +55,9 @@ export async function loadUsearch(): Promise<Usearch> {
       // Unpacked by us, not by Bun's implicit `require` of the /$bunfs path (which writes a new
       // `$TMPDIR/.bun-*.node` every run and fails on a read-only TMPDIR): a content-addressed
       // file, reused by later runs, in TMPDIR or else the root's own cache directory.
-      const used = useCacheFile("usearch", ".node", fs.readFileSync(embedded), (file) => createRequire(import.meta.url)(file.path) as UsearchAddon);
+      const read = () => readEmbeddedAsset(assetName)!;
+      const contents = { sha256: embedded.sha256 ?? createHash("sha256").update(read()).digest("hex"), read };
+      const used = useCacheFile("usearch", ".node", contents, (file) => createRequire(import.meta.url)(file.path) as UsearchAddon);
       addonPath = used.file.path;
       addon = used.value;
     } else {

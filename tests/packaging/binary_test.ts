@@ -8,12 +8,14 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
+const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const builtBinary = fileURLToPath(new URL("../../dist/zaxy", import.meta.url));
 const skip = fs.existsSync(builtBinary) ? false : `${builtBinary} does not exist; build it with node_modules/.bin/bun build.ts`;
 if (skip) console.error(`skipping packaging tests: ${skip}`);
@@ -101,6 +103,19 @@ describe("compiled binary from an empty directory", { skip }, () => {
       doc.assets.map((a: { name: string }) => a.name),
       ["kuzu_wasm.js", "kuzu_wasm.wasm", "usearch-linux-x64.node"],
     );
+    // Each is stored gzip-compressed (issue 17 item 9) and is, once inflated, the package's file.
+    const sources: Record<string, string> = {
+      "kuzu_wasm.js": "node_modules/kuzu-wasm/nodejs/kuzu/kuzu_wasm.js",
+      "kuzu_wasm.wasm": "node_modules/kuzu-wasm/nodejs/kuzu/kuzu_wasm.wasm",
+      "usearch-linux-x64.node": "node_modules/usearch/prebuilds/linux-x64/usearch.node",
+    };
+    for (const asset of doc.assets as Array<{ name: string; bytes: number; stored_bytes: number; encoding: string; sha256: string }>) {
+      const source = fs.readFileSync(path.join(repoRoot, sources[asset.name]));
+      assert.equal(asset.encoding, "gzip", asset.name);
+      assert.equal(asset.bytes, source.length, asset.name);
+      assert.equal(asset.sha256, createHash("sha256").update(source).digest("hex"), asset.name);
+      assert.ok(asset.stored_bytes < source.length / 2, `${asset.name}: ${asset.stored_bytes} stored for ${source.length}`);
+    }
     assert.ok(doc.kuzu_glue_cache.path.startsWith(tmpDir + path.sep), doc.kuzu_glue_cache.path);
     assert.equal(doc.kuzu_glue_cache.exists, false);
   });

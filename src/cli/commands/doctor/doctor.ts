@@ -15,7 +15,8 @@ function renderEnvironment(report: EnvironmentReport): string {
     report.embedded ? "embedded assets:" : "no embedded assets (running from source; loaders use node_modules)",
   ];
   for (const asset of report.assets) {
-    lines.push(`  ${asset.name.padEnd(24)} ${asset.bytes === null ? "?" : String(asset.bytes).padStart(10)} bytes  ${asset.path}`);
+    const stored = asset.encoding === "gzip" && asset.stored_bytes !== null ? ` (${asset.stored_bytes} gzip)` : "";
+    lines.push(`  ${asset.name.padEnd(24)} ${asset.bytes === null ? "?" : String(asset.bytes).padStart(10)} bytes${stored}  ${asset.path}`);
   }
   lines.push(`cache directory: ${report.cache_dir}`);
   if (report.kuzu_glue_cache !== null) {
