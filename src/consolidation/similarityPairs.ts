@@ -17,7 +17,9 @@
  */
 import { requestGarbageCollection } from "../platform/mod.ts";
 import type { ProgressSink } from "../progress.ts";
+import { isZaxyError } from "../errors.ts";
 import { loadUsearch, type UsearchIndex } from "../vector/mod.ts";
+import { ExactNeighbourIndex } from "./exactNeighbourIndex.ts";
 import type { SparseEmbeddings } from "./similarityEmbeddings.ts";
 import { PairKeySet } from "./pairKeySet.ts";
 import { projectionDim, projectRows } from "./similarityProjection.ts";
@@ -116,8 +118,11 @@ function insertionOrder(rows: Uint32Array): Uint32Array {
   return order;
 }
 
-function buildIndex(Index: IndexClass, embeddings: SparseEmbeddings, rows: Uint32Array): UsearchIndex {
-  const index = new Index({ dimensions: projectionDim, ...similarityIndexConfig });
+/** What the search needs of an index: usearch's, or the exact stand-in. */
+type NeighbourIndex = Pick<UsearchIndex, "add" | "searchBatch">;
+
+function buildIndex(Index: IndexClass | null, embeddings: SparseEmbeddings, rows: Uint32Array): NeighbourIndex {
+  const index: NeighbourIndex = Index === null ? new ExactNeighbourIndex(projectionDim) : new Index({ dimensions: projectionDim, ...similarityIndexConfig });
   const order = insertionOrder(rows);
   for (let start = 0; start < order.length; start += indexBatchRows) {
     const batch = order.subarray(start, start + indexBatchRows);
@@ -133,6 +138,22 @@ function buildIndex(Index: IndexClass, embeddings: SparseEmbeddings, rows: Uint3
 }
 
 /**
+ * usearch's index class, or null where its addon cannot load on this system (then the exact
+ * search stands in, and `warn` says so once per call).
+ */
+async function usearchIndexClass(warn?: (message: string) => void): Promise<IndexClass | null> {
+  try {
+    return (await loadUsearch()).Index;
+  } catch (error) {
+    if (!isZaxyError(error) || error.code !== "usearch_unavailable") throw error;
+    // The message is "... cannot be loaded on this system (REASON). It needs ...".
+    const reason = error.message.split(". It needs")[0].replace(/^[^(]*\(/, "").replace(/\)$/, "");
+    warn?.(`the usearch addon cannot be loaded here (${reason}); the similarity search compares every pair exactly instead (same candidates, slower on thousands of memories)`);
+    return null;
+  }
+}
+
+/**
  * Every pair of non-zero embeddings with exact cosine >= `minCosine` that the index proposes
  * (see the module comment for how far that reaches).
  *
@@ -140,8 +161,15 @@ function buildIndex(Index: IndexClass, embeddings: SparseEmbeddings, rows: Uint3
  * const { pairs } = await similarPairs(SparseEmbeddings.embed(texts, 1536), 0.765);
  * pairs.length; pairs.a(0); pairs.b(0); pairs.cosine(0);
  */
-export async function similarPairs(embeddings: SparseEmbeddings, minCosine: number, progress?: ProgressSink): Promise<SimilarPairsResult> {
-  const { Index } = await loadUsearch();
+export async function similarPairs(
+  embeddings: SparseEmbeddings,
+  minCosine: number,
+  progress?: ProgressSink,
+  warn?: (message: string) => void,
+  /** `exact`: the exact search even where usearch loads (tests compare the two). */
+  search: "auto" | "exact" = "auto",
+): Promise<SimilarPairsResult> {
+  const Index = search === "exact" ? null : await usearchIndexClass(warn);
   const rows = Uint32Array.from({ length: embeddings.count }, (_, row) => row).filter((row) => !embeddings.isZero(row));
   const timingsMs = { index_build: 0, knn_search: 0, exact_rescoring: 0 };
   if (rows.length < 2) return { pairs: new SimilarPairList(new Float64Array(0), new Float64Array(0), embeddings.count), candidatesRescored: 0, neighbourQueries: 0, timingsMs };

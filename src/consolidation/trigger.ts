@@ -145,6 +145,8 @@ export interface TriggerOptions {
   goals?: readonly ConsolidationMemory[];
   /** Where the stages are reported (the CLI draws them on a terminal). */
   progress?: ProgressSink;
+  /** Told when the search cannot use usearch (its addon does not load here) and runs exactly. */
+  warn?: (message: string) => void;
 }
 
 /**
@@ -235,7 +237,7 @@ export async function triggerConsolidation(
   const alignments = goalAlignments(embeddings, SparseEmbeddings.embed(goals.map(memoryEmbeddingText), dim));
   const alignment = performance.now() - mark;
 
-  const found = await similarPairs(embeddings, parameters.minSimilarity * prefilterFactor, options.progress);
+  const found = await similarPairs(embeddings, parameters.minSimilarity * prefilterFactor, options.progress, options.warn);
   options.progress?.phase("pairing candidates");
   const pairs = found.pairs;
 

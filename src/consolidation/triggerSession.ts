@@ -21,9 +21,15 @@ import type { TriggerParameters } from "./triggerParameters.ts";
  * @example
  * const { document } = await triggerSessionConsolidation(new MemoryService(".eventloom"), "default", validateTriggerParameters({}));
  */
-export async function triggerSessionConsolidation(reader: SessionReader, sessionId: string, parameters: TriggerParameters, progress?: ProgressSink): Promise<TriggerOutcome> {
+export async function triggerSessionConsolidation(
+  reader: SessionReader,
+  sessionId: string,
+  parameters: TriggerParameters,
+  progress?: ProgressSink,
+  warn?: (message: string) => void,
+): Promise<TriggerOutcome> {
   progress?.phase("reading the session's memories");
   return await reader.withReadSession(sessionId, async ({ index }) =>
-    await triggerConsolidation(indexedMemories(index), parameters, { dim: index.vectors?.dim ?? defaultEmbeddingDim, progress })
+    await triggerConsolidation(indexedMemories(index), parameters, { dim: index.vectors?.dim ?? defaultEmbeddingDim, progress, warn })
   );
 }

@@ -162,7 +162,14 @@ export class CacheUseError extends Error {
  * const { file, value: addon } = useCacheFile("usearch", ".node", bytes, (f) => require(f.path));
  * ```
  */
-export function useCacheFile<T>(stem: string, ext: string, bytes: Contents, use: (file: CacheFile) => T): { file: CacheFile; value: T } {
+export function useCacheFile<T>(
+  stem: string,
+  ext: string,
+  bytes: Contents,
+  use: (file: CacheFile) => T,
+  /** Whether a failure of `use` may be the directory's fault (e.g. `noexec`), so the next one is tried. */
+  directoryMayMatter: (error: unknown) => boolean = () => true,
+): { file: CacheFile; value: T } {
   const attempts: CacheAttempt[] = [];
   for (const dir of cacheDirCandidates()) {
     let file: CacheFile;
@@ -176,6 +183,7 @@ export function useCacheFile<T>(stem: string, ext: string, bytes: Contents, use:
       return { file, value: use(file) };
     } catch (error) {
       attempts.push({ dir, stage: "load", reason: firstLine(error) });
+      if (!directoryMayMatter(error)) break;
     }
   }
   throw new CacheUseError(attempts);

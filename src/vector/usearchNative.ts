@@ -57,7 +57,10 @@ export async function loadUsearch(): Promise<Usearch> {
       // file, reused by later runs, in TMPDIR or else the root's own cache directory.
       const read = () => readEmbeddedAsset(assetName)!;
       const contents = { sha256: embedded.sha256 ?? createHash("sha256").update(read()).digest("hex"), read };
-      const used = useCacheFile("usearch", ".node", contents, (file) => createRequire(import.meta.url)(file.path) as UsearchAddon);
+      const used = useCacheFile("usearch", ".node", contents, (file) => createRequire(import.meta.url)(file.path) as UsearchAddon, (error) =>
+        // A file system mounted noexec refuses the mapping; a missing library or symbol version
+        // (old glibc, no libstdc++) fails the same way from any directory.
+        /failed to map segment|Permission denied|Operation not permitted|EACCES|EPERM/i.test(error instanceof Error ? error.message : String(error)));
       addonPath = used.file.path;
       addon = used.value;
     } else {
@@ -74,12 +77,12 @@ export async function loadUsearch(): Promise<Usearch> {
     // 22.04, RHEL 9 and later); on an older system or musl (Alpine) dlopen fails. Only the
     // commands that build a similarity index need it: reads and appends never load it.
     const reason = error instanceof CacheUseError
-      ? error.attempts.filter((attempt) => attempt.stage === "load").map((attempt) => attempt.reason).join("; ")
+      ? [...new Set(error.attempts.filter((attempt) => attempt.stage === "load").map((attempt) => attempt.reason))].join("; ")
       : error instanceof Error ? error.message.split("\n")[0] : String(error);
     throw ioError(
       "usearch_unavailable",
       `The usearch native addon cannot be loaded on this system (${reason}). It needs glibc 2.34 or later and libstdc++ (GLIBCXX_3.4.29); ` +
-        "reads, appends and checkouts do not use it, only the consolidation trigger's similarity search and doctor --selftest.",
+        "reads, appends and checkouts do not use it; the consolidation trigger's similarity search then compares every pair exactly.",
       { hint: "run this command on a glibc 2.34+ system (e.g. Debian 12, Ubuntu 22.04, RHEL 9)" },
     );
   }

@@ -79,7 +79,7 @@ export const memoryConsolidationTriggerCommand = defineCommand({
     const { triggerSessionConsolidation } = await import("../../../../consolidation/triggerSession.ts");
     const service = new MemoryService(ctx.global.eventloomPath, { warn: stderrWarn(ctx) });
     const progress = commandProgress(ctx, "consolidation trigger");
-    const { document } = await triggerSessionConsolidation(service, ctx.global.sessionId, parameters, progress).finally(() => progress.done());
+    const { document } = await triggerSessionConsolidation(service, ctx.global.sessionId, parameters, progress, stderrWarn(ctx)).finally(() => progress.done());
     emit(ctx, "zaxy.memory.consolidation.trigger.v1", { ...document }, () => render(document));
     return 0;
   },
