@@ -4,6 +4,7 @@ import { benchGroup } from "./commands/bench/group.ts";
 import { benchmarkCompareCommand } from "./commands/benchmarkCompare.ts";
 import { benchmarkGuardrailCommand } from "./commands/benchmarkGuardrail.ts";
 import { compactCommand } from "./commands/compact.ts";
+import { configGroup } from "./commands/config.ts";
 import { completionCommand } from "./commands/completion.ts";
 import { demoCommand } from "./commands/demo.ts";
 import { doctorCommand } from "./commands/doctor/doctor.ts";
@@ -26,5 +27,5 @@ export const rootGroup = defineGroup({
   description:
     "Zaxy records what agents did in an append-only, SHA-256 hash-chained event log (Eventloom)\n" +
     "and gives cited memory back. The log is the only source of truth.",
-  children: [initCommand, verifyCommand, replayCommand, memoryGroup, fleetGroup, repairCommand, reprojectCommand, graphGroup, compactCommand, hooksGroup, serveCommand, storeGroup, benchGroup, benchmarkCompareCommand, benchmarkGuardrailCommand, completionCommand, helpCommand, demoCommand, doctorCommand],
+  children: [initCommand, configGroup, verifyCommand, replayCommand, memoryGroup, fleetGroup, repairCommand, reprojectCommand, graphGroup, compactCommand, hooksGroup, serveCommand, storeGroup, benchGroup, benchmarkCompareCommand, benchmarkGuardrailCommand, completionCommand, helpCommand, demoCommand, doctorCommand],
 });

@@ -100,10 +100,13 @@ export interface DemoResult {
   fleet: DemoFleet;
 }
 
-/** The session: an agent fixing a failing auth test. */
-const sessionEvents = [
+/**
+ * The session: an agent fixing a failing auth test. Every type is one the engine reads
+ * (docs/events.md), with the fields its extractor reads, so each event becomes its own entity.
+ */
+export const sessionEvents = [
   { type: "goal.created", actor: "agent", payload: { title: "Fix the failing auth test before the release", priority: "high" } },
-  { type: "task.created", actor: "agent", payload: { taskId: "task-auth-1", title: "Reproduce test_login_refreshes_jwks" } },
+  { type: "task.proposed", actor: "agent", payload: { taskId: "task-auth-1", title: "Reproduce test_login_refreshes_jwks", goalTitle: "Fix the failing auth test before the release" } },
   {
     type: "tool.call.completed",
     actor: "agent",
@@ -112,18 +115,18 @@ const sessionEvents = [
   {
     type: "command.completed",
     actor: "agent",
-    payload: { command: "pytest tests/test_auth.py -q", exit_code: 1, summary: "1 failed: key id not found after rotation", api_key: "sk-live-4f9a8b7c6d5e" },
+    payload: { command: "pytest tests/test_auth.py -q", exit_code: 1, outcome: "failed", summary: "1 failed: key id not found after rotation", api_key: "sk-live-4f9a8b7c6d5e" },
   },
   {
     type: "file.edit.applied",
     actor: "agent",
     payload: { path: "src/auth/jwks.py", operation: "replace", line_count: 3, summary: "Refetch JWKS on unknown kid; TTL 5 min" },
   },
-  { type: "command.completed", actor: "agent", payload: { command: "pytest tests/test_auth.py -q", exit_code: 0, summary: "12 passed" } },
+  { type: "command.completed", actor: "agent", payload: { command: "pytest tests/test_auth.py -q", exit_code: 0, outcome: "passed", summary: "12 passed" } },
   {
-    type: "decision.recorded",
+    type: "decision.made",
     actor: "agent",
-    payload: { title: "Refetch JWKS on unknown key id", rationale: "Key rotation made cached keys stale; a 5 min TTL bounds the window." },
+    payload: { decision: "Refetch JWKS on unknown key id", rationale: "Key rotation made cached keys stale; a 5 min TTL bounds the window." },
   },
   { type: "task.completed", actor: "agent", payload: { taskId: "task-auth-1", outcome: "success" } },
 ];

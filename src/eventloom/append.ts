@@ -78,7 +78,10 @@ export interface AppendResult {
   records: EventRecord[];
   deduped: number;
   logPath: string;
-  /** What recovering an interrupted earlier append did (empty when nothing); front doors print them. */
+  /**
+   * What recovering an interrupted earlier append did, and the switch of a v1 log to legacy lines
+   * this batch made (empty when neither); front doors print them.
+   */
   warnings: string[];
 }
 
@@ -408,9 +411,9 @@ export async function appendEvents(root: string, sessionId: string, items: Appen
     }
     refuseLoggedEventIds(logPath, batch);
     if (batch.length === 0) return { events: [], records: [], deduped, logPath, warnings };
-    const startsEmpty = tail.hash === null;
     const v1Allowed = batch.every((item) => isV1EventType(item.type));
-    const envelope: Envelope = v1Allowed && (startsEmpty ? config.envelope === "v1" : tail.isV1) ? "v1" : "legacy";
+    const v1Log = isV1Log(tail, config.envelope);
+    const envelope: Envelope = v1Allowed && v1Log ? "v1" : "legacy";
     const sealed: SealedLine[] = [];
     let prevHash = tail.hash;
     let seq = tail.seq;
@@ -420,7 +423,13 @@ export async function appendEvents(root: string, sessionId: string, items: Appen
       prevHash = line.hash;
     }
     write(tail, sealed);
-    return { events: sealed.map((line) => appendedEventOf(line, sessionId, envelope)), records: sealed.map((s) => s.record), deduped, logPath, warnings };
+    return {
+      events: sealed.map((line) => appendedEventOf(line, sessionId, envelope)),
+      records: sealed.map((s) => s.record),
+      deduped,
+      logPath,
+      warnings: [...warnings, ...envelopeSwitchWarnings(sessionId, v1Log, envelope, sealed)],
+    };
   });
 }
 
@@ -669,12 +678,45 @@ export async function appendPlanned<R = never>(
       prevHash = line.hash;
     }
     write(tail, sealed);
-    return { events: appended, records: sealed.map((s) => s.record), deduped: 0, logPath, warnings, existingEventCount: existing.length };
+    const switched = envelopeSwitchWarnings(sessionId, isV1Log(tail, config.envelope), envelope ?? "legacy", sealed);
+    return { events: appended, records: sealed.map((s) => s.record), deduped: 0, logPath, warnings: [...warnings, ...switched], existingEventCount: existing.length };
   });
 }
 
 /** The envelope rule of appendEvents (DESIGN §2.2), decided on the batch's first event type. */
 function plannedEnvelope(tail: ChainTail, configured: Envelope, firstType: string): Envelope {
   if (!isV1EventType(firstType)) return "legacy";
-  return (tail.hash === null ? configured === "v1" : tail.isV1) ? "v1" : "legacy";
+  return isV1Log(tail, configured) ? "v1" : "legacy";
+}
+
+/** Whether the log takes v1 lines: an empty one as config.json says, else as its last line is. */
+function isV1Log(tail: ChainTail, configured: Envelope): boolean {
+  return tail.hash === null ? configured === "v1" : tail.isV1;
+}
+
+/**
+ * The notice for a batch that turns a v1 log legacy (DESIGN §2.2, Python's rule, kept because
+ * Python writers and readers share these logs): a type outside `^[a-z][a-z0-9]*(\.[a-z][a-z0-9]*)+$`
+ * makes the whole batch legacy, and a legacy tail keeps every later batch legacy. So the notice
+ * comes once per log, with the batch that switched it: after it the tail is legacy and no later
+ * batch can switch it again.
+ */
+function envelopeSwitchWarnings(sessionId: string, v1Log: boolean, envelope: Envelope, sealed: readonly SealedLine[]): string[] {
+  if (!v1Log || envelope !== "legacy") return [];
+  const culprit = sealed.find((line) => !isV1EventType(line.record.type));
+  return culprit === undefined ? [] : [envelopeSwitchWarning(sessionId, culprit.record.type, sealed[0].record.seq)];
+}
+
+/**
+ * What the append that switches session `sessionId` from v1 to legacy lines at `firstSeq`, because
+ * of `eventType`, says (stderr and `warnings`; docs/events.md quotes it).
+ *
+ * @example
+ * envelopeSwitchWarning("default", "user.preference_changed", 2)
+ * // 'event type "user.preference_changed" cannot be written in the eventloom.v1 envelope (…'
+ */
+export function envelopeSwitchWarning(sessionId: string, eventType: string, firstSeq: number): string {
+  return `event type ${JSON.stringify(eventType)} cannot be written in the eventloom.v1 envelope (v1 types are lowercase words joined by dots: ` +
+    `no underscores, dashes or capitals, at least two words), so session ${JSON.stringify(sessionId)} is written in legacy lines from seq ` +
+    `${firstSeq} on, this and every later append, as the Python implementation does (docs/events.md, "Envelopes")`;
 }

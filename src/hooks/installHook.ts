@@ -106,3 +106,45 @@ export function installPreCommitHook(options: InstallHookOptions): InstallHookRe
   }
   return result;
 }
+
+export interface UninstallHookResult {
+  hook_path: string;
+  /** True when a zaxy hook was removed; false when there was no pre-commit hook. */
+  removed: boolean;
+  /** The backup `install --force` made of the hook it replaced, put back in place; else null. */
+  restored_from: string | null;
+}
+
+/**
+ * Removes the zaxy pre-commit hook and puts back the hook `install --force` replaced (its newest
+ * `pre-commit.backup-<ms>` that is not itself a zaxy hook). A pre-commit hook that is not
+ * zaxy's is left alone (exit 2).
+ */
+export function uninstallPreCommitHook(cwd: string): UninstallHookResult {
+  const hooksDir = gitHooksDir(cwd);
+  const hookPath = path.join(hooksDir, "pre-commit");
+  let existing: string;
+  try {
+    existing = fs.readFileSync(hookPath, "utf8");
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT") return { hook_path: hookPath, removed: false, restored_from: null };
+    throw ioError("unreadable_hook", `Cannot read the existing hook ${hookPath}: ${(error as Error).message}`);
+  }
+  if (!existing.includes(hookMarker)) {
+    throw inputError("hook_not_zaxy", `Cannot uninstall: ${hookPath} is not a zaxy hook (it lacks the marker line); nothing was changed`, {
+      hint: "remove or edit it yourself",
+    });
+  }
+  const backups = fs.readdirSync(hooksDir)
+    .filter((name) => /^pre-commit\.backup-\d+$/.test(name))
+    .sort((a, b) => Number(b.split("-").pop()) - Number(a.split("-").pop()))
+    .map((name) => path.join(hooksDir, name))
+    .filter((file) => !fs.readFileSync(file, "utf8").includes(hookMarker));
+  try {
+    if (backups.length > 0) fs.renameSync(backups[0], hookPath);
+    else fs.rmSync(hookPath);
+  } catch (error) {
+    throw ioError("unwritable_hook", `Cannot remove ${hookPath}: ${(error as Error).message}`);
+  }
+  return { hook_path: hookPath, removed: true, restored_from: backups[0] ?? null };
+}

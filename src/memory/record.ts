@@ -8,18 +8,45 @@
  * The producers' own events are never fed back (they produce nothing for them), so this cannot
  * loop. If the process dies between the two batches the source event stands alone; that loses
  * only a derived, re-derivable inference, never a recorded fact.
+ *
+ * An event type the engine does not read is appended all the same (it becomes a generic
+ * `event:<type>:<seq>` entity), but when it is close to one the engine reads (`decision.recorded`
+ * for `decision.made`) the result carries a warning naming that type, so every front door says so.
  */
 import { fromJs } from "../canonical/mod.ts";
 import { type AppendedEvent, appendEvents, type AppendItem, type AppendOptions, type AppendResult } from "../eventloom/append.ts";
 import { generatedEvents } from "../projection/inference.ts";
+import { closestKnownType, unknownTypeWarning } from "../projection/extract/vocabulary.ts";
 
 export interface RecordResult extends AppendResult {
   /** Events the inference producers appended after the batch (empty when none). */
   generated: AppendedEvent[];
 }
 
+/**
+ * One warning per event type of the batch that the engine does not read while a known type is
+ * close to it (a typo or a natural guess); a type nothing known is close to is taken as meant.
+ *
+ * @example
+ * unknownTypeWarnings([{ event_type: "decision.recorded", seq: 1, … }])
+ * // ['event type "decision.recorded" is not one the engine reads, … the closest known type is "decision.made" …']
+ */
+export function unknownTypeWarnings(events: readonly AppendedEvent[]): string[] {
+  const warned = new Set<string>();
+  const warnings: string[] = [];
+  for (const event of events) {
+    if (warned.has(event.event_type)) continue;
+    warned.add(event.event_type);
+    const closest = closestKnownType(event.event_type);
+    if (closest === undefined) continue;
+    warnings.push(unknownTypeWarning(event.event_type, event.seq, closest));
+  }
+  return warnings;
+}
+
 export async function recordEvents(root: string, sessionId: string, items: AppendItem[], options: AppendOptions = {}): Promise<RecordResult> {
-  const result = await appendEvents(root, sessionId, items, options);
+  const appended = await appendEvents(root, sessionId, items, options);
+  const result = { ...appended, warnings: [...appended.warnings, ...unknownTypeWarnings(appended.events)] };
   const derived: AppendItem[] = result.records.flatMap(generatedEvents).map((event) => ({
     type: event.type,
     actor: event.actor,

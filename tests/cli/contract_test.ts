@@ -132,6 +132,7 @@ describe("zaxy init", () => {
       created: true,
       fleet_enabled: false,
       forgetting_enabled: false,
+      gitignore_written: null,
     });
     assert.equal(json(runZaxy(["init", "--json"], { cwd: dir })).created, false);
     const conflict = runZaxy(["init", "--envelope", "legacy", "--json"], { cwd: dir });

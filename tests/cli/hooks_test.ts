@@ -1,8 +1,10 @@
 /**
- * `zaxy hooks install` through the binary, end to end in a temporary git repository: the
- * installed hook refuses a commit that stages an unsafe Eventloom log (near-duplicate documents
- * differing only by identity code and path), lets a safe one through, audits the STAGED content
- * rather than the working tree, and the command's exit codes and --json document.
+ * `zaxy hooks install|uninstall|check` through the binary, end to end in a temporary git
+ * repository (issue 18 item 11): the installed hook refuses a commit that stages a log that does
+ * not verify or that rewrites committed history, saying what to do; lets an append-only log
+ * through even when a compaction audit would call it unsafe (committing loses nothing), unless
+ * `hook_strictness` is `audit`; checks the STAGED content rather than the working tree; and
+ * `hooks uninstall` removes it and puts back the hook it replaced.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -45,14 +47,6 @@ async function writeUnsafeLog(root: string): Promise<void> {
   })));
 }
 
-async function writeSafeLog(root: string): Promise<void> {
-  await appendEvents(root, "default", [{
-    type: "document.indexed",
-    actor: "indexer",
-    payload: fromJs({ path: "docs/one.md", start_line: 1, end_line: 3, content: "Release checklist identity-code-0001" }),
-  }]);
-}
-
 function commitCount(repo: string): number {
   const run = git(repo, ["rev-list", "--count", "HEAD"]);
   return run.code === 0 ? Number(run.stdout.trim()) : 0;
@@ -84,34 +78,61 @@ describe("zaxy hooks install", { skip: zaxyInvocation.kind === "binary" ? false 
     assert.equal(fs.statSync(doc.hook_path).mode & 0o111, 0o111);
   });
 
-  test("the hook refuses a commit that stages an unsafe log and prints the audit", slow, async () => {
+  test("an append-only log that a compaction audit calls unsafe commits under the default strictness", slow, async () => {
     const root = path.join(repo, ".eventloom");
     await writeUnsafeLog(root);
     assert.equal(git(repo, ["add", ".eventloom/default.jsonl"]).code, 0);
-    const commit = git(repo, ["commit", "-m", "unsafe log"]);
-    assert.equal(commit.code, 1, commit.stdout + commit.stderr);
+    const commit = git(repo, ["commit", "-m", "near-duplicate documents"]);
+    assert.equal(commit.code, 0, commit.stdout + commit.stderr);
     // git sends a hook's stdout to its stderr.
-    assert.match(commit.stderr, /zaxy pre-commit: auditing staged \.eventloom\/default\.jsonl/);
-    assert.match(commit.stderr, /Compaction audit: UNSAFE/);
-    assert.match(commit.stderr, /identity-code-000\d/);
-    assert.match(commit.stderr, /commit refused: 1 of 1 staged Eventloom log\(s\) failed the compaction audit/);
-    assert.equal(commitCount(repo), 0);
+    assert.match(commit.stderr, /zaxy pre-commit: \.eventloom\/default\.jsonl ok \(5 events, new; strictness integrity\)/);
+    assert.equal(commitCount(repo), 1);
   });
 
-  test("the hook audits the staged content, not the working tree", slow, async () => {
-    // The working tree now holds a safe log, but the index still holds the unsafe one.
+  test("hook_strictness audit refuses it, naming the recall and what to do", slow, async () => {
     const root = path.join(repo, ".eventloom");
-    fs.rmSync(path.join(root, "default.jsonl"));
-    await writeSafeLog(root);
-    const refused = git(repo, ["commit", "-m", "still unsafe in the index"]);
-    assert.equal(refused.code, 1, refused.stdout + refused.stderr);
-    assert.equal(commitCount(repo), 0);
-    // Staging the safe version lets the commit through.
+    assert.equal(runZaxy(["config", "set", "hook_strictness", "audit"], { cwd: repo }).code, 0);
+    await appendEvents(root, "default", [{ type: "goal.created", actor: "agent", payload: fromJs({ title: "one more" }) }]);
     assert.equal(git(repo, ["add", ".eventloom/default.jsonl"]).code, 0);
-    const accepted = git(repo, ["commit", "-m", "safe log"]);
-    assert.equal(accepted.code, 0, accepted.stdout + accepted.stderr);
-    assert.match(accepted.stderr, /Compaction audit: SAFE/);
+    const commit = git(repo, ["commit", "-m", "audited"]);
+    assert.equal(commit.code, 1, commit.stdout + commit.stderr);
+    assert.match(commit.stderr, /zaxy pre-commit: \.eventloom\/default\.jsonl refused: \.eventloom\/default\.jsonl: a compaction with one representative per cluster would keep [0-9.]+ % of its identities \(hook_recall_threshold 1\); missing: .*identity-code-000\d/);
+    assert.match(commit.stderr, /what to do: this commit loses nothing .*zaxy config set hook_strictness integrity/);
+    assert.match(commit.stderr, /commit refused: 1 of 1 staged Eventloom log\(s\) failed the check/);
     assert.equal(commitCount(repo), 1);
+    assert.equal(runZaxy(["config", "unset", "hook_strictness"], { cwd: repo }).code, 0);
+    const accepted = git(repo, ["commit", "-m", "append-only"]);
+    assert.equal(accepted.code, 0, accepted.stdout + accepted.stderr);
+    assert.match(accepted.stderr, /ok \(6 events, 5 committed kept; strictness integrity\)/);
+  });
+
+  test("a staged log that drops committed events is refused; the working tree is not what is checked", slow, async () => {
+    const logPath = path.join(repo, ".eventloom", "default.jsonl");
+    const committed = fs.readFileSync(logPath, "utf8");
+    const lines = committed.split("\n").filter((line) => line !== "");
+    fs.writeFileSync(logPath, lines.slice(0, 3).join("\n") + "\n");
+    assert.equal(git(repo, ["add", ".eventloom/default.jsonl"]).code, 0);
+    // The working tree gets the full log back; the index still holds the truncated one.
+    fs.writeFileSync(logPath, committed);
+    const refused = git(repo, ["commit", "-m", "truncated"]);
+    assert.equal(refused.code, 1, refused.stdout + refused.stderr);
+    assert.match(refused.stderr, /refused: \.eventloom\/default\.jsonl rewrites committed history: it has 3 events, the last commit has 6: events 4 to 6 were dropped/);
+    assert.match(refused.stderr, /what to do: an Eventloom log only grows: restore the committed events \(`git checkout HEAD -- \.eventloom\/default\.jsonl`\)/);
+    assert.equal(commitCount(repo), 2);
+    assert.equal(git(repo, ["add", ".eventloom/default.jsonl"]).code, 0);
+  });
+
+  test("a staged log that does not verify is refused with how to restore it", slow, () => {
+    const logPath = path.join(repo, ".eventloom", "default.jsonl");
+    const text = fs.readFileSync(logPath, "utf8");
+    fs.writeFileSync(logPath, text.replace("one more", "one less"));
+    assert.equal(git(repo, ["add", ".eventloom/default.jsonl"]).code, 0);
+    const refused = git(repo, ["commit", "-m", "tampered"]);
+    assert.equal(refused.code, 1, refused.stdout + refused.stderr);
+    assert.match(refused.stderr, /refused: \.eventloom\/default\.jsonl does not verify: .*\(seq 6, line 6\)/);
+    assert.match(refused.stderr, /what to do: an Eventloom log is never edited by hand/);
+    fs.writeFileSync(logPath, text);
+    assert.equal(git(repo, ["add", ".eventloom/default.jsonl"]).code, 0);
   });
 
   test("commits without Eventloom logs are not audited", slow, () => {
@@ -134,7 +155,22 @@ describe("zaxy hooks install", { skip: zaxyInvocation.kind === "binary" ? false 
     assert.equal(fs.readFileSync(hook, "utf8"), "#!/bin/sh\nexit 0\n");
     const forced = runZaxy(["hooks", "install", "--force"], { cwd: repo });
     assert.equal(forced.code, 0, forced.stderr);
-    assert.match(forced.stdout, /^Installed the zaxy pre-commit hook: .*\nIt runs: .* compact <staged log> --audit\nThe previous hook was saved to .*pre-commit\.backup-\d+\n$/);
+    assert.match(forced.stdout, /^Installed the zaxy pre-commit hook: .*\nIt runs: .* hooks check <staged log>\nThe previous hook was saved to .*pre-commit\.backup-\d+\n$/);
+  });
+
+  test("hooks uninstall removes the zaxy hook and puts back the one install --force replaced; a foreign hook is left alone", slow, () => {
+    const hook = path.join(repo, ".git", "hooks", "pre-commit");
+    const removed = JSON.parse(runZaxy(["hooks", "uninstall", "--json"], { cwd: repo }).stdout);
+    assert.equal(removed.removed, true);
+    assert.match(removed.restored_from, /pre-commit\.backup-\d+$/);
+    assert.equal(fs.readFileSync(hook, "utf8"), "#!/bin/sh\nexit 0\n", "the user's own hook is back");
+    const foreign = runZaxy(["hooks", "uninstall", "--json"], { cwd: repo });
+    assert.equal(foreign.code, 2, foreign.stdout);
+    assert.equal(JSON.parse(foreign.stdout).error.code, "hook_not_zaxy");
+    assert.equal(fs.readFileSync(hook, "utf8"), "#!/bin/sh\nexit 0\n");
+    fs.rmSync(hook);
+    const none = JSON.parse(runZaxy(["hooks", "uninstall", "--json"], { cwd: repo }).stdout);
+    assert.deepEqual({ removed: none.removed, restored_from: none.restored_from }, { removed: false, restored_from: null });
   });
 
   test("outside a git repository: exit 2 with a clear message and no stack trace", slow, () => {

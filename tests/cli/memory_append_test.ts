@@ -29,12 +29,21 @@ interface AppendDoc {
   envelope: "legacy" | "v1";
 }
 
-function append(dir: string, type: string, payload: unknown, extra: string[] = []): AppendDoc {
+function append(dir: string, type: string, payload: unknown, extra: string[] = [], warned?: RegExp): AppendDoc {
   const run = runZaxy(["memory", "append", type, "--actor", "agent-ü", "--payload-json", JSON.stringify(payload), "--json", ...extra], { cwd: dir });
   assert.equal(run.code, 0, run.stdout + run.stderr);
-  assert.equal(run.stderr, "");
-  const doc = JSON.parse(run.stdout) as AppendDoc;
-  assert.deepEqual(Object.keys(doc), appendDocKeys);
+  const doc = JSON.parse(run.stdout) as AppendDoc & { warnings?: string[] };
+  if (warned === undefined) {
+    assert.equal(run.stderr, "");
+    assert.deepEqual(Object.keys(doc), appendDocKeys);
+  } else {
+    // Said once on stderr and in `warnings` (issue 18 item 3).
+    assert.match(run.stderr, warned);
+    assert.equal(doc.warnings?.length, 1, run.stdout);
+    assert.match(doc.warnings![0], warned);
+    delete doc.warnings;
+    assert.deepEqual(Object.keys(doc), appendDocKeys);
+  }
   return doc;
 }
 
@@ -121,7 +130,7 @@ describe("zaxy memory append", () => {
     const docs = [
       append(dir, "goal.created", { title: "one" }),
       append(dir, "task.started", { task_id: "t" }),
-      append(dir, "memory.rolled_back", { target_seq: 1 }),
+      append(dir, "memory.rolled_back", { target_seq: 1 }, [], /legacy/),
       append(dir, "goal.created", { title: "after" }),
     ];
     assert.deepEqual(docs.map((d) => d.envelope), ["v1", "v1", "legacy", "legacy"]);

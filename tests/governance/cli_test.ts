@@ -117,7 +117,7 @@ describe("zaxy memory evolution-gate", () => {
 
   test("--candidate-seq/--candidate-hash make the candidate_ref", slow, () => {
     const e = fresh("gate-ref");
-    const target = append(e, "task.created", { title: "t" });
+    const target = append(e, "task.proposed", { title: "t" });
     const doc = jsonOk(e, ["memory", "evolution-gate", "update", "--confidence", "0.9", "--candidate-seq", String(target.seq), "--candidate-hash", target.hash]);
     assert.deepEqual(doc.candidate_ref, { seq: target.seq, hash: target.hash });
     assert.deepEqual(lines(e)[1].payload.candidate_ref, { seq: target.seq, hash: target.hash });
@@ -230,7 +230,7 @@ describe("zaxy memory outcome", () => {
     const e = fresh("outcome-bad");
     refused(e, ["memory", "outcome", "failure", "--summary", "s", "--target-seq", "1", "--target-hash", "a".repeat(64)], "--target-seq", /no log/);
     assert.equal(fs.existsSync(e.log), false, "no empty log is created");
-    const real = append(e, "task.created", { title: "t" });
+    const real = append(e, "task.proposed", { title: "t" });
     refused(e, ["memory", "outcome", "failure", "--summary", "s", "--target-seq", String(real.seq), "--target-hash", "b".repeat(64)], "--target-hash", /does not match the sealed event at seq 1/);
     refused(e, ["memory", "outcome", "failure", "--summary", "s", "--target-seq", "9", "--target-hash", real.hash], "--target-seq", /No event at seq 9/);
     refused(e, ["memory", "outcome", "failure", "--summary", "s", "--target-seq", "1"], "--target-hash", /go together/);
@@ -255,7 +255,7 @@ describe("rules in checkout and rule rollback", () => {
 
   test("an active rule is in checkout; a pending one never is; a rolled-back one leaves it; rollback is gated and refused twice", slow, () => {
     const e = fresh("checkout");
-    append(e, "task.created", { title: "deploy the zebracorn service" });
+    append(e, "task.proposed", { title: "deploy the zebracorn service" });
     const active = jsonOk(e, ["memory", "outcome", "failure", "--summary", "zebracorn deploy failed", "--lesson", "always run the zebracorn dryrun"]);
     const pending = jsonOk(e, ["memory", "outcome", "partial", "--summary", "quokkafish rollout partial", "--lesson", "verify the quokkafish canary"]);
     const query = "zebracorn dryrun quokkafish canary";
@@ -296,7 +296,7 @@ describe("rules in checkout and rule rollback", () => {
 
   test("two processes rolling back the same rule at once: one rollback is recorded, the other is refused", slow, async () => {
     const e = fresh("race");
-    append(e, "task.created", { title: "deploy the yakhound service" });
+    append(e, "task.proposed", { title: "deploy the yakhound service" });
     const active = jsonOk(e, ["memory", "outcome", "failure", "--summary", "yakhound deploy failed", "--lesson", "pin the yakhound image"]);
     const rollback = (reason: string) =>
       runZaxyAsync(["memory", "rollback", "--target-seq", String(active.rule.seq), "--target-hash", active.rule.hash, "--reason", reason, "--json"], { cwd: e.dir, env: e.env });
@@ -311,7 +311,7 @@ describe("rules in checkout and rule rollback", () => {
 
   test("the log stays a valid chain after every governance command (zaxy verify)", slow, () => {
     const e = fresh("verify");
-    const target = append(e, "task.created", { title: "t" });
+    const target = append(e, "task.proposed", { title: "t" });
     jsonOk(e, ["memory", "evolution-gate", "consolidate", "--confidence", "0.2"]);
     const out = jsonOk(e, ["memory", "outcome", "failure", "--summary", "s", "--lesson", "l", "--target-seq", "1", "--target-hash", target.hash]);
     jsonOk(e, ["memory", "rollback", "--target-seq", String(out.rule.seq), "--target-hash", out.rule.hash, "--reason", "r"]);

@@ -8,6 +8,42 @@ import { choiceOption } from "../args.ts";
 import { booleanOption, defineCommand } from "../command.ts";
 import { emit } from "../output.ts";
 
+/** The work tree `dir` is in: the nearest directory at or above it holding `.git`, or undefined. */
+function gitWorkTree(dir: string): string | undefined {
+  for (let current = path.resolve(dir); ; current = path.dirname(current)) {
+    if (fs.existsSync(path.join(current, ".git"))) return current;
+    if (path.dirname(current) === current) return undefined;
+  }
+}
+
+/**
+ * What a commit of the root should leave out: the derived projections (rebuilt from the logs;
+ * often larger than the logs), the export signing key, and the lock files.
+ */
+export const rootGitignore = [
+  "# Written by zaxy init: the logs and config.json belong in git; these do not.",
+  "# Derived from the logs, rebuilt on demand (zaxy reproject):",
+  "projections/",
+  "# The private key memory export --sign signs with:",
+  "keys/",
+  "# Append locks:",
+  "*.lock",
+  "",
+].join("\n");
+
+/** Writes `<root>/.gitignore` when the root is inside a git work tree and has none; its path when written. */
+function writeRootGitignore(root: string): string | undefined {
+  if (gitWorkTree(root) === undefined) return undefined;
+  const file = path.join(root, ".gitignore");
+  if (fs.existsSync(file)) return undefined;
+  try {
+    fs.writeFileSync(file, rootGitignore, { flag: "wx" });
+  } catch (error) {
+    throw ioError("unwritable_root", `Cannot write ${file}: ${fileSystemReason(error)}`);
+  }
+  return file;
+}
+
 export const initCommand = defineCommand({
   name: "init",
   store: "self",
@@ -18,7 +54,9 @@ export const initCommand = defineCommand({
     "default) or legacy (the Python zaxy.legacy line). Existing logs keep their format.\n" +
     "--forgetting turns verified forgetting on (\"forgetting_enabled\": true; docs/forgetting.md).\n" +
     "--fleet turns the fleet plane on (\"fleet_enabled\": true in config.json; it is off by\n" +
-    "default, docs/fleet.md); it updates an existing config.json without --force.",
+    "default, docs/fleet.md); it updates an existing config.json without --force.\n" +
+    "Inside a git work tree, a root without a .gitignore gets one that leaves out projections/\n" +
+    "(derived, rebuilt from the logs), keys/ (the export signing key) and *.lock.",
   options: {
     envelope: { type: "string", valueName: "legacy|v1", description: "Envelope for new logs (default v1)" },
     force: { type: "boolean", description: "Overwrite an existing config.json" },
@@ -65,6 +103,8 @@ export const initCommand = defineCommand({
         hint: "pass --force to change it",
       });
     }
+    // Inside a git repository the derived files would otherwise be committed with the logs.
+    const gitignore = writeRootGitignore(root);
     const doc = {
       root: path.resolve(root),
       config_path: path.resolve(configPath(root)),
@@ -72,11 +112,13 @@ export const initCommand = defineCommand({
       created: written,
       fleet_enabled: readFleetEnabled(root),
       forgetting_enabled: readForgettingEnabled(root),
+      gitignore_written: gitignore === undefined ? null : path.resolve(gitignore),
     };
     emit(ctx, "zaxy.init.v1", doc, () =>
-      written
+      (written
         ? `Initialised ${doc.root} (new logs use the ${config.envelope} envelope)`
-        : `${doc.root} is already initialised (new logs use the ${config.envelope} envelope)`,
+        : `${doc.root} is already initialised (new logs use the ${config.envelope} envelope)`) +
+      (gitignore === undefined ? "" : `\nWrote ${gitignore}: projections/, keys/ and lock files stay out of git`),
     );
     return 0;
   },

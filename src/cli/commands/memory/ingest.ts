@@ -9,15 +9,30 @@ import { parseJsonInput, readInputFile } from "../../args.ts";
 import { defineCommand, stringOption } from "../../command.ts";
 import { emit } from "../../output.ts";
 
-const itemKeys = new Set(["event_type", "actor", "payload", "producer_ref", "parent_event_id", "caused_by", "id"]);
+const itemKeys = new Set(["event_type", "type", "actor", "payload", "producer_ref", "parent_event_id", "caused_by", "id"]);
 
-/** Turns one JSONL item into an AppendItem, collecting problems with their line numbers. */
-function toItem(object: JsonObject, line: number, problems: string[]): AppendItem {
-  for (const key of object.keys()) {
-    if (!itemKeys.has(key)) problems.push(`line ${line}: unknown field ${JSON.stringify(key)} (allowed: ${[...itemKeys].join(", ")})`);
+/**
+ * Fields of an event as zaxy prints it (`memory log --json`, `replay --json`: src/eventloom/
+ * eventView.ts) that an append cannot honour: the log assigns its own seq, time, hashes, id and
+ * envelope. A line carrying them is accepted (so `memory log --json | jq -c '.events[]'` can be
+ * ingested) and the command says once that they were not kept.
+ */
+export const readOutputKeys = new Set(["seq", "timestamp", "thread", "security", "prev_hash", "hash", "event_id", "envelope", "citation"]);
+
+const allowedText = "event_type (or type), actor, payload, producer_ref, parent_event_id, caused_by, id";
+
+/** Turns one JSONL item into an AppendItem, collecting problems (one per line) and the read-output fields it carried. */
+function toItem(object: JsonObject, line: number, problems: string[], dropped: Set<string>): AppendItem {
+  const unknown = [...object.keys()].filter((key) => !itemKeys.has(key) && !readOutputKeys.has(key));
+  if (unknown.length > 0) problems.push(`line ${line}: unknown field${unknown.length > 1 ? "s" : ""} ${unknown.map((key) => JSON.stringify(key)).join(", ")}`);
+  for (const key of object.keys()) if (readOutputKeys.has(key)) dropped.add(key);
+  const eventType = object.get("event_type");
+  const type = object.get("type");
+  if (eventType !== undefined && type !== undefined && !(typeof eventType === "string" && eventType === type)) {
+    problems.push(`line ${line}: "event_type" and "type" name different types; give one`);
   }
   return {
-    type: object.get("event_type"),
+    type: eventType ?? type,
     actor: object.get("actor"),
     payload: object.get("payload"),
     producerRef: object.get("producer_ref"),
@@ -34,7 +49,7 @@ function toItem(object: JsonObject, line: number, problems: string[]): AppendIte
  * Every bad line is reported, in line order: lines that do not parse and the validation
  * problems of the lines that do, so one run shows everything to fix.
  */
-export function parseIngestLines(bytes: Uint8Array, source: string): AppendItem[] {
+export function parseIngestLines(bytes: Uint8Array, source: string, dropped: Set<string> = new Set()): AppendItem[] {
   if (bytes.length > ingestBytesMax) {
     throw inputError("input_too_large", `${source} is ${bytes.length} bytes; at most ${ingestBytesMax} are accepted per ingest`, { field: source });
   }
@@ -62,7 +77,7 @@ export function parseIngestLines(bytes: Uint8Array, source: string): AppendItem[
       continue;
     }
     const itemProblems: string[] = [];
-    items.push(toItem(value, line, itemProblems));
+    items.push(toItem(value, line, itemProblems, dropped));
     itemLines.push(line);
     for (const text of itemProblems) problems.push({ line, text });
   }
@@ -71,7 +86,8 @@ export function parseIngestLines(bytes: Uint8Array, source: string): AppendItem[
   for (const issue of checkItems(items).issues) problems.push({ line: itemLines[issue.index], text: describeItemIssue(items, issue) });
   if (problems.length > 0) {
     problems.sort((a, b) => a.line - b.line);
-    throw inputError("invalid_event", `Cannot ingest: ${problems.map((p) => p.text).join("; ")}. Nothing was written.`, { field: source, line: problems[0].line });
+    const allowed = problems.some((p) => / unknown fields? /.test(p.text)) ? ` (allowed fields: ${allowedText}; zaxy's own output fields ${[...readOutputKeys].join(", ")} are accepted and not kept)` : "";
+    throw inputError("invalid_event", `Cannot ingest: ${problems.map((p) => p.text).join("; ")}${allowed}. Nothing was written.`, { field: source, line: problems[0].line });
   }
   return items;
 }
@@ -88,14 +104,17 @@ export const memoryIngestCommand = defineCommand({
   writesRoot: true,
   summary: "Append a JSONL batch of external events atomically, deduplicating producer refs",
   description:
-    "Reads JSONL items {event_type, actor, payload?, producer_ref?, parent_event_id?,\n" +
+    "Reads JSONL items {event_type (or type), actor, payload?, producer_ref?, parent_event_id?,\n" +
     "caused_by?, id?} from FILE (or --file, or stdin with '-' or no argument) and appends them\n" +
-    "as one batch: all or nothing. Items whose producer_ref is already in the session are skipped.",
+    "as one batch: all or nothing. Items whose producer_ref is already in the session are skipped.\n" +
+    "Events as zaxy prints them (memory log --json | jq -c '.events[]') are accepted: their seq,\n" +
+    "timestamp, hashes, event_id, envelope and citation are not kept (a warning says so).\n" +
+    "Every bad line is reported once, numbered from 1; nothing is written.",
   options: {
     file: { type: "string", valueName: "FILE", description: "JSONL file (same as the FILE argument)" },
   },
   positionals: [{ name: "FILE", description: "JSONL file, or - for stdin" }],
-  examples: ["zaxy memory ingest events.jsonl --json", "producer | zaxy memory ingest -"],
+  examples: ["zaxy memory ingest events.jsonl --json", "producer | zaxy memory ingest -", "zaxy memory log --json | jq -c '.events[]' | zaxy memory ingest - --session-id copy"],
   async run(ctx) {
     const fileOption = stringOption(ctx, "file");
     if (fileOption !== undefined && ctx.positionals.length > 0) {
@@ -103,8 +122,13 @@ export const memoryIngestCommand = defineCommand({
     }
     const file = fileOption ?? ctx.positionals[0] ?? "-";
     const bytes = file === "-" ? await ctx.io.readStdin(ingestBounds) : readInputFile(file, "FILE", ingestBounds);
-    const items = parseIngestLines(bytes, file === "-" ? "stdin" : file);
+    const dropped = new Set<string>();
+    const items = parseIngestLines(bytes, file === "-" ? "stdin" : file, dropped);
     const result = await recordEvents(ctx.global.eventloomPath, ctx.global.sessionId, items, { dedupProducerRefs: true });
+    if (dropped.size > 0) {
+      const fields = [...readOutputKeys].filter((key) => dropped.has(key));
+      result.warnings.unshift(`the input carries fields of zaxy's read output (${fields.join(", ")}): they were not kept; the log assigns its own seq, time, hashes and event ids`);
+    }
     // Recovering an append a crash interrupted is never silent: stderr, and `warnings` in JSON.
     for (const warning of result.warnings) ctx.io.stderr(`zaxy: warning: ${warning}\n`);
     const doc = {

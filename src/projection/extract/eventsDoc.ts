@@ -1,0 +1,204 @@
+/**
+ * docs/events.md, rendered from the event vocabulary (vocabulary.ts): every field list and every
+ * entity and edge in it comes from running the engine on the entry's example, so the document
+ * says what the code does. `npm run docs:events` writes it; a test fails when the file and this
+ * rendering differ. The output depends on nothing but the code: no clock, no environment.
+ *
+ * @example
+ * ```ts
+ * import { renderEventsDoc } from "./src/projection/extract/eventsDoc.ts";
+ * fs.writeFileSync("docs/events.md", renderEventsDoc());
+ * ```
+ */
+import { envelopeSwitchWarning } from "../../eventloom/append.ts";
+import type { EntityRef } from "../types.ts";
+import {
+  type DerivedDoc,
+  type EdgeDoc,
+  type EntityDoc,
+  engineRecordTypes,
+  eventFamilies,
+  type EventTypeDoc,
+  eventTypeAliases,
+  eventTypeDocs,
+  exampleContext,
+  retentionFields,
+  unknownTypeWarning,
+} from "./vocabulary.ts";
+
+/** A markdown code span that survives backticks inside the text. */
+function code(text: string): string {
+  const fence = text.includes("`") ? "``" : "`";
+  const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";
+  return `${fence}${pad}${text}${pad}${fence}`;
+}
+
+/** One shell word: single-quoted, with `'` written as `'\''`. */
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+function appendCommand(doc: EventTypeDoc): string {
+  return `zaxy memory append ${doc.type} --actor ${exampleContext.actor} --payload-json ${shellQuote(JSON.stringify(doc.example))}`;
+}
+
+/** Key paths as listed: a bare key is left out when paths inside it are listed. */
+function fieldList(fields: readonly string[]): string[] {
+  return fields.filter((field) => !fields.some((other) => other.startsWith(`${field}.`) || other.startsWith(`${field}[].`)));
+}
+
+function entityLine(entity: EntityDoc): string {
+  const summary = entity.summary === null ? "" : `, summary ${code(entity.summary)}`;
+  return `entity ${entity.entityType} ${code(entity.name)}${summary}`;
+}
+
+function refText(ref: EntityRef): string {
+  return `${ref.entityType} ${code(ref.name)}`;
+}
+
+function edgeLine(edge: EdgeDoc): string {
+  return `edge ${code(edge.relationType)}${edge.inferred ? " (inferred)" : ""}: ${refText(edge.source)} → ${refText(edge.target)}`;
+}
+
+function graphLines(entities: readonly EntityDoc[], edges: readonly EdgeDoc[], indent: string): string[] {
+  return [...entities.map((entity) => `${indent}- ${entityLine(entity)}`), ...edges.map((edge) => `${indent}- ${edgeLine(edge)}`)];
+}
+
+function derivedLines(derived: DerivedDoc): string[] {
+  const head = `- **Then zaxy appends** ${code(derived.type)} (actor ${code(derived.actor)}), which becomes:`;
+  return [head, ...graphLines(derived.entities, derived.edges, "  ")];
+}
+
+/** What a type becomes, in one short cell of the index table. */
+function becomesCell(doc: EventTypeDoc): string {
+  const parts: string[] = [];
+  const entityTypes = [...new Set(doc.entities.map((entity) => entity.entityType))];
+  if (!doc.fallback && entityTypes.length > 0) parts.push(entityTypes.map(code).join(", "));
+  const relations = [...new Set(doc.edges.map((edge) => edge.relationType))];
+  if (!doc.fallback && relations.length > 0) parts.push(`edges ${relations.map(code).join(", ")}`);
+  for (const derived of doc.derived) parts.push(`then ${code(derived.type)}`);
+  return parts.length > 0 ? parts.join("; ") : "nothing (bookkeeping)";
+}
+
+function typeSection(doc: EventTypeDoc, retentionCount: number): string[] {
+  const lines = [`### ${code(doc.type)}`, "", doc.description, ""];
+  const fields = fieldList(doc.fieldsRead).map(code);
+  if (doc.readsRetentionFields) fields.push(`and the ${retentionCount} [retention fields](#retention-fields)`);
+  lines.push(`- **Reads:** ${fields.length > 0 ? fields.join(", ") : "no payload field"}`);
+  if (doc.fallback) {
+    lines.push(`- **Becomes:** itself only the generic entity ${code(`event:${doc.type}:<seq>`)}; what it states comes from the event zaxy appends after it`);
+  } else if (doc.entities.length === 0 && doc.edges.length === 0) {
+    lines.push("- **Becomes:** nothing in the graph");
+  } else {
+    lines.push("- **Becomes:**", ...graphLines(doc.entities, doc.edges, "  "));
+  }
+  for (const derived of doc.derived) lines.push(...derivedLines(derived));
+  if (!doc.v1) lines.push(`- **Envelope:** legacy: a log this type is appended to is written in legacy lines from then on ([Envelopes](#envelopes))`);
+  lines.push("", "```sh", appendCommand(doc), "```", "");
+  return lines;
+}
+
+/**
+ * The whole of docs/events.md.
+ *
+ * @example
+ * ```ts
+ * renderEventsDoc().startsWith("# Event types\n"); // true
+ * ```
+ */
+export function renderEventsDoc(): string {
+  const docs = eventTypeDocs();
+  const retention = retentionFields();
+  const legacyTypes = docs.filter((doc) => !doc.v1).map((doc) => code(doc.type));
+  const lines: string[] = [
+    "# Event types",
+    "",
+    "<!-- Generated by `npm run docs:events` (scripts/events-doc.ts) from src/projection/extract/vocabulary.ts.",
+    "     Do not edit by hand: tests/projection/vocabulary_test.ts fails when this file and the code disagree. -->",
+    "",
+    "Any event type can be appended (`zaxy memory append TYPE`, `zaxy memory ingest`, MCP `memory_append` and",
+    "`memory_ingest`). The types below are the ones the engine reads: it turns them into the entities and edges",
+    "that checkout, query and the causal walks read, or derives further events from them. For each type: the",
+    "payload fields it reads, what its example becomes, and the command that appends the example.",
+    "",
+    "Nothing here is written by hand but the descriptions and the examples: the fields are the keys the",
+    "extractor and the inference producers look up (and that can change the result) when they run on the",
+    `example, and the graph is what they build from it, as event seq ${exampleContext.seq} of session ${code(exampleContext.thread)} by actor`,
+    `${code(exampleContext.actor)}. A field can be missing: each has a default or a fallback, and a payload an extractor`,
+    "cannot read at all is kept as a generic entity (below).",
+    "",
+    "## Unknown types",
+    "",
+    "A type not listed here is sealed, verified, replayed and cited like any other event, and it is",
+    "searchable: it becomes one generic entity named `event:<type>:<seq>` (entity type `event`) whose",
+    "summary is `<actor> emitted <type>` followed by the payload's top-level scalar values (secret-looking",
+    "keys left out). It gets no entity of its own, no edges and no versions.",
+    "",
+    "When the type is close to a known one (a typo, or a natural guess), `zaxy memory append` and",
+    "`zaxy memory ingest` say which on stderr, and `--json` (and MCP `memory_append`, `memory_ingest`) lists",
+    "it in `warnings`; the event is appended all the same:",
+    "",
+    "```text",
+    "$ zaxy memory append decision.recorded --actor a --payload-json '{\"decision\":\"x\"}'",
+    `zaxy: warning: ${unknownTypeWarning("decision.recorded", 1, "decision.made")}`,
+    "```",
+    "",
+    "Typos are found by edit distance; these guesses are known by name:",
+    "",
+    "| Guess | Known type |",
+    "| --- | --- |",
+    ...[...eventTypeAliases].map(([guess, known]) => `| ${code(guess)} | ${code(known)} |`),
+    "",
+    "## Envelopes",
+    "",
+    "Each event is one line in one of two envelopes (README, \"Eventloom\"): `eventloom.v1` or legacy.",
+    "The rule is Python's, byte for byte, because Python and this binary append to and verify the same",
+    "logs: a batch is written v1 when the log's last line is v1 (an empty log: the envelope `zaxy init`",
+    "chose, v1 by default) and every event type in the batch matches `^[a-z][a-z0-9]*(\\.[a-z][a-z0-9]*)+$`:",
+    "lowercase words joined by dots, no underscores, dashes or capitals, at least two words. Otherwise the",
+    "batch is written legacy, and since a legacy last line keeps every later batch legacy, the log stays",
+    "legacy from then on. Both envelopes verify, cite and project the same; mixed files are valid.",
+    "",
+    `The known types that switch a log to legacy: ${legacyTypes.join(", ")}.`,
+    "",
+    "The append that switches a v1 log says so, once per log (the switch cannot happen twice), on stderr",
+    "and in `warnings`:",
+    "",
+    "```text",
+    `zaxy: warning: ${envelopeSwitchWarning("default", "user.preference_changed", 2)}`,
+    "```",
+    "",
+    "## Retention fields",
+    "",
+    "Types marked \"and the retention fields\" also copy these onto their entity, where retrieval reads them",
+    `(authority, status, expiry, importance): ${retention.map(code).join(", ")}.`,
+    "",
+    "## Index",
+    "",
+    "| Type | Becomes | Envelope |",
+    "| --- | --- | --- |",
+    ...docs.map((doc) => `| [${code(doc.type)}](#${anchorOf(doc.type)}) | ${becomesCell(doc)} | ${doc.v1 ? "v1" : "legacy"} |`),
+    "",
+  ];
+  for (const { family, title } of eventFamilies) {
+    const members = docs.filter((doc) => doc.family === family);
+    if (members.length === 0) continue;
+    lines.push(`## ${title}`, "");
+    for (const doc of members) lines.push(...typeSection(doc, retention.length));
+  }
+  lines.push(
+    "## Written by zaxy itself",
+    "",
+    "Audit records zaxy appends on its own: known types, kept as generic `event:<type>:<seq>` entities on",
+    "purpose (they cite events; they are not memory).",
+    "",
+    ...engineRecordTypes.map((record) => `- ${code(record.type)}: ${record.description}`),
+    "",
+  );
+  return lines.join("\n");
+}
+
+/** GitHub's heading anchor for a `### \`type\`` heading: lowercase, dots and spaces dropped. */
+function anchorOf(type: string): string {
+  return type.toLowerCase().replace(/[^a-z0-9_ -]/g, "").replaceAll(" ", "-");
+}

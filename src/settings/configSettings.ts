@@ -1,0 +1,103 @@
+/**
+ * The keys of `<root>/config.json` a user may set (`zaxy config get|set|unset|list`), each with
+ * what it does and its default. A new value is checked by the readers the engine itself uses:
+ * the candidate file is written to a scratch root and every reader runs on it, so `config set`
+ * refuses exactly what a later command would refuse (exit 2), and nothing is written then.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { configPath, configSchema, readConfig, readConfigObject, readForgettingEnabled, readLongHorizonConfig } from "../eventloom/config.ts";
+import { inputError } from "../errors.ts";
+import { fleetDefaultTrustTierKey, fleetEnabledKey, readFleetDefaultTrustTier } from "../fleet/fleetConfig.ts";
+import { readFleetEnabled } from "../eventloom/config.ts";
+import { autonomyTiers, defaultEvolutionPolicy, evolutionOps } from "../governance/evolutionGate.ts";
+import { evolutionConfigKeys, resolveEvolutionPolicy } from "../governance/policySettings.ts";
+import { resolveStoreUrl } from "../store/storeUrl.ts";
+import { readHookPolicy } from "../hooks/hookPolicy.ts";
+
+export interface ConfigSetting {
+  key: string;
+  description: string;
+  /** The value when config.json does not set it. */
+  defaultValue: unknown;
+  /** Runs the engine's reader of this key on a root (throws its invalid_config error). */
+  check(root: string): void;
+  /** The value as `config get` shows it (the store URL without its password). */
+  display?(value: unknown, root: string): unknown;
+}
+
+const evolution = (root: string) => void resolveEvolutionPolicy(root, { env: {} });
+
+export const configSettings: readonly ConfigSetting[] = [
+  { key: "envelope", description: "Line format new logs start with: v1 (eventloom.v1) or legacy (Python's zaxy.legacy)", defaultValue: "v1", check: (root) => void readConfig(root) },
+  { key: fleetEnabledKey, description: "The fleet plane is on (docs/fleet.md)", defaultValue: false, check: (root) => void readFleetEnabled(root) },
+  { key: fleetDefaultTrustTierKey, description: "Trust tier of a newly enrolled agent: untrusted, member, trusted or steward", defaultValue: "member", check: (root) => void readFleetDefaultTrustTier(root) },
+  { key: "forgetting_enabled", description: "Appended memory events are sealed erasable (docs/forgetting.md)", defaultValue: false, check: (root) => void readForgettingEnabled(root) },
+  { key: "long_horizon_enabled", description: "Checkouts use the two-tier long-horizon plan by default (docs/long-horizon.md)", defaultValue: false, check: (root) => void readLongHorizonConfig(root) },
+  { key: "long_horizon_recent_window", description: "Events the long-horizon plan keeps at full detail (integer >= 1)", defaultValue: 50, check: (root) => void readLongHorizonConfig(root) },
+  { key: evolutionConfigKeys.defaultTier, description: `Gate tier for memory evolution ops without their own: ${autonomyTiers.join(", ")} (docs/governance.md)`, defaultValue: defaultEvolutionPolicy.defaultTier, check: evolution },
+  { key: evolutionConfigKeys.confidenceThreshold, description: "Confidence an op needs to be applied without review (0..1)", defaultValue: defaultEvolutionPolicy.confidenceThreshold, check: evolution },
+  { key: evolutionConfigKeys.rollbackWindowSeconds, description: "How long an applied op may be rolled back, in seconds", defaultValue: defaultEvolutionPolicy.rollbackWindowSeconds, check: evolution },
+  { key: evolutionConfigKeys.opTiers, description: `Gate tier per op (${evolutionOps.join(", ")}): {"op": tier} or "op=tier,op=tier"`, defaultValue: {}, check: evolution },
+  { key: evolutionConfigKeys.opThresholds, description: "Confidence threshold per op: {\"op\": 0.9} or \"op=0.9,op=0.8\"", defaultValue: {}, check: evolution },
+  {
+    key: "store",
+    description: "Shared PostgreSQL store URL, postgres://... (docs/store.md); --store and ZAXY_STORE win",
+    defaultValue: null,
+    check: (root) => void resolveStoreUrl(undefined, {}, root),
+    display: (value, root) => (typeof value === "string" && value !== "" ? resolveStoreUrl(undefined, {}, root)?.redacted ?? value : value),
+  },
+  { key: "hook_strictness", description: "What the pre-commit hook refuses: integrity (a log that does not verify or was replaced by a lossy compaction) or audit (also an unsafe compaction audit) (docs/hooks.md)", defaultValue: "integrity", check: (root) => void readHookPolicy(root) },
+  { key: "hook_recall_threshold", description: "With hook_strictness audit: the identity recall below which a staged log is refused (0..1)", defaultValue: 1, check: (root) => void readHookPolicy(root) },
+];
+
+export function configSetting(key: string): ConfigSetting {
+  const setting = configSettings.find((s) => s.key === key);
+  if (setting === undefined) {
+    throw inputError("unknown_config_key", `Unknown config key ${JSON.stringify(key)}`, {
+      field: "KEY",
+      expected: configSettings.map((s) => s.key).join("|"),
+      hint: "`zaxy config list` shows every key with its value and what it does",
+    });
+  }
+  return setting;
+}
+
+/**
+ * A value as typed on the command line: JSON when it parses (`true`, `50`, `{"a": 1}`, `"x"`),
+ * otherwise the text itself (`legacy`, `postgres://...`).
+ */
+export function parseConfigValue(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Checks `object` as config.json with every reader, in a scratch directory under `root`; throws the first reader's error. */
+export function checkConfigObject(root: string, object: { [key: string]: unknown }): void {
+  fs.mkdirSync(root, { recursive: true });
+  const scratch = fs.mkdtempSync(path.join(root, ".config-check-"));
+  try {
+    fs.writeFileSync(path.join(scratch, "config.json"), JSON.stringify(object));
+    for (const setting of configSettings) setting.check(scratch);
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Writes `object` as `<root>/config.json` atomically (a temporary file renamed into place). */
+export function writeConfigObject(root: string, object: { [key: string]: unknown }): string {
+  fs.mkdirSync(root, { recursive: true });
+  const file = configPath(root);
+  const temp = `${file}.tmp-${process.pid}`;
+  fs.writeFileSync(temp, JSON.stringify({ ...object, schema: configSchema }, null, 2) + "\n");
+  fs.renameSync(temp, file);
+  return file;
+}
+
+/** config.json as it is now ({} when missing); an unreadable file is the reader's error. */
+export function currentConfigObject(root: string): { [key: string]: unknown } {
+  return { ...(readConfigObject(root) ?? {}) };
+}

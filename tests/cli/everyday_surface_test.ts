@@ -1,0 +1,141 @@
+/**
+ * Issue 18, the everyday surface, through the CLI a user runs: each test runs the issue's command
+ * and asserts the behaviour it asked for.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { after, describe, test } from "node:test";
+import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
+import { runZaxy, stackTraceLines } from "./zaxy.ts";
+
+after(removeTempDirs);
+
+const slow = { timeout: 120_000 };
+
+function json(run: { code: number | null; stdout: string; stderr: string }, code = 0) {
+  assert.equal(run.code, code, run.stdout + run.stderr);
+  assert.deepEqual(stackTraceLines(run.stderr), []);
+  return JSON.parse(run.stdout);
+}
+
+function appendGoal(cwd: string, title: string, session = "default"): void {
+  json(runZaxy(["memory", "append", "goal.created", "--actor", "agent", "--session-id", session, "--payload-json", JSON.stringify({ title }), "--json"], { cwd }));
+}
+
+describe("item 5: what zaxy prints is ingestible", () => {
+  test("memory log --json | jq -c '.events[]' | zaxy memory ingest - copies the events into another session, saying what was not kept", slow, () => {
+    const dir = makeTempDir("zaxy-ingest-roundtrip");
+    appendGoal(dir, "Ship the release");
+    json(runZaxy(["memory", "append", "command.completed", "--actor", "ci", "--payload-json", '{"command":"npm test","exit_code":0}', "--json"], { cwd: dir }));
+    const log = json(runZaxy(["memory", "log", "--json"], { cwd: dir }));
+    const lines = log.events.map((event: unknown) => JSON.stringify(event)).join("\n") + "\n";
+    const ingest = runZaxy(["memory", "ingest", "-", "--session-id", "copy", "--json"], { cwd: dir, input: lines });
+    const doc = json(ingest);
+    assert.equal(doc.imported, 2);
+    assert.equal(doc.warnings.length, 1, doc.warnings.join(" | "));
+    assert.match(doc.warnings[0], /^the input carries fields of zaxy's read output \(seq, timestamp, thread, security, prev_hash, hash, event_id, envelope, citation\): they were not kept/);
+    assert.match(ingest.stderr, /^zaxy: warning: the input carries fields of zaxy's read output/m);
+    const copy = json(runZaxy(["memory", "log", "--session-id", "copy", "--json"], { cwd: dir }));
+    assert.deepEqual(copy.events.map((e: { type: string; actor: string; payload: unknown }) => [e.type, e.actor, e.payload]), log.events.map((e: { type: string; actor: string; payload: unknown }) => [e.type, e.actor, e.payload]));
+  });
+
+  test("a bad batch reports one error per line, numbered from 1, the allowed fields once; nothing is written", slow, () => {
+    const dir = makeTempDir("zaxy-ingest-errors");
+    const input = [
+      '{"type":"goal.created","actor":"a","colour":"red","size":3}',
+      '{"event_type":"goal.created","actor":"a"}',
+      '{"event_type":"goal.created","type":"task.proposed","actor":"a"}',
+      '{"type":"goal.created","actor":"a","shape":"round"}',
+    ].join("\n") + "\n";
+    const run = runZaxy(["memory", "ingest", "-", "--json"], { cwd: dir, input });
+    const doc = json(run, 2);
+    const message: string = doc.error.message;
+    assert.match(message, /^Cannot ingest: line 1: unknown fields "colour", "size"; line 3: "event_type" and "type" name different types; give one; line 4: unknown field "shape" \(allowed fields: event_type \(or type\), actor, payload/);
+    assert.equal(message.match(/allowed fields/g)?.length, 1, message);
+    assert.equal(doc.error.line, 1);
+    assert.ok(!fs.existsSync(path.join(dir, ".eventloom", "default.jsonl")), "nothing was written");
+  });
+});
+
+describe("item 7: a command that takes a LOG defaults to the session's log", () => {
+  test("zaxy compact --audit --session-id S and zaxy replay --session-id S read .eventloom/S.jsonl", slow, () => {
+    const dir = makeTempDir("zaxy-log-default");
+    appendGoal(dir, "First goal", "work");
+    appendGoal(dir, "Second goal", "work");
+    const audit = json(runZaxy(["compact", "--audit", "--session-id", "work", "--json"], { cwd: dir }));
+    assert.equal(audit.event_count, 2);
+    assert.equal(path.basename(audit.log_path), "work.jsonl");
+    const replay = json(runZaxy(["replay", "--session-id", "work", "--json"], { cwd: dir }));
+    assert.equal(replay.integrity.total_events, 2);
+  });
+});
+
+describe("item 10: zaxy config get|set|unset|list", () => {
+  test("set is checked by the engine's readers (bad value: exit 2, nothing written), get and list show values and sources, unset restores the default", slow, () => {
+    const dir = makeTempDir("zaxy-config");
+    json(runZaxy(["init", "--json"], { cwd: dir }));
+    const file = path.join(dir, ".eventloom", "config.json");
+    const before = fs.readFileSync(file, "utf8");
+    const bad = json(runZaxy(["config", "set", "long_horizon_recent_window", "0", "--json"], { cwd: dir }), 2);
+    assert.equal(bad.error.code, "invalid_config");
+    assert.match(bad.error.message, /long_horizon_recent_window must be an integer >= 1, got 0/);
+    const badTier = json(runZaxy(["config", "set", "fleet_default_trust_tier", "admin", "--json"], { cwd: dir }), 2);
+    assert.match(badTier.error.message, /fleet_default_trust_tier must be one of untrusted, member, trusted, steward, got "admin"/);
+    const unknown = json(runZaxy(["config", "set", "fleet_enable", "true", "--json"], { cwd: dir }), 2);
+    assert.equal(unknown.error.code, "unknown_config_key");
+    assert.equal(fs.readFileSync(file, "utf8"), before, "refused values write nothing");
+    assert.deepEqual(fs.readdirSync(path.join(dir, ".eventloom")).filter((name) => name.startsWith(".config-check")), []);
+
+    const set = json(runZaxy(["config", "set", "fleet_enabled", "true", "--json"], { cwd: dir }));
+    assert.deepEqual({ key: set.key, value: set.value, previous: set.previous }, { key: "fleet_enabled", value: true, previous: null });
+    assert.equal(JSON.parse(fs.readFileSync(file, "utf8")).fleet_enabled, true);
+    assert.equal(JSON.parse(fs.readFileSync(file, "utf8")).envelope, "v1", "other keys are kept");
+    const text = runZaxy(["config", "set", "long_horizon_recent_window", "80"], { cwd: dir });
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /^long_horizon_recent_window = 80 \(.*config\.json\)\n$/);
+    assert.equal(runZaxy(["config", "get", "long_horizon_recent_window"], { cwd: dir }).stdout, "80\n");
+    const get = json(runZaxy(["config", "get", "forgetting_enabled", "--json"], { cwd: dir }));
+    assert.deepEqual({ value: get.value, source: get.source }, { value: false, source: "default" });
+    const list = json(runZaxy(["config", "list", "--json"], { cwd: dir }));
+    const byKey = Object.fromEntries(list.settings.map((s: { key: string; value: unknown; source: string }) => [s.key, [s.value, s.source]]));
+    assert.deepEqual(byKey.fleet_enabled, [true, "config.json"]);
+    assert.deepEqual(byKey.long_horizon_recent_window, [80, "config.json"]);
+    assert.deepEqual(byKey.hook_strictness, ["integrity", "default"]);
+    // The fleet plane is on for the commands that read it.
+    json(runZaxy(["fleet", "create", "f1", "--summary", "x", "--actor", "steward", "--json"], { cwd: dir }));
+    const unset = json(runZaxy(["config", "unset", "long_horizon_recent_window", "--json"], { cwd: dir }));
+    assert.deepEqual({ removed: unset.removed, default: unset.default }, { removed: true, default: 50 });
+    assert.equal(runZaxy(["config", "get", "long_horizon_recent_window"], { cwd: dir }).stdout, "50\n");
+  });
+
+  test("the store URL is shown without its password", slow, () => {
+    const dir = makeTempDir("zaxy-config-store");
+    json(runZaxy(["config", "set", "store", "postgres://zaxy:s3cret@db.internal:5432/zaxy", "--json"], { cwd: dir }));
+    const get = runZaxy(["config", "get", "store"], { cwd: dir });
+    assert.equal(get.code, 0, get.stderr);
+    assert.doesNotMatch(get.stdout + get.stderr, /s3cret/);
+    assert.match(get.stdout, /db\.internal/);
+  });
+});
+
+describe("item 12: zaxy init inside a git repository", () => {
+  test("writes <root>/.gitignore leaving out projections/, keys/ and *.lock; git then ignores the derived files", slow, () => {
+    const repo = makeTempDir("zaxy-init-git");
+    assert.equal(spawnSync("git", ["init", "-q"], { cwd: repo }).status, 0);
+    const doc = json(runZaxy(["init", "--json"], { cwd: repo }));
+    assert.equal(doc.gitignore_written, path.join(fs.realpathSync(repo), ".eventloom", ".gitignore"));
+    assert.match(fs.readFileSync(path.join(repo, ".eventloom", ".gitignore"), "utf8"), /^projections\/$/m);
+    appendGoal(repo, "Keep derived files out of git");
+    json(runZaxy(["reproject", "--json"], { cwd: repo }));
+    const status = spawnSync("git", ["status", "--porcelain", "--untracked-files=all"], { cwd: repo, encoding: "utf8" }).stdout;
+    assert.match(status, /\.eventloom\/default\.jsonl/);
+    assert.match(status, /\.eventloom\/config\.json/);
+    assert.doesNotMatch(status, /projections|\.lock/, status);
+    // A second init leaves an existing .gitignore alone.
+    fs.writeFileSync(path.join(repo, ".eventloom", ".gitignore"), "mine\n");
+    assert.equal(json(runZaxy(["init", "--json"], { cwd: repo })).gitignore_written, null);
+    assert.equal(fs.readFileSync(path.join(repo, ".eventloom", ".gitignore"), "utf8"), "mine\n");
+  });
+});
