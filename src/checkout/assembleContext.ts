@@ -23,6 +23,7 @@ import { withheldRuleEventSeqs } from "../governance/ruleStatus.ts";
 import type { PlainJson } from "../projection/types.ts";
 import type { RetrievalResult, RetrievedContext } from "../retrieval/types.ts";
 import { joinSections, packPrompt, type PromptBudget, type PromptSection, sectionWeights } from "./promptSections.ts";
+import { eventKeyFacts } from "./eventKeyFacts.ts";
 
 export interface AssembleInput {
   sessionId: string;
@@ -133,7 +134,7 @@ export function eventText(event: EventRecord): string {
     const text = payloadValueText(event.payload.get(key));
     if (text !== undefined) parts.push(text);
   }
-  return parts.length > 0 ? parts.join(" ") : `${event.type} by ${event.actor}`;
+  return parts.length > 0 ? parts.join(" ") : eventKeyFacts(event) ?? `${event.type} by ${event.actor}`;
 }
 
 /** Citation, qualified by entity for graph contexts (one event can state several entities). */

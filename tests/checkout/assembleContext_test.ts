@@ -224,3 +224,16 @@ describe("assembleContext budget", () => {
     assert.throws(() => assembleContext({ ...big, maxTokens: 1.5 }), { code: "invalid_max_tokens" });
   });
 });
+
+describe("the key facts of the engine's own event types (issue 18 item 2)", () => {
+  test("command.completed, tool.call.completed and file.edit.applied show what ran and how it ended, not `TYPE by ACTOR`", () => {
+    assert.equal(eventText(event(1, "command.completed", "agent", [["command", "npm test"], ["exit_code", JsonNumber.int(0)]])), "npm test → exit 0");
+    assert.equal(eventText(event(2, "command.completed", "agent", [["command", "npm test"], ["outcome", "failed"], ["exit_code", JsonNumber.int(1)]])), "npm test → failed (exit 1)");
+    assert.equal(eventText(event(3, "tool.call.completed", "agent", [["tool_name", "Bash"], ["status", "ok"], ["result_summary", "12 files changed"]])), "Bash ok: 12 files changed");
+    assert.equal(eventText(event(4, "file.edit.applied", "agent", [["path", "src/app.ts"], ["operation", "created"]])), "created src/app.ts");
+    assert.equal(eventText(event(5, "session.ended", "agent", [["reason", "done"], ["turn_count", JsonNumber.int(12)]])), "reason=done, turn_count=12");
+    // An unknown type, or a known one with nothing to show, keeps Python's line.
+    assert.equal(eventText(event(6, "tool.called", "agent", [["args", "x"]])), "tool.called by agent");
+    assert.equal(eventText(event(7, "command.completed", "agent", [])), "command.completed by agent");
+  });
+});
