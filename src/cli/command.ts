@@ -24,6 +24,11 @@ export interface PositionalSpec {
 
 export interface CommandIo {
   stdout(text: string): void;
+  /**
+   * Writes to stdout and resolves once the text is handed on (waits while a slow reader's pipe
+   * is full), so streaming output (`--ndjson`) runs in constant memory. Absent: `stdout`.
+   */
+  stdoutFlowing?(text: string): Promise<void>;
   stderr(text: string): void;
   /**
    * Reads stdin until it ends or a bound is crossed (then stops reading and throws
@@ -32,6 +37,8 @@ export interface CommandIo {
   readStdin(bounds: InputBounds): Promise<Uint8Array>;
   stdinIsTTY: boolean;
   stderrIsTTY: boolean;
+  /** Whether stdout is a terminal (text output may then use colour; see textTable.ts). */
+  stdoutIsTTY?: boolean;
   env: Record<string, string | undefined>;
   cwd: string;
 }

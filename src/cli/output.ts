@@ -3,6 +3,7 @@
  * carries exactly one JSON document (an error is `{"error": {code, message, hint}}`).
  */
 import { displayJson } from "../canonical/displayJson.ts";
+import type { JsonValue } from "../canonical/mod.ts";
 import { fileSystemErrorCode, fileSystemReason } from "../eventloom/root.ts";
 import { ExitCode, ioError, isZaxyError } from "../errors.ts";
 import type { CommandContext, CommandIo } from "./command.ts";
@@ -64,4 +65,33 @@ export function reportError(io: CommandIo, json: boolean, error: unknown): numbe
     if (io.env.ZAXY_DEBUG && error instanceof Error && error.stack) io.stderr(error.stack + "\n");
   }
   return ExitCode.ioError;
+}
+
+/**
+ * `--ndjson` output: one JSON document per line, written in chunks of about 64 KiB as they come,
+ * waiting while stdout's reader catches up, so a stream of any length runs in constant memory.
+ */
+export class NdjsonWriter {
+  private pending: string[] = [];
+  private pendingChars = 0;
+  lines = 0;
+
+  constructor(private readonly io: CommandIo) {}
+
+  async write(value: unknown): Promise<void> {
+    const line = displayJson(value as JsonValue) + "\n";
+    this.pending.push(line);
+    this.pendingChars += line.length;
+    this.lines++;
+    if (this.pendingChars >= 1 << 16) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const text = this.pending.join("");
+    this.pending = [];
+    this.pendingChars = 0;
+    if (this.io.stdoutFlowing !== undefined) await this.io.stdoutFlowing(text);
+    else this.io.stdout(text);
+  }
 }

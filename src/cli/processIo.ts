@@ -10,6 +10,11 @@ export function processIo(): CommandIo {
     stdout: (text) => {
       process.stdout.write(text);
     },
+    stdoutFlowing: (text) =>
+      new Promise<void>((resolve) => {
+        if (process.stdout.write(text)) resolve();
+        else process.stdout.once("drain", () => resolve());
+      }),
     stderr: (text) => {
       process.stderr.write(text);
     },
@@ -21,6 +26,7 @@ export function processIo(): CommandIo {
     },
     stdinIsTTY: Boolean(process.stdin.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
     env: process.env,
     cwd: process.cwd(),
   };

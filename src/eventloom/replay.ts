@@ -92,24 +92,41 @@ export function validateWindow(window: ReplayWindow): void {
 
 /** Reads the events of a window (no verification). Lines that do not parse are skipped. */
 export function readEvents(path: string, window: ReplayWindow = {}): { events: EventRecord[]; total: number } {
+  const events: EventRecord[] = [];
+  const walk = windowEvents(path, window);
+  for (let step = walk.next(); ; step = walk.next()) {
+    if (step.done) return { events, total: step.value };
+    events.push(step.value);
+  }
+}
+
+/**
+ * The window's events one at a time, in seq order, without holding them (`--ndjson`); returns
+ * (as the generator's value) the number of events in the file. A line that does not parse is
+ * skipped (the integrity report names it).
+ */
+export function* windowEvents(path: string, window: ReplayWindow): Generator<EventRecord, number> {
   validateWindow(window);
   openVault(dirnameOf(path));
   const from = window.fromSeq ?? 1;
   const to = window.toSeq ?? Number.POSITIVE_INFINITY;
-  const events: EventRecord[] = [];
+  let shown = 0;
   let total = 0;
   for (const { bytes, position } of readLogLines(path)) {
     total = position;
     if (position < from || position > to) continue;
-    if (window.limit !== undefined && events.length >= window.limit) continue;
+    if (window.limit !== undefined && shown >= window.limit) continue;
     try {
       const parsed = parseJsonBytes(bytes);
-      if (isJsonObject(parsed)) events.push(recordFromLine(parsed, position));
+      if (isJsonObject(parsed)) {
+        shown++;
+        yield recordFromLine(parsed, position);
+      }
     } catch {
       // The integrity report names the broken line.
     }
   }
-  return { events, total };
+  return total;
 }
 
 /**

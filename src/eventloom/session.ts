@@ -50,3 +50,14 @@ export function sessionLogsUnderRoot(root: string): string[] {
   }
   return names.filter((name) => name.endsWith(".jsonl")).sort().map((name) => path.join(root, name));
 }
+
+/**
+ * The error every read of a session without a log gives (exit 2): one rule for `memory log`,
+ * query, status, checkout and the MCP tools (README conventions).
+ */
+export function unknownSessionError(sessionId: string, logPath: string): Error {
+  return inputError("unknown_session", `Unknown session ${JSON.stringify(sessionId)}: no log at ${logPath}`, {
+    field: "session_id",
+    hint: "`zaxy memory sessions` lists the root's sessions; appending an event creates a session",
+  });
+}

@@ -20,7 +20,6 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { inputError } from "../errors.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { fileSystemErrorCode, fileSystemReason } from "../eventloom/root.ts";
 import { readVerifiedEvents } from "../eventloom/replay.ts";
@@ -37,6 +36,7 @@ import { removeOrphanTempFiles } from "./orphanTempFiles.ts";
 import { ProjectionCorruptError, ProjectionInterruptedError, ProjectionWriteError } from "./projectionErrors.ts";
 import { projectionsDir, readSnapshotChecked, removeSnapshot, snapshotPath, writeSnapshot } from "./snapshot.ts";
 import type { GraphDiff, ProjectionHead, SessionGraphRows } from "./types.ts";
+import { unknownSessionError } from "../eventloom/session.ts";
 
 export interface ProjectOptions {
   /** Warnings (rebuilds, degraded reads) for stderr or diagnostics. */
@@ -114,12 +114,6 @@ function sameHead(a: ProjectionHead | null, b: ProjectionHead | null): boolean {
     a.currentRelationCount === b.currentRelationCount;
 }
 
-function unknownSessionError(sessionId: string, logPath: string): Error {
-  return inputError("unknown_session", `Unknown session ${JSON.stringify(sessionId)}: no log at ${logPath}`, {
-    field: "session_id",
-    hint: "list sessions with `ls <eventloom root>/*.jsonl`, or append an event first",
-  });
-}
 
 /**
  * Throws what `readVerifiedLog` throws for a session without a log (`unknown_session`, or

@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
-import { runZaxy, stackTraceLines } from "./zaxy.ts";
+import { runZaxy, stackTraceLines, zaxyInvocation } from "./zaxy.ts";
 
 after(removeTempDirs);
 
@@ -137,5 +137,70 @@ describe("item 12: zaxy init inside a git repository", () => {
     fs.writeFileSync(path.join(repo, ".eventloom", ".gitignore"), "mine\n");
     assert.equal(json(runZaxy(["init", "--json"], { cwd: repo })).gitignore_written, null);
     assert.equal(fs.readFileSync(path.join(repo, ".eventloom", ".gitignore"), "utf8"), "mine\n");
+  });
+});
+
+describe("item 4: output that streams and pages", () => {
+  test("replay, memory log, query and compact --audit take --ndjson: one JSON document per line", slow, () => {
+    const dir = makeTempDir("zaxy-ndjson");
+    for (let i = 1; i <= 5; i++) appendGoal(dir, `Goal number ${i} about the release`);
+    const lines = (text: string) => text.trimEnd().split("\n").map((line) => JSON.parse(line));
+    const replay = runZaxy(["replay", "--ndjson", "--from-seq", "2", "--to-seq", "4"], { cwd: dir });
+    assert.equal(replay.code, 0, replay.stderr);
+    assert.deepEqual(lines(replay.stdout).map((e) => [e.seq, e.type, e.verified]), [[2, "goal.created", true], [3, "goal.created", true], [4, "goal.created", true]]);
+    const full = json(runZaxy(["replay", "--json"], { cwd: dir }));
+    assert.deepEqual(lines(runZaxy(["replay", "--ndjson"], { cwd: dir }).stdout), full.events, "the same objects as --json's events[]");
+    const log = runZaxy(["memory", "log", "--after-seq", "0", "--ndjson"], { cwd: dir });
+    assert.deepEqual(lines(log.stdout).map((e) => e.seq), [1, 2, 3, 4, 5]);
+    const query = lines(runZaxy(["memory", "query", "release goal", "--ndjson"], { cwd: dir }).stdout);
+    assert.deepEqual(query, json(runZaxy(["memory", "query", "release goal", "--json"], { cwd: dir })).results);
+    const audit = lines(runZaxy(["compact", "--audit", "--ndjson"], { cwd: dir }).stdout);
+    assert.equal(audit[audit.length - 1].kind, "report");
+    assert.equal(audit[audit.length - 1].event_count, 5);
+    assert.ok(audit.slice(0, -1).every((line) => line.kind === "cluster"));
+    const misuse = runZaxy(["compact", "--ndjson"], { cwd: dir });
+    assert.equal(misuse.code, 2);
+    assert.match(misuse.stderr, /--ndjson applies to --audit only/);
+  });
+
+  test("memory log --after-seq pages past the 1000 cap; next_after_seq is where the next page starts, null at the end", slow, () => {
+    const dir = makeTempDir("zaxy-log-cursor");
+    const items = Array.from({ length: 1205 }, (_, i) => JSON.stringify({ event_type: "note.added", actor: "a", payload: { n: i + 1 } })).join("\n") + "\n";
+    json(runZaxy(["memory", "ingest", "-", "--json"], { cwd: dir, input: items }));
+    const seen: number[] = [];
+    let cursor: number | null = 0;
+    let pages = 0;
+    while (cursor !== null) {
+      const page = json(runZaxy(["memory", "log", "--after-seq", String(cursor), "--limit", "1000", "--json"], { cwd: dir }));
+      seen.push(...page.events.map((e: { seq: number }) => e.seq));
+      cursor = page.next_after_seq;
+      pages++;
+    }
+    assert.equal(pages, 2);
+    assert.deepEqual(seen, Array.from({ length: 1205 }, (_, i) => i + 1));
+    const text = runZaxy(["memory", "log", "--after-seq", "1200", "--limit", "2"], { cwd: dir }).stdout;
+    assert.match(text, /^integrity: OK \(1205 events\)\n1201  \S+  note\.added  a  \{"n":1201\}\n1202  .*\nmore: zaxy memory log --after-seq 1202\n$/);
+  });
+});
+
+describe("item 6: text a person can read", () => {
+  test("memory log aligns its columns; verify colours OK on a terminal, never with NO_COLOR or in a pipe", slow, () => {
+    const dir = makeTempDir("zaxy-text");
+    appendGoal(dir, "Ship");
+    json(runZaxy(["memory", "append", "command.completed", "--actor", "ci-runner", "--payload-json", '{"command":"npm test","exit_code":0}', "--json"], { cwd: dir }));
+    const rows = runZaxy(["memory", "log"], { cwd: dir }).stdout.trimEnd().split("\n").slice(1);
+    const typeColumn = rows.map((row) => row.indexOf("goal.created") >= 0 ? row.indexOf("goal.created") : row.indexOf("command.completed"));
+    const actorColumn = rows.map((row) => row.search(/ (agent|ci-runner) /));
+    assert.equal(new Set(typeColumn).size, 1, rows.join("\n"));
+    assert.equal(new Set(actorColumn).size, 1, rows.join("\n"));
+    assert.doesNotMatch(runZaxy(["verify"], { cwd: dir }).stdout, /\x1b\[/, "a pipe gets no escapes");
+    if (spawnSync("script", ["--version"]).status !== 0) return;
+    // stdout on a real pseudo-terminal: colour unless NO_COLOR is set.
+    const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+    const command = [zaxyInvocation.command, ...zaxyInvocation.args, "verify"].map(quote).join(" ");
+    const onTerminal = (extra: Record<string, string>) =>
+      spawnSync("script", ["-qec", command, "/dev/null"], { cwd: dir, encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: dir, TMPDIR: dir, TERM: "xterm", ...extra } }).stdout;
+    assert.match(onTerminal({}), /\x1b\[32mOK\x1b\[0m/);
+    assert.doesNotMatch(onTerminal({ NO_COLOR: "1" }), /\x1b\[/);
   });
 });

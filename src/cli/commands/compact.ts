@@ -17,7 +17,7 @@ import { inputError } from "../../errors.ts";
 import { choiceOption, intOption } from "../args.ts";
 import { booleanOption, type CommandContext, defineCommand, stringOption } from "../command.ts";
 import { commandProgress } from "../progress.ts";
-import { emit } from "../output.ts";
+import { NdjsonWriter, emit } from "../output.ts";
 
 export interface CompactFlags {
   log: string;
@@ -80,6 +80,9 @@ export function parseCompactFlags(ctx: CommandContext): CompactFlags {
   };
   if (flags.force && flags.projectionOutput === undefined) {
     throw inputError("usage", "zaxy compact: --force applies to --projection-output only", { field: "--force" });
+  }
+  if (booleanOption(ctx, "ndjson") && !flags.audit) {
+    throw inputError("usage", "zaxy compact: --ndjson applies to --audit only (its clusters, one per line)", { field: "--ndjson" });
   }
   if (flags.purpose !== undefined) purposeProfile(flags.purpose, "--purpose");
   if (flags.wholeLog && flags.clusterThreshold !== undefined) {
@@ -194,7 +197,18 @@ async function runAudit(ctx: CommandContext, flags: CompactFlags): Promise<numbe
     maxRecords: flags.maxRecords,
     progress,
   }).finally(() => progress.done());
-  emit(ctx, "zaxy.compact.audit.v1", auditDocument(report), () => renderAuditText(report));
+  const doc = auditDocument(report);
+  if (booleanOption(ctx, "ndjson")) {
+    // One line per cluster ({"kind": "cluster", ...}), then the report without its clusters
+    // ({"kind": "report", ...}): a large log's clusters never make one huge document.
+    const { clusters, ...rest } = doc as { clusters: unknown[] } & Record<string, unknown>;
+    const writer = new NdjsonWriter(ctx.io);
+    for (const cluster of clusters) await writer.write({ kind: "cluster", ...(cluster as Record<string, unknown>) });
+    await writer.write({ kind: "report", schema: "zaxy.compact.audit.v1", ...rest });
+    await writer.flush();
+    return report.safe ? 0 : 1;
+  }
+  emit(ctx, "zaxy.compact.audit.v1", doc, () => renderAuditText(report));
   return report.safe ? 0 : 1;
 }
 
@@ -242,6 +256,7 @@ export const compactCommand = defineCommand({
     "existing file there must be an artifact of LOG, or --force. See docs/compaction-projections.md.",
   options: {
     audit: { type: "boolean", description: "Audit only: report whether compaction would lose identities (exit 1 when unsafe)" },
+    ndjson: { type: "boolean", description: "With --audit: one line per cluster ({kind: cluster}), then the report ({kind: report})" },
     "cluster-threshold": { type: "string", valueName: "T", description: `Cosine distance a cluster member may be from its leader, in (0, 1) (default ${defaultClusterThreshold})` },
     "whole-log": { type: "boolean", description: "Treat the whole log as one cluster (as the Python audit does)" },
     "projection-output": {

@@ -6,6 +6,7 @@ import { resolveStoreUrl } from "../../store/storeUrl.ts";
 import { booleanOption, type CommandContext, defineCommand, stringOption } from "../command.ts";
 import { withStoreClient } from "./store/storeArgs.ts";
 import { emit } from "../output.ts";
+import { paint } from "../textTable.ts";
 import { commandProgress } from "../progress.ts";
 
 function selectLogs(ctx: CommandContext): string[] {
@@ -43,14 +44,14 @@ async function verifyFromStore(ctx: CommandContext, allErrors: boolean): Promise
   });
   const ok = results.every((r) => r.ok);
   emit(ctx, "zaxy.verify.v1", { ok, logs: results }, () =>
-    results.length === 0 ? "No threads in the store." : results.map((r) => renderReport(r.path, r)).join("\n"),
+    results.length === 0 ? "No threads in the store." : results.map((r) => renderReport(r.path, r, paint(ctx.io))).join("\n"),
   );
   return ok ? 0 : 1;
 }
 
-function renderReport(file: string, report: IntegrityReport): string {
-  if (report.ok) return `OK      ${file}  ${report.total_events} events`;
-  const lines = [`BROKEN  ${file}  ${report.broken_reason} (seq ${report.broken_at_seq}, line ${report.line})`];
+function renderReport(file: string, report: IntegrityReport, colour: ReturnType<typeof paint>): string {
+  if (report.ok) return `${colour("green", "OK")}      ${file}  ${report.total_events} events`;
+  const lines = [`${colour("red", "BROKEN")}  ${file}  ${report.broken_reason} (seq ${report.broken_at_seq}, line ${report.line})`];
   for (const issue of report.errors.slice(1)) lines.push(`        ${issue.reason} (seq ${issue.seq}, line ${issue.line})`);
   if (report.torn_tail) lines.push("        hint: the last line was cut mid-write; run 'zaxy repair --truncate-torn-tail' on this log");
   return lines.join("\n");
@@ -98,7 +99,7 @@ export const verifyCommand = defineCommand({
     }
     const ok = results.every((r) => r.ok);
     emit(ctx, "zaxy.verify.v1", { ok, logs: results }, () =>
-      results.length === 0 ? "No logs found." : results.map((r) => renderReport(r.path, r)).join("\n"),
+      results.length === 0 ? "No logs found." : results.map((r) => renderReport(r.path, r, paint(ctx.io))).join("\n"),
     );
     return ok ? 0 : 1;
   },

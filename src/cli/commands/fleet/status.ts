@@ -2,14 +2,15 @@
 import type { PlainJson } from "../../../fleet/replay.ts";
 import { defineCommand } from "../../command.ts";
 import { emit } from "../../output.ts";
+import { textTable } from "../../textTable.ts";
 import { fleetIdArgument, fleetIdPositional } from "./fleetArgs.ts";
 
-function cell(value: PlainJson, width: number): string {
-  const text = value === null ? "-" : String(value);
-  return text.length > width ? text.slice(0, width - 1) + "…" : text.padEnd(width);
-}
+const text = (value: PlainJson) => (value === null ? "-" : String(value));
 
-/** The readable rendering: counts, agents, one row per promotion. */
+/**
+ * The readable rendering: counts, agents, one row per promotion. Promotion ids are printed in
+ * full (aligned, never cut): `fleet review` and `fleet rollback` take them.
+ */
 export function renderFleetStatus(doc: { [key: string]: PlainJson }): string {
   const lines = [`Fleet ${doc.fleet_id}: ${doc.summary ?? ""}`, `Thread: ${doc.thread} (${doc.event_count} events)`];
   const agents = doc.agents as Array<{ agent_id: string; trust_tier: string }>;
@@ -18,11 +19,13 @@ export function renderFleetStatus(doc: { [key: string]: PlainJson }): string {
   const promotions = doc.promotions as Array<{ [key: string]: PlainJson }>;
   if (promotions.length > 0) {
     lines.push("");
-    lines.push(`${cell("PROMOTION", 34)} ${cell("KIND", 7)} ${cell("STATUS", 11)} ${cell("SCOPE", 6)} ${cell("CONF", 5)} ${cell("ORIGIN", 16)} SUMMARY`);
-    for (const p of promotions) {
-      const keystone = p.keystone === true ? " [keystone]" : "";
-      lines.push(`${cell(p.promotion_id, 34)} ${cell(p.kind, 7)} ${cell(p.review_status, 11)} ${cell(p.visibility_scope, 6)} ${cell(p.confidence, 5)} ${cell(p.origin_actor, 16)} ${p.summary}${keystone}`);
-    }
+    lines.push(...textTable([
+      ["PROMOTION", "KIND", "STATUS", "SCOPE", "CONF", "ORIGIN", "SUMMARY"],
+      ...promotions.map((p) => [
+        text(p.promotion_id), text(p.kind), text(p.review_status), text(p.visibility_scope), text(p.confidence), text(p.origin_actor),
+        `${p.summary}${p.keystone === true ? " [keystone]" : ""}`,
+      ]),
+    ]));
   }
   return lines.join("\n");
 }

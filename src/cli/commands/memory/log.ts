@@ -1,42 +1,53 @@
 /**
- * `zaxy memory log [--limit N]`: the latest events of the session, newest last, after verifying
- * the whole chain. A log that does not verify shows nothing (exit 1, `integrity_failure`, like
- * checkout): a forged event must never be printed as what happened. Verification streams the
- * log in bounded memory; only the shown window is parsed into events.
+ * `zaxy memory log [--limit N] [--after-seq N] [--ndjson]`: the session's events after verifying
+ * the whole chain: the latest --limit, newest last, or with --after-seq the next --limit after a
+ * seq (a cursor: `next_after_seq` is where the next page starts). A log that does not verify
+ * shows nothing (exit 1, `integrity_failure`, like checkout): a forged event must never be
+ * printed as what happened. An unknown session is exit 2 (`unknown_session`), as for every read.
+ * Verification streams the log in bounded memory; only the shown window is parsed into events,
+ * and --ndjson streams them one per line.
  */
 import * as fs from "node:fs";
 import { displayJson } from "../../../canonical/mod.ts";
-import { eventView, type IntegrityReport, readEvents, sessionLogPath, verifyLog } from "../../../eventloom/mod.ts";
+import { eventView, sessionLogPath, verifyLog } from "../../../eventloom/mod.ts";
+import { windowEvents } from "../../../eventloom/replay.ts";
 import { checkLogNotDirectory } from "../../../eventloom/root.ts";
+import { unknownSessionError } from "../../../eventloom/session.ts";
 import { checkError } from "../../../errors.ts";
 import { intOption } from "../../args.ts";
-import { defineCommand } from "../../command.ts";
-import { emit } from "../../output.ts";
-
-/** The report of a session that has no log yet: nothing to verify, nothing broken. */
-function emptyIntegrity(): IntegrityReport {
-  return { ok: true, total_events: 0, broken_at_seq: null, broken_reason: null, code: null, line: null, torn_tail: false, errors: [], bytes: 0 };
-}
+import { booleanOption, defineCommand } from "../../command.ts";
+import { emit, NdjsonWriter } from "../../output.ts";
+import { paint, textTable } from "../../textTable.ts";
 
 export const memoryLogCommand = defineCommand({
   name: "log",
-  summary: "Show the latest events of the session (after verifying its chain)",
+  summary: "Show the session's events (after verifying its chain): the latest, or a page after a seq",
   description:
     "Verifies the session's log, then prints its last --limit events, newest last, under an\n" +
-    "`integrity: OK (N events)` line. A broken chain prints no events and exits 1\n" +
-    "(integrity_failure; `zaxy verify` names the broken event, `zaxy replay` shows it marked).\n" +
-    "--json prints {session_id, integrity{ok, total_events, ...}, total_events, events[...]}.",
+    "`integrity: OK (N events)` line; with --after-seq N, the --limit events after seq N instead\n" +
+    "(page through any log: the next page starts after next_after_seq, null at the end).\n" +
+    "A broken chain prints no events and exits 1 (integrity_failure; `zaxy verify` names the\n" +
+    "broken event, `zaxy replay` shows it marked). An unknown session is exit 2 (unknown_session).\n" +
+    "--json prints {session_id, integrity{ok, total_events, ...}, total_events, events[...],\n" +
+    "next_after_seq}. --ndjson prints the events one per line (with --after-seq and no --limit:\n" +
+    "every event after N, streamed in constant memory).",
   options: {
-    limit: { type: "string", valueName: "N", description: "How many events (1..1000, default 20)" },
+    limit: { type: "string", valueName: "N", description: "How many events (1..1000, default 20; with --ndjson and --after-seq: all)" },
+    "after-seq": { type: "string", valueName: "N", description: "Show the events after seq N, oldest first (a cursor; 0: from the start)" },
+    ndjson: { type: "boolean", description: "One event per line (JSON), streamed" },
   },
   positionals: [],
-  examples: ["zaxy memory log --limit 5", "zaxy memory log --session-id agent-1 --json"],
+  examples: ["zaxy memory log --limit 5", "zaxy memory log --session-id agent-1 --json", "zaxy memory log --after-seq 1000 --limit 1000 --json", "zaxy memory log --after-seq 0 --ndjson > events.ndjson"],
   async run(ctx) {
-    const limit = intOption(ctx, "limit", 1, 1000) ?? 20;
+    const ndjson = booleanOption(ctx, "ndjson");
+    const afterSeq = intOption(ctx, "after-seq", 0);
+    const limitGiven = intOption(ctx, "limit", 1, 1000);
+    const limit = limitGiven ?? (ndjson && afterSeq !== undefined ? Number.POSITIVE_INFINITY : 20);
     const sessionId = ctx.global.sessionId;
     const file = sessionLogPath(ctx.global.eventloomPath, sessionId, "read");
     checkLogNotDirectory(file, sessionId);
-    const integrity = fs.existsSync(file) ? await verifyLog(file) : emptyIntegrity();
+    if (!fs.existsSync(file)) throw unknownSessionError(sessionId, file);
+    const integrity = await verifyLog(file);
     if (!integrity.ok) {
       throw checkError(
         "integrity_failure",
@@ -46,12 +57,31 @@ export const memoryLogCommand = defineCommand({
     }
     // Only what verification covered: an append landing after it waits for the next read.
     const total = integrity.total_events;
-    const { events } = total > 0 ? readEvents(file, { fromSeq: Math.max(1, total - limit + 1), toSeq: total }) : { events: [] };
-    const shown = events.map(eventView);
-    emit(ctx, "zaxy.memory.log.v1", { session_id: sessionId, integrity, total_events: total, events: shown }, () =>
+    const fromSeq = afterSeq !== undefined ? afterSeq + 1 : Math.max(1, total - (limit as number) + 1);
+    const toSeq = Math.min(total, afterSeq !== undefined ? afterSeq + limit : total);
+    const walk = fromSeq <= toSeq ? windowEvents(file, { fromSeq, toSeq }) : undefined;
+    if (ndjson) {
+      const writer = new NdjsonWriter(ctx.io);
+      if (walk !== undefined) for (let step = walk.next(); !step.done; step = walk.next()) await writer.write(eventView(step.value));
+      await writer.flush();
+      return 0;
+    }
+    const shown: Array<ReturnType<typeof eventView>> = [];
+    if (walk !== undefined) for (let step = walk.next(); !step.done; step = walk.next()) shown.push(eventView(step.value));
+    const colour = paint(ctx.io);
+    const lastShown = shown.length > 0 ? shown[shown.length - 1].seq : afterSeq ?? total;
+    const nextAfterSeq = lastShown < total ? lastShown : null;
+    emit(ctx, "zaxy.memory.log.v1", { session_id: sessionId, integrity, total_events: total, events: shown, next_after_seq: nextAfterSeq }, () =>
       shown.length === 0
-        ? `Session ${JSON.stringify(sessionId)} has no events.`
-        : [`integrity: OK (${total} events)`, ...shown.map((e) => `${String(e.seq).padStart(6)}  ${e.timestamp}  ${e.type}  ${e.actor}  ${displayJson(e.payload)}`)].join("\n"),
+        ? `Session ${JSON.stringify(sessionId)}: no events${afterSeq !== undefined ? ` after seq ${afterSeq}` : ""} (${total} in all).`
+        : [
+          `integrity: OK (${total} events)`,
+          ...textTable(shown.map((e) => [String(e.seq), e.timestamp, e.type, e.actor, displayJson(e.payload)]), {
+            alignRight: [0],
+            colour: (column, cell) => (column === 0 ? colour("dim", cell) : column === 2 ? colour("cyan", cell) : cell),
+          }),
+          ...(nextAfterSeq !== null && afterSeq !== undefined ? [`more: zaxy memory log --after-seq ${nextAfterSeq}`] : []),
+        ].join("\n"),
     );
     return 0;
   },

@@ -1,6 +1,6 @@
 /** `zaxy memory query QUERY`: ranked, cited contexts from the session's projection. */
-import { defineCommand } from "../../command.ts";
-import { emit } from "../../output.ts";
+import { booleanOption, defineCommand } from "../../command.ts";
+import { emit, NdjsonWriter } from "../../output.ts";
 import { memoryRequest, retrievalOptions, stderrWarn } from "./requestOptions.ts";
 
 interface ResultView {
@@ -18,7 +18,10 @@ export const memoryQueryCommand = defineCommand({
     "Verifies the session's log, brings its graph projection up to the log head, and ranks\n" +
     "entities and raw events for QUERY. Superseded versions are included, marked by valid_to.\n" +
     "A log that fails verification is never projected: exit 1 with the integrity failure.",
-  options: retrievalOptions,
+  options: {
+    ...retrievalOptions,
+    ndjson: { type: "boolean", description: "One result per line (JSON: the results[] items of --json); warnings on stderr" },
+  },
   positionals: [{ name: "QUERY", description: "What to look for (1..4096 characters)", required: true }],
   examples: ['zaxy memory query "release blockers"', 'zaxy memory query "which editor does alice use?" --limit 5 --json'],
   async run(ctx) {
@@ -27,6 +30,12 @@ export const memoryQueryCommand = defineCommand({
     const { MemoryService } = await import("../../../memory/service.ts");
     const result = await new MemoryService(ctx.global.eventloomPath, { warn: stderrWarn(ctx) }).query(request);
     const results = result.results as unknown as ResultView[];
+    if (booleanOption(ctx, "ndjson")) {
+      const writer = new NdjsonWriter(ctx.io);
+      for (const item of results) await writer.write(item);
+      await writer.flush();
+      return 0;
+    }
     emit(ctx, "zaxy.memory.query.v1", result, () =>
       results.length === 0
         ? "No memory matched."

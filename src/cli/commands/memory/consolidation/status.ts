@@ -1,6 +1,7 @@
 /** `zaxy memory consolidation status`: candidate and review state by replay of the log. */
 import { defineCommand } from "../../../command.ts";
 import { emit } from "../../../output.ts";
+import { textTable } from "../../../textTable.ts";
 
 export const memoryConsolidationStatusCommand = defineCommand({
   name: "status",
@@ -19,7 +20,16 @@ export const memoryConsolidationStatusCommand = defineCommand({
     const { readConsolidationStatus } = await import("../../../../consolidation/operations.ts");
     const { statusLine } = await import("../../../../consolidation/status.ts");
     const doc = await readConsolidationStatus(ctx.global.eventloomPath, ctx.global.sessionId);
-    emit(ctx, "zaxy.memory.consolidation.status.v1", doc, () => statusLine(doc));
+    // The text lists every candidate with its full id: `consolidation review` takes it.
+    const candidates = doc.candidates as Array<{ [key: string]: unknown }>;
+    emit(ctx, "zaxy.memory.consolidation.status.v1", doc, () =>
+      [
+        statusLine(doc),
+        ...(candidates.length === 0 ? [] : ["", ...textTable([
+          ["CANDIDATE", "TYPE", "STATUS", "CREATED"],
+          ...candidates.map((c) => [String(c.candidate_id), String(c.candidate_type), String(c.review_status), `seq ${c.created_seq}`]),
+        ])]),
+      ].join("\n"));
     return 0;
   },
 });
