@@ -15,7 +15,7 @@ import { eventHash, integer, object, text, unitNumber } from "../projection/extr
 import type { GeneratedEvent } from "../projection/generatedEvent.ts";
 import type { JsonValue } from "../canonical/mod.ts";
 import { buildCausalEdgeEvent, causalEdgeEventType } from "./causalEdge.ts";
-import { isCausalRelationType } from "./taxonomy.ts";
+import { causalRelationTypeList, isCausalRelationType } from "./taxonomy.ts";
 
 export const outcomeExplainedEventType = "outcome.explained";
 export const causalActor = "zaxy-causal";
@@ -67,6 +67,32 @@ export function outcomeExplainedCausalEdge(record: EventRecord): GeneratedEvent 
     // refused edge is simply not produced, as in Python.
     return undefined;
   }
+}
+
+/**
+ * Why an `outcome.explained` event produces no causal edge, in words a user can act on (the
+ * append then says so in `warnings`), or undefined when it produces one.
+ */
+export function outcomeExplainedProblem(record: EventRecord): string | undefined {
+  if (record.type !== outcomeExplainedEventType) return undefined;
+  const p = record.payload;
+  const problems: string[] = [];
+  if (entityRef(p.get("cause")) === undefined) problems.push("cause must be {name, entity_type}");
+  if (entityRef(p.get("effect")) === undefined) problems.push("effect must be {name, entity_type}");
+  const relationType = text(p.get("relation_type"));
+  if (!isCausalRelationType(relationType)) {
+    problems.push(`relation_type ${relationType === undefined ? "is missing" : `${JSON.stringify(relationType)} is not one of the taxonomy`} (${causalRelationTypeList.join(", ")})`);
+  }
+  if (unitNumber(p.get("confidence")) === undefined) problems.push("confidence must be a number from 0 to 1");
+  const evidence = object(p.get("evidence"));
+  if (evidence === undefined) problems.push("evidence must be {source_event_seq, source_event_hash} citing the event that explains it");
+  else {
+    const seq = integer(evidence.get("source_event_seq"));
+    if (seq === undefined || seq < 1) problems.push("evidence.source_event_seq must be an event seq (integer >= 1)");
+    if (eventHash(evidence.get("source_event_hash")) === undefined) problems.push("evidence.source_event_hash must be the cited event's 64-hex hash");
+  }
+  if (problems.length === 0) return outcomeExplainedCausalEdge(record) === undefined ? "the edge could not be built" : undefined;
+  return problems.join("; ");
 }
 
 /** Events that must never produce further events (so generation cannot feed on itself). */

@@ -13,6 +13,21 @@ export function requiredOption(ctx: CommandContext, name: string): string {
   return value;
 }
 
+/**
+ * The actor an event is attributed to where it must be named: `--actor`, else the environment
+ * variable `ZAXY_ACTOR` (an agent sets it once), else a usage error (README conventions).
+ */
+export function requiredActor(ctx: CommandContext): string {
+  // A flag given empty is the append's to refuse (actor must be a non-empty string).
+  const flag = stringOption(ctx, "actor");
+  if (flag !== undefined) return flag;
+  const value = ctx.io.env.ZAXY_ACTOR;
+  if (value === undefined || value.length === 0) {
+    throw inputError("usage", `${ctx.commandPath}: --actor is required (or set ZAXY_ACTOR)`, { field: "--actor" });
+  }
+  return value;
+}
+
 /** An integer option within [min, max]; undefined when absent. */
 export function intOption(ctx: CommandContext, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
   const raw = ctx.values[name];

@@ -13,6 +13,11 @@ export interface OptionSpec {
   description: string;
   /** Placeholder shown in --help, e.g. `N`, `PATH`. */
   valueName?: string;
+  /**
+   * Older spellings still accepted (e.g. `agent` for `agent-id`): their value is read as this
+   * option's, and giving both is a usage error. --help shows them after the description.
+   */
+  aliases?: string[];
 }
 
 export interface PositionalSpec {

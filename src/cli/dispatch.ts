@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { setRootCacheDir } from "../platform/cacheFile.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
 import { checkLogNotDirectory, checkRootPath, checkRootWritable } from "../eventloom/root.ts";
-import { ExitCode, inputError } from "../errors.ts";
+import { ExitCode, inputError, isZaxyError } from "../errors.ts";
 import { versionReport } from "../buildInfo.ts";
 import type { Command, CommandGroup, CommandIo, GlobalOptions, OptionSpec, OptionValues } from "./command.ts";
 import { globalOptions } from "./globalOptions.ts";
@@ -73,6 +73,27 @@ function attachNegativeValues(args: string[], options: Record<string, OptionSpec
     out.push(arg);
   }
   return out;
+}
+
+/** The options with each alias added as an option of its own (parseArgs knows no aliases). */
+function withAliases(options: Record<string, OptionSpec>): Record<string, OptionSpec> {
+  const out: Record<string, OptionSpec> = { ...options };
+  for (const spec of Object.values(options)) for (const alias of spec.aliases ?? []) out[alias] = { ...spec, aliases: undefined };
+  return out;
+}
+
+/** Moves an alias's value to its option's name; both given is a usage error naming both. */
+function foldAliases(values: Record<string, unknown>, options: Record<string, OptionSpec>, commandPath: string): void {
+  for (const [name, spec] of Object.entries(options)) {
+    for (const alias of spec.aliases ?? []) {
+      if (values[alias] === undefined) continue;
+      if (values[name] !== undefined) {
+        throw inputError("usage", `${commandPath}: --${alias} is another spelling of --${name}; give one`, { field: `--${name}` });
+      }
+      values[name] = values[alias];
+      delete values[alias];
+    }
+  }
 }
 
 /** The name the root was given by, for messages: the flag, the environment variable, or the default. */
@@ -168,11 +189,13 @@ export async function dispatch(root: CommandGroup, argv: string[], io: CommandIo
     return reportError(io, wantsJson, inputError("usage", message));
   }
 
-  const options = { ...globalOptions, ...node.options };
+  const options = withAliases({ ...globalOptions, ...node.options });
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: attachNegativeValues(rest, options), options, strict: true, allowPositionals: true });
+    foldAliases(parsed.values, { ...globalOptions, ...node.options }, commandPath);
   } catch (error) {
+    if (isZaxyError(error)) return reportError(io, wantsJson, error);
     return reportError(io, wantsJson, inputError("usage", parseErrorMessage(error, commandPath)));
   }
   if (parsed.values.help === true) {

@@ -5,7 +5,8 @@ import { globalOptions } from "./globalOptions.ts";
 function optionLines(options: Record<string, OptionSpec>): string[] {
   const rows = Object.entries(options).map(([name, spec]) => {
     const flag = `${spec.short ? `-${spec.short}, ` : ""}--${name}${spec.type === "string" ? ` ${spec.valueName ?? "VALUE"}` : ""}`;
-    return [flag, spec.description + (spec.multiple ? " (repeatable)" : "")];
+    const aliases = spec.aliases === undefined || spec.aliases.length === 0 ? "" : ` (also --${spec.aliases.join(", --")})`;
+    return [flag, spec.description + (spec.multiple ? " (repeatable)" : "") + aliases];
   });
   const width = Math.max(0, ...rows.map(([flag]) => flag.length));
   return rows.map(([flag, description]) => `  ${flag.padEnd(width)}  ${description}`);

@@ -17,6 +17,19 @@ import { fromJs } from "../canonical/mod.ts";
 import { type AppendedEvent, appendEvents, type AppendItem, type AppendOptions, type AppendResult } from "../eventloom/append.ts";
 import { generatedEvents } from "../projection/inference.ts";
 import { closestKnownType, unknownTypeWarning } from "../projection/extract/vocabulary.ts";
+import { outcomeExplainedEventType, outcomeExplainedProblem } from "../causal/outcomeExplained.ts";
+import type { EventRecord } from "../eventloom/envelope.ts";
+import { readLogLines } from "../eventloom/lines.ts";
+import { eventHash, integer, object } from "../projection/extract/payload.ts";
+import { storedEventHash } from "../eventloom/envelope.ts";
+
+/** The hash of event `seq` of the log, read on demand up to that line (only for cited seqs). */
+function citedHashReader(logPath: string): (seq: number) => string | undefined {
+  return (seq) => {
+    for (const { bytes, position } of readLogLines(logPath)) if (position === seq) return storedEventHash(bytes);
+    return undefined;
+  };
+}
 
 export interface RecordResult extends AppendResult {
   /** Events the inference producers appended after the batch (empty when none). */
@@ -44,9 +57,36 @@ export function unknownTypeWarnings(events: readonly AppendedEvent[]): string[] 
   return warnings;
 }
 
+/**
+ * A warning for each `outcome.explained` of the batch that produces no causal edge, naming why
+ * (the request would otherwise be ignored silently, issue 18), and for each whose evidence does
+ * not cite an event of this session as sealed.
+ */
+export function ignoredExplanationWarnings(records: readonly EventRecord[], citedHash: (seq: number) => string | undefined): string[] {
+  const warnings: string[] = [];
+  for (const record of records) {
+    if (record.type !== outcomeExplainedEventType) continue;
+    const problem = outcomeExplainedProblem(record);
+    if (problem !== undefined) {
+      warnings.push(`outcome.explained at seq ${record.seq} produced no causal edge: ${problem} (docs/causal.md)`);
+      continue;
+    }
+    const evidence = object(record.payload.get("evidence"))!;
+    const seq = integer(evidence.get("source_event_seq"))!;
+    const hash = eventHash(evidence.get("source_event_hash"))!.replace(/^sha256:/, "");
+    const actual = seq < record.seq ? citedHash(seq)?.replace(/^sha256:/, "") : undefined;
+    if (actual !== hash) {
+      warnings.push(`outcome.explained at seq ${record.seq} cites evidence seq ${seq} with hash ${hash.slice(0, 12)}..., which is not ${seq < record.seq ? `that event's hash (${actual?.slice(0, 12) ?? "?"}...)` : "an earlier event of this session"}; the causal edge was recorded citing it as given`);
+    }
+  }
+  return warnings;
+}
+
 export async function recordEvents(root: string, sessionId: string, items: AppendItem[], options: AppendOptions = {}): Promise<RecordResult> {
   const appended = await appendEvents(root, sessionId, items, options);
-  const result = { ...appended, warnings: [...appended.warnings, ...unknownTypeWarnings(appended.events)] };
+  const explanations = appended.records.filter((record) => record.type === outcomeExplainedEventType);
+  const citedHash = explanations.length === 0 ? () => undefined : citedHashReader(appended.logPath);
+  const result = { ...appended, warnings: [...appended.warnings, ...unknownTypeWarnings(appended.events), ...ignoredExplanationWarnings(explanations, citedHash)] };
   const derived: AppendItem[] = result.records.flatMap(generatedEvents).map((event) => ({
     type: event.type,
     actor: event.actor,

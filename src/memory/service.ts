@@ -487,13 +487,16 @@ export class MemoryService implements SessionReader {
       features.extraDiagnosticLines.push(report.promptLine);
       if (report.mandatoryGuidance.length > 0) features.extraGuidance.mandatory = [...(features.extraGuidance.mandatory ?? []), ...report.mandatoryGuidance];
     }
-    return buildCheckout({ ...input, ...features });
+    const checkout = buildCheckout({ ...input, ...features });
+    // An ignored request is said in the answer too (issue 18), not only on stderr.
+    if (fleetLane === null && request.fleetIds !== undefined && !checkout.warnings.includes(fleetLaneOffWarning)) checkout.warnings.push(fleetLaneOffWarning);
+    return checkout;
   }
 
   /** The checkout fleet lane, or null when config.json does not set fleet_enabled (a warning says so). */
   private async fleetLane(request: MemoryRequest, fleetIds: readonly string[]): Promise<CheckoutLane | null> {
     if (!readFleetEnabled(this.root)) {
-      this.options.warn?.("fleet lane is off: set \"fleet_enabled\": true in config.json to read fleets in checkout; fleet ids ignored");
+      this.options.warn?.(fleetLaneOffWarning);
       return null;
     }
     const { buildFleetLane, fleetCheckoutLane } = await import("../fleet/checkoutLane.ts");
@@ -504,6 +507,8 @@ export class MemoryService implements SessionReader {
     return await this.withReadModelFallback(request.sessionId, async () => assembleContext((await this.assemblyInput(request)).input));
   }
 }
+
+const fleetLaneOffWarning = "fleet lane is off: fleet ids ignored; turn it on with `zaxy config set fleet_enabled true` (docs/fleet.md)";
 
 const sharedServices = new Map<string, MemoryService>();
 

@@ -85,10 +85,18 @@ describe("zaxy memory append outcome.explained", () => {
         evidence: { source_event_seq: cited.hotfix.evidence.seq, source_event_hash: cited.hotfix.evidence.hash },
       },
     ];
-    for (const payload of uncitedPayloads) {
+    const reasons = [/evidence must be \{source_event_seq, source_event_hash\}/, /evidence\.source_event_hash must be the cited event's 64-hex hash/, /relation_type "causal_caused" is not one of the taxonomy/];
+    for (const [i, payload] of uncitedPayloads.entries()) {
       const before = fs.readFileSync(log);
-      const doc = append("outcome.explained", payload);
+      const run = zaxy(["memory", "append", "outcome.explained", "--actor", "agent-ops", "--payload-json", JSON.stringify(payload), "--json"], dir);
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      const doc = JSON.parse(run.stdout);
       assert.equal(doc.generated_events, undefined, JSON.stringify(doc));
+      // Issue 18: the ignored request says why, on stderr and in `warnings`.
+      assert.equal(doc.warnings.length, 1, JSON.stringify(doc.warnings));
+      assert.match(doc.warnings[0], /^outcome\.explained at seq \d+ produced no causal edge: /);
+      assert.match(doc.warnings[0], reasons[i]);
+      assert.match(run.stderr, /^zaxy: warning: outcome\.explained at seq \d+ produced no causal edge: /);
       const added = fs.readFileSync(log).subarray(before.length).toString("utf8");
       assert.equal(added.split("\n").filter((line) => line !== "").length, 1);
       assert.equal(JSON.parse(added).type, "outcome.explained");

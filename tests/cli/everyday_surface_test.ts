@@ -204,3 +204,40 @@ describe("item 6: text a person can read", () => {
     assert.doesNotMatch(onTerminal({ NO_COLOR: "1" }), /\x1b\[/);
   });
 });
+
+describe("item 8: one name per concept", () => {
+  test("fleet enroll takes --agent-id, keeps --agent as an alias (both: exit 2), and --help says so; ZAXY_ACTOR fills --actor", slow, () => {
+    const dir = makeTempDir("zaxy-flags");
+    json(runZaxy(["config", "set", "fleet_enabled", "true", "--json"], { cwd: dir }));
+    json(runZaxy(["fleet", "create", "alpha", "--summary", "x", "--actor", "steward", "--json"], { cwd: dir }));
+    assert.equal(json(runZaxy(["fleet", "enroll", "alpha", "--agent-id", "worker-1", "--actor", "steward", "--json"], { cwd: dir })).agent_id, "worker-1");
+    assert.equal(json(runZaxy(["fleet", "enroll", "alpha", "--agent", "worker-2", "--json"], { cwd: dir, env: { ZAXY_ACTOR: "steward" } })).agent_id, "worker-2");
+    const both = json(runZaxy(["fleet", "enroll", "alpha", "--agent", "a", "--agent-id", "b", "--actor", "steward", "--json"], { cwd: dir }), 2);
+    assert.equal(both.error.message, "zaxy fleet enroll: --agent is another spelling of --agent-id; give one");
+    assert.match(runZaxy(["fleet", "enroll", "--help"], { cwd: dir }).stdout, /--agent-id A +Agent to enroll \(required\) \(also --agent\)/);
+    const appended = json(runZaxy(["memory", "append", "goal.created", "--payload-json", '{"title":"x"}', "--json"], { cwd: dir, env: { ZAXY_ACTOR: "agent-7" } }));
+    assert.equal(json(runZaxy(["memory", "log", "--json"], { cwd: dir })).events.find((e: { seq: number }) => e.seq === appended.seq).actor, "agent-7");
+    const missing = json(runZaxy(["memory", "append", "goal.created", "--json"], { cwd: dir }), 2);
+    assert.equal(missing.error.message, "zaxy memory append: --actor is required (or set ZAXY_ACTOR)");
+  });
+});
+
+describe("item 9: requests that are ignored say so", () => {
+  test("an outcome.explained that yields no causal edge names why; one citing a wrong hash says so", slow, () => {
+    const dir = makeTempDir("zaxy-ignored");
+    const first = json(runZaxy(["memory", "append", "command.completed", "--actor", "ci", "--payload-json", '{"command":"npm test","exit_code":1}', "--json"], { cwd: dir }));
+    const explain = (payload: unknown) => runZaxy(["memory", "append", "outcome.explained", "--actor", "agent", "--payload-json", JSON.stringify(payload), "--json"], { cwd: dir });
+    const base = { cause: { name: "flaky dns", entity_type: "cause" }, effect: { name: "ci timeout", entity_type: "outcome" }, confidence: 0.8 };
+    const badRelation = explain({ ...base, relation_type: "causes", evidence: { source_event_seq: 1, source_event_hash: first.hash.replace(/^sha256:/, "") } });
+    const doc = json(badRelation);
+    assert.equal(doc.generated_events, undefined, "no edge");
+    assert.match(doc.warnings.join("\n"), /^outcome\.explained at seq 2 produced no causal edge: relation_type "causes" is not one of the taxonomy \(caused, enabled, blocked, prevented, regressed, fixed, explained\)/m);
+    assert.match(badRelation.stderr, /^zaxy: warning: outcome\.explained at seq 2 produced no causal edge/m);
+    const wrongHash = json(explain({ ...base, relation_type: "caused", evidence: { source_event_seq: 1, source_event_hash: "0".repeat(64) } }));
+    assert.equal(wrongHash.generated_events.length, 1);
+    assert.match(wrongHash.warnings.join("\n"), /outcome\.explained at seq 3 cites evidence seq 1 with hash 000000000000\.\.\., which is not that event's hash/);
+    const good = json(explain({ ...base, relation_type: "caused", evidence: { source_event_seq: 1, source_event_hash: first.hash.replace(/^sha256:/, "") } }));
+    assert.equal(good.warnings, undefined);
+    assert.equal(good.generated_events[0].event_type, "causal.edge.generated");
+  });
+});

@@ -87,15 +87,18 @@ describe("checkout fleet lane", () => {
     })]);
   }, slow);
 
-  test("lane off: --fleet-id is ignored with a warning and stdout is byte-identical to a plain checkout", slow, () => {
+  test("lane off: --fleet-id is ignored, said on stderr and in the JSON warnings; otherwise the answer is a plain checkout's", slow, () => {
     fs.rmSync(path.join(root, "config.json"));
     const plain = checkout();
     assert.equal(plain.stderr, "");
     const asked = checkout(["--fleet-id", "alpha", "--agent-id", "agent-b"]);
-    assert.equal(asked.stdout, plain.stdout);
-    assert.match(asked.stderr, /fleet lane is off: set "fleet_enabled": true in config\.json/);
+    const warning = "fleet lane is off: fleet ids ignored; turn it on with `zaxy config set fleet_enabled true` (docs/fleet.md)";
+    const expected = JSON.parse(plain.stdout);
+    expected.warnings = [...expected.warnings, warning];
+    assert.deepEqual(JSON.parse(asked.stdout), expected);
+    assert.equal(asked.stderr, `zaxy: warning: ${warning}\n`);
     setFleetEnabled(false);
-    assert.equal(checkout(["--fleet-id", "alpha"]).stdout, plain.stdout);
+    assert.deepEqual(JSON.parse(checkout(["--fleet-id", "alpha"]).stdout), expected);
     // Enabling the lane does not change a checkout that names no fleet.
     setFleetEnabled(true);
     const enabledPlain = checkout();

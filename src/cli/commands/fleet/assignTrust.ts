@@ -1,4 +1,4 @@
-/** `zaxy fleet assign-trust ID --agent A --trust-tier T --actor S [--rationale R]`: steward-only tier change. */
+/** `zaxy fleet assign-trust ID --agent-id A --trust-tier T --actor S [--rationale R]`: steward-only tier change. */
 import { defineCommand, stringOption } from "../../command.ts";
 import { actorOption, emitDecision, fleetIdArgument, fleetIdPositional, requiredOption } from "./fleetArgs.ts";
 
@@ -12,16 +12,16 @@ export const fleetAssignTrustCommand = defineCommand({
     "exit 2). --json prints {fleet_id, thread, refused, reason, agent_id, trust_tier, prior_tier,\n" +
     "actor, events}.",
   options: {
-    agent: { type: "string", valueName: "A", description: "Enrolled agent (required)" },
+    "agent-id": { type: "string", valueName: "A", description: "Enrolled agent (required)", aliases: ["agent"] },
     "trust-tier": { type: "string", valueName: "T", description: "untrusted, member, trusted or steward (required)" },
     actor: actorOption,
     rationale: { type: "string", valueName: "TEXT", description: "Why" },
   },
   positionals: fleetIdPositional,
-  examples: ["zaxy fleet assign-trust alpha --agent worker-1 --trust-tier trusted --actor coordinator --rationale 'clean record'"],
+  examples: ["zaxy fleet assign-trust alpha --agent-id worker-1 --trust-tier trusted --actor coordinator --rationale 'clean record'"],
   async run(ctx) {
     const fleetId = await fleetIdArgument(ctx);
-    const agentId = requiredOption(ctx, "agent");
+    const agentId = requiredOption(ctx, "agent-id");
     const { parseTrustTier } = await import("../../../fleet/vocabulary.ts");
     const trustTier = parseTrustTier(requiredOption(ctx, "trust-tier"), "--trust-tier");
     const actor = requiredOption(ctx, "actor");

@@ -1,4 +1,4 @@
-/** `zaxy fleet enroll ID --agent A [--trust-tier member] --actor S`: steward-only enrolment. */
+/** `zaxy fleet enroll ID --agent-id A [--trust-tier member] --actor S`: steward-only enrolment. */
 import { defineCommand, stringOption } from "../../command.ts";
 import { actorOption, emitDecision, fleetIdArgument, fleetIdPositional, requiredOption } from "./fleetArgs.ts";
 
@@ -12,15 +12,15 @@ export const fleetEnrollCommand = defineCommand({
     "tier (already_enrolled: true, nothing written; use assign-trust). --json prints {fleet_id,\n" +
     "thread, refused, reason, agent_id, trust_tier, already_enrolled, actor, events}.",
   options: {
-    agent: { type: "string", valueName: "A", description: "Agent to enroll (required)" },
+    "agent-id": { type: "string", valueName: "A", description: "Agent to enroll (required)", aliases: ["agent"] },
     "trust-tier": { type: "string", valueName: "T", description: "untrusted, member, trusted or steward (default: config.json fleet_default_trust_tier, else member)" },
     actor: actorOption,
   },
   positionals: fleetIdPositional,
-  examples: ["zaxy fleet enroll alpha --agent worker-1 --actor coordinator"],
+  examples: ["zaxy fleet enroll alpha --agent-id worker-1 --actor coordinator"],
   async run(ctx) {
     const fleetId = await fleetIdArgument(ctx);
-    const agentId = requiredOption(ctx, "agent");
+    const agentId = requiredOption(ctx, "agent-id");
     const actor = requiredOption(ctx, "actor");
     const { parseTrustTier } = await import("../../../fleet/vocabulary.ts");
     const tierText = stringOption(ctx, "trust-tier");

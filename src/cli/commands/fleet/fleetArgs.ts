@@ -5,13 +5,13 @@
  */
 import { inputError } from "../../../errors.ts";
 import type { PlainJson } from "../../../fleet/replay.ts";
-import { requiredOption as requiredArgsOption } from "../../args.ts";
+import { requiredActor, requiredOption as requiredArgsOption } from "../../args.ts";
 import type { CommandContext, OptionSpec } from "../../command.ts";
 import { emit } from "../../output.ts";
 
 /** As `requiredOption` of cli/args.ts, and an empty value counts as absent. */
 export function requiredOption(ctx: CommandContext, name: string): string {
-  const value = requiredArgsOption(ctx, name);
+  const value = name === "actor" ? requiredActor(ctx) : requiredArgsOption(ctx, name);
   if (value.length === 0) throw inputError("usage", `${ctx.commandPath}: --${name} is required`, { field: `--${name}` });
   return value;
 }
@@ -25,7 +25,7 @@ export async function fleetIdArgument(ctx: CommandContext): Promise<string> {
 
 export const fleetIdPositional = [{ name: "ID", description: "Fleet id (thread fleet.<ID>)", required: true }];
 
-export const actorOption: OptionSpec = { type: "string", valueName: "A", description: "The acting agent (required)" };
+export const actorOption: OptionSpec = { type: "string", valueName: "A", description: "The acting agent (required; env ZAXY_ACTOR)" };
 
 /**
  * Prints the result and returns the exit code: 0, or 1 when the check said no (`refused` or

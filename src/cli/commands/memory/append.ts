@@ -3,7 +3,7 @@ import { recordEvents } from "../../../memory/record.ts";
 import { inputError } from "../../../errors.ts";
 import { isBlankLine } from "../../../eventloom/blank.ts";
 import { payloadBytesMax, payloadDocumentBytesMax } from "../../../limits.ts";
-import { parseJsonInput, readInputFile } from "../../args.ts";
+import { parseJsonInput, readInputFile, requiredActor } from "../../args.ts";
 import { type CommandContext, defineCommand, stringOption } from "../../command.ts";
 import { emit } from "../../output.ts";
 import type { JsonValue } from "../../../canonical/mod.ts";
@@ -38,7 +38,7 @@ export const memoryAppendCommand = defineCommand({
     "Secrets in the payload are redacted before sealing. --json prints\n" +
     "{seq, hash, event_id, session_id, event_type, citation}.",
   options: {
-    actor: { type: "string", valueName: "A", description: "Who did it (required)" },
+    actor: { type: "string", valueName: "A", description: "Who did it (required; env ZAXY_ACTOR)" },
     "payload-json": { type: "string", valueName: "JSON", description: "Payload as a JSON object" },
     "payload-file": { type: "string", valueName: "FILE", description: "Read the payload from a file" },
   },
@@ -48,8 +48,7 @@ export const memoryAppendCommand = defineCommand({
     `echo '{"command":"npm test","exit_code":0}' | zaxy memory append command.completed --actor agent --json`,
   ],
   async run(ctx) {
-    const actor = stringOption(ctx, "actor");
-    if (actor === undefined) throw inputError("usage", "zaxy memory append: --actor is required", { field: "--actor" });
+    const actor = requiredActor(ctx);
     const payload = await readPayload(ctx);
     const { events, generated, warnings } = await recordEvents(ctx.global.eventloomPath, ctx.global.sessionId, [{ type: ctx.positionals[0], actor, payload }]);
     const event = events[0];
