@@ -241,3 +241,21 @@ describe("item 9: requests that are ignored say so", () => {
     assert.equal(good.generated_events[0].event_type, "causal.edge.generated");
   });
 });
+
+describe("item 2: summaries carry key facts", () => {
+  test("the README's `echo '{\"command\":\"npm test\",\"exit_code\":0}' | zaxy memory append command.completed` shows the command and exit code in checkout", slow, () => {
+    const dir = makeTempDir("zaxy-key-facts");
+    appendGoal(dir, "Ship the release");
+    const append = runZaxy(["memory", "append", "command.completed", "--actor", "agent"], { cwd: dir, input: '{"command":"npm test","exit_code":0}\n' });
+    assert.equal(append.code, 0, append.stderr);
+    json(runZaxy(["memory", "append", "tool.call.completed", "--actor", "agent", "--payload-json", '{"tool_name":"Bash","status":"ok","result_summary":"12 files changed"}', "--json"], { cwd: dir }));
+    json(runZaxy(["memory", "append", "file.edit.applied", "--actor", "agent", "--payload-json", '{"path":"src/app.ts","operation":"modified"}', "--json"], { cwd: dir }));
+    const prompt = runZaxy(["memory", "checkout", "did npm test pass"], { cwd: dir }).stdout;
+    const recent = prompt.split("# Recent Events\n")[1];
+    assert.match(recent, /\[2\] command\.completed by agent\nnpm test → exit 0\n/);
+    assert.match(recent, /\[3\] tool\.call\.completed by agent\nBash ok: 12 files changed\n/);
+    assert.match(recent, /\[4\] file\.edit\.applied by agent\nmodified src\/app\.ts\n/);
+    assert.doesNotMatch(recent, /^command\.completed by agent$/m);
+    assert.match(prompt, /\(command_run\): exit 0 npm test/);
+  });
+});

@@ -84,6 +84,15 @@ describe("zaxy memory consolidation", () => {
     assert.deepEqual(fs.readFileSync(log), bytes);
   });
 
+  test("consolidation status lists every candidate with its full id (review takes it), aligned (issue 18 item 6)", slow, () => {
+    const run = zaxy(["memory", "consolidation", "status"]);
+    assert.equal(run.code, 0, run.stderr);
+    const lines = run.stdout.trimEnd().split("\n");
+    assert.match(lines[0], /^Consolidation status for /);
+    assert.match(lines[2], /^CANDIDATE +TYPE +STATUS +CREATED$/);
+    for (const event of first.events) assert.ok(lines.some((line) => line.startsWith(`${event.candidate_id}  `) && line.includes(event.candidate_type)), event.candidate_id);
+  });
+
   test("every candidate on disk is pending, non_authoritative and cites the actionable events (not the checkout)", slow, () => {
     const created = logLines().filter((line) => line.type === "consolidation.candidate.created");
     assert.equal(created.length, 3);
@@ -118,7 +127,8 @@ describe("zaxy memory consolidation", () => {
     const candidate = status.candidates.find((c: { candidate_id: string }) => c.candidate_id === claim);
     assert.deepEqual([candidate.review_status, candidate.rolled_back_review_count, status.rollback_count], ["accepted", 1, 1]);
     const text = zaxy(["memory", "consolidation", "status"]);
-    assert.equal(text.stdout, "Consolidation status for default: pending=2, accepted=1, rejected=0, deferred=0, conflicted=0\n");
+    assert.equal(text.stdout.split("\n")[0], "Consolidation status for default: pending=2, accepted=1, rejected=0, deferred=0, conflicted=0");
+    assert.match(text.stdout, new RegExp(`^${claim}  +claim  +accepted  +seq \\d+$`, "m"));
     refused(["memory", "rollback", "--target-seq", String(rejected.seq), "--target-hash", rejected.hash, "--reason", "again"], "already_rolled_back", "target_seq", /already rolled back/);
     refused(["memory", "rollback", "--target-seq", "1", "--target-hash", first.events[0].hash, "--reason", "r"], "rollback_hash_mismatch", "target_hash", /does not match/);
     refused(["memory", "rollback", "--target-seq", String(first.events[0].seq), "--target-hash", first.events[0].hash, "--reason", "r"], "not_rollbackable", "target_seq", /not a reversible evolution/);

@@ -84,6 +84,13 @@ describe("zaxy fleet", () => {
     assert.match(status.stdout, /^Active promotions: 3$/m);
     const statusJson = json("fleet", "status", "alpha");
     assert.equal(statusJson.doc.active_promotion_count, 3);
+    // Issue 18 item 6: each promotion id is printed in full (review and rollback take it), in
+    // aligned columns.
+    const rows = status.stdout.split("\n").filter((line) => line.startsWith("fleetpromo:"));
+    assert.equal(rows.length, 3);
+    for (const p of statusJson.doc.promotions as Array<{ promotion_id: string }>) assert.ok(rows.some((row) => row.startsWith(`${p.promotion_id}  `)), p.promotion_id);
+    const kindColumn = rows.map((row) => row.indexOf(" ", row.indexOf(" ") + 1) === -1 ? -1 : row.search(/ {2}\S/));
+    assert.equal(new Set(kindColumn).size, 1, status.stdout);
 
     const rolled = json("fleet", "rollback", "alpha", "--promotion", promoted.doc.promotion_id as string, "--reason", "wrong cause", "--actor", "w1");
     assert.equal(rolled.code, 0, rolled.stderr);
