@@ -11,9 +11,9 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, test } from "node:test";
-import type { Command, CommandGroup, CommandIo } from "../../src/cli/command.ts";
+import type { Command, CommandGroup } from "../../src/cli/command.ts";
+import { type CapturedRun, runCliCaptured } from "./inProcess.ts";
 import { globalOptions } from "../../src/cli/globalOptions.ts";
-import { runCli } from "../../src/cli/main.ts";
 import { rootGroup } from "../../src/cli/root.ts";
 import { ExitCode } from "../../src/errors.ts";
 
@@ -22,20 +22,8 @@ const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "zaxy-completion-"));
 const env = { EVENTLOOM_PATH: path.join(scratch, "root") };
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
-async function zaxy(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const io: CommandIo = {
-    stdout: (text) => void (out += text),
-    stderr: (text) => void (err += text),
-    readStdin: () => Promise.resolve(new Uint8Array()),
-    stdinIsTTY: false,
-    stderrIsTTY: false,
-    env,
-    cwd: scratch,
-  };
-  const code = await runCli(args, io);
-  return { code, out, err };
+function zaxy(args: string[]): Promise<CapturedRun> {
+  return runCliCaptured(args, { env, cwd: scratch });
 }
 
 interface TreeNode {

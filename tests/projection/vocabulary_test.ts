@@ -11,8 +11,7 @@ import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { fromJs } from "../../src/canonical/mod.ts";
-import type { CommandIo } from "../../src/cli/command.ts";
-import { runCli } from "../../src/cli/main.ts";
+import { type CapturedRun, runCliCaptured } from "../cli/inProcess.ts";
 import { sessionEvents } from "../../src/demo/agentSessionDemo.ts";
 import { envelopeSwitchWarning } from "../../src/eventloom/append.ts";
 import { recordEvents } from "../../src/memory/record.ts";
@@ -33,20 +32,8 @@ import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 const repoRoot = path.resolve(fileURLToPath(new URL("../../", import.meta.url)));
 after(removeTempDirs);
 
-async function zaxy(dir: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const io: CommandIo = {
-    stdout: (text) => void (out += text),
-    stderr: (text) => void (err += text),
-    readStdin: () => Promise.resolve(new Uint8Array()),
-    stdinIsTTY: true,
-    stderrIsTTY: false,
-    env: { EVENTLOOM_PATH: path.join(dir, ".eventloom") },
-    cwd: dir,
-  };
-  const code = await runCli(args, io);
-  return { code, out, err };
+function zaxy(dir: string, args: string[]): Promise<CapturedRun> {
+  return runCliCaptured(args, { cwd: dir, env: { EVENTLOOM_PATH: path.join(dir, ".eventloom") }, stdinIsTTY: true });
 }
 
 const docs = eventTypeDocs();
