@@ -107,9 +107,28 @@ function bm25Lane(
   return hits.length;
 }
 
+/**
+ * What a context shows after the entity's name: its summary, except for a command run with an
+ * exit code, which shows the command and how it ended (`npm test → exit 0`): the projected
+ * summary stays Python's (`unknown npm test` without an outcome), and the consolidation trigger
+ * compares those summaries, so the key facts are added here, where a reader sees them (issue 18).
+ */
+function entityDetail(entity: EntityRow): string | null {
+  if (entity.entityType !== "command_run") return entity.summary;
+  try {
+    const p = JSON.parse(entity.propertiesJson) as { command?: unknown; exit_code?: unknown; outcome?: unknown };
+    if (typeof p.command !== "string" || (typeof p.exit_code !== "number" && typeof p.exit_code !== "string")) return entity.summary;
+    const known = typeof p.outcome === "string" && p.outcome !== "" && p.outcome !== "unknown";
+    return `${p.command} → ${known ? `${p.outcome} (exit ${p.exit_code})` : `exit ${p.exit_code}`}`;
+  } catch {
+    return entity.summary;
+  }
+}
+
 function entityContent(entity: EntityRow): string {
   const head = `${entity.name} (${entity.entityType})`;
-  const text = entity.summary ? `${head}: ${entity.summary}` : head;
+  const detail = entityDetail(entity);
+  const text = detail ? `${head}: ${detail}` : head;
   return text.length > contentCharsMax ? `${text.slice(0, contentCharsMax - 1)}…` : text;
 }
 

@@ -256,6 +256,6 @@ describe("item 2: summaries carry key facts", () => {
     assert.match(recent, /\[3\] tool\.call\.completed by agent\nBash ok: 12 files changed\n/);
     assert.match(recent, /\[4\] file\.edit\.applied by agent\nmodified src\/app\.ts\n/);
     assert.doesNotMatch(recent, /^command\.completed by agent$/m);
-    assert.match(prompt, /\(command_run\): exit 0 npm test/);
+    assert.match(prompt, /\(command_run\): npm test → exit 0/);
   });
 });

@@ -130,6 +130,6 @@ describe("the hook without a runnable zaxy", () => {
     spawnSync("git", ["add", ".eventloom/default.jsonl"], { cwd: repo });
     const withLog = spawnSync("git", ["-c", "commit.gpgsign=false", "commit", "-qm", "log"], { cwd: repo, encoding: "utf8", env });
     assert.equal(withLog.status, 1);
-    assert.match(withLog.stderr, /zaxy pre-commit: cannot run .*no-such-zaxy to audit \.eventloom\/default\.jsonl/);
+    assert.match(withLog.stderr, /zaxy pre-commit: cannot run .*no-such-zaxy to check \.eventloom\/default\.jsonl/);
   });
 });

@@ -54,7 +54,7 @@ describe("memory log verifies the chain", () => {
     assert.equal(lines[0], "integrity: OK (4 events)");
     assert.equal(lines.length, 3);
     const doc = JSON.parse(zaxy(["memory", "log", "--json"]).stdout);
-    assert.deepEqual(Object.keys(doc), ["schema", "session_id", "integrity", "total_events", "events"]);
+    assert.deepEqual(Object.keys(doc), ["schema", "session_id", "integrity", "total_events", "events", "next_after_seq"]);
     assert.deepEqual([doc.integrity.ok, doc.integrity.total_events, doc.integrity.broken_at_seq], [true, 4, null]);
   });
 

@@ -148,7 +148,7 @@ describe("argument parsing", () => {
     assert.equal(run.code, 2);
     assert.equal(run.stdout, "");
     assert.match(run.stderr, /^Usage: zaxy <command>/);
-    assert.match(run.stderr, /zaxy: missing command \(valid: init, verify, replay, memory/);
+    assert.match(run.stderr, /zaxy: missing command \(valid: init, config, verify, replay, memory/);
     const json = zaxy(["--json"], dir);
     assert.equal(json.code, 2);
     assert.deepEqual(Object.keys(JSON.parse(json.stdout).error), ["code", "message", "hint"]);

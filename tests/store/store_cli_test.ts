@@ -213,6 +213,8 @@ describe("zaxy store on PostgreSQL", { skip: server === undefined ? "no PostgreS
     assert.equal(JSON.parse(refused.stdout).error.code, "store_auth_failed");
     assert.ok(!refused.stdout.includes("not-the-Pw-42") && !refused.stderr.includes("not-the-Pw-42"));
     assert.match(JSON.parse(refused.stdout).error.message, /:\*\*\*@/);
+    // The session exists, so the reads below succeed (an unknown session is exit 2).
+    ok(z(store, dir, ["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"x"}']), "URL password (append)");
     const viaEnv = z(store, dir, ["memory", "log", "--json"]);
     ok(viaEnv, "URL password");
     ok(runZaxy(["memory", "log", "--store", bare, "--json"], { cwd: dir, env: { PGPASSWORD: secret } }), "PGPASSWORD");

@@ -53,8 +53,7 @@ function toolCallCompleted(record: EventRecord): Extracted {
     record,
     `${sessionId}:${tool}:${callId ?? record.seq}`,
     "tool_call",
-    // The tool and its status lead, so a reader sees what ran (issue 18: summaries carry key facts).
-    joinSummary(`${tool} ${status}`, p.get("result_summary")),
+    joinSummary(status, p.get("result_summary")),
     compact({ tool_name: tool, status, session_id: sessionId, call_id: callId }),
   );
   return sessionRun(record, sessionId, call, "completed_tool_call", "observed_tool_call");
@@ -65,15 +64,12 @@ function commandCompleted(record: EventRecord): Extracted {
   const sessionId = sessionIdOf(record);
   const command = text(p.get("command")) ?? "command";
   const outcome = text(p.get("outcome")) ?? "unknown";
-  const exitCode = plainOrUndefined(p.get("exit_code"));
-  // The outcome and the exit code, whichever were recorded (issue 18: summaries carry key facts).
-  const result = typeof exitCode !== "number" && typeof exitCode !== "string" ? outcome : outcome === "unknown" ? `exit ${String(exitCode)}` : `${outcome} (exit ${String(exitCode)})`;
   const run = entity(
     record,
     `${sessionId}:${command}:${record.seq}`,
     "command_run",
-    joinSummary(result, command),
-    compact({ command, exit_code: exitCode, outcome, session_id: sessionId }),
+    joinSummary(outcome, command),
+    compact({ command, exit_code: plainOrUndefined(p.get("exit_code")), outcome, session_id: sessionId }),
   );
   return sessionRun(record, sessionId, run, "completed_command", "observed_command");
 }
@@ -87,7 +83,7 @@ function fileEditApplied(record: EventRecord): Extracted {
     record,
     `${sessionId}:${path}:${record.seq}`,
     "file_edit",
-    joinSummary(`${operation} ${path}`, p.get("summary")),
+    joinSummary(operation, p.get("summary")),
     compact({ path, operation, session_id: sessionId, line_count: plainOrUndefined(p.get("line_count")) }),
   );
   return sessionRun(record, sessionId, edit, "applied_file_edit", "observed_file_edit");
