@@ -200,7 +200,9 @@ describe("item 6: text a person can read", () => {
     const command = [zaxyInvocation.command, ...zaxyInvocation.args, "verify"].map(quote).join(" ");
     const onTerminal = (extra: Record<string, string>) =>
       spawnSync("script", ["-qec", command, "/dev/null"], { cwd: dir, encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: dir, TMPDIR: dir, TERM: "xterm", ...extra } }).stdout;
-    assert.match(onTerminal({}), /\x1b\[32mOK\x1b\[0m/);
+    // NO_COLOR empty counts as unset (no-color.org); set explicitly, since a runner may export it
+    // (CI runs Deno with NO_COLOR=1, and Deno's child processes inherit the parent's environment).
+    assert.match(onTerminal({ NO_COLOR: "" }), /\x1b\[32mOK\x1b\[0m/);
     assert.doesNotMatch(onTerminal({ NO_COLOR: "1" }), /\x1b\[/);
   });
 });
