@@ -139,6 +139,10 @@ function globalsFrom(values: Record<string, unknown>, env: Record<string, string
 function parseErrorMessage(error: unknown, commandPath: string): string {
   const raw = error instanceof Error ? error.message : String(error);
   const unknown = /Unknown option '([^']+)'/.exec(raw);
+  if (unknown && /^-[0-9.]/.test(unknown[1])) {
+    // A negative number where an argument is expected: parseArgs reads it as a flag.
+    return `${commandPath}: "${unknown[1]}" reads as an option; to pass a negative number as an argument, put it after -- (e.g. ${commandPath} ... -- ${unknown[1]})`;
+  }
   if (unknown) return `${commandPath}: unknown option "${unknown[1]}" (see ${commandPath} --help)`;
   // "argument is ambiguous": the next word looks like a flag (`--actor --json`), so it is missing too.
   const missing = /Option '([^']+)' argument (?:missing|is ambiguous)/.exec(raw);

@@ -100,6 +100,23 @@ export function readFleetEnabled(root: string): boolean {
   return enabled;
 }
 
+/** Config objects being checked (`zaxy config set`), by resolved root: read instead of the file. */
+const candidateConfigs = new Map<string, { [key: string]: unknown }>();
+
+/**
+ * Runs `check` with `object` standing in for `<root>/config.json`, so the engine's own readers
+ * judge a value before it is written (nothing touches the disk).
+ */
+export function withCandidateConfig<T>(root: string, object: { [key: string]: unknown }, check: () => T): T {
+  const key = path.resolve(root);
+  candidateConfigs.set(key, object);
+  try {
+    return check();
+  } finally {
+    candidateConfigs.delete(key);
+  }
+}
+
 /**
  * The parsed config.json object; undefined when the file is missing. The one reader of the file
  * (envelope, long-horizon, fleet and evolution settings): not JSON, JSON that is not an object,
@@ -107,6 +124,8 @@ export function readFleetEnabled(root: string): boolean {
  * that cannot be read (permissions, I/O) is `unreadable_config` (exit 3).
  */
 export function readConfigObject(root: string): { [key: string]: unknown } | undefined {
+  const candidate = candidateConfigs.get(path.resolve(root));
+  if (candidate !== undefined) return candidate;
   let text: string;
   try {
     text = fs.readFileSync(configPath(root), "utf8");

@@ -1,15 +1,14 @@
 /**
  * The keys of `<root>/config.json` a user may set (`zaxy config get|set|unset|list`), each with
  * what it does and its default. A new value is checked by the readers the engine itself uses:
- * the candidate file is written to a scratch root and every reader runs on it, so `config set`
+ * every reader runs on the candidate object in memory (`withCandidateConfig`), so `config set`
  * refuses exactly what a later command would refuse (exit 2), and nothing is written then.
  */
 import * as fs from "node:fs";
-import * as path from "node:path";
-import { configPath, configSchema, readConfig, readConfigObject, readForgettingEnabled, readLongHorizonConfig } from "../eventloom/config.ts";
-import { inputError } from "../errors.ts";
+import { configPath, configSchema, readConfig, readConfigObject, readFleetEnabled, readForgettingEnabled, readLongHorizonConfig, withCandidateConfig } from "../eventloom/config.ts";
+import { fileSystemReason } from "../eventloom/root.ts";
+import { inputError, ioError } from "../errors.ts";
 import { fleetDefaultTrustTierKey, fleetEnabledKey, readFleetDefaultTrustTier } from "../fleet/fleetConfig.ts";
-import { readFleetEnabled } from "../eventloom/config.ts";
 import { autonomyTiers, defaultEvolutionPolicy, evolutionOps } from "../governance/evolutionGate.ts";
 import { evolutionConfigKeys, resolveEvolutionPolicy } from "../governance/policySettings.ts";
 import { resolveStoreUrl } from "../store/storeUrl.ts";
@@ -75,25 +74,26 @@ export function parseConfigValue(text: string): unknown {
   }
 }
 
-/** Checks `object` as config.json with every reader, in a scratch directory under `root`; throws the first reader's error. */
+/** Checks `object` as `<root>/config.json` with every reader (in memory); throws the first reader's error. */
 export function checkConfigObject(root: string, object: { [key: string]: unknown }): void {
-  fs.mkdirSync(root, { recursive: true });
-  const scratch = fs.mkdtempSync(path.join(root, ".config-check-"));
-  try {
-    fs.writeFileSync(path.join(scratch, "config.json"), JSON.stringify(object));
-    for (const setting of configSettings) setting.check(scratch);
-  } finally {
-    fs.rmSync(scratch, { recursive: true, force: true });
-  }
+  withCandidateConfig(root, object, () => {
+    for (const setting of configSettings) setting.check(root);
+  });
 }
 
 /** Writes `object` as `<root>/config.json` atomically (a temporary file renamed into place). */
 export function writeConfigObject(root: string, object: { [key: string]: unknown }): string {
-  fs.mkdirSync(root, { recursive: true });
   const file = configPath(root);
   const temp = `${file}.tmp-${process.pid}`;
-  fs.writeFileSync(temp, JSON.stringify({ ...object, schema: configSchema }, null, 2) + "\n");
-  fs.renameSync(temp, file);
+  try {
+    fs.mkdirSync(root, { recursive: true });
+    fs.writeFileSync(temp, JSON.stringify({ ...object, schema: configSchema }, null, 2) + "\n");
+    // Renamed into place: a crash or a full disk leaves the old file whole, never half a new one.
+    fs.renameSync(temp, file);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw ioError("write_failed", `Cannot write ${file}: ${fileSystemReason(error)}; it is unchanged`, { field: "config.json" });
+  }
   return file;
 }
 

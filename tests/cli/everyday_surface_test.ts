@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
+import { canMountTmpfs, fillDisk, mountTmpfs, unmount } from "../reliability/fsFaults.ts";
 import { runZaxy, stackTraceLines, zaxyInvocation } from "./zaxy.ts";
 
 after(removeTempDirs);
@@ -80,13 +81,13 @@ describe("item 10: zaxy config get|set|unset|list", () => {
     const before = fs.readFileSync(file, "utf8");
     const bad = json(runZaxy(["config", "set", "long_horizon_recent_window", "0", "--json"], { cwd: dir }), 2);
     assert.equal(bad.error.code, "invalid_config");
-    assert.match(bad.error.message, /long_horizon_recent_window must be an integer >= 1, got 0/);
+    assert.match(bad.error.message, /^\.eventloom\/config\.json: long_horizon_recent_window must be an integer >= 1, got 0$/);
     const badTier = json(runZaxy(["config", "set", "fleet_default_trust_tier", "admin", "--json"], { cwd: dir }), 2);
     assert.match(badTier.error.message, /fleet_default_trust_tier must be one of untrusted, member, trusted, steward, got "admin"/);
     const unknown = json(runZaxy(["config", "set", "fleet_enable", "true", "--json"], { cwd: dir }), 2);
     assert.equal(unknown.error.code, "unknown_config_key");
     assert.equal(fs.readFileSync(file, "utf8"), before, "refused values write nothing");
-    assert.deepEqual(fs.readdirSync(path.join(dir, ".eventloom")).filter((name) => name.startsWith(".config-check")), []);
+    assert.deepEqual(fs.readdirSync(path.join(dir, ".eventloom")), ["config.json"], "values are checked in memory: no scratch files");
 
     const set = json(runZaxy(["config", "set", "fleet_enabled", "true", "--json"], { cwd: dir }));
     assert.deepEqual({ key: set.key, value: set.value, previous: set.previous }, { key: "fleet_enabled", value: true, previous: null });
@@ -108,6 +109,25 @@ describe("item 10: zaxy config get|set|unset|list", () => {
     const unset = json(runZaxy(["config", "unset", "long_horizon_recent_window", "--json"], { cwd: dir }));
     assert.deepEqual({ removed: unset.removed, default: unset.default }, { removed: true, default: 50 });
     assert.equal(runZaxy(["config", "get", "long_horizon_recent_window"], { cwd: dir }).stdout, "50\n");
+  });
+
+  test("a full disk: config set exits 3 naming the file, which is unchanged, with no temporary file left", { ...slow, skip: canMountTmpfs ? false : "cannot mount a tmpfs here" }, () => {
+    const dir = makeTempDir("zaxy-config-full");
+    const root = path.join(dir, ".eventloom");
+    assert.ok(mountTmpfs(root, 64));
+    try {
+      json(runZaxy(["init", "--json"], { cwd: dir }));
+      const before = fs.readFileSync(path.join(root, "config.json"), "utf8");
+      const filler = fillDisk(root, 0);
+      const run = runZaxy(["config", "set", "fleet_default_trust_tier", "trusted", "--json"], { cwd: dir });
+      assert.equal(run.code, 3, run.stdout + run.stderr);
+      assert.match(JSON.parse(run.stdout).error.message, /Cannot write .*config\.json: .*; it is unchanged/);
+      fs.rmSync(filler);
+      assert.equal(fs.readFileSync(path.join(root, "config.json"), "utf8"), before);
+      assert.deepEqual(fs.readdirSync(root).sort(), ["config.json"]);
+    } finally {
+      unmount(root);
+    }
   });
 
   test("the store URL is shown without its password", slow, () => {

@@ -39,6 +39,8 @@ function writeRootGitignore(root: string): string | undefined {
   try {
     fs.writeFileSync(file, rootGitignore, { flag: "wx" });
   } catch (error) {
+    // A full disk may have left part of it: none, rather than half a .gitignore.
+    if ((error as { code?: string }).code !== "EEXIST") fs.rmSync(file, { force: true });
     throw ioError("unwritable_root", `Cannot write ${file}: ${fileSystemReason(error)}`);
   }
   return file;
