@@ -23,12 +23,25 @@ import { readLogLines } from "../eventloom/lines.ts";
 import { eventHash, integer, object } from "../projection/extract/payload.ts";
 import { storedEventHash } from "../eventloom/envelope.ts";
 
-/** The hash of event `seq` of the log, read on demand up to that line (only for cited seqs). */
-function citedHashReader(logPath: string): (seq: number) => string | undefined {
-  return (seq) => {
-    for (const { bytes, position } of readLogLines(logPath)) if (position === seq) return storedEventHash(bytes);
-    return undefined;
-  };
+/**
+ * The hashes of the events the batch's explanations cite, read in one pass over the log up to
+ * the highest cited seq (a batch may hold many explanations).
+ */
+function citedHashes(logPath: string, explanations: readonly EventRecord[]): (seq: number) => string | undefined {
+  const wanted = new Set<number>();
+  for (const record of explanations) {
+    const seq = integer(object(record.payload.get("evidence"))?.get("source_event_seq"));
+    if (seq !== undefined && seq >= 1 && seq < record.seq) wanted.add(seq);
+  }
+  const found = new Map<number, string | undefined>();
+  const last = Math.max(0, ...wanted);
+  if (last > 0) {
+    for (const { bytes, position } of readLogLines(logPath)) {
+      if (wanted.has(position)) found.set(position, storedEventHash(bytes));
+      if (position >= last) break;
+    }
+  }
+  return (seq) => found.get(seq);
 }
 
 export interface RecordResult extends AppendResult {
@@ -85,7 +98,7 @@ export function ignoredExplanationWarnings(records: readonly EventRecord[], cite
 export async function recordEvents(root: string, sessionId: string, items: AppendItem[], options: AppendOptions = {}): Promise<RecordResult> {
   const appended = await appendEvents(root, sessionId, items, options);
   const explanations = appended.records.filter((record) => record.type === outcomeExplainedEventType);
-  const citedHash = explanations.length === 0 ? () => undefined : citedHashReader(appended.logPath);
+  const citedHash = explanations.length === 0 ? () => undefined : citedHashes(appended.logPath, explanations);
   const result = { ...appended, warnings: [...appended.warnings, ...unknownTypeWarnings(appended.events), ...ignoredExplanationWarnings(explanations, citedHash)] };
   const derived: AppendItem[] = result.records.flatMap(generatedEvents).map((event) => ({
     type: event.type,
