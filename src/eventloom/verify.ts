@@ -166,9 +166,37 @@ export function scanBytes(bytes: Uint8Array, chain: ChainStart, options: RangeOp
   }, 0, bytes.length, false, chain, options);
 }
 
+/**
+ * The verification kernel this thread last used, kept for the next range of the same chunk size:
+ * a store's rows arrive as many ranges of a few MiB, and a fresh kernel per range meant ~15 MiB
+ * of new linear memory to fault in each time (on 200k events, more CPU than fetching the rows).
+ * Only a kernel that did not grow is kept; one range uses it at a time.
+ */
+let spareKernel: { chunkBytes: number; kernel: CanonicalKernel } | undefined;
+
+function verifyKernel(chunkBytes: number): CanonicalKernel {
+  const spare = spareKernel;
+  spareKernel = undefined;
+  if (spare !== undefined && spare.chunkBytes === chunkBytes) return spare.kernel;
+  return new CanonicalKernel(chunkBytes, 2 * chunkBytes + 65536, 16384, 1 << 18);
+}
+
+function releaseKernel(chunkBytes: number, kernel: CanonicalKernel): void {
+  const { inputCap, outCap, recCap, tapeCap } = kernel.layout;
+  if (inputCap === chunkBytes && outCap === 2 * chunkBytes + 65536 && recCap === 16384 && tapeCap === 1 << 18) spareKernel = { chunkBytes, kernel };
+}
+
 function scanFrom(readAt: ReadAt, start: number, end: number, isLast: boolean, chain: ChainStart, options: RangeOptions): RangeResult {
   const chunkBytes = Math.min(options.chunkBytes ?? verifyChunkBytes, Math.max(65536, end - start));
-  const kernel = new CanonicalKernel(chunkBytes, 2 * chunkBytes + 65536, 16384, 1 << 18);
+  const kernel = verifyKernel(chunkBytes);
+  try {
+    return scanWith(kernel, readAt, start, end, isLast, chain, options, chunkBytes);
+  } finally {
+    releaseKernel(chunkBytes, kernel);
+  }
+}
+
+function scanWith(kernel: CanonicalKernel, readAt: ReadAt, start: number, end: number, isLast: boolean, chain: ChainStart, options: RangeOptions, chunkBytes: number): RangeResult {
   kernel.exports.resetChain();
   if (chain.eventBase > 0) {
     const valid = chain.prevHash !== null && hexPattern.test(chain.prevHash);

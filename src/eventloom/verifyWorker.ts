@@ -6,8 +6,9 @@
  *   in:  {kind: "count", path, start, end}                        out: {kind: "counted", events, newlines}
  *   in:  {kind: "verify", path, start, end, isLast, chain, allErrors}
  *                                                                 out: {kind: "progress", bytes}*, {kind: "done", result}
- *   in:  {kind: "verifyBytes", bytes, chain, allErrors}          out: {kind: "done", result}
- *        (line-aligned bytes fetched from a store, transferred rather than written to a file)
+ *   in:  {kind: "verifyBytes", bytes, chain, allErrors}          out: {kind: "done", result, bytes}
+ *        (line-aligned bytes fetched from a store, transferred rather than written to a file;
+ *        the bytes' buffer is transferred back, for the sender to fill again)
  *   out on any failure: {kind: "error", message}
  */
 import * as fs from "node:fs";
@@ -15,7 +16,7 @@ import { type ChainStart, countRange, scanBytes, scanRange } from "./verify.ts";
 
 interface WorkerScope {
   onmessage: ((event: MessageEvent) => void) | null;
-  postMessage(message: unknown): void;
+  postMessage(message: unknown, transfer?: Transferable[]): void;
 }
 
 const scope = globalThis as unknown as WorkerScope;
@@ -33,7 +34,8 @@ scope.onmessage = (event: MessageEvent) => {
     | { kind: "verifyBytes"; bytes: Uint8Array; chain: ChainStart; allErrors: boolean };
   try {
     if (message.kind === "verifyBytes") {
-      scope.postMessage({ kind: "done", result: scanBytes(message.bytes, message.chain, { allErrors: message.allErrors }) });
+      const result = scanBytes(message.bytes, message.chain, { allErrors: message.allErrors });
+      scope.postMessage({ kind: "done", result, bytes: message.bytes }, [message.bytes.buffer as ArrayBuffer]);
     } else if (message.kind === "count") {
       const counted = countRange(openLog(message.path), message.start, message.end);
       scope.postMessage({ kind: "counted", ...counted });

@@ -11,6 +11,8 @@ import { type ChainStart, type RangeResult, scanBytes, scanRange } from "../even
 
 /** Workers verifying ranges side by side (ranges are independent; results are merged in order). */
 const workersMax = 2;
+/** Given-back buffers kept for reuse. */
+const spareBuffersMax = 8;
 
 export class RangeVerifier {
   readonly #path: string;
@@ -22,6 +24,10 @@ export class RangeVerifier {
   #next = 0;
   readonly #results: RangeResult[] = [];
   #failure: Error | undefined;
+  #pendingBytes = 0;
+  /** Buffers the workers handed back once verified, to be filled again (no fresh memory to fault in). */
+  readonly #spare: ArrayBuffer[] = [];
+  #drainWaiters: { maxBytes: number; resolve: () => void }[] = [];
 
   /** `path` and `fd`: the file `add` ranges are of (`""` and -1 for a verifier of bytes only). */
   constructor(path: string, fd: number, allErrors: boolean) {
@@ -42,20 +48,47 @@ export class RangeVerifier {
 
   /**
    * Queues line-aligned bytes for verification; `inline` verifies them here and now instead.
-   * Unless inline, the bytes are handed to the worker: a buffer that owns its whole
-   * ArrayBuffer is transferred (unusable here after), anything else is copied.
+   * Unless inline, the bytes are handed to the worker: with `ownsBuffer` (nothing else uses
+   * `bytes.buffer`) or a buffer that is all of its ArrayBuffer, the ArrayBuffer is transferred
+   * (unusable here after); anything else is copied.
    */
-  addBytes(bytes: Uint8Array, chain: ChainStart, inline: boolean): void {
+  addBytes(bytes: Uint8Array, chain: ChainStart, inline: boolean, ownsBuffer = false): void {
     if (inline && this.#workers.length === 0) {
       this.#results.push(scanBytes(bytes, chain, { allErrors: this.#allErrors }));
       return;
     }
-    const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
-    const sent = owned ? bytes : new Uint8Array(bytes);
-    this.#dispatch({ kind: "verifyBytes", bytes: sent, chain, allErrors: this.#allErrors }, [sent.buffer as ArrayBuffer]);
+    const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+    const sent = (ownsBuffer || whole) && bytes.buffer instanceof ArrayBuffer ? bytes : new Uint8Array(bytes);
+    const length = sent.byteLength;
+    this.#pendingBytes += length;
+    this.#dispatch({ kind: "verifyBytes", bytes: sent, chain, allErrors: this.#allErrors }, [sent.buffer as ArrayBuffer], length);
   }
 
-  #dispatch(message: unknown, transfer: Transferable[]): void {
+  /**
+   * Resolves once no more than `maxBytes` handed over by `addBytes` wait for a worker: a producer
+   * faster than the verifiers awaits it, so memory stays bounded.
+   */
+  drained(maxBytes: number): Promise<void> | undefined {
+    if (this.#pendingBytes <= maxBytes) return undefined;
+    return new Promise((resolve) => this.#drainWaiters.push({ maxBytes, resolve }));
+  }
+
+  /** An ArrayBuffer of at least `bytes` a worker gave back, or a new one. */
+  buffer(bytes: number): ArrayBuffer {
+    const index = this.#spare.findIndex((spare) => spare.byteLength >= bytes);
+    return index === -1 ? new ArrayBuffer(bytes) : this.#spare.splice(index, 1)[0];
+  }
+
+  #settled(bytes: number): void {
+    this.#pendingBytes -= bytes;
+    this.#drainWaiters = this.#drainWaiters.filter((waiter) => {
+      if (this.#pendingBytes > waiter.maxBytes && this.#failure === undefined) return true;
+      waiter.resolve();
+      return false;
+    });
+  }
+
+  #dispatch(message: unknown, transfer: Transferable[], bytes = 0): void {
     const index = this.#results.length;
     this.#results.push(undefined as unknown as RangeResult);
     const slot = this.#next++ % workersMax;
@@ -63,14 +96,17 @@ export class RangeVerifier {
     this.#queues[slot] = (this.#queues[slot] ?? Promise.resolve()).then(() =>
       new Promise<void>((resolve) => {
         worker.onmessage = (event: MessageEvent) => {
-          const data = event.data as { kind: string; result?: RangeResult; message?: string };
+          const data = event.data as { kind: string; result?: RangeResult; message?: string; bytes?: Uint8Array };
           if (data.kind === "progress") return;
           if (data.kind === "done") this.#results[index] = data.result as RangeResult;
           else this.#failure ??= new Error(`verify worker failed: ${data.message}`);
+          if (data.bytes?.buffer instanceof ArrayBuffer && this.#spare.length < spareBuffersMax) this.#spare.push(data.bytes.buffer);
+          this.#settled(bytes);
           resolve();
         };
         worker.onerror = (event: Event) => {
           this.#failure ??= new Error(`verify worker failed: ${(event as ErrorEvent).message ?? "unknown error"}`);
+          this.#settled(bytes);
           resolve();
         };
         worker.postMessage(message, transfer);

@@ -6,7 +6,9 @@
  */
 import postgres from "postgres";
 import { inputError, ioError, isZaxyError, type ZaxyError } from "../errors.ts";
+import { LineReader, lineReaderTarget } from "./lineReader.ts";
 import { passwordFromFile } from "./pgpass.ts";
+import { type LineChunkSink, streamThreadLines } from "./threadLines.ts";
 import { storeAddress, type StoreUrl, urlPassword } from "./storeUrl.ts";
 
 export type Sql = postgres.Sql;
@@ -27,6 +29,13 @@ export interface StoreClient {
    * grows with its input), mapping failures to zaxy errors.
    */
   run<T>(action: string, work: (sql: Sql) => Promise<T>, timeoutMs?: number): Promise<T>;
+  /**
+   * Streams the lines of a thread's rows with `afterSeq < seq <= uptoSeq`, in seq order, to
+   * `sink` (src/store/threadLines.ts); resolves with the number of rows the store sent. Through
+   * the line reader (src/store/lineReader.ts) on a connection of its own where the URL allows,
+   * else as pages through the pool; the same deadline and failure contract as `run`.
+   */
+  streamLines(action: string, thread: string, afterSeq: number, uptoSeq: number, sink: LineChunkSink, options?: { timeoutMs?: number; allocate?: (bytes: number) => ArrayBuffer }): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -158,6 +167,8 @@ export function openStoreClient(url: StoreUrl, env: Record<string, string | unde
     connection: { application_name: "zaxy" },
   };
   const sql = postgres(url.url, { ...options, max: 4 });
+  // Bulk reads of a thread's lines take the line reader unless the URL needs the general client.
+  const readerTarget = lineReaderTarget(url.url, env, password, (connectTimeout ?? storeConnectTimeoutS) * 1000);
   let closed = false;
   const close = async () => {
     if (closed) return;
@@ -187,6 +198,26 @@ export function openStoreClient(url: StoreUrl, env: Record<string, string | unde
         throw storeError(error, action, url, secrets);
       } finally {
         clearTimeout(timer);
+      }
+    },
+    async streamLines(action, thread, afterSeq, uptoSeq, sink, options = {}) {
+      const timeoutMs = options.timeoutMs ?? queryTimeoutMs;
+      if (readerTarget === undefined) return await this.run(action, (pool) => streamThreadLines(pool, thread, afterSeq, uptoSeq, sink, true), timeoutMs);
+      if (uptoSeq <= afterSeq) return 0;
+      const deadline = new AbortController();
+      const timer = setTimeout(() => deadline.abort(), timeoutMs);
+      let reader: LineReader | undefined;
+      try {
+        reader = await LineReader.connect(readerTarget, deadline.signal);
+        return await reader.streamLines(thread, afterSeq, uptoSeq, sink, options.allocate);
+      } catch (error) {
+        if (deadline.signal.aborted) {
+          throw ioError("store_timeout", `Cannot ${action}: the store ${url.redacted} did not answer within ${timeoutMs} ms (ZAXY_STORE_TIMEOUT_MS); nothing was committed`);
+        }
+        throw storeError(error, action, url, secrets);
+      } finally {
+        clearTimeout(timer);
+        reader?.close();
       }
     },
     close,

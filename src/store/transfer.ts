@@ -18,7 +18,7 @@ import { lockWaitMs } from "../limits.ts";
 import type { ProgressSink } from "../progress.ts";
 import { mirrorPageRows } from "./mirror.ts";
 import { RangeVerifier } from "./rangeVerifier.ts";
-import { countLines, lastLineOf, lineChunkBytes, maxSeqOf, streamThreadLines } from "./threadLines.ts";
+import { lastLineOf, lineChunkBytes, maxSeqOf } from "./threadLines.ts";
 import type { StoreClient } from "./storeClient.ts";
 
 export interface ThreadHead {
@@ -38,6 +38,9 @@ export async function readHeads(client: StoreClient): Promise<ThreadHead[]> {
     updated_at: new Date(row.updated_at as string).toISOString(),
   }));
 }
+
+/** Fetched bytes that may wait for a verifier before the stream is held back. */
+const pendingVerifyBytesMax = 16 << 20;
 
 export interface FetchedThread {
   rows: number;
@@ -72,30 +75,30 @@ export async function fetchVerifiedThread(
   let prevHash: string | null = null;
   let blankAt: number | undefined;
   options.progress?.phase("fetching and verifying rows", maxSeq, "events");
-  const rows = await client.run(`read session ${JSON.stringify(thread)} from the store`, (sql) =>
-    streamThreadLines(sql, thread, 0, maxSeq, (lines, count) => {
-      if (scratch !== null) {
-        for (let written = 0; written < lines.length; ) written += fs.writeSync(scratch.fd, lines, written, lines.length - written, offset + written);
-      }
-      // A row is one event: an empty one would be skipped by the verifier, so it is named here.
-      if (blankAt === undefined) {
-        const pair = lines.indexOf("\n\n");
-        if (lines[0] === 0x0a) blankAt = linesBefore + 1;
-        else if (pair !== -1) blankAt = linesBefore + countLines(lines.subarray(0, pair + 1)) + 1;
-      }
-      const lineCount = countLines(lines);
-      const chain = { eventBase: linesBefore, lineBase: linesBefore, prevHash };
-      const length = lines.length;
-      // Read before the bytes may be handed (transferred) to a verifier.
-      prevHash = (storedEventHash(lastLineOf(lines)) ?? null);
-      // The first chunk (and a thread that fits in one) is verified inline; later ones on a worker.
-      const inline = offset === 0 && count > 0 && length < lineChunkBytes;
-      if (scratch === null) verifier.addBytes(lines, chain, inline);
-      else verifier.add(offset, offset + length, chain, inline);
-      offset += length;
-      linesBefore += lineCount;
-      options.progress?.update(linesBefore);
-    }, true), client.queryTimeoutMs + 2 * maxSeq);
+  const rows = await client.streamLines(`read session ${JSON.stringify(thread)} from the store`, thread, 0, maxSeq, (lines, count, emptyRows) => {
+    if (scratch !== null) {
+      for (let written = 0; written < lines.length; ) written += fs.writeSync(scratch.fd, lines, written, lines.length - written, offset + written);
+    }
+    // A row is one event: an empty one would be skipped by the verifier, so it is named here.
+    if (blankAt === undefined && emptyRows.length > 0) blankAt = linesBefore + emptyRows[0];
+    const chain = { eventBase: linesBefore, lineBase: linesBefore, prevHash };
+    const length = lines.length;
+    // Read before the bytes may be handed (transferred) to a verifier.
+    prevHash = (storedEventHash(lastLineOf(lines)) ?? null);
+    // The first chunk (and a thread that fits in one) is verified inline; later ones on a worker.
+    const inline = offset === 0 && count > 0 && length < lineChunkBytes;
+    offset += length;
+    linesBefore += count;
+    options.progress?.update(linesBefore);
+    if (scratch !== null) {
+      verifier.add(offset - length, offset, chain, inline);
+      return;
+    }
+    // The lines' buffer is the stream's own: the worker takes it without a copy (and gives it back).
+    verifier.addBytes(lines, chain, inline, true);
+    // Verifiers slower than the network hold the stream back: bounded memory, whatever the thread's size.
+    return verifier.drained(pendingVerifyBytesMax);
+  }, { timeoutMs: client.queryTimeoutMs + 2 * maxSeq, allocate: scratch === null ? (bytes) => verifier.buffer(bytes) : undefined });
   let report = mergeRanges(offset, await verifier.results(), options.allErrors === true);
   const failed = (seq: number, reason: string): IntegrityReport => ({
     ...report,

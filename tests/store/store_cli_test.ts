@@ -269,6 +269,47 @@ describe("zaxy store on PostgreSQL", { skip: server === undefined ? "no PostgreS
     assert.deepEqual([verified.ok, verified.logs[0].total_events], [true, 6000]);
   });
 
+  test("verify and export read the rows through the line reader and, for a URL it leaves to the pool (two hosts), through the pool: same bytes, same verdicts", async () => {
+    const store = await initStore("reader");
+    const dir = makeTempDir("zaxy-store-reader");
+    const file = path.join(dir, "big.jsonl");
+    writeSyntheticLog({ path: file, events: 14_000, style: "python-legacy" });
+    assert.ok(fs.statSync(file).size > 8 << 20, "several 4 MiB chunks");
+    ok(z(store, dir, ["store", "import", file]), "import");
+    // The same server named twice: the general client's multi-host form, which the line reader leaves alone.
+    const pooled = store.replace(/@([^/@]+)\//, (_m, host: string) => `@${host},${host}/`);
+    assert.notEqual(pooled, store);
+    const verdicts = (what: string) =>
+      [store, pooled].map((url) => {
+        const run = z(url, dir, ["verify", "--session-id", "big", "--json"]);
+        const log = json(run).logs[0];
+        return { code: run.code, ok: log.ok, total: log.total_events, seq: log.broken_at_seq, reason: log.broken_reason, what };
+      });
+    const [direct, viaPool] = verdicts("intact");
+    assert.deepEqual(direct, viaPool);
+    assert.deepEqual([direct.code, direct.ok, direct.total], [0, true, 14_000]);
+    for (const url of [store, pooled]) {
+      const out = path.join(dir, `out-${url === store ? "reader" : "pool"}.jsonl`);
+      ok(z(url, dir, ["store", "export", "--session-id", "big", "--output", out]), `export via ${url === store ? "reader" : "pool"}`);
+      assert.ok(Buffer.compare(fs.readFileSync(out), fs.readFileSync(file)) === 0, "export is byte-identical");
+    }
+    const original = (await rowsOf(store, "big")).find((row) => row.seq === 9_001)?.line as string;
+    const faults: [string, (sql: any) => Promise<unknown>, RegExp][] = [
+      ["a changed value", (sql) => sql`UPDATE eventloom_events SET line = replace(line, '"actor":"', '"actor":"x') WHERE thread = 'big' AND seq = 9001`, /Event 9001 hash mismatch/],
+      ["an empty row", (sql) => sql`UPDATE eventloom_events SET line = '' WHERE thread = 'big' AND seq = 9001`, /Event 9001 is an empty row/],
+      ["a missing row", (sql) => sql`DELETE FROM eventloom_events WHERE thread = 'big' AND seq = 9001`, /missing|gap|9001/],
+    ];
+    for (const [what, fault, reason] of faults) {
+      await sqlOn(store, fault);
+      const [readerVerdict, poolVerdict] = verdicts(what);
+      assert.deepEqual(readerVerdict, poolVerdict, what);
+      assert.deepEqual([readerVerdict.code, readerVerdict.ok, readerVerdict.seq], [1, false, 9_001], what);
+      assert.match(readerVerdict.reason, reason, what);
+      await sqlOn(store, (sql) => sql`INSERT INTO eventloom_events (thread, seq, line) VALUES ('big', 9001, ${original}) ON CONFLICT (thread, seq) DO UPDATE SET line = EXCLUDED.line`);
+    }
+    assert.deepEqual(verdicts("restored")[0].ok, true);
+  });
+
   test("least privileges: a reader role reads and verifies, cannot append (exit 3); a writer appends and imports, cannot init", async () => {
     const store = await initStore("roles");
     const suffix = `${process.pid}_${Date.now().toString(36)}`;

@@ -181,6 +181,13 @@ describe("the store under concurrency and faults", { skip: server === undefined 
       ok(runZaxy(["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"encrypted"}', "--store", `${url}?sslmode=require`], { cwd: dir }), "append over TLS");
       const viaDefault = JSON.parse(ok(runZaxy(["memory", "log", "--json", "--store", url], { cwd: dir }), "default sslmode").stdout);
       assert.equal(viaDefault.events.length, 1);
+      // verify and export read the rows on a connection of their own (the line reader): TLS there too.
+      for (const tlsUrl of [url, `${url}?sslmode=require`]) {
+        const verified = JSON.parse(ok(runZaxy(["verify", "--json", "--store", tlsUrl], { cwd: dir }), `verify over TLS (${tlsUrl.split("?")[1] ?? "prefer"})`).stdout);
+        assert.deepEqual([verified.ok, verified.logs[0].total_events], [true, 1]);
+      }
+      const exported = ok(runZaxy(["store", "export", "--session-id", "default", "--store", `${url}?sslmode=require`], { cwd: dir }), "export over TLS");
+      assert.equal(exported.stdout.split("\n").filter(Boolean).length, 1);
       const plain = runZaxy(["memory", "log", "--json", "--store", `${url}?sslmode=disable`], { cwd: dir });
       assert.equal(plain.code, 3);
       assert.match(JSON.parse(plain.stdout).error.message, /no encryption/);

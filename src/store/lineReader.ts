@@ -1,0 +1,524 @@
+/**
+ * A read-only PostgreSQL wire-protocol (v3) connection that does one thing: stream a thread's
+ * `line` column in seq order straight into line-aligned buffers. `verify --store` and
+ * `store export` read every row of a thread; through the general client each row became a
+ * message object, a row array and two buffer views, and each socket chunk was copied once more
+ * to join a message split across chunks: on 200k events that was most of the client's CPU, and
+ * the client shares the machine with the server. Here the rows' bytes are copied once, from the
+ * socket chunk into the output buffer, by a state machine that never joins chunks.
+ *
+ * Scope: TCP or a Unix socket, one host, TLS as libpq's sslmode says (disable, prefer, require,
+ * verify-ca/verify-full), trust, cleartext, MD5 or SCRAM-SHA-256 login. A URL asking for more
+ * (several hosts, other parameters) is left to the general client (`lineReaderTarget` returns
+ * undefined). Errors carry the server's SQLSTATE or the socket's code in `code`, as the general
+ * client's do, so `storeError` maps both the same way.
+ */
+import { createHash, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as tls from "node:tls";
+
+export interface LineReaderTarget {
+  host: string;
+  port: number;
+  /** A Unix socket path (when the host is a directory), else undefined for TCP. */
+  socketPath?: string;
+  user: string;
+  database: string;
+  password?: string;
+  sslMode: "disable" | "prefer" | "require" | "verify-full";
+  /** How long the TCP (or socket) connection may take to open. */
+  connectTimeoutMs: number;
+}
+
+/** Query parameters the reader understands; any other sends the URL to the general client. */
+const understoodParams = new Set(["sslmode", "connect_timeout", "application_name"]);
+
+/**
+ * Where `url` leads, for the line reader, or undefined when the URL asks for what only the
+ * general client does (several hosts, a `host=` parameter, startup options, `sslmode=allow`).
+ * `password` is the one the store client resolved (URL, PGPASSWORD or the password file).
+ */
+export function lineReaderTarget(url: string, env: Record<string, string | undefined>, password: string | undefined, connectTimeoutMs: number): LineReaderTarget | undefined {
+  const body = url.slice(url.indexOf("://") + 3);
+  const authority = body.split(/[?/]/)[0];
+  const hostPart = decodeURIComponent(authority.slice(authority.lastIndexOf("@") + 1));
+  if (hostPart.includes(",")) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  for (const key of parsed.searchParams.keys()) if (!understoodParams.has(key)) return undefined;
+  const sslParam = parsed.searchParams.get("sslmode") ?? env.PGSSLMODE ?? "prefer";
+  const sslMode = sslParam === "verify-ca" ? "verify-full" : sslParam;
+  if (sslMode !== "disable" && sslMode !== "prefer" && sslMode !== "require" && sslMode !== "verify-full") return undefined;
+  const user = decodeURIComponent(parsed.username) || env.PGUSERNAME || env.PGUSER || os.userInfo().username;
+  const host = decodeURIComponent(parsed.hostname) || env.PGHOST || "localhost";
+  const port = Number(parsed.port || env.PGPORT || 5432);
+  if (!Number.isSafeInteger(port) || port < 1 || port > 65535) return undefined;
+  const connectTimeoutS = Number(parsed.searchParams.get("connect_timeout") ?? Number.NaN);
+  return {
+    host: host.replace(/^\[(.*)\]$/, "$1"),
+    port,
+    socketPath: host.includes("/") ? `${host}/.s.PGSQL.${port}` : undefined,
+    user,
+    database: decodeURIComponent(parsed.pathname.slice(1)) || env.PGDATABASE || user,
+    password,
+    sslMode,
+    connectTimeoutMs: Number.isFinite(connectTimeoutS) && connectTimeoutS > 0 ? connectTimeoutS * 1000 : connectTimeoutMs,
+  };
+}
+
+/** An error as the general client reports it: `code` is a SQLSTATE or a socket error code. */
+function wireError(message: string, code: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+/**
+ * Called with line-aligned bytes (each line ends in "\n"), how many rows they hold and the
+ * 1-based indexes (among them) of empty rows. A returned promise holds the stream back (the
+ * socket is paused) until it settles: a consumer slower than the network bounds the memory.
+ */
+export type LineSink = (lines: Buffer, rows: number, emptyRows: number[]) => void | Promise<void>;
+
+/** Framing states: a message's 5-byte header, its body, a DataRow's header (11 bytes), its value. */
+const Phase = { Header: 0, Body: 1, RowHeader: 2, RowValue: 3 } as const;
+
+/** Bytes of lines gathered before they are handed to the sink. */
+const chunkTargetBytes = 4 << 20;
+/** The line buffer: a chunk and room for the line that crosses its end. */
+const outBytes = chunkTargetBytes + (64 << 10);
+
+export class LineReader {
+  readonly #socket: net.Socket | tls.TLSSocket;
+  #failure: Error | undefined;
+  #closed = false;
+  // Framing of the message stream.
+  #phase: number = Phase.Header;
+  readonly #header = Buffer.alloc(11);
+  #headerHave = 0;
+  #headerWant = 5;
+  #type = 0;
+  #bodyLeft = 0;
+  #body: Buffer | null = null;
+  #bodyHave = 0;
+  #valueLeft = 0;
+  // The query being answered.
+  #waiter: { resolve: () => void; reject: (error: Error) => void } | null = null;
+  /** An ErrorResponse of the exchange in progress: it, not the close that may follow, is the failure. */
+  #serverError: Error | undefined;
+  #onMessage: ((type: number, body: Buffer) => void) | null = null;
+  #sink: LineSink | null = null;
+  #allocate: (bytes: number) => ArrayBuffer = (bytes) => new ArrayBuffer(bytes);
+  #out = Buffer.alloc(0);
+  #outLength = 0;
+  #outRows = 0;
+  #emptyRows: number[] = [];
+  #rows = 0;
+  /** Sink promises not yet settled: the socket stays paused while there are any. */
+  #holds = 0;
+
+  private constructor(socket: net.Socket | tls.TLSSocket) {
+    this.#socket = socket;
+    socket.on("data", (chunk: Buffer) => this.#receive(chunk));
+    socket.on("error", (error: Error) => this.#fail(error));
+    socket.on("close", () => this.#fail(wireError("the server closed the connection", "CONNECTION_CLOSED")));
+  }
+
+  /**
+   * Connects, negotiates TLS as `sslMode` says and logs in; rejects with a coded error. An
+   * abort of `signal` (a deadline) destroys the connection at whatever step it is.
+   */
+  static async connect(target: LineReaderTarget, signal: AbortSignal): Promise<LineReader> {
+    let socket: net.Socket | tls.TLSSocket = await openSocket(target, signal);
+    if (target.sslMode !== "disable" && target.socketPath === undefined) {
+      socket.write(int32Pair(8, 80877103));
+      const answer = await firstByte(socket);
+      if (answer === 0x53) {
+        socket = await upgradeToTls(socket, target);
+      } else if (target.sslMode !== "prefer") {
+        socket.destroy();
+        throw wireError(`the server does not support SSL connections (sslmode=${target.sslMode})`, "SSL_REFUSED");
+      }
+    }
+    const reader = new LineReader(socket);
+    signal.addEventListener("abort", () => reader.#fail(wireError("the deadline passed", "ETIMEDOUT")), { once: true });
+    await reader.#login(target);
+    return reader;
+  }
+
+  async #login(target: LineReaderTarget): Promise<void> {
+    const params = ["user", target.user, "database", target.database, "application_name", "zaxy", "client_encoding", "UTF8"];
+    const body = Buffer.from(`${params.join("\0")}\0\0`, "utf8");
+    const startup = Buffer.alloc(8 + body.length);
+    startup.writeInt32BE(startup.length, 0);
+    startup.writeInt32BE(196608, 4);
+    body.copy(startup, 8);
+    let scram: ScramState | null = null;
+    await this.#exchange(startup, (type, message) => {
+      if (type !== 0x52) return; // 'R': authentication; ParameterStatus and BackendKeyData are not needed
+      const kind = message.readInt32BE(0);
+      if (kind === 0) return;
+      if (target.password === undefined) throw wireError(`password authentication failed for user "${target.user}": no password given`, "28P01");
+      if (kind === 3) this.#socket.write(framed(0x70, Buffer.from(`${target.password}\0`, "utf8")));
+      else if (kind === 5) {
+        const inner = createHash("md5").update(target.password + target.user).digest("hex");
+        const outer = createHash("md5").update(Buffer.concat([Buffer.from(inner), message.subarray(4, 8)])).digest("hex");
+        this.#socket.write(framed(0x70, Buffer.from(`md5${outer}\0`)));
+      } else if (kind === 10) {
+        const mechanisms = message.toString("utf8", 4).split("\0");
+        if (!mechanisms.includes("SCRAM-SHA-256")) throw wireError(`the server offers no login this client supports (${mechanisms.filter(Boolean).join(", ")})`, "28000");
+        scram = scramStart();
+        const first = Buffer.from(scram.clientFirst, "utf8");
+        const payload = Buffer.alloc(14 + 4 + first.length);
+        payload.write("SCRAM-SHA-256\0", 0, "utf8");
+        payload.writeInt32BE(first.length, 14);
+        first.copy(payload, 18);
+        this.#socket.write(framed(0x70, payload));
+      } else if (kind === 11 && scram !== null) {
+        this.#socket.write(framed(0x70, Buffer.from(scramContinue(scram, message.toString("utf8", 4), target.password), "utf8")));
+      } else if (kind === 12 && scram !== null) {
+        if (message.toString("utf8", 4) !== `v=${scram.serverSignature}`) throw wireError("the server did not return the correct SCRAM signature", "28000");
+      } else throw wireError(`the server asks for a login this client does not support (authentication request ${kind})`, "28000");
+    });
+  }
+
+  /**
+   * Streams `line` of the rows with `afterSeq < seq <= uptoSeq` of `thread` in seq order to
+   * `sink` as line-aligned chunks of about 4 MiB; resolves with the number of rows sent.
+   */
+  async streamLines(thread: string, afterSeq: number, uptoSeq: number, sink: LineSink, allocate: (bytes: number) => ArrayBuffer = (bytes) => new ArrayBuffer(bytes)): Promise<number> {
+    const sql = "SELECT line FROM eventloom_events WHERE thread = $1 AND seq > $2 AND seq <= $3 ORDER BY seq";
+    this.#sink = sink;
+    this.#allocate = allocate;
+    this.#rows = 0;
+    this.#out = Buffer.from(allocate(outBytes));
+    this.#outLength = 0;
+    this.#outRows = 0;
+    this.#emptyRows = [];
+    try {
+      await this.#exchange(Buffer.concat([parseMessage(sql), bindMessage([thread, String(afterSeq), String(uptoSeq)]), executeMessage(), syncMessage()]), null);
+      await this.#flushLines();
+      if (this.#failure !== undefined) throw this.#failure;
+      return this.#rows;
+    } finally {
+      this.#sink = null;
+    }
+  }
+
+  /** Closes the connection: politely (Terminate) when it is idle, else at once. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#failure === undefined && this.#waiter === null) {
+      this.#failure = wireError("the connection is closed", "CONNECTION_ENDED");
+      this.#socket.end(Buffer.from([0x58, 0, 0, 0, 4]));
+      // The server closes its side on Terminate; an unanswered close must not hold the process.
+      setTimeout(() => this.#socket.destroy(), 1000).unref?.();
+    } else this.#socket.destroy();
+  }
+
+  /** Sends `request` and handles messages until ReadyForQuery; an ErrorResponse rejects. */
+  #exchange(request: Buffer, onMessage: ((type: number, body: Buffer) => void) | null): Promise<void> {
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    return new Promise<void>((resolve, reject) => {
+      this.#serverError = undefined;
+      this.#onMessage = (type, body) => {
+        if (type === 0x45) this.#serverError ??= errorFromFields(body);
+        else if (type === 0x5a) {
+          const serverError = this.#serverError;
+          this.#waiter = null;
+          this.#onMessage = null;
+          this.#serverError = undefined;
+          if (serverError !== undefined) reject(serverError);
+          else resolve();
+        } else if (onMessage !== null && this.#serverError === undefined) {
+          try {
+            onMessage(type, body);
+          } catch (error) {
+            this.#fail(error as Error);
+          }
+        }
+      };
+      this.#waiter = { resolve, reject };
+      this.#socket.write(request);
+    });
+  }
+
+  #fail(error: Error): void {
+    if (this.#failure !== undefined) return;
+    this.#failure = this.#serverError ?? error;
+    const waiter = this.#waiter;
+    this.#waiter = null;
+    this.#socket.destroy();
+    waiter?.reject(this.#failure);
+  }
+
+  /** Feeds socket bytes through the framing state machine; DataRow values go to the line buffer. */
+  #receive(chunk: Buffer): void {
+    let at = 0;
+    const end = chunk.length;
+    while (at < end && this.#failure === undefined) {
+      switch (this.#phase) {
+        case Phase.Header:
+        case Phase.RowHeader: {
+          const take = Math.min(this.#headerWant - this.#headerHave, end - at);
+          chunk.copy(this.#header, this.#headerHave, at, at + take);
+          this.#headerHave += take;
+          at += take;
+          if (this.#headerHave < this.#headerWant) break;
+          if (this.#phase === Phase.Header) this.#startMessage();
+          else this.#startRowValue();
+          break;
+        }
+        case Phase.Body: {
+          const take = Math.min(this.#bodyLeft, end - at);
+          chunk.copy(this.#body as Buffer, this.#bodyHave, at, at + take);
+          this.#bodyHave += take;
+          this.#bodyLeft -= take;
+          at += take;
+          if (this.#bodyLeft === 0) {
+            const body = this.#body as Buffer;
+            this.#body = null;
+            this.#phase = Phase.Header;
+            this.#headerHave = 0;
+            this.#headerWant = 5;
+            this.#onMessage?.(this.#type, body);
+          }
+          break;
+        }
+        case Phase.RowValue: {
+          const take = Math.min(this.#valueLeft, end - at);
+          chunk.copy(this.#out, this.#outLength, at, at + take);
+          this.#outLength += take;
+          this.#valueLeft -= take;
+          at += take;
+          if (this.#valueLeft === 0) this.#endRow();
+          break;
+        }
+      }
+    }
+  }
+
+  #startMessage(): void {
+    this.#type = this.#header[0];
+    const length = this.#header.readInt32BE(1);
+    if (length < 4) return this.#fail(wireError(`the server sent a malformed message (length ${length})`, "PROTOCOL_ERROR"));
+    // A DataRow while lines are being streamed: read its column header next.
+    if (this.#type === 0x44 && this.#sink !== null) {
+      if (length < 10) return this.#fail(wireError("the server sent a row that is not one `line` value", "PROTOCOL_ERROR"));
+      this.#phase = Phase.RowHeader;
+      this.#headerWant = 11;
+      return;
+    }
+    this.#bodyLeft = length - 4;
+    this.#body = Buffer.alloc(length - 4);
+    this.#bodyHave = 0;
+    this.#phase = Phase.Body;
+    if (this.#bodyLeft === 0) {
+      this.#phase = Phase.Header;
+      this.#headerHave = 0;
+      this.#body = null;
+      this.#onMessage?.(this.#type, Buffer.alloc(0));
+    }
+  }
+
+  #startRowValue(): void {
+    const length = this.#header.readInt32BE(1);
+    const columns = this.#header.readInt16BE(5);
+    const valueLength = this.#header.readInt32BE(7);
+    // `line` is NOT NULL in the schema, but the database is not trusted: a null reads as an empty row.
+    const bytes = valueLength < 0 ? 0 : valueLength;
+    if (columns !== 1 || length !== 10 + bytes) return this.#fail(wireError("the server sent a row that is not one `line` value", "PROTOCOL_ERROR"));
+    this.#outRows++;
+    this.#rows++;
+    if (bytes === 0) this.#emptyRows.push(this.#outRows);
+    if (this.#outLength + bytes + 1 > this.#out.length) this.#growOut(bytes + 1);
+    this.#valueLeft = bytes;
+    this.#phase = Phase.RowValue;
+    if (bytes === 0) this.#endRow();
+  }
+
+  #endRow(): void {
+    this.#out[this.#outLength++] = 0x0a;
+    this.#phase = Phase.Header;
+    this.#headerHave = 0;
+    this.#headerWant = 5;
+    if (this.#outLength >= chunkTargetBytes) void this.#flushLines();
+  }
+
+  /**
+   * Hands the lines gathered so far to the sink: a view from the start of an ArrayBuffer nothing
+   * else uses, so a verifier worker can take the buffer without a copy.
+   */
+  #flushLines(): void | Promise<void> {
+    if (this.#outRows === 0 || this.#sink === null) return;
+    const lines = Buffer.from(this.#out.buffer, 0, this.#outLength);
+    const rows = this.#outRows;
+    const emptyRows = this.#emptyRows;
+    this.#out = Buffer.from(this.#allocate(outBytes));
+    this.#outLength = 0;
+    this.#outRows = 0;
+    this.#emptyRows = [];
+    const held = this.#sink(lines, rows, emptyRows);
+    if (held === undefined) return;
+    if (this.#holds++ === 0) this.#socket.pause();
+    return held.then(
+      () => {
+        if (--this.#holds === 0 && this.#failure === undefined) this.#socket.resume();
+      },
+      (error: Error) => this.#fail(error),
+    );
+  }
+
+  /** Makes room for a line longer than what is left of the buffer. */
+  #growOut(needed: number): void {
+    const grown = Buffer.from(this.#allocate(Math.max(this.#out.length * 2, this.#outLength + needed + (64 << 10))));
+    this.#out.copy(grown, 0, 0, this.#outLength);
+    this.#out = grown;
+  }
+}
+
+function openSocket(target: LineReaderTarget, signal: AbortSignal): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = target.socketPath !== undefined ? net.connect(target.socketPath) : net.connect(target.port, target.host);
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(error);
+    };
+    const timer = setTimeout(() => fail(wireError(`could not connect within ${target.connectTimeoutMs} ms`, "CONNECT_TIMEOUT")), target.connectTimeoutMs);
+    const aborted = () => fail(wireError("the deadline passed", "ETIMEDOUT"));
+    if (signal.aborted) return aborted();
+    signal.addEventListener("abort", aborted, { once: true });
+    socket.setNoDelay(true);
+    socket.once("connect", () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", aborted);
+      socket.removeListener("error", fail);
+      // Until the reader owns it (SSL negotiation, TLS), an abort still destroys it.
+      signal.addEventListener("abort", () => socket.destroy(), { once: true });
+      resolve(socket);
+    });
+    socket.once("error", fail);
+  });
+}
+
+function firstByte(socket: net.Socket): Promise<number> {
+  return new Promise((resolve, reject) => {
+    socket.once("data", (chunk: Buffer) => {
+      socket.removeListener("error", reject);
+      socket.removeListener("close", closed);
+      resolve(chunk[0]);
+    });
+    const closed = () => reject(wireError("the server closed the connection during SSL negotiation", "CONNECTION_CLOSED"));
+    socket.once("error", reject);
+    socket.once("close", closed);
+  });
+}
+
+function upgradeToTls(socket: net.Socket, target: LineReaderTarget): Promise<tls.TLSSocket> {
+  return new Promise((resolve, reject) => {
+    const verify = target.sslMode === "verify-full";
+    const secure = tls.connect({
+      socket,
+      servername: net.isIP(target.host) === 0 ? target.host : undefined,
+      rejectUnauthorized: verify,
+    });
+    secure.once("secureConnect", () => {
+      secure.removeListener("error", reject);
+      resolve(secure);
+    });
+    secure.once("error", reject);
+  });
+}
+
+function int32Pair(a: number, b: number): Buffer {
+  const out = Buffer.alloc(8);
+  out.writeInt32BE(a, 0);
+  out.writeInt32BE(b, 4);
+  return out;
+}
+
+/** A frontend message: type byte, length, body. */
+function framed(type: number, body: Buffer): Buffer {
+  const out = Buffer.alloc(5 + body.length);
+  out[0] = type;
+  out.writeInt32BE(4 + body.length, 1);
+  body.copy(out, 5);
+  return out;
+}
+
+function parseMessage(sql: string): Buffer {
+  // Unnamed statement, the query, no parameter types given (the server infers them).
+  return framed(0x50, Buffer.concat([Buffer.from([0]), Buffer.from(`${sql}\0`, "utf8"), Buffer.from([0, 0])]));
+}
+
+function bindMessage(values: string[]): Buffer {
+  const parts: Buffer[] = [Buffer.from([0, 0]), Buffer.from([0, 0])]; // unnamed portal and statement; text parameters
+  const count = Buffer.alloc(2);
+  count.writeInt16BE(values.length, 0);
+  parts.push(count);
+  for (const value of values) {
+    const bytes = Buffer.from(value, "utf8");
+    const length = Buffer.alloc(4);
+    length.writeInt32BE(bytes.length, 0);
+    parts.push(length, bytes);
+  }
+  parts.push(Buffer.from([0, 0])); // text results
+  return framed(0x42, Buffer.concat(parts));
+}
+
+function executeMessage(): Buffer {
+  return framed(0x45, Buffer.from([0, 0, 0, 0, 0])); // unnamed portal, every row
+}
+
+function syncMessage(): Buffer {
+  return Buffer.from([0x53, 0, 0, 0, 4]);
+}
+
+/** An ErrorResponse as an Error with the SQLSTATE in `code`. */
+function errorFromFields(body: Buffer): Error {
+  const fields = new Map<string, string>();
+  for (let at = 0; at < body.length && body[at] !== 0; ) {
+    const end = body.indexOf(0, at + 1);
+    fields.set(String.fromCharCode(body[at]), body.toString("utf8", at + 1, end === -1 ? body.length : end));
+    at = end === -1 ? body.length : end + 1;
+  }
+  return wireError(fields.get("M") ?? "the server reported an error", fields.get("C") ?? "XX000");
+}
+
+interface ScramState {
+  nonce: string;
+  clientFirst: string;
+  serverSignature: string;
+}
+
+function scramStart(): ScramState {
+  const nonce = randomBytes(18).toString("base64");
+  return { nonce, clientFirst: `n,,n=*,r=${nonce}`, serverSignature: "" };
+}
+
+/** The client-final message for the server-first message `serverFirst` (RFC 5802, no channel binding). */
+function scramContinue(state: ScramState, serverFirst: string, password: string): string {
+  const fields = new Map(serverFirst.split(",").map((part) => [part[0], part.slice(2)] as const));
+  const serverNonce = fields.get("r") ?? "";
+  const salt = fields.get("s");
+  const iterations = Number(fields.get("i"));
+  if (!serverNonce.startsWith(state.nonce) || salt === undefined || !Number.isSafeInteger(iterations) || iterations < 1) {
+    throw wireError("the server sent a malformed SCRAM challenge", "28000");
+  }
+  const salted = pbkdf2Sync(password, Buffer.from(salt, "base64"), iterations, 32, "sha256");
+  const clientKey = createHmac("sha256", salted).update("Client Key").digest();
+  const storedKey = createHash("sha256").update(clientKey).digest();
+  const finalWithoutProof = `c=biws,r=${serverNonce}`;
+  const authMessage = `n=*,r=${state.nonce},${serverFirst},${finalWithoutProof}`;
+  const signature = createHmac("sha256", storedKey).update(authMessage).digest();
+  const proof = Buffer.alloc(clientKey.length);
+  for (let i = 0; i < proof.length; i++) proof[i] = clientKey[i] ^ signature[i];
+  const serverKey = createHmac("sha256", salted).update("Server Key").digest();
+  state.serverSignature = createHmac("sha256", serverKey).update(authMessage).digest("base64");
+  return `${finalWithoutProof},p=${proof.toString("base64")}`;
+}
