@@ -2,8 +2,8 @@
  * Verifies line-aligned ranges (of a file as it is written, or bytes handed over as they arrive)
  * on worker threads, while the main thread goes on receiving rows from the store: the network and
  * the verifiers overlap. Each range starts from what precedes it (event count, lines, the
- * previous line's stored hash), so ranges are independent, are verified two at a time, and the
- * merged result is the one a sequential pass would give. Small inputs (one chunk) are verified
+ * previous line's stored hash), so ranges are independent, are verified two at a time (each by
+ * whichever worker is free), and the merged result is the one a sequential pass would give. Small inputs (one chunk) are verified
  * inline: a worker costs more than it saves there.
  */
 import { WebWorker, workerSpecifier } from "../platform/process.ts";
@@ -19,9 +19,11 @@ export class RangeVerifier {
   readonly #fd: number;
   readonly #allErrors: boolean;
   readonly #workers: Worker[] = [];
-  /** Per worker, the promise of the last range queued on it. */
-  readonly #queues: Promise<void>[] = [];
-  #next = 0;
+  /** Workers with no range, and ranges waiting for one. */
+  readonly #idle: Worker[] = [];
+  readonly #waiting: { message: unknown; transfer: Transferable[]; bytes: number; index: number }[] = [];
+  #running = 0;
+  readonly #allDone: (() => void)[] = [];
   readonly #results: RangeResult[] = [];
   #failure: Error | undefined;
   #pendingBytes = 0;
@@ -88,39 +90,63 @@ export class RangeVerifier {
     });
   }
 
+  /** Starts the workers now, so they are ready when the first range comes (for large inputs). */
+  prestart(): void {
+    while (this.#workers.length < workersMax) this.#spawn();
+  }
+
+  #spawn(): Worker {
+    const worker = new WebWorker(workerSpecifier(new URL("../eventloom/verifyWorker.ts", import.meta.url), "eventloom/verifyWorker.ts"), { type: "module" });
+    this.#workers.push(worker);
+    this.#idle.push(worker);
+    return worker;
+  }
+
+  /** Queues a range; the first idle worker takes it (not a fixed one: a slower worker gets fewer). */
   #dispatch(message: unknown, transfer: Transferable[], bytes = 0): void {
     const index = this.#results.length;
     this.#results.push(undefined as unknown as RangeResult);
-    const slot = this.#next++ % workersMax;
-    const worker = (this.#workers[slot] ??= new WebWorker(workerSpecifier(new URL("../eventloom/verifyWorker.ts", import.meta.url), "eventloom/verifyWorker.ts"), { type: "module" }));
-    this.#queues[slot] = (this.#queues[slot] ?? Promise.resolve()).then(() =>
-      new Promise<void>((resolve) => {
-        worker.onmessage = (event: MessageEvent) => {
-          const data = event.data as { kind: string; result?: RangeResult; message?: string; bytes?: Uint8Array };
-          if (data.kind === "progress") return;
-          if (data.kind === "done") this.#results[index] = data.result as RangeResult;
-          else this.#failure ??= new Error(`verify worker failed: ${data.message}`);
-          if (data.bytes?.buffer instanceof ArrayBuffer && this.#spare.length < spareBuffersMax) this.#spare.push(data.bytes.buffer);
-          this.#settled(bytes);
-          resolve();
-        };
-        worker.onerror = (event: Event) => {
-          this.#failure ??= new Error(`verify worker failed: ${(event as ErrorEvent).message ?? "unknown error"}`);
-          this.#settled(bytes);
-          resolve();
-        };
-        worker.postMessage(message, transfer);
-      })
-    );
+    this.#waiting.push({ message, transfer, bytes, index });
+    if (this.#idle.length === 0 && this.#workers.length < workersMax) this.#spawn();
+    this.#pump();
+  }
+
+  #pump(): void {
+    while (this.#idle.length > 0 && this.#waiting.length > 0) {
+      const worker = this.#idle.shift() as Worker;
+      const job = this.#waiting.shift() as { message: unknown; transfer: Transferable[]; bytes: number; index: number };
+      this.#running++;
+      const finish = () => {
+        this.#running--;
+        this.#settled(job.bytes);
+        this.#idle.push(worker);
+        this.#pump();
+        if (this.#running === 0 && this.#waiting.length === 0) for (const resolve of this.#allDone.splice(0)) resolve();
+      };
+      worker.onmessage = (event: MessageEvent) => {
+        const data = event.data as { kind: string; result?: RangeResult; message?: string; bytes?: Uint8Array };
+        if (data.kind === "progress") return;
+        if (data.kind === "done") this.#results[job.index] = data.result as RangeResult;
+        else this.#failure ??= new Error(`verify worker failed: ${data.message}`);
+        if (data.bytes?.buffer instanceof ArrayBuffer && this.#spare.length < spareBuffersMax) this.#spare.push(data.bytes.buffer);
+        finish();
+      };
+      worker.onerror = (event: Event) => {
+        this.#failure ??= new Error(`verify worker failed: ${(event as ErrorEvent).message ?? "unknown error"}`);
+        finish();
+      };
+      worker.postMessage(job.message, job.transfer);
+    }
   }
 
   /** Every range's result, in order, once all are verified. */
   async results(): Promise<RangeResult[]> {
     try {
-      await Promise.all(this.#queues);
+      if (this.#running > 0 || this.#waiting.length > 0) await new Promise<void>((resolve) => this.#allDone.push(resolve));
     } finally {
       for (const worker of this.#workers) worker.terminate();
       this.#workers.length = 0;
+      this.#idle.length = 0;
     }
     if (this.#failure !== undefined) throw this.#failure;
     return this.#results;

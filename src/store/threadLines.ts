@@ -15,10 +15,13 @@ export const lineChunkBytes = 4 << 20;
  */
 export type LineChunkSink = (lines: Buffer, rows: number, emptyRows: number[]) => void | Promise<void>;
 
-/** Bytes one page of rows aims at: big enough that per-query costs vanish, small enough to bound memory. */
-const pageTargetBytes = 4 << 20;
+/**
+ * Bytes one page of rows aims at, its first size and its most rows: a page must stay a small
+ * share of any table, or PostgreSQL plans a sequential scan and a sort for it (see lineReader.ts).
+ */
+const pageTargetBytes = 1 << 20;
 const firstPageRows = 256;
-const pageRowsMax = 50_000;
+const pageRowsMax = 2000;
 /** Pages requested ahead of the one being handed on (on a pool; a transaction has one connection). */
 const pagesAhead = 2;
 

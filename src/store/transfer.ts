@@ -39,8 +39,10 @@ export async function readHeads(client: StoreClient): Promise<ThreadHead[]> {
   }));
 }
 
+/** Events from which a thread is verified on workers started before the first rows arrive. */
+const prestartEventsMin = 10_000;
 /** Fetched bytes that may wait for a verifier before the stream is held back. */
-const pendingVerifyBytesMax = 16 << 20;
+const pendingVerifyBytesMax = 32 << 20;
 
 export interface FetchedThread {
   rows: number;
@@ -70,6 +72,8 @@ export async function fetchVerifiedThread(
   });
   // Without a scratch file (a verification keeps nothing), the lines go to the verifiers as bytes.
   const verifier = new RangeVerifier(scratch?.file ?? "", scratch?.fd ?? -1, options.allErrors === true);
+  // A thread of many chunks: the workers start while the rows are being asked for.
+  if (maxSeq >= prestartEventsMin) verifier.prestart();
   let offset = 0;
   let linesBefore = 0;
   let prevHash: string | null = null;

@@ -78,30 +78,30 @@ function rowsAnswer(rows: (Buffer | null)[]): Buffer {
  * A server that runs `script` for each connection: reads the startup message, does the login
  * the script names (checking what the client proves), then answers the one query.
  */
-async function scriptedServer(script: Script, listenPath?: string): Promise<{ port: number; seen: { startup: Map<string, string>; queries: string[]; sslRequests: number }; close(): Promise<void> }> {
-  const seen = { startup: new Map<string, string>(), queries: [] as string[], sslRequests: 0 };
+async function scriptedServer(script: Script, listenPath?: string): Promise<{ port: number; seen: { startup: Map<string, string>; queries: string[]; sslRequests: number; pages: [string, number, number][] }; close(): Promise<void> }> {
+  const seen = { startup: new Map<string, string>(), queries: [] as string[], sslRequests: 0, pages: [] as [string, number, number][] };
   const server = net.createServer((socket) => {
     let buffered = Buffer.alloc(0);
     let phase: "startup" | "password" | "sasl-first" | "sasl-final" | "query" = "startup";
     let scram: { clientFirstBare: string; serverFirst: string; salted: Buffer } | undefined;
     const user = () => seen.startup.get("user") ?? "";
+    // Answers go out in order, each in slices of `sliceBytes` written on separate turns.
+    let sending = Promise.resolve();
+    let cut = false;
     const sendAnswer = (bytes: Buffer) => {
-      const limit = script.cutAfterBytes ?? bytes.length;
-      const step = script.sliceBytes ?? bytes.length;
-      const send = bytes.subarray(0, limit);
-      let at = 0;
-      const next = () => {
-        if (at >= send.length) {
-          if (limit < bytes.length) socket.destroy();
-          return;
+      sending = sending.then(async () => {
+        if (cut) return;
+        const limit = script.cutAfterBytes ?? bytes.length;
+        const step = script.sliceBytes ?? bytes.length;
+        for (let at = 0; at < Math.min(limit, bytes.length); at += step) {
+          socket.write(bytes.subarray(at, Math.min(at + step, limit)));
+          if (step < bytes.length) await new Promise((resolve) => setImmediate(resolve));
         }
-        socket.write(send.subarray(at, at + step));
-        at += step;
-        // Separate writes so the client sees separate reads.
-        if (step < send.length) setImmediate(next);
-        else next();
-      };
-      next();
+        if (limit < bytes.length) {
+          cut = true;
+          socket.destroy();
+        }
+      });
     };
     const loggedIn = () => {
       socket.write(Buffer.concat([auth(0), message("S", Buffer.from("server_version\x0015.0\0")), message("K", Buffer.alloc(8)), ready]));
@@ -187,10 +187,22 @@ async function scriptedServer(script: Script, listenPath?: string): Promise<{ po
           loggedIn();
         } else if (phase === "query") {
           if (type === "P") seen.queries.push(body.toString("utf8", 1, body.indexOf(0, 1)));
+          if (type === "B") {
+            // Unnamed portal and statement, no parameter formats, then the three text parameters.
+            let at = 6;
+            const values: string[] = [];
+            for (let i = 0; i < body.readInt16BE(4); i++) {
+              const length = body.readInt32BE(at);
+              values.push(body.toString("utf8", at + 4, at + 4 + length));
+              at += 4 + length;
+            }
+            seen.pages.push([values[0], Number(values[1]), Number(values[2])]);
+          }
           if (type !== "S") continue;
           if (script.silent) continue;
+          const [, from, to] = seen.pages[seen.pages.length - 1] ?? ["", 0, 0];
           if (script.queryError !== undefined) sendAnswer(Buffer.concat([message("1", Buffer.alloc(0)), errorResponse(script.queryError.code, script.queryError.message), ready]));
-          else sendAnswer(script.rawAnswer ?? rowsAnswer(script.rows ?? []));
+          else sendAnswer(script.rawAnswer ?? rowsAnswer((script.rows ?? []).slice(from, to)));
         }
       }
     });
@@ -209,14 +221,14 @@ function target(port: number, overrides: Partial<LineReaderTarget> = {}): LineRe
   return { host: "127.0.0.1", port, user: "reader", database: "zaxy", password: "s3cret", sslMode: "prefer", connectTimeoutMs: 5000, ...overrides };
 }
 
-async function readAll(t: LineReaderTarget, signal = new AbortController().signal): Promise<{ lines: Buffer; rows: number; emptyRows: number[]; chunks: number }> {
+async function readAll(t: LineReaderTarget, signal = new AbortController().signal, uptoSeq = 4): Promise<{ lines: Buffer; rows: number; emptyRows: number[]; chunks: number }> {
   const reader = await LineReader.connect(t, signal);
   try {
     const parts: Buffer[] = [];
     const emptyRows: number[] = [];
     let before = 0;
     let chunks = 0;
-    const rows = await reader.streamLines("s1", 0, 100, (lines, count, empty) => {
+    const rows = await reader.streamLines("s1", 0, uptoSeq, (lines, count, empty) => {
       parts.push(Buffer.from(lines));
       for (const row of empty) emptyRows.push(before + row);
       before += count;
@@ -255,12 +267,18 @@ describe("line reader", () => {
     const rows: Buffer[] = [];
     for (let i = 0; i < 3000; i++) rows.push(Buffer.from(JSON.stringify({ seq: i + 1, pad: "x".repeat(2000 + (i % 97)) })));
     rows.push(Buffer.from(JSON.stringify({ seq: 3001, big: "y".repeat(5 << 20) })));
-    const server = await scriptedServer({ login: "trust", rows });
+    const server = await scriptedServer({ login: "trust", rows, sliceBytes: 65536 });
     try {
-      const got = await readAll(target(server.port));
+      const got = await readAll(target(server.port), undefined, rows.length);
       assert.ok(got.lines.equals(Buffer.concat(rows.flatMap((row) => [row, Buffer.from("\n")]))));
       assert.equal(got.rows, 3001);
       assert.ok(got.chunks >= 2, `${got.chunks} chunks`);
+      // Pages cover the range without gap or overlap, the first 256 rows, the next sized to about 1 MiB of lines.
+      const pages = server.seen.pages;
+      assert.deepEqual(pages[0], ["s1", 0, 256]);
+      for (let i = 1; i < pages.length; i++) assert.equal(pages[i][1], pages[i - 1][2]);
+      assert.equal(pages[pages.length - 1][2], 3001);
+      assert.ok(pages.length > 4 && pages.some(([, from, to]) => to - from > 256 && to - from < 600), JSON.stringify(pages));
     } finally {
       await server.close();
     }

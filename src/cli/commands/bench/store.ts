@@ -29,6 +29,7 @@ function render(result: StoreBenchResult): string {
     writerLine(result.writers.store),
     writerLine(result.writers.file),
     `verify ${v.events} events (${fixed(v.bytes / 1e6, 1)} MB): file ${fixed(v.file.median_s, 3)} s (${fixed(v.file.mb_per_s, 0)} MB/s), store ${fixed(v.store.median_s, 3)} s (${fixed(v.store.mb_per_s, 0)} MB/s) -> store at ${fixed(v.store_to_file * 100, 0)} % of file`,
+    `  (${v.table_settled.note})`,
   ];
   if (result.import !== null) {
     lines.push(`import ${result.import.events} events (${fixed(result.import.bytes / 1e6, 0)} MB): ${fixed(result.import.seconds, 2)} s = ${fixed(result.import.mb_per_s, 0)} MB/s`);
