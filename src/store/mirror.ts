@@ -188,8 +188,12 @@ async function auditPrefix(q: Queryable, thread: string, logPath: string, fd: nu
 const quickRowsMax = 1000;
 const newlineBytes = Buffer.from("\n");
 
-/** Rows per page of the prefix check. */
-const auditPageRows = 20_000;
+/**
+ * Rows per page of the prefix check: a small share of any table, so the page is read along the
+ * primary key (with 20,000, a 200k-event thread in a 600k-row table was read by parallel bitmap
+ * scans and external sorts: the server's CPU per check 0.9 s -> 0.5 s at 4,000).
+ */
+const auditPageRows = 4_000;
 
 /** SHA-256 of each run of `pageLines` lines of the file's first `size` bytes, with its line count. */
 function pageDigestsOfFile(fd: number, size: number, pageLines: number): { lines: number; digest: string }[] {

@@ -310,6 +310,35 @@ describe("zaxy store on PostgreSQL", { skip: server === undefined ? "no PostgreS
     assert.deepEqual(verdicts("restored")[0].ok, true);
   });
 
+  test("bench store: writers, verify and import measured in one run, the contract's fields, the table vacuumed first, nothing left behind", async () => {
+    const store = await initStore("bench");
+    const dir = makeTempDir("zaxy-store-bench");
+    const run = ok(z(store, dir, ["bench", "store", "--writers", "2", "--appends", "3", "--verify-events", "300", "--import-events", "200", "--runs", "1", "--json"]), "bench store");
+    const result = json(run);
+    assert.equal(result.schema, "zaxy.bench.store.v1");
+    assert.ok(!result.store.includes(passwordOf(store)) || passwordOf(store) === "");
+    for (const backend of ["store", "file"]) {
+      const writers = result.writers[backend];
+      assert.deepEqual([writers.events, writers.lost, writers.duplicated, writers.chain_ok, writers.failed_writers], [6, 0, 0, true, 0], backend);
+      assert.equal(writers.latency_ms.count, 6);
+    }
+    assert.equal(result.verify.events, 300);
+    assert.equal(result.verify.ok, true);
+    assert.equal(result.verify.file.runs_s.length, 1);
+    assert.equal(result.verify.store.runs_s.length, 1);
+    assert.ok(result.verify.store_to_file > 0);
+    assert.deepEqual(result.verify.table_settled, { vacuumed: true, note: "VACUUM (ANALYZE) eventloom_events after the bench's writes" });
+    assert.equal(result.import.events, 200);
+    assert.equal(result.import.ok, true);
+    assert.deepEqual(Object.keys(result.targets).sort(), ["import_mb_per_s", "verify_store_to_file_throughput", "writers_zero_lost_or_duplicated_valid_chain"]);
+    assert.equal(result.targets.writers_zero_lost_or_duplicated_valid_chain.met, true);
+    // Only zaxy-bench-<pid>-* threads were written, and they are gone.
+    const left = await sqlOn(store, (sql) => sql`SELECT count(*) AS n FROM eventloom_events WHERE thread LIKE 'zaxy-bench-%'`);
+    assert.equal(Number(left[0].n), 0);
+    const heads = await sqlOn(store, (sql) => sql`SELECT count(*) AS n FROM eventloom_heads WHERE thread LIKE 'zaxy-bench-%'`);
+    assert.equal(Number(heads[0].n), 0);
+  });
+
   test("least privileges: a reader role reads and verifies, cannot append (exit 3); a writer appends and imports, cannot init", async () => {
     const store = await initStore("roles");
     const suffix = `${process.pid}_${Date.now().toString(36)}`;
