@@ -17,6 +17,7 @@ import { createHash, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as tls from "node:tls";
+import { firstPageRows, type LineChunkSink, pageRowsMax, pageTargetBytes } from "./threadLines.ts";
 
 export interface LineReaderTarget {
   host: string;
@@ -76,12 +77,6 @@ function wireError(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
-/**
- * Called with line-aligned bytes (each line ends in "\n"), how many rows they hold and the
- * 1-based indexes (among them) of empty rows. A returned promise holds the stream back (the
- * socket is paused) until it settles: a consumer slower than the network bounds the memory.
- */
-export type LineSink = (lines: Buffer, rows: number, emptyRows: number[]) => void | Promise<void>;
 
 /** Framing states: a message's 5-byte header, its body, a DataRow's header (11 bytes), its value. */
 const Phase = { Header: 0, Body: 1, RowHeader: 2, RowValue: 3 } as const;
@@ -90,10 +85,6 @@ const Phase = { Header: 0, Body: 1, RowHeader: 2, RowValue: 3 } as const;
 const chunkTargetBytes = 4 << 20;
 /** The line buffer: a chunk and room for the line that crosses its end. */
 const outBytes = chunkTargetBytes + (64 << 10);
-/** Bytes of lines one page aims at, the rows of the first page, and the most rows in one. */
-const pageTargetBytes = 1 << 20;
-const firstPageRows = 256;
-const pageRowsMax = 2000;
 /** Pages asked for ahead, in one write when no more than half of them are left unanswered. */
 const pagesAhead = 4;
 const pageSql = "SELECT line FROM eventloom_events WHERE thread = $1 AND seq > $2 AND seq <= $3 ORDER BY seq";
@@ -117,7 +108,7 @@ export class LineReader {
   /** An ErrorResponse of the exchange in progress: it, not the close that may follow, is the failure. */
   #serverError: Error | undefined;
   #onMessage: ((type: number, body: Buffer) => void) | null = null;
-  #sink: LineSink | null = null;
+  #sink: LineChunkSink | null = null;
   #allocate: (bytes: number) => ArrayBuffer = (bytes) => new ArrayBuffer(bytes);
   #out = Buffer.alloc(0);
   #outLength = 0;
@@ -207,7 +198,7 @@ export class LineReader {
    * (past ~2,000 rows, on a table whose rows are not in seq order, it became a bitmap scan and
    * a sort: 1.7 ms for 1,300 rows, 4.7 ms for 2,600).
    */
-  async streamLines(thread: string, afterSeq: number, uptoSeq: number, sink: LineSink, allocate: (bytes: number) => ArrayBuffer = (bytes) => new ArrayBuffer(bytes)): Promise<number> {
+  async streamLines(thread: string, afterSeq: number, uptoSeq: number, sink: LineChunkSink, allocate: (bytes: number) => ArrayBuffer = (bytes) => new ArrayBuffer(bytes)): Promise<number> {
     if (this.#failure !== undefined) throw this.#failure;
     this.#sink = sink;
     this.#allocate = allocate;

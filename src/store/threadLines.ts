@@ -16,12 +16,13 @@ export const lineChunkBytes = 4 << 20;
 export type LineChunkSink = (lines: Buffer, rows: number, emptyRows: number[]) => void | Promise<void>;
 
 /**
- * Bytes one page of rows aims at, its first size and its most rows: a page must stay a small
- * share of any table, or PostgreSQL plans a sequential scan and a sort for it (see lineReader.ts).
+ * Bytes one page of rows aims at, its first size and its most rows (here and in the line
+ * reader): a page must stay a small share of any table, or PostgreSQL plans a sequential scan
+ * or a bitmap scan and a sort for it (see lineReader.ts).
  */
-const pageTargetBytes = 1 << 20;
-const firstPageRows = 256;
-const pageRowsMax = 2000;
+export const pageTargetBytes = 1 << 20;
+export const firstPageRows = 256;
+export const pageRowsMax = 2000;
 /** Pages requested ahead of the one being handed on (on a pool; a transaction has one connection). */
 const pagesAhead = 2;
 
@@ -89,13 +90,6 @@ function joinLines(page: Buffer[][]): { lines: Buffer; emptyRows: number[] } {
 export async function maxSeqOf(q: Queryable, thread: string): Promise<number> {
   const rows = await q`SELECT max(seq) AS m FROM eventloom_events WHERE thread = ${thread}`;
   return Number(rows[0]?.m ?? 0);
-}
-
-/** Lines (newlines) in `bytes`. */
-export function countLines(bytes: Buffer): number {
-  let count = 0;
-  for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) count++;
-  return count;
 }
 
 /** The last line (without its newline) of line-aligned bytes. */
