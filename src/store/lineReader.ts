@@ -13,10 +13,26 @@
  * undefined). Errors carry the server's SQLSTATE or the socket's code in `code`, as the general
  * client's do, so `storeError` maps both the same way.
  */
-import { createHash, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as tls from "node:tls";
+import {
+  bindMessage,
+  errorFromFields,
+  executeMessage,
+  parseMessage,
+  passwordMessage,
+  saslInitialMessage,
+  saslResponseMessage,
+  type ScramState,
+  scramContinue,
+  scramStart,
+  sslRequestMessage,
+  startupMessage,
+  syncMessage,
+  terminateMessage,
+  wireError,
+} from "./pgWire.ts";
 import { firstPageRows, type LineChunkSink, pageRowsMax, pageTargetBytes } from "./threadLines.ts";
 
 export interface LineReaderTarget {
@@ -71,12 +87,6 @@ export function lineReaderTarget(url: string, env: Record<string, string | undef
     connectTimeoutMs: Number.isFinite(connectTimeoutS) && connectTimeoutS > 0 ? connectTimeoutS * 1000 : connectTimeoutMs,
   };
 }
-
-/** An error as the general client reports it: `code` is a SQLSTATE or a socket error code. */
-function wireError(message: string, code: string): Error {
-  return Object.assign(new Error(message), { code });
-}
-
 
 /** Framing states: a message's 5-byte header, its body, a DataRow's header (11 bytes), its value. */
 const Phase = { Header: 0, Body: 1, RowHeader: 2, RowValue: 3 } as const;
@@ -134,7 +144,7 @@ export class LineReader {
   static async connect(target: LineReaderTarget, signal: AbortSignal): Promise<LineReader> {
     let socket: net.Socket | tls.TLSSocket = await openSocket(target, signal);
     if (target.sslMode !== "disable" && target.socketPath === undefined) {
-      socket.write(int32Pair(8, 80877103));
+      socket.write(sslRequestMessage());
       const answer = await firstByte(socket);
       if (answer === 0x53) {
         socket = await upgradeToTls(socket, target);
@@ -150,35 +160,22 @@ export class LineReader {
   }
 
   async #login(target: LineReaderTarget): Promise<void> {
-    const params = ["user", target.user, "database", target.database, "application_name", "zaxy", "client_encoding", "UTF8"];
-    const body = Buffer.from(`${params.join("\0")}\0\0`, "utf8");
-    const startup = Buffer.alloc(8 + body.length);
-    startup.writeInt32BE(startup.length, 0);
-    startup.writeInt32BE(196608, 4);
-    body.copy(startup, 8);
+    const startup = startupMessage({ user: target.user, database: target.database, application_name: "zaxy", client_encoding: "UTF8" });
     let scram: ScramState | null = null;
     await this.#exchange(startup, (type, message) => {
       if (type !== 0x52) return; // 'R': authentication; ParameterStatus and BackendKeyData are not needed
       const kind = message.readInt32BE(0);
       if (kind === 0) return;
       if (target.password === undefined) throw wireError(`password authentication failed for user "${target.user}": no password given`, "28P01");
-      if (kind === 3) this.#socket.write(framed(0x70, Buffer.from(`${target.password}\0`, "utf8")));
-      else if (kind === 5) {
-        const inner = createHash("md5").update(target.password + target.user).digest("hex");
-        const outer = createHash("md5").update(Buffer.concat([Buffer.from(inner), message.subarray(4, 8)])).digest("hex");
-        this.#socket.write(framed(0x70, Buffer.from(`md5${outer}\0`)));
-      } else if (kind === 10) {
+      if (kind === 3) this.#socket.write(passwordMessage(target.password, null));
+      else if (kind === 5) this.#socket.write(passwordMessage(target.password, { user: target.user, salt: message.subarray(4, 8) }));
+      else if (kind === 10) {
         const mechanisms = message.toString("utf8", 4).split("\0");
         if (!mechanisms.includes("SCRAM-SHA-256")) throw wireError(`the server offers no login this client supports (${mechanisms.filter(Boolean).join(", ")})`, "28000");
         scram = scramStart();
-        const first = Buffer.from(scram.clientFirst, "utf8");
-        const payload = Buffer.alloc(14 + 4 + first.length);
-        payload.write("SCRAM-SHA-256\0", 0, "utf8");
-        payload.writeInt32BE(first.length, 14);
-        first.copy(payload, 18);
-        this.#socket.write(framed(0x70, payload));
+        this.#socket.write(saslInitialMessage(scram.clientFirst));
       } else if (kind === 11 && scram !== null) {
-        this.#socket.write(framed(0x70, Buffer.from(scramContinue(scram, message.toString("utf8", 4), target.password), "utf8")));
+        this.#socket.write(saslResponseMessage(scramContinue(scram, message.toString("utf8", 4), target.password)));
       } else if (kind === 12 && scram !== null) {
         if (message.toString("utf8", 4) !== `v=${scram.serverSignature}`) throw wireError("the server did not return the correct SCRAM signature", "28000");
       } else throw wireError(`the server asks for a login this client does not support (authentication request ${kind})`, "28000");
@@ -260,7 +257,7 @@ export class LineReader {
     this.#closed = true;
     if (this.#failure === undefined && this.#waiter === null) {
       this.#failure = wireError("the connection is closed", "CONNECTION_ENDED");
-      this.#socket.end(Buffer.from([0x58, 0, 0, 0, 4]));
+      this.#socket.end(terminateMessage());
       // The server closes its side on Terminate; an unanswered close must not hold the process.
       setTimeout(() => this.#socket.destroy(), 1000).unref?.();
     } else this.#socket.destroy();
@@ -515,22 +512,6 @@ function upgradeToTls(socket: net.Socket, target: LineReaderTarget): Promise<tls
   });
 }
 
-function int32Pair(a: number, b: number): Buffer {
-  const out = Buffer.alloc(8);
-  out.writeInt32BE(a, 0);
-  out.writeInt32BE(b, 4);
-  return out;
-}
-
-/** A frontend message: type byte, length, body. */
-function framed(type: number, body: Buffer): Buffer {
-  const out = Buffer.alloc(5 + body.length);
-  out[0] = type;
-  out.writeInt32BE(4 + body.length, 1);
-  body.copy(out, 5);
-  return out;
-}
-
 let pageParse: Buffer | undefined;
 const pageTail = Buffer.concat([executeMessage(), syncMessage()]);
 
@@ -538,76 +519,4 @@ const pageTail = Buffer.concat([executeMessage(), syncMessage()]);
 function pageQuery(thread: string, afterSeq: number, uptoSeq: number): Buffer {
   pageParse ??= parseMessage(pageSql);
   return Buffer.concat([pageParse, bindMessage([thread, String(afterSeq), String(uptoSeq)]), pageTail]);
-}
-
-function parseMessage(sql: string): Buffer {
-  // Unnamed statement, the query, no parameter types given (the server infers them).
-  return framed(0x50, Buffer.concat([Buffer.from([0]), Buffer.from(`${sql}\0`, "utf8"), Buffer.from([0, 0])]));
-}
-
-function bindMessage(values: string[]): Buffer {
-  const parts: Buffer[] = [Buffer.from([0, 0]), Buffer.from([0, 0])]; // unnamed portal and statement; text parameters
-  const count = Buffer.alloc(2);
-  count.writeInt16BE(values.length, 0);
-  parts.push(count);
-  for (const value of values) {
-    const bytes = Buffer.from(value, "utf8");
-    const length = Buffer.alloc(4);
-    length.writeInt32BE(bytes.length, 0);
-    parts.push(length, bytes);
-  }
-  parts.push(Buffer.from([0, 0])); // text results
-  return framed(0x42, Buffer.concat(parts));
-}
-
-function executeMessage(): Buffer {
-  return framed(0x45, Buffer.from([0, 0, 0, 0, 0])); // unnamed portal, every row
-}
-
-function syncMessage(): Buffer {
-  return Buffer.from([0x53, 0, 0, 0, 4]);
-}
-
-/** An ErrorResponse as an Error with the SQLSTATE in `code`. */
-function errorFromFields(body: Buffer): Error {
-  const fields = new Map<string, string>();
-  for (let at = 0; at < body.length && body[at] !== 0; ) {
-    const end = body.indexOf(0, at + 1);
-    fields.set(String.fromCharCode(body[at]), body.toString("utf8", at + 1, end === -1 ? body.length : end));
-    at = end === -1 ? body.length : end + 1;
-  }
-  return wireError(fields.get("M") ?? "the server reported an error", fields.get("C") ?? "XX000");
-}
-
-interface ScramState {
-  nonce: string;
-  clientFirst: string;
-  serverSignature: string;
-}
-
-function scramStart(): ScramState {
-  const nonce = randomBytes(18).toString("base64");
-  return { nonce, clientFirst: `n,,n=*,r=${nonce}`, serverSignature: "" };
-}
-
-/** The client-final message for the server-first message `serverFirst` (RFC 5802, no channel binding). */
-function scramContinue(state: ScramState, serverFirst: string, password: string): string {
-  const fields = new Map(serverFirst.split(",").map((part) => [part[0], part.slice(2)] as const));
-  const serverNonce = fields.get("r") ?? "";
-  const salt = fields.get("s");
-  const iterations = Number(fields.get("i"));
-  if (!serverNonce.startsWith(state.nonce) || salt === undefined || !Number.isSafeInteger(iterations) || iterations < 1) {
-    throw wireError("the server sent a malformed SCRAM challenge", "28000");
-  }
-  const salted = pbkdf2Sync(password, Buffer.from(salt, "base64"), iterations, 32, "sha256");
-  const clientKey = createHmac("sha256", salted).update("Client Key").digest();
-  const storedKey = createHash("sha256").update(clientKey).digest();
-  const finalWithoutProof = `c=biws,r=${serverNonce}`;
-  const authMessage = `n=*,r=${state.nonce},${serverFirst},${finalWithoutProof}`;
-  const signature = createHmac("sha256", storedKey).update(authMessage).digest();
-  const proof = Buffer.alloc(clientKey.length);
-  for (let i = 0; i < proof.length; i++) proof[i] = clientKey[i] ^ signature[i];
-  const serverKey = createHmac("sha256", salted).update("Server Key").digest();
-  state.serverSignature = createHmac("sha256", serverKey).update(authMessage).digest("base64");
-  return `${finalWithoutProof},p=${proof.toString("base64")}`;
 }
