@@ -71,7 +71,7 @@ export function lineReaderTarget(url: string, env: Record<string, string | undef
   const sslParam = parsed.searchParams.get("sslmode") ?? env.PGSSLMODE ?? "prefer";
   const sslMode = sslParam === "verify-ca" ? "verify-full" : sslParam;
   if (sslMode !== "disable" && sslMode !== "prefer" && sslMode !== "require" && sslMode !== "verify-full") return undefined;
-  const user = decodeURIComponent(parsed.username) || env.PGUSERNAME || env.PGUSER || os.userInfo().username;
+  const user = decodeURIComponent(parsed.username) || env.PGUSERNAME || env.PGUSER || osUserName(env);
   const host = decodeURIComponent(parsed.hostname) || env.PGHOST || "localhost";
   const port = Number(parsed.port || env.PGPORT || 5432);
   if (!Number.isSafeInteger(port) || port < 1 || port > 65535) return undefined;
@@ -86,6 +86,15 @@ export function lineReaderTarget(url: string, env: Record<string, string | undef
     sslMode,
     connectTimeoutMs: Number.isFinite(connectTimeoutS) && connectTimeoutS > 0 ? connectTimeoutS * 1000 : connectTimeoutMs,
   };
+}
+
+/** The login name, as the general client finds it (a uid without a passwd entry has none). */
+function osUserName(env: Record<string, string | undefined>): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return env.USERNAME || env.USER || env.LOGNAME || "";
+  }
 }
 
 /** Framing states: a message's 5-byte header, its body, a DataRow's header (11 bytes), its value. */
