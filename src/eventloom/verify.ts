@@ -451,5 +451,10 @@ function verifyThreads(size: number, requested: number | undefined): number {
   const fromEnv = Number(process.env.ZAXY_VERIFY_THREADS);
   if (Number.isInteger(fromEnv) && fromEnv >= 1) return fromEnv;
   if (size < parallelVerifyMinBytes) return 1;
-  return Math.min(os.availableParallelism?.() ?? os.cpus().length, 8);
+  return verifyWorkersMax();
+}
+
+/** Workers a large verification uses: one per core, at most 8 (a file's, or a store thread's). */
+export function verifyWorkersMax(): number {
+  return Math.max(1, Math.min(os.availableParallelism?.() ?? os.cpus().length, 8));
 }

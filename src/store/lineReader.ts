@@ -266,8 +266,9 @@ export class LineReader {
     this.#closed = true;
     if (this.#failure === undefined && this.#waiter === null) {
       this.#failure = wireError("the connection is closed", "CONNECTION_ENDED");
+      // The server closes its side on Terminate; the process need not wait for that.
       this.#socket.end(terminateMessage());
-      // The server closes its side on Terminate; an unanswered close must not hold the process.
+      this.#socket.unref();
       setTimeout(() => this.#socket.destroy(), 1000).unref?.();
     } else this.#socket.destroy();
   }

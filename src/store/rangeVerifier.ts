@@ -2,15 +2,19 @@
  * Verifies line-aligned ranges (of a file as it is written, or bytes handed over as they arrive)
  * on worker threads, while the main thread goes on receiving rows from the store: the network and
  * the verifiers overlap. Each range starts from what precedes it (event count, lines, the
- * previous line's stored hash), so ranges are independent, are verified two at a time (each by
+ * previous line's stored hash), so ranges are independent, are verified side by side (each by
  * whichever worker is free), and the merged result is the one a sequential pass would give. Small inputs (one chunk) are verified
  * inline: a worker costs more than it saves there.
  */
 import { WebWorker, workerSpecifier } from "../platform/process.ts";
-import { type ChainStart, type RangeResult, scanBytes, scanRange } from "../eventloom/verify.ts";
+import { type ChainStart, type RangeResult, scanBytes, scanRange, verifyWorkersMax } from "../eventloom/verify.ts";
 
-/** Workers verifying ranges side by side (ranges are independent; results are merged in order). */
-const workersMax = 2;
+/**
+ * Workers verifying ranges side by side (ranges are independent; results are merged in order):
+ * as many as a file's verification uses, so a machine with more cores verifies a store's rows
+ * as widely as a file.
+ */
+const workersMax = verifyWorkersMax();
 /** Given-back buffers kept for reuse. */
 const spareBuffersMax = 8;
 

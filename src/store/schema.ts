@@ -39,10 +39,12 @@ export interface SchemaState {
 /** The schema version the database holds, or undefined when it has none. */
 export async function readSchemaVersion(client: StoreClient): Promise<number | undefined> {
   return await client.run("read the store's schema version", async (sql) => {
-    const rows = await sql`SELECT to_regclass('zaxy_store_meta') AS meta`;
-    if (rows[0]?.meta === null || rows[0]?.meta === undefined) return undefined;
-    const found = await sql`SELECT value FROM zaxy_store_meta WHERE key = 'schema_version'`;
-    return found.length === 0 ? undefined : Number(found[0].value);
+    // One round trip in the common case; a database without the table answers 42P01 (undefined_table).
+    const found = await sql`SELECT value FROM zaxy_store_meta WHERE key = 'schema_version'`.catch((error: unknown) => {
+      if ((error as { code?: unknown } | null)?.code === "42P01") return undefined;
+      throw error;
+    });
+    return found === undefined || found.length === 0 ? undefined : Number(found[0].value);
   });
 }
 

@@ -18,7 +18,7 @@ import { lockWaitMs } from "../limits.ts";
 import type { ProgressSink } from "../progress.ts";
 import { mirrorPageRows } from "./mirror.ts";
 import { RangeVerifier } from "./rangeVerifier.ts";
-import { lastLineOf, lineChunkBytes, maxSeqOf } from "./threadLines.ts";
+import { lastLineOf, lineChunkBytes } from "./threadLines.ts";
 import type { StoreClient } from "./storeClient.ts";
 
 export interface ThreadHead {
@@ -66,9 +66,10 @@ export async function fetchVerifiedThread(
   options: { allErrors?: boolean; progress?: ProgressSink } = {},
 ): Promise<FetchedThread> {
   const { headSeq, maxSeq } = await client.run(`read session ${JSON.stringify(thread)} from the store`, async (sql) => {
-    // The head first: a concurrent append can only move the rows past it, never behind.
-    const heads = await sql`SELECT seq FROM eventloom_heads WHERE thread = ${thread}`;
-    return { headSeq: heads.length === 0 ? null : Number(heads[0].seq), maxSeq: await maxSeqOf(sql, thread) };
+    // Both in one statement, so from one snapshot: the head row and the rows agree as committed.
+    const rows = await sql`SELECT (SELECT seq FROM eventloom_heads WHERE thread = ${thread}) AS head, (SELECT max(seq) FROM eventloom_events WHERE thread = ${thread}) AS max`;
+    const head = rows[0]?.head;
+    return { headSeq: head === null || head === undefined ? null : Number(head), maxSeq: Number(rows[0]?.max ?? 0) };
   });
   // Without a scratch file (a verification keeps nothing), the lines go to the verifiers as bytes.
   const verifier = new RangeVerifier(scratch?.file ?? "", scratch?.fd ?? -1, options.allErrors === true);
