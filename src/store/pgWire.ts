@@ -69,13 +69,14 @@ function framed(type: number, body: Buffer): Buffer {
   return out;
 }
 
-export function parseMessage(sql: string): Buffer {
-  // Unnamed statement, the query, no parameter types given (the server infers them).
-  return framed(0x50, Buffer.concat([Buffer.from([0]), Buffer.from(`${sql}\0`, "utf8"), Buffer.from([0, 0])]));
+/** Parse: the statement (unnamed unless `name`), the query, no parameter types given (the server infers them). */
+export function parseMessage(sql: string, name = ""): Buffer {
+  return framed(0x50, Buffer.concat([Buffer.from(`${name}\0${sql}\0`, "utf8"), Buffer.from([0, 0])]));
 }
 
-export function bindMessage(values: string[]): Buffer {
-  const parts: Buffer[] = [Buffer.from([0, 0]), Buffer.from([0, 0])]; // unnamed portal and statement; text parameters
+/** Bind: the unnamed portal to `statement` (unnamed unless given) with text parameters, text results. */
+export function bindMessage(values: string[], statement = ""): Buffer {
+  const parts: Buffer[] = [Buffer.from(`\0${statement}\0`, "utf8"), Buffer.from([0, 0])];
   const count = Buffer.alloc(2);
   count.writeInt16BE(values.length, 0);
   parts.push(count);

@@ -78,8 +78,8 @@ function rowsAnswer(rows: (Buffer | null)[]): Buffer {
  * A server that runs `script` for each connection: reads the startup message, does the login
  * the script names (checking what the client proves), then answers the one query.
  */
-async function scriptedServer(script: Script, listenPath?: string): Promise<{ port: number; seen: { startup: Map<string, string>; queries: string[]; sslRequests: number; pages: [string, number, number][] }; close(): Promise<void> }> {
-  const seen = { startup: new Map<string, string>(), queries: [] as string[], sslRequests: 0, pages: [] as [string, number, number][] };
+async function scriptedServer(script: Script, listenPath?: string): Promise<{ port: number; seen: { startup: Map<string, string>; queries: string[]; statements: string[]; bound: string[]; sslRequests: number; pages: [string, number, number][] }; close(): Promise<void> }> {
+  const seen = { startup: new Map<string, string>(), queries: [] as string[], statements: [] as string[], bound: [] as string[], sslRequests: 0, pages: [] as [string, number, number][] };
   const server = net.createServer((socket) => {
     let buffered = Buffer.alloc(0);
     let phase: "startup" | "password" | "sasl-first" | "sasl-final" | "query" = "startup";
@@ -186,12 +186,19 @@ async function scriptedServer(script: Script, listenPath?: string): Promise<{ po
           socket.write(auth(12, Buffer.from(`v=${Buffer.from(sent).toString("base64")}`)));
           loggedIn();
         } else if (phase === "query") {
-          if (type === "P") seen.queries.push(body.toString("utf8", 1, body.indexOf(0, 1)));
+          if (type === "P") {
+            const nameEnd = body.indexOf(0);
+            seen.statements.push(body.toString("utf8", 0, nameEnd));
+            seen.queries.push(body.toString("utf8", nameEnd + 1, body.indexOf(0, nameEnd + 1)));
+          }
           if (type === "B") {
-            // Unnamed portal and statement, no parameter formats, then the three text parameters.
-            let at = 6;
+            // Portal and statement names, no parameter formats, then the three text parameters.
+            const portalEnd = body.indexOf(0);
+            const statementEnd = body.indexOf(0, portalEnd + 1);
+            seen.bound.push(body.toString("utf8", portalEnd + 1, statementEnd));
+            let at = statementEnd + 1 + 2 + 2;
             const values: string[] = [];
-            for (let i = 0; i < body.readInt16BE(4); i++) {
+            for (let i = 0; i < body.readInt16BE(statementEnd + 3); i++) {
               const length = body.readInt32BE(at);
               values.push(body.toString("utf8", at + 4, at + 4 + length));
               at += 4 + length;
@@ -279,6 +286,10 @@ describe("line reader", () => {
       for (let i = 1; i < pages.length; i++) assert.equal(pages[i][1], pages[i - 1][2]);
       assert.equal(pages[pages.length - 1][2], 3001);
       assert.ok(pages.length > 4 && pages.some(([, from, to]) => to - from > 256 && to - from < 600), JSON.stringify(pages));
+      // The page statement is prepared once per connection and bound for every page.
+      assert.deepEqual(server.seen.statements, ["zaxy_lines"]);
+      assert.deepEqual(new Set(server.seen.bound), new Set(["zaxy_lines"]));
+      assert.equal(server.seen.bound.length, pages.length);
     } finally {
       await server.close();
     }
