@@ -88,6 +88,13 @@ function parseStoreUrl(url: string, source: string, field: string, env: Record<s
       expected: "postgres://[user[:password]@]host[:port]/database[?sslmode=...]",
     });
   }
+  const problem = urlProblem(url);
+  if (problem !== undefined) {
+    throw inputError("invalid_store_url", `${source} is not a usable PostgreSQL URL: ${problem} (in ${JSON.stringify(redactStoreUrl(url))})`, {
+      field,
+      expected: "postgres://[user[:password]@]host[:port][,host[:port]...]/database[?sslmode=disable|allow|prefer|require|verify-ca|verify-full]",
+    });
+  }
   const address = storeAddress(url, env);
   return {
     url,
@@ -95,6 +102,36 @@ function parseStoreUrl(url: string, source: string, field: string, env: Record<s
     source,
     id: sha256Hex(`${address.host}\u0000${address.port}\u0000${address.database}`).slice(0, 16),
   };
+}
+
+const sslModes = new Set(["disable", "allow", "prefer", "require", "verify-ca", "verify-full"]);
+
+/**
+ * What makes a postgres:// URL unusable before any connection (the general client would throw a
+ * bare "Invalid URL"): a host list that does not parse, a port outside 1-65535, an unknown
+ * sslmode. Undefined when it is fine. Never quotes the password.
+ */
+function urlProblem(url: string): string | undefined {
+  const body = url.slice(url.indexOf("://") + 3);
+  const authority = body.split(/[?/]/)[0];
+  const hosts = authority.slice(authority.lastIndexOf("@") + 1);
+  for (const host of hosts === "" ? [] : hosts.split(",")) {
+    const port = /^(?:\[[^\]]*\]|[^:[\]]*)(?::(.*))?$/.exec(host);
+    if (port === null) return `the host ${JSON.stringify(host)} is not host[:port] or [ipv6][:port]`;
+    if (port[1] !== undefined && !(/^\d{1,5}$/.test(port[1]) && Number(port[1]) >= 1 && Number(port[1]) <= 65535)) {
+      return `the port ${JSON.stringify(port[1])} is not a number from 1 to 65535`;
+    }
+  }
+  let parsed: URL;
+  try {
+    // The general client parses the URL with its first host only; so does this check.
+    parsed = new URL(url.replace(hosts, hosts.split(",")[0] ?? ""));
+  } catch {
+    return "it does not parse as a URL";
+  }
+  const sslmode = parsed.searchParams.get("sslmode");
+  if (sslmode !== null && !sslModes.has(sslmode)) return `sslmode must be one of ${[...sslModes].join(", ")}, not ${JSON.stringify(sslmode)}`;
+  return undefined;
 }
 
 /**

@@ -37,6 +37,29 @@ describe("store URL", () => {
     assert.throws(() => resolveStoreUrl(undefined, {}, root), /store must be a postgres:\/\/ URL string/);
   });
 
+  test("a postgres:// URL that cannot work is bad input naming what is wrong (not a bare Invalid URL), without its password", () => {
+    const root = makeTempDir("zaxy-store-url-bad");
+    const cases: [string, RegExp][] = [
+      ["postgres://u:s3cret@[bad/zaxy", /the host "\[bad" is not host\[:port\]/],
+      ["postgres://u:s3cret@db:99999/zaxy", /the port "99999" is not a number from 1 to 65535/],
+      ["postgres://u:s3cret@db:abc/zaxy", /the port "abc"/],
+      ["postgres://u:s3cret@db1:5432,db2:x/zaxy", /the port "x"/],
+      ["postgres://u:s3cret@db/zaxy?sslmode=bogus", /sslmode must be one of disable, allow, prefer, require, verify-ca, verify-full, not "bogus"/],
+    ];
+    for (const [url, reason] of cases) {
+      assert.throws(() => resolveStoreUrl(url, {}, root), (error: Error & { code?: string; details?: { field?: string } }) => {
+        assert.equal(error.code, "invalid_store_url", url);
+        assert.equal(error.details?.field, "--store");
+        assert.match(error.message, reason);
+        assert.ok(!error.message.includes("s3cret"), url);
+        return true;
+      });
+    }
+    for (const url of ["postgres://u@db1:5432,db2:6543/zaxy", "postgresql://u@[::1]:5433/zaxy?sslmode=verify-full", "postgres:///zaxy", "postgres://u@db/zaxy?sslmode=allow"]) {
+      assert.equal(resolveStoreUrl(url, {}, root)?.url, url);
+    }
+  });
+
   test("the mirror id depends on host, port and database, not on the user or password", () => {
     const root = makeTempDir("zaxy-store-id");
     const a = resolveStoreUrl("postgres://a:x@db:5432/zaxy", {}, root)?.id;
