@@ -21,8 +21,11 @@ function processAlive(pid: number): boolean {
   }
 }
 
-/** Removes `*.tmp-<pid>` files in `dirs` whose pid is not a running process; returns their paths. */
-export function removeOrphanTempFiles(dirs: readonly string[]): string[] {
+/**
+ * Removes `*.tmp-<pid>` files (or files whose name `pattern` matches, its first group the pid)
+ * in `dirs` whose pid is not a running process; returns their paths.
+ */
+export function removeOrphanTempFiles(dirs: readonly string[], pattern: RegExp = tempNamePattern): string[] {
   const removed: string[] = [];
   for (const dir of dirs) {
     let names: string[];
@@ -32,7 +35,7 @@ export function removeOrphanTempFiles(dirs: readonly string[]): string[] {
       continue;
     }
     for (const name of names) {
-      const match = tempNamePattern.exec(name);
+      const match = pattern.exec(name);
       if (match === null || processAlive(Number(match[1]))) continue;
       const file = path.join(dir, name);
       try {

@@ -15,6 +15,7 @@ import { fileSystemReason } from "../eventloom/root.ts";
 import { validateSessionId } from "../eventloom/session.ts";
 import { type IntegrityReport, mergeRanges, verifyLog } from "../eventloom/verify.ts";
 import { lockWaitMs } from "../limits.ts";
+import { removeOrphanTempFiles } from "../projection/orphanTempFiles.ts";
 import type { ProgressSink } from "../progress.ts";
 import { mirrorPageRows } from "./mirror.ts";
 import { RangeVerifier } from "./rangeVerifier.ts";
@@ -125,13 +126,21 @@ export async function fetchVerifiedThread(
 
 const newline = Buffer.from("\n");
 
-/** A private scratch file for fetched rows: opened, then unlinked by `done`. */
+/** Scratch files of fetched rows: `.zaxy-store-<label>-<pid>-<ms>.jsonl`. */
+const scratchNamePattern = /^\.zaxy-store-[a-z]+-(\d+)-\d+\.jsonl$/;
+
+/**
+ * A private scratch file for fetched rows: opened, then unlinked by `done` (or renamed into place).
+ * A process killed meanwhile leaves it behind; the next one in the same directory removes those
+ * of processes that are gone.
+ */
 function scratchFile(dir: string | undefined, label: string): { file: string; fd: number; done(): void } {
   const base = dir ?? os.tmpdir();
   const file = path.join(base, `.zaxy-store-${label}-${process.pid}-${Date.now()}.jsonl`);
   let fd: number;
   try {
     fs.mkdirSync(base, { recursive: true });
+    removeOrphanTempFiles([base], scratchNamePattern);
     fd = fs.openSync(file, "wx+", 0o600);
   } catch (error) {
     throw ioError("write_failed", `Cannot write a scratch file in ${base}: ${fileSystemReason(error)}`);

@@ -4,11 +4,12 @@
  * tampering caught at its seq, credentials never printed, files-only commands refused.
  */
 import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { makeTempDir, refVerify, removeTempDirs, skipWithoutPython } from "../eventloom/testkit.ts";
-import { repoRoot, runZaxy, stackTraceLines, type ZaxyRun } from "../cli/zaxy.ts";
+import { repoRoot, runZaxy, stackTraceLines, childEnv, type ZaxyRun, zaxyInvocation } from "../cli/zaxy.ts";
 import { writeSyntheticLog } from "../../src/bench/syntheticLog.ts";
 import { freshDatabase, passwordOf, type PgServer, pgServer, sqlOn, stopPgServer } from "./pgTestkit.ts";
 
@@ -248,6 +249,34 @@ describe("zaxy store on PostgreSQL", { skip: server === undefined ? "no PostgreS
     assert.equal(bad.code, 2);
     assert.equal(JSON.parse(bad.stdout).error.code, "invalid_store_url");
     assert.ok(!bad.stdout.includes("topsecret"));
+  });
+
+  test("an export killed with -9 leaves no output; the next export removes the scratch file of a process that is gone, not a live one's", async () => {
+    const store = await initStore("killed");
+    const dir = makeTempDir("zaxy-store-killed");
+    const file = path.join(dir, "killed.jsonl");
+    writeSyntheticLog({ path: file, events: 30_000, style: "python-legacy" });
+    ok(z(store, dir, ["store", "import", file]), "import");
+    const outDir = path.join(dir, "out");
+    fs.mkdirSync(outDir);
+    const out = path.join(outDir, "x.jsonl");
+    // Killed at some moment of the export: the output is absent or complete, never partial.
+    const child = spawn(zaxyInvocation.command, [...zaxyInvocation.args, "store", "export", "--session-id", "killed", "--output", out, "--store", store], { cwd: dir, env: childEnv(), stdio: "ignore" });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    child.kill("SIGKILL");
+    await new Promise((resolve) => child.once("exit", resolve));
+    if (fs.existsSync(out)) assert.ok(Buffer.compare(fs.readFileSync(out), fs.readFileSync(file)) === 0, "a finished export is whole");
+    // Scratch files as a killed export leaves them: one of a pid that is gone, one of this (live) process.
+    const gonePid = spawnSync("true").pid as number;
+    const stale = path.join(outDir, `.zaxy-store-export-${gonePid}-1.jsonl`);
+    const live = path.join(outDir, `.zaxy-store-export-${process.pid}-1.jsonl`);
+    fs.writeFileSync(stale, "partial");
+    fs.writeFileSync(live, "being written");
+    ok(z(store, dir, ["store", "export", "--session-id", "killed", "--output", out]), "export after the kill");
+    assert.ok(Buffer.compare(fs.readFileSync(out), fs.readFileSync(file)) === 0);
+    assert.ok(!fs.existsSync(stale), "the dead process's scratch file is removed");
+    assert.ok(fs.existsSync(live), "a live process's scratch file is kept");
+    assert.deepEqual(fs.readdirSync(outDir).filter((name) => name.startsWith(".zaxy-store-") && !name.includes(String(process.pid))), []);
   });
 
   test("a log of several MB imports byte for byte (streamed in chunks) and a fresh root mirrors it exactly", async () => {
