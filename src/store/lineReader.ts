@@ -455,7 +455,15 @@ export class LineReader {
     this.#outLength = 0;
     this.#outRows = 0;
     this.#emptyRows = [];
-    const held = this.#sink(lines, rows, emptyRows);
+    let held: void | Promise<void>;
+    try {
+      held = this.#sink(lines, rows, emptyRows);
+    } catch (error) {
+      // The consumer's failure (a full disk under an export) ends the read with its own error;
+      // thrown here it would escape from the socket's data event.
+      this.#fail(error as Error);
+      return;
+    }
     if (held === undefined) return;
     if (this.#holds++ === 0) this.#socket.pause();
     return held.then(

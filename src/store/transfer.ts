@@ -83,7 +83,11 @@ export async function fetchVerifiedThread(
   options.progress?.phase("fetching and verifying rows", maxSeq, "events");
   const rows = await client.streamLines(`read session ${JSON.stringify(thread)} from the store`, thread, 0, maxSeq, (lines, count, emptyRows) => {
     if (scratch !== null) {
-      for (let written = 0; written < lines.length; ) written += fs.writeSync(scratch.fd, lines, written, lines.length - written, offset + written);
+      try {
+        for (let written = 0; written < lines.length; ) written += fs.writeSync(scratch.fd, lines, written, lines.length - written, offset + written);
+      } catch (error) {
+        throw ioError("write_failed", `Cannot write the fetched rows to ${path.dirname(scratch.file)}: ${fileSystemReason(error)}; nothing was exported`);
+      }
     }
     // A row is one event: an empty one would be skipped by the verifier, so it is named here.
     if (blankAt === undefined && emptyRows.length > 0) blankAt = linesBefore + emptyRows[0];

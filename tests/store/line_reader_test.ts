@@ -322,6 +322,23 @@ describe("line reader", () => {
     }
   });
 
+  test("a sink that fails (a full disk) ends the read with its own error, thrown or rejected, not an uncaught one", async () => {
+    const rows = Array.from({ length: 3000 }, (_, i) => Buffer.from(JSON.stringify({ seq: i + 1, pad: "z".repeat(3000) })));
+    const server = await scriptedServer({ login: "trust", rows, sliceBytes: 65536 });
+    try {
+      for (const failing of [() => { throw Object.assign(new Error("no space left on device"), { code: "ENOSPC" }); }, () => Promise.reject(Object.assign(new Error("disk gone"), { code: "EIO" }))]) {
+        const reader = await LineReader.connect(target(server.port), new AbortController().signal);
+        try {
+          await assert.rejects(reader.streamLines("s1", 0, rows.length, failing), (error: Error & { code?: string }) => error.code === "ENOSPC" || error.code === "EIO");
+        } finally {
+          reader.close();
+        }
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
   test("a server error during the query rejects with its SQLSTATE and message", async () => {
     const server = await scriptedServer({ login: "trust", queryError: { code: "42P01", message: 'relation "eventloom_events" does not exist' } });
     try {

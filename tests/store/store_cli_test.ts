@@ -11,6 +11,7 @@ import { after, before, describe, test } from "node:test";
 import { makeTempDir, refVerify, removeTempDirs, skipWithoutPython } from "../eventloom/testkit.ts";
 import { repoRoot, runZaxy, stackTraceLines, childEnv, type ZaxyRun, zaxyInvocation } from "../cli/zaxy.ts";
 import { writeSyntheticLog } from "../../src/bench/syntheticLog.ts";
+import { canMountTmpfs, mountTmpfs, unmount } from "../reliability/fsFaults.ts";
 import { freshDatabase, passwordOf, type PgServer, pgServer, sqlOn, stopPgServer } from "./pgTestkit.ts";
 
 const server: PgServer | undefined = pgServer();
@@ -277,6 +278,27 @@ describe("zaxy store on PostgreSQL", { skip: server === undefined ? "no PostgreS
     assert.ok(!fs.existsSync(stale), "the dead process's scratch file is removed");
     assert.ok(fs.existsSync(live), "a live process's scratch file is kept");
     assert.deepEqual(fs.readdirSync(outDir).filter((name) => name.startsWith(".zaxy-store-") && !name.includes(String(process.pid))), []);
+  });
+
+  test("an export onto a full disk exits 3 write_failed, through the line reader and through the pool, leaving nothing in the directory", { skip: !canMountTmpfs && "cannot mount a tmpfs here" }, async () => {
+    const store = await initStore("fulldisk");
+    const dir = makeTempDir("zaxy-store-fulldisk");
+    const file = path.join(dir, "full.jsonl");
+    writeSyntheticLog({ path: file, events: 12_000, style: "python-legacy" });
+    ok(z(store, dir, ["store", "import", file]), "import");
+    const small = makeTempDir("zaxy-store-fulldisk-mnt");
+    assert.ok(mountTmpfs(small, 2048), "mount a 2 MiB tmpfs");
+    try {
+      for (const url of [store, store.replace(/@([^/@]+)\//, (_m, host: string) => `@${host},${host}/`)]) {
+        const run = z(url, dir, ["store", "export", "--session-id", "full", "--output", path.join(small, "x.jsonl"), "--json"]);
+        assert.equal(run.code, 3, run.stdout + run.stderr);
+        assert.equal(json(run).error.code, "write_failed");
+        assert.match(json(run).error.message, /no space left on device; nothing was exported/);
+        assert.deepEqual(fs.readdirSync(small), []);
+      }
+    } finally {
+      unmount(small);
+    }
   });
 
   test("a log of several MB imports byte for byte (streamed in chunks) and a fresh root mirrors it exactly", async () => {
