@@ -1,13 +1,13 @@
 /**
- * Verifies line-aligned ranges (of a file as it is written, or bytes handed over as they arrive)
- * on worker threads, while the main thread goes on receiving rows from the store: the network and
- * the verifiers overlap. Each range starts from what precedes it (event count, lines, the
- * previous line's stored hash), so ranges are independent, are verified side by side (each by
- * whichever worker is free), and the merged result is the one a sequential pass would give. Small inputs (one chunk) are verified
- * inline: a worker costs more than it saves there.
+ * Verifies line-aligned byte ranges handed over as they arrive from the store, on worker
+ * threads, while the main thread goes on receiving rows: the network and the verifiers overlap.
+ * Each range starts from what precedes it (event count, lines, the previous line's stored hash),
+ * so ranges are independent, are verified side by side (each by whichever worker is free), and
+ * the merged result is the one a sequential pass would give. Small inputs (one chunk) are
+ * verified inline: a worker costs more than it saves there.
  */
 import { WebWorker, workerSpecifier } from "../platform/process.ts";
-import { type ChainStart, type RangeResult, scanBytes, scanRange, verifyWorkersMax } from "../eventloom/verify.ts";
+import { type ChainStart, type RangeResult, scanBytes, verifyWorkersMax } from "../eventloom/verify.ts";
 
 /**
  * Workers verifying ranges side by side (ranges are independent; results are merged in order):
@@ -19,8 +19,6 @@ const workersMax = verifyWorkersMax();
 const spareBuffersMax = 8;
 
 export class RangeVerifier {
-  readonly #path: string;
-  readonly #fd: number;
   readonly #allErrors: boolean;
   readonly #workers: Worker[] = [];
   /** Workers with no range, and ranges waiting for one. */
@@ -35,21 +33,8 @@ export class RangeVerifier {
   readonly #spare: ArrayBuffer[] = [];
   #drainWaiters: { maxBytes: number; resolve: () => void }[] = [];
 
-  /** `path` and `fd`: the file `add` ranges are of (`""` and -1 for a verifier of bytes only). */
-  constructor(path: string, fd: number, allErrors: boolean) {
-    this.#path = path;
-    this.#fd = fd;
+  constructor(allErrors: boolean) {
     this.#allErrors = allErrors;
-  }
-
-  /** Queues [start, end) of the file for verification; `inline` verifies it here and now instead. */
-  add(start: number, end: number, chain: ChainStart, inline: boolean): void {
-    if (this.#fd < 0) throw new Error("this verifier has no file: use addBytes");
-    if (inline && this.#workers.length === 0) {
-      this.#results.push(scanRange(this.#fd, start, end, false, chain, { allErrors: this.#allErrors }));
-      return;
-    }
-    this.#dispatch({ kind: "verify", path: this.#path, start, end, isLast: false, chain, allErrors: this.#allErrors }, []);
   }
 
   /**

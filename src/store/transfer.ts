@@ -2,8 +2,9 @@
  * Moving logs between files and the store (docs/store.md §Moving logs), and verifying the
  * store's own rows. Import verifies the file first and refuses a broken chain (exit 1); it
  * streams the lines with COPY in one transaction under the thread's lock, so a killed import
- * leaves nothing. Export and verify fetch the rows in seq order into a file and verify that file
- * with the same verifier `zaxy verify` uses: the database is never trusted.
+ * leaves nothing. Export and verify fetch the rows in seq order and verify them as they arrive
+ * with the same verifier `zaxy verify` uses (export also keeps them in a scratch file renamed
+ * into place once they verify): the database is never trusted.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -56,7 +57,7 @@ export interface FetchedThread {
 }
 
 /**
- * Streams the thread's rows in seq order into `fd` and verifies them as they arrive: every
+ * Streams the thread's rows in seq order (into `scratch` when given) and verifies them as they arrive: every
  * hash recomputed from `line`, chunk after chunk, so the network and the verifier overlap and
  * memory stays bounded. A missing row or a head row ahead of the rows fails the report too.
  */
@@ -72,8 +73,7 @@ export async function fetchVerifiedThread(
     const head = rows[0]?.head;
     return { headSeq: head === null || head === undefined ? null : Number(head), maxSeq: Number(rows[0]?.max ?? 0) };
   });
-  // Without a scratch file (a verification keeps nothing), the lines go to the verifiers as bytes.
-  const verifier = new RangeVerifier(scratch?.file ?? "", scratch?.fd ?? -1, options.allErrors === true);
+  const verifier = new RangeVerifier(options.allErrors === true);
   // A thread of many chunks: the workers start while the rows are being asked for.
   if (maxSeq >= prestartEventsMin) verifier.prestart();
   let offset = 0;
@@ -100,15 +100,12 @@ export async function fetchVerifiedThread(
     offset += length;
     linesBefore += count;
     options.progress?.update(linesBefore);
-    if (scratch !== null) {
-      verifier.add(offset - length, offset, chain, inline);
-      return;
-    }
-    // The lines' buffer is the stream's own: the worker takes it without a copy (and gives it back).
+    // Verified from memory also when kept in a scratch file (already written above): the lines'
+    // buffer is the stream's own, so the worker takes it without a copy (and gives it back).
     verifier.addBytes(lines, chain, inline, true);
     // Verifiers slower than the network hold the stream back: bounded memory, whatever the thread's size.
     return verifier.drained(pendingVerifyBytesMax);
-  }, { timeoutMs: client.queryTimeoutMs + 2 * maxSeq, allocate: scratch === null ? (bytes) => verifier.buffer(bytes) : undefined });
+  }, { timeoutMs: client.queryTimeoutMs + 2 * maxSeq, allocate: (bytes) => verifier.buffer(bytes) });
   let report = mergeRanges(offset, await verifier.results(), options.allErrors === true);
   const failed = (seq: number, reason: string): IntegrityReport => ({
     ...report,
