@@ -195,6 +195,27 @@ export class LineReader {
   }
 
   /**
+   * Runs one statement (unnamed, text parameters) and resolves with its rows' values as text
+   * (null for NULL): what a command asks before a stream, on the stream's own connection.
+   */
+  async values(sql: string, params: string[]): Promise<(string | null)[][]> {
+    const rows: (string | null)[][] = [];
+    await this.#exchange(Buffer.concat([parseMessage(sql), bindMessage(params), executeMessage(), syncMessage()]), (type, body) => {
+      if (type !== 0x44) return; // only DataRows carry values
+      const row: (string | null)[] = [];
+      let at = 2;
+      for (let column = body.readInt16BE(0); column > 0; column--) {
+        const length = body.readInt32BE(at);
+        at += 4;
+        row.push(length < 0 ? null : body.toString("utf8", at, at + length));
+        at += Math.max(0, length);
+      }
+      rows.push(row);
+    });
+    return rows;
+  }
+
+  /**
    * Streams `line` of the rows with `afterSeq < seq <= uptoSeq` of `thread` in seq order to
    * `sink` as line-aligned chunks of about 4 MiB; resolves with the number of rows sent.
    *

@@ -4,8 +4,9 @@
  * uninitialised database is `store_not_initialised` (exit 2) before anything is read or written.
  * Only SQL that CockroachDB and YugabyteDB also accept is used.
  */
-import { inputError } from "../errors.ts";
+import { inputError, type ZaxyError } from "../errors.ts";
 import type { StoreClient } from "./storeClient.ts";
+import type { StoreUrl } from "./storeUrl.ts";
 
 export const storeSchemaVersion = 1;
 
@@ -50,19 +51,25 @@ export async function readSchemaVersion(client: StoreClient): Promise<number | u
 
 /** Refuses a database without Zaxy's schema (exit 2) or with a newer one than this binary knows. */
 export async function requireStoreSchema(client: StoreClient): Promise<void> {
-  const version = await readSchemaVersion(client);
+  const problem = schemaProblem(client.url, await readSchemaVersion(client));
+  if (problem !== undefined) throw problem;
+}
+
+/** Why a database with schema `version` (undefined: none) cannot be used, or undefined when it can. */
+export function schemaProblem(url: StoreUrl, version: number | undefined): ZaxyError | undefined {
   if (version === undefined) {
-    throw inputError("store_not_initialised", `The store ${client.url.redacted} has no Zaxy schema`, {
-      field: client.url.source,
+    return inputError("store_not_initialised", `The store ${url.redacted} has no Zaxy schema`, {
+      field: url.source,
       hint: "run `zaxy store init --store URL` once (with a role that may create tables)",
     });
   }
   if (version > storeSchemaVersion) {
-    throw inputError("store_schema_too_new", `The store ${client.url.redacted} has schema version ${version}; this zaxy knows up to ${storeSchemaVersion}`, {
-      field: client.url.source,
+    return inputError("store_schema_too_new", `The store ${url.redacted} has schema version ${version}; this zaxy knows up to ${storeSchemaVersion}`, {
+      field: url.source,
       hint: "upgrade zaxy",
     });
   }
+  return undefined;
 }
 
 /** Creates or migrates the schema; returns the version before (undefined: none) and after. */

@@ -6,7 +6,7 @@
  */
 import postgres from "postgres";
 import { inputError, ioError, isZaxyError, type ZaxyError } from "../errors.ts";
-import { LineReader, lineReaderTarget } from "./lineReader.ts";
+import { LineReader, type LineReaderTarget, lineReaderTarget } from "./lineReader.ts";
 import { passwordFromFile } from "./pgpass.ts";
 import { type LineChunkSink, streamThreadLines } from "./threadLines.ts";
 import { storeAddress, type StoreUrl, urlPassword } from "./storeUrl.ts";
@@ -35,8 +35,27 @@ export interface StoreClient {
    * the line reader (src/store/lineReader.ts) on a connection of its own where the URL allows,
    * else as pages through the pool; the same deadline and failure contract as `run`.
    */
-  streamLines(action: string, thread: string, afterSeq: number, uptoSeq: number, sink: LineChunkSink, options?: { timeoutMs?: number; allocate?: (bytes: number) => ArrayBuffer }): Promise<number>;
+  streamLines(action: string, thread: string, afterSeq: number, uptoSeq: number, sink: LineChunkSink, options?: StreamOptions): Promise<number>;
+  /**
+   * Runs `prelude` (one statement; its rows' values as text, null for NULL), then streams the
+   * lines `plan(rows)` names, as `streamLines` does: through the line reader both on its one
+   * connection (one login, no pool connection at all), else through the pool. `plan` may throw
+   * to end the command before anything is streamed. `timeoutMs` bounds the connection and the
+   * prelude; the plan's own, the stream.
+   */
+  streamAfter(action: string, thread: string, prelude: { sql: string; params: string[] }, plan: (rows: (string | null)[][]) => StreamPlan): Promise<number>;
   close(): Promise<void>;
+}
+
+export interface StreamOptions {
+  timeoutMs?: number;
+  allocate?: (bytes: number) => ArrayBuffer;
+}
+
+export interface StreamPlan extends StreamOptions {
+  afterSeq: number;
+  uptoSeq: number;
+  sink: LineChunkSink;
 }
 
 const unreachableCodes = new Set([
@@ -131,6 +150,12 @@ function sslOption(mode: string | undefined): false | "prefer" | "require" | "al
   }
 }
 
+/** A value as the line reader gives it: text, or null for NULL. */
+function textValue(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  return value instanceof Uint8Array ? Buffer.from(value).toString("utf8") : String(value);
+}
+
 function timeoutFrom(env: Record<string, string | undefined>): number {
   const raw = env.ZAXY_STORE_TIMEOUT_MS;
   if (raw === undefined || raw === "") return storeQueryTimeoutMs;
@@ -169,6 +194,33 @@ export function openStoreClient(url: StoreUrl, env: Record<string, string | unde
   const sql = postgres(url.url, { ...options, max: 4 });
   // Bulk reads of a thread's lines take the line reader unless the URL needs the general client.
   const readerTarget = lineReaderTarget(url.url, env, password, (connectTimeout ?? storeConnectTimeoutS) * 1000);
+  /**
+   * Runs `work` on a line reader connection of its own under a deadline (`timeoutMs`, which
+   * `work` may set anew for what follows), mapping failures as `run` does; closes it after.
+   */
+  const withLineReader = async <T>(target: LineReaderTarget, action: string, timeoutMs: number, work: (reader: LineReader, deadline: (timeoutMs: number) => void) => Promise<T>): Promise<T> => {
+    const aborter = new AbortController();
+    let allowedMs = timeoutMs;
+    let timer = setTimeout(() => aborter.abort(), allowedMs);
+    const deadline = (ms: number) => {
+      clearTimeout(timer);
+      allowedMs = ms;
+      timer = setTimeout(() => aborter.abort(), allowedMs);
+    };
+    let reader: LineReader | undefined;
+    try {
+      reader = await LineReader.connect(target, aborter.signal);
+      return await work(reader, deadline);
+    } catch (error) {
+      if (aborter.signal.aborted) {
+        throw ioError("store_timeout", `Cannot ${action}: the store ${url.redacted} did not answer within ${allowedMs} ms (ZAXY_STORE_TIMEOUT_MS); nothing was committed`);
+      }
+      throw storeError(error, action, url, secrets);
+    } finally {
+      clearTimeout(timer);
+      reader?.close();
+    }
+  };
   let closed = false;
   const close = async () => {
     if (closed) return;
@@ -204,21 +256,20 @@ export function openStoreClient(url: StoreUrl, env: Record<string, string | unde
       const timeoutMs = options.timeoutMs ?? queryTimeoutMs;
       if (readerTarget === undefined) return await this.run(action, (pool) => streamThreadLines(pool, thread, afterSeq, uptoSeq, sink, true), timeoutMs);
       if (uptoSeq <= afterSeq) return 0;
-      const deadline = new AbortController();
-      const timer = setTimeout(() => deadline.abort(), timeoutMs);
-      let reader: LineReader | undefined;
-      try {
-        reader = await LineReader.connect(readerTarget, deadline.signal);
-        return await reader.streamLines(thread, afterSeq, uptoSeq, sink, options.allocate);
-      } catch (error) {
-        if (deadline.signal.aborted) {
-          throw ioError("store_timeout", `Cannot ${action}: the store ${url.redacted} did not answer within ${timeoutMs} ms (ZAXY_STORE_TIMEOUT_MS); nothing was committed`);
-        }
-        throw storeError(error, action, url, secrets);
-      } finally {
-        clearTimeout(timer);
-        reader?.close();
+      return await withLineReader(readerTarget, action, timeoutMs, (reader) => reader.streamLines(thread, afterSeq, uptoSeq, sink, options.allocate));
+    },
+    async streamAfter(action, thread, prelude, plan) {
+      if (readerTarget === undefined) {
+        const rows = await this.run(action, async (pool) => (await pool.unsafe(prelude.sql, prelude.params).values()).map((row) => row.map(textValue)));
+        const next = plan(rows);
+        return await this.streamLines(action, thread, next.afterSeq, next.uptoSeq, next.sink, next);
       }
+      return await withLineReader(readerTarget, action, queryTimeoutMs, async (reader, deadline) => {
+        const next = plan(await reader.values(prelude.sql, prelude.params));
+        if (next.uptoSeq <= next.afterSeq) return 0;
+        deadline(next.timeoutMs ?? queryTimeoutMs);
+        return await reader.streamLines(thread, next.afterSeq, next.uptoSeq, next.sink, next.allocate);
+      });
     },
     close,
   };

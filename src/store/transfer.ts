@@ -20,7 +20,8 @@ import { removeOrphanTempFiles } from "../projection/orphanTempFiles.ts";
 import type { ProgressSink } from "../progress.ts";
 import { mirrorPageRows } from "./mirror.ts";
 import { RangeVerifier } from "./rangeVerifier.ts";
-import { lastLineOf, lineChunkBytes } from "./threadLines.ts";
+import { schemaProblem } from "./schema.ts";
+import { lastLineOf, type LineChunkSink, lineChunkBytes } from "./threadLines.ts";
 import type { StoreClient } from "./storeClient.ts";
 
 export interface ThreadHead {
@@ -41,6 +42,9 @@ export async function readHeads(client: StoreClient): Promise<ThreadHead[]> {
   }));
 }
 
+const extentSql =
+  "SELECT (SELECT value FROM zaxy_store_meta WHERE key = 'schema_version'), (SELECT seq FROM eventloom_heads WHERE thread = $1), (SELECT max(seq) FROM eventloom_events WHERE thread = $1)";
+
 /** Events from which a thread is verified on workers started before the first rows arrive. */
 const prestartEventsMin = 10_000;
 /** Fetched bytes that may wait for a verifier before the stream is held back. */
@@ -60,6 +64,8 @@ export interface FetchedThread {
  * Streams the thread's rows in seq order (into `scratch` when given) and verifies them as they arrive: every
  * hash recomputed from `line`, chunk after chunk, so the network and the verifier overlap and
  * memory stays bounded. A missing row or a head row ahead of the rows fails the report too.
+ * Checks the schema version first (store_not_initialised, store_schema_too_new), in the same
+ * statement as the thread's extent, so callers need not.
  */
 export async function fetchVerifiedThread(
   client: StoreClient,
@@ -67,21 +73,14 @@ export async function fetchVerifiedThread(
   scratch: { file: string; fd: number } | null,
   options: { allErrors?: boolean; progress?: ProgressSink } = {},
 ): Promise<FetchedThread> {
-  const { headSeq, maxSeq } = await client.run(`read session ${JSON.stringify(thread)} from the store`, async (sql) => {
-    // Both in one statement, so from one snapshot: the head row and the rows agree as committed.
-    const rows = await sql`SELECT (SELECT seq FROM eventloom_heads WHERE thread = ${thread}) AS head, (SELECT max(seq) FROM eventloom_events WHERE thread = ${thread}) AS max`;
-    const head = rows[0]?.head;
-    return { headSeq: head === null || head === undefined ? null : Number(head), maxSeq: Number(rows[0]?.max ?? 0) };
-  });
+  let headSeq: number | null = null;
+  let maxSeq = 0;
   const verifier = new RangeVerifier(options.allErrors === true);
-  // A thread of many chunks: the workers start while the rows are being asked for.
-  if (maxSeq >= prestartEventsMin) verifier.prestart();
   let offset = 0;
   let linesBefore = 0;
   let prevHash: string | null = null;
   let blankAt: number | undefined;
-  options.progress?.phase("fetching and verifying rows", maxSeq, "events");
-  const rows = await client.streamLines(`read session ${JSON.stringify(thread)} from the store`, thread, 0, maxSeq, (lines, count, emptyRows) => {
+  const sink: LineChunkSink = (lines, count, emptyRows) => {
     if (scratch !== null) {
       try {
         for (let written = 0; written < lines.length; ) written += fs.writeSync(scratch.fd, lines, written, lines.length - written, offset + written);
@@ -95,8 +94,9 @@ export async function fetchVerifiedThread(
     const length = lines.length;
     // Read before the bytes may be handed (transferred) to a verifier.
     prevHash = (storedEventHash(lastLineOf(lines)) ?? null);
-    // The first chunk (and a thread that fits in one) is verified inline; later ones on a worker.
-    const inline = offset === 0 && count > 0 && length < lineChunkBytes;
+    // A thread that fits in one chunk is verified here and now (no worker to start); a larger
+    // one's first chunk goes to a worker too, so reading goes on meanwhile.
+    const inline = offset === 0 && count === maxSeq && length < lineChunkBytes;
     offset += length;
     linesBefore += count;
     options.progress?.update(linesBefore);
@@ -105,7 +105,20 @@ export async function fetchVerifiedThread(
     verifier.addBytes(lines, chain, inline, true);
     // Verifiers slower than the network hold the stream back: bounded memory, whatever the thread's size.
     return verifier.drained(pendingVerifyBytesMax);
-  }, { timeoutMs: client.queryTimeoutMs + 2 * maxSeq, allocate: (bytes) => verifier.buffer(bytes) });
+  };
+  // The schema version, the head row and the highest seq in one statement (one snapshot: the
+  // head row and the rows agree as committed), on the connection the rows then come through.
+  const rows = await client.streamAfter(`read session ${JSON.stringify(thread)} from the store`, thread, { sql: extentSql, params: [thread] }, ([extent]) => {
+    const version = extent?.[0];
+    const problem = schemaProblem(client.url, version === null || version === undefined ? undefined : Number(version));
+    if (problem !== undefined) throw problem;
+    headSeq = extent[1] === null ? null : Number(extent[1]);
+    maxSeq = Number(extent[2] ?? 0);
+    // A thread of many chunks: the workers start while the rows are being asked for.
+    if (maxSeq >= prestartEventsMin) verifier.prestart();
+    options.progress?.phase("fetching and verifying rows", maxSeq, "events");
+    return { afterSeq: 0, uptoSeq: maxSeq, sink, timeoutMs: client.queryTimeoutMs + 2 * maxSeq, allocate: (bytes) => verifier.buffer(bytes) };
+  });
   let report = mergeRanges(offset, await verifier.results(), options.allErrors === true);
   const failed = (seq: number, reason: string): IntegrityReport => ({
     ...report,

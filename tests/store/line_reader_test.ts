@@ -36,6 +36,8 @@ interface Script {
   sslAnswer?: "N";
   /** Never answer the query. */
   silent?: boolean;
+  /** The one row that answers an unnamed statement (a prelude before the pages). */
+  preludeRow?: (string | null)[];
 }
 
 function message(type: string, body: Buffer): Buffer {
@@ -207,6 +209,13 @@ async function scriptedServer(script: Script, listenPath?: string): Promise<{ po
           }
           if (type !== "S") continue;
           if (script.silent) continue;
+          if (seen.bound[seen.bound.length - 1] === "" && script.preludeRow !== undefined) {
+            const values = script.preludeRow.map((value) => (value === null ? int32(-1) : Buffer.concat([int32(Buffer.byteLength(value)), Buffer.from(value)])));
+            const count = Buffer.alloc(2);
+            count.writeInt16BE(values.length, 0);
+            sendAnswer(Buffer.concat([message("1", Buffer.alloc(0)), message("2", Buffer.alloc(0)), message("D", Buffer.concat([count, ...values])), message("C", Buffer.from("SELECT 1\0")), ready]));
+            continue;
+          }
           const [, from, to] = seen.pages[seen.pages.length - 1] ?? ["", 0, 0];
           if (script.queryError !== undefined) sendAnswer(Buffer.concat([message("1", Buffer.alloc(0)), errorResponse(script.queryError.code, script.queryError.message), ready]));
           else sendAnswer(script.rawAnswer ?? rowsAnswer((script.rows ?? []).slice(from, to)));
@@ -292,6 +301,33 @@ describe("line reader", () => {
       assert.equal(server.seen.bound.length, pages.length);
     } finally {
       await server.close();
+    }
+  });
+
+  test("a statement before the pages runs on the same connection: its values as text, NULL as null, its parameters bound", async () => {
+    for (const sliceBytes of [undefined, 1, 5]) {
+      const server = await scriptedServer({ login: "scram", password: "s3cret", rows: sampleRows, preludeRow: ["1", null, "4", "naïve"], sliceBytes });
+      const reader = await LineReader.connect(target(server.port), new AbortController().signal);
+      try {
+        assert.deepEqual(await reader.values("SELECT version, head, max, note", ["s1"]), [["1", null, "4", "naïve"]]);
+        assert.equal(server.seen.queries[0], "SELECT version, head, max, note");
+        assert.deepEqual(server.seen.statements, [""], "an unnamed statement");
+        const parts: Buffer[] = [];
+        assert.equal(await reader.streamLines("s1", 0, 4, (lines) => void parts.push(Buffer.from(lines))), 4);
+        assert.ok(Buffer.concat(parts).equals(sampleLines), `slices of ${sliceBytes}`);
+        assert.deepEqual(server.seen.statements, ["", "zaxy_lines"], "then the page statement, on the same connection");
+      } finally {
+        reader.close();
+        await server.close();
+      }
+    }
+    const failing = await scriptedServer({ login: "trust", queryError: { code: "42P01", message: 'relation "zaxy_store_meta" does not exist' } });
+    const reader = await LineReader.connect(target(failing.port), new AbortController().signal);
+    try {
+      await assert.rejects(reader.values("SELECT 1", []), (error: Error & { code?: string }) => error.code === "42P01" && /zaxy_store_meta/.test(error.message));
+    } finally {
+      reader.close();
+      await failing.close();
     }
   });
 

@@ -361,6 +361,34 @@ describe("zaxy store on PostgreSQL", { skip: server === undefined ? "no PostgreS
     assert.deepEqual(verdicts("restored")[0].ok, true);
   });
 
+  test("verify --store and store export check the schema in the statement that reads the thread's extent: none, or a newer one, exits 2 through the reader and through the pool, and writes nothing", async () => {
+    const bare = await freshDatabase(server as PgServer, "bare");
+    const dir = makeTempDir("zaxy-store-schema-first");
+    const pooledOf = (url: string) => url.replace(/@([^/@]+)\//, (_m, host: string) => `@${host},${host}/`);
+    const refusals = (url: string) => {
+      const verify = z(url, dir, ["verify", "--session-id", "s1", "--json"]);
+      const out = path.join(dir, "out.jsonl");
+      const exported = z(url, dir, ["store", "export", "--session-id", "s1", "--output", out, "--json"]);
+      assert.equal(fs.existsSync(out), false, "no output");
+      assert.deepEqual(fs.readdirSync(dir).filter((name) => name.startsWith(".zaxy-store-export-")), [], "no scratch file left");
+      return [verify, exported].map((run) => ({ code: run.code, error: json(run).error?.code, hint: /zaxy store init|upgrade zaxy/.test(json(run).error?.hint ?? "") }));
+    };
+    for (const url of [bare, pooledOf(bare)]) {
+      assert.deepEqual(refusals(url), [{ code: 2, error: "store_not_initialised", hint: true }, { code: 2, error: "store_not_initialised", hint: true }], url);
+    }
+    const store = await initStore("schema-new");
+    const file = path.join(dir, "s1.jsonl");
+    writeSyntheticLog({ path: file, events: 50, style: "python-legacy" });
+    ok(z(store, dir, ["store", "import", file]), "import");
+    await sqlOn(store, (sql) => sql`UPDATE zaxy_store_meta SET value = '99' WHERE key = 'schema_version'`);
+    for (const url of [store, pooledOf(store)]) {
+      assert.deepEqual(refusals(url), [{ code: 2, error: "store_schema_too_new", hint: true }, { code: 2, error: "store_schema_too_new", hint: true }], url);
+    }
+    await sqlOn(store, (sql) => sql`UPDATE zaxy_store_meta SET value = '1' WHERE key = 'schema_version'`);
+    const verified = json(ok(z(store, dir, ["verify", "--session-id", "s1", "--json"]), "verify once the version is back"));
+    assert.deepEqual([verified.ok, verified.logs[0].total_events], [true, 50]);
+  });
+
   test("bench store: writers, verify and import measured in one run, the contract's fields, the table vacuumed first, nothing left behind", async () => {
     const store = await initStore("bench");
     const dir = makeTempDir("zaxy-store-bench");

@@ -41,7 +41,8 @@ async function verifyFromStore(ctx: CommandContext, allErrors: boolean): Promise
       out.push({ path: `store:${thread}`, store: client.url.redacted, session_id: thread, ...report });
     }
     return out;
-  });
+    // One thread's verify checks the schema in its first statement; --all reads the heads first.
+  }, { schema: booleanOption(ctx, "all") });
   const ok = results.every((r) => r.ok);
   emit(ctx, "zaxy.verify.v1", { ok, logs: results }, () =>
     results.length === 0 ? "No threads in the store." : results.map((r) => renderReport(r.path, r, paint(ctx.io))).join("\n"),

@@ -35,7 +35,8 @@ export const storeExportCommand = defineCommand({
       } finally {
         progress.done();
       }
-    });
+      // The export checks the schema itself, in its first statement.
+    }, { schema: false });
     if (output !== undefined) emit(ctx, "zaxy.store.export.v1", doc, () => `Exported session ${sessionId}: ${doc.events} events, ${doc.bytes} bytes -> ${output}`);
     return 0;
   },
