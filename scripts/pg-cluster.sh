@@ -48,7 +48,8 @@ start)
   if [ "$shared_mb" -gt 1024 ]; then shared_mb=1024; fi
   if [ "$shared_mb" -lt 128 ]; then shared_mb=128; fi
   shared_buffers=${PG_CLUSTER_SHARED_BUFFERS:-${shared_mb}MB}
-  options="-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=200 -c fsync=off -c shared_buffers=$shared_buffers"
+  # ::1 too, for the IPv6 URL tests; a machine without it only warns (the server still starts).
+  options="-c listen_addresses=127.0.0.1,::1 -p $port -k $dir -c max_connections=200 -c fsync=off -c shared_buffers=$shared_buffers"
   if [ "${PG_CLUSTER_SSL:-0}" = 1 ]; then
     openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=127.0.0.1" \
       -keyout "$dir/data/server.key" -out "$dir/data/server.crt" >/dev/null 2>&1 || { echo "pg-cluster.sh: openssl failed" >&2; exit 3; }

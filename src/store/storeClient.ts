@@ -9,7 +9,7 @@ import { inputError, ioError, isZaxyError, type ZaxyError } from "../errors.ts";
 import { LineReader, type LineReaderTarget, lineReaderTarget } from "./lineReader.ts";
 import { passwordFromFile } from "./pgpass.ts";
 import { type LineChunkSink, streamThreadLines } from "./threadLines.ts";
-import { storeAddress, type StoreUrl, urlPassword } from "./storeUrl.ts";
+import { bracketedHosts, storeAddress, type StoreUrl, urlPassword } from "./storeUrl.ts";
 
 export type Sql = postgres.Sql;
 /** A pool or a transaction: anything queries can run on. */
@@ -191,7 +191,9 @@ export function openStoreClient(url: StoreUrl, env: Record<string, string | unde
     onnotice: () => {},
     connection: { application_name: "zaxy" },
   };
-  const sql = postgres(url.url, { ...options, max: 4 });
+  // postgres.js takes host and port lists (what it makes of a multi-host URL itself), though its types say one.
+  const hosts = bracketedHosts(url.url, env) as { host?: string; port?: number } | undefined;
+  const sql = postgres(url.url, { ...options, ...hosts, max: 4 });
   // Bulk reads of a thread's lines take the line reader unless the URL needs the general client.
   const readerTarget = lineReaderTarget(url.url, env, password, (connectTimeout ?? storeConnectTimeoutS) * 1000);
   /**

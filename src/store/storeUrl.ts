@@ -81,6 +81,23 @@ export function storeAddress(url: string, env: Record<string, string | undefined
   };
 }
 
+/**
+ * The URL's hosts and ports when one of them is a bracketed IPv6 address, brackets removed (the
+ * general client splits hosts at every colon and would try to resolve "["); undefined otherwise,
+ * so the client reads the URL itself. A host without a port takes PGPORT, else 5432.
+ */
+export function bracketedHosts(url: string, env: Record<string, string | undefined>): { host: string[]; port: number[] } | undefined {
+  const body = url.slice(url.indexOf("://") + 3);
+  const authority = body.split(/[?/]/)[0];
+  const hosts = authority.slice(authority.lastIndexOf("@") + 1);
+  if (!hosts.includes("[")) return undefined;
+  const parsed = hosts.split(",").map((entry) => {
+    const match = /^(?:\[([^\]]*)\]|([^:[\]]*))(?::(\d+))?$/.exec(entry);
+    return { host: match?.[1] ?? match?.[2] ?? entry, port: Number(match?.[3] || env.PGPORT || 5432) };
+  });
+  return { host: parsed.map((entry) => entry.host || env.PGHOST || "localhost"), port: parsed.map((entry) => entry.port) };
+}
+
 function parseStoreUrl(url: string, source: string, field: string, env: Record<string, string | undefined>): StoreUrl {
   if (splitUrl(url) === undefined) {
     throw inputError("invalid_store_url", `${source} must be a postgres:// or postgresql:// URL, got ${JSON.stringify(redactStoreUrl(url))}; leave it unset to keep the logs in files`, {

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
+import * as net from "node:net";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { makeTempDir, refVerify, removeTempDirs, skipWithoutPython } from "../eventloom/testkit.ts";
@@ -387,6 +388,32 @@ describe("zaxy store on PostgreSQL", { skip: server === undefined ? "no PostgreS
     await sqlOn(store, (sql) => sql`UPDATE zaxy_store_meta SET value = '1' WHERE key = 'schema_version'`);
     const verified = json(ok(z(store, dir, ["verify", "--session-id", "s1", "--json"]), "verify once the version is back"));
     assert.deepEqual([verified.ok, verified.logs[0].total_events], [true, 50]);
+  });
+
+  test("a bracketed IPv6 host ([::1]) works for appends, verify, export and status, alone and in a host list", async (t) => {
+    const store = await initStore("ipv6");
+    const port = /@[^/@]*:(\d+)\//.exec(store)?.[1];
+    const listening = port !== undefined && (await new Promise<boolean>((resolve) => {
+      const probe = net.connect(Number(port), "::1");
+      probe.once("connect", () => (probe.destroy(), resolve(true)));
+      probe.once("error", () => resolve(false));
+    }));
+    if (!listening) {
+      t.skip("the server does not listen on ::1 (scripts/pg-cluster.sh does where the machine has IPv6)");
+      return;
+    }
+    const v6 = store.replace(/@[^/@]+\//, `@[::1]:${port}/`);
+    const dir = makeTempDir("zaxy-store-ipv6");
+    ok(z(v6, dir, ["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"over IPv6"}']), "append over [::1]");
+    const listed = store.replace(/@[^/@]+\//, `@[::1]:${port},127.0.0.1:${port}/`);
+    ok(z(listed, dir, ["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"host list"}']), "append over a host list");
+    const verified = json(ok(z(v6, dir, ["verify", "--json"]), "verify"));
+    assert.deepEqual([verified.ok, verified.logs[0].total_events], [true, 2]);
+    const status = json(ok(z(listed, dir, ["store", "status", "--json"]), "status"));
+    assert.equal(status.event_count, 2);
+    const out = path.join(dir, "default.jsonl");
+    ok(z(v6, dir, ["store", "export", "--session-id", "default", "--output", out]), "export");
+    assert.equal(fs.readFileSync(out, "utf8").trim().split("\n").length, 2);
   });
 
   test("bench store: writers, verify and import measured in one run, the contract's fields, the table vacuumed first, nothing left behind", async () => {

@@ -8,7 +8,7 @@ import * as net from "node:net";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { passwordFromFile } from "../../src/store/pgpass.ts";
-import { redactStoreUrl, resolveStoreUrl, storeAddress, urlPassword } from "../../src/store/storeUrl.ts";
+import { bracketedHosts, redactStoreUrl, resolveStoreUrl, storeAddress, urlPassword } from "../../src/store/storeUrl.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { runZaxyAsync } from "../cli/zaxy.ts";
 
@@ -67,6 +67,13 @@ describe("store URL", () => {
     assert.notEqual(resolveStoreUrl("postgres://a:x@db:5433/zaxy", {}, root)?.id, a);
     assert.notEqual(resolveStoreUrl("postgres://a:x@db:5432/other", {}, root)?.id, a);
     assert.deepEqual(storeAddress("postgres://u@[::1]:6000/d", {}), { host: "::1", port: "6000", database: "d", user: "u" });
+  });
+
+  test("bracketed IPv6 hosts are handed to the general client without brackets, with their ports; other URLs are left to it", () => {
+    assert.deepEqual(bracketedHosts("postgres://u:p@[::1]:6000/d", {}), { host: ["::1"], port: [6000] });
+    assert.deepEqual(bracketedHosts("postgres://u@[fe80::1%25eth0]/d?sslmode=require", { PGPORT: "6001" }), { host: ["fe80::1%25eth0"], port: [6001] });
+    assert.deepEqual(bracketedHosts("postgres://u@[2001:db8::5]:7000,db2:7001,db3/d", {}), { host: ["2001:db8::5", "db2", "db3"], port: [7000, 7001, 5432] });
+    for (const url of ["postgres://u@db:5432/d", "postgres://u@db1,db2:6543/d", "postgres:///d", "postgres://u:p%5B@db/d"]) assert.equal(bracketedHosts(url, {}), undefined, url);
   });
 
   test("the password file matches host, port, database and user with * and escapes; a loose mode is ignored", () => {
