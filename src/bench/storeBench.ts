@@ -20,6 +20,7 @@ import { readLogLines } from "../eventloom/lines.ts";
 import { verifyLog } from "../eventloom/verify.ts";
 import { selfCommand, spawnMeasured } from "../platform/process.ts";
 import type { StoreClient } from "../store/storeClient.ts";
+import { storeReaders } from "../store/parallelVerify.ts";
 import { verifyStoreThread } from "../store/transfer.ts";
 import { atLeast, type BenchMachine, benchMachine, type BenchTarget, type LatencySummary, latencySummary, median } from "./measure.ts";
 import { writeSyntheticLog } from "./syntheticLog.ts";
@@ -56,7 +57,7 @@ export interface StoreBenchResult {
   store: string;
   command: string[];
   writers: { store: WriterStats; file: WriterStats; store_to_file_throughput: number };
-  verify: { events: number; bytes: number; file: { median_s: number; mb_per_s: number; runs_s: number[] }; store: { median_s: number; mb_per_s: number; runs_s: number[] }; store_to_file: number; table_settled: { vacuumed: boolean; note: string }; ok: boolean };
+  verify: { events: number; bytes: number; file: { median_s: number; mb_per_s: number; runs_s: number[] }; store: { median_s: number; mb_per_s: number; runs_s: number[] }; store_to_file: number; store_readers: number; table_settled: { vacuumed: boolean; note: string }; ok: boolean };
   import: { events: number; bytes: number; seconds: number; mb_per_s: number; ok: boolean } | null;
   targets: Record<string, BenchTarget>;
 }
@@ -267,6 +268,8 @@ export async function runStoreBench(options: StoreBenchOptions): Promise<StoreBe
         file: { median_s: fileMedian, mb_per_s: mb / fileMedian, runs_s: fileRuns.runs_s },
         store: { median_s: storeMedian, mb_per_s: mb / storeMedian, runs_s: storeRuns.runs_s },
         store_to_file: storeToFile,
+        // Connections each store run read the thread on (src/store/parallelVerify.ts).
+        store_readers: storeReaders(options.verifyEvents, process.env),
         table_settled: settled,
         ok: fileRuns.ok && storeRuns.ok,
       },

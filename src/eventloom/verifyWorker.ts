@@ -9,10 +9,16 @@
  *   in:  {kind: "verifyBytes", bytes, chain, allErrors}          out: {kind: "done", result, bytes}
  *        (line-aligned bytes fetched from a store, transferred rather than written to a file;
  *        the bytes' buffer is transferred back, for the sender to fill again)
- *   out on any failure: {kind: "error", message}
+ *   in:  {kind: "verifyStoreRange", target, thread, afterSeq, uptoSeq, timeoutMs}
+ *                                                                 out: {kind: "progress", rows}*, {kind: "done", range}
+ *        (a seq range of a store's thread, read on this worker's own connection: see
+ *        src/store/parallelVerify.ts)
+ *   out on any failure: {kind: "error", message[, code]}
  */
 import * as fs from "node:fs";
 import { type ChainStart, countRange, scanBytes, scanRange } from "./verify.ts";
+import type { LineReaderTarget } from "../store/lineReader.ts";
+import { verifyStoreRange } from "../store/storeRangeScan.ts";
 
 interface WorkerScope {
   onmessage: ((event: MessageEvent) => void) | null;
@@ -31,7 +37,15 @@ scope.onmessage = (event: MessageEvent) => {
   const message = event.data as
     | { kind: "count"; path: string; start: number; end: number }
     | { kind: "verify"; path: string; start: number; end: number; isLast: boolean; chain: ChainStart; allErrors: boolean }
-    | { kind: "verifyBytes"; bytes: Uint8Array; chain: ChainStart; allErrors: boolean };
+    | { kind: "verifyBytes"; bytes: Uint8Array; chain: ChainStart; allErrors: boolean }
+    | { kind: "verifyStoreRange"; target: LineReaderTarget; thread: string; afterSeq: number; uptoSeq: number; timeoutMs: number };
+  if (message.kind === "verifyStoreRange") {
+    verifyStoreRange(message, (rows) => scope.postMessage({ kind: "progress", rows })).then(
+      (range) => scope.postMessage({ kind: "done", range }),
+      (error: Error & { code?: unknown }) => scope.postMessage({ kind: "error", message: error?.message ?? String(error), code: typeof error?.code === "string" ? error.code : undefined }),
+    );
+    return;
+  }
   try {
     if (message.kind === "verifyBytes") {
       const result = scanBytes(message.bytes, message.chain, { allErrors: message.allErrors });

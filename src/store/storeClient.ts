@@ -44,6 +44,13 @@ export interface StoreClient {
    * prelude; the plan's own, the stream.
    */
   streamAfter(action: string, thread: string, prelude: { sql: string; params: string[] }, plan: (rows: (string | null)[][]) => StreamPlan): Promise<number>;
+  /**
+   * Where the line reader connects (credentials included), for readers on other threads; undefined
+   * when the URL is left to the pool.
+   */
+  readerTarget: LineReaderTarget | undefined;
+  /** A failure of work done outside `run` as `run` would report it: coded, the password scrubbed. */
+  mapError(error: unknown, action: string): ZaxyError;
   close(): Promise<void>;
 }
 
@@ -273,6 +280,8 @@ export function openStoreClient(url: StoreUrl, env: Record<string, string | unde
         return await reader.streamLines(thread, next.afterSeq, next.uptoSeq, next.sink, next.allocate);
       });
     },
+    readerTarget,
+    mapError: (error, action) => storeError(error, action, url, secrets),
     close,
   };
 }

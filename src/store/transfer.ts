@@ -19,6 +19,7 @@ import { lockWaitMs } from "../limits.ts";
 import { removeOrphanTempFiles } from "../projection/orphanTempFiles.ts";
 import type { ProgressSink } from "../progress.ts";
 import { mirrorPageRows } from "./mirror.ts";
+import { type ParallelVerdict, storeReaders, verifyOnReaders } from "./parallelVerify.ts";
 import { RangeVerifier } from "./rangeVerifier.ts";
 import { schemaProblem } from "./schema.ts";
 import { lastLineOf, type LineChunkSink, lineChunkBytes } from "./threadLines.ts";
@@ -71,9 +72,10 @@ export async function fetchVerifiedThread(
   client: StoreClient,
   thread: string,
   scratch: { file: string; fd: number } | null,
-  options: { allErrors?: boolean; progress?: ProgressSink } = {},
+  options: { allErrors?: boolean; progress?: ProgressSink; env?: Record<string, string | undefined> } = {},
 ): Promise<FetchedThread> {
   let headSeq: number | null = null;
+  let readers = 1;
   let maxSeq = 0;
   const verifier = new RangeVerifier(options.allErrors === true);
   let offset = 0;
@@ -108,18 +110,34 @@ export async function fetchVerifiedThread(
   };
   // The schema version, the head row and the highest seq in one statement (one snapshot: the
   // head row and the rows agree as committed), on the connection the rows then come through.
-  const rows = await client.streamAfter(`read session ${JSON.stringify(thread)} from the store`, thread, { sql: extentSql, params: [thread] }, ([extent]) => {
+  let rows = await client.streamAfter(`read session ${JSON.stringify(thread)} from the store`, thread, { sql: extentSql, params: [thread] }, ([extent]) => {
     const version = extent?.[0];
     const problem = schemaProblem(client.url, version === null || version === undefined ? undefined : Number(version));
     if (problem !== undefined) throw problem;
     headSeq = extent[1] === null ? null : Number(extent[1]);
     maxSeq = Number(extent[2] ?? 0);
+    options.progress?.phase("fetching and verifying rows", maxSeq, "events");
+    // A large thread being verified (not exported: that writes the rows in order) is read on
+    // several connections by the workers themselves; this connection's work is done.
+    if (scratch === null && options.allErrors !== true && client.readerTarget !== undefined) readers = storeReaders(maxSeq, options.env ?? process.env);
+    if (readers > 1) return { afterSeq: 0, uptoSeq: 0, sink };
     // A thread of many chunks: the workers start while the rows are being asked for.
     if (maxSeq >= prestartEventsMin) verifier.prestart();
-    options.progress?.phase("fetching and verifying rows", maxSeq, "events");
     return { afterSeq: 0, uptoSeq: maxSeq, sink, timeoutMs: client.queryTimeoutMs + 2 * maxSeq, allocate: (bytes) => verifier.buffer(bytes) };
   });
-  let report = mergeRanges(offset, await verifier.results(), options.allErrors === true);
+  let verdict: ParallelVerdict | undefined;
+  if (readers > 1) {
+    verdict = await verifyOnReaders(client, thread, maxSeq, readers, options.progress);
+    if (verdict === undefined) {
+      // Something is wrong with the rows: one sequential pass names it exactly.
+      verifier.prestart();
+      rows = await client.streamLines(`read session ${JSON.stringify(thread)} from the store`, thread, 0, maxSeq, sink, { timeoutMs: client.queryTimeoutMs + 2 * maxSeq, allocate: (bytes) => verifier.buffer(bytes) });
+    } else {
+      rows = verdict.rows;
+      offset = verdict.bytes;
+    }
+  }
+  let report = verdict?.report ?? mergeRanges(offset, await verifier.results(), options.allErrors === true);
   const failed = (seq: number, reason: string): IntegrityReport => ({
     ...report,
     ok: false,
@@ -183,7 +201,7 @@ export interface StoreVerification {
  * Verifies a thread from the store's rows: every hash recomputed from `line`, the seqs without
  * a gap, and the head row agreeing with the rows. `scratchDir` holds the fetched copy meanwhile.
  */
-export async function verifyStoreThread(client: StoreClient, thread: string, options: { allErrors?: boolean; progress?: ProgressSink } = {}): Promise<StoreVerification> {
+export async function verifyStoreThread(client: StoreClient, thread: string, options: { allErrors?: boolean; progress?: ProgressSink; env?: Record<string, string | undefined> } = {}): Promise<StoreVerification> {
   const fetched = await fetchVerifiedThread(client, thread, null, options);
   return { thread, report: fetched.report, head_seq: fetched.head_seq };
 }

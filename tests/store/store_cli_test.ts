@@ -433,6 +433,7 @@ describe("zaxy store on PostgreSQL", { skip: server === undefined ? "no PostgreS
     assert.equal(result.verify.file.runs_s.length, 1);
     assert.equal(result.verify.store.runs_s.length, 1);
     assert.ok(result.verify.store_to_file > 0);
+    assert.equal(result.verify.store_readers, 1, "300 events are read on one connection");
     assert.deepEqual(result.verify.table_settled, { vacuumed: true, note: "VACUUM (ANALYZE) eventloom_events after the bench's writes" });
     assert.equal(result.import.events, 200);
     assert.equal(result.import.ok, true);

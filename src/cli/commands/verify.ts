@@ -34,7 +34,7 @@ async function verifyFromStore(ctx: CommandContext, allErrors: boolean): Promise
       const progress = commandProgress(ctx, `verify store:${thread}`);
       let report;
       try {
-        ({ report } = await verifyStoreThread(client, thread, { allErrors, progress }));
+        ({ report } = await verifyStoreThread(client, thread, { allErrors, progress, env: ctx.io.env }));
       } finally {
         progress.done();
       }

@@ -28,7 +28,7 @@ function render(result: StoreBenchResult): string {
     `writers (${result.writers.store.writers} processes x ${result.writers.store.appends_per_writer} appends, one session):`,
     writerLine(result.writers.store),
     writerLine(result.writers.file),
-    `verify ${v.events} events (${fixed(v.bytes / 1e6, 1)} MB): file ${fixed(v.file.median_s, 3)} s (${fixed(v.file.mb_per_s, 0)} MB/s), store ${fixed(v.store.median_s, 3)} s (${fixed(v.store.mb_per_s, 0)} MB/s) -> store at ${fixed(v.store_to_file * 100, 0)} % of file`,
+    `verify ${v.events} events (${fixed(v.bytes / 1e6, 1)} MB): file ${fixed(v.file.median_s, 3)} s (${fixed(v.file.mb_per_s, 0)} MB/s), store ${fixed(v.store.median_s, 3)} s (${fixed(v.store.mb_per_s, 0)} MB/s) -> store at ${fixed(v.store_to_file * 100, 0)} % of file (${v.store_readers} ${v.store_readers === 1 ? "connection" : "connections"})`,
     `  (${v.table_settled.note})`,
   ];
   if (result.import !== null) {
