@@ -35,14 +35,14 @@ export const parallelCoresMin = 6;
  * thread), about what 4 cores verify, so from 6 cores a file verify pulls away from it.
  */
 export function storeReaders(events: number, env: Record<string, string | undefined>): number {
-  if (events < parallelEventsMin) return 1;
+  // Checked whatever the thread's size: a bad value is bad input, not silently ignored.
   const raw = env.ZAXY_STORE_READERS;
-  if (raw === undefined || raw === "") return verifyWorkersMax() >= parallelCoresMin ? verifyWorkersMax() : 1;
-  const readers = Number(raw);
-  if (!Number.isSafeInteger(readers) || readers < 1 || readers > 64) {
+  const chosen = raw === undefined || raw === "" ? undefined : Number(raw);
+  if (chosen !== undefined && (!Number.isSafeInteger(chosen) || chosen < 1 || chosen > 64)) {
     throw inputError("invalid_option", `ZAXY_STORE_READERS must be an integer from 1 to 64 (connections per verify), got ${JSON.stringify(raw)}`, { field: "ZAXY_STORE_READERS" });
   }
-  return readers;
+  if (events < parallelEventsMin) return 1;
+  return chosen ?? (verifyWorkersMax() >= parallelCoresMin ? verifyWorkersMax() : 1);
 }
 
 export interface ParallelVerdict {

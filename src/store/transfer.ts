@@ -119,7 +119,10 @@ export async function fetchVerifiedThread(
     options.progress?.phase("fetching and verifying rows", maxSeq, "events");
     // A large thread being verified (not exported: that writes the rows in order) is read on
     // several connections by the workers themselves; this connection's work is done.
-    if (scratch === null && options.allErrors !== true && client.readerTarget !== undefined) readers = storeReaders(maxSeq, options.env ?? process.env);
+    if (scratch === null) {
+      const wanted = storeReaders(maxSeq, options.env ?? process.env);
+      if (options.allErrors !== true && client.readerTarget !== undefined) readers = wanted;
+    }
     if (readers > 1) return { afterSeq: 0, uptoSeq: 0, sink };
     // A thread of many chunks: the workers start while the rows are being asked for.
     if (maxSeq >= prestartEventsMin) verifier.prestart();

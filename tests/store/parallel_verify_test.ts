@@ -50,12 +50,19 @@ describe("parallel verify --store", { skip: server === undefined ? "no PostgreSQ
     ok(runZaxy(["store", "import", file, "--store", store], { cwd: dir }), "import");
   });
 
-  test("how many readers: one below the event threshold or cores, ZAXY_STORE_READERS when set, a bad value is bad input", () => {
+  test("how many readers: one below the event threshold or cores, ZAXY_STORE_READERS when set, a bad value is bad input (exit 2)", () => {
+    const bad = runZaxy(["verify", "--store", store, "--session-id", "big", "--json"], { cwd: dir, env: { ZAXY_STORE_READERS: "two" } });
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.equal(JSON.parse(bad.stdout).error.code, "invalid_option");
+    assert.match(JSON.parse(bad.stdout).error.message, /ZAXY_STORE_READERS must be an integer from 1 to 64/);
+    assert.deepEqual(stackTraceLines(bad.stderr), []);
     assert.equal(storeReaders(parallelEventsMin - 1, { ZAXY_STORE_READERS: "4" }), 1);
     assert.equal(storeReaders(parallelEventsMin, { ZAXY_STORE_READERS: "4" }), 4);
     assert.equal(storeReaders(parallelEventsMin, {}), verifyWorkersMax() >= parallelCoresMin ? verifyWorkersMax() : 1);
     for (const raw of ["0", "x", "2.5", "65"]) {
-      assert.throws(() => storeReaders(parallelEventsMin, { ZAXY_STORE_READERS: raw }), (error: unknown) => isZaxyError(error) && error.code === "invalid_option" && /ZAXY_STORE_READERS/.test(error.message), raw);
+      for (const size of [10, parallelEventsMin]) {
+        assert.throws(() => storeReaders(size, { ZAXY_STORE_READERS: raw }), (error: unknown) => isZaxyError(error) && error.code === "invalid_option" && /ZAXY_STORE_READERS/.test(error.message), `${raw} for ${size} events`);
+      }
     }
   });
 
