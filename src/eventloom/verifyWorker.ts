@@ -9,7 +9,7 @@
  *   in:  {kind: "verifyBytes", bytes, chain, allErrors}          out: {kind: "done", result, bytes}
  *        (line-aligned bytes fetched from a store, transferred rather than written to a file;
  *        the bytes' buffer is transferred back, for the sender to fill again)
- *   in:  {kind: "verifyStoreRange", target, thread, afterSeq, uptoSeq, timeoutMs}
+ *   in:  {kind: "verifyStoreRange", target, thread, afterSeq, uptoSeq, loginTimeoutMs, timeoutMs}
  *                                                                 out: {kind: "progress", rows}*, {kind: "done", range}
  *        (a seq range of a store's thread, read on this worker's own connection: see
  *        src/store/parallelVerify.ts)
@@ -17,8 +17,7 @@
  */
 import * as fs from "node:fs";
 import { type ChainStart, countRange, scanBytes, scanRange } from "./verify.ts";
-import type { LineReaderTarget } from "../store/lineReader.ts";
-import { verifyStoreRange } from "../store/storeRangeScan.ts";
+import { type StoreRangeRequest, verifyStoreRange } from "../store/storeRangeScan.ts";
 
 interface WorkerScope {
   onmessage: ((event: MessageEvent) => void) | null;
@@ -38,11 +37,12 @@ scope.onmessage = (event: MessageEvent) => {
     | { kind: "count"; path: string; start: number; end: number }
     | { kind: "verify"; path: string; start: number; end: number; isLast: boolean; chain: ChainStart; allErrors: boolean }
     | { kind: "verifyBytes"; bytes: Uint8Array; chain: ChainStart; allErrors: boolean }
-    | { kind: "verifyStoreRange"; target: LineReaderTarget; thread: string; afterSeq: number; uptoSeq: number; timeoutMs: number };
+    | ({ kind: "verifyStoreRange" } & StoreRangeRequest);
   if (message.kind === "verifyStoreRange") {
     verifyStoreRange(message, (rows) => scope.postMessage({ kind: "progress", rows })).then(
       (range) => scope.postMessage({ kind: "done", range }),
-      (error: Error & { code?: unknown }) => scope.postMessage({ kind: "error", message: error?.message ?? String(error), code: typeof error?.code === "string" ? error.code : undefined }),
+      (error: Error & { code?: unknown; timeoutMs?: unknown }) =>
+        scope.postMessage({ kind: "error", message: error?.message ?? String(error), code: typeof error?.code === "string" ? error.code : undefined, timeoutMs: typeof error?.timeoutMs === "number" ? error.timeoutMs : undefined }),
     );
     return;
   }

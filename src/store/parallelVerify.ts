@@ -71,15 +71,15 @@ export async function verifyOnReaders(client: StoreClient, thread: string, maxSe
         const worker = new WebWorker(workerSpecifier(new URL("../eventloom/verifyWorker.ts", import.meta.url), "eventloom/verifyWorker.ts"), { type: "module" });
         workers.push(worker);
         worker.onmessage = (event: MessageEvent) => {
-          const data = event.data as { kind: string; rows?: number; range?: StoreRangeScan; message?: string; code?: string };
+          const data = event.data as { kind: string; rows?: number; range?: StoreRangeScan; message?: string; code?: string; timeoutMs?: number };
           if (data.kind === "progress") {
             rowsRead[index] = data.rows ?? 0;
             progress?.update(rowsRead.reduce((sum, rows) => sum + rows, 0));
           } else if (data.kind === "done") resolve(data.range as StoreRangeScan);
-          else reject(Object.assign(new Error(data.message ?? "the reader failed"), { code: data.code }));
+          else reject(Object.assign(new Error(data.message ?? "the reader failed"), { code: data.code, timeoutMs: data.timeoutMs }));
         };
         worker.onerror = (event: Event) => reject(new Error(`verify worker failed: ${(event as ErrorEvent).message ?? "unknown error"}`));
-        worker.postMessage({ kind: "verifyStoreRange", target, thread, afterSeq, uptoSeq: bounds[index + 1], timeoutMs });
+        worker.postMessage({ kind: "verifyStoreRange", target, thread, afterSeq, uptoSeq: bounds[index + 1], loginTimeoutMs: client.queryTimeoutMs, timeoutMs });
       })
     ));
     for (const [index, scan] of scans.entries()) {
@@ -90,8 +90,9 @@ export async function verifyOnReaders(client: StoreClient, thread: string, maxSe
     const report = mergeRanges(bytes, scans.flatMap((scan) => scan.results), false);
     return report.ok ? { report, rows: maxSeq, bytes } : undefined;
   } catch (error) {
-    if ((error as { code?: unknown }).code === "ZAXY_DEADLINE") {
-      throw ioError("store_timeout", `Cannot ${action}: the store ${client.url.redacted} did not answer within ${timeoutMs} ms (ZAXY_STORE_TIMEOUT_MS); nothing was committed`);
+    const { code, timeoutMs: allowedMs } = error as { code?: unknown; timeoutMs?: number };
+    if (code === "ZAXY_DEADLINE") {
+      throw ioError("store_timeout", `Cannot ${action}: the store ${client.url.redacted} did not answer within ${allowedMs ?? timeoutMs} ms (ZAXY_STORE_TIMEOUT_MS); nothing was committed`);
     }
     throw client.mapError(error, action);
   } finally {

@@ -28,6 +28,8 @@ export interface StoreRangeRequest {
   thread: string;
   afterSeq: number;
   uptoSeq: number;
+  /** The deadline for connecting and logging in (the store's query deadline), then for the reading. */
+  loginTimeoutMs: number;
   timeoutMs: number;
 }
 
@@ -36,11 +38,15 @@ const progressRows = 20_000;
 
 export async function verifyStoreRange(request: StoreRangeRequest, onProgress: (rows: number) => void): Promise<StoreRangeScan> {
   const aborter = new AbortController();
-  const timer = setTimeout(() => aborter.abort(), request.timeoutMs);
+  let allowedMs = request.loginTimeoutMs;
+  let timer = setTimeout(() => aborter.abort(), allowedMs);
   const scan: StoreRangeScan = { rows: 0, bytes: 0, results: [], boundaryLine: null, lastLine: null, emptyRow: false };
   let reader: LineReader | undefined;
   try {
     reader = await LineReader.connect(request.target, aborter.signal);
+    clearTimeout(timer);
+    allowedMs = request.timeoutMs;
+    timer = setTimeout(() => aborter.abort(), allowedMs);
     let boundaryPending = request.afterSeq > 0;
     let prevHash: string | null = null;
     let reported = 0;
@@ -77,13 +83,18 @@ export async function verifyStoreRange(request: StoreRangeRequest, onProgress: (
       const index = spare.findIndex((buffer) => buffer.byteLength >= bytes);
       return index === -1 ? new ArrayBuffer(bytes) : spare.splice(index, 1)[0];
     });
-    if (aborter.signal.aborted) throw Object.assign(new Error("the deadline passed"), { code: "ETIMEDOUT" });
+    if (aborter.signal.aborted) throw deadlineError(allowedMs);
     return scan;
   } catch (error) {
-    if (aborter.signal.aborted) throw Object.assign(new Error(`did not answer within ${request.timeoutMs} ms`), { code: "ZAXY_DEADLINE" });
+    if (aborter.signal.aborted) throw deadlineError(allowedMs);
     throw error;
   } finally {
     clearTimeout(timer);
     reader?.close();
   }
+}
+
+/** The deadline passed: the main thread reports it as the store's other reads do (store_timeout). */
+function deadlineError(timeoutMs: number): Error {
+  return Object.assign(new Error(`did not answer within ${timeoutMs} ms`), { code: "ZAXY_DEADLINE", timeoutMs });
 }

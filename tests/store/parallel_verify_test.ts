@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
+import * as net from "node:net";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { writeSyntheticLog } from "../../src/bench/syntheticLog.ts";
@@ -128,6 +129,23 @@ describe("parallel verify --store", { skip: server === undefined ? "no PostgreSQ
     }
     const intact = verdictWith(3);
     assert.deepEqual([intact.code, intact.ok, intact.total], [0, true, events]);
+  });
+
+  test("a server that accepts and never answers: store_timeout after the query deadline (not the reading's longer one), whatever the thread's size", async () => {
+    const silent = net.createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const port = (silent.address() as net.AddressInfo).port;
+    const url = resolveStoreUrl(`postgres://zaxy:pw-not-shown@127.0.0.1:${port}/zaxy?sslmode=disable`, {}, makeTempDir("zaxy-parallel-silent"));
+    assert.ok(url !== undefined);
+    const client = openStoreClient(url, { ZAXY_STORE_TIMEOUT_MS: "400" });
+    const started = performance.now();
+    try {
+      await assert.rejects(verifyOnReaders(client, "big", 1_000_000, 3), (error: unknown) => isZaxyError(error) && error.code === "store_timeout" && /within 400 ms/.test(error.message) && !error.message.includes("pw-not-shown"));
+      assert.ok(performance.now() - started < 5_000, `took ${Math.round(performance.now() - started)} ms`);
+    } finally {
+      await client.sql.end({ timeout: 1 }); // not close(): it ends the process soon after, as the CLI wants
+      silent.close();
+    }
   });
 
   test("a server nobody listens on rejects as the store's other reads do (store_unreachable, exit 3), not as a worker crash", async () => {
