@@ -74,6 +74,8 @@ export async function fetchVerifiedThread(
   scratch: { file: string; fd: number } | null,
   options: { allErrors?: boolean; progress?: ProgressSink; env?: Record<string, string | undefined> } = {},
 ): Promise<FetchedThread> {
+  // A bad ZAXY_STORE_READERS is bad input before anything is asked of the server.
+  if (scratch === null) storeReaders(0, options.env ?? process.env);
   let headSeq: number | null = null;
   let readers = 1;
   let maxSeq = 0;

@@ -57,6 +57,8 @@ describe("parallel verify --store", { skip: server === undefined ? "no PostgreSQ
     assert.equal(JSON.parse(bad.stdout).error.code, "invalid_option");
     assert.match(JSON.parse(bad.stdout).error.message, /ZAXY_STORE_READERS must be an integer from 1 to 64/);
     assert.deepEqual(stackTraceLines(bad.stderr), []);
+    const unreachable = runZaxy(["verify", "--store", "postgres://zaxy@127.0.0.1:1/zaxy", "--session-id", "big", "--json"], { cwd: dir, env: { ZAXY_STORE_READERS: "two" } });
+    assert.equal(unreachable.code, 2, "checked before connecting");
     assert.equal(storeReaders(parallelEventsMin - 1, { ZAXY_STORE_READERS: "4" }), 1);
     assert.equal(storeReaders(parallelEventsMin, { ZAXY_STORE_READERS: "4" }), 4);
     assert.equal(storeReaders(parallelEventsMin, {}), verifyWorkersMax() >= parallelCoresMin ? verifyWorkersMax() : 1);
