@@ -15,7 +15,7 @@ import { readFleetEnabled } from "../eventloom/config.ts";
 import { openVault } from "../eventloom/forgetting.ts";
 import { resolveStoreUrl } from "../store/storeUrl.ts";
 import { renderHelp } from "./help.ts";
-import { clearProgress } from "./progress.ts";
+import { clearProgress, progressDelayError } from "./progress.ts";
 import { reportError } from "./output.ts";
 
 
@@ -207,6 +207,8 @@ export async function dispatch(root: CommandGroup, argv: string[], io: CommandIo
     return ExitCode.ok;
   }
   const global = globalsFrom(parsed.values, io.env);
+  const delayError = progressDelayError(io.env);
+  if (delayError !== undefined) return reportError(io, global.json, delayError);
   const required = node.positionals.filter((p) => p.required).length;
   const variadic = node.positionals.some((p) => p.variadic);
   if (parsed.positionals.length < required) {

@@ -120,6 +120,7 @@ const environment: Array<[string, string]> = [
   ["PGSSLMODE", "TLS for the store connection when the URL sets no sslmode (default: prefer)."],
   ["MCP_TOOL_PROFILE", "The tool profile of zaxy serve when --profile is not given (core or full)."],
   ["MCP_ADMIN_TOKEN", "The admin token of zaxy serve when --admin-token-file is not given."],
+  ["ZAXY_PROGRESS_DELAY_MS", "Milliseconds before a progress line first appears on a terminal (default 250; 0 draws from the start)."],
   ["ZAXY_DEBUG", "When set, an internal error also prints its stack trace on stderr."],
   ["TMPDIR", "Where the per-user cache directory zaxy-UID is made."],
 ];

@@ -7,6 +7,7 @@
  * log files and machine readers never see a carriage return. The line is cleared when the work
  * ends (or fails), so what follows starts on a clean line.
  */
+import { inputError, type ZaxyError } from "../errors.ts";
 import type { ProgressSink, ProgressUnit } from "../progress.ts";
 import type { CommandContext, CommandIo } from "./command.ts";
 
@@ -21,6 +22,27 @@ export interface Progress extends ProgressSink {
 export const progressRedrawMs = 100;
 /** Nothing is drawn in an operation's first this-many ms, so quick work never flashes a line. */
 export const progressQuietStartMs = 250;
+/** The largest `ZAXY_PROGRESS_DELAY_MS` taken (an hour). */
+const progressDelayMaxMs = 3_600_000;
+
+/**
+ * `ZAXY_PROGRESS_DELAY_MS` as an error when it is not a whole number of milliseconds up to an
+ * hour (checked before any command runs, so a bad value writes nothing), else undefined.
+ */
+export function progressDelayError(env: Record<string, string | undefined>): ZaxyError | undefined {
+  const raw = env.ZAXY_PROGRESS_DELAY_MS;
+  if (raw === undefined || raw === "" || (/^[0-9]{1,7}$/.test(raw) && Number(raw) <= progressDelayMaxMs)) return undefined;
+  return inputError("invalid_option", `ZAXY_PROGRESS_DELAY_MS must be a whole number of milliseconds from 0 to ${progressDelayMaxMs}, got ${JSON.stringify(raw)}`, {
+    field: "ZAXY_PROGRESS_DELAY_MS",
+  });
+}
+
+/** Milliseconds before a progress line first appears: `ZAXY_PROGRESS_DELAY_MS`, else `progressQuietStartMs`. */
+export function progressDelayMs(env: Record<string, string | undefined>): number {
+  const raw = env.ZAXY_PROGRESS_DELAY_MS;
+  return raw === undefined || raw === "" || progressDelayError(env) !== undefined ? progressQuietStartMs : Number(raw);
+}
+
 /** No ETA before this much of the phase has passed: early rates are noise. */
 const etaAfterMs = 500;
 const barWidth = 20;
@@ -103,12 +125,13 @@ export function startProgress(io: CommandIo, flags: { json: boolean; quiet?: boo
   if (!progressEnabled(io, flags)) return silent;
   let state: ProgressState | null = null;
   const startedMs = now();
+  const quietStartMs = progressDelayMs(io.env);
   let lastDrawMs = 0;
   let drawn = false;
   const draw = (force: boolean) => {
     if (state === null) return;
     const at = now();
-    if (at - startedMs < progressQuietStartMs) return;
+    if (at - startedMs < quietStartMs) return;
     if (!force && at - lastDrawMs < progressRedrawMs) return;
     lastDrawMs = at;
     drawn = true;
