@@ -324,6 +324,39 @@ describe("zaxy store on PostgreSQL", { skip: server === undefined ? "no PostgreS
     assert.deepEqual([verified.ok, verified.logs[0].total_events], [true, 6000]);
   });
 
+  test("lines with backslashes, quotes, raw tabs between tokens and UTF-8 import byte for byte; a file that grew adds only its new events, and the head row takes its last line's hash", async () => {
+    const store = await initStore("bytes");
+    const dir = makeTempDir("zaxy-store-bytes");
+    const payloads = [
+      { text: 'a \\ backslash, a "quote", a tab\there, CR\r and \\\\ two', path: "C:\\Users\\x" },
+      { text: "naïve résumé ✓ 🚀" },
+      { text: "\\N is not NULL here, nor is \\." },
+      { text: "last" },
+    ];
+    for (const payload of payloads) {
+      ok(runZaxy(["memory", "append", "note.added", "--actor", "a", "--payload-json", JSON.stringify(payload)], { cwd: dir }), "append to a file");
+    }
+    const lines = fs.readFileSync(path.join(dir, ".eventloom", "default.jsonl")).toString("utf8").split("\n").filter(Boolean);
+    // Raw tabs and spaces between tokens: valid JSON, the same canonical form, so the same chain.
+    lines[1] = lines[1].replace("{", "{\t").replace(",", " ,\t");
+    const full = path.join(dir, "bytes.jsonl");
+    fs.writeFileSync(full, lines.join("\n") + "\n");
+    assert.equal(runZaxy(["verify", full], { cwd: dir }).code, 0, "the edited log verifies as a file");
+    const prefix = path.join(dir, "prefix.jsonl");
+    fs.writeFileSync(prefix, lines.slice(0, 2).join("\n") + "\n");
+    const first = json(ok(z(store, dir, ["store", "import", prefix, "--session-id", "bytes", "--json"]), "import the first two events")).imports[0];
+    assert.deepEqual([first.already_present, first.imported], [0, 2]);
+    const grown = json(ok(z(store, dir, ["store", "import", full, "--session-id", "bytes", "--json"]), "import the grown file")).imports[0];
+    assert.deepEqual([grown.already_present, grown.imported, grown.events], [2, 2, 4]);
+    assert.deepEqual((await rowsOf(store, "bytes")).map((row) => row.line), lines, "each row holds its line exactly");
+    const [head] = await sqlOn(store, (sql) => sql`SELECT seq, hash FROM eventloom_heads WHERE thread = 'bytes'`);
+    assert.deepEqual([Number(head.seq), head.hash], [4, JSON.parse(lines[3]).integrity.hash.replace(/^sha256:/, "")]);
+    const out = path.join(dir, "out.jsonl");
+    ok(z(store, dir, ["store", "export", "--session-id", "bytes", "--output", out]), "export");
+    assert.ok(Buffer.compare(fs.readFileSync(out), fs.readFileSync(full)) === 0, "export is byte-identical");
+    assert.equal(json(ok(z(store, dir, ["verify", "--session-id", "bytes", "--json"]), "verify from the store")).ok, true);
+  });
+
   test("verify and export read the rows through the line reader and, for a URL it leaves to the pool (two hosts), through the pool: same bytes, same verdicts", async () => {
     const store = await initStore("reader");
     const dir = makeTempDir("zaxy-store-reader");
