@@ -290,15 +290,17 @@ class BinaryCopyRows {
   readonly #thread: Buffer;
   #chunk = Buffer.allocUnsafe(copyChunkBytes);
   #length = 0;
+  /**
+   * Where the last row's line is: a chunk handed on (or outgrown) is never written again, so it
+   * is found there at the end without a copy per row.
+   */
+  #lastChunk: Buffer | undefined;
   #lastStart = 0;
   #lastEnd = 0;
-  /** The last row's line, kept (copied out) when its chunk is handed on. */
-  #kept: Buffer | undefined;
 
   constructor(thread: string) {
     this.#thread = Buffer.from(thread, "utf8");
-    copyBinaryHeader.copy(this.#chunk, 0);
-    this.#length = copyBinaryHeader.length;
+    this.#length = copyBinaryHeader.copy(this.#chunk, 0);
   }
 
   /** Bytes waiting to be handed on. */
@@ -317,10 +319,10 @@ class BinaryCopyRows {
     at = chunk.writeBigInt64BE(BigInt(seq), at);
     at = chunk.writeInt32BE(line.length, at);
     chunk.set(line, at);
+    this.#length = at + line.length;
+    this.#lastChunk = chunk;
     this.#lastStart = at;
-    this.#lastEnd = at + line.length;
-    this.#kept = undefined;
-    this.#length = this.#lastEnd;
+    this.#lastEnd = this.#length;
   }
 
   /** The bytes gathered so far (the trailer too with `last`), to be written as they are. */
@@ -329,19 +331,16 @@ class BinaryCopyRows {
       if (this.#length + copyBinaryTrailer.length > this.#chunk.length) this.#grow(copyBinaryTrailer.length);
       this.#length += copyBinaryTrailer.copy(this.#chunk, this.#length);
     }
-    if (this.#lastEnd > this.#lastStart && this.#kept === undefined) this.#kept = Buffer.from(this.#chunk.subarray(this.#lastStart, this.#lastEnd));
     // Handed on as it is (the stream may hold it until the socket takes it): a new buffer follows.
     const taken = this.#chunk.subarray(0, this.#length);
     this.#chunk = Buffer.allocUnsafe(copyChunkBytes);
     this.#length = 0;
-    this.#lastStart = this.#lastEnd = 0;
     return taken;
   }
 
-  /** The last row added (a copy), or undefined before any. */
+  /** The last row's line, or undefined before any. */
   lastLine(): Buffer | undefined {
-    if (this.#lastEnd > this.#lastStart) return Buffer.from(this.#chunk.subarray(this.#lastStart, this.#lastEnd));
-    return this.#kept;
+    return this.#lastChunk?.subarray(this.#lastStart, this.#lastEnd);
   }
 
   #grow(needed: number): void {

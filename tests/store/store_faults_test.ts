@@ -8,6 +8,7 @@ import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
+import { writeSyntheticLog } from "../../src/bench/syntheticLog.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { childEnv, repoRoot, runZaxy, runZaxyAsync, stackTraceLines, zaxyInvocation, type ZaxyRun } from "../cli/zaxy.ts";
 import { startMcpServer } from "../mcp/mcpTestClient.ts";
@@ -40,6 +41,38 @@ function fleetRoot(label: string): string {
 async function threadLines(store: string, thread: string): Promise<{ seq: number; line: string }[]> {
   const rows = await sqlOn(store, (sql) => sql`SELECT seq, line FROM eventloom_events WHERE thread = ${thread} ORDER BY seq`);
   return rows.map((row) => ({ seq: Number(row.seq), line: row.line as string }));
+}
+
+/**
+ * Runs zaxy `args` in `cwd` while a lock on the events table makes its statement starting with
+ * `statementPrefix` wait (so it is inside its transaction), kills it with -9 there, and returns
+ * once the server has dropped its connection.
+ */
+async function killWhileItWaits(store: string, cwd: string, args: string[], statementPrefix: string): Promise<void> {
+  const blocker = (await import("postgres")).default(store, { max: 1, onnotice: () => {} });
+  const reserved = await blocker.reserve();
+  await reserved`BEGIN`;
+  await reserved`LOCK TABLE eventloom_events IN SHARE MODE`;
+  const child = spawn(zaxyInvocation.command, [...zaxyInvocation.args, ...args, "--store", store], { cwd, env: childEnv(), stdio: "ignore" });
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code, signal) => resolve(signal === "SIGKILL" ? -9 : code)));
+  let waiting = false;
+  for (let i = 0; i < 400 && !waiting; i++) {
+    const rows = await sqlOn(store, (sql) => sql`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'zaxy' AND wait_event_type = 'Lock' AND query LIKE ${statementPrefix + "%"}`);
+    waiting = Number(rows[0].n) > 0;
+    if (!waiting) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.ok(waiting, `the client reached its ${statementPrefix} inside the transaction`);
+  child.kill("SIGKILL");
+  assert.equal(await exited, -9);
+  await reserved`ROLLBACK`;
+  reserved.release();
+  await blocker.end();
+  // The server aborts the dead client's transaction once it notices; give it a moment.
+  for (let i = 0; i < 100; i++) {
+    const rows = await sqlOn(store, (sql) => sql`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'zaxy'`);
+    if (Number(rows[0].n) === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 describe("the store under concurrency and faults", { skip: server === undefined ? "no PostgreSQL server programs" : false }, () => {
@@ -89,38 +122,30 @@ describe("the store under concurrency and faults", { skip: server === undefined 
     ok(runZaxy(["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"before"}', "--store", store], { cwd: dir }), "first append");
     const batch = path.join(dir, "batch.jsonl");
     fs.writeFileSync(batch, Array.from({ length: 500 }, (_, i) => JSON.stringify({ event_type: "note.added", actor: "a", payload: { i } })).join("\n") + "\n");
-    // Hold a lock that makes the client's INSERT wait: it is then inside its transaction, with
-    // the head row locked, when it is killed.
-    const blocker = (await import("postgres")).default(store, { max: 1, onnotice: () => {} });
-    const reserved = await blocker.reserve();
-    await reserved`BEGIN`;
-    await reserved`LOCK TABLE eventloom_events IN SHARE MODE`;
-    const child = spawn(zaxyInvocation.command, [...zaxyInvocation.args, "memory", "ingest", batch, "--store", store], { cwd: dir, env: childEnv(), stdio: "ignore" });
-    const exited = new Promise<number | null>((resolve) => child.on("close", (code, signal) => resolve(signal === "SIGKILL" ? -9 : code)));
-    let waiting = false;
-    for (let i = 0; i < 400 && !waiting; i++) {
-      const rows = await sqlOn(store, (sql) => sql`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'zaxy' AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO eventloom_events%'`);
-      waiting = Number(rows[0].n) > 0;
-      if (!waiting) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    assert.ok(waiting, "the client reached its INSERT inside the transaction");
-    child.kill("SIGKILL");
-    assert.equal(await exited, -9);
-    await reserved`ROLLBACK`;
-    reserved.release();
-    await blocker.end();
-    // The server aborts the dead client's transaction once it notices; give it a moment.
-    for (let i = 0; i < 100; i++) {
-      const rows = await sqlOn(store, (sql) => sql`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'zaxy'`);
-      if (Number(rows[0].n) === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    // The client's INSERT waits on a lock: it is inside its transaction, the head row locked.
+    await killWhileItWaits(store, dir, ["memory", "ingest", batch], "INSERT INTO eventloom_events");
     assert.equal((await threadLines(store, "default")).length, 1, "no row of the killed batch");
     const head = await sqlOn(store, (sql) => sql`SELECT seq FROM eventloom_heads WHERE thread = 'default'`);
     assert.equal(Number(head[0].seq), 1);
     ok(runZaxy(["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"after"}', "--store", store], { cwd: dir }), "append after the kill");
     const verified = JSON.parse(ok(runZaxy(["verify", "--json", "--store", store], { cwd: dir }), "verify").stdout);
     assert.equal(verified.logs[0].total_events, 2);
+  });
+
+  test("an import killed with -9 inside its COPY leaves no row and no head; importing the file again gives it byte for byte", async () => {
+    const store = await initStore("killedimport");
+    const dir = makeTempDir("zaxy-killed-import");
+    const file = path.join(dir, "big.jsonl");
+    writeSyntheticLog({ path: file, events: 5000, style: "python-legacy" });
+    // The COPY waits on a lock: the import is inside its transaction, the thread's head locked.
+    await killWhileItWaits(store, dir, ["store", "import", file], "COPY eventloom_events");
+    assert.deepEqual(await threadLines(store, "big"), [], "no row of the killed import");
+    assert.equal((await sqlOn(store, (sql) => sql`SELECT seq FROM eventloom_heads WHERE thread = 'big'`)).length, 0, "no head row either");
+    const again = JSON.parse(ok(runZaxy(["store", "import", file, "--json", "--store", store], { cwd: dir }), "import again").stdout).imports[0];
+    assert.deepEqual([again.already_present, again.imported], [0, 5000]);
+    const out = path.join(dir, "out.jsonl");
+    ok(runZaxy(["store", "export", "--session-id", "big", "--output", out, "--store", store], { cwd: dir }), "export");
+    assert.ok(Buffer.compare(fs.readFileSync(out), fs.readFileSync(file)) === 0, "byte for byte");
   });
 
   test("the server stopped mid-run: appends exit 3 with a clear message, nothing half-written, the chain stays valid", async () => {
