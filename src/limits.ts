@@ -121,3 +121,17 @@ export const depthMax = 5;
  */
 export const readModelTailEventsMax = 1000;
 export const readModelTailBytesMax = 16 * 1024 * 1024;
+
+/**
+ * Longest `propose-from-log` window, in actionable events (seed 000: the CLI's `min=1, max=50`,
+ * the MCP schema's `maximum: 50`). A window becomes one episode, claim and procedure that a
+ * reviewer reads and accepts as a whole; past 50 events a candidate no longer says what happened.
+ */
+export const consolidationWindowSizeMax = 50;
+
+/**
+ * Most memories one `trigger_consolidation` analyses (seed 004: `max_memories` 1-10000). The
+ * candidate pairs, alignments and sample are held in memory for the whole batch; a larger
+ * session is analysed by its most recent memories.
+ */
+export const triggerMaxMemoriesMax = 10_000;

@@ -6,7 +6,8 @@
  *   session_id, query, prompt, [ref], current_facts, evidence, provenance, retention, warnings,
  *   guidance, quality, diagnostics, context_counts, replay_event_count, compacted, assembly_policy
  *
- * What must never change: current facts are only cited contexts with an open validity window;
+ * What must never change: current facts are only cited contexts with an open validity window
+ * that match the query (queryMatch.ts: a context sharing nothing with the question is dropped);
  * superseded contexts are counted in `retention`, never shown as facts; every fact and evidence
  * item carries a citation; optional feature diagnostics appear only when they have content, so a
  * checkout without a feature is byte-identical to one from a build without it; the same input
@@ -15,7 +16,7 @@
 import { compareCodePoints } from "../canonical/mod.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { PlainJson } from "../projection/types.ts";
-import { type AssembleInput, assemblyParts, type AssemblyPolicy, type ContextCounts } from "./assembleContext.ts";
+import { type AssembleInput, assemblyParts, type AssemblyPolicy, type ContextCounts, selectContexts } from "./assembleContext.ts";
 import { type CheckoutGuidance, checkoutGuidance, type ExtraGuidance } from "./checkoutGuidance.ts";
 import {
   currentFact,
@@ -27,9 +28,11 @@ import {
   type ProvenanceItem,
   provenanceItem,
 } from "./checkoutItems.ts";
-import { checkoutSections } from "./checkoutPrompt.ts";
+import { packCheckoutPrompt } from "./checkoutBudget.ts";
+import { checkoutPromptParts, checkoutSections } from "./checkoutPrompt.ts";
 import { type CheckoutQuality, checkoutQuality } from "./checkoutQuality.ts";
-import { type ElidedSection, joinSections, packPrompt, type PromptSection } from "./promptSections.ts";
+import { type ElidedSection, joinSections, type PromptSection } from "./promptSections.ts";
+import { matchQuery, type QueryMatchReport } from "./queryMatch.ts";
 import { rankForCheckout } from "./rankForCheckout.ts";
 
 export interface CheckoutInput extends AssembleInput {
@@ -62,12 +65,14 @@ export interface CheckoutDiagnostics {
   feedback_recommended: boolean;
   feedback_tool: "memory_feedback";
   feedback_reason: string;
+  /** How the served contexts match the query's content terms (queryMatch.ts). */
+  query_match: QueryMatchReport;
   projection_degraded?: true;
   degraded_reason?: string;
   budget_requested?: number;
   budget_used?: number;
   elided?: ElidedSection[];
-  [feature: string]: PlainJson | ElidedSection[] | undefined;
+  [feature: string]: PlainJson | ElidedSection[] | QueryMatchReport | undefined;
 }
 
 /** The ref a checkout was computed against (Python `MemoryRef.to_dict()`). */
@@ -111,6 +116,7 @@ const ownDiagnosticKeys = new Set([
   "feedback_recommended",
   "feedback_tool",
   "feedback_reason",
+  "query_match",
   "projection_degraded",
   "degraded_reason",
   "budget_requested",
@@ -165,11 +171,19 @@ function resolvedRef(
  * JSON.stringify(checkout);       // the `memory checkout --json` document
  */
 export function buildCheckout(input: CheckoutInput): MemoryCheckout {
-  const parts = assemblyParts(input);
+  // Only what shares something with the question may be served as memory for it.
+  const match = matchQuery(input.retrieval.contexts, input.query);
+  const parts = assemblyParts({ ...input, retrieval: { ...input.retrieval, contexts: match.served } });
   const ranked = rankForCheckout(parts.selected, input.query);
+  // What retrieval found that shares nothing with the question fills the slots the matches left,
+  // as low-relevance evidence only: it may hold what the question meant in other words, so an
+  // agent can look, but it is never a current fact and never raises confidence.
+  const lowRelevance = selectContexts(match.unmatched.filter((context) => context.validTo === null), input.limit - parts.selected.length)
+    .filter(isCited);
+  const matchedEvidence = ranked.filter(isCited);
   const currentFacts = ranked.filter(isCurrentFact).map(currentFact);
-  const evidence = ranked.filter(isCited).map(evidenceItem);
-  const provenance = ranked.filter(isCited).map(provenanceItem);
+  const evidence = [...matchedEvidence.map((context) => evidenceItem(context)), ...lowRelevance.map((context) => evidenceItem(context, false))];
+  const provenance = [...matchedEvidence.map((context) => provenanceItem(context)), ...lowRelevance.map((context) => provenanceItem(context, false))];
   const supersededExcluded = parts.selected.filter((context) => context.validTo !== null).length;
 
   // A cut replay window warns only when no retrieved context is cited (assembly's rule). Python
@@ -185,9 +199,10 @@ export function buildCheckout(input: CheckoutInput): MemoryCheckout {
     current_fact_count: currentFacts.length,
     superseded_contexts_excluded: supersededExcluded,
     warning_count: warnings.length,
-    feedback_recommended: evidence.length > 0,
+    feedback_recommended: matchedEvidence.length > 0,
     feedback_tool: "memory_feedback",
     feedback_reason: "Reinforce cited context if it materially informed the next response.",
+    query_match: match.report,
   };
   if (input.retrieval.degraded) {
     diagnostics.projection_degraded = true;
@@ -203,11 +218,13 @@ export function buildCheckout(input: CheckoutInput): MemoryCheckout {
   const guidance = checkoutGuidance({
     query: input.query,
     currentFacts,
-    evidenceCount: evidence.length,
+    evidenceCount: matchedEvidence.length,
     supersededExcluded,
     extra: input.extraGuidance,
   });
   const quality = checkoutQuality({
+    queryTerms: match.report.query_terms,
+    matchedTerms: match.report.matched_terms,
     currentFactCount: currentFacts.length,
     currentCitationCount: currentFacts.length,
     supersededExcluded,
@@ -218,23 +235,20 @@ export function buildCheckout(input: CheckoutInput): MemoryCheckout {
   // Inside a checkout, assembly warnings compete for budget like any optional section; the
   // mandatory quality section already says the checkout carries warnings.
   const assemblySections: PromptSection[] = parts.sections.map((section) => ({ ...section, mandatory: false }));
-  const sections = [
-    ...checkoutSections({
-      query: input.query,
-      currentFacts,
-      evidence,
-      quality,
-      guidance,
-      diagnostics,
-      extraDiagnosticLines: input.extraDiagnosticLines,
-    }),
-    ...assemblySections,
-  ];
+  const promptOptions = {
+    query: input.query,
+    currentFacts,
+    evidence,
+    quality,
+    guidance,
+    diagnostics,
+    extraDiagnosticLines: input.extraDiagnosticLines,
+  };
   let prompt: string;
   if (input.maxTokens === undefined) {
-    prompt = joinSections(sections);
+    prompt = joinSections([...checkoutSections(promptOptions), ...assemblySections]);
   } else {
-    const packed = packPrompt(sections, input.maxTokens);
+    const packed = packCheckoutPrompt(checkoutPromptParts(promptOptions), assemblySections, input.maxTokens);
     prompt = packed.prompt;
     diagnostics.budget_requested = packed.budget.budget_requested;
     diagnostics.budget_used = packed.budget.budget_used;

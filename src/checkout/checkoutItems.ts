@@ -17,6 +17,9 @@ export interface CurrentFact {
   source_lane: string;
   entity_name?: string;
   entity_type?: string;
+  /** What a reviewed memory is worth (see `contextStanding`); absent for plain facts. */
+  review_status?: string;
+  authority_status?: string;
   score_explanation?: { [key: string]: PlainJson };
 }
 
@@ -28,6 +31,13 @@ export interface EvidenceItem {
   score: number;
   event_seq: number | null;
   event_hash: string | null;
+  review_status?: string;
+  authority_status?: string;
+  /**
+   * `false` for low-relevance evidence: retrieved, but sharing no word with the query (absent
+   * otherwise). It is never a current fact and never raises confidence.
+   */
+  matches_query?: false;
   score_explanation?: { [key: string]: PlainJson };
 }
 
@@ -39,6 +49,8 @@ export interface ProvenanceItem {
   source_lane: string;
   valid_from: string | null;
   valid_to: string | null;
+  /** As in `EvidenceItem`. */
+  matches_query?: false;
 }
 
 /** A context that can be shown as a current fact: open validity window and a citation. */
@@ -69,6 +81,17 @@ function citedEvent(context: RetrievedContext & { citation: string }): { seq: nu
   return { seq, hash };
 }
 
+/**
+ * The review and authority status a context's metadata carries (a consolidation candidate, a
+ * fleet promotion), so a memory that is still under review, or never authoritative, says so
+ * wherever it is served instead of reading like a plain fact.
+ */
+export function contextStanding(context: RetrievedContext): { review_status?: string; authority_status?: string } {
+  const review = context.metadata.review_status;
+  const authority = context.metadata.authority_status;
+  return typeof review === "string" && typeof authority === "string" ? { review_status: review, authority_status: authority } : {};
+}
+
 function explanation(context: RetrievedContext): { score_explanation?: { [key: string]: PlainJson } } {
   return Object.keys(context.scoreExplanation).length > 0 ? { score_explanation: context.scoreExplanation } : {};
 }
@@ -85,10 +108,15 @@ export function currentFact(context: RetrievedContext & { citation: string; vali
   };
   if (context.entityName) fact.entity_name = context.entityName;
   if (context.entityType) fact.entity_type = context.entityType;
-  return { ...fact, ...explanation(context) };
+  return { ...fact, ...contextStanding(context), ...explanation(context) };
 }
 
-export function evidenceItem(context: RetrievedContext & { citation: string }): EvidenceItem {
+/** `matches_query: false` for low-relevance items (see `EvidenceItem`), nothing otherwise. */
+function relevance(matchesQuery: boolean): { matches_query?: false } {
+  return matchesQuery ? {} : { matches_query: false };
+}
+
+export function evidenceItem(context: RetrievedContext & { citation: string }, matchesQuery = true): EvidenceItem {
   const event = citedEvent(context);
   return {
     citation: context.citation,
@@ -98,11 +126,13 @@ export function evidenceItem(context: RetrievedContext & { citation: string }): 
     score: context.score,
     event_seq: event.seq,
     event_hash: event.hash,
+    ...contextStanding(context),
+    ...relevance(matchesQuery),
     ...explanation(context),
   };
 }
 
-export function provenanceItem(context: RetrievedContext & { citation: string }): ProvenanceItem {
+export function provenanceItem(context: RetrievedContext & { citation: string }, matchesQuery = true): ProvenanceItem {
   const event = citedEvent(context);
   return {
     citation: context.citation,
@@ -112,5 +142,6 @@ export function provenanceItem(context: RetrievedContext & { citation: string })
     source_lane: context.sourceLane,
     valid_from: context.validFrom,
     valid_to: context.validTo,
+    ...relevance(matchesQuery),
   };
 }

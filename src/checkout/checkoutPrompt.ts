@@ -1,8 +1,10 @@
 /**
  * The checkout's own prompt sections (Python `format_memory_checkout_prompt`), in order:
  *   # Memory Checkout / Query: …   (header, mandatory)
- *   ## Current Facts               - {content} ({citation})
- *   ## Evidence                    - {citation}: {content}
+ *   ## Current Facts               - {content}[ ({standing})] ({citation})
+ *   ## Evidence                    - {citation}: {content}[ ({standing})]
+ *     (standing: "pending review", or "{review_status}, {authority_status}" like "accepted,
+ *     non-authoritative", for an item whose metadata carries a review status)
  *   ## Checkout Quality            (mandatory)
  *   ## Checkout Guidance           (mandatory)
  *   ## Checkout Diagnostics
@@ -13,6 +15,7 @@ import type { CheckoutGuidance } from "./checkoutGuidance.ts";
 import type { CurrentFact, EvidenceItem } from "./checkoutItems.ts";
 import type { CheckoutQuality } from "./checkoutQuality.ts";
 import { type PromptSection, sectionWeights } from "./promptSections.ts";
+import type { QueryMatchReport } from "./queryMatch.ts";
 import { pythonStrRepr } from "./pythonStrRepr.ts";
 
 /** The diagnostics the prompt prints. */
@@ -24,6 +27,24 @@ export interface PromptDiagnostics {
   superseded_contexts_excluded: number;
   feedback_recommended: boolean;
   feedback_tool: string;
+  query_match: QueryMatchReport;
+}
+
+function queryMatchText(match: QueryMatchReport): string {
+  const terms = match.query_terms.length === 0
+    ? "no content terms in the query"
+    : `${match.matched_terms.length} of ${match.query_terms.length} terms${match.matched_terms.length > 0 ? ` (${match.matched_terms.join(", ")})` : ""}`;
+  return `${terms}; unrelated contexts excluded: ${match.unmatched_contexts_excluded}`;
+}
+
+/** ` (pending review)`, ` (accepted, non-authoritative)`: an item's standing, when it has one. */
+/** After an evidence line that shares no word with the query. */
+export const lowRelevanceLabel = " (low relevance: shares no word with the query)";
+
+function standingLabel(item: { review_status?: string; authority_status?: string }): string {
+  if (item.review_status === undefined) return "";
+  if (item.review_status === "pending") return " (pending review)";
+  return ` (${item.review_status}, ${(item.authority_status ?? "").replaceAll("_", "-")})`;
 }
 
 function section(id: string, lines: readonly string[], mandatory: boolean, weight: number): PromptSection {
@@ -42,7 +63,7 @@ function requiredActionLine(quality: CheckoutQuality): string {
   return `- Required action: ${action.tool}(${pythonStrRepr(action.query)})`;
 }
 
-export function checkoutSections(options: {
+export interface CheckoutPromptOptions {
   query: string;
   currentFacts: readonly CurrentFact[];
   evidence: readonly EvidenceItem[];
@@ -51,18 +72,37 @@ export function checkoutSections(options: {
   diagnostics: PromptDiagnostics;
   /** Lines from optional features (e.g. `Causal context: ...`), listed after the standard ones. */
   extraDiagnosticLines?: readonly string[];
-}): PromptSection[] {
+}
+
+/**
+ * The checkout's own prompt as lines, before it is cut into sections: what a token budget packs
+ * item by item (checkoutBudget.ts). Headings are not part of the item lists.
+ */
+export interface CheckoutPromptParts {
+  header: string[];
+  /** One line per current fact, best first; empty when there are none. */
+  facts: string[];
+  /** One line per evidence item. */
+  evidence: string[];
+  quality: string[];
+  guidance: string[];
+  /** The guidance a tight budget keeps: the mandatory lines and one trust line. */
+  guidanceCondensed: string[];
+  diagnostics: string[];
+}
+
+export const factsHeading = "## Current Facts";
+export const evidenceHeading = "## Evidence";
+export const noFactsLine = "- No current facts were retrieved.";
+export const noEvidenceLine = "- No cited evidence was retrieved.";
+
+export function checkoutPromptParts(options: CheckoutPromptOptions): CheckoutPromptParts {
   const { query, currentFacts, evidence, quality, guidance, diagnostics } = options;
-  const facts = currentFacts.length > 0
-    ? currentFacts.map((fact) => `- ${fact.content} (${fact.citation})`)
-    : ["- No current facts were retrieved."];
-  const cited = evidence.length > 0
-    ? evidence.map((item) => `- ${item.citation}: ${item.content}`)
-    : ["- No cited evidence was retrieved."];
   const next = guidance.recommended_next_call;
+  const mandatoryLines = (guidance.mandatory ?? []).map((line) => `- Mandatory: ${line}`);
   const guidanceLines = [
     "## Checkout Guidance",
-    ...(guidance.mandatory ?? []).map((line) => `- Mandatory: ${line}`),
+    ...mandatoryLines,
     ...guidance.trust.map((line) => `- Trust: ${line}`),
     ...guidance.ignore.map((line) => `- Ignore: ${line}`),
     `- Suggested next call: ${next.tool}(${pythonStrRepr(next.query)})`,
@@ -73,6 +113,7 @@ export function checkoutSections(options: {
   const diagnosticLines = [
     "## Checkout Diagnostics",
     `- Source lanes: ${sourceLanesText(diagnostics.source_lanes)}`,
+    `- Query match: ${queryMatchText(diagnostics.query_match)}`,
     `- Citations: ${diagnostics.citation_count}`,
     `- Current citations: ${diagnostics.current_citation_count}`,
     `- Current facts: ${diagnostics.current_fact_count}`,
@@ -80,23 +121,36 @@ export function checkoutSections(options: {
     ...(options.extraDiagnosticLines ?? []).map((line) => `- ${line}`),
   ];
   if (diagnostics.feedback_recommended) diagnosticLines.push(`- Feedback: call ${diagnostics.feedback_tool} after using cited context.`);
+  return {
+    header: ["# Memory Checkout", `Query: ${query}`],
+    facts: currentFacts.map((fact) => `- ${fact.content}${standingLabel(fact)} (${fact.citation})`),
+    evidence: evidence.map((item) => `- ${item.citation}: ${item.content}${standingLabel(item)}${item.matches_query === false ? lowRelevanceLabel : ""}`),
+    quality: [
+      "## Checkout Quality",
+      `- Answerability: ${quality.answerability}`,
+      `- Confidence: ${formatPythonFloat(quality.confidence)}`,
+      ...quality.reasons.map((reason) => `- Reason: ${reason}`),
+      requiredActionLine(quality),
+    ],
+    guidance: guidanceLines,
+    guidanceCondensed: [
+      "## Checkout Guidance",
+      ...mandatoryLines,
+      "- Trust: Use the cited current facts above; treat anything uncited, superseded or cut from this prompt as unverified.",
+    ],
+    diagnostics: diagnosticLines,
+  };
+}
+
+/** The unbudgeted sections, in order. */
+export function checkoutSections(options: CheckoutPromptOptions): PromptSection[] {
+  const parts = checkoutPromptParts(options);
   return [
-    section("header", ["# Memory Checkout", `Query: ${query}`], true, 1),
-    section("current_facts", ["## Current Facts", ...facts], false, sectionWeights.current_facts),
-    section("evidence", ["## Evidence", ...cited], false, sectionWeights.evidence),
-    section(
-      "quality",
-      [
-        "## Checkout Quality",
-        `- Answerability: ${quality.answerability}`,
-        `- Confidence: ${formatPythonFloat(quality.confidence)}`,
-        ...quality.reasons.map((reason) => `- Reason: ${reason}`),
-        requiredActionLine(quality),
-      ],
-      true,
-      1,
-    ),
-    section("guidance", guidanceLines, true, 1),
-    section("diagnostics", diagnosticLines, false, sectionWeights.diagnostics),
+    section("header", parts.header, true, 1),
+    section("current_facts", [factsHeading, ...(parts.facts.length > 0 ? parts.facts : [noFactsLine])], false, sectionWeights.current_facts),
+    section("evidence", [evidenceHeading, ...(parts.evidence.length > 0 ? parts.evidence : [noEvidenceLine])], false, sectionWeights.evidence),
+    section("quality", parts.quality, true, 1),
+    section("guidance", parts.guidance, true, 1),
+    section("diagnostics", parts.diagnostics, false, sectionWeights.diagnostics),
   ];
 }

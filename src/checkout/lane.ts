@@ -22,6 +22,8 @@ import type { RetrievedContext } from "../retrieval/types.ts";
 export type LaneContext<Name extends string = string> = Omit<RetrievedContext, "source" | "sourceLane"> & {
   source: Name;
   sourceLane: Name;
+  /** Goes after every retrieved context whatever its score (a non-authoritative projection record). */
+  ranksAfterRetrieved?: boolean;
 };
 
 /**

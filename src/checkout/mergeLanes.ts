@@ -16,11 +16,15 @@ import type { RetrievalResult, RetrievedContext } from "../retrieval/types.ts";
 import type { CheckoutLane, LaneMergeRule } from "./lane.ts";
 
 /** Merges `lane` into `retrieved` by score under `rule` (see the module comment). */
-export function mergeByScore<T extends { score: number; entityName?: string }>(retrieved: readonly T[], lane: readonly T[], rule: LaneMergeRule): T[] {
+export function mergeByScore<T extends { score: number; entityName?: string; ranksAfterRetrieved?: boolean }>(
+  retrieved: readonly T[],
+  lane: readonly T[],
+  rule: LaneMergeRule,
+): T[] {
   // Stable: lanes hand their contexts best first already (projection, consolidated) or in lane
-  // order (fleet); equal scores keep that order.
+  // order (fleet); equal scores keep that order. Contexts that rank after retrieval come last.
   const ordered = lane.map((context, order) => ({ context, order }))
-    .sort((a, b) => b.context.score - a.context.score || a.order - b.order)
+    .sort((a, b) => Number(a.context.ranksAfterRetrieved === true) - Number(b.context.ranksAfterRetrieved === true) || b.context.score - a.context.score || a.order - b.order)
     .map((entry) => entry.context);
   const indexByEntity = new Map<string, number>();
   if (rule.sameEntityFirst) {
@@ -37,7 +41,7 @@ export function mergeByScore<T extends { score: number; entityName?: string }>(r
   };
   let next = 0;
   for (const context of retrieved) {
-    while (next < ordered.length && ordered[next].score > context.score) emit(next++);
+    while (next < ordered.length && ordered[next].ranksAfterRetrieved !== true && ordered[next].score > context.score) emit(next++);
     const same = context.entityName === undefined ? undefined : indexByEntity.get(context.entityName);
     if (same !== undefined) emit(same);
     merged.push(context);

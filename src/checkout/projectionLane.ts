@@ -10,7 +10,7 @@
  * @example
  * mergeProjectionContexts(retrieve(index, "cache identity-code-0001", { limit: 10 }), "cache identity-code-0001", 10, loadRootProjections(root))
  */
-import type { CompactionProjection } from "../compaction/projectionArtifact.ts";
+import { authoritativeScope, type CompactionProjection } from "../compaction/projectionArtifact.ts";
 import { projectionContexts } from "../retrieval/projectionLane.ts";
 import type { RetrievalResult } from "../retrieval/types.ts";
 import type { CheckoutLane } from "./lane.ts";
@@ -24,7 +24,10 @@ export function projectionLane(projections: readonly CompactionProjection[], que
   if (projections.length === 0 || limit <= 0) return null;
   return {
     name: projectionLaneName,
-    contexts: projectionContexts(projections, query, limit),
+    // Design 002: a record that is not authoritative (its audit reported unsafe) only routes to its source.
+    contexts: projectionContexts(projections, query, limit).map((context) =>
+      context.metadata.authority_scope === authoritativeScope ? context : { ...context, ranksAfterRetrieved: true }
+    ),
     merge: { contextsMax: limit, sameEntityFirst: false },
     countedWhenEmpty: true,
     raisesContextLimit: false,

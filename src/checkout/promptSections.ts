@@ -18,8 +18,13 @@ export interface PromptSection {
 /** One section a budget left out. */
 export interface ElidedSection {
   section_id: string;
-  /** Estimated tokens of the section including its separator. */
+  /** Estimated tokens of what was left out, including its separator. */
   estimated_tokens: number;
+  /** For a list cut part way (a checkout's current facts, evidence): how many items were shown. */
+  items_kept?: number;
+  items_total?: number;
+  /** The section is shown in a condensed form (a checkout's guidance), not left out. */
+  condensed?: true;
 }
 
 export interface PromptBudget {

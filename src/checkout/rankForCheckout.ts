@@ -3,8 +3,11 @@
  * query-token overlap, then cited before uncited, then source-level lanes (verbatim, projection)
  * before projected entities, then working-memory entity types (task, decision, goal,
  * memory), then the later `valid_from`, then the higher score. Ties keep retrieval order.
+ * Before all of these: a projection record that is not authoritative (its audit reported
+ * `safe: false`) follows every other context — design 002, it only routes to its source.
  */
 import { compareCodePoints } from "../canonical/mod.ts";
+import { authoritativeScope } from "../compaction/projectionArtifact.ts";
 import type { RetrievedContext } from "../retrieval/types.ts";
 
 const sourceLevelLanes = new Set(["verbatim", "projection"]);
@@ -20,6 +23,7 @@ export function checkoutTokens(text: string): Set<string> {
 }
 
 interface RankKey {
+  authoritative: number;
   overlap: number;
   cited: number;
   sourceLevel: number;
@@ -32,6 +36,7 @@ function rankKey(context: RetrievedContext, queryTokens: Set<string>): RankKey {
   let shared = 0;
   for (const token of checkoutTokens(context.content)) if (queryTokens.has(token)) shared += 1;
   return {
+    authoritative: context.source === "projection" && context.metadata.authority_scope !== authoritativeScope ? 0 : 1,
     overlap: shared / Math.max(1, queryTokens.size),
     cited: context.citation ? 1 : 0,
     sourceLevel: sourceLevelLanes.has(context.sourceLane) || sourceLevelLanes.has(context.source) ? 1 : 0,
@@ -44,6 +49,7 @@ function rankKey(context: RetrievedContext, queryTokens: Set<string>): RankKey {
 /** Negative when `a` ranks before `b`. */
 function compareDescending(a: RankKey, b: RankKey): number {
   return (
+    b.authoritative - a.authoritative ||
     b.overlap - a.overlap ||
     b.cited - a.cited ||
     b.sourceLevel - a.sourceLevel ||

@@ -13,6 +13,10 @@
  * `projection_id` = sha256 of canonical JSON of {strategy, purpose, consolidation_policy,
  * source_hashes (every event of the log), records (event refs)}: the same log, options and
  * result always give the same id, in Python and here.
+ *
+ * Every record is `authority_scope: "authoritative"` unless the embedded audit reported
+ * `safe: false`; then every record is "non_authoritative" (design 002: a compaction that fails
+ * the identity checks only routes to its sources).
  */
 import { canonicalJson, JsonNumber, type JsonObject, type JsonValue } from "../canonical/mod.ts";
 import { citationUri } from "../eventloom/citation.ts";
@@ -23,7 +27,7 @@ import { defaultEmbeddingDim, embeddingDimMax } from "../vector/mod.ts";
 import { AuditVectors } from "./auditVectors.ts";
 import { eventContext } from "./eventContext.ts";
 import { eventIdentities } from "./identities.ts";
-import type { CompactionProjection, ProjectionRecord } from "./projectionArtifact.ts";
+import { auditReportedUnsafe, authoritativeScope, type CompactionProjection, nonAuthoritativeScope, type ProjectionRecord } from "./projectionArtifact.ts";
 import { type EffectiveStrategy, purposePlan, recordKind, recordPurposeReasons, type RequestedStrategy } from "./projectionPolicy.ts";
 import { type PurposeProfile, purposeProfileJson } from "./purpose.ts";
 
@@ -75,7 +79,7 @@ export function allEventIdentities(event: EventRecord): string[] {
   return [eventRef, ...content];
 }
 
-function projectionRecord(event: EventRecord, kind: string, reasons: string[]): ProjectionRecord {
+function projectionRecord(event: EventRecord, kind: string, reasons: string[], authorityScope: string): ProjectionRecord {
   const identities = allEventIdentities(event);
   return {
     kind,
@@ -84,7 +88,7 @@ function projectionRecord(event: EventRecord, kind: string, reasons: string[]): 
     text: eventContext(event),
     identities,
     citations: identities.filter(isSourceCitation),
-    authority_scope: "authoritative",
+    authority_scope: authorityScope,
     purpose_reasons: reasons,
   };
 }
@@ -108,7 +112,9 @@ export function buildProjection(events: readonly EventRecord[], audit: JsonObjec
   const profile = options.purpose;
   const plan = purposePlan(events, profile, options.strategy, options.maxRecords);
   const selected = selectEvents(plan.authoritative, plan.strategy, plan.effectiveMaxRecords, dim);
-  const records = selected.map((event) => projectionRecord(event, recordKind(event, profile, plan.strategy), recordPurposeReasons(event, profile)));
+  // Design 002: what fails the identity checks is not an authoritative replacement for its sources.
+  const authorityScope = auditReportedUnsafe(audit) ? nonAuthoritativeScope : authoritativeScope;
+  const records = selected.map((event) => projectionRecord(event, recordKind(event, profile, plan.strategy), recordPurposeReasons(event, profile), authorityScope));
   const policy: JsonObject = new Map(plan.policy);
   policy.set("authoritative_event_seqs", plan.authoritative.map((event) => JsonNumber.int(event.seq)));
   policy.set("diagnostic_event_seqs", plan.diagnostic.map((event) => JsonNumber.int(event.seq)));

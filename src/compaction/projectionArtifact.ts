@@ -13,6 +13,11 @@
  * field it uses and fills Python's defaults (missing `authority_scope` → "authoritative",
  * missing `purpose_reasons` → []); `audit`, `purpose` and `consolidation_policy` are kept
  * losslessly, so load → write reproduces the bytes.
+ *
+ * Authority (design 002): records are written `authority_scope: "authoritative"` only when the
+ * embedded audit passed; from an audit that reported `safe: false` they are "non_authoritative"
+ * (routing only, ranked below source results), and are served so whatever the file says
+ * (`servedAuthorityScope`).
  */
 import * as fs from "node:fs";
 import { isJsonObject, JsonNumber, type JsonObject, type JsonValue, parseJson } from "../canonical/mod.ts";
@@ -22,6 +27,33 @@ import { writeFileAtomic } from "../platform/atomicFile.ts";
 
 /** Artifacts are found by this file-name suffix (DESIGN §2.1, §9). */
 export const projectionArtifactSuffix = ".compaction.json";
+
+/** `authority_scope` of a record that may rank among source results by its score. */
+export const authoritativeScope = "authoritative";
+/**
+ * `authority_scope` of a record from an audit that reported `safe: false`. Design 002: a
+ * compacted representation that fails the identity checks is not acceptable as an authoritative
+ * memory replacement, so such a record only routes to its source: it ranks below every source
+ * result in a query or checkout.
+ */
+export const nonAuthoritativeScope = "non_authoritative";
+
+/** Whether the artifact's embedded audit reported the log unsafe to compact (`safe: false`). */
+export function auditReportedUnsafe(audit: JsonObject): boolean {
+  return audit.get("safe") === false;
+}
+
+/**
+ * The authority a record is served with: its own `authority_scope`, except that nothing from an
+ * audit that reported `safe: false` is authoritative — artifacts written before records carried
+ * that scope say "authoritative" (or nothing, which loads as "authoritative") whatever their audit.
+ *
+ * @example
+ * servedAuthorityScope(projection, projection.records[0]) // "non_authoritative" when projection.audit.safe is false
+ */
+export function servedAuthorityScope(projection: CompactionProjection, record: ProjectionRecord): string {
+  return auditReportedUnsafe(projection.audit) ? nonAuthoritativeScope : record.authority_scope;
+}
 
 /** Artifacts larger than this are refused rather than parsed (a projection is a summary). */
 export const projectionArtifactBytesMax = 256 * 1024 * 1024;
@@ -37,6 +69,7 @@ export interface ProjectionRecord {
   identities: string[];
   /** Identities that point at a source: a path, a `:turn-N`, or an `eventloom://` ref. */
   citations: string[];
+  /** `authoritative`, or `non_authoritative` for a record from an unsafe audit (routing only). */
   authority_scope: string;
   purpose_reasons: string[];
 }

@@ -154,7 +154,13 @@ export function projectionSummary(result: ProjectionRunResult): { [key: string]:
     source_event_count: projection.source_event_count,
     record_count: projection.records.length,
     source_identity_count: projection.source_identities.length,
-    records: projection.records.map((record) => ({ kind: record.kind, event_seq: record.event_seq, event_ref: record.event_ref, citations: record.citations })),
+    records: projection.records.map((record) => ({
+      kind: record.kind,
+      event_seq: record.event_seq,
+      event_ref: record.event_ref,
+      citations: record.citations,
+      authority_scope: record.authority_scope,
+    })),
     audit: {
       safe: audit.get("safe") === true,
       identity_recall: auditNumber("identity_recall"),

@@ -9,7 +9,7 @@
 import { pythonRound } from "../canonical/pythonRound.ts";
 import { inputError } from "../errors.ts";
 import { pythonCaseFold } from "../vector/mod.ts";
-import type { CompactionProjection, ProjectionRecord } from "./projectionArtifact.ts";
+import { type CompactionProjection, type ProjectionRecord, servedAuthorityScope } from "./projectionArtifact.ts";
 
 export interface ProjectionSearchHit {
   projection_id: string;
@@ -17,6 +17,8 @@ export interface ProjectionSearchHit {
   record: ProjectionRecord;
   score: number;
   citations: string[];
+  /** The authority the record is served with (`servedAuthorityScope`: never authoritative from an unsafe audit). */
+  authority_scope: string;
 }
 
 const tokenPattern = /[A-Za-z0-9][A-Za-z0-9_.:/#-]*/g;
@@ -53,6 +55,7 @@ export function searchProjections(projections: readonly CompactionProjection[], 
         record,
         score: pythonRound(overlap / queryTokens.size, 4),
         citations: [...record.citations],
+        authority_scope: servedAuthorityScope(projection, record),
       });
     }
   }

@@ -2,19 +2,23 @@
  * The consolidation candidate and review contracts (DESIGN §8; reference §2.1–2.2), shared by
  * every producer of candidates (manual `propose`, `propose-from-log`, `merge_concepts`).
  *
- * What must never change: the candidate id is `consolidation:<type>:` + the first 24 hex of
- * SHA-256 over the canonical JSON (Python `json.dumps(..., sort_keys=True,
- * separators=(",", ":"))`, ASCII-escaped) of `{candidate_type, title, source_events}` — it does
- * not depend on actor, session, summary, confidence, method or purpose, so the same proposal
- * from Python and from this binary is the same candidate. Every candidate and review carries
- * `authority_status: "non_authoritative"`: a review is a disposition, never a promotion.
+ * What must never change: the candidate id is seed 001's `_candidate_id`,
+ * `consolidation:<type>:` + the first 16 hex of SHA-256 over the canonical JSON (Python
+ * `json.dumps(..., sort_keys=True, separators=(",", ":"))`, ASCII-escaped) of
+ * `{candidate_type, title, source_events}` — it does not depend on actor, session, summary,
+ * confidence, method or purpose, so the same proposal from Python and from this binary is the
+ * same candidate. Earlier builds of this binary cut the same digest at 24 hex; those ids stay in
+ * their logs, so every place that takes a candidate id accepts both lengths, and a re-run of
+ * `propose-from-log` recognises a candidate recorded under its 24-hex id. Every candidate and
+ * review carries `authority_status: "non_authoritative"`: a review is a disposition, never a
+ * promotion.
  *
  * @example
  * const payload = consolidationCandidatePayload({
  *   candidateType: "claim", title: "Tests pass after the fix", summary: "…",
  *   sourceEvents: [{ seq: 3, hash: "ab…" }], confidence: 0.62, method: "manual_review_v1",
  * });
- * payload.candidate_id; // "consolidation:claim:<24 hex>"
+ * payload.candidate_id; // "consolidation:claim:<16 hex>"
  */
 import { canonicalJson, fromJs, JsonNumber, type JsonObject, type JsonValue } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
@@ -39,15 +43,17 @@ export const nonAuthoritative = "non_authoritative";
 export const candidateCreatedType = "consolidation.candidate.created";
 export const candidateReviewedType = "consolidation.candidate.reviewed";
 
-/** Hex characters of the SHA-256 kept in a candidate id. */
-export const candidateIdHexChars = 24;
+/** Hex characters of the SHA-256 kept in a candidate id (seed 001: `hexdigest()[:16]`). */
+export const candidateIdHexChars = 16;
+/** What earlier builds of this binary kept; their ids stay valid wherever an id is taken. */
+export const legacyCandidateIdHexChars = 24;
 
-/** Python's validator shape; the type is then checked against the taxonomy. */
-const candidateIdPattern = /^consolidation:([a-z_]+):([0-9a-f]{24})$/;
+/** Both id lengths; the type is then checked against the taxonomy. */
+const candidateIdPattern = /^consolidation:([a-z_]+):([0-9a-f]{16}|[0-9a-f]{24})$/;
 const eventHashPattern = /^[0-9a-f]{64}$/;
 
 /** The candidate-id rule as a JSON-Schema pattern (MCP input schemas). */
-export const candidateIdSchemaPattern = "^consolidation:(episode|claim|procedure):[0-9a-f]{24}$";
+export const candidateIdSchemaPattern = "^consolidation:(episode|claim|procedure):([0-9a-f]{16}|[0-9a-f]{24})$";
 
 function invalid(code: string, field: string, message: string, expected: string): never {
   throw inputError(code, message, { field, expected });
@@ -126,34 +132,50 @@ export function requireSourceEvents(value: unknown, field = "source_events"): So
   });
 }
 
-/**
- * The deterministic candidate id. `sourceEvents` must already be valid (see
- * `requireSourceEvents`); their order matters, as it does in Python.
- *
- * @example
- * consolidationCandidateId("episode", "Episode 000001-000003", [{ seq: 1, hash: "a".repeat(64) }])
- * // "consolidation:episode:<24 hex>"
- */
-export function consolidationCandidateId(candidateType: ConsolidationCandidateType, title: string, sourceEvents: readonly SourceEventRef[]): string {
+function candidateIdentityDigest(candidateType: ConsolidationCandidateType, title: string, sourceEvents: readonly SourceEventRef[]): string {
   const identity: JsonObject = new Map<string, JsonValue>([
     ["candidate_type", candidateType],
     ["title", title],
     ["source_events", sourceEventsJson(sourceEvents)],
   ]);
-  return `consolidation:${candidateType}:${sha256Hex(canonicalJson(identity)).slice(0, candidateIdHexChars)}`;
+  return sha256Hex(canonicalJson(identity));
 }
 
 /**
- * Python's `validate_consolidation_candidate_id`: returns the id's candidate type, throws
- * `invalid_candidate_id` (exit 2) for anything else (uppercase, 23 or 25 hex, unknown type,
- * a suffix).
+ * The deterministic candidate id (seed 001 `_candidate_id`). `sourceEvents` must already be
+ * valid (see `requireSourceEvents`); their order matters, as it does in Python.
+ *
+ * @example
+ * consolidationCandidateId("episode", "Episode 000001-000003", [{ seq: 1, hash: "a".repeat(64) }])
+ * // "consolidation:episode:<16 hex>"
+ */
+export function consolidationCandidateId(candidateType: ConsolidationCandidateType, title: string, sourceEvents: readonly SourceEventRef[]): string {
+  return `consolidation:${candidateType}:${candidateIdentityDigest(candidateType, title, sourceEvents).slice(0, candidateIdHexChars)}`;
+}
+
+/**
+ * The id earlier builds of this binary gave the same candidate (the digest cut at 24 hex), so a
+ * candidate they recorded is recognised instead of being proposed a second time.
+ *
+ * @example
+ * legacyConsolidationCandidateId("episode", "Episode 000001-000003", [{ seq: 1, hash: "a".repeat(64) }])
+ * // "consolidation:episode:<24 hex>", starting with the 16 hex of consolidationCandidateId
+ */
+export function legacyConsolidationCandidateId(candidateType: ConsolidationCandidateType, title: string, sourceEvents: readonly SourceEventRef[]): string {
+  return `consolidation:${candidateType}:${candidateIdentityDigest(candidateType, title, sourceEvents).slice(0, legacyCandidateIdHexChars)}`;
+}
+
+/**
+ * Returns the id's candidate type when it is a candidate id — 16 hex (seed 001) or 24 hex (what
+ * earlier builds wrote); throws `invalid_candidate_id` (exit 2) for anything else (uppercase,
+ * another length, unknown type, a suffix).
  */
 export function validateConsolidationCandidateId(id: string, field = "candidate_id"): ConsolidationCandidateType {
   const match = typeof id === "string" ? candidateIdPattern.exec(id) : null;
   if (match === null || !isCandidateType(match[1])) {
     throw inputError("invalid_candidate_id", `${field} ${describe(id)} is not a consolidation candidate id`, {
       field,
-      expected: "consolidation:<episode|claim|procedure>:<24 lowercase hex>",
+      expected: "consolidation:<episode|claim|procedure>:<16 lowercase hex> (or 24, as earlier builds wrote)",
     });
   }
   return match[1];

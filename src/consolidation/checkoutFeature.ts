@@ -9,16 +9,18 @@
  * `Consolidation candidates: candidates=N, pending=N, accepted=N, rejected=N, conflicted=N,
  * stale=N, superseded=N, authority=non_authoritative[, types=a, b]`.
  *
- * Each candidate id counts once. Statuses come from the replay (so a rolled-back review no longer
- * counts), not from the projection; stale = the created payload sets `valid_to` or `stale: true`,
- * superseded = it names `superseded_by` (the design's `consolidation_candidate_diagnostics`).
+ * Each candidate id counts once. Statuses come from the replay (`candidateStanding`: only review
+ * events decide, so a rolled-back review no longer counts and a creation payload declaring itself
+ * accepted is pending); stale = the created payload sets `valid_to` or `stale: true`, or a
+ * `memory.invalidated` closed the candidate; superseded = it names `superseded_by` (the design's
+ * `consolidation_candidate_diagnostics`).
  * Without candidates nothing is added and the checkout stays byte-identical.
  */
 import type { CheckoutFeature, CheckoutFeatureOutput } from "../checkout/checkoutFeature.ts";
 import type { PlainJson } from "../projection/types.ts";
 import type { RetrievedContext } from "../retrieval/types.ts";
 import { nonAuthoritative } from "./candidate.ts";
-import { effectiveReviewStatus } from "./status.ts";
+import { candidateStanding, candidateValidTo, isCandidateStale } from "./status.ts";
 
 export const consolidationTrustLine = "Use consolidation candidates as cited summaries that still require review.";
 /** The design's wording (seed 000): an accepted review is a disposition, not a promotion. */
@@ -62,7 +64,7 @@ export const consolidationCheckoutFeature: CheckoutFeature = {
       const type = candidate?.candidateType ?? metadataText(context, "candidate_type") ??
         /^consolidation:([^:]+):/.exec(context.entityName ?? "")?.[1] ?? "unknown";
       if (!types.includes(type)) types.push(type);
-      const status = candidate === undefined ? (metadataText(context, "review_status") ?? "").toLowerCase() : effectiveReviewStatus(candidate);
+      const status = candidate === undefined ? (metadataText(context, "review_status") ?? "").toLowerCase() : candidateStanding(candidate).review_status;
       if (status === "pending") counts.pending++;
       if (status === "accepted") counts.accepted++;
       if (status === "rejected") counts.rejected++;
@@ -70,7 +72,7 @@ export const consolidationCheckoutFeature: CheckoutFeature = {
       // A candidate outside this session's replay has only what its context's metadata says.
       const stale = candidate === undefined
         ? context.metadata.stale === true || metadataText(context, "valid_to") !== undefined
-        : candidate.stale || candidate.validTo !== null;
+        : isCandidateStale(candidate) || candidateValidTo(candidate) !== null;
       if (stale) counts.stale++;
       if (candidate?.supersededBy != null) counts.superseded++;
     }

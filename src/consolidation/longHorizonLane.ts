@@ -10,7 +10,8 @@
  *   trusted (a candidate appended raw as "accepted" is pending), a rolled-back review falls back
  *   to the previous surviving one or to pending; pending, rejected, deferred and conflicted
  *   candidates never enter;
- * - it is current: not `stale`, no `superseded_by`, no `valid_to`;
+ * - it is current (`isCandidateCurrent`): not `stale`, no `superseded_by`, no `valid_to`, and
+ *   not closed by a `memory.invalidated` naming it;
  * - it cites at least one source event, every source is a well-formed `{seq, hash}` whose hash
  *   is the hash of the log's event at that seq, and every source is at or before the horizon
  *   split (`max source seq <= horizon_split_seq`), so the remote tier never summarises what the
@@ -44,7 +45,7 @@ import { citationUri } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { nonAuthoritative } from "./candidate.ts";
-import { replayConsolidation, reviewedStatus } from "./status.ts";
+import { candidateStanding, isCandidateCurrent, replayConsolidation } from "./status.ts";
 
 /** Review statuses that admit a candidate to the remote tier (Python: accepted, active). */
 export const longHorizonStatuses: ReadonlySet<string> = new Set(["accepted", "active"]);
@@ -190,10 +191,9 @@ export function buildLongHorizonPlan(input: LongHorizonInput): LongHorizonPlan {
   const replay = replayConsolidation(input.events);
   const scored: Scored[] = [];
   for (const candidate of replay.candidates.values()) {
-    // Only a review event grants standing: a candidate's self-declared status is never trusted.
-    const status = reviewedStatus(candidate);
+    const status = candidateStanding(candidate).review_status;
     if (!longHorizonStatuses.has(status)) continue;
-    if (candidate.stale || candidate.supersededBy !== null || candidate.validTo !== null) continue;
+    if (!isCandidateCurrent(candidate)) continue;
     const created = input.events[candidate.createdSeq - 1];
     const sources = verifiedSources(created.payload, input.events);
     if (sources === undefined) continue;

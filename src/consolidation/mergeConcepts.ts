@@ -164,7 +164,7 @@ function resolve(ref: MergeMemoryRef, memories: readonly ConsolidationMemory[], 
 function existingCandidate(index: SessionIndex, candidateId: string, targetId: string): EventRecord | undefined {
   const positions = new Set<number>();
   for (const id of [candidateId, targetId]) {
-    // Both ids end in 24 hex characters: the rarest of their terms.
+    // Both ids end in a run of hex characters (16 or 24): the rarest of their terms.
     const term = keywordTerms(id).at(-1);
     if (term === undefined) continue;
     for (const hit of index.verbatimSearch([term], index.eventCount)) positions.add(hit.docId);

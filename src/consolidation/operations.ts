@@ -15,6 +15,7 @@ import {
   candidateReviewedItem,
   consolidationCandidatePayload,
   consolidationReviewPayload,
+  legacyConsolidationCandidateId,
   requireText,
   validateConsolidationCandidateId,
 } from "./candidate.ts";
@@ -67,7 +68,8 @@ export interface ProposeFromLogOptions {
 
 /**
  * Proposes candidates from the session's actionable events. Idempotent: candidate ids already
- * created in the log are skipped and reported; the new ones are appended in one batch.
+ * created in the log (under the 16-hex id, or the 24-hex id earlier builds gave the same
+ * candidate) are skipped and reported as recorded; the new ones are appended in one batch.
  * Output keys are Python's: `session_id, segment_count, candidate_count,
  * skipped_existing_count, skipped_existing_candidate_ids, events[{event_type, seq, hash,
  * candidate_id, candidate_type}]`, plus `threads_seen`: the threads the session's events carry,
@@ -85,8 +87,11 @@ export async function proposeFromLog(root: string, sessionId: string, options: P
   for (const proposal of generateConsolidationProposals(segments, purpose)) {
     const payload = proposalPayload(proposal);
     const candidateId = payload.candidate_id as string;
-    if (existing.has(candidateId)) {
-      skipped.push(candidateId);
+    // A candidate an earlier build recorded under its 24-hex id is the same candidate.
+    const legacyId = legacyConsolidationCandidateId(proposal.candidateType, proposal.title, proposal.sourceEvents);
+    const recorded = existing.has(candidateId) ? candidateId : existing.has(legacyId) ? legacyId : undefined;
+    if (recorded !== undefined) {
+      skipped.push(recorded);
       continue;
     }
     existing.add(candidateId);

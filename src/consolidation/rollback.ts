@@ -23,8 +23,8 @@ import type { AppendItem } from "../eventloom/append.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { sha256Hex } from "../platform/mod.ts";
 import type { PlainJson } from "../projection/types.ts";
-import { candidateIdHexChars, candidateReviewedType, nonAuthoritative, requireText } from "./candidate.ts";
-import { effectiveReviewStatus, replayConsolidation, rollbackEventType } from "./status.ts";
+import { candidateReviewedType, nonAuthoritative, requireText } from "./candidate.ts";
+import { replayConsolidation, reviewedStatus, rollbackEventType } from "./status.ts";
 import { isRuleEventType } from "../governance/ruleStatus.ts";
 import { extractEvent } from "../projection/extract/mod.ts";
 import { gateEventType } from "../governance/evolutionGate.ts";
@@ -80,10 +80,6 @@ function refused(code: string, message: string, field: string, expected: string)
   throw inputError(code, message, { field, expected });
 }
 
-/**
- * @example
- * rollbackId({ seq: 5, hash: "ab…" }, "accepted by mistake") // "rollback:<24 hex>"
- */
 const correctedType = "memory.corrected";
 
 /**
@@ -102,12 +98,19 @@ function correctionRestore(events: readonly EventRecord[], correction: EventReco
   return { entity_name: name, entity_type: entityType, restore_content: typeof previous === "string" ? previous : null };
 }
 
+/** Hex characters kept in a rollback id: this binary's own format, unchanged since it was introduced. */
+const rollbackIdHexChars = 24;
+
+/**
+ * @example
+ * rollbackId({ seq: 5, hash: "ab…" }, "accepted by mistake") // "rollback:<24 hex>"
+ */
 export function rollbackId(target: { seq: number; hash: string }, reason: string): string {
   const identity: JsonObject = new Map<string, JsonValue>([
     ["target", new Map<string, JsonValue>([["seq", JsonNumber.int(target.seq)], ["hash", target.hash]])],
     ["reason", reason],
   ]);
-  return `rollback:${sha256Hex(canonicalJson(identity)).slice(0, candidateIdHexChars)}`;
+  return `rollback:${sha256Hex(canonicalJson(identity)).slice(0, rollbackIdHexChars)}`;
 }
 
 /**
@@ -155,7 +158,7 @@ export function planRollback(sessionId: string, events: readonly EventRecord[], 
         refused("already_rolled_back", `The consolidation review at seq ${event.seq} is already rolled back`, "target_seq", "a review that is not rolled back yet");
       }
       reverts.candidate_id = candidateId!;
-      reverts.to_status = effectiveReviewStatus(candidate, event.seq);
+      reverts.to_status = reviewedStatus(candidate, event.seq);
     }
   } else if (replayConsolidation(events).rolledBackTargets.has(`${target.seq}:${target.hash}`)) {
     refused("already_rolled_back", `Event ${event.seq} (${event.type}) is already rolled back`, "target_seq", "an event that is not rolled back yet");

@@ -12,14 +12,15 @@
 import { compareCodePoints } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
+import { consolidationWindowSizeMax } from "../limits.ts";
 import { codePointPrefix, collapseWhitespace, isPythonBlank, pythonStrip } from "./pythonText.ts";
 
 /** Longest event or segment summary, in code points (Python's `_SUMMARY_MAX_CHARS`). */
 export const summaryCharsMax = 240;
 
-/** `propose-from-log` windows: at least one event, at most 200 (the CLI and MCP bound). */
+/** `propose-from-log` windows: at least one event, at most 50 (seed 000; the CLI and MCP bound). */
 export const windowSizeMin = 1;
-export const windowSizeMax = 200;
+export const windowSizeMax = consolidationWindowSizeMax;
 /**
  * The default window, in CLI and MCP alike: the design's `select_consolidation_segments(...,
  * window_size=8)` (seed 000). Later Python front ends defaulted to 5; the design wins.
@@ -104,7 +105,7 @@ export function eventTypeCounts(sourceEvents: readonly SegmentSourceEvent[]): Ma
   return new Map([...counts].sort(([a], [b]) => compareCodePoints(a, b)));
 }
 
-/** Validates a window size (1..200); `field` names the flag or argument in the message. */
+/** Validates a window size (1..50); `field` names the flag or argument in the message. */
 export function requireWindowSize(value: unknown, field = "window_size"): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < windowSizeMin || value > windowSizeMax) {
     throw inputError("invalid_window_size", `${field} must be an integer from ${windowSizeMin} to ${windowSizeMax} (got ${typeof value === "string" ? JSON.stringify(value) : String(value)})`, {

@@ -1,11 +1,17 @@
 /**
  * Consolidation status by replay (DESIGN §8; reference §2.6). A pure function of the session's
- * verified events:
+ * verified events, and the one place a candidate's standing is decided (`candidateStanding`,
+ * `isCandidateCurrent`); every surface (status, checkout diagnostics, the long-horizon tier,
+ * retrieval metadata, rollback) reads it from here:
  * - the first `consolidation.candidate.created` of an id wins (later ones are counted as
- *   duplicates); authority is `non_authoritative` whatever the event says;
+ *   duplicates); what its payload declares as `review_status` or `authority_status` is never
+ *   read: a candidate starts `pending` and is `non_authoritative` whatever the event says;
  * - reviews of known candidates apply in log order, the latest surviving one wins;
  * - a `memory.rolled_back` whose `target{seq, hash}` is a review cancels that review, so the
- *   candidate falls back to its previous surviving review, or to its created status.
+ *   candidate falls back to its previous surviving review, or to `pending`;
+ * - a `memory.invalidated` naming the candidate (`entity_type: "consolidation_candidate"`)
+ *   closes its validity window at `invalid_at`, as the projection closes its graph version; a
+ *   later creation event of the same id states it again and reopens it, as in the projection.
  *
  * The document's keys and the candidates' key order are Python's (`consolidation_status`).
  */
@@ -15,6 +21,10 @@ import type { PlainJson } from "../projection/types.ts";
 import { candidateCreatedType, candidateReviewedType, consolidationInitialReviewStatus, nonAuthoritative } from "./candidate.ts";
 
 export const rollbackEventType = "memory.rolled_back";
+/** memory/invalidate.ts writes it; named here so the replay does not import the write path. */
+export const invalidatedEventType = "memory.invalidated";
+/** The graph entity type of a candidate: what `memory invalidate --entity-type` names. */
+export const candidateEntityType = "consolidation_candidate";
 
 export interface CandidateReview {
   seq: number;
@@ -26,13 +36,16 @@ export interface CandidateReview {
 export interface CandidateState {
   candidateId: string;
   candidateType: string | null;
-  /** The status at creation (normally `pending`). */
-  createdStatus: string;
   createdSeq: number;
   createdHash: string;
+  /** `stale: true` in the creation payload. */
   stale: boolean;
   supersededBy: string | null;
+  /** `valid_to` in the creation payload. */
   validTo: string | null;
+  /** `invalid_at` of the surviving `memory.invalidated` of the candidate, and its seq. */
+  invalidatedAt: string | null;
+  invalidatedSeq: number | null;
   /** Every review of the candidate in log order, rolled back or not. */
   reviews: CandidateReview[];
 }
@@ -55,7 +68,8 @@ function refKey(seq: number, hash: string): string {
 type ConsolidationStep =
   | { kind: "created"; candidate: CandidateState }
   | { kind: "reviewed"; candidateId: string; review: CandidateReview }
-  | { kind: "rolled_back"; target: string };
+  | { kind: "rolled_back"; target: string }
+  | { kind: "invalidated"; candidateId: string; invalidAt: string; seq: number };
 
 function consolidationStepOf(event: EventRecord): ConsolidationStep | undefined {
   const payload = event.payload;
@@ -69,12 +83,13 @@ function consolidationStepOf(event: EventRecord): ConsolidationStep | undefined 
       candidate: {
         candidateId,
         candidateType: stringField(payload, "candidate_type") ?? null,
-        createdStatus: stringField(payload, "review_status") ?? consolidationInitialReviewStatus,
         createdSeq: event.seq,
         createdHash: event.hash,
         stale: payload.get("stale") === true,
         supersededBy: supersededBy ? supersededBy : null,
         validTo: validTo ? validTo : null,
+        invalidatedAt: null,
+        invalidatedSeq: null,
         reviews: [],
       },
     };
@@ -94,7 +109,24 @@ function consolidationStepOf(event: EventRecord): ConsolidationStep | undefined 
     if (seq === undefined || hash === undefined) return undefined;
     return { kind: "rolled_back", target: refKey(seq, hash) };
   }
+  if (event.type === invalidatedEventType && stringField(payload, "entity_type") === candidateEntityType) {
+    const candidateId = stringField(payload, "entity_name");
+    const invalidAt = stringField(payload, "invalid_at");
+    if (!candidateId || !invalidAt) return undefined;
+    return { kind: "invalidated", candidateId, invalidAt, seq: event.seq };
+  }
   return undefined;
+}
+
+/** A duplicate creation states the candidate again: an invalidated one is current again. */
+function reopen(candidate: CandidateState): void {
+  candidate.invalidatedAt = null;
+  candidate.invalidatedSeq = null;
+}
+
+function close(candidate: CandidateState, step: { invalidAt: string; seq: number }): void {
+  candidate.invalidatedAt = step.invalidAt;
+  candidate.invalidatedSeq = step.seq;
 }
 
 /** Replays the consolidation events of a session. */
@@ -108,13 +140,20 @@ export function replayConsolidation(events: readonly EventRecord[]): Consolidati
     const step = consolidationStepOf(event);
     if (step === undefined) continue;
     if (step.kind === "created") {
-      if (candidates.has(step.candidate.candidateId)) duplicateCandidateCount++;
-      else candidates.set(step.candidate.candidateId, step.candidate);
+      const existing = candidates.get(step.candidate.candidateId);
+      if (existing === undefined) candidates.set(step.candidate.candidateId, step.candidate);
+      else {
+        duplicateCandidateCount++;
+        reopen(existing);
+      }
     } else if (step.kind === "reviewed") {
       const candidate = candidates.get(step.candidateId);
       if (candidate === undefined) continue;
       reviewCount++;
       candidate.reviews.push(step.review);
+    } else if (step.kind === "invalidated") {
+      const candidate = candidates.get(step.candidateId);
+      if (candidate !== undefined) close(candidate, step);
     } else {
       rolledBackTargets.add(step.target);
       rollbackCount++;
@@ -156,12 +195,20 @@ export function continueConsolidationCandidates(base: Iterable<readonly [string,
     const step = consolidationStepOf(event);
     if (step === undefined) continue;
     if (step.kind === "created") {
-      if (candidates.has(step.candidate.candidateId)) continue;
+      const existing = candidates.get(step.candidate.candidateId);
+      if (existing !== undefined) {
+        if (existing.invalidatedAt !== null) reopen(own(existing));
+        continue;
+      }
       candidates.set(step.candidate.candidateId, step.candidate);
       copied.add(step.candidate.candidateId);
     } else if (step.kind === "reviewed") {
       const candidate = candidates.get(step.candidateId);
       if (candidate !== undefined) own(candidate).reviews.push(step.review);
+    } else if (step.kind === "invalidated") {
+      const candidate = candidates.get(step.candidateId);
+      if (candidate === undefined) continue;
+      close(own(candidate), step);
     } else {
       tailTargets.add(step.target);
     }
@@ -175,7 +222,7 @@ export function continueConsolidationCandidates(base: Iterable<readonly [string,
 }
 
 /** The review that decides the candidate's status: its latest one not rolled back. */
-export function survivingReview(candidate: CandidateState, beforeSeq = Infinity): CandidateReview | undefined {
+export function survivingReview(candidate: Pick<CandidateState, "reviews">, beforeSeq = Infinity): CandidateReview | undefined {
   for (let i = candidate.reviews.length - 1; i >= 0; i--) {
     const review = candidate.reviews[i];
     if (review.seq < beforeSeq && !review.rolledBack && review.status !== null) return review;
@@ -183,36 +230,65 @@ export function survivingReview(candidate: CandidateState, beforeSeq = Infinity)
   return undefined;
 }
 
-/** The candidate's effective review status (reviews before `beforeSeq` only, when given). */
-export function effectiveReviewStatus(candidate: CandidateState, beforeSeq = Infinity): string {
-  return survivingReview(candidate, beforeSeq)?.status ?? candidate.createdStatus;
-}
-
 /**
- * The status review events gave the candidate: its surviving review's, else `pending`. The
- * created event's own `review_status` is never consulted, so a candidate appended raw as
- * "accepted" stays pending until a `consolidation.candidate.reviewed` says otherwise. Whatever
- * grants a candidate standing (the long-horizon remote tier) reads this, not `effectiveReviewStatus`.
+ * The status review events gave the candidate: its surviving review's (before `beforeSeq`, when
+ * given), else `pending`. This is the only rule for a candidate's review status: the creation
+ * event's own `review_status` is never consulted, so a candidate appended raw as "accepted" is
+ * pending until a `consolidation.candidate.reviewed` says otherwise.
  *
  * @example
  * reviewedStatus(replayConsolidation(events).candidates.get(id)!) // "pending" before any review
  */
-export function reviewedStatus(candidate: CandidateState, beforeSeq = Infinity): string {
+export function reviewedStatus(candidate: Pick<CandidateState, "reviews">, beforeSeq = Infinity): string {
   return survivingReview(candidate, beforeSeq)?.status ?? consolidationInitialReviewStatus;
+}
+
+/** What a candidate is worth: its review status and its authority, which is never granted. */
+export interface CandidateStanding {
+  review_status: string;
+  authority_status: typeof nonAuthoritative;
+}
+
+/**
+ * The candidate's standing, the one function every reader of a candidate's review or authority
+ * status goes through (the projection, status, checkout, the long-horizon tier). `null` is a
+ * candidate just created, before any review: what its creation payload declares does not count.
+ *
+ * @example
+ * candidateStanding(null) // { review_status: "pending", authority_status: "non_authoritative" }
+ */
+export function candidateStanding(candidate: Pick<CandidateState, "reviews"> | null): CandidateStanding {
+  return { review_status: candidate === null ? consolidationInitialReviewStatus : reviewedStatus(candidate), authority_status: nonAuthoritative };
+}
+
+/** When the candidate's validity window closed: its creation payload's `valid_to`, else its invalidation's `invalid_at`. */
+export function candidateValidTo(candidate: CandidateState): string | null {
+  return candidate.validTo ?? candidate.invalidatedAt;
+}
+
+/** Marked stale by its creation payload, or invalidated (the projection marks that version stale). */
+export function isCandidateStale(candidate: CandidateState): boolean {
+  return candidate.stale || candidate.invalidatedAt !== null;
+}
+
+/** Open validity window: not stale, not superseded, not closed, not invalidated. */
+export function isCandidateCurrent(candidate: CandidateState): boolean {
+  return !isCandidateStale(candidate) && candidate.supersededBy === null && candidateValidTo(candidate) === null;
 }
 
 function candidateJson(candidate: CandidateState): { [key: string]: PlainJson } {
   const out: { [key: string]: PlainJson } = {
     candidate_id: candidate.candidateId,
     candidate_type: candidate.candidateType,
-    review_status: effectiveReviewStatus(candidate),
-    authority_status: nonAuthoritative,
+    ...candidateStanding(candidate),
     created_seq: candidate.createdSeq,
     created_hash: candidate.createdHash,
   };
-  if (candidate.stale) out.stale = true;
+  if (isCandidateStale(candidate)) out.stale = true;
   if (candidate.supersededBy !== null) out.superseded_by = candidate.supersededBy;
-  if (candidate.validTo !== null) out.valid_to = candidate.validTo;
+  const validTo = candidateValidTo(candidate);
+  if (validTo !== null) out.valid_to = validTo;
+  if (candidate.invalidatedSeq !== null) out.invalidated_seq = candidate.invalidatedSeq;
   // Python reports the last surviving review event, even one whose status was null.
   const lastSurviving = [...candidate.reviews].reverse().find((review) => !review.rolledBack);
   if (lastSurviving !== undefined) {

@@ -3,8 +3,11 @@
  * merging anything. The answer is exactly
  * `{consolidation_result{status, candidate_count, action_required}, statistics{pairs_evaluated,
  * pairs_consolidated, strategy, similarity_threshold, max_memories_limit, fingerprints_analyzed,
- * memories_analyzed}, candidates_sample[{source_ids, target_id, similarity, combined_alignment,
- * memories, alignments, alignment_difference}]}` (design 004; docs/trigger-consolidation.md).
+ * memories_analyzed, pairs_compared}, candidates_sample[{source_ids, target_id, similarity,
+ * combined_alignment, memories, alignments, alignment_difference}]}` (design 004;
+ * docs/trigger-consolidation.md). `pairs_evaluated` is design 004's figure, n(n-1)/2 of the n
+ * memories analysed: every pair is accounted for, either ruled out by the pre-filter (it cannot
+ * qualify) or compared; `pairs_compared` is how many were compared against `min_similarity`.
  * `source_ids` are the memories' stable ids and `target_id` the id `merge_concepts` gives their
  * merged concept, so the design's follow-up `merge_concepts(source_ids)` works as written.
  *
@@ -12,11 +15,11 @@
  * Every strategy starts from the same pairs: those whose exact cosine passes the pre-filter
  * `min_similarity × 0.9`, found through a usearch index (`similarPairs`), never by comparing all
  * pairs. A pair below the pre-filter can never qualify (qualifying needs cosine ≥
- * `min_similarity`), so it is not evaluated by any strategy. Then:
- * - similarity: every pre-filtered pair is evaluated;
+ * `min_similarity`), so no strategy compares it. Then:
+ * - similarity: every pre-filtered pair is compared;
  * - temporal: pre-filtered pairs whose `valid_from` are at most 24 h apart;
  * - semantic: pre-filtered pairs whose goal alignments are both ≥ 0.5.
- * An evaluated pair qualifies when its exact cosine ≥ `min_similarity` and its alignments differ
+ * A compared pair qualifies when its exact cosine ≥ `min_similarity` and its alignments differ
  * by at most 0.05. A memory's alignment is its highest exact cosine to any active goal (current
  * `goal` entity of the session), 0 when the session has none.
  *
@@ -68,6 +71,7 @@ export interface CandidateSample {
 export interface TriggerDocument {
   consolidation_result: { status: "candidates_found" | "no_candidates"; candidate_count: number; action_required: boolean };
   statistics: {
+    /** Design 004: the pairs among the memories analysed, n(n-1)/2 (whatever the strategy). */
     pairs_evaluated: number;
     pairs_consolidated: number;
     strategy: TriggerStrategy;
@@ -77,6 +81,8 @@ export interface TriggerDocument {
     fingerprints_analyzed: number;
     /** The same count under this binary's earlier name, kept for existing callers. */
     memories_analyzed: number;
+    /** Pairs compared against `min_similarity`: those past the pre-filter and the strategy's rule. */
+    pairs_compared: number;
   };
   candidates_sample: CandidateSample[];
 }
@@ -242,15 +248,15 @@ export async function triggerConsolidation(
   const pairs = found.pairs;
 
   mark = performance.now();
-  const evaluate = strategyFilter(parameters.strategy, analysed, alignments);
-  let pairsEvaluated = 0;
+  const compared = strategyFilter(parameters.strategy, analysed, alignments);
+  let pairsCompared = 0;
   // Qualifying pairs as indexes into `pairs` (ordered by a, then b), then sorted best first.
   const qualifying: number[] = [];
   for (let i = 0; i < pairs.length; i++) {
     const a = pairs.a(i);
     const b = pairs.b(i);
-    if (!evaluate(a, b)) continue;
-    pairsEvaluated++;
+    if (!compared(a, b)) continue;
+    pairsCompared++;
     if (pairs.cosine(i) >= parameters.minSimilarity && Math.abs(alignments[a] - alignments[b]) <= alignmentDifferenceMax) qualifying.push(i);
   }
   // Ties keep the pairs' (a, b) order: the last key makes the order total whatever the sort.
@@ -274,13 +280,14 @@ export async function triggerConsolidation(
       action_required: candidates.length > 0,
     },
     statistics: {
-      pairs_evaluated: pairsEvaluated,
+      pairs_evaluated: (analysed.length * (analysed.length - 1)) / 2,
       pairs_consolidated: candidates.length,
       strategy: parameters.strategy,
       similarity_threshold: parameters.minSimilarity,
       max_memories_limit: parameters.maxMemories,
       fingerprints_analyzed: analysed.length,
       memories_analyzed: analysed.length,
+      pairs_compared: pairsCompared,
     },
     candidates_sample: Array.from({ length: Math.min(candidates.length, candidatesSampleMax) }, (_, i) => candidateSample(candidates.at(i))),
   };

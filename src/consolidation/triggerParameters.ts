@@ -4,6 +4,7 @@
  * `invalid_request`), before anything is read or written.
  */
 import { inputError } from "../errors.ts";
+import { triggerMaxMemoriesMax } from "../limits.ts";
 
 export const triggerStrategies = ["similarity", "temporal", "semantic"] as const;
 export type TriggerStrategy = (typeof triggerStrategies)[number];
@@ -11,6 +12,9 @@ export type TriggerStrategy = (typeof triggerStrategies)[number];
 export const defaultTriggerStrategy: TriggerStrategy = "similarity";
 export const defaultMinSimilarity = 0.85;
 export const defaultMaxMemories = 100;
+/** `max_memories` is 1..10000 (seed 004), in the CLI and the MCP schema alike. */
+export const maxMemoriesMin = 1;
+export const maxMemoriesMax = triggerMaxMemoriesMax;
 
 /** The similarity pre-filter is `min_similarity × prefilterFactor`. */
 export const prefilterFactor = 0.9;
@@ -64,12 +68,12 @@ export function validateTriggerParameters(input: TriggerParameterInput, names: {
     });
   }
   const maxMemories = input.maxMemories ?? defaultMaxMemories;
-  if (typeof maxMemories !== "number" || !Number.isSafeInteger(maxMemories) || maxMemories < 1) {
-    throw inputError("invalid_max_memories", `${name("max_memories")} must be an integer >= 1 (got ${describe(maxMemories)})`, {
-      field: name("max_memories"),
-      expected: "an integer >= 1",
-      actual: describe(maxMemories),
-    });
+  if (typeof maxMemories !== "number" || !Number.isSafeInteger(maxMemories) || maxMemories < maxMemoriesMin || maxMemories > maxMemoriesMax) {
+    throw inputError(
+      "invalid_max_memories",
+      `${name("max_memories")} must be an integer from ${maxMemoriesMin} to ${maxMemoriesMax} (got ${describe(maxMemories)})`,
+      { field: name("max_memories"), expected: `an integer in ${maxMemoriesMin}..${maxMemoriesMax}`, actual: describe(maxMemories) },
+    );
   }
   return { strategy: strategy as TriggerStrategy, minSimilarity, maxMemories };
 }

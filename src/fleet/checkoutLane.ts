@@ -111,6 +111,13 @@ export interface FleetLane {
   promptLine: string;
   /** One guidance line per active keystone in the lane (`guidance.mandatory`), in lane order. */
   mandatoryGuidance: string[];
+  /**
+   * What the lane left out and why, in the order it was warned (also passed to `warn`): a fleet
+   * the agent may not read, a fleet or member session that failed verification. Checkout lists
+   * these in its `warnings`, so a caller without stderr (MCP) learns that a fleet it named was
+   * dropped.
+   */
+  warnings: string[];
 }
 
 /**
@@ -256,6 +263,11 @@ function memberEntry(fleetId: string, member: MemberEvent): { context: FleetCont
  * about, so one corrupt fleet never takes an agent's checkout down.
  */
 export async function buildFleetLane(input: FleetLaneInput): Promise<FleetLane> {
+  const warnings: string[] = [];
+  const warn = (message: string): void => {
+    warnings.push(message);
+    input.warn?.(message);
+  };
   const contexts: FleetContext[] = [];
   const items: FleetLaneItem[] = [];
   const unavailable: Array<{ fleet_id: string; reason: string }> = [];
@@ -274,12 +286,12 @@ export async function buildFleetLane(input: FleetLaneInput): Promise<FleetLane> 
       // Bad input (unknown fleet, bad id) stops the checkout; a check failure (broken chain) degrades it.
       if (!isZaxyError(error) || error.exitCode !== 1) throw error;
       unavailable.push({ fleet_id: fleetId, reason: error.message });
-      input.warn?.(`fleet lane: fleet ${JSON.stringify(fleetId)} skipped: ${error.message}`);
+      warn(`fleet lane: fleet ${JSON.stringify(fleetId)} skipped: ${error.message}`);
       continue;
     }
     const tier = brief.agents.find((agent) => agent.agentId === input.agentId)?.trustTier;
     if (!tierReceivesFleetItems(tier)) {
-      input.warn?.(
+      warn(
         `fleet lane: agent ${JSON.stringify(input.agentId)} is ${tier === undefined ? "not enrolled" : `'${tier}'`} in fleet ${JSON.stringify(fleetId)}; no items from it`,
       );
       continue;
@@ -294,7 +306,7 @@ export async function buildFleetLane(input: FleetLaneInput): Promise<FleetLane> 
       if (promotion.keystone) mandatoryGuidance.push(keystoneGuidanceLine(fleetId, entry.item.citation, promotion));
     }
     eligibleInAnyFleet = true;
-    members ??= await readMemberEvents(input.root, input.sessionId, input.warn);
+    members ??= await readMemberEvents(input.root, input.sessionId, warn);
     for (const member of members) {
       if (!reachesFleet(member, brief) || seenMembers.has(member.citation)) continue;
       seenMembers.add(member.citation);
@@ -320,7 +332,7 @@ export async function buildFleetLane(input: FleetLaneInput): Promise<FleetLane> 
   const fleetCount = new Set(input.fleetIds).size;
   const promptLine = `Fleet: fleets=${fleetCount}, items=${contexts.length}` +
     (unavailable.length > 0 ? `, unavailable=${unavailable.length}` : "") + `, authority=${nonAuthoritative}`;
-  return { contexts, diagnostics, promptLine, mandatoryGuidance };
+  return { contexts, diagnostics, promptLine, mandatoryGuidance, warnings };
 }
 
 /**

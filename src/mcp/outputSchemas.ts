@@ -54,7 +54,12 @@ export const outputSchemas: Record<string, z.ZodObject> = {
   memory_rollback: z.looseObject({ session_id: str, rollback_id: str, rollback_event: obj, citation, target: obj, reverts: obj, gate: obj, gate_event: obj }),
   memory_evolution_gate: z.looseObject({ decision: str }),
   memory_outcome: obj,
-  trigger_consolidation: z.looseObject({ consolidation_result: obj, statistics: obj, candidates_sample: list }),
+  trigger_consolidation: z.looseObject({
+    consolidation_result: obj,
+    // Design 004's pairs_evaluated is n(n-1)/2; pairs_compared is what passed the pre-filter.
+    statistics: z.looseObject({ pairs_evaluated: int, pairs_consolidated: int, strategy: str, similarity_threshold: num, max_memories_limit: int, fingerprints_analyzed: int, pairs_compared: int }),
+    candidates_sample: list,
+  }),
   merge_concepts: z.looseObject({ session_id: str, status: z.enum(["created", "already_exists"]), candidate_id: str, target_id: str, source_ids: z.array(str) }),
   fleet_create: z.looseObject({ fleet_id: str }),
   fleet_enroll: z.looseObject({ fleet_id: str }),

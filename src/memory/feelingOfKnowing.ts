@@ -18,9 +18,11 @@
  * await feelingOfKnowing(".eventloom", "default", { query: "which database did we choose?" });
  * // { prediction: "likely", confidence: 0.83, signals: { coverage: 0.83, ... }, event: { seq: 9, ... } }
  */
+import * as fs from "node:fs";
 import { fromJs } from "../canonical/mod.ts";
-import { inputError, isZaxyError } from "../errors.ts";
+import { inputError } from "../errors.ts";
 import { appendedEventJson, type AppendedEventJson } from "../eventloom/append.ts";
+import { sessionLogPath } from "../eventloom/session.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { keywordTerms, queryTerms } from "../retrieval/terms.ts";
 import { recordEvents } from "./record.ts";
@@ -88,15 +90,13 @@ export async function feelingOfKnowing(root: string, sessionId: string, request:
   const terms = [...new Set([...queryTerms(query), ...Object.values(cues ?? {}).flatMap(keywordTerms)])];
   let results: Array<{ [key: string]: PlainJson }> = [];
   let lanes: string[] = [];
-  let sessionExists = true;
-  try {
+  // A query of a session without a log answers empty; the pre-check reports that it has none.
+  const sessionExists = fs.existsSync(sessionLogPath(root, sessionId, "read"));
+  if (sessionExists) {
     const answer = await sharedMemoryService(root).query({ sessionId, query, limit: fokResultsMax, depth: 1, replayFromSeq: 1, maxRecentEvents: 0 });
     results = (answer.results as Array<{ [key: string]: PlainJson }>) ?? [];
     const laneCounts = (answer.diagnostics as { source_lanes?: { [lane: string]: number } } | null)?.source_lanes ?? {};
     lanes = Object.entries(laneCounts).filter(([, count]) => count > 0).map(([lane]) => lane).sort();
-  } catch (error) {
-    if (!isZaxyError(error) || error.code !== "unknown_session") throw error;
-    sessionExists = false;
   }
   const coverageOf = (content: PlainJson): number => {
     if (terms.length === 0 || typeof content !== "string") return 0;

@@ -26,6 +26,12 @@ export interface MemoryRequest {
   depth: number;
   replayFromSeq: number;
   maxRecentEvents: number;
+  /**
+   * True when the caller set `max_recent_events` (absent when `maxRecentEvents` is the default):
+   * a long-horizon checkout then shows at most that many recent events, else its recent window
+   * sets how many (docs/long-horizon.md).
+   */
+  maxRecentEventsGiven?: true;
   maxTokens?: number;
   /** Per-call long-horizon switch (checkout only); undefined means the root's setting. */
   longHorizon?: boolean;
@@ -85,6 +91,7 @@ export function validateMemoryRequest(input: MemoryRequestInput, names: { [field
     replayFromSeq: checkInt(input.replayFromSeq, name("replay_from_seq"), 1, Number.MAX_SAFE_INTEGER, 1),
     maxRecentEvents: checkInt(input.maxRecentEvents, name("max_recent_events"), 0, maxRecentEventsMax, defaultMaxRecentEvents),
   };
+  if (input.maxRecentEvents !== undefined) request.maxRecentEventsGiven = true;
   if (input.maxTokens !== undefined) request.maxTokens = checkInt(input.maxTokens, name("max_tokens"), 0, Number.MAX_SAFE_INTEGER, 0);
   if (input.longHorizon !== undefined) request.longHorizon = input.longHorizon;
   if (input.longHorizonRecentWindow !== undefined) {

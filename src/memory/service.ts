@@ -28,7 +28,7 @@ import { buildSessionIndex, type SessionIndex } from "../retrieval/sessionIndex.
 import type { RetrievalResult, RetrievedContext } from "../retrieval/types.ts";
 import { defaultEmbeddingDim } from "../vector/mod.ts";
 import { checkoutFeatureContributions, checkoutFeatures } from "./checkoutFeatures.ts";
-import type { MemoryRequest } from "./request.ts";
+import { maxRecentEventsMax, type MemoryRequest } from "./request.ts";
 
 /**
  * How long a read waits for another process that holds the graph store (a reproject, another
@@ -374,7 +374,10 @@ export class MemoryService implements SessionReader {
   }
 
   private async retrieval(request: MemoryRequest): Promise<{ session: ReadSession; retrieval: RetrievalResult }> {
-    const session = await this.readSession(request.sessionId);
+    // Agents check out at the start of every turn, before their first append: a session without a
+    // log is read as empty (docs/checkout.md "A session with no events yet"), not refused.
+    const hasLog = fs.existsSync(sessionLogPath(this.root, request.sessionId, "read"));
+    const session = hasLog ? await this.readSession(request.sessionId) : noEventsSession(request.sessionId);
     // Artifact records are served only when their event ref resolves to the sealed event.
     const refs = await checkProjectionRefs(this.root, request.sessionId, session.index, loadRootProjectionFiles(this.root, this.options.warn));
     let retrieved = retrieve(session.index, request.query, { limit: request.limit, depth: request.depth });
@@ -383,6 +386,7 @@ export class MemoryService implements SessionReader {
     // Marked after the merge, so a degraded answer marks the projection lane's contexts too.
     if (session.projection.degraded) retrieved = markDegraded(retrieved, session.projection.degraded_reason ?? "graph unavailable");
     const warnings = unresolvedRefWarnings(refs, request.query, request.limit);
+    if (!hasLog) warnings.unshift(noEventsWarning(request.sessionId));
     for (const warning of warnings) this.options.warn?.(warning);
     const retrieval = warnings.length === 0 ? retrieved : { ...retrieved, warnings: [...(retrieved.warnings ?? []), ...warnings] };
     return { session, retrieval };
@@ -410,12 +414,15 @@ export class MemoryService implements SessionReader {
     };
   }
 
-  /** Retrieval plus the recent-events window (`replay_from_seq`, last `max_recent_events`). */
-  private async assemblyInput(request: MemoryRequest): Promise<{ input: AssembleInput; session: ReadSession }> {
+  /**
+   * Retrieval plus the recent-events window: from `replay_from_seq`, the last `recentEventsMax`
+   * events (`max_recent_events`, or what a long-horizon checkout's recent window allows).
+   */
+  private async assemblyInput(request: MemoryRequest, recentEventsMax = request.maxRecentEvents): Promise<{ input: AssembleInput; session: ReadSession }> {
     const { session, retrieval } = await this.retrieval(request);
     const { eventCount } = session.index;
     const replayedCount = Math.max(0, eventCount - (request.replayFromSeq - 1));
-    const recentCount = Math.min(replayedCount, request.maxRecentEvents);
+    const recentCount = Math.min(replayedCount, recentEventsMax);
     const recent = session.index.eventRange(eventCount - recentCount, eventCount);
     const input = {
       sessionId: request.sessionId,
@@ -450,9 +457,19 @@ export class MemoryService implements SessionReader {
       }
       return null;
     }
-    const window = request.longHorizonRecentWindow ?? config?.recentWindow ?? readLongHorizonConfig(this.root).recentWindow;
-    // The remote tier must never cover an event the Recent Events section shows.
-    return Math.max(window, request.maxRecentEvents);
+    return request.longHorizonRecentWindow ?? config?.recentWindow ?? readLongHorizonConfig(this.root).recentWindow;
+  }
+
+  /**
+   * How many recent events a checkout shows. With long-horizon on, the recent window is the
+   * episodic tier and Recent Events shows it (seed 002: the last `long_horizon_recent_window`
+   * events at full detail), at most `max_recent_events` when the caller set it and never more than
+   * `maxRecentEventsMax`; the rest of the tier is reached through the retrieval lanes. Never more
+   * than the window, so the remote tier (events before it) never covers a shown event.
+   */
+  private recentEventsShown(request: MemoryRequest, recentWindow: number | null): number {
+    if (recentWindow === null) return request.maxRecentEvents;
+    return Math.min(recentWindow, request.maxRecentEventsGiven ? request.maxRecentEvents : maxRecentEventsMax);
   }
 
   async checkout(request: MemoryRequest): Promise<MemoryCheckout> {
@@ -461,7 +478,7 @@ export class MemoryService implements SessionReader {
 
   private async checkoutOnce(request: MemoryRequest): Promise<MemoryCheckout> {
     const recentWindow = this.longHorizonWindow(request);
-    const { input, session } = await this.assemblyInput(request);
+    const { input, session } = await this.assemblyInput(request, this.recentEventsShown(request, recentWindow));
     const lanes: CheckoutLane[] = [];
     if (recentWindow !== null) {
       lanes.push(longHorizonLane(buildLongHorizonPlan({
@@ -473,8 +490,8 @@ export class MemoryService implements SessionReader {
       })));
     }
     // The fleet lane runs only when the root enables it and the call names fleets (docs/fleet.md).
-    const fleetLane = request.fleetIds === undefined ? null : await this.fleetLane(request, request.fleetIds);
-    if (fleetLane !== null) lanes.push(fleetLane);
+    const fleet = request.fleetIds === undefined ? null : await this.fleetLane(request, request.fleetIds);
+    if (fleet !== null) lanes.push(fleet.lane);
     for (const lane of lanes) {
       input.retrieval = mergeLane(input.retrieval, lane);
       if (lane.raisesContextLimit) input.limit += lane.contexts.length;
@@ -488,24 +505,60 @@ export class MemoryService implements SessionReader {
       if (report.mandatoryGuidance.length > 0) features.extraGuidance.mandatory = [...(features.extraGuidance.mandatory ?? []), ...report.mandatoryGuidance];
     }
     const checkout = buildCheckout({ ...input, ...features });
-    // An ignored request is said in the answer too (issue 18), not only on stderr.
-    if (fleetLane === null && request.fleetIds !== undefined && !checkout.warnings.includes(fleetLaneOffWarning)) checkout.warnings.push(fleetLaneOffWarning);
+    // A fleet ignored or left out is said in the answer too, not only on stderr: an MCP client
+    // sees no stderr.
+    const ignored = request.fleetIds === undefined ? [] : fleet === null ? [fleetLaneOffWarning] : fleet.warnings;
+    for (const warning of ignored) if (!checkout.warnings.includes(warning)) checkout.warnings.push(warning);
     return checkout;
   }
 
-  /** The checkout fleet lane, or null when config.json does not set fleet_enabled (a warning says so). */
-  private async fleetLane(request: MemoryRequest, fleetIds: readonly string[]): Promise<CheckoutLane | null> {
+  /**
+   * The checkout fleet lane and what it left out (fleets the agent may not read, fleets that
+   * failed verification), or null when config.json does not set fleet_enabled (a warning says so).
+   */
+  private async fleetLane(request: MemoryRequest, fleetIds: readonly string[]): Promise<{ lane: CheckoutLane; warnings: string[] } | null> {
     if (!readFleetEnabled(this.root)) {
       this.options.warn?.(fleetLaneOffWarning);
       return null;
     }
     const { buildFleetLane, fleetCheckoutLane } = await import("../fleet/checkoutLane.ts");
-    return fleetCheckoutLane(await buildFleetLane({ root: this.root, fleetIds, agentId: request.agentId ?? request.sessionId, sessionId: request.sessionId, warn: this.options.warn }));
+    const built = await buildFleetLane({ root: this.root, fleetIds, agentId: request.agentId ?? request.sessionId, sessionId: request.sessionId, warn: this.options.warn });
+    return { lane: fleetCheckoutLane(built), warnings: built.warnings };
   }
 
   async assemble(request: MemoryRequest): Promise<ContextAssembly> {
     return await this.withReadModelFallback(request.sessionId, async () => assembleContext((await this.assemblyInput(request)).input));
   }
+}
+
+/** The warning of a read of a session without a log: why the answer is empty. */
+function noEventsWarning(sessionId: string): string {
+  return `session ${JSON.stringify(sessionId)} has no events yet, so nothing in it can be recalled or cited; its first append creates it`;
+}
+
+/**
+ * A session without a log as a read sees it: no events, no entities, no vector index. Built in
+ * memory, never cached (the first append must be seen by the next read) and nothing is written
+ * for it: no log, no projection, no read model.
+ */
+function noEventsSession(sessionId: string): ReadSession {
+  return {
+    fingerprint: "",
+    logBytes: 0,
+    index: buildSessionIndex(sessionId, foldLogRows(sessionId, []), [], null),
+    projection: {
+      source: "no_log",
+      events_applied: 0,
+      head_seq: 0,
+      head_hash: null,
+      entity_versions: 0,
+      vector_index: null,
+      degraded: false,
+      degraded_reason: null,
+      warnings: [],
+    },
+    repairs: [],
+  };
 }
 
 const fleetLaneOffWarning = "fleet lane is off: fleet ids ignored; turn it on with `zaxy config set fleet_enabled true` (docs/fleet.md)";

@@ -9,11 +9,12 @@
 
 /**
  * Bump on any change to the tables below, or to what the fold puts in them (8: versions marked
- * `stale`/`superseded_by` are recorded closed, see `staleMarker.ts`). A store whose `StoreMeta.schema_version` differs is
+ * `stale`/`superseded_by` are recorded closed, see `staleMarker.ts`; 9: a consolidation review
+ * no longer restates its candidate, see `extract/consolidation.ts`). A store whose `StoreMeta.schema_version` differs is
  * treated as corrupt and rebuilt by `KuzuStore.openOrRebuild` (the projection is derived, so a
  * rebuild loses nothing).
  */
-export const projectionSchemaVersion = 8;
+export const projectionSchemaVersion = 9;
 
 /** The single `StoreMeta` row's key. */
 export const storeMetaKey = "store";

@@ -23,8 +23,11 @@ import { createHash } from "node:crypto";
 import { requestGarbageCollection, sha256Hex } from "../platform/mod.ts";
 import type { EntityRow, ProjectionHead, RelationRow, SessionGraphRows } from "./types.ts";
 
-/** Bumped with `projectionSchemaVersion` whenever the fold's rows change meaning (v4: stale markers close versions). */
-export const snapshotSchema = "zaxy.projection.rows.v4";
+/**
+ * Bumped with `projectionSchemaVersion` whenever the fold's rows change meaning (v4: stale markers
+ * close versions; v5: reviews no longer restate their consolidation candidate).
+ */
+export const snapshotSchema = "zaxy.projection.rows.v5";
 
 type EntityTuple = [string, string, string, string | null, string, string, string | null, number, string, number];
 type RelationTuple = [string, string, string, string, string, string | null, boolean, number, string | null, number, string, string];

@@ -12,7 +12,11 @@ import type { CandidateState } from "../consolidation/status.ts";
 import { projectionsDir } from "../projection/snapshot.ts";
 import type { ProjectionHead } from "../projection/types.ts";
 
-export const readModelSchema = "zaxy.readmodel.v1";
+/**
+ * Bumped when what the model stores changes meaning, so a model written before is rebuilt from
+ * the log (v2: the projection's rows v5, and consolidation candidates carry their invalidation).
+ */
+export const readModelSchema = "zaxy.readmodel.v2";
 
 export interface ReadModelFile {
   /** File name inside the session's read-model directory. */

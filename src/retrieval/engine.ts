@@ -6,7 +6,10 @@
  * - vector: the exact cosine of the hash embeddings, from the session's vector postings
  *   (vectorLane.ts), so the answer does not depend on how the index was built (0.95 · cosine).
  * - keyword: BM25 over entity text, plus Python's expanded query at 0.92 (0.8 · score).
- * - traversal: current relations from the best hits, depth 2 by default, 0.95 per hop (0.9).
+ * - traversal: current relations from the best hits, depth 2 by default, 0.95 per hop (0.9). Only
+ *   hits the query matched (exact, keyword, or a hash-embedding cosine of 0.25 or more) start
+ *   one, and a hub entity (an actor, a session: hubEntities.ts) reached on the way is not
+ *   expanded, so one keyword hit does not spread through its author to every fact of a session.
  * - verbatim: BM25 over raw event text (0.8), so an event is findable even if extraction
  *   summarised it away; at least one verbatim context is kept when any matched.
  * - projection: records of compaction projection artifacts under the root are not a lane of
@@ -28,6 +31,8 @@ import { citationUri } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { EntityRow, PlainJson } from "../projection/types.ts";
 import { payloadMarksStale } from "../projection/staleMarker.ts";
+import { candidateEntityType, candidateStanding } from "../consolidation/status.ts";
+import { hubEntityTypes } from "./hubEntities.ts";
 import { hashEmbedMany } from "../vector/mod.ts";
 import { cosineSimilarity, mmrSelect } from "./mmr.ts";
 import { reinforcementFactor, reinforcementKey } from "./reinforcement.ts";
@@ -46,6 +51,8 @@ const laneHitsMax = 50;
 const traversalSeeds = 3;
 const traversalNeighboursMax = 25;
 const contentCharsMax = 600;
+/** Smallest hash-embedding cosine that lets a vector-only hit seed a traversal. */
+const vectorSeedCosineMin = 0.25;
 
 export interface RetrieveOptions {
   limit: number;
@@ -114,6 +121,7 @@ function bm25Lane(
  * compares those summaries, so the key facts are added here, where a reader sees them (issue 18).
  */
 function entityDetail(entity: EntityRow): string | null {
+  if (entity.entityType === candidateEntityType) return candidateDetail(entity);
   if (entity.entityType !== "command_run") return entity.summary;
   try {
     const p = JSON.parse(entity.propertiesJson) as { command?: unknown; exit_code?: unknown; outcome?: unknown };
@@ -123,6 +131,26 @@ function entityDetail(entity: EntityRow): string | null {
   } catch {
     return entity.summary;
   }
+}
+
+/** A consolidation candidate shows its title before its summary, as the long-horizon tier does. */
+function candidateDetail(entity: EntityRow): string | null {
+  try {
+    const title = (JSON.parse(entity.propertiesJson) as { title?: unknown }).title;
+    if (typeof title !== "string" || title.trim() === "") return entity.summary;
+    return entity.summary === null ? title : `${title}: ${entity.summary}`;
+  } catch {
+    return entity.summary;
+  }
+}
+
+/**
+ * A candidate's review and authority status, from the session's consolidation replay (only review
+ * events decide it, never the creation payload), so checkout can say what the candidate is worth.
+ */
+function standingMetadata(index: SessionIndex, entity: EntityRow): { [key: string]: PlainJson } {
+  if (entity.entityType !== candidateEntityType) return {};
+  return { ...candidateStanding(index.folds.consolidationCandidates().get(entity.name) ?? null) };
 }
 
 function entityContent(entity: EntityRow): string {
@@ -176,13 +204,28 @@ function toContext(index: SessionIndex, candidate: Candidate, score: number, lan
     entityName: entity.name,
     entityType: entity.entityType,
     scoreExplanation: explanation(candidate, score),
-    metadata: { entity_name: entity.name, entity_type: entity.entityType, node_key: entity.nodeKey, current: entity.validTo === null },
+    metadata: {
+      entity_name: entity.name,
+      entity_type: entity.entityType,
+      node_key: entity.nodeKey,
+      current: entity.validTo === null,
+      ...standingMetadata(index, entity),
+    },
   };
+}
+
+/**
+ * Whether a candidate may start a traversal: the query named it, or its words or hash embedding
+ * matched the query's beyond chance. Hash-embedding cosines of unrelated short texts run around
+ * 0.1-0.15; a shared content word lifts them past 0.3.
+ */
+function isTraversalSeed(candidate: Candidate): boolean {
+  return candidate.lanes.has("exact") || candidate.lanes.has("keyword") || (candidate.lanes.get("vector") ?? 0) >= laneWeights.vector * vectorSeedCosineMin;
 }
 
 function traverse(index: SessionIndex, candidates: Map<string, Candidate>, depth: number): number {
   const seeds = new Map<number, number>();
-  const entityCandidates = [...candidates.values()].filter((c) => c.kind === "entity");
+  const entityCandidates = [...candidates.values()].filter((c) => c.kind === "entity" && isTraversalSeed(c));
   const bestBy = (pick: (c: Candidate) => number) =>
     entityCandidates.map((c) => ({ c, s: pick(c) })).filter((x) => x.s > 0).sort((a, b) => b.s - a.s || a.c.position - b.c.position).slice(0, traversalSeeds);
   for (const pick of [(c: Candidate) => fusedScore(c).score, (c: Candidate) => c.lanes.get("vector") ?? 0, (c: Candidate) => c.lanes.get("keyword") ?? 0]) {
@@ -195,6 +238,8 @@ function traverse(index: SessionIndex, candidates: Map<string, Candidate>, depth
     for (let hop = 1; hop <= depth && frontier.length > 0; hop++) {
       const next: number[] = [];
       for (const node of frontier) {
+        // A hub reached on the way (the actor of a matched decision) is a hit, not a way on.
+        if (node !== seed && hubEntityTypes.has(index.entity(node).entityType)) continue;
         for (const neighbour of index.neighbours(node, traversalNeighboursMax)) {
           if (seen.has(neighbour.entity)) continue;
           seen.add(neighbour.entity);

@@ -144,7 +144,7 @@ export function projectionContexts(projections: readonly CompactionProjection[],
         event_ref: record.event_ref,
         citation: firstCitation,
         citations: [...hit.citations],
-        authority_scope: record.authority_scope,
+        authority_scope: hit.authority_scope,
         purpose_reasons: [...record.purpose_reasons],
       },
     };

@@ -46,9 +46,10 @@ export interface ProjectionDiagnostics {
   /**
    * How the index was opened: the projection's source; `read_model` (the on-disk read model at
    * the log head); or `read_model_tail` (the read model plus the `events_applied` events after
-   * its head, folded in memory).
+   * its head, folded in memory); or `no_log` (the session has no events yet: it was read as
+   * empty, and nothing was written for it).
    */
-  source: ProjectedSession["source"] | "read_model" | "read_model_tail";
+  source: ProjectedSession["source"] | "read_model" | "read_model_tail" | "no_log";
   events_applied: number;
   head_seq: number;
   head_hash: string | null;

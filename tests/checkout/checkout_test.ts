@@ -23,7 +23,7 @@ function input(overrides: Partial<CheckoutInput> = {}): CheckoutInput {
 
 /** `n` cited, current facts about the release. */
 function facts(n: number): ReturnType<typeof context>[] {
-  return Array.from({ length: n }, (_, i) => context(i + 1, `Release fact ${i + 1}`));
+  return Array.from({ length: n }, (_, i) => context(i + 1, `Release plan fact ${i + 1}`));
 }
 
 const baseDiagnosticKeys = [
@@ -36,6 +36,7 @@ const baseDiagnosticKeys = [
   "feedback_recommended",
   "feedback_tool",
   "feedback_reason",
+  "query_match",
 ];
 
 describe("current facts and retention", () => {
@@ -53,7 +54,8 @@ describe("current facts and retention", () => {
           entityType: "decision",
           validTo: "2026-01-01T00:00:03Z",
         }),
-        context(2, "Owner (person): Ana", { entityName: "Owner", entityType: "person" }),
+        // Reached through the graph from the plan: related, so served, though it shares no word.
+        context(2, "Owner (person): Ana", { entityName: "Owner", entityType: "person", sourceLane: "traversal" }),
       ]),
     }));
     assert.deepEqual(checkout.current_facts.map((f) => f.content), ["Release plan (decision): ship on Friday", "Owner (person): Ana"]);
@@ -142,10 +144,10 @@ describe("quality", () => {
     assert.deepEqual(checkout.quality, {
       answerability: "ask_user",
       confidence: 0.25,
-      reasons: ["No current facts were retrieved."],
+      reasons: ["No current facts were retrieved.", "Nothing in memory matches the query: no current fact mentions 'release', 'plan'."],
       required_action: {
         type: "ask_user",
-        reason: "No current facts were retrieved; ask the user for the missing context before answering from memory.",
+        reason: "Nothing in memory matches the query ('release', 'plan'); ask the user for the missing context before answering from memory.",
       },
     });
   });
@@ -155,7 +157,7 @@ describe("quality", () => {
     assert.deepEqual(checkout.quality, {
       answerability: "answer_from_memory",
       confidence: 0.75,
-      reasons: ["Retrieved current facts with Eventloom citations."],
+      reasons: ["Retrieved current facts with Eventloom citations.", "Current facts match 2 of 2 query terms ('release', 'plan')."],
       required_action: null,
     });
   });
@@ -167,11 +169,12 @@ describe("quality", () => {
 
   test("one fact with a superseded version excluded: confidence 0.82", () => {
     const checkout = buildCheckout(input({
-      retrieval: retrieval([...facts(1), context(9, "Release fact old", { validTo: "2026-01-02T00:00:00Z" })]),
+      retrieval: retrieval([...facts(1), context(9, "Release plan fact old", { validTo: "2026-01-02T00:00:00Z" })]),
     }));
     assert.equal(checkout.quality.confidence, 0.82);
     assert.deepEqual(checkout.quality.reasons, [
       "Retrieved current facts with Eventloom citations.",
+      "Current facts match 2 of 2 query terms ('release', 'plan').",
       "Superseded contexts were excluded from current facts.",
     ]);
   });
@@ -182,7 +185,7 @@ describe("quality", () => {
     assert.deepEqual(checkout.quality, {
       answerability: "refresh_recommended",
       confidence: 0.57,
-      reasons: ["Retrieved current facts with Eventloom citations.", "Checkout contains warnings that reduce confidence."],
+      reasons: ["Retrieved current facts with Eventloom citations.", "Current facts match 2 of 2 query terms ('release', 'plan').", "Checkout contains warnings that reduce confidence."],
       required_action: {
         tool: "memory_checkout",
         query: "current decisions, blockers, and next actions for: release plan",
@@ -218,7 +221,7 @@ describe("guidance", () => {
     const checkout = buildCheckout(input({ retrieval: retrieval(facts(5)) }));
     assert.equal(checkout.guidance.feedback.payloads.length, 3);
     assert.deepEqual(checkout.guidance.feedback.payloads[0], {
-      entity_name: "Release fact 5",
+      entity_name: "Release plan fact 5",
       entity_type: "memory",
       feedback: "used",
       actor: "assistant",
@@ -259,6 +262,7 @@ describe("prompt", () => {
         "- Answerability: answer_from_memory",
         "- Confidence: 0.75",
         "- Reason: Retrieved current facts with Eventloom citations.",
+        "- Reason: Current facts match 2 of 2 query terms ('release', 'plan').",
         "- Required action: none",
         "",
         "## Checkout Guidance",
@@ -271,6 +275,7 @@ describe("prompt", () => {
         "",
         "## Checkout Diagnostics",
         "- Source lanes: keyword=1",
+        "- Query match: 2 of 2 terms (release, plan); unrelated contexts excluded: 0",
         "- Citations: 1",
         "- Current citations: 1",
         "- Current facts: 1",
@@ -294,7 +299,7 @@ describe("prompt", () => {
     assert.ok(lines.includes("- No cited evidence was retrieved."));
     assert.ok(lines.includes("- Source lanes: none"));
     assert.ok(lines.includes(
-      "- Required action: ask_user: No current facts were retrieved; ask the user for the missing context before answering from memory.",
+      "- Required action: ask_user: Nothing in memory matches the query ('release', 'plan'); ask the user for the missing context before answering from memory.",
     ));
     assert.ok(!lines.some((line) => line.startsWith("- Feedback:")));
   });
@@ -328,7 +333,11 @@ describe("token budget", () => {
       assert.equal(checkout.diagnostics.budget_requested, maxTokens);
       assert.equal(checkout.diagnostics.budget_used, used);
       const elided = checkout.diagnostics.elided ?? [];
-      for (const item of elided) assert.ok(!checkout.prompt.includes(sectionHeading(item.section_id)), item.section_id);
+      for (const item of elided) {
+        // A list cut part way and a condensed guidance keep their heading; a cut section does not.
+        const headingKept = (item.items_kept ?? 0) > 0 || item.condensed === true;
+        assert.equal(checkout.prompt.includes(sectionHeading(item.section_id)), headingKept, item.section_id);
+      }
       if (maxTokens === 10_000) {
         assert.deepEqual(elided, []);
         assert.equal(checkout.prompt, full.prompt);
@@ -336,7 +345,7 @@ describe("token budget", () => {
     }
     const tight = buildCheckout({ ...big, maxTokens: 400 });
     assert.ok((tight.diagnostics.elided ?? []).length > 0);
-    assert.ok(tight.prompt.startsWith("# Memory Checkout\nQuery: release plan\n\n"));
+    assert.ok(tight.prompt.startsWith("# Memory Checkout\nQuery: release plan\nBudget: 400 tokens; "));
   });
 
   test("maxTokens 0 keeps only the header, quality and guidance", () => {
@@ -347,9 +356,10 @@ describe("token budget", () => {
     );
     assert.deepEqual(
       (checkout.diagnostics.elided ?? []).map((item) => item.section_id),
-      ["current_facts", "evidence", "diagnostics", "recent_events", "retrieved_context"],
+      ["current_facts", "evidence", "guidance", "diagnostics", "recent_events", "retrieved_context"],
     );
     for (const item of checkout.diagnostics.elided ?? []) assert.ok(item.estimated_tokens > 0);
+    assert.ok(checkout.prompt.includes("\nBudget: 0 tokens; shown 0 of 8 current facts and 0 of 8 evidence items, best first; cut guidance (condensed), retrieved context, recent events, diagnostics."));
     assert.ok((checkout.diagnostics.budget_used ?? 0) > 0);
   });
 
@@ -366,6 +376,7 @@ function sectionHeading(id: string): string {
   const headings: { [id: string]: string } = {
     current_facts: "## Current Facts",
     evidence: "## Evidence",
+    guidance: "## Checkout Guidance",
     diagnostics: "## Checkout Diagnostics",
     recent_events: "# Recent Events",
     retrieved_context: "# Retrieved Context",

@@ -110,8 +110,8 @@ describe("zaxy memory checkout --long-horizon", () => {
     const lh = doc.diagnostics.long_horizon;
     assert.deepEqual(Object.keys(lh), ["enabled", "recent_window", "episodic_count", "horizon_split_seq", "consolidated_count", "items", "non_authoritative"]);
     assert.equal(lh.enabled, true);
-    assert.equal(lh.recent_window, 20, "the window is at least max_recent_events (default 20)");
-    assert.equal(lh.horizon_split_seq, null, "20 events fit in a window of 20");
+    assert.deepEqual([lh.recent_window, lh.episodic_count, lh.horizon_split_seq], [9, 9, 11], "the window is the one configured");
+    assert.equal(doc.replay_event_count, 9, "Recent Events shows the window");
 
     const narrow = JSON.parse(checkoutBytes(["--long-horizon", "--recent-window", "9", "--max-recent-events", "3"])).diagnostics.long_horizon;
     assert.deepEqual([narrow.recent_window, narrow.episodic_count, narrow.horizon_split_seq, narrow.consolidated_count], [9, 9, 11, 1]);

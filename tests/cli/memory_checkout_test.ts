@@ -1,7 +1,8 @@
 /**
  * `zaxy memory checkout|query|status` and `zaxy reproject` through the binary (docs/checkout.md,
- * DESIGN §6, §12): the --json documents' keys, exit codes and messages for bad input, unknown
- * sessions and tampered logs, status before and after a read, reprojecting one session and then
+ * DESIGN §6, §12): the --json documents' keys, exit codes and messages for bad input (an
+ * invalid session id among it; a session with no log yet is tests/checkout/first_turn_test.ts)
+ * and tampered logs, status before and after a read, reprojecting one session and then
  * every session from a reset projection, the token budget, and that none of this writes to the log.
  *
  * One fixture directory is shared (each command that loads Kuzu costs ~1 s); reads after the
@@ -25,7 +26,7 @@ const checkoutKeys = [
 ];
 const diagnosticsKeys = [
   "source_lanes", "citation_count", "current_citation_count", "current_fact_count", "superseded_contexts_excluded", "warning_count",
-  "feedback_recommended", "feedback_tool", "feedback_reason",
+  "feedback_recommended", "feedback_tool", "feedback_reason", "query_match",
 ];
 const citationPattern = /^eventloom:\/\/([A-Za-z0-9_.-]+)\/events\/([1-9][0-9]*)#([0-9a-f]{12})$/;
 
@@ -118,13 +119,18 @@ describe("zaxy memory status, checkout and query", () => {
       assert.match(fact.citation, citationPattern);
     }
     for (const item of doc.evidence) {
-      assert.deepEqual(Object.keys(item).filter((k) => k !== "score_explanation"), ["citation", "content", "source", "source_lane", "score", "event_seq", "event_hash"]);
+      // matches_query: false marks low-relevance evidence (docs/checkout.md); matched items omit it.
+      const keys = ["citation", "content", "source", "source_lane", "score", "event_seq", "event_hash", ...(item.matches_query === false ? ["matches_query"] : [])];
+      assert.deepEqual(Object.keys(item).filter((k) => k !== "score_explanation"), keys);
       const match = citationPattern.exec(item.citation)!;
       assert.ok(match, item.citation);
       assert.deepEqual([match[1], Number(match[2]), match[3]], ["default", item.event_seq, item.event_hash]);
     }
     assert.equal(doc.provenance.length, doc.evidence.length);
-    for (const item of doc.provenance) assert.deepEqual(Object.keys(item), ["citation", "event_seq", "event_hash", "source", "source_lane", "valid_from", "valid_to"]);
+    for (const item of doc.provenance) {
+      const keys = ["citation", "event_seq", "event_hash", "source", "source_lane", "valid_from", "valid_to", ...(item.matches_query === false ? ["matches_query"] : [])];
+      assert.deepEqual(Object.keys(item), keys);
+    }
     assert.deepEqual(doc.retention, { policy: "current_only", superseded_contexts_excluded: 2 });
     assert.deepEqual(Object.keys(doc.guidance), ["trust", "ignore", "recommended_next_call", "feedback"]);
     assert.deepEqual(Object.keys(doc.quality), ["answerability", "confidence", "reasons", "required_action"]);
@@ -198,11 +204,22 @@ describe("zaxy memory status, checkout and query", () => {
     assert.ok(doc.diagnostics.budget_used >= Math.ceil([...doc.prompt].length / 4));
     assert.ok(doc.diagnostics.budget_used < Math.ceil([...firstCheckout.prompt].length / 4));
     const elided = doc.diagnostics.elided.map((e: { section_id: string }) => e.section_id);
-    assert.deepEqual(elided, ["current_facts", "evidence", "diagnostics", "recent_events", "retrieved_context"], "mandatory sections alone exceed 50 tokens");
+    assert.deepEqual(elided, ["current_facts", "evidence", "guidance", "diagnostics", "recent_events", "retrieved_context"], "mandatory sections alone exceed 50 tokens");
+    const facts = firstCheckout.current_facts.length;
     for (const entry of doc.diagnostics.elided) {
-      assert.deepEqual(Object.keys(entry), ["section_id", "estimated_tokens"]);
+      if (entry.section_id === "current_facts" || entry.section_id === "evidence") {
+        const total = entry.section_id === "current_facts" ? facts : firstCheckout.evidence.length;
+        assert.deepEqual(Object.keys(entry), ["section_id", "estimated_tokens", "items_kept", "items_total"]);
+        assert.deepEqual([entry.items_kept, entry.items_total], [0, total]);
+      } else if (entry.section_id === "guidance") {
+        assert.deepEqual(Object.keys(entry), ["section_id", "estimated_tokens", "condensed"]);
+        assert.equal(entry.condensed, true);
+      } else {
+        assert.deepEqual(Object.keys(entry), ["section_id", "estimated_tokens"]);
+      }
       assert.ok(Number.isInteger(entry.estimated_tokens) && entry.estimated_tokens > 0);
     }
+    assert.match(doc.prompt, new RegExp(`^# Memory Checkout\nQuery: which editor does alice use\nBudget: 50 tokens; shown 0 of ${facts} current facts`));
     assert.ok(!doc.prompt.includes("## Current Facts") && !doc.prompt.includes("# Recent Events"));
     assert.ok(doc.prompt.startsWith("# Memory Checkout\n") && doc.prompt.includes("## Checkout Quality") && doc.prompt.includes("## Checkout Guidance"));
     const strip = (d: { prompt?: string; diagnostics: Record<string, unknown> }) => {
@@ -225,7 +242,7 @@ describe("bad input: exit 2 with a coded --json error, nothing read or written",
     { name: "--limit 101", args: ["q", "--limit", "101"], code: "invalid_option", message: /^--limit must be an integer 1\.\.100, got "101"$/ },
     { name: "--depth 0", args: ["q", "--depth", "0"], code: "invalid_option", message: /^--depth must be an integer 1\.\.5, got "0"$/ },
     { name: "--depth 6", args: ["q", "--depth", "6"], code: "invalid_option", message: /^--depth must be an integer 1\.\.5, got "6"$/ },
-    { name: "unknown session", args: ["q", "--session-id", "nosuch"], code: "unknown_session", message: /^Unknown session "nosuch": no log at / },
+    { name: "invalid session id", args: ["q", "--session-id", "no/such"], code: "invalid_session_id", message: /^Cannot read session "no\/such": session ids are / },
   ];
   for (const command of ["checkout", "query"]) {
     test(`memory ${command}: ${cases.map((c) => c.name).join(", ")}`, slow, () => {

@@ -51,7 +51,7 @@ describe("consolidationCandidatePayload", () => {
     assert.equal(payload.review_status, "pending");
     assert.equal(payload.authority_status, "non_authoritative");
     assert.deepEqual(payload.source_events, [{ seq: 10, hash: a64 }, { seq: 11, hash: b64 }]);
-    assert.match(String(payload.candidate_id), /^consolidation:episode:[0-9a-f]{24}$/);
+    assert.match(String(payload.candidate_id), /^consolidation:episode:[0-9a-f]{16}$/);
     assert.equal("purpose" in consolidationCandidatePayload(base), false);
   });
 
@@ -100,12 +100,12 @@ describe("consolidationCandidateId", () => {
     const id = String(consolidationCandidatePayload(base).candidate_id);
     assert.equal(consolidationCandidatePayload({ ...base, summary: "other", confidence: 0.1, method: "m2", purpose: "p" }).candidate_id, id);
     assert.notEqual(consolidationCandidatePayload({ ...base, title: "Checkout failure episode." }).candidate_id, id);
-    assert.notEqual(String(consolidationCandidatePayload({ ...base, candidateType: "claim" }).candidate_id).slice(-24), id.slice(-24));
+    assert.notEqual(String(consolidationCandidatePayload({ ...base, candidateType: "claim" }).candidate_id).slice(-16), id.slice(-16));
     assert.notEqual(consolidationCandidatePayload({ ...base, sourceEvents: [...base.sourceEvents].reverse() }).candidate_id, id);
     assert.equal(consolidationCandidateId("episode", base.title, base.sourceEvents), id);
   });
 
-  test("equals python3's sha256(json.dumps(sort_keys, compact))[:24] on 200 seeded inputs", { skip: skipWithoutPython }, () => {
+  test("equals python3's sha256(json.dumps(sort_keys, compact))[:16] (seed 001) on 200 seeded inputs", { skip: skipWithoutPython }, () => {
     const seed = 20_260_404;
     const rand = seededRandom(seed);
     const alphabet = ["a", "Z", " ", "é", "ß", "\u3000", "😀", "\x7f", "\\", "\"", "\n", "/", "\u2028", "\ufb01", "𝔘", "0"];
@@ -121,7 +121,7 @@ describe("consolidationCandidateId", () => {
     const expected = python(
       `import hashlib, json, sys
 for o in json.load(sys.stdin):
-    print("consolidation:%s:%s" % (o["candidate_type"], hashlib.sha256(json.dumps(o, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()[:24]))`,
+    print("consolidation:%s:%s" % (o["candidate_type"], hashlib.sha256(json.dumps(o, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()[:16]))`,
       JSON.stringify(inputs),
     ).trim().split("\n");
     const actual = inputs.map((o) => consolidationCandidateId(o.candidate_type, o.title, o.source_events));
@@ -130,10 +130,15 @@ for o in json.load(sys.stdin):
 });
 
 describe("validateConsolidationCandidateId", () => {
-  test("returns the type of a valid id and refuses everything else", () => {
+  test("returns the type of a 16-hex id or an earlier build's 24-hex id and refuses everything else", () => {
+    assert.equal(validateConsolidationCandidateId("consolidation:claim:" + "0".repeat(16)), "claim");
     assert.equal(validateConsolidationCandidateId("consolidation:claim:" + "0".repeat(24)), "claim");
     for (const id of [
+      "consolidation:claim:" + "A".repeat(16),
       "consolidation:claim:" + "A".repeat(24),
+      "consolidation:claim:" + "a".repeat(15),
+      "consolidation:claim:" + "a".repeat(17),
+      "consolidation:claim:" + "a".repeat(20),
       "consolidation:claim:" + "a".repeat(23),
       "consolidation:claim:" + "a".repeat(25),
       "consolidation:summary:" + "a".repeat(24),

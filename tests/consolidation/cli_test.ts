@@ -147,7 +147,7 @@ describe("zaxy memory consolidation", () => {
     refused(["memory", "consolidation", "review", "--candidate-id", first.events[0].candidate_id, "--status", "approved", "--rationale", "r"], "invalid_consolidation_review", "status", /accepted, conflicted, deferred, rejected/);
     refused(["memory", "consolidation", "review", "--candidate-id", "consolidation:claim:XYZ", "--status", "accepted", "--rationale", "r"], "invalid_candidate_id", "candidate_id", /not a consolidation candidate id/);
     refused(["memory", "consolidation", "review", "--candidate-id", first.events[0].candidate_id, "--status", "accepted", "--rationale", " "], "invalid_consolidation_review", "rationale", /non-empty/);
-    refused(["memory", "consolidation", "propose-from-log", "--window-size", "201"], "invalid_option", "--window-size", /1\.\.200/);
+    refused(["memory", "consolidation", "propose-from-log", "--window-size", "51"], "invalid_option", "--window-size", /1\.\.50/);
     refused(["memory", "consolidation", "propose-from-log", "--purpose", "   "], "invalid_consolidation_candidate", "purpose", /non-empty/);
     const unknown = zaxy(["memory", "consolidation", "status", "--session-id", "nope", "--json"]);
     assert.equal(unknown.code, 2);
@@ -157,7 +157,7 @@ describe("zaxy memory consolidation", () => {
   test("a manual candidate is written with a float confidence and its cited sources", slow, () => {
     const [seq, hash] = [first.events[0].seq, first.events[0].hash];
     const doc = jsonOk(["memory", "consolidation", "propose", "--candidate-type", "claim", "--title", "Café 😀", "--summary", "S", "--source-event", `${seq}:${hash}`, "--confidence", "1", "--method", "manual"]);
-    assert.match(doc.candidate_id, /^consolidation:claim:[0-9a-f]{24}$/);
+    assert.match(doc.candidate_id, /^consolidation:claim:[0-9a-f]{16}$/);
     assert.equal(doc.review_status, "pending");
     assert.match(fs.readFileSync(log, "utf8").trim().split("\n").at(-1)!, /"confidence":1\.0,/);
   });

@@ -34,10 +34,10 @@ function lines(): string[] {
   return fs.readFileSync(logPath, "utf8").split("\n").filter((line) => line !== "");
 }
 
-/** Python's candidate id: sha256 of the canonical {candidate_type, source_events, title} (ASCII titles here). */
+/** Python's candidate id (seed 001): 16 hex of sha256 of the canonical {candidate_type, source_events, title} (ASCII titles here). */
 function candidateId(title: string, sourceEvents: Array<{ seq: number; hash: string }>): string {
   const canonical = `{"candidate_type":"claim","source_events":[${sourceEvents.map((e) => `{"hash":"${e.hash}","seq":${e.seq}}`).join(",")}],"title":${JSON.stringify(title)}}`;
-  return `consolidation:claim:${createHash("sha256").update(canonical).digest("hex").slice(0, 24)}`;
+  return `consolidation:claim:${createHash("sha256").update(canonical).digest("hex").slice(0, 16)}`;
 }
 
 before(() => {
@@ -95,7 +95,7 @@ describe("zaxy memory consolidation merge", () => {
     assert.equal(doc.candidate_event.seq, 5);
     assert.deepEqual(fs.readFileSync(logPath), before);
     const text = zaxy(["memory", "consolidation", "merge", "--memory", "Use Postgres for invoices", "--memory", "Store invoices in Postgres"]);
-    assert.match(text.stdout, /^consolidation:claim:[0-9a-f]{24} already exists as seq 5; nothing appended/);
+    assert.match(text.stdout, /^consolidation:claim:[0-9a-f]{16} already exists as seq 5; nothing appended/);
     assert.deepEqual(fs.readFileSync(logPath), before);
   });
 

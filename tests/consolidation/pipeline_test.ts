@@ -50,10 +50,11 @@ describe("selectConsolidationSegments", () => {
     ]);
   });
 
-  test("window size must be 1..200", () => {
-    for (const size of [0, 201, 1.5]) {
+  test("window size must be 1..50 (seed 000)", () => {
+    for (const size of [0, 51, 1.5]) {
       assert.throws(() => selectConsolidationSegments([], "agent-1", size), (e: unknown) => isZaxyError(e) && e.exitCode === 2 && e.details.field === "window_size");
     }
+    assert.deepEqual(selectConsolidationSegments([], "agent-1", 50), []);
   });
 
   test("buildSegmentId pads min and max seq to 6 digits", () => {

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { consolidationCandidatePayload } from "../../src/consolidation/candidate.ts";
 import { planRollback, rollbackId } from "../../src/consolidation/rollback.ts";
-import { consolidationStatus, statusLine } from "../../src/consolidation/status.ts";
+import { consolidationStatus, continueConsolidationCandidates, replayConsolidation, statusLine } from "../../src/consolidation/status.ts";
 import { isZaxyError } from "../../src/errors.ts";
 import { events, hashOf } from "./testkit.ts";
 
@@ -81,9 +81,39 @@ describe("consolidationStatus", () => {
     ]);
     const status = consolidationStatus("agent-1", log);
     assert.deepEqual(status.authority_status_counts, { non_authoritative: 2 });
-    assert.deepEqual([status.stale_count, status.superseded_count, status.valid_to_count], [2, 1, 1]);
-    const first = (status.candidates as Record<string, unknown>[])[0];
+    // The second candidate's declared "stale" status is a creation payload's claim, not a review.
+    assert.deepEqual([status.stale_count, status.superseded_count, status.valid_to_count], [1, 1, 1]);
+    const [first, second] = status.candidates as Record<string, unknown>[];
     assert.deepEqual([first.stale, first.superseded_by, first.valid_to], [true, "x", "2026-01-02T00:00:00Z"]);
+    assert.equal(second.review_status, "pending");
+  });
+
+  test("a creation payload declaring itself accepted is pending until a review accepts it", () => {
+    const declared = ["consolidation.candidate.created", { ...claim, review_status: "accepted", authority_status: "authoritative" }] as [string, Record<string, unknown>];
+    const unreviewed = consolidationStatus("agent-1", events([declared]));
+    assert.deepEqual([unreviewed.pending_count, unreviewed.accepted_count], [1, 0]);
+    assert.deepEqual((unreviewed.candidates as Record<string, unknown>[])[0].authority_status, "non_authoritative");
+    const reviewed = consolidationStatus("agent-1", events([declared, review("accepted")]));
+    assert.deepEqual([reviewed.pending_count, reviewed.accepted_count], [0, 1]);
+  });
+
+  test("memory.invalidated naming a candidate closes it at invalid_at; a later creation of the same id reopens it", () => {
+    const invalidation = ["memory.invalidated", { entity_name: claimId, entity_type: "consolidation_candidate", invalid_at: "2026-01-01T00:00:00.000000Z" }] as [string, Record<string, unknown>];
+    const otherType = ["memory.invalidated", { entity_name: claimId, entity_type: "preference", invalid_at: "2026-01-01T00:00:00.000000Z" }] as [string, Record<string, unknown>];
+    const log = events([["consolidation.candidate.created", claim], review("accepted"), otherType, invalidation]);
+    const status = consolidationStatus("agent-1", log);
+    const [closed] = status.candidates as Record<string, unknown>[];
+    assert.deepEqual([closed.review_status, closed.stale, closed.valid_to, closed.invalidated_seq], ["accepted", true, "2026-01-01T00:00:00.000000Z", 4]);
+    assert.deepEqual([status.stale_count, status.valid_to_count], [1, 1]);
+
+    const reopened = consolidationStatus("agent-1", events([["consolidation.candidate.created", claim], invalidation, ["consolidation.candidate.created", claim]]));
+    assert.deepEqual([reopened.stale_count, reopened.valid_to_count, reopened.duplicate_candidate_count], [0, 0, 1]);
+
+    // Continued from the first events' candidates, the replay gives the whole replay's answer.
+    for (let cut = 0; cut <= log.length; cut++) {
+      const base = replayConsolidation(log.slice(0, cut)).candidates;
+      assert.deepEqual(continueConsolidationCandidates(base, log.slice(cut)), replayConsolidation(log).candidates, `cut at ${cut}`);
+    }
   });
 });
 

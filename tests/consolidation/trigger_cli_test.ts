@@ -77,7 +77,8 @@ describe("zaxy memory consolidation trigger", () => {
       [["--min-similarity", "1.5"], "--min-similarity", "--min-similarity must be a number from 0 to 1 (got 1.5)"],
       [["--min-similarity=-0.1"], "--min-similarity", "--min-similarity must be a number from 0 to 1 (got -0.1)"],
       [["--min-similarity", "high"], "--min-similarity", '--min-similarity must be a number from 0 to 1 (got "high")'],
-      [["--max-memories", "0"], "--max-memories", "--max-memories must be an integer >= 1 (got 0)"],
+      [["--max-memories", "0"], "--max-memories", "--max-memories must be an integer from 1 to 10000 (got 0)"],
+      [["--max-memories", "10001"], "--max-memories", "--max-memories must be an integer from 1 to 10000 (got 10001)"],
     ] as Array<[string[], string, string]>
   ) {
     test(`${args.join(" ")} exits 2 naming ${field} and the valid values; nothing is written`, slow, () => {

@@ -90,7 +90,8 @@ describe("trigger_consolidation similarity", () => {
     const outcome = await triggerConsolidation(memories, validateTriggerParameters({ maxMemories: 1000 }));
     const found = new Set(outcome.candidates.map((c) => pairKey(c.memories[0], c.memories[1])));
     assert.deepEqual([...found].sort(), [...expected].sort());
-    assert.equal(outcome.document.statistics.pairs_evaluated, prefiltered.size);
+    assert.equal(outcome.document.statistics.pairs_compared, prefiltered.size);
+    assert.equal(outcome.document.statistics.pairs_evaluated, (memories.length * (memories.length - 1)) / 2, "design 004: n(n-1)/2");
     assert.equal(outcome.document.statistics.pairs_consolidated, expected.size);
     for (const candidate of outcome.candidates) {
       assert.equal(candidate.similarity, referenceCosine(candidate.memories[0], candidate.memories[1]), "the exact cosine, bit for bit");
@@ -102,15 +103,18 @@ describe("trigger_consolidation similarity", () => {
     assert.deepEqual(Object.keys(document), ["consolidation_result", "statistics", "candidates_sample"]);
     assert.deepEqual(Object.keys(document.consolidation_result), ["status", "candidate_count", "action_required"]);
     assert.deepEqual(Object.keys(document.statistics), [
-      "pairs_evaluated", "pairs_consolidated", "strategy", "similarity_threshold", "max_memories_limit", "fingerprints_analyzed", "memories_analyzed",
+      "pairs_evaluated", "pairs_consolidated", "strategy", "similarity_threshold", "max_memories_limit", "fingerprints_analyzed", "memories_analyzed", "pairs_compared",
     ]);
     assert.equal(document.consolidation_result.status, "candidates_found");
     assert.equal(document.consolidation_result.action_required, true);
     assert.ok(document.consolidation_result.candidate_count > 10);
     assert.equal(document.candidates_sample.length, 10);
     assert.deepEqual(
-      { ...document.statistics, pairs_evaluated: 0, pairs_consolidated: 0 },
-      { pairs_evaluated: 0, pairs_consolidated: 0, strategy: "similarity", similarity_threshold: 0.85, max_memories_limit: 1000, fingerprints_analyzed: memories.length, memories_analyzed: memories.length },
+      { ...document.statistics, pairs_consolidated: 0, pairs_compared: 0 },
+      {
+        pairs_evaluated: (memories.length * (memories.length - 1)) / 2, pairs_consolidated: 0, strategy: "similarity", similarity_threshold: 0.85, max_memories_limit: 1000,
+        fingerprints_analyzed: memories.length, memories_analyzed: memories.length, pairs_compared: 0,
+      },
     );
     const sample = document.candidates_sample[0];
     assert.deepEqual(Object.keys(sample), ["source_ids", "target_id", "similarity", "combined_alignment", "memories", "alignments", "alignment_difference"]);
@@ -168,7 +172,8 @@ describe("trigger_consolidation temporal", () => {
   test("pairs created at most 24 h apart qualify (exactly 24 h does, 24 h + 1 µs does not)", slow, async () => {
     const { document, candidates } = await triggerConsolidation(memories, validateTriggerParameters({ strategy: "temporal" }));
     assert.deepEqual(candidates.map((c) => c.memories[0].name), ["exactly-24h-a", "hour-a"]);
-    assert.equal(document.statistics.pairs_evaluated, 2);
+    assert.equal(document.statistics.pairs_compared, 2);
+    assert.equal(document.statistics.pairs_evaluated, 15, "design 004: n(n-1)/2 of 6 memories, whatever the strategy");
     assert.equal(document.statistics.strategy, "temporal");
     const similarity = await triggerConsolidation(memories, validateTriggerParameters({ strategy: "similarity" }));
     assert.equal(similarity.candidates.length, 3, "the similarity strategy ignores time");
@@ -200,7 +205,7 @@ describe("trigger_consolidation semantic", () => {
   ];
   const alignment = (m: ConsolidationMemory) => referenceCosine(m, goal);
 
-  test("a pair is evaluated when both alignments are >= 0.5 and qualifies when they differ by <= 0.05", slow, async () => {
+  test("a pair is compared when both alignments are >= 0.5 and qualifies when they differ by <= 0.05", slow, async () => {
     const [, a1, a2, d1, d2, o1, o2] = memories;
     // The fixture covers each case (by the float math), so this test can fail.
     assert.ok(alignment(a1) >= 0.5 && Math.abs(alignment(a1) - alignment(a2)) <= 0.05);
@@ -211,8 +216,9 @@ describe("trigger_consolidation semantic", () => {
     const semantic = await triggerConsolidation(memories, validateTriggerParameters({ strategy: "semantic" }));
     const names = semantic.candidates.map((c) => c.memories.map((m) => m.name).join("+"));
     assert.deepEqual(names, ["aligned-a+aligned-b"]);
-    const evaluated = [[a1, a2], [d1, d2], [goal, a1], [goal, a2]].filter(([x, y]) => referenceCosine(x, y) >= 0.85 * 0.9).length;
-    assert.equal(semantic.document.statistics.pairs_evaluated, evaluated);
+    const compared = [[a1, a2], [d1, d2], [goal, a1], [goal, a2]].filter(([x, y]) => referenceCosine(x, y) >= 0.85 * 0.9).length;
+    assert.equal(semantic.document.statistics.pairs_compared, compared);
+    assert.equal(semantic.document.statistics.pairs_evaluated, 21, "design 004: n(n-1)/2 of 7 memories");
     const sample = semantic.document.candidates_sample[0];
     assert.deepEqual(sample.alignments, [Math.round(alignment(a1) * 1e6) / 1e6, Math.round(alignment(a2) * 1e6) / 1e6]);
     assert.equal(sample.combined_alignment, Math.round(combinedAlignment([alignment(a1), alignment(a2)]) * 1e6) / 1e6);
@@ -227,7 +233,8 @@ describe("trigger_consolidation semantic", () => {
     const withoutGoal = memories.slice(1);
     const { document } = await triggerConsolidation(withoutGoal, validateTriggerParameters({ strategy: "semantic" }));
     assert.equal(document.consolidation_result.status, "no_candidates");
-    assert.equal(document.statistics.pairs_evaluated, 0);
+    assert.equal(document.statistics.pairs_compared, 0);
+    assert.equal(document.statistics.pairs_evaluated, 15);
   });
 
   test("combined alignment is Σa³ / Σa², the mean when all are 0", () => {
@@ -267,14 +274,16 @@ describe("trigger parameters", () => {
     assert.equal(validateTriggerParameters({ minSimilarity: 0 }).minSimilarity, 0);
     assert.equal(validateTriggerParameters({ minSimilarity: 1 }).minSimilarity, 1);
     assert.equal(validateTriggerParameters({ maxMemories: 1 }).maxMemories, 1);
+    assert.equal(validateTriggerParameters({ maxMemories: 10000 }).maxMemories, 10000);
   });
 
-  test("an unknown strategy, a threshold outside 0..1 or max_memories < 1 is refused, listing the valid values", () => {
+  test("an unknown strategy, a threshold outside 0..1 or max_memories outside 1..10000 is refused, listing the valid values", () => {
     refused({ strategy: "cluster" }, "invalid_strategy", 'strategy must be one of: similarity, temporal, semantic (got "cluster")');
     refused({ minSimilarity: 1.5 }, "invalid_min_similarity", "min_similarity must be a number from 0 to 1 (got 1.5)");
     refused({ minSimilarity: -0.01 }, "invalid_min_similarity", "min_similarity must be a number from 0 to 1 (got -0.01)");
     refused({ minSimilarity: Number.NaN }, "invalid_min_similarity", "min_similarity must be a number from 0 to 1 (got NaN)");
-    refused({ maxMemories: 0 }, "invalid_max_memories", "max_memories must be an integer >= 1 (got 0)");
-    refused({ maxMemories: 2.5 }, "invalid_max_memories", "max_memories must be an integer >= 1 (got 2.5)");
+    refused({ maxMemories: 0 }, "invalid_max_memories", "max_memories must be an integer from 1 to 10000 (got 0)");
+    refused({ maxMemories: 2.5 }, "invalid_max_memories", "max_memories must be an integer from 1 to 10000 (got 2.5)");
+    refused({ maxMemories: 10001 }, "invalid_max_memories", "max_memories must be an integer from 1 to 10000 (got 10001)");
   });
 });

@@ -155,13 +155,14 @@ describe("checkout fleet lane", () => {
     assert.equal(checkout(["--fleet-id", "alpha", "--agent-id", "agent-b"]).stdout, run.stdout);
   });
 
-  test("a stranger or an untrusted agent receives nothing: stdout byte-identical to a plain checkout", slow, () => {
+  test("a stranger or an untrusted agent receives nothing: a plain checkout plus the warning naming the fleet", slow, () => {
     setFleetEnabled(true);
-    const plain = checkout().stdout;
+    const plain = JSON.parse(checkout().stdout);
     for (const agent of ["stranger", "agent-u"]) {
       const run = checkout(["--fleet-id", "alpha", "--agent-id", agent]);
-      assert.equal(run.stdout, plain, agent);
-      assert.match(run.stderr, new RegExp(`fleet lane: agent "${agent}" is (not enrolled|'untrusted') in fleet "alpha"; no items from it`));
+      const warning = `fleet lane: agent "${agent}" is ${agent === "stranger" ? "not enrolled" : "'untrusted'"} in fleet "alpha"; no items from it`;
+      assert.deepEqual(JSON.parse(run.stdout), { ...plain, warnings: [...plain.warnings, warning] }, agent);
+      assert.equal(run.stderr, `zaxy: warning: ${warning}\n`);
     }
   });
 

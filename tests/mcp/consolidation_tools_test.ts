@@ -42,9 +42,9 @@ describe("zaxy serve: consolidation and rollback tools", { skip }, () => {
     assert.equal(byName.get("memory_consolidation_status")?.required, undefined); // session_id defaults to the server's
     assert.deepEqual(byName.get("memory_consolidation_review")?.required, ["candidate_id", "status", "rationale"]);
     assert.deepEqual(byName.get("memory_rollback")?.required, ["target_seq", "target_hash", "reason"]);
-    assert.equal(byName.get("memory_consolidation_review")?.properties.candidate_id.pattern, "^consolidation:(episode|claim|procedure):[0-9a-f]{24}$");
+    assert.equal(byName.get("memory_consolidation_review")?.properties.candidate_id.pattern, "^consolidation:(episode|claim|procedure):([0-9a-f]{16}|[0-9a-f]{24})$");
     const window = byName.get("memory_consolidation_propose_from_log")?.properties.window_size;
-    assert.deepEqual([window?.minimum, window?.maximum], [1, 200]);
+    assert.deepEqual([window?.minimum, window?.maximum], [1, 50]);
   });
 
   test("propose_from_log twice, review, rollback, status", slow, async () => {

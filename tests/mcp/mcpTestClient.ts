@@ -1,5 +1,6 @@
 /**
- * Starts `zaxy serve` (the BUILT binary `dist/zaxy`) under the official MCP SDK stdio client for
+ * Starts `zaxy serve` (the zaxy tests/cli/zaxy.ts runs: the built binary `dist/zaxy`, or the
+ * sources under Bun with ZAXY_TEST_FROM_SOURCE=1) under the official MCP SDK stdio client for
  * tests (not a test file itself), and calls its tools.
  *
  * Every tool result is one text content block holding a JSON document; `call` returns it parsed
@@ -20,7 +21,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { builtBinary, repoRoot } from "../cli/zaxy.ts";
+import { builtBinary, repoRoot, zaxyInvocation } from "../cli/zaxy.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 
 export { builtBinary, removeTempDirs, repoRoot };
@@ -54,7 +55,10 @@ export interface McpServerOptions {
   env?: Record<string, string>;
   /** The MCP client name the server sees; "zaxy-test" when absent. */
   clientName?: string;
-  /** The program to run; dist/zaxy when absent. */
+  /**
+   * The program to run; when absent, the zaxy the CLI tests run (tests/cli/zaxy.ts: dist/zaxy, or
+   * the sources under Bun with ZAXY_TEST_FROM_SOURCE=1).
+   */
   command?: string;
 }
 
@@ -85,8 +89,8 @@ export function tempEventloomRoot(label = "zaxy-mcp-test"): string {
 export async function startMcpServer(root: string, options: McpServerOptions = {}): Promise<McpServer> {
   const profile = options.profile === undefined ? "full" : options.profile;
   const transport = new StdioClientTransport({
-    command: options.command ?? builtBinary,
-    args: ["serve", ...(profile === null ? [] : ["--profile", profile]), "--eventloom-path", root, ...(options.args ?? [])],
+    command: options.command ?? zaxyInvocation.command,
+    args: [...(options.command === undefined ? zaxyInvocation.args : []), "serve", ...(profile === null ? [] : ["--profile", profile]), "--eventloom-path", root, ...(options.args ?? [])],
     env: { TMPDIR: os.tmpdir(), ...options.env },
     stderr: "pipe",
   });

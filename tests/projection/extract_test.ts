@@ -288,9 +288,9 @@ describe("memory events", () => {
       target: { seq: 5, hash: hash(5) },
       reverts: { event_type: "consolidation.candidate.reviewed", candidate_id: "consolidation:dup:1", to_status: "pending" },
     });
-    assert.deepEqual(rolledBack.entities.map((e) => `${e.entityType}:${e.name}`), ["consolidation_candidate:consolidation:dup:1", "memory_rollback:rollback:7"]);
+    // The candidate is not restated: the replay returns it to its earlier status.
+    assert.deepEqual(rolledBack.entities.map((e) => `${e.entityType}:${e.name}`), ["memory_rollback:rollback:7"]);
     assert.equal(only(rolledBack, "memory_rollback").properties.authority_status, "non_authoritative");
-    assert.deepEqual(only(rolledBack, "consolidation_candidate").properties, { review_status: "pending", authority_status: "non_authoritative" });
   });
 
   test("memory.reinforcement projects nothing", () => {
@@ -434,7 +434,7 @@ describe("inferred and causal edges", () => {
 });
 
 describe("consolidation candidates", () => {
-  test("created → candidate with non-authoritative pending status; reviewed → review entity and status version", () => {
+  test("created → candidate with non-authoritative pending status, whatever the payload declares; reviewed → review entity linked to the candidate, which is not restated", () => {
     const created = extract("consolidation.candidate.created", {
       candidate_id: "consolidation:duplicate:1",
       candidate_type: "duplicate",
@@ -453,9 +453,20 @@ describe("consolidation candidates", () => {
     assert.equal(candidate.properties.authority_status, "non_authoritative");
     assert.equal(candidate.properties.source_event_count, 2);
 
+    const declared = extract("consolidation.candidate.created", {
+      candidate_id: "consolidation:duplicate:2",
+      candidate_type: "duplicate",
+      title: "Self approved",
+      summary: "Declares its own acceptance",
+      review_status: "accepted",
+      authority_status: "authoritative",
+      source_events: [{ seq: 1, hash: hash(1) }],
+    });
+    assert.equal(only(declared, "consolidation_candidate").properties.review_status, "pending");
+    assert.equal(only(declared, "consolidation_candidate").properties.authority_status, "non_authoritative");
+
     const reviewed = extract("consolidation.candidate.reviewed", { candidate_id: "consolidation:duplicate:1", status: "accepted", rationale: "yes", authority_status: "non_authoritative" });
-    assert.deepEqual(reviewed.entities.map((e) => `${e.entityType}:${e.name}`), ["consolidation_review:consolidation_review:consolidation:duplicate:1:7", "consolidation_candidate:consolidation:duplicate:1"]);
-    assert.deepEqual(only(reviewed, "consolidation_candidate").properties, { review_status: "accepted", authority_status: "non_authoritative" });
+    assert.deepEqual(reviewed.entities.map((e) => `${e.entityType}:${e.name}`), ["consolidation_review:consolidation_review:consolidation:duplicate:1:7"]);
     assert.deepEqual(edgeTriples(reviewed), [
       "consolidation_review:consolidation_review:consolidation:duplicate:1:7 -reviewed_consolidation_candidate-> consolidation_candidate:consolidation:duplicate:1",
     ]);

@@ -5,7 +5,11 @@
  * "Unchanged" is checked against digests the binary printed BEFORE the change (commit 8db34e7)
  * on the same seeded inputs (tests/scaling/boundedMemoryFixtures.ts): the same candidates in the
  * same order, the same audit JSON, byte for byte. Each expectation also names a readable figure
- * (candidate count, cluster count) so a mismatch says roughly what moved.
+ * (candidate count, cluster count) so a mismatch says roughly what moved. The trigger's
+ * statistics have since been aligned with design 004 (`pairs_evaluated` is n(n-1)/2, the figure
+ * the digests hold is now `pairs_compared`; `max_memories` is at most 10000): `earlierStatistics`
+ * puts them back in the shape the digests were taken of, so everything else is still compared
+ * byte for byte.
  *
  * The peak-RSS test runs the audit as a child process on a log whose representatives carry large
  * texts: before the change it peaked at 1.6 GB (every representative's haystack held at once,
@@ -63,9 +67,30 @@ const libraryExpected: Record<TriggerStrategy, { doc: string; candidates: string
   },
 };
 
-/** Produced by the pre-change binary: `memory consolidation trigger ARGS --json` on the seeded mixed session. */
-const cliTriggerExpected: Array<{ args: string[]; stdout: string; count: number }> = [
-  { args: ["--max-memories", "100000"], stdout: "b34cca34ae2b339ba548572cc51da5568e062e267d4b73623d70326828550854", count: 664 },
+/**
+ * The trigger statistics in the shape the digests were taken of: `pairs_evaluated` then counted
+ * the pairs compared after the pre-filter (now `pairs_compared`), and `max_memories_limit` is the
+ * limit the digest's run asked for.
+ */
+function earlierStatistics(statistics: { [key: string]: unknown }, maxMemoriesLimit = statistics.max_memories_limit): { [key: string]: unknown } {
+  return {
+    pairs_evaluated: statistics.pairs_compared,
+    pairs_consolidated: statistics.pairs_consolidated,
+    strategy: statistics.strategy,
+    similarity_threshold: statistics.similarity_threshold,
+    max_memories_limit: maxMemoriesLimit,
+    fingerprints_analyzed: statistics.fingerprints_analyzed,
+    memories_analyzed: statistics.memories_analyzed,
+  };
+}
+
+/**
+ * Produced by the pre-change binary: `memory consolidation trigger ARGS --json` on the seeded
+ * mixed session. The first run asked for `--max-memories 100000` (all memories); it now asks for
+ * 10000, the most allowed, which is still all of the session's memories.
+ */
+const cliTriggerExpected: Array<{ args: string[]; stdout: string; count: number; maxMemoriesLimit?: number }> = [
+  { args: ["--max-memories", "10000"], maxMemoriesLimit: 100000, stdout: "b34cca34ae2b339ba548572cc51da5568e062e267d4b73623d70326828550854", count: 664 },
   { args: ["--strategy", "temporal", "--min-similarity", "0.6"], stdout: "9295682a6605c933abf0b3ab18def85147681754e32e85e833d043052259ad3a", count: 210 },
   { args: ["--strategy", "semantic", "--min-similarity", "0.5"], stdout: "f500af87979ca6c8fe3e0267372878f0783acc3f14f307d76e5dd108edc2a731", count: 215 },
 ];
@@ -176,10 +201,11 @@ describe("bounded memory: trigger_consolidation answers are unchanged", () => {
       const lines = Array.from(outcome.candidates, (c) => `${c.memories[0].sourceEventSeq}-${c.memories[1].sourceEventSeq}:${c.similarity}:${c.alignments[0]}:${c.alignments[1]}`);
       const expected = libraryExpected[strategy];
       assert.equal(outcome.candidates.length, expected.count);
-      assert.equal(outcome.document.statistics.pairs_evaluated, expected.evaluated);
+      assert.equal(outcome.document.statistics.pairs_compared, expected.evaluated);
+      assert.equal(outcome.document.statistics.pairs_evaluated, (5000 * 4999) / 2, "design 004: n(n-1)/2 of the 5000 analysed");
       assert.equal(outcome.candidatesRescored, expected.rescored);
       assert.equal(sha256(lines.join("\n")), expected.candidates);
-      assert.equal(sha256(JSON.stringify(outcome.document)), expected.doc);
+      assert.equal(sha256(JSON.stringify({ ...outcome.document, statistics: earlierStatistics(outcome.document.statistics) })), expected.doc);
     });
   }
 
@@ -190,8 +216,13 @@ describe("bounded memory: trigger_consolidation answers are unchanged", () => {
       for (const expected of cliTriggerExpected) {
         const run = runZaxy(["--eventloom-path", root, "--session-id", mixedSessionId, "memory", "consolidation", "trigger", ...expected.args, "--json"], { cwd: dir });
         assert.equal(run.code, 0, run.stderr);
-        assert.equal(JSON.parse(run.stdout).consolidation_result.candidate_count, expected.count, expected.args.join(" "));
-        assert.equal(sha256(run.stdout), expected.stdout, `stdout of trigger ${expected.args.join(" ")}`);
+        const doc = JSON.parse(run.stdout);
+        assert.equal(doc.consolidation_result.candidate_count, expected.count, expected.args.join(" "));
+        const n = doc.statistics.fingerprints_analyzed;
+        assert.equal(doc.statistics.pairs_evaluated, (n * (n - 1)) / 2);
+        // The statistics object is flat, so its compact text is replaced whole.
+        const earlier = run.stdout.replace(/"statistics":\{[^{}]*\}/, `"statistics":${JSON.stringify(earlierStatistics(doc.statistics, expected.maxMemoriesLimit ?? doc.statistics.max_memories_limit))}`);
+        assert.equal(sha256(earlier), expected.stdout, `stdout of trigger ${expected.args.join(" ")}`);
       }
     });
   });

@@ -168,7 +168,7 @@ const oneProjection: CompactionProjection = {
 };
 
 function emptyFleetLane(): CheckoutLane {
-  return fleetCheckoutLane({ contexts: [], diagnostics: { count: 0, non_authoritative: true, items: [] }, promptLine: "", mandatoryGuidance: [] });
+  return fleetCheckoutLane({ contexts: [], diagnostics: { count: 0, non_authoritative: true, items: [] }, promptLine: "", mandatoryGuidance: [], warnings: [] });
 }
 
 describe("one merge for every checkout lane", () => {

@@ -76,7 +76,7 @@ describe("design 000: select_consolidation_segments(..., window_size=8) (item 9)
     assert.deepEqual(titles.filter((title: string) => title.startsWith("Episode")), ["Episode 000001-000008", "Episode 000009-000009"]);
     const help = runZaxy(["memory", "consolidation", "propose-from-log", "--help"], { cwd: root });
     assert.equal(help.code, 0);
-    assert.match(help.stdout, /--window-size N\s+Actionable events per window \(1\.\.200, default 8\)/);
+    assert.match(help.stdout, /--window-size N\s+Actionable events per window \(1\.\.50, default 8\)/);
   });
 
   test("design 000: memory_consolidation_propose_from_log defaults window_size to 8 (MCP)", { ...slow, skip: skipWithoutBinary }, async () => {
@@ -324,8 +324,9 @@ describe("events marked stale: true or superseded_by are not current facts (item
     assert.deepEqual(goal.map((row) => [row.sourceEventSeq, row.validTo === null]), [[1, false], [2, false], [3, false], [6, true]]);
     assert.equal(goal[1].validTo, goal[1].validFrom, "closed at its own observed_at");
     const claim = versions("consolidation_candidate", String(candidate.candidate_id));
-    assert.deepEqual(claim.map((row) => [row.sourceEventSeq, row.validTo === null]), [[4, false], [5, false]]);
-    // The review's edge lands on the retired candidate instead of creating a bare current version.
+    // A review does not restate its candidate (extract/consolidation.ts): its edge lands on the
+    // retired candidate instead of creating a bare current version.
+    assert.deepEqual(claim.map((row) => [row.sourceEventSeq, row.validTo === null]), [[4, false]]);
     assert.equal(rows.filter((row) => row.entityType === "consolidation_candidate" && row.validTo === null).length, 0);
 
     // An incremental catch-up from the rows at seq 4 gives the same rows as the full fold.

@@ -9,7 +9,7 @@ const checkoutInputSchema = assemblyInputSchema.extend({
   long_horizon: z.boolean().optional()
     .describe("Two-tier long-horizon checkout on (true) or off (false) for this call; absent uses config.json long_horizon_enabled"),
   long_horizon_recent_window: z.number().int().min(1).optional()
-    .describe("Events in the long-horizon recent window (>= 1); absent uses config.json long_horizon_recent_window, else 50"),
+    .describe("Events in the long-horizon recent window, shown as recent events (>= 1); absent uses config.json long_horizon_recent_window, else 50; max_recent_events caps what is shown"),
   fleet_ids: z.array(z.string()).max(checkoutFleetIdsMax).optional()
     .describe("Fleets whose active fleet/global promotions join the checkout as cited, non-authoritative items; needs fleet_enabled in config.json"),
   agent_id: z.string().optional()

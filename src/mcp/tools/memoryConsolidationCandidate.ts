@@ -14,7 +14,7 @@ export const memoryConsolidationCandidateTool = defineTool({
   name: "memory_consolidation_candidate",
   description:
     "Append a consolidation candidate (episode, claim or procedure) citing sealed events of the session. It is created " +
-    "review-pending and non-authoritative; its id is consolidation:<type>:<24 hex over type, title and sources>.",
+    "review-pending and non-authoritative; its id is consolidation:<type>:<16 hex over type, title and sources>.",
   inputSchema: z.strictObject({
     candidate_type: candidateTypeField,
     title: textField("Title (part of the candidate id)"),

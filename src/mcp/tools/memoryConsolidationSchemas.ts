@@ -4,7 +4,7 @@ import { candidateIdSchemaPattern, consolidationCandidateTypes, consolidationRev
 import { windowSizeDefault, windowSizeMax, windowSizeMin } from "../../consolidation/segments.ts";
 
 export const candidateTypeField = z.enum(consolidationCandidateTypes).describe("episode, claim or procedure");
-export const candidateIdField = z.string().regex(new RegExp(candidateIdSchemaPattern)).describe("consolidation:<episode|claim|procedure>:<24 lowercase hex>");
+export const candidateIdField = z.string().regex(new RegExp(candidateIdSchemaPattern)).describe("consolidation:<episode|claim|procedure>:<16 lowercase hex> (24-hex ids from earlier builds are accepted)");
 export const reviewStatusField = z.enum(consolidationReviewStatuses).describe("accepted, rejected, deferred or conflicted");
 export const sourceEventsField = z
   .array(z.strictObject({

@@ -1,6 +1,13 @@
 /** `trigger_consolidation`: merge candidates among a session's memories, without merging (DESIGN §8). */
 import * as z from "zod";
-import { defaultMaxMemories, defaultMinSimilarity, triggerStrategies, validateTriggerParameters } from "../../consolidation/triggerParameters.ts";
+import {
+  defaultMaxMemories,
+  defaultMinSimilarity,
+  maxMemoriesMax,
+  maxMemoriesMin,
+  triggerStrategies,
+  validateTriggerParameters,
+} from "../../consolidation/triggerParameters.ts";
 import { resolveSessionId } from "../sessionArgument.ts";
 import { defineTool } from "../tool.ts";
 import { serverMemoryService, sessionField } from "./memoryArguments.ts";
@@ -14,7 +21,8 @@ export const triggerConsolidationTool = defineTool({
     "{consolidation_result, statistics, candidates_sample}; follow up with merge_concepts.",
   inputSchema: z.strictObject({
     session_id: sessionField,
-    max_memories: z.number().int().min(1).optional().describe(`Most recent memories analysed (>= 1, default ${defaultMaxMemories})`),
+    max_memories: z.number().int().min(maxMemoriesMin).max(maxMemoriesMax).optional()
+      .describe(`Most recent memories analysed (${maxMemoriesMin}..${maxMemoriesMax}, default ${defaultMaxMemories})`),
     strategy: z.enum(triggerStrategies).optional().describe(`${triggerStrategies.join(", ")} (default similarity)`),
     min_similarity: z.number().min(0).max(1).optional().describe(`Cosine threshold 0..1 (default ${defaultMinSimilarity})`),
   }),

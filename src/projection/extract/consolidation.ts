@@ -1,8 +1,14 @@
 /**
  * Consolidation candidates: cited, review-pending proposals to merge memories. They never gain
- * authority here; a review records its outcome and moves the candidate's `review_status`.
+ * authority here. The candidate's graph version is the one its creation event states (title,
+ * summary, citing the creation), with the standing it has when created: `pending`, whatever the
+ * payload declares (`candidateStanding`). A review is its own entity linked to the candidate; it
+ * does not restate the candidate, so the candidate keeps its title, summary and citation, and its
+ * current review status is read from the replay (consolidation/status.ts), which retrieval puts
+ * in each candidate context's metadata.
  */
 import type { EventRecord } from "../../eventloom/envelope.ts";
+import { candidateStanding } from "../../consolidation/status.ts";
 import { edge, entity, type Extracted, extracted, type Extractor, MalformedPayload, nonAuthoritative, ref } from "./build.ts";
 import { citationProperties, strictText, unitNumber } from "./payload.ts";
 
@@ -28,8 +34,7 @@ function candidateCreated(record: EventRecord): Extracted {
     title: requiredText(record, "title"),
     ...(unitNumber(p.get("confidence")) === undefined ? {} : { confidence: unitNumber(p.get("confidence"))! }),
     method: strictText(p.get("method")) ?? "unknown",
-    review_status: "pending",
-    authority_status: nonAuthoritative,
+    ...candidateStanding(null),
     ...citations,
     ...(purpose === undefined ? {} : { purpose }),
     ...(stale ? { stale } : {}),
@@ -39,8 +44,9 @@ function candidateCreated(record: EventRecord): Extracted {
 }
 
 /**
- * The review is its own entity; the candidate gets a new version carrying only its new review
- * status (as the Python projection does), so "current status" is one lookup.
+ * The review is its own entity with an edge to the candidate. The candidate gets no new version:
+ * one carrying only the review's status would replace its title and summary and cite the review
+ * instead of the creation (an edge endpoint lands on the candidate's latest version).
  */
 function candidateReviewed(record: EventRecord): Extracted {
   const candidateId = requiredText(record, "candidate_id");
@@ -52,8 +58,7 @@ function candidateReviewed(record: EventRecord): Extracted {
     authority_status: nonAuthoritative,
     rationale,
   });
-  const candidate = entity(record, candidateId, "consolidation_candidate", null, { review_status: status, authority_status: nonAuthoritative });
-  return extracted([review, candidate], [edge(record, review, ref(candidateId, "consolidation_candidate"), "reviewed_consolidation_candidate")]);
+  return extracted([review], [edge(record, review, ref(candidateId, "consolidation_candidate"), "reviewed_consolidation_candidate")]);
 }
 
 export const consolidationExtractors: Record<string, Extractor> = {

@@ -134,13 +134,9 @@ function memoryRolledBack(record: EventRecord): Extracted {
   const reason = text(p.get("reason"));
   const reverts = object(p.get("reverts")) ?? new Map();
   const revertsType = text(reverts.get("event_type"));
-  const candidateId = text(reverts.get("candidate_id"));
-  const toStatus = text(reverts.get("to_status"));
+  // A rolled-back consolidation review changes no candidate version: reviews never restate the
+  // candidate (extract/consolidation.ts), and the replay returns it to its earlier status.
   const entities: ExtractedEntity[] = [];
-  // Rolling back a consolidation review puts the candidate back to its earlier review status.
-  if (revertsType === "consolidation.candidate.reviewed" && candidateId !== undefined && toStatus !== undefined) {
-    entities.push(entity(record, candidateId, "consolidation_candidate", null, { review_status: toStatus, authority_status: nonAuthoritative }));
-  }
   const properties = compact({
     rollback_id: id,
     reason,

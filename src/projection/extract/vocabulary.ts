@@ -439,7 +439,7 @@ export const eventVocabulary: readonly EventTypeSpec[] = [
     family: "consolidation",
     description: "A cited proposal to consolidate memories (`zaxy memory consolidation propose`); it must cite its source events.",
     example: {
-      candidate_id: "consolidation:claim:4d2c6b0e8a1f3c5e7a9b1d3f",
+      candidate_id: "consolidation:claim:4d2c6b0e8a1f3c5e",
       candidate_type: "claim",
       title: "Tests pass after the JWKS fix",
       summary: "Refetching JWKS on an unknown kid fixed test_login_refreshes_jwks",
@@ -451,8 +451,8 @@ export const eventVocabulary: readonly EventTypeSpec[] = [
   {
     type: "consolidation.candidate.reviewed",
     family: "consolidation",
-    description: "A review of a candidate (`zaxy memory consolidation review`); it moves the candidate's `review_status`.",
-    example: { candidate_id: "consolidation:claim:4d2c6b0e8a1f3c5e7a9b1d3f", status: "accepted", rationale: "The fix and its passing run are worth remembering" },
+    description: "A review of a candidate (`zaxy memory consolidation review`); the latest surviving review decides the candidate's review status, which nothing else sets.",
+    example: { candidate_id: "consolidation:claim:4d2c6b0e8a1f3c5e", status: "accepted", rationale: "The fix and its passing run are worth remembering" },
   },
   // Coordination
   {

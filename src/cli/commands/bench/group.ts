@@ -2,6 +2,7 @@
 import { defineGroup } from "../../command.ts";
 import { benchCausalCommand } from "./causal.ts";
 import { benchCheckoutCommand } from "./checkout.ts";
+import { benchCheckoutQualityCommand } from "./checkoutQuality.ts";
 import { benchCompactionAuditCommand } from "./compactionAudit.ts";
 import { benchConsolidationCommand } from "./consolidation.ts";
 import { benchConsolidationGuardrailCommand } from "./consolidationGuardrail.ts";
@@ -17,5 +18,5 @@ import { benchVerifyCommand } from "./verify.ts";
 export const benchGroup = defineGroup({
   name: "bench",
   summary: "Benchmarks: measured figures, ratios from one run, and the machine",
-  children: [benchVerifyCommand, benchRetrievalCommand, benchReprojectCommand, benchCheckoutCommand, benchConsolidationGuardrailCommand, benchConsolidationCommand, benchCausalCommand, benchTriggerCommand, benchMedoidCommand, benchCompactionAuditCommand, benchFleetCommand, benchLongMemEvalCommand, benchStoreCommand, benchStoreWriterCommand],
+  children: [benchVerifyCommand, benchRetrievalCommand, benchReprojectCommand, benchCheckoutCommand, benchCheckoutQualityCommand, benchConsolidationGuardrailCommand, benchConsolidationCommand, benchCausalCommand, benchTriggerCommand, benchMedoidCommand, benchCompactionAuditCommand, benchFleetCommand, benchLongMemEvalCommand, benchStoreCommand, benchStoreWriterCommand],
 });

@@ -36,7 +36,7 @@ export const memoryCheckoutCommand = defineCommand({
     "recent-window": {
       type: "string",
       valueName: "N",
-      description: "Long-horizon recent window in events (>= 1; default long_horizon_recent_window, else 50)",
+      description: "Long-horizon recent window in events, shown as Recent Events (>= 1; default long_horizon_recent_window, else 50; --max-recent-events caps what is shown)",
     },
     "fleet-id": {
       type: "string",

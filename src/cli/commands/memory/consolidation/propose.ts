@@ -32,7 +32,7 @@ export const memoryConsolidationProposeCommand = defineCommand({
   summary: "Append a manual consolidation candidate (review-pending, non-authoritative, cited)",
   description:
     "Appends consolidation.candidate.created with review_status pending and authority_status\n" +
-    "non_authoritative. The candidate id is consolidation:<type>:<24 hex of sha256 over the\n" +
+    "non_authoritative. The candidate id is consolidation:<type>:<16 hex of sha256 over the\n" +
     "canonical {candidate_type, title, source_events}>. Every --source-event must be an event\n" +
     "of this session (SEQ:HASH, full 64-hex hash). --json prints {session_id, event_type, seq,\n" +
     "hash, citation, candidate_id, candidate_type, review_status, authority_status, payload}.",

@@ -3,12 +3,12 @@
  * candidates from the session's actionable events. Idempotent: candidates already in the log
  * are skipped and reported; the new ones are appended in one batch.
  */
+import { consolidationWindowSizeMax as windowSizeMax } from "../../../../limits.ts";
 import { intOption } from "../../../args.ts";
 import { defineCommand, stringOption } from "../../../command.ts";
 import { emit } from "../../../output.ts";
 
 // Mirrors src/consolidation/segments.ts (kept literal so --help does not load the library).
-const windowSizeMax = 200;
 const windowSizeDefault = 8;
 
 export const memoryConsolidationProposeFromLogCommand = defineCommand({

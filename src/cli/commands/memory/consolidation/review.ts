@@ -18,13 +18,13 @@ export const memoryConsolidationReviewCommand = defineCommand({
     "event_type, seq, hash, citation, candidate_id, candidate_type, status, authority_status,\n" +
     "payload}.",
   options: {
-    "candidate-id": { type: "string", valueName: "ID", description: "consolidation:<type>:<24 hex> (required)" },
+    "candidate-id": { type: "string", valueName: "ID", description: "consolidation:<type>:<16 hex> (required; 24-hex ids from earlier builds are accepted)" },
     status: { type: "string", valueName: "STATUS", description: "accepted, rejected, deferred or conflicted (required)" },
     rationale: { type: "string", valueName: "TEXT", description: "Why (required)" },
     actor: { type: "string", valueName: "A", description: `Who reviews (default ${reviewActorDefault})` },
   },
   positionals: [],
-  examples: ["zaxy memory consolidation review --candidate-id consolidation:claim:<24 hex> --status accepted --rationale 'checked the cited runs'"],
+  examples: ["zaxy memory consolidation review --candidate-id consolidation:claim:<16 hex> --status accepted --rationale 'checked the cited runs'"],
   async run(ctx) {
     const candidateId = requiredOption(ctx, "candidate-id");
     const status = requiredOption(ctx, "status");

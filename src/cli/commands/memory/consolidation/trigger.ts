@@ -6,6 +6,8 @@
 import {
   defaultMaxMemories,
   defaultMinSimilarity,
+  maxMemoriesMax,
+  maxMemoriesMin,
   triggerStrategies,
   validateTriggerParameters,
 } from "../../../../consolidation/triggerParameters.ts";
@@ -29,7 +31,8 @@ function render(doc: TriggerDocument): string {
   const { consolidation_result: result, statistics: stats } = doc;
   const lines = [
     `${result.candidate_count} merge candidate(s) (${result.status}); strategy ${stats.strategy}, threshold ${stats.similarity_threshold}, ` +
-    `${stats.fingerprints_analyzed} memories analysed (limit ${stats.max_memories_limit}), ${stats.pairs_evaluated} pairs evaluated`,
+    `${stats.fingerprints_analyzed} memories analysed (limit ${stats.max_memories_limit}), ${stats.pairs_evaluated} pairs evaluated (n(n-1)/2), ` +
+    `${stats.pairs_compared} compared after the pre-filter`,
   ];
   for (const sample of doc.candidates_sample) {
     const [a, b] = sample.memories;
@@ -50,16 +53,18 @@ export const memoryConsolidationTriggerCommand = defineCommand({
   description:
     "Analyses the --max-memories most recent current entities of the session (by source event)\n" +
     "with the hash embedding the vector index uses. Candidate pairs come from a usearch index\n" +
-    "(k nearest neighbours per memory), never from comparing all pairs; a pair is evaluated when\n" +
+    "(k nearest neighbours per memory), never from comparing all pairs; a pair is compared when\n" +
     "its exact cosine passes the pre-filter (0.9 x --min-similarity) and the strategy's rule\n" +
     "(temporal: created within 24 h; semantic: both aligned >= 0.5 with the session's goals), and\n" +
     "qualifies when its cosine >= --min-similarity and its goal alignments differ by <= 0.05.\n" +
-    "--json prints {consolidation_result, statistics, candidates_sample}; each sample has the\n" +
-    "memories' source_ids and the target_id merge gives their merged concept. Writes nothing.",
+    "--json prints {consolidation_result, statistics, candidates_sample}; statistics.pairs_evaluated\n" +
+    "is n(n-1)/2 of the memories analysed, pairs_compared the pairs compared against the\n" +
+    "threshold. Each sample has the memories' source_ids and the target_id merge gives their\n" +
+    "merged concept. Writes nothing.",
   options: {
     strategy: { type: "string", valueName: "S", description: `${triggerStrategies.join(", ")} (default similarity)` },
     "min-similarity": { type: "string", valueName: "X", description: `Cosine threshold 0..1 (default ${defaultMinSimilarity})` },
-    "max-memories": { type: "string", valueName: "N", description: `Most recent memories analysed, >= 1 (default ${defaultMaxMemories})` },
+    "max-memories": { type: "string", valueName: "N", description: `Most recent memories analysed, ${maxMemoriesMin}..${maxMemoriesMax} (default ${defaultMaxMemories})` },
   },
   positionals: [],
   examples: [
