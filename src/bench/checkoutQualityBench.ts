@@ -49,7 +49,8 @@ export interface ServedFact {
   citation: string;
 }
 
-export interface UnrelatedMiss {
+/** What a miss reports of the checkout that answered its question. */
+interface MissAnswer {
   session: string;
   question: string;
   answerability: string;
@@ -61,19 +62,12 @@ export interface UnrelatedMiss {
   served_facts: ServedFact[];
 }
 
-export interface RelatedMiss {
-  session: string;
-  question: string;
+export type UnrelatedMiss = MissAnswer;
+
+export interface RelatedMiss extends MissAnswer {
   expected_citation: string;
   in_current_facts: boolean;
   in_query_top10: boolean;
-  answerability: string;
-  confidence: number;
-  coverage: number | null;
-  /** The question's content terms, and those found in the served facts (`diagnostics.query_match`). */
-  query_terms: string[];
-  matched_terms: string[];
-  served_facts: ServedFact[];
 }
 
 export interface SplitReport {

@@ -119,7 +119,7 @@ describe("read model (issue 14)", () => {
     assert.ok(fromRows.length > 500, `${fromRows.length} memories`);
     assert.deepEqual(plain(fromModel), plain(fromRows));
     for (const strategy of ["similarity", "temporal", "semantic"] as const) {
-      const parameters = validateTriggerParameters({ strategy, minSimilarity: 0.6, maxMemories: 100000 });
+      const parameters = validateTriggerParameters({ strategy, minSimilarity: 0.6, maxMemories: 10000 });
       const viaModel = await triggerSessionConsolidation(disk, sessionId, parameters);
       const viaRows = await triggerConsolidation(fromRows, parameters);
       assert.ok(viaRows.document.consolidation_result.candidate_count > 0, strategy);
