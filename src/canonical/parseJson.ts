@@ -1,8 +1,10 @@
 /**
  * A strict, lossless JSON parser that accepts exactly what Python's `json.loads` accepts:
  * RFC 8259 plus `NaN`, `Infinity` and `-Infinity`; no raw control characters in strings;
- * duplicate keys keep the first position and the last value (as a Python dict does).
- * Recursion is bounded by `jsonDepthMax`.
+ * duplicate keys keep the first position and the last value (as a Python dict does), unless
+ * the caller asks for `duplicateKeys: "reject"` (input from users: a second value for one key
+ * is almost always a mistake, and silently keeping the last one hides it; stored log lines
+ * keep Python's reading). Recursion is bounded by `jsonDepthMax`.
  */
 import { jsonDepthMax } from "../limits.ts";
 import { JsonNumber, type JsonObject, type JsonValue } from "./jsonValue.ts";
@@ -10,14 +12,22 @@ import { JsonNumber, type JsonObject, type JsonValue } from "./jsonValue.ts";
 export class JsonSyntaxError extends Error {
   /** UTF-16 offset in the parsed text where the problem was found. */
   readonly offset: number;
-  readonly code: "invalid_json" | "depth_limit";
+  readonly code: "invalid_json" | "depth_limit" | "duplicate_key";
+  /** The repeated key, for `duplicate_key`. */
+  readonly key?: string;
 
-  constructor(message: string, offset: number, code: "invalid_json" | "depth_limit" = "invalid_json") {
+  constructor(message: string, offset: number, code: "invalid_json" | "depth_limit" | "duplicate_key" = "invalid_json", key?: string) {
     super(message);
     this.name = "JsonSyntaxError";
     this.offset = offset;
     this.code = code;
+    if (key !== undefined) this.key = key;
   }
+}
+
+export interface ParseJsonOptions {
+  /** `"reject"` makes a key repeated within one object a `duplicate_key` error; default `"last"` (Python's dict). */
+  duplicateKeys?: "last" | "reject";
 }
 
 /** `sys.int_info.str_digits_check_threshold` in Python 3.11+. */
@@ -29,10 +39,12 @@ class Parser {
   private pos = 0;
   private readonly text: string;
   private readonly depthMax: number;
+  private readonly rejectDuplicates: boolean;
 
-  constructor(text: string, depthMax: number) {
+  constructor(text: string, depthMax: number, options: ParseJsonOptions = {}) {
     this.text = text;
     this.depthMax = depthMax;
+    this.rejectDuplicates = options.duplicateKeys === "reject";
   }
 
   parseDocument(): JsonValue {
@@ -125,7 +137,11 @@ class Parser {
     }
     for (;;) {
       if (this.text.charCodeAt(this.pos) !== 0x22) this.fail("expected a string key");
+      const keyOffset = this.pos;
       const key = this.parseString();
+      if (this.rejectDuplicates && out.has(key)) {
+        throw new JsonSyntaxError(`key ${JSON.stringify(key)} appears twice in one object at offset ${keyOffset}`, keyOffset, "duplicate_key", key);
+      }
       this.skipWhitespace();
       if (this.text.charCodeAt(this.pos) !== 0x3a) this.fail("expected ':'");
       this.pos++;
@@ -245,8 +261,8 @@ class Parser {
  * @example
  * parseJson('{"b":1,"a":[5.0]}') // Map { "b" => 1, "a" => [JsonNumber("5.0", float)] }
  */
-export function parseJson(text: string, depthMax: number = jsonDepthMax): JsonValue {
-  return new Parser(text, depthMax).parseDocument();
+export function parseJson(text: string, depthMax: number = jsonDepthMax, options: ParseJsonOptions = {}): JsonValue {
+  return new Parser(text, depthMax, options).parseDocument();
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -255,7 +271,7 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * Parses UTF-8 bytes; invalid UTF-8 is a syntax error naming its byte offset, as it is for
  * Python's strict decoder (never replaced by U+FFFD).
  */
-export function parseJsonBytes(bytes: Uint8Array, depthMax: number = jsonDepthMax): JsonValue {
+export function parseJsonBytes(bytes: Uint8Array, depthMax: number = jsonDepthMax, options: ParseJsonOptions = {}): JsonValue {
   let text: string;
   try {
     text = strictUtf8.decode(bytes);
@@ -263,7 +279,7 @@ export function parseJsonBytes(bytes: Uint8Array, depthMax: number = jsonDepthMa
     const offset = invalidUtf8Offset(bytes);
     throw new JsonSyntaxError(`invalid UTF-8 at byte ${offset}`, offset);
   }
-  return parseJson(text, depthMax);
+  return parseJson(text, depthMax, options);
 }
 
 /** Byte offset of the first sequence that is not well-formed UTF-8 (RFC 3629), or -1. */

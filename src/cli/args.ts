@@ -82,8 +82,15 @@ export function readInputFile(file: string, field: string, bounds: InputBounds):
 /** Parses JSON bytes losslessly; a syntax error is bad input naming `field`. */
 export function parseJsonInput(bytes: Uint8Array, field: string): JsonValue {
   try {
-    return parseJsonBytes(bytes);
+    // A key given twice is refused, not read as its last value: one of the two is a mistake.
+    return parseJsonBytes(bytes, undefined, { duplicateKeys: "reject" });
   } catch (error) {
+    if (error instanceof JsonSyntaxError && error.code === "duplicate_key") {
+      throw inputError("duplicate_key", `${field} gives key ${JSON.stringify(error.key)} twice in one object; each key may appear once`, {
+        field,
+        expected: "each key at most once per object",
+      });
+    }
     if (error instanceof JsonSyntaxError) {
       throw inputError(error.code === "depth_limit" ? "depth_limit" : "invalid_json", `${field} is not valid JSON: ${error.message}`, { field });
     }

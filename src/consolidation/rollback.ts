@@ -137,6 +137,16 @@ export function planRollback(sessionId: string, events: readonly EventRecord[], 
     const valid = rollbackableEventTypes.join(", ");
     refused("not_rollbackable", `Event ${targetSeq} (${event.type}) is not a reversible evolution; rollback supports: ${valid}`, "target_seq", valid);
   }
+  // A forget's gate decision cannot be reversed: the erased content's key is destroyed, and a
+  // rollback record would claim a reversal that never happened.
+  if (event.type === "evolution.gate.evaluated" && stringField(event.payload, "op") === "forget") {
+    refused(
+      "forget_irreversible",
+      `Cannot roll back event ${targetSeq}: it is the gate decision of a forget, and forgetting cannot be rolled back (the erased content's key is destroyed). Nothing was written.`,
+      "target_seq",
+      "an evolution that is not a forget",
+    );
+  }
   const target = { seq: event.seq, hash: event.hash };
   const reverts: { [key: string]: PlainJson } = { event_type: event.type };
   if (event.type === candidateReviewedType) {

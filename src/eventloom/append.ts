@@ -18,10 +18,10 @@ import { type EventloomConfig, readConfig, readForgettingEnabled } from "./confi
 import { type Envelope, type EventRecord, isV1EventType, sealLegacy, sealV1, type SealedLine } from "./envelope.ts";
 import { beginAppend, endAppend, eventHashPrefixChars, recoverInterruptedAppend, sha256BeforeBatch } from "./intent.ts";
 import { countLogEvents, readLogLines } from "./lines.ts";
-import { securePayload } from "./redact.ts";
+import { refuseSecretSessionId, secretFormatIn, securePayload } from "./redact.ts";
 import { readVerifiedEvents } from "./replay.ts";
 import { fileSystemReason } from "./root.ts";
-import { sessionLogPath } from "./session.ts";
+import { sessionLogPath, writableSessionLogPath } from "./session.ts";
 import { type ChainTail, readChainTail } from "./tail.ts";
 import { threadStoreOf } from "./threadStore.ts";
 import { openVault, sealPayload, type Vault } from "./forgetting.ts";
@@ -100,6 +100,22 @@ const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\
 // What a lenient UTF-8 decoder (argv, a lossy reader) leaves in place of invalid bytes.
 const replacementChar = "\ufffd";
 const whitespace = /\s/;
+// Invisible formatting characters (Unicode category Cf): bidirectional overrides and isolates
+// (U+202A-202E, U+2066-2069), zero-width spaces and joiners, marks (U+200B-200F), the BOM
+// (U+FEFF). In a type, actor or id they make one name display as another ("note.\u202eadded"
+// prints reversed), so a log could show a reader something other than what it holds.
+const invisibleChar = /\p{Cf}/u;
+/**
+ * Payload keys the engine itself writes and reads (`__zaxy_cipher`, `__zaxy_forgotten`,
+ * `__zaxy_producer_ref`, `__zaxy_security`): an input payload may not carry them at its top
+ * level, where the engine reads them, or a plain append could pose as a forgotten event.
+ */
+export const reservedPayloadKeyPrefix = "__zaxy_";
+
+/** `value` as JSON text with invisible formatting characters spelled out, so a message shows what is there. */
+function visibleText(value: string): string {
+  return JSON.stringify(value).replace(/\p{Cf}/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
 
 /**
  * Event text (type, actor, ids, refs): a non-empty, non-blank string of valid Unicode without
@@ -112,12 +128,27 @@ function checkText(value: unknown, field: string, index: number, issues: Validat
     issues.push({ index, field, message: `${field} must be a non-empty string` });
     return false;
   }
+  const secret = secretFormatIn(value);
+  if (secret !== undefined) {
+    issues.push({ index, field, message: `${field} holds a secret (${secret}); secrets are redacted only inside the payload, so put it there` });
+    return false;
+  }
   if (value.length > eventTextCharsMax) {
     issues.push({ index, field, message: `${field} is ${value.length} characters; at most ${eventTextCharsMax} are allowed` });
     return false;
   }
   if (controlChars.test(value)) {
     issues.push({ index, field, message: `${field} ${JSON.stringify(value)} contains a control character` });
+    return false;
+  }
+  if (invisibleChar.test(value)) {
+    const found = value.match(invisibleChar)![0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
+    issues.push({
+      index,
+      field,
+      message: `${field} ${visibleText(value)} contains the invisible formatting character U+${found} (bidirectional override, zero-width or byte-order mark); ` +
+        `${field} must be visible text, since such characters make one name display as another`,
+    });
     return false;
   }
   if (loneSurrogate.test(value)) {
@@ -236,6 +267,15 @@ export function checkItems(items: readonly AppendItem[]): { valid: ValidItem[]; 
           });
           payloadOk = false;
         }
+      }
+      for (const key of payload.keys()) {
+        if (!key.startsWith(reservedPayloadKeyPrefix)) continue;
+        issues.push({
+          index,
+          field: `payload.${key}`,
+          message: `payload key ${visibleText(key)} is reserved: keys starting with "${reservedPayloadKeyPrefix}" are written by zaxy itself (forgetting, redaction, producer refs); rename the key`,
+        });
+        payloadOk = false;
       }
     }
     if (typeOk && payloadOk) {
@@ -454,7 +494,8 @@ interface LockedLog {
  * first (docs/store.md); the local copy is written after the commit.
  */
 async function withLockedLog<T>(root: string, sessionId: string, options: AppendOptions, body: (log: LockedLog) => T | Promise<T>): Promise<T> {
-  const logPath = sessionLogPath(root, sessionId, "append to");
+  refuseSecretSessionId(sessionId);
+  const logPath = writableSessionLogPath(root, sessionId, "append to");
   try {
     fs.mkdirSync(root, { recursive: true });
   } catch (error) {
@@ -489,8 +530,13 @@ async function withLockedLog<T>(root: string, sessionId: string, options: Append
     if ((error as { code?: string }).code === "lock_timeout") throw ioError("lock_timeout", `Cannot append to session "${sessionId}": ${(error as Error).message}`);
     throw ioError("unwritable_log", `Cannot append to session "${sessionId}": ${fileSystemReason(error)} (${logPath})`);
   }
+  let vaultLock: { release(): void } | undefined;
   try {
-    const fd = fs.openSync(logPath, "a+");
+    // The vault is shared by every session of the root: its read-change-write happens under its
+    // own lock, taken only when forgetting is on (a plain append never touches it).
+    vaultLock = vault === undefined ? undefined : await lockVault(vault, sessionId, options);
+    // "a+" that never follows a link planted since the check above.
+    const fd = fs.openSync(logPath, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT | (fs.constants.O_NOFOLLOW ?? 0), 0o644);
     try {
       const recovered = recoverInterruptedAppend(fd, logPath, fs.fstatSync(fd).size, `Cannot append to session ${JSON.stringify(sessionId)}`);
       const size = recovered.size;
@@ -511,7 +557,17 @@ async function withLockedLog<T>(root: string, sessionId: string, options: Append
     if (isZaxyError(error)) throw error;
     throw ioError("write_failed", `Cannot append to session "${sessionId}": ${fileSystemReason(error)} (${logPath})`);
   } finally {
+    vaultLock?.release();
     lock.release();
+  }
+}
+
+async function lockVault(vault: Vault, sessionId: string, options: AppendOptions): Promise<{ release(): void }> {
+  try {
+    return await vault.lock(options.lockWaitMs ?? lockWaitMs);
+  } catch (error) {
+    if ((error as { code?: string }).code === "lock_timeout") throw ioError("lock_timeout", `Cannot append to session "${sessionId}": ${(error as Error).message}`);
+    throw ioError("unwritable_root", `Cannot append to session "${sessionId}": cannot lock the erasure vault: ${fileSystemReason(error)}`);
   }
 }
 

@@ -170,7 +170,9 @@ export function writeConfig(root: string, config: EventloomConfig, settings: { [
   } catch {
     // An unreadable config is being replaced; nothing in it can be kept.
   }
-  fs.writeFileSync(temp, JSON.stringify({ ...kept, ...settings, schema: configSchema, envelope: config.envelope }, null, 2) + "\n");
+  // Exclusive: a leftover temp file or a link planted at its name is removed, never written through.
+  fs.rmSync(temp, { force: true });
+  fs.writeFileSync(temp, JSON.stringify({ ...kept, ...settings, schema: configSchema, envelope: config.envelope }, null, 2) + "\n", { flag: "wx" });
   fs.renameSync(temp, file);
   return file;
 }

@@ -14,7 +14,7 @@
  */
 import { canonicalJson, isJsonObject, JsonNumber, type JsonObject, type JsonValue, parseJsonBytes, writeJson } from "../canonical/mod.ts";
 import { sha256Hex } from "../platform/mod.ts";
-import { cipherKey, revealPayload } from "./forgetting.ts";
+import { revealPayload } from "./forgetting.ts";
 import type { SecurityBlock } from "./redact.ts";
 
 export type Envelope = "legacy" | "v1";
@@ -103,7 +103,8 @@ export function recordFromLine(object: JsonObject, position: number): EventRecor
       actor: asString(object.get("actorId"), ""),
       thread: asString(object.get("threadId"), ""),
       // A forgettable cell is shown opened, or as forgotten (forgetting.ts); the line is unchanged.
-      payload: payload.has(cipherKey) ? revealPayload(payload) : payload,
+      // Cells (the payload, or content it quotes) are shown opened, or as forgotten (forgetting.ts).
+      payload: revealPayload(payload),
       security,
       prevHash: isJsonObject(integrity) ? stripPrefix(field(integrity, "previousHash")) : null,
       hash: (isJsonObject(integrity) ? stripPrefix(field(integrity, "hash")) : null) ?? "",
@@ -123,7 +124,7 @@ export function recordFromLine(object: JsonObject, position: number): EventRecor
     type: asString(object.get("type"), ""),
     actor: asString(object.get("actor"), ""),
     thread: asString(object.get("thread"), "default"),
-    payload: !isJsonObject(rawPayload) ? new Map() : rawPayload.has(cipherKey) ? revealPayload(rawPayload) : rawPayload,
+    payload: !isJsonObject(rawPayload) ? new Map() : revealPayload(rawPayload),
     security: field(object, "security"),
     prevHash: typeof object.get("prev_hash") === "string" ? (object.get("prev_hash") as string) : null,
     hash: asString(object.get("hash"), ""),

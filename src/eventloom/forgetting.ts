@@ -23,6 +23,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { isJsonObject, JsonNumber, type JsonObject, type JsonValue, parseJsonBytes, writeJson } from "../canonical/mod.ts";
 import { inputError, ioError } from "../errors.ts";
+import { type FileLock, lockFile } from "../platform/mod.ts";
 
 export const cipherKey = "__zaxy_cipher";
 export const forgottenKey = "__zaxy_forgotten";
@@ -30,6 +31,12 @@ export const forgottenContent = "[FORGOTTEN]";
 const producerRefKey = "__zaxy_producer_ref";
 export const vaultFileName = "__erasure_vault__.json";
 export const kekFileName = "__erasure_kek__.key";
+/**
+ * The vault's lock: every read-change-write of the vault (an append committing new keys, a
+ * forget destroying one) holds it, always after the log lock of the session it appends to, so
+ * two writers can never both start from the same vault and drop each other's keys.
+ */
+export const vaultLockFileName = "__erasure_vault__.lock";
 const vaultSchema = "zaxy.erasure_vault.v1";
 
 /** Zaxy's own records about memory, never sealed as cells (they cite events, they are not memory). */
@@ -43,10 +50,25 @@ interface VaultCell {
   nonce: string;
 }
 
+/**
+ * What the vault keeps about a destroyed key: when, why, and (since forgets record them here
+ * before the log's `memory.forgotten`) who, in which session, and which event, so an
+ * interrupted forget's record can be written from it later.
+ */
+export interface DestroyedCell {
+  at: string;
+  reason: string;
+  actor?: string;
+  session_id?: string;
+  target?: { seq: number; hash: string };
+  /** The quote cells (copies of the target's content in other events) destroyed with it. */
+  copies?: string[];
+}
+
 interface VaultFile {
   schema: string;
   cells: { [cellId: string]: VaultCell };
-  destroyed: { [cellId: string]: { at: string; reason: string } };
+  destroyed: { [cellId: string]: DestroyedCell };
 }
 
 /** One root's vault, as this process knows it (re-read when the file changes). */
@@ -56,6 +78,7 @@ export class Vault {
   #file: VaultFile = { schema: vaultSchema, cells: {}, destroyed: {} };
   #stamp = "";
   #pending: { [cellId: string]: VaultCell } = {};
+  #lockDepth = 0;
 
   constructor(root: string, kek: Buffer) {
     this.root = root;
@@ -67,11 +90,29 @@ export class Vault {
     return path.join(this.root, vaultFileName);
   }
 
-  /** Re-reads the vault file when it changed since the last read. */
-  reload(): void {
+  /**
+   * Takes the vault's exclusive lock (`vaultLockFileName`). `commit` and `destroy` require it;
+   * callers take it after the log lock they hold, never before.
+   */
+  async lock(waitMs: number): Promise<FileLock> {
+    const file = await lockFile(path.join(this.root, vaultLockFileName), "exclusive", waitMs, true);
+    this.#lockDepth++;
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.#lockDepth--;
+        file.release();
+      },
+    };
+  }
+
+  /** Re-reads the vault file when it changed since the last read (always, with `force`). */
+  reload(force = false): void {
     const stat = fs.statSync(this.path, { throwIfNoEntry: false });
     const stamp = stat === undefined ? "" : `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
-    if (stamp === this.#stamp) return;
+    if (stamp === this.#stamp && !force) return;
     this.#stamp = stamp;
     if (stat === undefined) return;
     try {
@@ -106,7 +147,9 @@ export class Vault {
   /** Writes the staged keys durably (atomic rename, fsync) before the events that need them. */
   commit(): void {
     if (Object.keys(this.#pending).length === 0) return;
-    this.reload();
+    this.#assertLocked("commit");
+    // Under the lock the file is the truth: re-read it whatever the stamp says (an inode can be reused).
+    this.reload(true);
     const next: VaultFile = { ...this.#file, cells: { ...this.#file.cells, ...this.#pending } };
     this.#write(next);
     this.#pending = {};
@@ -117,19 +160,36 @@ export class Vault {
     this.#pending = {};
   }
 
-  /** Destroys a cell's wrapped key; true when it was there. */
-  destroy(cellId: string, reason: string): boolean {
-    this.reload();
-    if (this.#file.cells[cellId] === undefined) return false;
+  /** Destroys cells' wrapped keys in one durable write, recording `record` for each; returns the ids that were there. */
+  destroy(cellIds: readonly string[], record: Omit<DestroyedCell, "at">): string[] {
+    this.#assertLocked("destroy");
+    this.reload(true);
     const cells = { ...this.#file.cells };
-    delete cells[cellId];
-    this.#write({ ...this.#file, cells, destroyed: { ...this.#file.destroyed, [cellId]: { at: new Date().toISOString(), reason } } });
-    return true;
+    const destroyed = { ...this.#file.destroyed };
+    const at = new Date().toISOString();
+    const gone: string[] = [];
+    for (const cellId of cellIds) {
+      if (cells[cellId] === undefined) continue;
+      delete cells[cellId];
+      destroyed[cellId] = { at, ...record };
+      gone.push(cellId);
+    }
+    if (gone.length > 0) this.#write({ ...this.#file, cells, destroyed });
+    return gone;
   }
 
   isDestroyed(cellId: string): boolean {
+    return this.destroyedEntry(cellId) !== undefined;
+  }
+
+  /** What the vault recorded when the cell's key was destroyed; undefined while it is not. */
+  destroyedEntry(cellId: string): DestroyedCell | undefined {
     this.reload();
-    return this.#file.destroyed[cellId] !== undefined;
+    return this.#file.destroyed[cellId];
+  }
+
+  #assertLocked(what: string): void {
+    if (this.#lockDepth === 0) throw new Error(`vault ${what} without the vault lock`);
   }
 
   /** The plaintext of a cell, or undefined when its key is gone (forgotten) or unknown. */
@@ -159,7 +219,9 @@ export class Vault {
   #write(file: VaultFile): void {
     const temp = `${this.path}.tmp-${process.pid}`;
     try {
-      const fd = fs.openSync(temp, "w", 0o600);
+      // Created afresh and exclusively: a link planted at the temp name is never written through.
+      fs.rmSync(temp, { force: true });
+      const fd = fs.openSync(temp, "wx", 0o600);
       try {
         fs.writeSync(fd, JSON.stringify(file));
         fs.fsyncSync(fd);
@@ -222,8 +284,9 @@ export function forgottenPayload(): JsonObject {
  * opened, or becomes the forgotten sentinel when its key is gone. Other payloads are unchanged.
  */
 export function revealPayload(payload: JsonObject): JsonObject {
+  if (vaults.size === 0) return payload;
   const cell = payload.get(cipherKey);
-  if (!isJsonObject(cell)) return payload;
+  if (!isJsonObject(cell)) return revealQuotes(payload);
   for (const vault of vaults.values()) {
     const plaintext = vault.open(cell);
     if (plaintext === undefined) continue;
@@ -232,7 +295,7 @@ export function revealPayload(payload: JsonObject): JsonObject {
       if (isJsonObject(parsed)) {
         const producerRef = payload.get(producerRefKey);
         if (producerRef !== undefined) parsed.set(producerRefKey, producerRef);
-        return parsed;
+        return revealQuotes(parsed);
       }
     } catch {
       // A cell that does not hold a JSON object is not ours to show.
@@ -241,10 +304,114 @@ export function revealPayload(payload: JsonObject): JsonObject {
   return forgottenPayload();
 }
 
+/**
+ * Content an event copies from another event, by event type: each is sealed as its own cell
+ * (`{"__zaxy_cipher": cell}` in the value's place, inside the event's own cell when it has one),
+ * so forgetting the event it was copied from can erase the copy without touching the rest
+ * (docs/forgetting.md "Copies"). A correction's `previous_content` and `entity_name` quote the
+ * fact it corrects (a fact's name is often its text); a rollback's `reverts.restore_content` and
+ * `reverts.entity_name` quote the correction's.
+ */
+export const quotedContentPaths: { readonly [type: string]: readonly (readonly string[])[] } = {
+  "memory.corrected": [["previous_content"], ["entity_name"]],
+  "memory.rolled_back": [["reverts", "restore_content"], ["reverts", "entity_name"]],
+};
+
+function isQuoteCell(value: JsonValue | undefined): boolean {
+  return isJsonObject(value) && value.size === 1 && isJsonObject(value.get(cipherKey));
+}
+
+/** A payload with its quote cells (two levels deep at most) opened, or shown as forgotten. */
+function revealQuotes(payload: JsonObject): JsonObject {
+  let out = payload;
+  for (const [key, value] of payload) {
+    if (!isJsonObject(value)) continue;
+    let revealed: JsonValue = value;
+    if (isQuoteCell(value)) revealed = openQuote(value as JsonObject);
+    else {
+      for (const [inner, nested] of value) {
+        if (!isQuoteCell(nested)) continue;
+        if (revealed === value) revealed = new Map(value);
+        (revealed as JsonObject).set(inner, openQuote(nested as JsonObject));
+      }
+    }
+    if (revealed === value) continue;
+    if (out === payload) out = new Map(payload);
+    out.set(key, revealed);
+  }
+  return out;
+}
+
+function openQuote(quote: JsonObject): JsonValue {
+  const cell = quote.get(cipherKey) as JsonObject;
+  for (const vault of vaults.values()) {
+    const plaintext = vault.open(cell);
+    if (plaintext === undefined) continue;
+    try {
+      return parseJsonBytes(plaintext);
+    } catch {
+      // Not ours to show.
+    }
+  }
+  return forgottenContent;
+}
+
+/**
+ * The ids of the quote cells in a payload as its line holds it (opening the event's own cell
+ * with `vault` to find those inside it). A quote inside an event cell whose key is gone is
+ * unreadable already and not listed.
+ */
+export function quoteCellIds(vault: Vault, linePayload: JsonObject): string[] {
+  let payload = linePayload;
+  const cell = linePayload.get(cipherKey);
+  if (isJsonObject(cell)) {
+    const plaintext = vault.open(cell);
+    if (plaintext === undefined) return [];
+    try {
+      const parsed = parseJsonBytes(plaintext);
+      if (!isJsonObject(parsed)) return [];
+      payload = parsed;
+    } catch {
+      return [];
+    }
+  }
+  const ids: string[] = [];
+  const add = (value: JsonValue | undefined) => {
+    if (!isQuoteCell(value)) return;
+    const id = ((value as JsonObject).get(cipherKey) as JsonObject).get("cell_id");
+    if (typeof id === "string") ids.push(id);
+  };
+  for (const value of payload.values()) {
+    if (!isJsonObject(value)) continue;
+    add(value);
+    for (const nested of value.values()) add(nested);
+  }
+  return ids;
+}
+
+function sealQuotes(vault: Vault, type: string, payload: JsonObject): JsonObject {
+  const paths = quotedContentPaths[type];
+  if (paths === undefined) return payload;
+  let out = payload;
+  for (const keys of paths) {
+    const parent = keys.length === 1 ? out : out.get(keys[0]);
+    if (!isJsonObject(parent)) continue;
+    const value = parent.get(keys[keys.length - 1]);
+    if (value === undefined || value === null || isQuoteCell(value)) continue;
+    const quote: JsonObject = new Map<string, JsonValue>([[cipherKey, vault.seal(new TextEncoder().encode(writeJson(value, { sortKeys: false, asciiOnly: false })))]]);
+    if (out === payload) out = new Map(payload);
+    if (keys.length === 1) out.set(keys[0], quote);
+    else out.set(keys[0], new Map(parent).set(keys[1], quote));
+  }
+  return out;
+}
+
 /** Seals a payload for the log when the root forgets: returns the cell payload (or the payload unchanged). */
 export function sealPayload(vault: Vault | undefined, type: string, payload: JsonObject): JsonObject {
-  if (vault === undefined || isBookkeepingType(type)) return payload;
-  const plain: JsonObject = new Map(payload);
+  if (vault === undefined) return payload;
+  const quoted = sealQuotes(vault, type, payload);
+  if (isBookkeepingType(type)) return quoted;
+  const plain: JsonObject = new Map(quoted);
   const producerRef = plain.get(producerRefKey);
   plain.delete(producerRefKey);
   const cell = vault.seal(new TextEncoder().encode(writeJson(plain, { sortKeys: false, asciiOnly: false })));

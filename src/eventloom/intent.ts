@@ -94,7 +94,8 @@ export function beginAppend(logPath: string, intent: AppendIntent): void {
   const bytes = new TextEncoder().encode(text);
   let fd: number | undefined;
   try {
-    fd = fs.openSync(file, "w");
+    // Never through a link planted at the intent's path: that would write outside the root.
+    fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | (fs.constants.O_NOFOLLOW ?? 0), 0o644);
     for (let written = 0; written < bytes.length; ) written += fs.writeSync(fd, bytes, written, bytes.length - written);
     const durable = intent.eventHashPrefixes.length > 1;
     if (durable) fs.fsyncSync(fd);

@@ -9,11 +9,16 @@
  *    regex with its token-count exemptions, and four value patterns (`sk-`, `pypi-`, `AKIA`,
  *    JWT-like) that replace the WHOLE string value.
  * 2. Additive rules for what Python misses: more secret-looking key names (passwd, pwd,
- *    passphrase, pass, auth, access_key, …), whose values are replaced whole, and the formats
- *    of `secretFormats.ts`, which replace only the secret span inside the string.
+ *    passphrase, pass, auth, access_key, …), whose values are replaced whole; the formats of
+ *    `secretFormats.ts`, which replace only the secret span inside the string; base64 runs that
+ *    decode to text holding a secret; and object keys that are secrets themselves.
+ *
+ * Envelope fields (event type, actor, session id, producer_ref, ids) are never rewritten: they
+ * name the event, its file and its citations. `secretFormatIn` lets the append refuse them.
  */
 import type { JsonObject, JsonValue } from "../canonical/mod.ts";
-import { closesPrivateKey, opensPrivateKey, secretFormats } from "./secretFormats.ts";
+import { inputError } from "../errors.ts";
+import { closesPrivateKey, opensPrivateKey, type SecretFormat, secretFormats } from "./secretFormats.ts";
 
 export const redactedValue = "[REDACTED]";
 
@@ -140,10 +145,49 @@ function isSecretKey(key: string): boolean {
  * redactSecretSpans("curl -H 'Authorization: Bearer 9f8e7d6c5b4a'") // "curl -H 'Authorization: Bearer [REDACTED]'"
  */
 export function redactSecretSpans(text: string, key = ""): string {
+  return redactEncodedSecrets(redactFormats(text, key));
+}
+
+/** Base64 runs worth decoding: long enough to hold a token, short enough to decode cheaply. */
+const encodedRun = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,8192}={0,2}(?![A-Za-z0-9+/=_-])/g;
+const printableText = /^[\t\n\r\x20-\x7e]*$/;
+
+/**
+ * `text` with every base64 (or base64url) run whose decoded text is printable and holds a
+ * secret replaced by "[REDACTED]": `echo Z2hwX…== | base64 -d`, a kubeconfig's
+ * `client-key-data`. One level deep: what a decoded run holds is not decoded again.
+ */
+function redactEncodedSecrets(text: string): string {
+  encodedRun.lastIndex = 0;
+  return text.replace(encodedRun, (run) => {
+    const decoded = decodeBase64Text(run);
+    if (decoded === undefined) return run;
+    return isPythonSecretValue(decoded) || redactFormats(decoded, "") !== decoded ? redactedValue : run;
+  });
+}
+
+/** The printable ASCII text `run` encodes, or undefined when it is not base64 of such text. */
+function decodeBase64Text(run: string): string | undefined {
+  const bare = run.replace(/=+$/, "").replace(/-/g, "+").replace(/_/g, "/");
+  if (bare.length % 4 === 1) return undefined;
+  try {
+    const decoded = atob(bare + "=".repeat((4 - (bare.length % 4)) % 4));
+    return printableText.test(decoded) ? decoded : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `text` with every secret span of `secretFormats` redacted (no decoding). */
+function redactFormats(text: string, key: string): string {
+  return redactFormatsWith(secretFormats, text, key);
+}
+
+function redactFormatsWith(formats: readonly SecretFormat[], text: string, key: string): string {
   const lowerText = text.toLowerCase();
   const lowerKey = key.toLowerCase();
   let out = text;
-  for (const format of secretFormats) {
+  for (const format of formats) {
     // Replacing with "[REDACTED]" never adds a keyword, so the original text decides.
     if (!format.keywords.some((keyword) => lowerText.includes(keyword) || lowerKey.includes(keyword))) continue;
     format.pattern.lastIndex = 0;
@@ -199,10 +243,55 @@ function redactArray(items: JsonValue[], at: string, key: string, paths: string[
   });
 }
 
+/**
+ * The name of the secret format `text` holds, or undefined. For envelope fields (actor, event
+ * type, session id, producer_ref, ids), which are refused rather than rewritten when they hold a
+ * secret: redaction there would change the event's identity. Python's JWT-like rule is not used
+ * here (a long dotted event type would match it); a JWT is recognised by its `eyJ` header.
+ *
+ * @example
+ * secretFormatIn("deploy-bot") // undefined
+ */
+export function secretFormatIn(text: string): string | undefined {
+  if (jwtHeaded.test(text)) return "JWT";
+  for (const format of secretFormats) if (redactFormatsWith([format], text, "") !== text) return format.name;
+  if (redactEncodedSecrets(text) !== text) return "base64 of a secret";
+  return undefined;
+}
+
+/**
+ * Throws `secret_in_session_id` (exit 2) when a session id holds a secret: the id names the
+ * log file and every citation, so it is refused rather than rewritten.
+ */
+export function refuseSecretSessionId(sessionId: string): void {
+  const secret = secretFormatIn(sessionId);
+  if (secret === undefined) return;
+  throw inputError("secret_in_session_id", `Cannot append: the session id holds a secret (${secret}); session ids name the log file and every citation, so they are never redacted`, {
+    field: "session_id",
+    hint: "Choose a session id without credentials; put secrets in the payload, where they are redacted",
+  });
+}
+
+const jwtHeaded = /eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]/;
+
+/**
+ * A key that is itself a secret (a token used as a map key) is redacted like a value; a key
+ * already present gets a suffix (`[REDACTED] (2)`) so that no entry is lost.
+ */
+function redactKey(key: string, taken: JsonObject): string {
+  const redacted = isPythonSecretValue(key) ? redactedValue : redactSecretSpans(key, "");
+  if (redacted === key) return key;
+  let unique = redacted;
+  for (let n = 2; taken.has(unique); n++) unique = `${redacted} (${n})`;
+  return unique;
+}
+
 function redactObject(object: JsonObject, at: string, paths: string[]): JsonObject {
   const out: JsonObject = new Map();
-  for (const [key, value] of object) {
+  for (const [originalKey, value] of object) {
+    const key = redactKey(originalKey, out);
     const keyPath = childPath(at, key);
+    if (key !== originalKey) paths.push(keyPath);
     if (isSecretKey(key)) {
       paths.push(keyPath);
       out.set(key, redactedValue);
@@ -223,5 +312,7 @@ function redactObject(object: JsonObject, at: string, paths: string[]): JsonObje
 export function securePayload(payload: JsonObject): { payload: JsonObject; security: SecurityBlock } {
   const paths: string[] = [];
   const redacted = redactObject(payload, "", paths);
-  return { payload: redacted, security: { sensitivity: paths.length > 0 ? "restricted" : "public", redacted_paths: paths } };
+  // A redacted key whose value is redacted too is listed once.
+  const unique = [...new Set(paths)];
+  return { payload: redacted, security: { sensitivity: unique.length > 0 ? "restricted" : "public", redacted_paths: unique } };
 }

@@ -7,6 +7,7 @@
  * nothing changes and no partial backup is left. Everything else is left to the user.
  */
 import * as fs from "node:fs";
+import * as nodePath from "node:path";
 import { parseJsonBytes } from "../canonical/mod.ts";
 import { checkError, inputError } from "../errors.ts";
 import { lockWaitMs } from "../limits.ts";
@@ -15,6 +16,7 @@ import { regularFileProblem } from "../platform/regularFile.ts";
 import { saveBackup } from "./backup.ts";
 import { type InterruptedAppend, recoverInterruptedAppend } from "./intent.ts";
 import { countLogEvents } from "./lines.ts";
+import { refuseLinkUnderRoot } from "./session.ts";
 import { readTailLine } from "./tail.ts";
 
 export interface RepairResult {
@@ -48,11 +50,13 @@ function countNewlines(fd: number, end: number): number {
 }
 
 export async function truncateTornTail(path: string, now: () => number = Date.now): Promise<RepairResult> {
+  // Repair truncates in place: through a link it would cut a file the link points to.
+  refuseLinkUnderRoot(nodePath.dirname(path), path, `repair ${path}`);
   const problem = regularFileProblem(path);
   if (problem !== undefined) throw inputError("unreadable_log", `Cannot repair ${path}: ${problem}`, { field: "LOG", expected: "a regular file" });
   const lock = await lockFile(path, "exclusive", lockWaitMs);
   try {
-    const fd = fs.openSync(path, "r+");
+    const fd = fs.openSync(path, fs.constants.O_RDWR | (fs.constants.O_NOFOLLOW ?? 0));
     try {
       const action = `Cannot repair ${path}`;
       const recovered = recoverInterruptedAppend(fd, path, fs.fstatSync(fd).size, action, now);

@@ -177,6 +177,8 @@ export interface VerifiedReadOptions {
 export interface VerifiedEvents {
   integrity: IntegrityReport;
   events: EventRecord[];
+  /** Why the log's verified checkpoint was refused as not authenticated (forged), or undefined. */
+  checkpointRefused?: string;
 }
 
 /**
@@ -200,10 +202,12 @@ export async function readVerifiedEvents(logPath: string, options: VerifiedReadO
   }
   let integrity: IntegrityReport;
   let checkedEvents: EventRecord[] | undefined;
+  let checkpointRefused: string | undefined;
   if (options.checkpointPath !== undefined) {
     const checked = await verifyWithCheckpoint(logPath, options.checkpointPath, { lock: options.lock !== false, events: "all" });
     integrity = checked.integrity;
     checkedEvents = checked.tailEvents;
+    checkpointRefused = checked.checkpointRefused ?? undefined;
   } else {
     integrity = await verifyLog(logPath, options.lock === false ? { lock: false, threads: 1 } : {});
   }
@@ -219,5 +223,5 @@ export async function readVerifiedEvents(logPath: string, options: VerifiedReadO
   }
   // An empty log has no window to read (`toSeq: 0` is refused as bad input).
   const events = checkedEvents ?? (integrity.total_events === 0 ? [] : readEvents(logPath, { toSeq: integrity.total_events }).events);
-  return { integrity, events };
+  return checkpointRefused === undefined ? { integrity, events } : { integrity, events, checkpointRefused };
 }

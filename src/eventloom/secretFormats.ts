@@ -70,13 +70,40 @@ const assignedSecretKeys = [
   String.raw`pass(?:word|wd|phrase|code)`,
   // Not a bare "pass": Go prints "--- PASS: TestName".
   String.raw`(?<![A-Za-z])pwd`,
+  String.raw`secret[_-]?key[_-]?base`,
   String.raw`secret(?:[_-]?(?:access[_-]?)?key)?`,
+  String.raw`client[_-]key[_-]data`,
+  String.raw`rediscli[_-]auth`,
+  // Docker's config.json: {"auths": {"<registry>": {"auth": "<base64 of user:password>"}}}.
+  String.raw`(?<=["'])auth(?=["'])`,
   String.raw`api[_-]?key`,
   String.raw`access[_-]?key`,
   String.raw`private[_-]?key`,
   String.raw`(?:access|auth|refresh|id|api|bearer|session|csrf|oauth|bot)[_-]?token`,
   String.raw`token[_-]?secret`,
 ].join("|");
+
+/**
+ * Any name ending in "token" (`GITHUB_TOKEN`, `npm_token`, `identitytoken`, `_authToken`,
+ * `token`): a separate format because counts share the suffix (`max_token: 4096`), so the value
+ * must look like a credential. `prompt_tokens` and `token_count` never match (text follows).
+ */
+const assignedTokenKey = String.raw`(?<![A-Za-z0-9])[A-Za-z0-9_.-]{0,64}token`;
+
+/** A token value: not a number, a boolean or a placeholder word of a config template. */
+function looksLikeAssignedToken(secret: string): boolean {
+  const bare = secret.replace(/^["']|["']$/g, "");
+  return bare.length >= 6 && !/^[0-9.]+$/.test(bare) && !/^(?:true|false|null|none|undefined|required|optional)$/i.test(bare);
+}
+
+/** Long command-line options that take a secret as the next argument (`--password PASS`). */
+const secretOptions = String.raw`pass(?:word)?|passwd|passphrase|token|auth-token|access-token|api-key|apikey|secret|client-secret|secret-key|access-key|secret-access-key`;
+
+/** A command-line argument: quoted, or unquoted up to whitespace; never the next option. */
+const argumentValue = String.raw`"[^"\r\n]*"|'[^'\r\n]*'|[^\s"'-][^\s"']*`;
+
+/** Up to this many characters of a command line between the program and the flag. */
+const commandSpan = String.raw`[^\n|;&]{0,200}?`;
 
 /**
  * Value of a free-text assignment: a quoted string (backslash escapes inside), a quote left
@@ -179,7 +206,60 @@ export const secretFormats: readonly SecretFormat[] = [
   { name: "Opaque Bearer tokens in free text (Bearer <token>)", keywords: ["bearer"], pattern: new RegExp(String.raw`(?<keep>\bbearer[ \t]+)(?<secret>[A-Za-z0-9._~+/=-]{8,})`, gi), accepts: looksLikeToken },
   { name: "Basic credentials in free text (Basic <base64 of user:password>)", keywords: ["basic"], pattern: new RegExp(String.raw`(?<keep>\bbasic[ \t]+)(?<secret>[A-Za-z0-9+/]{4,}={0,2})`, gi), accepts: isBasicCredential },
   {
-    name: "Password-like assignments in free text (password=, passwd:, pwd=, passphrase=, passcode=, secret=, client_secret=, api_key=, access_key=, private_key=, access_token=, …)", keywords: ["pass", "pwd", "secret", "key", "token"],
+    name: "Token assignments in free text (GITHUB_TOKEN=, GH_TOKEN=, NPM_TOKEN=, HF_TOKEN=, TOKEN=, any *_TOKEN= or *_token:, identitytoken, _authToken=)", keywords: ["token"],
+    pattern: new RegExp(String.raw`(?<keep>${assignedTokenKey}["']?[ \t]*(?:=>|:=|=|:)[ \t]*)(?<secret>${assignedValue})`, gi),
+    accepts: looksLikeAssignedToken,
+  },
+  {
+    name: "Secret command-line options (--password PASS, --pass, --token, --api-key, --secret, …)", keywords: ["--"],
+    pattern: new RegExp(String.raw`(?<keep>(?<![A-Za-z0-9-])--(?:${secretOptions})[ \t]+)(?<secret>${argumentValue})`, gi),
+  },
+  {
+    name: "MySQL and MariaDB passwords on the command line (mysql -pPASS, mysqldump -pPASS)", keywords: ["mysql", "mariadb"],
+    pattern: new RegExp(String.raw`(?<keep>\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mariadb|mariadb-dump)\b${commandSpan}[ \t]-p)(?<secret>${argumentValue})`, g),
+  },
+  {
+    name: "Registry logins on the command line (docker|podman|buildah|skopeo|nerdctl|helm|oras login -p PASS)", keywords: ["login"],
+    pattern: new RegExp(String.raw`(?<keep>\b(?:docker|podman|buildah|skopeo|nerdctl|helm|oras)\b${commandSpan}\blogin\b${commandSpan}[ \t]-p[ \t]*)(?<secret>${argumentValue})`, g),
+  },
+  { name: "sshpass passwords (sshpass -p PASS)", keywords: ["sshpass"], pattern: new RegExp(String.raw`(?<keep>\bsshpass\b${commandSpan}[ \t]-p[ \t]*)(?<secret>${argumentValue})`, g) },
+  { name: "redis-cli passwords (redis-cli -a PASS)", keywords: ["redis-cli"], pattern: new RegExp(String.raw`(?<keep>\bredis-cli\b${commandSpan}[ \t]-a[ \t]+)(?<secret>${argumentValue})`, g) },
+  {
+    name: "htpasswd batch passwords (htpasswd -b FILE USER PASS)", keywords: ["htpasswd"],
+    pattern: new RegExp(String.raw`(?<keep>\bhtpasswd(?:[ \t]+-[A-Za-z]+)+(?:[ \t]+[^\s-]\S*){2}[ \t]+)(?<secret>[^\s]+)`, g),
+  },
+  {
+    name: "user:password options (curl -u user:PASS, --user, --proxy-user)", keywords: ["-u", "--user", "--proxy-user"],
+    pattern: new RegExp(String.raw`(?<keep>(?<!\S)(?:-u|--user|--proxy-user)(?:[ \t]+|=)["']?[^\s:"']{1,128}:)(?<secret>[^\s"']+)`, g),
+  },
+  { name: ".netrc passwords (machine HOST login USER password PASS)", keywords: ["password"], pattern: new RegExp(String.raw`(?<keep>\blogin[ \t]+\S+[ \t]+password[ \t]+)(?<secret>\S+)`, g) },
+  {
+    name: "XML elements holding secrets (<password>, <secret>, <token>, <apiKey>, <privateKey>, <credentials>)", keywords: ["pass", "secret", "token", "key", "credential"],
+    pattern: new RegExp(
+      String.raw`(?<keep><(?<tag>[A-Za-z0-9_.:-]{0,32}(?:password|passwd|secret|token|api[_-]?key|private[_-]?key|credentials?)[A-Za-z0-9_.:-]{0,32})(?:[ \t][^<>]{0,256})?>)(?<secret>[^<]+)(?=</\k<tag>>)`,
+      gi,
+    ),
+  },
+  {
+    name: ".NET appSettings secrets (<add key=\"Password\" value=\"…\">)", keywords: ["<add"],
+    pattern: new RegExp(String.raw`(?<keep><add[ \t]+key="[^"]{0,64}(?:password|pwd|secret|token|apikey|api_key|connectionstring)[^"]{0,64}"[ \t]+value=")(?<secret>[^"]+)`, gi),
+  },
+  {
+    name: "Twilio account SIDs (AC + 32 hex)", keywords: ["ac"],
+    pattern: new RegExp(String.raw`(?<![A-Za-z0-9])(?<secret>AC[0-9a-f]{32})(?![A-Za-z0-9])`, g),
+  },
+  {
+    name: "Twilio auth tokens (32 hex after \"twilio\" or \"auth token\")", keywords: ["twilio", "auth"],
+    pattern: new RegExp(String.raw`(?<![A-Za-z0-9])(?<secret>[0-9a-f]{32})(?![A-Za-z0-9])`, g),
+    accepts: (_secret, text, index, key) => nearbyBefore(text, index, key, /twilio|auth[ _-]?token/i),
+  },
+  {
+    name: "PuTTY private keys (PuTTY-User-Key-File-… through Private-MAC)", keywords: ["putty-user-key-file-"],
+    // Up to the MAC line, or to the end of the text when the file is cut off (as PEM blocks).
+    pattern: new RegExp(String.raw`(?<secret>PuTTY-User-Key-File-[0-9]+:(?:[\s\S]*?Private-MAC:[ \t]*[0-9a-fA-F]*|[\s\S]*))`, g),
+  },
+  {
+    name: "Password-like assignments in free text (password=, passwd:, pwd=, passphrase=, passcode=, secret=, client_secret=, api_key=, access_key=, private_key=, access_token=, …)", keywords: ["pass", "pwd", "secret", "key", "token", "auth"],
     pattern: new RegExp(String.raw`(?<keep>(?:${assignedSecretKeys})["']?[ \t]*(?:=>|:=|=|:)[ \t]*)(?<secret>${assignedValue})`, gi),
   },
 ];

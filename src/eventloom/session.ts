@@ -35,6 +35,61 @@ export function sessionLogPath(root: string, sessionId: string, action = "use"):
   return file;
 }
 
+/**
+ * Refuses a write to `file` when any part of its path below `root` is a symbolic link (a
+ * dangling one included): a link planted in the root would otherwise make a write create or
+ * change a file elsewhere. `unsafe_path` (exit 2), naming the link and where it points; nothing
+ * is created. Parts that do not exist yet are fine (the write creates them, without following
+ * anything). A `file` outside `root` has only its last part checked.
+ *
+ * @example
+ * refuseLinkUnderRoot(".eventloom", ".eventloom/s3.jsonl", "append to session \"s3\"");
+ */
+export function refuseLinkUnderRoot(root: string, file: string, action: string): void {
+  const resolvedRoot = path.resolve(root);
+  const target = path.resolve(file);
+  const relative = path.relative(resolvedRoot, target);
+  const inside = relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
+  const parts = inside ? relative.split(path.sep) : [path.basename(target)];
+  let current = inside ? resolvedRoot : path.dirname(target);
+  for (const part of parts) {
+    current = path.join(current, part);
+    let stat: fs.Stats | undefined;
+    try {
+      stat = fs.lstatSync(current, { throwIfNoEntry: false });
+    } catch {
+      return; // ENOTDIR and the like: the write itself reports it.
+    }
+    if (stat === undefined) return;
+    if (stat.isSymbolicLink()) {
+      let points = "";
+      try {
+        points = fs.readlinkSync(current);
+      } catch {
+        // Unreadable link: named without its target.
+      }
+      throw inputError("unsafe_path", `Cannot ${action}: ${current} is a symbolic link${points === "" ? "" : ` to ${points}`}; zaxy does not write through links under the Eventloom root`, {
+        field: "path",
+        expected: "a regular file or directory, or nothing, at that path",
+        actual: points === "" ? undefined : points,
+        hint: `remove the link (rm ${JSON.stringify(current)}) or put the real file in its place`,
+      });
+    }
+  }
+}
+
+/**
+ * `sessionLogPath` for a write: also refuses a symbolic link at the log, its intent file, or
+ * anywhere on the way to them (`refuseLinkUnderRoot`).
+ */
+export function writableSessionLogPath(root: string, sessionId: string, action = "append to"): string {
+  const file = sessionLogPath(root, sessionId, action);
+  const what = `${action} session ${JSON.stringify(sessionId)}`;
+  refuseLinkUnderRoot(root, file, what);
+  refuseLinkUnderRoot(root, `${file}.intent`, what);
+  return file;
+}
+
 /** The session id of a log path (`<root>/<id>.jsonl` → `<id>`). */
 export function sessionIdOfPath(logPath: string): string {
   return path.basename(logPath).replace(/\.jsonl$/, "");

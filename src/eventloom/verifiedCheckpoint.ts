@@ -11,15 +11,19 @@
  * prefix (truncated, or rewritten by `zaxy compact`/`zaxy repair`), a damaged checkpoint, and a
  * leftover append intent (`intent.ts`: an interrupted append needs the full verifier's handling).
  *
- * What is trusted: the checkpoint sits under `projections/`, writable by whoever can write the log.
- * Someone able to edit the log and rewrite `prefix_sha256` could as well recompute the log's own
- * (unkeyed) hash chain, so the checkpoint trusts nothing the chain did not already trust; it only
- * remembers that these exact bytes verified once. Like everything under `projections/` it is
- * derived and may be deleted (the next read verifies in full and writes it again).
+ * What is trusted: the checkpoint sits under `projections/`, which someone may be able to write
+ * without being able to read the root's key (`derivedKey.ts`). Its `checksum` only catches damage:
+ * anyone can recompute it, and `prefix_sha256`, after editing the log. So the checkpoint also
+ * carries `mac`, an HMAC-SHA-256 under the root's key over the session id and every other field;
+ * a checkpoint whose MAC does not match (forged, or written under another key) is refused and
+ * reported in `checkpointRefused`, and the log is verified in full, whose verdict stands. A root
+ * without a key (read-only, created before keys) never trusts a checkpoint. Like everything under
+ * `projections/` it is derived and may be deleted (the next read verifies in full and writes it
+ * again).
  *
- * Format (`zaxy.verified_checkpoint.v1`, one JSON line at `<root>/projections/verified/<session>.json`;
- * never change a key without a new schema):
- *   {"schema","seq","hash","bytes","lines","prefix_sha256","checksum"}
+ * Format (`zaxy.verified_checkpoint.v2`, one JSON line at `<root>/projections/verified/<session>.json`;
+ * never change a key without a new schema; v1 files, without `mac`, are verified in full and rewritten):
+ *   {"schema","seq","hash","bytes","lines","prefix_sha256","checksum","mac"}
  *   seq            events in the prefix (the position of its last event)
  *   hash           that event's stored hash, 64 hex (the next event must link to it)
  *   bytes          prefix length; the prefix ends right after the newline closing event `seq`
@@ -27,6 +31,8 @@
  *   prefix_sha256  SHA-256 hex of the prefix's raw bytes
  *   checksum       SHA-256 hex of JSON [schema, seq, hash, bytes, lines, prefix_sha256]: a damaged
  *                  file is ignored, never used to start the chain from a wrong place
+ *   mac            HMAC-SHA-256 hex under the root's key of JSON [schema, session, seq, hash, bytes,
+ *                  lines, prefix_sha256]
  * A checkpoint vouches for the rules the prefix was verified under: bump the schema whenever
  * `verify.ts` starts refusing something it accepted, so every prefix is verified again.
  */
@@ -35,6 +41,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
 import { inputError, ioError } from "../errors.ts";
+import { derivedFileKey, derivedMac, derivedMacMatches } from "./derivedKey.ts";
 import { lockWaitMs, verifiedCheckpointBytesMax } from "../limits.ts";
 import { hashFdRange, writeFileAtomic } from "../platform/atomicFile.ts";
 import { lockFile, sha256Hex } from "../platform/mod.ts";
@@ -42,11 +49,11 @@ import { openRegularFile } from "../platform/regularFile.ts";
 import { type EventRecord, recordFromLine } from "./envelope.ts";
 import { intentPath } from "./intent.ts";
 import { readRangeLines } from "./lines.ts";
-import { validateSessionId } from "./session.ts";
+import { refuseLinkUnderRoot, validateSessionId } from "./session.ts";
 import { storedHashBefore } from "./verifyParallel.ts";
 import { type IntegrityReport, mergeRanges, scanRange, verifyLog } from "./verify.ts";
 
-export const verifiedCheckpointSchema = "zaxy.verified_checkpoint.v1" as const;
+export const verifiedCheckpointSchema = "zaxy.verified_checkpoint.v2" as const;
 
 export interface VerifiedCheckpoint {
   schema: typeof verifiedCheckpointSchema;
@@ -56,6 +63,7 @@ export interface VerifiedCheckpoint {
   lines: number;
   prefix_sha256: string;
   checksum: string;
+  mac: string;
 }
 
 /** The end of what a verification covered. */
@@ -106,6 +114,11 @@ export interface CheckpointVerification {
   fallbackReason: string | null;
   /** Why the checkpoint could not be written (read-only root, full disk), or null. */
   checkpointWriteError: string | null;
+  /**
+   * Set when a checkpoint was there but is not authenticated by the root's key (forged, or written
+   * under another key): the log was verified in full instead and the checkpoint written again.
+   */
+  checkpointRefused: string | null;
 }
 
 /**
@@ -119,14 +132,27 @@ export function verifiedCheckpointPath(root: string, sessionId: string): string 
   return path.join(root, "projections", "verified", `${sessionId}.json`);
 }
 
-function checkpointChecksum(c: Omit<VerifiedCheckpoint, "checksum">): string {
+function checkpointChecksum(c: Omit<VerifiedCheckpoint, "checksum" | "mac">): string {
   return sha256Hex(JSON.stringify([c.schema, c.seq, c.hash, c.bytes, c.lines, c.prefix_sha256]));
+}
+
+/** What the MAC covers: every field but the checksum, and the session the file is named after. */
+function macParts(file: string, c: Omit<VerifiedCheckpoint, "checksum" | "mac">): unknown[] {
+  return [c.schema, path.basename(file, ".json"), c.seq, c.hash, c.bytes, c.lines, c.prefix_sha256];
+}
+
+/** The root a checkpoint file belongs to (`<root>/projections/verified/<session>.json`). */
+function rootOfCheckpoint(file: string): string {
+  return path.dirname(path.dirname(path.dirname(path.resolve(file))));
 }
 
 const hex64 = /^[0-9a-f]{64}$/;
 
-/** The checkpoint in `file`, or why it cannot be used. Reads at most a few KiB. */
-export function readVerifiedCheckpoint(file: string): { checkpoint: VerifiedCheckpoint } | { problem: string } {
+/**
+ * The checkpoint in `file`, or why it cannot be used; `forged` when it is well formed but its MAC
+ * is not the root key's (`derivedKey.ts`). Reads at most a few KiB.
+ */
+export function readVerifiedCheckpoint(file: string): { checkpoint: VerifiedCheckpoint } | { problem: string; forged?: true } {
   let text: string;
   try {
     const stat = fs.statSync(file);
@@ -147,7 +173,7 @@ export function readVerifiedCheckpoint(file: string): { checkpoint: VerifiedChec
   if (typeof parsed !== "object" || parsed === null || parsed.schema !== verifiedCheckpointSchema) {
     return { problem: `the checkpoint's schema is not ${verifiedCheckpointSchema}` };
   }
-  const { seq, hash, bytes, lines, prefix_sha256: prefix, checksum } = parsed;
+  const { seq, hash, bytes, lines, prefix_sha256: prefix, checksum, mac } = parsed;
   const counts = [seq, bytes, lines].every((n) => Number.isSafeInteger(n) && (n as number) >= 1);
   if (!counts || (lines as number) < (seq as number) || (bytes as number) < (lines as number)) {
     return { problem: "the checkpoint's seq, bytes and lines are not consistent counts" };
@@ -155,19 +181,29 @@ export function readVerifiedCheckpoint(file: string): { checkpoint: VerifiedChec
   if (typeof hash !== "string" || !hex64.test(hash) || typeof prefix !== "string" || !hex64.test(prefix)) {
     return { problem: "the checkpoint's hash or prefix_sha256 is not 64 lowercase hex" };
   }
-  const checkpoint = { schema: verifiedCheckpointSchema, seq, hash, bytes, lines, prefix_sha256: prefix } as Omit<VerifiedCheckpoint, "checksum">;
+  const checkpoint = { schema: verifiedCheckpointSchema, seq, hash, bytes, lines, prefix_sha256: prefix } as Omit<VerifiedCheckpoint, "checksum" | "mac">;
   if (checksum !== checkpointChecksum(checkpoint)) return { problem: "the checkpoint does not match its checksum (damaged)" };
-  return { checkpoint: { ...checkpoint, checksum } };
+  const key = derivedFileKey(rootOfCheckpoint(file));
+  if (key === null) return { problem: "the root has no key to authenticate the checkpoint with (read-only root?)" };
+  if (!derivedMacMatches(key, macParts(file, checkpoint), mac)) {
+    return { problem: "the checkpoint is not authenticated by this root's key (forged, or written under another key)", forged: true };
+  }
+  return { checkpoint: { ...checkpoint, checksum, mac: mac as string } };
 }
 
-/** Writes `checkpoint` atomically (temp file, fsync, rename); throws the file system's error. */
-export function writeVerifiedCheckpoint(file: string, checkpoint: Omit<VerifiedCheckpoint, "schema" | "checksum">): void {
-  const body = { schema: verifiedCheckpointSchema as typeof verifiedCheckpointSchema, ...checkpoint };
-  const record: VerifiedCheckpoint = { ...body, checksum: checkpointChecksum(body) };
-  const ordered = {
-    schema: record.schema, seq: record.seq, hash: record.hash, bytes: record.bytes, lines: record.lines,
-    prefix_sha256: record.prefix_sha256, checksum: record.checksum,
+/**
+ * Writes `checkpoint` atomically (temp file, fsync, rename), authenticated by the root's key;
+ * throws the file system's error, or when the root has no key and none can be made.
+ */
+export function writeVerifiedCheckpoint(file: string, checkpoint: Omit<VerifiedCheckpoint, "schema" | "checksum" | "mac">): void {
+  refuseLinkUnderRoot(rootOfCheckpoint(file), file, `write the verified checkpoint ${file}`);
+  const key = derivedFileKey(rootOfCheckpoint(file));
+  if (key === null) throw new Error(`the root has no key to authenticate it with (${rootOfCheckpoint(file)}/keys cannot be read or created)`);
+  const body = {
+    schema: verifiedCheckpointSchema as typeof verifiedCheckpointSchema, seq: checkpoint.seq, hash: checkpoint.hash, bytes: checkpoint.bytes,
+    lines: checkpoint.lines, prefix_sha256: checkpoint.prefix_sha256,
   };
+  const ordered: VerifiedCheckpoint = { ...body, checksum: checkpointChecksum(body), mac: derivedMac(key, macParts(file, body)) };
   writeFileAtomic(file, `${JSON.stringify(ordered)}\n`);
 }
 
@@ -247,8 +283,10 @@ interface LockedVerdict {
   prefixSeq: number;
   prefixBytes: number;
   /** The checkpoint to write now, or undefined when the head did not move or cannot be checkpointed. */
-  next: Omit<VerifiedCheckpoint, "schema" | "checksum"> | undefined;
+  next: Omit<VerifiedCheckpoint, "schema" | "checksum" | "mac"> | undefined;
   headHash: string | null;
+  /** The refusal of a forged checkpoint, or null. */
+  refused: string | null;
 }
 
 /**
@@ -295,13 +333,14 @@ async function verifyLocked(logPath: string, checkpointFile: string, lock: boole
         const moved = integrity.ok && integrity.total_events !== cp.seq;
         const next = write && moved ? nextCheckpoint(fd, integrity, hash, cp.bytes, range.lastLine) : undefined;
         const headHash = !integrity.ok ? null : next?.hash ?? (integrity.total_events === cp.seq ? cp.hash : storedHashBefore(fd, sizeBytes));
-        return { integrity, fromCheckpoint: true, fallbackReason: null, prefixSeq: cp.seq, prefixBytes: cp.bytes, next, headHash, fd, release: log.release };
+        return { integrity, fromCheckpoint: true, fallbackReason: null, prefixSeq: cp.seq, prefixBytes: cp.bytes, next, headHash, refused: null, fd, release: log.release };
       }
     }
     const integrity = await verifyLog(logPath, { lock: false });
     const next = write ? nextCheckpoint(fd, integrity, createHash("sha256"), 0, undefined) : undefined;
     const headHash = !integrity.ok || integrity.total_events === 0 ? null : next?.hash ?? storedHashBefore(fd, integrity.bytes);
-    return { integrity, fromCheckpoint: false, fallbackReason, prefixSeq: 0, prefixBytes: 0, next, headHash, fd, release: log.release };
+    const refused = "forged" in read && read.forged === true ? read.problem : null;
+    return { integrity, fromCheckpoint: false, fallbackReason, prefixSeq: 0, prefixBytes: 0, next, headHash, refused, fd, release: log.release };
   } catch (error) {
     log.release();
     fs.closeSync(log.fd);
@@ -365,5 +404,6 @@ export async function verifyWithCheckpoint(logPath: string, checkpointFile: stri
     fromCheckpoint: verdict.fromCheckpoint,
     fallbackReason: verdict.fallbackReason,
     checkpointWriteError,
+    checkpointRefused: verdict.refused,
   };
 }

@@ -3,7 +3,9 @@
  * event. Each source ref becomes an `eventloom://<origin_session>/events/<seq>#<hash12>`
  * citation and is checked against the origin session's verified log (same seq, same full
  * hash); each gate ref must be an `evolution.gate.evaluated` event of the fleet thread. Refs
- * that do not resolve are listed; the audit is `ok` only when there are none.
+ * that do not resolve are listed, and so are the fleet events the replay refused for want of
+ * authority (`unauthorised_governance_events`, replay.ts); the audit is `ok` only when there
+ * are neither.
  */
 import { citationUri, type SourceEventRef } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
@@ -90,14 +92,18 @@ export async function fleetAudit(root: string, fleetId: string): Promise<{ [key:
       source_refs: sourceRefs,
     });
   }
+  const unauthorised = state.unauthorised.map((event) => ({ ...event, citation: citationUri(thread, event.seq, event.hash) }));
   return {
     fleet_id: fleetId,
     thread,
-    ok: unresolved.length === 0,
+    ok: unresolved.length === 0 && unauthorised.length === 0,
     promotion_count: promotions.length,
     ref_count: refCount,
     unresolved_count: unresolved.length,
     promotions,
     unresolved,
+    // Fleet events no fleet command would have written there (not folded into the fleet's state).
+    unauthorised_governance_event_count: unauthorised.length,
+    unauthorised_governance_events: unauthorised,
   };
 }

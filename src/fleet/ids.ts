@@ -28,7 +28,7 @@ export function fleetThread(fleetId: string): string {
   return fleetThreadPrefix + fleetId;
 }
 
-const fleetThreadPrefix = "fleet.";
+export const fleetThreadPrefix = "fleet.";
 /** A fleet id is what is left of a session id after the `fleet.` prefix. */
 export const fleetIdCharsMax = sessionIdCharsMax - fleetThreadPrefix.length;
 const fleetIdPattern = new RegExp(`^[A-Za-z0-9_.-]{1,${fleetIdCharsMax}}$`);

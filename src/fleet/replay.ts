@@ -12,11 +12,33 @@
  *   `fleet.promotion.rolled_back` marks a promotion `rolled_back` and re-activates every memory
  *   that it had superseded (additive: nothing is ever deleted).
  * Events of other types (the gate events) and malformed fleet events are ignored.
+ *
+ * Authority: the thread is written only by the fleet commands, which check who may act. The
+ * replay applies the same checks, on the state it has folded so far, and an event that fails
+ * them is not folded but listed in `unauthorised` (docs/fleet.md, "Events the fleet commands
+ * did not write"): an enrolment or trust change by an actor who was not a steward (an empty
+ * fleet takes its first agent on trust), a second `fleet.created`, a promotion by an actor not
+ * enrolled or above its tier's scope ceiling, a review by a non-steward, a rollback by neither a
+ * steward nor the proposer, a supersession by an actor not enrolled, and a `fleet.*` type the
+ * commands never write to a fleet thread. Such events can only come from an older zaxy whose
+ * plain append accepted them, or from another writer; the log still verifies, and `fleet
+ * audit` reports them.
  */
 import { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from "../canonical/mod.ts";
 import { citationUri, type SourceEventRef } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
-import { fleetEventTypes, kindOfPromotionEvent, type PromotionKind, type ReviewStatus, type TrustTier, trustTiers } from "./vocabulary.ts";
+import {
+  fleetEventTypes,
+  kindOfPromotionEvent,
+  maxProposableScope,
+  type PromotionKind,
+  type ReviewStatus,
+  scopeRank,
+  type TrustTier,
+  trustTiers,
+  type VisibilityScope,
+  visibilityScopes,
+} from "./vocabulary.ts";
 
 export interface FleetPromotion {
   promotionId: string;
@@ -58,6 +80,59 @@ export interface FleetState {
   promotions: Map<string, FleetPromotion>;
   eventCount: number;
   head: SourceEventRef | null;
+  /** Fleet events the replay did not fold because their actor lacked the authority the fleet commands require. */
+  unauthorised: UnauthorisedFleetEvent[];
+}
+
+/** A fleet event no fleet command would have written at that point of the thread. */
+export interface UnauthorisedFleetEvent {
+  seq: number;
+  hash: string;
+  event_type: string;
+  actor: string;
+  reason: string;
+}
+
+const knownFleetTypes: ReadonlySet<string> = new Set(Object.values(fleetEventTypes));
+
+function notSteward(state: FleetState, actor: string, action: string): string | undefined {
+  const tier = state.agents.get(actor);
+  return tier === "steward" ? undefined : `actor '${actor}' (${tier === undefined ? "not enrolled" : `tier '${tier}'`}) may not ${action}: only a steward may`;
+}
+
+/** Why the fleet commands would not have written `event` on `state`, or undefined when they would. */
+function authorityProblem(state: FleetState, event: EventRecord): string | undefined {
+  const type = event.type;
+  if (!type.startsWith("fleet.")) return undefined;
+  if (!knownFleetTypes.has(type)) return `${type} is not an event the fleet commands write to a fleet thread`;
+  if (type === fleetEventTypes.created) return state.created ? "the fleet already exists" : undefined;
+  if (!state.created) return `no fleet.created precedes it`;
+  const actor = event.actor;
+  switch (type) {
+    case fleetEventTypes.agentEnrolled:
+      if (state.agents.size > 0) return notSteward(state, actor, "enroll agents");
+      return undefined;
+    case fleetEventTypes.trustAssigned:
+      return notSteward(state, actor, "assign trust");
+    case fleetEventTypes.promotionReviewed:
+      return notSteward(state, actor, "review promotions");
+    case fleetEventTypes.promotionRolledBack: {
+      const promotion = state.promotions.get(text(event.payload, "promotion_id") ?? "");
+      if (promotion !== undefined && promotion.actor === actor) return undefined;
+      return notSteward(state, actor, "roll back a promotion it did not propose");
+    }
+    case fleetEventTypes.memorySuperseded:
+      return state.agents.has(actor) ? undefined : `actor '${actor}' is not enrolled in the fleet`;
+    default: {
+      const tier = state.agents.get(actor);
+      if (tier === undefined) return `actor '${actor}' is not enrolled in the fleet`;
+      const scope = text(event.payload, "visibility_scope");
+      if (scope !== undefined && (visibilityScopes as readonly string[]).includes(scope) && scopeRank(scope as VisibilityScope) > scopeRank(maxProposableScope[tier])) {
+        return `actor '${actor}' (tier '${tier}') may not promote to scope '${scope}': its ceiling is '${maxProposableScope[tier]}'`;
+      }
+      return undefined;
+    }
+  }
 }
 
 function text(payload: JsonObject, key: string): string | undefined {
@@ -159,9 +234,15 @@ export function summarizeFleetEvents(fleetId: string, events: readonly EventReco
     promotions: new Map(),
     eventCount: events.length,
     head: events.length === 0 ? null : { seq: events[events.length - 1].seq, hash: events[events.length - 1].hash },
+    unauthorised: [],
   };
   for (const event of events) {
     const payload = event.payload;
+    const problem = authorityProblem(state, event);
+    if (problem !== undefined) {
+      state.unauthorised.push({ seq: event.seq, hash: event.hash, event_type: event.type, actor: event.actor, reason: problem });
+      continue;
+    }
     switch (event.type) {
       case fleetEventTypes.created:
         if (!state.created) {

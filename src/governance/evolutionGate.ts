@@ -179,7 +179,8 @@ export function evaluateEvolutionGate(op: EvolutionOp, confidence: number, polic
   parseUnitInterval(confidence, "confidence");
   const tier = tierFor(policy, op);
   const threshold = thresholdFor(policy, op);
-  const window = policy.rollbackWindowSeconds;
+  // Forgetting destroys the content's key: no window in which it could be undone.
+  const window = op === "forget" ? 0 : policy.rollbackWindowSeconds;
   const decide = (autoApply: boolean, reason: string): GateDecision => ({
     op,
     tier,
@@ -195,7 +196,7 @@ export function evaluateEvolutionGate(op: EvolutionOp, confidence: number, polic
     return decide(
       true,
       `${op}: auto-applied under auto_with_rollback (confidence ${pythonFixed3(confidence)} >= threshold ${pythonFixed3(threshold)}); ` +
-        `reversible within ${window}s`,
+        (op === "forget" ? "irreversible: forgetting cannot be rolled back" : `reversible within ${window}s`),
     );
   }
   if (tier === "auto_with_rollback") {

@@ -24,6 +24,7 @@ import { inputError, ioError } from "../errors.ts";
 import { validateSessionId } from "../eventloom/session.ts";
 import type { ToolProfile } from "./profiles.ts";
 import { createMcpServer } from "./server.ts";
+import { repeatedKey, repeatedKeyMessage } from "./duplicateKeys.ts";
 import { sameToken } from "./tokens.ts";
 export { readTokenFile } from "./tokens.ts";
 
@@ -204,6 +205,13 @@ export async function startHttpMcpServer(options: HttpServeOptions): Promise<{ a
       return jsonError(res, 400, "Parse error: the body is not JSON");
     }
     tool = toolName(body);
+    const repeated = tool === undefined ? null : repeatedKey(raw.toString("utf8"));
+    if (repeated !== null) {
+      const id = (body as { id?: unknown }).id;
+      res.writeHead(400, { "content-type": "application/json" });
+      res.end(JSON.stringify({ jsonrpc: "2.0", id: typeof id === "string" || typeof id === "number" ? id : null, error: { code: -32602, message: repeatedKeyMessage("tools/call", repeated) } }));
+      return;
+    }
     let session = typeof mcpSession === "string" ? sessions.get(mcpSession) : undefined;
     if (session === undefined) {
       if (typeof mcpSession === "string") return jsonError(res, 404, "unknown MCP session; initialize again");

@@ -10,7 +10,8 @@
  *                           an integer, unknown top-level members; `id` is the request's when it
  *                           can be read, else null
  *   -32602 Invalid params   a request the server handles whose `params` fail its schema (a
- *                           `tools/call` whose `arguments` is not an object); the request's `id`
+ *                           `tools/call` whose `arguments` is not an object), or a `tools/call`
+ *                           that gives one key twice in an object; the request's `id`
  *
  * Batches (JSON arrays) are refused as a whole with one -32600: MCP 2025-06-18 removed JSON-RPC
  * batching, and answering each item would need an array reply no MCP client reads.
@@ -37,6 +38,7 @@ import {
   ProgressNotificationSchema,
   RootsListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { repeatedKey, repeatedKeyMessage } from "./duplicateKeys.ts";
 import { describeIssue, type SchemaIssue } from "./errors.ts";
 
 /** A request id as MCP allows it: a string or an integer (never null). */
@@ -179,7 +181,11 @@ export function readJsonRpcLine(bytes: Uint8Array): LineOutcome {
   const paramsSchema = (isRequest ? methodSchemas.request : methodSchemas.notification).get(method);
   const params = paramsSchema?.safeParse({ method, ...(Object.hasOwn(object, "params") ? { params: object.params } : {}) });
   const issues = [...(envelope.success ? [] : envelope.error.issues), ...(params === undefined || params.success ? [] : params.error?.issues ?? [])];
-  if (issues.length === 0) return { kind: "message", message: envelope.data as JSONRPCMessage };
+  if (issues.length === 0) {
+    const repeated = isRequest && method === "tools/call" ? repeatedKey(text) : null;
+    if (repeated !== null) return reply(id, ErrorCode.InvalidParams, repeatedKeyMessage(method, repeated));
+    return { kind: "message", message: envelope.data as JSONRPCMessage };
+  }
   const paramsOnly = issues.every((issue) => firstPathPart(issue) === "params");
   const detail = issuesText(issues, object);
   if (!isRequest) return { kind: "ignore", diagnostic: `ignored notification ${JSON.stringify(method)}: ${detail}` };

@@ -6,29 +6,35 @@
  * 1. the evolution gate decides op `forget` (an operator's explicit forget defaults to confidence
  *    1.0, so it is carried out under the default policy) and `evolution.gate.evaluated` is
  *    appended; a decision that needs review stops here, nothing destroyed;
- * 2. the cell's wrapped key is destroyed in the vault (fsynced): from now on no reader can open
- *    it, and every reader shows `[FORGOTTEN]`;
- * 3. `memory.forgotten {forget_id, target {seq, hash}, cell_id, reason, authority_status}` is
- *    appended (`forget_id` is `forget:` + 24 hex of SHA-256 over canonical {target, cell_id,
- *    reason}, as in Python);
+ * 2. under the log's lock (and the vault's), the cell's wrapped key and the keys of the copies
+ *    other events made of its content (`quotedContentPaths`) are destroyed in one fsynced vault
+ *    write that also records who forgot it, why and which event: from now on no reader can open
+ *    them, and every reader shows `[FORGOTTEN]`;
+ * 3. under the same locks, `memory.forgotten {forget_id, target {seq, hash}, cell_id, reason,
+ *    authority_status[, copy_cell_ids]}` is appended (`forget_id` is `forget:` + 24 hex of
+ *    SHA-256 over canonical {target, cell_id, reason}, as in Python). A process stopped between
+ *    2 and 3 leaves the record in the vault; the same forget run again writes it to the log;
  * 4. every derived copy under `<root>/projections` (read models, row caches, vector indexes, the
  *    graph store), which may hold the content, is deleted; the next read rebuilds it from the log,
  *    where the content no longer opens. The log and its hash chain are untouched.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { canonicalJson, fromJs, isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
+import { canonicalJson, fromJs, intField, isJsonObject, parseJsonBytes, stringField } from "../canonical/mod.ts";
 import { inputError, ioError } from "../errors.ts";
 import { appendPlanned } from "../eventloom/append.ts";
 import { citationUri } from "../eventloom/citation.ts";
 import { readForgettingEnabled } from "../eventloom/config.ts";
-import { cipherKey, openVault } from "../eventloom/forgetting.ts";
+import type { EventRecord } from "../eventloom/envelope.ts";
+import { cipherKey, type DestroyedCell, openVault, quoteCellIds, type Vault } from "../eventloom/forgetting.ts";
 import { readLogLines } from "../eventloom/lines.ts";
 import { fileSystemReason } from "../eventloom/root.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
 import { evaluateEvolutionGate, gateEventPayload, gateEventType, parseUnitInterval } from "../governance/evolutionGate.ts";
 import { resolveEvolutionPolicy } from "../governance/policySettings.ts";
+import { runInterruptible } from "../platform/interrupt.ts";
 import { sha256Hex } from "../platform/mod.ts";
+import { crashTestPause } from "../projection/crashTestPause.ts";
 import { projectionsDir } from "../projection/snapshot.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { sharedMemoryService } from "./service.ts";
@@ -62,6 +68,49 @@ function cellIdAt(logPath: string, seq: number): string | undefined {
     return typeof id === "string" ? id : undefined;
   }
   return undefined;
+}
+
+/** The latest forget gate decision recorded for `target` (what an interrupted forget was carried out under). */
+function recordedGate(existing: readonly EventRecord[], target: EventRecord): { [key: string]: PlainJson } {
+  for (let i = existing.length - 1; i >= target.seq; i--) {
+    const event = existing[i];
+    if (event.type !== gateEventType || stringField(event.payload, "op") !== "forget") continue;
+    const ref = event.payload.get("candidate_ref");
+    if (!isJsonObject(ref) || intField(ref, "seq") !== target.seq || stringField(ref, "hash") !== target.hash) continue;
+    return { seq: event.seq, hash: event.hash, decision: stringField(event.payload, "decision") ?? null, reason: stringField(event.payload, "reason") ?? null };
+  }
+  return {};
+}
+
+/** True when the log already holds the `memory.forgotten` record of `cellId`. */
+function forgetRecorded(existing: readonly EventRecord[], cellId: string): boolean {
+  return existing.some((event) => event.type === forgottenEventType && event.payload.get("cell_id") === cellId);
+}
+
+/**
+ * The quote cells of every event that derives from the target: events whose `target` is the
+ * target or, transitively, such an event (a correction of it, a rollback of that correction).
+ * Their copies of the content (`quotedContentPaths`) are erased with it.
+ */
+function copyCellIds(vault: Vault, logPath: string, existing: readonly EventRecord[], target: { seq: number; hash: string }): string[] {
+  const derived = new Set([`${target.seq}:${target.hash}`]);
+  const positions = new Set<number>();
+  for (const event of existing.slice(target.seq)) {
+    const ref = event.payload.get("target");
+    if (!isJsonObject(ref)) continue;
+    if (!derived.has(`${intField(ref, "seq")}:${stringField(ref, "hash")}`)) continue;
+    derived.add(`${event.seq}:${event.hash}`);
+    positions.add(event.seq);
+  }
+  if (positions.size === 0) return [];
+  const ids: string[] = [];
+  for (const { bytes, position } of readLogLines(logPath)) {
+    if (!positions.has(position)) continue;
+    const parsed = parseJsonBytes(bytes);
+    const payload = isJsonObject(parsed) ? parsed.get("payload") : undefined;
+    if (isJsonObject(payload)) ids.push(...quoteCellIds(vault, payload).filter((id) => !vault.isDestroyed(id)));
+  }
+  return ids;
 }
 
 /** Deletes `<root>/projections` (all derived) and this process's warm indexes. */
@@ -98,40 +147,74 @@ export async function forgetMemory(root: string, sessionId: string, request: For
   const vault = openVault(root, true);
   if (vault === undefined) throw ioError("unreadable_vault", `The erasure key of ${root} is missing`);
   const logPath = sessionLogPath(root, sessionId, "forget in");
+  const target = { seq: targetSeq, hash: request.targetHash };
   let cellId = "";
-  let gateSeq = 0;
+  let resuming = false;
+  let earlierGate: { [key: string]: PlainJson } = {};
   let decision: ReturnType<typeof evaluateEvolutionGate> | undefined;
+  const alreadyForgotten = `Event ${targetSeq} is already forgotten`;
   // The gate's decision is recorded under the log's lock, on exactly the events it is about.
   const gated = await appendPlanned<string>(root, sessionId, (existing) => {
-    const target = existing[targetSeq - 1];
-    if (target === undefined) return { rejected: `No event at seq ${targetSeq} in session ${JSON.stringify(sessionId)} (it has ${existing.length} events)` };
-    if (target.hash !== request.targetHash) return { rejected: `${hashField} does not match the sealed event at seq ${targetSeq} (its hash is ${target.hash})` };
+    const event = existing[targetSeq - 1];
+    if (event === undefined) return { rejected: `No event at seq ${targetSeq} in session ${JSON.stringify(sessionId)} (it has ${existing.length} events)` };
+    if (event.hash !== request.targetHash) return { rejected: `${hashField} does not match the sealed event at seq ${targetSeq} (its hash is ${event.hash})` };
     const cell = cellIdAt(logPath, targetSeq);
-    if (cell === undefined) return { rejected: `Event ${targetSeq} (${target.type}) was not sealed as an erasable cell: only memory events appended while forgetting_enabled is on can be forgotten` };
-    if (vault.isDestroyed(cell)) return { rejected: `Event ${targetSeq} is already forgotten` };
+    if (cell === undefined) return { rejected: `Event ${targetSeq} (${event.type}) was not sealed as an erasable cell: only memory events appended while forgetting_enabled is on can be forgotten` };
     cellId = cell;
+    if (vault.isDestroyed(cell)) {
+      if (forgetRecorded(existing, cell)) return { rejected: alreadyForgotten };
+      // The key was destroyed but the forget stopped before its record: finish it below.
+      resuming = true;
+      earlierGate = recordedGate(existing, event);
+      return [];
+    }
     decision = evaluateEvolutionGate("forget", confidence, policy);
-    return [{ type: gateEventType, actor, payload: gateEventPayload(decision, { seq: target.seq, hash: target.hash }) }];
+    return [{ type: gateEventType, actor, payload: gateEventPayload(decision, { seq: event.seq, hash: event.hash }) }];
   });
   if (gated.rejection !== undefined) throw inputError("invalid_request", `Cannot forget: ${gated.rejection}. Nothing was written.`, { field: seqField });
-  gateSeq = gated.events[0].seq;
-  const target = { seq: targetSeq, hash: request.targetHash };
-  const gate = { seq: gateSeq, hash: gated.events[0].hash, decision: decision!.decision, reason: decision!.reason };
-  if (!decision!.auto_apply) {
+  const gate = resuming ? earlierGate : { seq: gated.events[0].seq, hash: gated.events[0].hash, decision: decision!.decision, reason: decision!.reason };
+  if (decision !== undefined && !decision.auto_apply) {
     return { session_id: sessionId, status: "held_for_review", target, cell_id: cellId, gate };
   }
   // Every derived copy may hold the content: deleted before the key, so a crash between the two
   // never leaves copies of content whose key is gone (only a forget to run again), and once more
   // after the tombstone for a reader that rebuilt them in between.
   dropDerivedCopies(root, "Nothing is forgotten yet: the derived copies");
-  vault.destroy(cellId, reason);
-  const id = forgetId(target, cellId, reason);
-  const tombstone = await appendPlanned(root, sessionId, () => [{
-    type: "memory.forgotten",
-    actor,
-    payload: fromJs({ forget_id: id, target, cell_id: cellId, reason, authority_status: "authoritative" }),
-  }]);
+  let recorded: DestroyedCell | undefined;
+  // Destroying the keys and writing the record happen under the log's lock (and the vault's), in
+  // that order: the vault records who forgot what and why with the destruction, so a process
+  // killed between the two leaves a forget that a re-run finishes (it writes the record from the
+  // vault). SIGINT/SIGTERM wait until the record is written.
+  const tombstone = await runInterruptible(async () =>
+    await appendPlanned<string>(root, sessionId, (existing) => {
+      if (forgetRecorded(existing, cellId)) return { rejected: alreadyForgotten };
+      recorded = vault.destroyedEntry(cellId);
+      if (recorded === undefined) {
+        const copies = copyCellIds(vault, logPath, existing, target);
+        const record = { reason, actor, session_id: sessionId, target, copies };
+        vault.destroy([cellId, ...copies], record);
+        recorded = { at: "", ...record };
+        crashTestPause("forget-key-destroyed");
+      }
+      const copies = recorded.copies ?? [];
+      const recordReason = recorded.reason;
+      return [{
+        type: forgottenEventType,
+        actor: recorded.actor ?? actor,
+        payload: fromJs({
+          forget_id: forgetId(target, cellId, recordReason),
+          target,
+          cell_id: cellId,
+          reason: recordReason,
+          authority_status: "authoritative",
+          ...(copies.length > 0 ? { copy_cell_ids: copies } : {}),
+        }),
+      }];
+    })
+  );
+  if (tombstone.rejection !== undefined) throw inputError("invalid_request", `Cannot forget: ${tombstone.rejection}. Nothing was written.`, { field: seqField });
   dropDerivedCopies(root, "The content is forgotten, but the derived copies");
+  const id = forgetId(target, cellId, recorded!.reason);
   const event = tombstone.events[0];
   return {
     session_id: sessionId,
@@ -141,6 +224,8 @@ export async function forgetMemory(root: string, sessionId: string, request: For
     target_citation: citationUri(sessionId, targetSeq, request.targetHash),
     cell_id: cellId,
     gate,
+    ...(resuming ? { completed_earlier_forget: true } : {}),
+    ...((recorded!.copies ?? []).length > 0 ? { copy_cell_ids: recorded!.copies! } : {}),
     event_type: forgottenEventType,
     seq: event.seq,
     hash: event.hash,

@@ -136,7 +136,8 @@ interface InodeLock extends FileLock {
 async function lockOpenedFile(path: string, mode: "shared" | "exclusive", waitMs: number, create: boolean): Promise<InodeLock> {
   if (runtimeName === "bun") {
     const c = await bunLibc();
-    const fd = fs.openSync(path, create ? "a" : "r");
+    // Creating never follows a link: the file created is the one `path` names.
+    const fd = fs.openSync(path, create ? fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | (fs.constants.O_NOFOLLOW ?? 0) : fs.constants.O_RDONLY, 0o644);
     const op = (mode === "exclusive" ? LOCK_EX : LOCK_SH) | LOCK_NB;
     const deadline = Date.now() + waitMs;
     let delayMs = 1;

@@ -6,7 +6,9 @@
  *
  * Points: `projection-head` (a bulk write's rows are committed and checkpointed, its head is not
  * written yet; blocks, for `kill -9`) and `projection-copy` (inside a catch-up's row transaction,
- * after the first COPY; waits on the event loop until a stop is requested, for SIGINT/SIGTERM).
+ * after the first COPY; waits on the event loop until a stop is requested, for SIGINT/SIGTERM),
+ * and `forget-key-destroyed` (memory/forget.ts: the key is destroyed in the vault, the
+ * `memory.forgotten` record is not written yet; blocks, for `kill -9`).
  */
 import * as fs from "node:fs";
 

@@ -21,6 +21,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { EventRecord } from "../eventloom/envelope.ts";
+import { isZaxyError } from "../errors.ts";
 import { fileSystemErrorCode, fileSystemReason } from "../eventloom/root.ts";
 import { readVerifiedEvents } from "../eventloom/replay.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
@@ -126,15 +127,15 @@ export function assertSessionLogExists(root: string, sessionId: string): void {
 }
 
 /** Verifies and reads a session's log; throws `unknown_session` (2) or `integrity_failure` (1). */
-export async function readVerifiedLog(root: string, sessionId: string): Promise<{ logPath: string; integrity: IntegrityReport; events: EventRecord[] }> {
+export async function readVerifiedLog(root: string, sessionId: string): Promise<{ logPath: string; integrity: IntegrityReport; events: EventRecord[]; checkpointRefused?: string }> {
   const logPath = sessionLogPath(root, sessionId, "read");
-  const { integrity, events } = await readVerifiedEvents(logPath, {
+  const { integrity, events, checkpointRefused } = await readVerifiedEvents(logPath, {
     sessionId,
     checkpointPath: verifiedCheckpointPath(root, sessionId),
     missing: () => unknownSessionError(sessionId, logPath),
     failureMessage: (failure) => `The log of session ${JSON.stringify(sessionId)} ${failure}; it will not be projected`,
   });
-  return { logPath, integrity, events };
+  return { logPath, integrity, events, checkpointRefused };
 }
 
 /**
@@ -189,6 +190,9 @@ export async function projectSession(root: string, sessionId: string, options: P
   const kuzuLoading = options.rebuild && syncGraphStore ? loadKuzu().catch(() => undefined) : undefined;
   const verified = await readVerifiedLog(root, sessionId);
   lap("verify_and_read");
+  if (verified.checkpointRefused !== undefined) {
+    repair(`verified checkpoint "${verifiedCheckpointPath(root, sessionId)}" is not used: ${verified.checkpointRefused.replace(/^the checkpoint /, "it ")}; the log was verified in full and the checkpoint written again`);
+  }
   await kuzuLoading;
   const { logPath, integrity } = verified;
   // From here on the events are reached through `result` only, so that `beforeStoreWrite` can
@@ -205,7 +209,11 @@ export async function projectSession(root: string, sessionId: string, options: P
     if (read.status === "ok") cached = read.rows;
     if (read.status === "invalid") {
       repair(`row cache "${snapshotPath(root, sessionId)}" is not used: ${read.reason}; rebuilding it from ${syncGraphStore ? "the graph store" : "the log"}`);
-      removeSnapshot(root, sessionId);
+      try {
+        removeSnapshot(root, sessionId);
+      } catch {
+        // A read-only root keeps the file; it is refused again, never used.
+      }
     }
   }
   if (!syncGraphStore && cached?.head && logHead !== undefined && cached.head.seq === logHead.seq && cached.head.hash === logHead.hash) {
@@ -394,7 +402,8 @@ function writeRowCache(context: SyncContext): void {
     writeSnapshot(root, sessionId, result.rows!);
   } catch (error) {
     // The answer does not need the cache; without it the next catch-up folds the whole log.
-    if (fileSystemErrorCode(error) === undefined) throw error;
+    // A link under the root (refused, never written through) is no reason to fail the read either.
+    if (fileSystemErrorCode(error) === undefined && !(isZaxyError(error) && error.code === "unsafe_path")) throw error;
     warn(`row cache of session ${sessionId} not written (${storeFailureReason(error)}); the next catch-up folds the whole log`);
   }
   lap("write_cache");

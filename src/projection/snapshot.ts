@@ -7,10 +7,13 @@
  * `zaxy memory checkout` has a 1 s budget. Like everything under `projections/`, it can be
  * deleted.
  *
- * Format (`zaxy.projection.rows.v4`): one header line of JSON, `\n`, then the body (JSON):
- *   {"schema","session_id","head":{...counts},"body_bytes","body_sha256"}
+ * Format (`zaxy.projection.rows.v5`): one header line of JSON, `\n`, then the body (JSON):
+ *   {"schema","session_id","head":{...counts},"body_bytes","body_sha256","mac"}
  *   {"entities":[tuple...],"relations":[tuple...]}
- * The cache is used only when the header parses, the body has exactly `body_bytes` bytes whose
+ * `mac` is HMAC-SHA-256 hex under the root's key (`eventloom/derivedKey.ts`) of JSON [the header
+ * without `mac`]: the body's SHA-256 catches damage, the MAC a forgery by someone who can write
+ * `projections/` but not read `keys/` (a recomputed `body_sha256` does not help them). The cache
+ * is used only when the header parses and its MAC matches, the body has exactly `body_bytes` bytes whose
  * SHA-256 is `body_sha256`, and its rows add up to the head's counts (entity and relation
  * versions, current ones); the projector also requires its head to be an event of the verified
  * log. A file that fails any check is reported (`invalid` with the reason), never served: a cut
@@ -20,6 +23,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { createHash } from "node:crypto";
+import { derivedFileKey, derivedMac, derivedMacMatches } from "../eventloom/derivedKey.ts";
+import { refuseLinkUnderRoot } from "../eventloom/session.ts";
 import { requestGarbageCollection, sha256Hex } from "../platform/mod.ts";
 import type { EntityRow, ProjectionHead, RelationRow, SessionGraphRows } from "./types.ts";
 
@@ -38,6 +43,8 @@ interface SnapshotHeader {
   head: ProjectionHead;
   body_bytes: number;
   body_sha256: string;
+  /** Absent when the root had no key at write: such a cache is never used. */
+  mac?: string;
 }
 
 interface SnapshotBody {
@@ -118,15 +125,21 @@ function writeBody(fd: number, rows: SessionGraphRows): { bytes: number; sha256:
 export function writeSnapshot(root: string, sessionId: string, rows: SessionGraphRows): void {
   if (rows.head === null) return;
   const file = snapshotPath(root, sessionId);
+  refuseLinkUnderRoot(root, file, `write the row cache ${file}`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const bodyTemp = `${file}.body.tmp-${process.pid}`;
   const temp = `${file}.tmp-${process.pid}`;
   try {
-    const bodyFd = fs.openSync(bodyTemp, "w+");
+    // Exclusive: a leftover temp file or a link planted at its name is removed, never written through.
+    fs.rmSync(bodyTemp, { force: true });
+    fs.rmSync(temp, { force: true });
+    const bodyFd = fs.openSync(bodyTemp, "wx+");
     try {
       const body = writeBody(bodyFd, rows);
       const header: SnapshotHeader = { schema: snapshotSchema, session_id: sessionId, head: rows.head, body_bytes: body.bytes, body_sha256: body.sha256 };
-      const fd = fs.openSync(temp, "w");
+      const key = derivedFileKey(root);
+      if (key !== null) header.mac = derivedMac(key, [{ ...header }]);
+      const fd = fs.openSync(temp, "wx");
       try {
         writeAll(fd, Buffer.from(`${JSON.stringify(header)}\n`, "utf8"));
         copyBytes(bodyFd, fd, body.bytes);
@@ -210,6 +223,12 @@ export function readSnapshotChecked(root: string, sessionId: string): SnapshotRe
   }
   if (header.session_id !== sessionId || !isHead(header.head, sessionId)) {
     return { status: "invalid", reason: "its header does not name this session and a head with row counts" };
+  }
+  const key = derivedFileKey(root);
+  if (key === null) return { status: "invalid", reason: "the root has no key to authenticate it with (read-only root?)" };
+  const { mac, ...unsigned } = header;
+  if (!derivedMacMatches(key, [unsigned], mac)) {
+    return { status: "invalid", reason: "it is not authenticated by this root's key (forged, written under another key, or by an older version of zaxy)" };
   }
   const body = bytes.subarray(newline + 1);
   if (newline < 0 || body.length !== header.body_bytes) {

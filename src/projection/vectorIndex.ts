@@ -16,6 +16,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { refuseLinkUnderRoot } from "../eventloom/session.ts";
 import { fileStamp, sha256OfFile, writeChunksAtomically, writeFileAtomic } from "../platform/atomicFile.ts";
 import { projectionsDir } from "./snapshot.ts";
 import type { EntityRow, SessionGraphRows } from "./types.ts";
@@ -136,6 +137,8 @@ function restamp(indexPath: string, meta: VectorMeta): void {
  * so the index returned reads this file whatever another writer renames over the path.
  */
 function save(postings: VectorPostings, indexPath: string, meta: VectorMeta): VectorPostingsFile {
+  // `<root>/projections/vectors/<session>.vectors`: never written through a link under the root.
+  refuseLinkUnderRoot(path.dirname(path.dirname(path.dirname(path.resolve(indexPath)))), indexPath, `write the vector index ${indexPath}`);
   fs.mkdirSync(path.dirname(indexPath), { recursive: true });
   const temp = `${indexPath}.tmp-${process.pid}`;
   let opened: VectorPostingsFile;

@@ -195,10 +195,10 @@ function openChecked(dir: string, entry: ReadModelFile, magic: string, restamped
 function restampManifest(root: string, sessionId: string, manifest: ReadModelManifest, restamped: ReadonlyMap<ReadModelFile, string>): void {
   const file = manifestPath(root, sessionId);
   try {
-    const read = manifestBytes(manifest);
+    const read = manifestBytes(root, manifest);
     if (!fs.readFileSync(file).equals(read)) return;
     const files = Object.fromEntries(Object.entries(manifest.files).map(([key, entry]) => [key, restamped.has(entry) ? { ...entry, stamp: restamped.get(entry)! } : entry]));
-    writeChunksAtomically(file, [manifestBytes({ ...manifest, files: files as ReadModelManifest["files"] })]);
+    writeChunksAtomically(file, [manifestBytes(root, { ...manifest, files: files as ReadModelManifest["files"] })]);
   } catch {
     // The stamps only save hashing on the next read.
   }
@@ -252,6 +252,12 @@ export async function openReadModel(
       events: { afterBytes: manifest.log_bytes, afterSeq: manifest.head.seq, ...tailBounds },
     });
     const head = verified.head;
+    // A forged checkpoint means someone wrote under projections/ without the root's key: the
+    // log verified in full, but nothing else there is taken on trust either (rebuilt from the log).
+    if (verified.checkpointRefused !== null) {
+      closeAll();
+      return { status: "invalid", reason: `its log's verified checkpoint was refused: ${verified.checkpointRefused}` };
+    }
     if (!verified.integrity.ok || verified.integrity.interrupted_append !== undefined || head === null) {
       closeAll();
       return { status: "stale", reason: "the log does not verify as it stands" };

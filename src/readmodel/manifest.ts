@@ -9,6 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { CausalEdge } from "../causal/causalEdges.ts";
 import type { CandidateState } from "../consolidation/status.ts";
+import { derivedFileKey, derivedMac, derivedMacMatches } from "../eventloom/derivedKey.ts";
 import { projectionsDir } from "../projection/snapshot.ts";
 import type { ProjectionHead } from "../projection/types.ts";
 
@@ -63,14 +64,25 @@ export function manifestPath(root: string, sessionId: string): string {
 }
 
 /**
- * The manifest file's bytes: a first line `{"schema","body_bytes","body_sha256"}`, then the
+ * The manifest file's bytes: a first line `{"schema","body_bytes","body_sha256","mac"}`, then the
  * manifest itself, so a changed byte anywhere in it (a fold's value, a recorded checksum) is
- * refused rather than trusted.
+ * refused rather than trusted. `mac` is HMAC-SHA-256 under the root's key
+ * (`eventloom/derivedKey.ts`) of JSON [schema, session, body_bytes, body_sha256]: someone who can
+ * write `projections/` but not read `keys/` cannot make a manifest (and so pin a forged file by
+ * its SHA-256) that a read accepts. Without a key the line has no `mac`, and no read uses it.
  */
-export function manifestBytes(manifest: ReadModelManifest): Buffer {
+export function manifestBytes(root: string, manifest: ReadModelManifest): Buffer {
   const body = Buffer.from(JSON.stringify(manifest), "utf8");
-  const header = { schema: readModelSchema, body_bytes: body.length, body_sha256: createHash("sha256").update(body).digest("hex") };
+  const header: { schema: string; body_bytes: number; body_sha256: string; mac?: string } = {
+    schema: readModelSchema, body_bytes: body.length, body_sha256: createHash("sha256").update(body).digest("hex"),
+  };
+  const key = derivedFileKey(root);
+  if (key !== null) header.mac = derivedMac(key, manifestMacParts(manifest.session_id, header.body_bytes, header.body_sha256));
   return Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`, "utf8"), body]);
+}
+
+function manifestMacParts(sessionId: unknown, bodyBytes: unknown, bodySha256: unknown): unknown[] {
+  return [readModelSchema, sessionId, bodyBytes, bodySha256];
 }
 
 /** The manifest, `missing`, or why it cannot be used. */
@@ -84,13 +96,18 @@ export function readManifest(root: string, sessionId: string): ReadModelManifest
   const newline = bytes.indexOf(0x0a);
   let manifest: ReadModelManifest;
   try {
-    const header = JSON.parse(bytes.subarray(0, newline < 0 ? bytes.length : newline).toString("utf8")) as { schema?: unknown; body_bytes?: unknown; body_sha256?: unknown };
+    const header = JSON.parse(bytes.subarray(0, newline < 0 ? bytes.length : newline).toString("utf8")) as { schema?: unknown; body_bytes?: unknown; body_sha256?: unknown; mac?: unknown };
     if (header?.schema !== readModelSchema) return { problem: `its manifest has schema ${JSON.stringify(header?.schema ?? null)}, not ${readModelSchema}` };
     const body = bytes.subarray(newline + 1);
     if (body.length !== header.body_bytes || createHash("sha256").update(body).digest("hex") !== header.body_sha256) {
       return { problem: "its manifest does not match the size and SHA-256 its first line records" };
     }
     manifest = JSON.parse(body.toString("utf8")) as ReadModelManifest;
+    const key = derivedFileKey(root);
+    if (key === null) return { problem: "the root has no key to authenticate its manifest with (read-only root?)" };
+    if (!derivedMacMatches(key, manifestMacParts(manifest?.session_id, header.body_bytes, header.body_sha256), header.mac)) {
+      return { problem: "its manifest is not authenticated by this root's key (forged, written under another key, or by an older version of zaxy)" };
+    }
   } catch {
     return { problem: "its manifest is not JSON" };
   }

@@ -9,6 +9,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { EventRecord } from "../eventloom/envelope.ts";
+import { refuseLinkUnderRoot } from "../eventloom/session.ts";
 import { fileStamp, writeChunksAtomically } from "../platform/atomicFile.ts";
 import { createHash } from "node:crypto";
 import type { SessionGraphRows } from "../projection/types.ts";
@@ -90,6 +91,7 @@ export function writeReadModel(
   }
   const head = rows.head!;
   const dir = readModelDir(root, sessionId);
+  refuseLinkUnderRoot(root, manifestPath(root, sessionId), `write the read model of session ${JSON.stringify(sessionId)}`);
   fs.mkdirSync(dir, { recursive: true });
   const generation = `${head.seq}-${head.hash.slice(0, 12)}`;
 
@@ -152,7 +154,7 @@ export function writeReadModel(
     relation_types: adjacency.relationTypes,
     folds: storedFoldState(index.folds),
   };
-  writeChunksAtomically(manifestPath(root, sessionId), [manifestBytes(manifest)]);
+  writeChunksAtomically(manifestPath(root, sessionId), [manifestBytes(root, manifest)]);
   removeOtherGenerations(dir, manifest);
   return manifest;
 }

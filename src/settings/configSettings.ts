@@ -87,7 +87,9 @@ export function writeConfigObject(root: string, object: { [key: string]: unknown
   const temp = `${file}.tmp-${process.pid}`;
   try {
     fs.mkdirSync(root, { recursive: true });
-    fs.writeFileSync(temp, JSON.stringify({ ...object, schema: configSchema }, null, 2) + "\n");
+    // Exclusive: a leftover temp file or a link planted at its name is removed, never written through.
+    fs.rmSync(temp, { force: true });
+    fs.writeFileSync(temp, JSON.stringify({ ...object, schema: configSchema }, null, 2) + "\n", { flag: "wx" });
     // Renamed into place: a crash or a full disk leaves the old file whole, never half a new one.
     fs.renameSync(temp, file);
   } catch (error) {

@@ -64,7 +64,8 @@ export function mirrorCount(logPath: string, fd?: number): MirrorCount {
 export function saveMirrorCount(logPath: string, count: MirrorCount): void {
   try {
     const temp = `${countPath(logPath)}.tmp-${process.pid}`;
-    fs.writeFileSync(temp, JSON.stringify(count));
+    fs.rmSync(temp, { force: true });
+    fs.writeFileSync(temp, JSON.stringify(count), { flag: "wx" });
     fs.renameSync(temp, countPath(logPath));
   } catch {
     // Only a shortcut: the next reader counts the lines itself.
@@ -238,7 +239,7 @@ export async function catchUpThread(q: Queryable, thread: string, logPath: strin
   let fd: number;
   try {
     fs.mkdirSync(path.dirname(logPath), { recursive: true });
-    fd = fs.openSync(logPath, "a+");
+    fd = fs.openSync(logPath, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT | (fs.constants.O_NOFOLLOW ?? 0), 0o644);
   } catch (error) {
     throw ioError("unwritable_root", `Cannot write the local copy of session ${JSON.stringify(thread)} (${logPath}): ${fileSystemReason(error)}`);
   }

@@ -188,14 +188,15 @@ describe("boundaries that are accepted", () => {
     assert.deepEqual(fs.readdirSync(path.join(dir, ".eventloom")), [`${id}.jsonl`]);
   });
 
-  test("session ids with dots that are not . or .. are fine (fleet.alpha, ..x, a..b, -leading-dash)", () => {
+  test("session ids with dots that are not . or .. are fine (team.alpha, ..x, a..b, -leading-dash)", () => {
     const dir = makeTempDir("session");
-    for (const id of ["fleet.alpha", "..x", "a..b", "-leading-dash"]) {
+    // fleet.<id> is a fleet's own thread, which only the fleet commands write (reliability tests cover it).
+    for (const id of ["team.alpha", "..x", "a..b", "-leading-dash"]) {
       // `=` form: a value starting with "-" would otherwise read as an option.
       const run = runZaxy([...appendArgs, `--session-id=${id}`], { cwd: dir });
       assert.equal(run.code, 0, `${id}: ${run.stderr}`);
     }
-    assert.deepEqual(fs.readdirSync(path.join(dir, ".eventloom")).sort(), ["-leading-dash.jsonl", "..x.jsonl", "a..b.jsonl", "fleet.alpha.jsonl"]);
+    assert.deepEqual(fs.readdirSync(path.join(dir, ".eventloom")).sort(), ["-leading-dash.jsonl", "..x.jsonl", "a..b.jsonl", "team.alpha.jsonl"]);
   });
 
   test("a payload nested right up to the parser's depth limit is appended or rejected with exit 2 — never exit 3, never an empty log left behind", () => {

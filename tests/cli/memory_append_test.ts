@@ -125,12 +125,13 @@ describe("zaxy memory append", () => {
     }
   });
 
-  test("mixed: v1 lines, then memory.rolled_back forces legacy, and legacy stays; ref_verify.py accepts the file", () => {
+  test("mixed: v1 lines, then user.preference_changed forces legacy, and legacy stays; ref_verify.py accepts the file", () => {
     const dir = makeTempDir("append-mixed");
     const docs = [
       append(dir, "goal.created", { title: "one" }),
       append(dir, "task.started", { task_id: "t" }),
-      append(dir, "memory.rolled_back", { target_seq: 1 }, [], /legacy/),
+      // A plain type v1 cannot carry (an underscore); governance types such as memory.rolled_back are not plain appends.
+      append(dir, "user.preference_changed", { preference: "tabs" }, [], /legacy/),
       append(dir, "goal.created", { title: "after" }),
     ];
     assert.deepEqual(docs.map((d) => d.envelope), ["v1", "v1", "legacy", "legacy"]);

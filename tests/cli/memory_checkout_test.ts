@@ -87,9 +87,10 @@ before(() => {
 describe("zaxy memory status, checkout and query", () => {
   test("status before any read: the projection is 7 events behind and nothing exists yet", slow, () => {
     const status = jsonOk(["memory", "status"]);
-    assert.deepEqual(Object.keys(status), ["schema", "session_id", "log", "projection", "read_model", "vectors", "invalid_derived_events"]);
+    assert.deepEqual(Object.keys(status), ["schema", "session_id", "log", "projection", "read_model", "vectors", "invalid_derived_events", "unauthorised_governance_events"]);
     assert.equal(status.read_model, null, "no read model before the first read");
     assert.deepEqual(status.invalid_derived_events, []);
+    assert.deepEqual(status.unauthorised_governance_events, []);
     assert.equal(status.schema, "zaxy.memory.status.v1");
     assert.deepEqual({ ...status.log, path: undefined }, { path: undefined, events: 7, integrity_ok: true, broken_at_seq: null, broken_reason: null });
     assert.equal(status.projection.head_seq, 0);

@@ -9,6 +9,8 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
+import { fromJs } from "../../src/canonical/mod.ts";
+import { appendEvents } from "../../src/eventloom/append.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { runZaxy, stackTraceLines, type ZaxyRun } from "../cli/zaxy.ts";
 
@@ -61,7 +63,7 @@ function sealedHash(session: string, seq: number): { hash: string; type: string 
 }
 
 describe("checkout fleet lane", () => {
-  before(() => {
+  before(async () => {
     dir = makeTempDir("zaxy-fleet-checkout");
     root = path.join(dir, ".eventloom");
     fs.mkdirSync(root, { recursive: true });
@@ -80,11 +82,12 @@ describe("checkout fleet lane", () => {
     rolledBack = jsonOk(["fleet", "promote-skill", "alpha", "--skill-id", "auth-guess", "--skill-version", "1", "--source-event", a3, "--confidence", "0.95", ...common]);
     jsonOk(["fleet", "rollback", "alpha", "--promotion", rolledBack.promotion_id, "--reason", "wrong", "--actor", "coordinator"]);
     assert.deepEqual([active.review_status, pending.review_status], ["active", "pending"]);
-    // An active promotion scoped to a mission, written straight into the fleet thread: the lane must skip it.
-    jsonOk(["memory", "append", "fleet.outcome.propagated", "--actor", "agent-a", "--session-id", "fleet.alpha", "--payload-json", JSON.stringify({
+    // An active promotion scoped to a mission, written straight into the fleet thread through the
+    // library (a plain append to a fleet thread is refused): the lane must skip it.
+    await appendEvents(root, "fleet.alpha", [{ type: "fleet.outcome.propagated", actor: "agent-a", payload: fromJs({
       fleet_id: "alpha", promotion_id: "fleetpromo:" + "a".repeat(24), outcome: "success", summary: "mission-only lesson", origin_session: "agent-a",
       origin_actor: "agent-a", visibility_scope: "mission", confidence: 0.99, source_events: [], review_status: "active", authority_status: "non_authoritative",
-    })]);
+    }) }]);
   }, slow);
 
   test("lane off: --fleet-id is ignored, said on stderr and in the JSON warnings; otherwise the answer is a plain checkout's", slow, () => {

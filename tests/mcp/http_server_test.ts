@@ -125,6 +125,19 @@ describe("zaxy serve --http", { skip }, () => {
       assert.equal((await fetch(server.url.replace("/mcp", "/other"), { method: "POST", body: "{}" })).status, 404);
       assert.equal((await fetch(server.url, { method: "PUT", body: "{}" })).status, 405);
       const client = await connect(server.url);
+      // A tool call that gives one key twice (raw text) is refused before it reaches the tool.
+      const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId ?? "";
+      const repeated = await post(
+        '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"memory_append","arguments":{"event_type":"note.added","actor":"a","payload":{"n":1,"n":2}}}}',
+        { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" },
+      );
+      assert.equal(repeated.status, 400);
+      assert.deepEqual(await repeated.json(), {
+        jsonrpc: "2.0",
+        id: 9,
+        error: { code: -32602, message: 'Invalid params for "tools/call": key "n" appears twice in one object; each key may appear once' },
+      });
+      assert.equal(fs.existsSync(path.join(server.root, "default.jsonl")), false, "nothing was written");
       const ok = await call(client, "memory_append", { event_type: "goal.created", actor: "a", payload: { title: "still serving" } });
       assert.equal(ok.isError, false);
       let limited = 0;

@@ -191,6 +191,21 @@ describe("zaxy serve answers every malformed line and keeps serving", { skip }, 
     assert.equal(error.message, 'Invalid arguments for memory_replay: from_seq must be a number, got the string "one"');
   });
 
+  test("a tools/call that gives a payload key twice is -32602 naming the key, and nothing is written", async () => {
+    const root = tempEventloomRoot("zaxy-mcp-faults");
+    const server = startRaw(root);
+    server.child.stdin.write(line(initialize) + line(initialized));
+    // Raw text: JSON.stringify cannot repeat a key.
+    server.child.stdin.write('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_append","arguments":{"event_type":"note.added","actor":"a","payload":{"n":1,"n":2}}}}\n');
+    server.child.stdin.write('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_append","arguments":{"event_type":"note.added","event_type":"goal.created","actor":"a","payload":{}}}}\n');
+    server.child.stdin.end(line({ jsonrpc: "2.0", id: 3, method: "ping" }));
+    assert.equal(await server.exited, 0, server.stderr());
+    assertError(byId(server.replies, 1), 1, -32602, /^Invalid params for "tools\/call": key "n" appears twice in one object; each key may appear once$/);
+    assertError(byId(server.replies, 2), 2, -32602, /key "event_type" appears twice/);
+    assert.deepEqual(byId(server.replies, 3).result, {});
+    assert.equal(fs.existsSync(path.join(root, "default.jsonl")), false, "nothing was written");
+  });
+
   test("malformed responses and notifications are not answered, and each is one readable diagnostic line", async () => {
     const server = startRaw(tempEventloomRoot("zaxy-mcp-faults"));
     server.child.stdin.write(line(initialize) + line(initialized));

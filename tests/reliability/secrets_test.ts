@@ -182,6 +182,9 @@ describe("redaction time stays linear on 1 MiB of near matches", () => {
     "assignments without values": fill("password="),
     "base64 without context": fill("Abc/+0"),
     "digits": fill("1234567890"),
+    "command lines without passwords (mysql, docker login, htpasswd)": fill("mysql -u docker login htpasswd -b x "),
+    "unclosed secret XML elements": fill("<password>aaaa"),
+    "short base64 runs (each one decoded)": fill("QUFBQUFBQUFBQUFBQUFBQUFBQUFB "),
     "every format's keywords (all patterns run) over long words": fill(secretFormats.flatMap((format) => format.keywords).join("a") + "a".repeat(200)),
   };
   for (const [name, text] of Object.entries(hostile)) {

@@ -273,7 +273,7 @@ describe("read model relation table and fold base (issue 14, tail catch-up)", ()
     const files: Partial<ReadModelManifest["files"]> = { ...manifest.files };
     delete files.relations;
     delete files.node_keys;
-    fs.writeFileSync(manifestPath(copy.root, sessionId), manifestBytes({ ...manifest, files: files as ReadModelManifest["files"] }));
+    fs.writeFileSync(manifestPath(copy.root, sessionId), manifestBytes(copy.root, { ...manifest, files: files as ReadModelManifest["files"] }));
     const opening = await open(copy);
     assert.deepEqual(opening, { status: "invalid", reason: "its manifest was written by an earlier version of zaxy and lists no relations file" });
 

@@ -15,6 +15,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { mixedSessionItems, sampleQueries, writeMixedSession } from "../../src/bench/mixedSession.ts";
+import { derivedFileKey, derivedMac } from "../../src/eventloom/derivedKey.ts";
 import { projectSession } from "../../src/projection/projector.ts";
 import { readSnapshotChecked, snapshotPath, snapshotSchema, writeSnapshot } from "../../src/projection/snapshot.ts";
 import type { EntityRow, RelationRow, SessionGraphRows } from "../../src/projection/types.ts";
@@ -82,6 +83,8 @@ describe("zaxy reproject with bounded memory", () => {
     assert.equal(run.code, 0, run.stdout + run.stderr);
     assert.equal(run.stderr, "");
     report = JSON.parse(run.stdout);
+    // One key for both roots, so their authenticated derived files can be compared byte for byte.
+    fs.cpSync(path.join(cliRoot, "keys"), path.join(referenceRoot, "keys"), { recursive: true });
     await reprojectInProcess(referenceRoot);
   });
 
@@ -144,6 +147,9 @@ describe("projectSession beforeStoreWrite", () => {
     const plain = path.join(cwd, "plain", ".eventloom");
     await writeMixedSession(hooked, sessionId, mixedSessionItems(300, 5).items);
     copySessionLog(hooked, plain);
+    // One key for both roots, so their authenticated row caches can be compared byte for byte.
+    derivedFileKey(hooked);
+    fs.cpSync(path.join(hooked, "keys"), path.join(plain, "keys"), { recursive: true });
     let seen: { rows: SessionGraphRows; eventCount: number; lastHash: string } | undefined;
     const withHook = await projectSession(hooked, sessionId, {
       rebuild: true,
@@ -226,7 +232,9 @@ describe("row cache written in blocks", () => {
       ]),
     }), "utf8");
     assert.ok(body.length > 2 * 1024 * 1024, `the body spans several blocks of 1 Mi characters (${body.length} bytes)`);
-    const header = { schema: snapshotSchema, session_id: sessionId, head, body_bytes: body.length, body_sha256: createHash("sha256").update(body).digest("hex") };
+    const unsigned = { schema: snapshotSchema, session_id: sessionId, head, body_bytes: body.length, body_sha256: createHash("sha256").update(body).digest("hex") };
+    // The header ends with its MAC under the root's key (derivedKey.ts).
+    const header = { ...unsigned, mac: derivedMac(derivedFileKey(root)!, [unsigned]) };
     const expected = Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`, "utf8"), body]);
     assert.deepEqual(fs.readFileSync(snapshotPath(root, sessionId)), expected);
     const read = readSnapshotChecked(root, sessionId);

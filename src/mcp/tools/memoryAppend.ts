@@ -4,7 +4,7 @@
  */
 import * as z from "zod";
 import { fromJs } from "../../canonical/mod.ts";
-import { recordEvents } from "../../memory/record.ts";
+import { recordInputEvents } from "../../memory/plainInput.ts";
 import { actorSchema, eventTypeSchema, payloadSchema } from "../eventSchemas.ts";
 import { resolveSessionId, sessionIdSchema } from "../sessionArgument.ts";
 import { defineTool } from "../tool.ts";
@@ -24,7 +24,7 @@ export const memoryAppendTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, ctx) {
     const sessionId = resolveSessionId(ctx, args.session_id, args.thread);
-    const { events, generated, warnings } = await recordEvents(ctx.eventloomPath, sessionId, [
+    const { events, generated, warnings } = await recordInputEvents(ctx.eventloomPath, sessionId, [
       { type: args.event_type, actor: args.actor, payload: fromJs(args.payload) },
     ]);
     // Python's memory_append result: the appended event without the envelope name.

@@ -5,7 +5,7 @@
  */
 import * as z from "zod";
 import { fromJs } from "../../canonical/mod.ts";
-import { recordEvents } from "../../memory/record.ts";
+import { recordInputEvents } from "../../memory/plainInput.ts";
 import { batchEventsMax, eventTextCharsMax } from "../../limits.ts";
 import { actorSchema, eventIdSchema, eventTypeSchema, payloadSchema } from "../eventSchemas.ts";
 import { resolveSessionId, sessionIdSchema } from "../sessionArgument.ts";
@@ -42,7 +42,7 @@ export const memoryIngestTool = defineTool({
       causedBy: item.caused_by,
       id: item.id,
     }));
-    const result = await recordEvents(ctx.eventloomPath, sessionId, items, { dedupProducerRefs: true });
+    const result = await recordInputEvents(ctx.eventloomPath, sessionId, items, { dedupProducerRefs: true });
     return {
       imported: result.events.length,
       deduped: result.deduped,

@@ -38,6 +38,22 @@ function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
+/**
+ * The command that writes a governance type, which a plain append refuses (src/memory/plainInput.ts
+ * holds the rule); undefined for a type anyone may append.
+ */
+function writtenOnlyBy(type: string): string | undefined {
+  if (type.startsWith("fleet.")) return "the `zaxy fleet` commands (and MCP `fleet_*` tools), on the fleet's own thread";
+  const commands: Record<string, string> = {
+    "memory.rolled_back": "`zaxy memory rollback` (MCP `memory_rollback`)",
+    "memory.forgotten": "`zaxy memory forget` (MCP `memory_forget`)",
+    "memory.rule.generated": "`zaxy memory outcome` (MCP `memory_outcome`)",
+    "memory.rule.proposed": "`zaxy memory outcome` (MCP `memory_outcome`)",
+    "evolution.gate.evaluated": "`zaxy memory evolution-gate`, and the commands that ask the gate (forget, rollback, outcome, fleet promotions)",
+  };
+  return commands[type];
+}
+
 function appendCommand(doc: EventTypeDoc): string {
   return `zaxy memory append ${doc.type} --actor ${exampleContext.actor} --payload-json ${shellQuote(JSON.stringify(doc.example))}`;
 }
@@ -94,6 +110,11 @@ function typeSection(doc: EventTypeDoc, retentionCount: number): string[] {
   }
   for (const derived of doc.derived) lines.push(...derivedLines(derived));
   if (!doc.v1) lines.push(`- **Envelope:** legacy: a log this type is appended to is written in legacy lines from then on ([Envelopes](#envelopes))`);
+  const owner = writtenOnlyBy(doc.type);
+  if (owner !== undefined) {
+    lines.push(`- **Written by:** ${owner} only; a plain append or ingest of this type is refused ([Input rules](#input-rules))`, "");
+    return lines;
+  }
   lines.push("", "```sh", appendCommand(doc), "```", "");
   return lines;
 }
@@ -117,7 +138,8 @@ export function renderEventsDoc(): string {
     "     Do not edit by hand: tests/projection/vocabulary_test.ts fails when this file and the code disagree. -->",
     "",
     "Any event type can be appended (`zaxy memory append TYPE`, `zaxy memory ingest`, MCP `memory_append` and",
-    "`memory_ingest`). The types below are the ones the engine reads: it turns them into the entities and edges",
+    "`memory_ingest`), except the governance types only their commands write (\"Input rules\" below). The types",
+    "below are the ones the engine reads: it turns them into the entities and edges",
     "that checkout, query and the causal walks read, or derives further events from them. For each type: the",
     "payload fields it reads, what its example becomes, and the command that appends the example.",
     "",
@@ -126,6 +148,31 @@ export function renderEventsDoc(): string {
     `example, and the graph is what they build from it, as event seq ${exampleContext.seq} of session ${code(exampleContext.thread)} by actor`,
     `${code(exampleContext.actor)}. A field can be missing: each has a default or a fallback, and a payload an extractor`,
     "cannot read at all is kept as a generic entity (below).",
+    "",
+    "## Input rules",
+    "",
+    "Every append path (CLI `memory append` and `memory ingest`, MCP `memory_append` and `memory_ingest`, HTTP through",
+    "the same tools) refuses these with exit 2 (MCP `invalid_request`), naming the field; nothing is written.",
+    "Logs that already hold such events still verify: these are rules for new input, not for the chain.",
+    "",
+    "- **Fleet threads.** A session `fleet.<id>` (and `fleet.global`) is a fleet's own log, written only by the",
+    "  `zaxy fleet` commands and `fleet_*` tools (`governance_write`).",
+    "- **Governance types.** `evolution.gate.evaluated`, `memory.rolled_back`, `memory.forgotten`,",
+    "  `memory.rule.generated`, `memory.rule.proposed` and every `fleet.*` type record a decision of",
+    "  `memory evolution-gate`, `memory rollback`, `memory forget`, `memory outcome` or the fleet commands; a plain",
+    "  append or ingest may not write them (`governance_write`).",
+    "- **Reserved payload keys.** A top-level payload key starting with `__zaxy_` (`__zaxy_forgotten`,",
+    "  `__zaxy_cipher`, `__zaxy_producer_ref`, `__zaxy_security`) is the engine's own (`invalid_event`, naming",
+    "  `payload.<key>`). Nested keys are the producer's data. An event as zaxy prints it shows its producer ref",
+    "  as payload `__zaxy_producer_ref`; `zaxy memory ingest` takes that back as the line's `producer_ref`.",
+    "- **Duplicate keys.** A key given twice in one JSON object (`{\"n\":1,\"n\":2}`) in `--payload-json`,",
+    "  `--payload-file`, a stdin payload or an ingest line (`duplicate_key`, naming the key). MCP arguments",
+    "  arrive already parsed by the JSON-RPC layer, which keeps the last value.",
+    "- **Invisible characters.** An event type, actor, id or ref holding a control character (Unicode Cc) or",
+    "  an invisible formatting character (Cf: bidirectional overrides and isolates U+202A-202E and",
+    "  U+2066-2069, zero-width characters and marks U+200B-200F, the byte-order mark U+FEFF) would display as",
+    "  another name (`invalid_event`, the character spelled `U+202E`). Session ids are already limited to",
+    "  `A-Z a-z 0-9 . _ -`.",
     "",
     "## Unknown types",
     "",

@@ -10,11 +10,14 @@ export const fleetAuditCommand = defineCommand({
   description:
     "For every promotion: actor, origin_actor, origin_session, the eventloom:// citations of its\n" +
     "source events in <root>/<origin_session>.jsonl and of its gate event, each checked to resolve\n" +
-    "to a sealed event with exactly that hash. Exit 1 when any ref does not resolve. --json prints\n" +
+    "to a sealed event with exactly that hash, and every fleet event whose actor lacked the authority\n" +
+    "the fleet commands require (not applied to the fleet's state). Exit 1 when any ref does not\n" +
+    "resolve or any such event exists. --json prints\n" +
     "{fleet_id, thread, ok, promotion_count, ref_count, unresolved_count, promotions[{promotion_id,\n" +
     "kind, review_status, summary, actor, origin_actor, origin_session, promotion_event, gate_event,\n" +
     "source_refs[{seq, hash, citation, resolved, event_type, event_actor}]}], unresolved[{promotion_id,\n" +
-    "ref, citation, seq, hash, problem}]}.",
+    "ref, citation, seq, hash, problem}], unauthorised_governance_event_count,\n" +
+    "unauthorised_governance_events[{seq, hash, event_type, actor, reason, citation}]}.",
   options: {},
   positionals: fleetIdPositional,
   examples: ["zaxy fleet audit alpha --json"],
@@ -31,6 +34,9 @@ export const fleetAuditCommand = defineCommand({
         lines.push(`  gate   ${gate === null ? "-" : gate.citation}`);
       }
       for (const u of doc.unresolved as Array<{ [key: string]: PlainJson }>) lines.push(`UNRESOLVED ${u.promotion_id} ${u.ref} ${u.citation ?? ""}: ${u.problem}`);
+      for (const u of doc.unauthorised_governance_events as Array<{ [key: string]: PlainJson }>) {
+        lines.push(`UNAUTHORISED ${u.event_type} by ${u.actor} ${u.citation}: ${u.reason} (not applied to the fleet's state)`);
+      }
       return lines.join("\n");
     });
     return doc.ok ? 0 : 1;

@@ -1,5 +1,5 @@
 /** `zaxy memory append TYPE --actor A [--payload-json J | --payload-file F | stdin]`. */
-import { recordEvents } from "../../../memory/record.ts";
+import { recordInputEvents } from "../../../memory/plainInput.ts";
 import { inputError } from "../../../errors.ts";
 import { isBlankLine } from "../../../eventloom/blank.ts";
 import { payloadBytesMax, payloadDocumentBytesMax } from "../../../limits.ts";
@@ -50,7 +50,7 @@ export const memoryAppendCommand = defineCommand({
   async run(ctx) {
     const actor = requiredActor(ctx);
     const payload = await readPayload(ctx);
-    const { events, generated, warnings } = await recordEvents(ctx.global.eventloomPath, ctx.global.sessionId, [{ type: ctx.positionals[0], actor, payload }]);
+    const { events, generated, warnings } = await recordInputEvents(ctx.global.eventloomPath, ctx.global.sessionId, [{ type: ctx.positionals[0], actor, payload }]);
     const event = events[0];
     // Recovering an append a crash interrupted is never silent: stderr, and `warnings` in JSON.
     for (const warning of warnings) ctx.io.stderr(`zaxy: warning: ${warning}\n`);

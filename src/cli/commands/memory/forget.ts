@@ -10,11 +10,13 @@ export const memoryForgetCommand = defineCommand({
   description:
     "Needs \"forgetting_enabled\": true in config.json (zaxy init --forgetting) when the event was\n" +
     "appended. The evolution gate decides op forget (--confidence, default 1.0) and is recorded;\n" +
-    "then the event's cell key is destroyed, memory.forgotten {forget_id, target, cell_id, reason}\n" +
+    "then the keys of the event's cell and of the copies other events made of its content\n" +
+    "(corrections, rollbacks) are destroyed, memory.forgotten {forget_id, target, cell_id, reason}\n" +
     "is appended and every derived copy under <root>/projections is deleted. From then on every\n" +
-    "reader shows [FORGOTTEN]; the hash chain stays valid (zaxy verify, ref_verify.py). --json\n" +
+    "reader shows [FORGOTTEN]; the hash chain stays valid (zaxy verify, ref_verify.py). If a\n" +
+    "forget was stopped after destroying the key, running it again writes its record. --json\n" +
     "prints {session_id, status, forget_id, target, target_citation, cell_id, gate, event_type,\n" +
-    "seq, hash, citation}.",
+    "seq, hash, citation[, copy_cell_ids][, completed_earlier_forget]}.",
   options: {
     "target-seq": { type: "string", valueName: "N", description: "Seq of the event to forget (required)" },
     "target-hash": { type: "string", valueName: "H", description: "Its hash, 64 hex (required)" },

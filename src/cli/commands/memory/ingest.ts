@@ -1,7 +1,7 @@
 /** `zaxy memory ingest [FILE|-]`: append a JSONL batch of external events, all or nothing. */
 import { isJsonObject, type JsonObject } from "../../../canonical/mod.ts";
 import { type AppendItem, checkItems, describeItemIssue } from "../../../eventloom/mod.ts";
-import { recordEvents } from "../../../memory/record.ts";
+import { recordInputEvents } from "../../../memory/plainInput.ts";
 import { inputError } from "../../../errors.ts";
 import { isBlankLine } from "../../../eventloom/blank.ts";
 import { ingestBytesMax, lineBytesMax } from "../../../limits.ts";
@@ -19,6 +19,8 @@ const itemKeys = new Set(["event_type", "type", "actor", "payload", "producer_re
  */
 export const readOutputKeys = new Set(["seq", "timestamp", "thread", "security", "prev_hash", "hash", "event_id", "envelope", "citation"]);
 
+const printedProducerRefKey = "__zaxy_producer_ref";
+
 const allowedText = "event_type (or type), actor, payload, producer_ref, parent_event_id, caused_by, id";
 
 /** Turns one JSONL item into an AppendItem, collecting problems (one per line) and the read-output fields it carried. */
@@ -31,11 +33,24 @@ function toItem(object: JsonObject, line: number, problems: string[], dropped: S
   if (eventType !== undefined && type !== undefined && !(typeof eventType === "string" && eventType === type)) {
     problems.push(`line ${line}: "event_type" and "type" name different types; give one`);
   }
+  // An event as zaxy prints it shows its producer ref inside the payload (`__zaxy_producer_ref`,
+  // a key the engine reserves): it is taken back as the item's producer_ref, so the printed
+  // events of an ingest can be ingested again.
+  let payload = object.get("payload");
+  let producerRef = object.get("producer_ref");
+  const printedRef = isJsonObject(payload) ? payload.get(printedProducerRefKey) : undefined;
+  if (isJsonObject(payload) && typeof printedRef === "string") {
+    if (producerRef !== undefined && producerRef !== printedRef) {
+      problems.push(`line ${line}: "producer_ref" and payload "${printedProducerRefKey}" differ; give one`);
+    }
+    payload = new Map([...payload].filter(([key]) => key !== printedProducerRefKey));
+    producerRef ??= printedRef;
+  }
   return {
     type: eventType ?? type,
     actor: object.get("actor"),
-    payload: object.get("payload"),
-    producerRef: object.get("producer_ref"),
+    payload,
+    producerRef,
     parentEventId: object.get("parent_event_id"),
     causedBy: object.get("caused_by"),
     id: object.get("id"),
@@ -124,7 +139,7 @@ export const memoryIngestCommand = defineCommand({
     const bytes = file === "-" ? await ctx.io.readStdin(ingestBounds) : readInputFile(file, "FILE", ingestBounds);
     const dropped = new Set<string>();
     const items = parseIngestLines(bytes, file === "-" ? "stdin" : file, dropped);
-    const result = await recordEvents(ctx.global.eventloomPath, ctx.global.sessionId, items, { dedupProducerRefs: true });
+    const result = await recordInputEvents(ctx.global.eventloomPath, ctx.global.sessionId, items, { dedupProducerRefs: true });
     if (dropped.size > 0) {
       const fields = [...readOutputKeys].filter((key) => dropped.has(key));
       result.warnings.unshift(`the input carries fields of zaxy's read output (${fields.join(", ")}): they were not kept; the log assigns its own seq, time, hashes and event ids`);

@@ -68,6 +68,16 @@ export const memoryStatusCommand = defineCommand({
     if (invalidDerived.length > 0) {
       ctx.io.stderr(`zaxy: warning: session ${sessionId} holds ${invalidDerived.length} invalid derived event(s) (seq ${invalidDerived.map((e) => e.seq).join(", ")}); they are not projected\n`);
     }
+    // A fleet thread: the fleet events its replay refused for want of authority (fleet/replay.ts).
+    let unauthorised: Array<{ seq: number; hash: string; event_type: string; actor: string; reason: string }> = [];
+    if (integrity.ok && sessionId.startsWith("fleet.")) {
+      const { readVerifiedSession } = await import("../../../fleet/fleetLog.ts");
+      const { summarizeFleetEvents } = await import("../../../fleet/replay.ts");
+      unauthorised = summarizeFleetEvents(sessionId.slice("fleet.".length), (await readVerifiedSession(root, sessionId)) ?? []).unauthorised;
+    }
+    if (unauthorised.length > 0) {
+      ctx.io.stderr(`zaxy: warning: fleet thread ${sessionId} holds ${unauthorised.length} fleet event(s) no fleet command would have written (seq ${unauthorised.map((e) => e.seq).join(", ")}); they are not applied (zaxy fleet audit lists them)\n`);
+    }
     const doc: Record<string, unknown> = {
       session_id: sessionId,
       log: { path: logPath, events, integrity_ok: integrity.ok, broken_at_seq: integrity.broken_at_seq, broken_reason: integrity.broken_reason },
@@ -91,6 +101,8 @@ export const memoryStatusCommand = defineCommand({
         : { path: vectorIndexPath(root, sessionId), count: vectorMeta.count, dim: vectorMeta.dim, head_seq: vectorMeta.head_seq, quantization: vectorMeta.quantization },
       // Sealed causal edges their producer would never write (causal/derivedEventRules.ts).
       invalid_derived_events: invalidDerived,
+      // Fleet threads only: events whose actor lacked the authority the fleet commands require.
+      unauthorised_governance_events: unauthorised,
     };
     if (booleanOption(ctx, "graph")) {
       const { headCountMismatch, KuzuStore } = await import("../../../projection/kuzuStore.ts");
@@ -137,6 +149,10 @@ export const memoryStatusCommand = defineCommand({
         ...(invalidDerived.length === 0 ? [] : [
           `invalid derived events: ${invalidDerived.length} (their producer never writes them; not projected)`,
           ...invalidDerived.map((e) => `  - seq ${e.seq} ${e.type} ${e.hash.slice(0, 12)}: ${e.reason}`),
+        ]),
+        ...(unauthorised.length === 0 ? [] : [
+          `unauthorised governance events: ${unauthorised.length} (no fleet command would have written them; not applied)`,
+          ...unauthorised.map((e) => `  - seq ${e.seq} ${e.event_type} by ${e.actor}: ${e.reason}`),
         ]),
         `vectors: ${vectorMeta === null ? "none yet" : `${vectorMeta.count} x ${vectorMeta.dim} (${vectorMeta.quantization})`}`,
         ...(doc.graph ? [graphLine(doc.graph as { counts: unknown; behind_by: number })] : []),
