@@ -257,7 +257,11 @@ describe("consolidation candidates in checkout", () => {
       assert.equal(fact.authority_status, "non_authoritative");
       const line = promptSection(doc.prompt, "## Current Facts").find((entry) => entry.includes(accepted.created.citation));
       assert.ok(line !== undefined && line.includes("(accepted, non-authoritative)"), String(line));
-      assert.equal(doc.diagnostics.consolidation_candidates.accepted_count, 1);
+      // The two invalidated candidates were accepted too, but their windows are closed: only one
+      // accepted candidate is a current fact. (The diagnostics count every retrieved version, as
+      // Python does, and whether a closed one is retrieved depends on the ranking.)
+      assert.equal(doc.current_facts.filter((item: Item) => item.review_status === "accepted").length, 1, JSON.stringify(doc.current_facts));
+      assert.ok(doc.diagnostics.consolidation_candidates.accepted_count >= 1);
     });
 
     test("a long-horizon item carries its review status in JSON and on its line", slow, () => {
