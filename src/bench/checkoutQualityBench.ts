@@ -20,6 +20,7 @@ import * as path from "node:path";
 import { fromJs } from "../canonical/mod.ts";
 import { appendEvents } from "../eventloom/append.ts";
 import { citationUri } from "../eventloom/citation.ts";
+import type { MemoryCheckout } from "../checkout/mod.ts";
 import { validateMemoryRequest } from "../memory/request.ts";
 import { MemoryService } from "../memory/service.ts";
 import { qualitySplits, type QualitySetSession, type QualitySplit } from "./checkoutQualitySet.ts";
@@ -49,7 +50,6 @@ export interface ServedFact {
   citation: string;
 }
 
-/** What a miss reports of the checkout that answered its question. */
 interface MissAnswer {
   session: string;
   question: string;
@@ -115,6 +115,21 @@ function servedFacts(facts: ReadonlyArray<{ content: string; citation: string }>
   }));
 }
 
+/** What a miss reports of the checkout that answered its question. */
+function missAnswer(session: string, question: string, doc: MemoryCheckout): MissAnswer {
+  const match = doc.diagnostics.query_match;
+  return {
+    session,
+    question,
+    answerability: doc.quality.answerability,
+    confidence: doc.quality.confidence,
+    coverage: match.coverage,
+    query_terms: match.query_terms,
+    matched_terms: match.matched_terms,
+    served_facts: servedFacts(doc.current_facts),
+  };
+}
+
 /** A set that names an event it does not have is a programmer error. */
 function checkSession(session: QualitySetSession): void {
   for (const related of session.related) {
@@ -161,16 +176,7 @@ async function runSplit(root: string, split: QualitySplit, progress: (message: s
       if (answerability === "ask_user") u.askUser++;
       if (answerability === "answer_from_memory") {
         u.answered++;
-        unrelatedMisses.push({
-          session: session.id,
-          question,
-          answerability,
-          confidence: doc.quality.confidence,
-          coverage: doc.diagnostics.query_match.coverage,
-          query_terms: doc.diagnostics.query_match.query_terms,
-          matched_terms: doc.diagnostics.query_match.matched_terms,
-          served_facts: servedFacts(doc.current_facts),
-        });
+        unrelatedMisses.push(missAnswer(session.id, question, doc));
       }
     }
     for (const { question, fact } of session.related) {
@@ -188,19 +194,9 @@ async function runSplit(root: string, split: QualitySplit, progress: (message: s
       if (answerability === "refresh_recommended") r.refresh++;
       if (answerability === "ask_user") r.askUser++;
       if (!inFacts || answerability !== "answer_from_memory") {
-        relatedMisses.push({
-          session: session.id,
-          question,
-          expected_citation: expected,
-          in_current_facts: inFacts,
-          in_query_top10: inQuery,
-          answerability,
-          confidence: doc.quality.confidence,
-          coverage: doc.diagnostics.query_match.coverage,
-          query_terms: doc.diagnostics.query_match.query_terms,
-          matched_terms: doc.diagnostics.query_match.matched_terms,
-          served_facts: servedFacts(doc.current_facts),
-        });
+        // The contract's key order: what was asked and expected first, then the answer.
+        const { session: _s, question: _q, ...answer } = missAnswer(session.id, question, doc);
+        relatedMisses.push({ session: session.id, question, expected_citation: expected, in_current_facts: inFacts, in_query_top10: inQuery, ...answer });
       }
     }
   }

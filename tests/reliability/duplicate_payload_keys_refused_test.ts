@@ -9,17 +9,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
-import { runZaxy, stackTraceLines, type ZaxyRun } from "../cli/zaxy.ts";
+import { runZaxy } from "../cli/zaxy.ts";
+import { refused } from "./refusedRun.ts";
 import { writeSealedLog } from "./sealedLogFixture.ts";
 
 after(removeTempDirs);
-
-function refused(run: ZaxyRun, message: RegExp, label: string): void {
-  assert.equal(run.code, 2, `${label}: ${run.stdout}${run.stderr}`);
-  assert.equal(run.stdout, "", label);
-  assert.match(run.stderr, message, label);
-  assert.deepEqual(stackTraceLines(run.stderr), [], label);
-}
 
 describe("duplicate keys in JSON input", () => {
   test("memory append refuses a duplicate payload key from --payload-json, --payload-file and stdin", () => {

@@ -10,18 +10,12 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
-import { runZaxy, stackTraceLines, type ZaxyRun } from "../cli/zaxy.ts";
+import { runZaxy } from "../cli/zaxy.ts";
+import { refused } from "./refusedRun.ts";
 import { startMcpServer } from "../mcp/mcpTestClient.ts";
 import { writeSealedLog } from "./sealedLogFixture.ts";
 
 after(removeTempDirs);
-
-function refused(run: ZaxyRun, message: RegExp, label: string): void {
-  assert.equal(run.code, 2, `${label}: ${run.stdout}${run.stderr}`);
-  assert.equal(run.stdout, "", label);
-  assert.match(run.stderr, message, label);
-  assert.deepEqual(stackTraceLines(run.stderr), [], label);
-}
 
 describe("invisible formatting characters in names", () => {
   test("memory append and ingest refuse bidi and zero-width characters in type, actor and session id", () => {
