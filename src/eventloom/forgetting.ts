@@ -304,17 +304,34 @@ export function revealPayload(payload: JsonObject): JsonObject {
   return forgottenPayload();
 }
 
+const entityRefText = [["source", "name"], ["source", "summary"], ["target", "name"], ["target", "summary"]] as const;
+
 /**
- * Content an event copies from another event, by event type: each is sealed as its own cell
- * (`{"__zaxy_cipher": cell}` in the value's place, inside the event's own cell when it has one),
- * so forgetting the event it was copied from can erase the copy without touching the rest
+ * Content an event copies from another event, or user text a bookkeeping event carries, by event
+ * type: each is sealed as its own cell (`{"__zaxy_cipher": cell}` in the value's place, inside
+ * the event's own cell when it has one), so forgetting the event it was copied from can erase the
+ * copy without touching the rest, and a bookkeeping event's text can be forgotten by itself
  * (docs/forgetting.md "Copies"). A correction's `previous_content` and `entity_name` quote the
  * fact it corrects (a fact's name is often its text); a rollback's `reverts.restore_content` and
- * `reverts.entity_name` quote the correction's.
+ * `reverts.entity_name` quote the correction's; a consolidation candidate's title and summary
+ * restate its source events (a `merge_concepts` title is built from their names); inferred and
+ * causal edges name the entities of the event they were derived from; a fleet promotion restates
+ * its origin session's events, and the gate decision about it names it.
  */
 export const quotedContentPaths: { readonly [type: string]: readonly (readonly string[])[] } = {
   "memory.corrected": [["previous_content"], ["entity_name"]],
   "memory.rolled_back": [["reverts", "restore_content"], ["reverts", "entity_name"]],
+  "consolidation.candidate.created": [["title"], ["summary"]],
+  "consolidation.candidate.reviewed": [["rationale"]],
+  "causal.edge.generated": entityRefText,
+  "inference.edge.generated": entityRefText,
+  "inference.edge.retracted": [...entityRefText, ["evidence", "reason"]],
+  "inference.edge.contradicted": [...entityRefText, ["reason"]],
+  "fleet.outcome.propagated": [["summary"]],
+  "fleet.rule.propagated": [["rule"], ["trigger"]],
+  "fleet.promotion.reviewed": [["rationale"]],
+  // A gate decision names what it decided about: a promotion's summary, a candidate's title.
+  "evolution.gate.evaluated": [["candidate_ref", "name"]],
 };
 
 function isQuoteCell(value: JsonValue | undefined): boolean {

@@ -20,7 +20,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { canonicalJson, fromJs, intField, isJsonObject, parseJsonBytes, stringField } from "../canonical/mod.ts";
+import { canonicalJson, fromJs, intField, isJsonObject, type JsonObject, type JsonValue, parseJsonBytes, stringField } from "../canonical/mod.ts";
 import { inputError, ioError } from "../errors.ts";
 import { appendPlanned } from "../eventloom/append.ts";
 import { citationUri } from "../eventloom/citation.ts";
@@ -30,6 +30,10 @@ import { cipherKey, type DestroyedCell, openVault, quoteCellIds, type Vault } fr
 import { readLogLines } from "../eventloom/lines.ts";
 import { fileSystemReason } from "../eventloom/root.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
+import { fleetThreadPrefix } from "../fleet/ids.ts";
+import { causalEdgeGeneratedType } from "../causal/derivedEventRules.ts";
+import { causalActor } from "../causal/outcomeExplained.ts";
+import { inferenceActor } from "../projection/inference.ts";
 import { evaluateEvolutionGate, gateEventPayload, gateEventType, parseUnitInterval } from "../governance/evolutionGate.ts";
 import { resolveEvolutionPolicy } from "../governance/policySettings.ts";
 import { runInterruptible } from "../platform/interrupt.ts";
@@ -57,17 +61,22 @@ export function forgetId(target: { seq: number; hash: string }, cellId: string, 
   return `forget:${sha256Hex(canonicalJson(fromJs({ target, cell_id: cellId, reason }))).slice(0, 24)}`;
 }
 
-/** The cell id of the event at `seq` as its line holds it (the record shows it opened). */
-function cellIdAt(logPath: string, seq: number): string | undefined {
+/**
+ * The erasable cells of the event at `seq` as its line holds it: its own cell (a memory event's
+ * whole payload) and the quote cells of the text it copies or carries (`quotedContentPaths`). A
+ * bookkeeping event (a rollback, a candidate) has only quote cells; forgetting it erases them.
+ */
+function cellsAt(vault: Vault, logPath: string, seq: number): { own?: string; quotes: string[] } {
   for (const { bytes, position } of readLogLines(logPath)) {
     if (position !== seq) continue;
     const parsed = parseJsonBytes(bytes);
     const payload = isJsonObject(parsed) ? parsed.get("payload") : undefined;
-    const cell = isJsonObject(payload) ? payload.get(cipherKey) : undefined;
+    if (!isJsonObject(payload)) return { quotes: [] };
+    const cell = payload.get(cipherKey);
     const id = isJsonObject(cell) ? cell.get("cell_id") : undefined;
-    return typeof id === "string" ? id : undefined;
+    return { own: typeof id === "string" ? id : undefined, quotes: quoteCellIds(vault, payload) };
   }
-  return undefined;
+  return { quotes: [] };
 }
 
 /** The latest forget gate decision recorded for `target` (what an interrupted forget was carried out under). */
@@ -87,21 +96,39 @@ function forgetRecorded(existing: readonly EventRecord[], cellId: string): boole
   return existing.some((event) => event.type === forgottenEventType && event.payload.get("cell_id") === cellId);
 }
 
+const refKey = (seq: number | undefined, hash: string | undefined) => `${seq}:${hash}`;
+
 /**
- * The quote cells of every event that derives from the target: events whose `target` is the
- * target or, transitively, such an event (a correction of it, a rollback of that correction).
- * Their copies of the content (`quotedContentPaths`) are erased with it.
+ * The events a payload says its content came from: its `target` (a correction, a rollback), its
+ * `candidate_ref` (a gate decision) and its `source_events` (a candidate, a fleet promotion).
  */
-function copyCellIds(vault: Vault, logPath: string, existing: readonly EventRecord[], target: { seq: number; hash: string }): string[] {
-  const derived = new Set([`${target.seq}:${target.hash}`]);
-  const positions = new Set<number>();
-  for (const event of existing.slice(target.seq)) {
-    const ref = event.payload.get("target");
-    if (!isJsonObject(ref)) continue;
-    if (!derived.has(`${intField(ref, "seq")}:${stringField(ref, "hash")}`)) continue;
-    derived.add(`${event.seq}:${event.hash}`);
-    positions.add(event.seq);
-  }
+function citedEvents(payload: JsonObject): string[] {
+  const keys: string[] = [];
+  const cite = (ref: JsonValue | undefined) => {
+    if (isJsonObject(ref)) keys.push(refKey(intField(ref, "seq"), stringField(ref, "hash")));
+  };
+  cite(payload.get("target"));
+  cite(payload.get("candidate_ref"));
+  const sources = payload.get("source_events");
+  if (Array.isArray(sources)) for (const source of sources) cite(source);
+  return keys;
+}
+
+/**
+ * The event an edge zaxy derived was derived from: the append writes each derived edge right
+ * after the event that produced it (an `outcome.explained`, a `task.completed`, an
+ * `inference.edge.contradicted`), whose names it copies. Its `evidence` cites other events,
+ * whose content it does not copy.
+ */
+function producerOf(event: EventRecord, existing: readonly EventRecord[]): string | undefined {
+  if (event.actor !== causalActor && event.actor !== inferenceActor) return undefined;
+  if (event.type !== causalEdgeGeneratedType && !event.type.startsWith("inference.edge.")) return undefined;
+  const producer = existing[event.seq - 2];
+  return producer === undefined ? undefined : refKey(producer.seq, producer.hash);
+}
+
+/** The still-open quote cells of the lines of `logPath` at `positions`. */
+function openQuoteCells(vault: Vault, logPath: string, positions: ReadonlySet<number>): string[] {
   if (positions.size === 0) return [];
   const ids: string[] = [];
   for (const { bytes, position } of readLogLines(logPath)) {
@@ -111,6 +138,53 @@ function copyCellIds(vault: Vault, logPath: string, existing: readonly EventReco
     if (isJsonObject(payload)) ids.push(...quoteCellIds(vault, payload).filter((id) => !vault.isDestroyed(id)));
   }
   return ids;
+}
+
+/**
+ * The quote cells of every event that derives from the target: in its own session, events that
+ * cite it (`citedEvents`) or, transitively, such an event (a correction of it, a rollback of that
+ * correction, a candidate or an edge built from either); in the root's fleet threads, promotions
+ * whose origin session and source events name one of them. Their copies of the content
+ * (`quotedContentPaths`) are erased with it.
+ */
+function copyCellIds(vault: Vault, root: string, logPath: string, sessionId: string, existing: readonly EventRecord[], target: { seq: number; hash: string }): string[] {
+  const derived = new Set([refKey(target.seq, target.hash)]);
+  const positions = new Set<number>();
+  for (const event of existing.slice(target.seq)) {
+    const producer = producerOf(event, existing);
+    if (!(producer !== undefined && derived.has(producer)) && !citedEvents(event.payload).some((key) => derived.has(key))) continue;
+    derived.add(refKey(event.seq, event.hash));
+    positions.add(event.seq);
+  }
+  const ids = openQuoteCells(vault, logPath, positions);
+  for (const fleetLog of fleetThreadLogs(root)) {
+    if (fleetLog === logPath) continue;
+    const promotions = new Set<number>();
+    for (const { bytes, position } of readLogLines(fleetLog)) {
+      const parsed = parseJsonBytes(bytes);
+      const payload = isJsonObject(parsed) ? parsed.get("payload") : undefined;
+      if (!isJsonObject(payload) || payload.get("origin_session") !== sessionId) continue;
+      if (!citedEvents(payload).some((key) => derived.has(key))) continue;
+      promotions.add(position);
+      // The gate decision about the promotion, earlier in the thread, names it too.
+      const gate = payload.get("gate_event");
+      const gateSeq = isJsonObject(gate) ? intField(gate, "seq") : undefined;
+      if (gateSeq !== undefined) promotions.add(gateSeq);
+    }
+    ids.push(...openQuoteCells(vault, fleetLog, promotions));
+  }
+  return ids;
+}
+
+/** The log files of the root's fleet threads (`fleet.<id>.jsonl`). */
+function fleetThreadLogs(root: string): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(root);
+  } catch {
+    return [];
+  }
+  return names.filter((name) => name.startsWith(fleetThreadPrefix) && name.endsWith(".jsonl")).sort().map((name) => path.join(root, name));
 }
 
 /** Deletes `<root>/projections` (all derived) and this process's warm indexes. */
@@ -149,6 +223,8 @@ export async function forgetMemory(root: string, sessionId: string, request: For
   const logPath = sessionLogPath(root, sessionId, "forget in");
   const target = { seq: targetSeq, hash: request.targetHash };
   let cellId = "";
+  // A bookkeeping target's other quote cells, erased with its first (which the record names).
+  let ownQuotes: string[] = [];
   let resuming = false;
   let earlierGate: { [key: string]: PlainJson } = {};
   let decision: ReturnType<typeof evaluateEvolutionGate> | undefined;
@@ -158,9 +234,13 @@ export async function forgetMemory(root: string, sessionId: string, request: For
     const event = existing[targetSeq - 1];
     if (event === undefined) return { rejected: `No event at seq ${targetSeq} in session ${JSON.stringify(sessionId)} (it has ${existing.length} events)` };
     if (event.hash !== request.targetHash) return { rejected: `${hashField} does not match the sealed event at seq ${targetSeq} (its hash is ${event.hash})` };
-    const cell = cellIdAt(logPath, targetSeq);
-    if (cell === undefined) return { rejected: `Event ${targetSeq} (${event.type}) was not sealed as an erasable cell: only memory events appended while forgetting_enabled is on can be forgotten` };
+    const cells = cellsAt(vault, logPath, targetSeq);
+    const cell = cells.own ?? cells.quotes[0];
+    if (cell === undefined) {
+      return { rejected: `Event ${targetSeq} (${event.type}) was not sealed as an erasable cell and quotes no sealed content: only events appended while forgetting_enabled is on can be forgotten (memory events, and the text a rollback, candidate, review, gate or derived edge quotes)` };
+    }
     cellId = cell;
+    ownQuotes = cells.own === undefined ? cells.quotes.slice(1) : [];
     if (vault.isDestroyed(cell)) {
       if (forgetRecorded(existing, cell)) return { rejected: alreadyForgotten };
       // The key was destroyed but the forget stopped before its record: finish it below.
@@ -190,7 +270,7 @@ export async function forgetMemory(root: string, sessionId: string, request: For
       if (forgetRecorded(existing, cellId)) return { rejected: alreadyForgotten };
       recorded = vault.destroyedEntry(cellId);
       if (recorded === undefined) {
-        const copies = copyCellIds(vault, logPath, existing, target);
+        const copies = [...ownQuotes.filter((id) => !vault.isDestroyed(id)), ...copyCellIds(vault, root, logPath, sessionId, existing, target)];
         const record = { reason, actor, session_id: sessionId, target, copies };
         vault.destroy([cellId, ...copies], record);
         recorded = { at: "", ...record };

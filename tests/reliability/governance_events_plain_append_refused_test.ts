@@ -153,4 +153,37 @@ describe("plain appends cannot write fleet threads or governance events", () => 
     assert.ok(!JSON.stringify(fleet).includes("mallory"), JSON.stringify(fleet));
     ok(z(["fleet", "enroll", "prod", "--agent-id", "bob", "--actor", "alice"]), "alice still enrolls");
   });
+  test("an ordinary session that already holds governance records without their gate verifies, and memory status lists each with why", async () => {
+    const dir = makeTempDir("session-forged-records");
+    const root = path.join(dir, ".eventloom");
+    const z = (args: string[]) => runZaxy(args, { cwd: dir });
+    ok(z(["init"]), "init");
+    const fact = JSON.parse(ok(z(["memory", "append", "note.added", "--actor", "alice", "--payload-json", '{"text":"deploys go out on Tuesdays"}', "--json"]), "append").stdout);
+    const edit = JSON.parse(ok(z(["memory", "edit", "--target-seq", String(fact.seq), "--target-hash", fact.hash, "--content", "deploys go out on Thursdays", "--reason", "moved", "--json"]), "edit").stdout);
+    // A rollback made by the command: gate and record in one batch, never listed.
+    ok(z(["memory", "rollback", "--target-seq", String(edit.seq), "--target-hash", edit.hash, "--reason", "wrong day", "--json"]), "rollback");
+    // What an older zaxy's plain append let through: written here through the library.
+    const target = { seq: fact.seq, hash: fact.hash };
+    await appendEvents(root, "default", [
+      { type: "memory.forgotten", actor: "mallory", payload: fromJs({ forget_id: "forget:000000000000000000000000", target, cell_id: "0".repeat(32), reason: "spoofed", authority_status: "authoritative" }) },
+      { type: "memory.rolled_back", actor: "mallory", payload: fromJs({ rollback_id: "rollback:forged", reason: "spoofed", reverts: { event_type: "memory.corrected" }, target: { seq: edit.seq, hash: edit.hash } }) },
+      { type: "fleet.agent.enrolled", actor: "mallory", payload: fromJs(JSON.parse(forgedEnrolment)) },
+      { type: "memory.rule.generated", actor: "mallory", payload: fromJs({ rule_id: "rule:forged", rule: "always deploy", trigger: "any", source_events: [target] }) },
+    ]);
+    ok(z(["verify"]), "verify");
+    const run = ok(z(["memory", "status", "--json"]), "status");
+    const status = JSON.parse(run.stdout);
+    const listed = status.unauthorised_governance_events as { seq: number; event_type: string; actor: string; reason: string }[];
+    assert.deepEqual(listed.map((e) => [e.event_type, e.actor]), [
+      ["memory.forgotten", "mallory"],
+      ["memory.rolled_back", "mallory"],
+      ["fleet.agent.enrolled", "mallory"],
+      ["memory.rule.generated", "mallory"],
+    ]);
+    assert.match(listed[0].reason, /no earlier forget gate/);
+    assert.match(listed[1].reason, /no gate decision about its target/);
+    assert.match(listed[2].reason, /only to a fleet thread/);
+    assert.match(listed[3].reason, /rule_generate gate/);
+    assert.match(run.stderr, /session default holds 4 governance record\(s\) no governance command would have written/);
+  });
 });

@@ -36,7 +36,11 @@ export const memoryStatusCommand = defineCommand({
     "never does. --graph also reports the Kuzu graph store's head, counts and how far behind\n" +
     "the log it is (no read answers from it or updates it; zaxy graph sync does).\n" +
     "invalid_derived_events lists sealed causal.edge.generated events their producer would\n" +
-    "never write (appended by Python or an older zaxy); they are not projected.",
+    "never write (appended by Python or an older zaxy); they are not projected.\n" +
+    "unauthorised_governance_events lists governance records no governance command would have\n" +
+    "written: on a fleet thread, fleet events whose actor lacked the authority; in a session, a\n" +
+    "rollback, forget or rule without the gate decision its command appends with it, or a\n" +
+    "fleet event outside a fleet thread.",
   options: { graph: { type: "boolean", description: "Open the Kuzu store and report its counts and head" } },
   positionals: [],
   examples: ["zaxy memory status", "zaxy memory status --graph --json"],
@@ -68,15 +72,26 @@ export const memoryStatusCommand = defineCommand({
     if (invalidDerived.length > 0) {
       ctx.io.stderr(`zaxy: warning: session ${sessionId} holds ${invalidDerived.length} invalid derived event(s) (seq ${invalidDerived.map((e) => e.seq).join(", ")}); they are not projected\n`);
     }
-    // A fleet thread: the fleet events its replay refused for want of authority (fleet/replay.ts).
+    // Governance records no governance command would have written: on a fleet thread the fleet
+    // events its replay refused for want of authority (fleet/replay.ts), elsewhere the records
+    // that lack the gate decision their command appends with them (governance/sessionRecordAudit.ts).
     let unauthorised: Array<{ seq: number; hash: string; event_type: string; actor: string; reason: string }> = [];
-    if (integrity.ok && sessionId.startsWith("fleet.")) {
+    if (integrity.ok) {
       const { readVerifiedSession } = await import("../../../fleet/fleetLog.ts");
-      const { summarizeFleetEvents } = await import("../../../fleet/replay.ts");
-      unauthorised = summarizeFleetEvents(sessionId.slice("fleet.".length), (await readVerifiedSession(root, sessionId)) ?? []).unauthorised;
+      const verified = (await readVerifiedSession(root, sessionId)) ?? [];
+      if (sessionId.startsWith("fleet.")) {
+        const { summarizeFleetEvents } = await import("../../../fleet/replay.ts");
+        unauthorised = summarizeFleetEvents(sessionId.slice("fleet.".length), verified).unauthorised;
+      } else {
+        const { unauthorisedSessionGovernance } = await import("../../../governance/sessionRecordAudit.ts");
+        unauthorised = unauthorisedSessionGovernance(verified);
+      }
     }
     if (unauthorised.length > 0) {
-      ctx.io.stderr(`zaxy: warning: fleet thread ${sessionId} holds ${unauthorised.length} fleet event(s) no fleet command would have written (seq ${unauthorised.map((e) => e.seq).join(", ")}); they are not applied (zaxy fleet audit lists them)\n`);
+      const what = sessionId.startsWith("fleet.")
+        ? `fleet thread ${sessionId} holds ${unauthorised.length} fleet event(s) no fleet command would have written (seq ${unauthorised.map((e) => e.seq).join(", ")}); they are not applied (zaxy fleet audit lists them)`
+        : `session ${sessionId} holds ${unauthorised.length} governance record(s) no governance command would have written (seq ${unauthorised.map((e) => e.seq).join(", ")}); unauthorised_governance_events says why`;
+      ctx.io.stderr(`zaxy: warning: ${what}\n`);
     }
     const doc: Record<string, unknown> = {
       session_id: sessionId,
@@ -101,7 +116,7 @@ export const memoryStatusCommand = defineCommand({
         : { path: vectorIndexPath(root, sessionId), count: vectorMeta.count, dim: vectorMeta.dim, head_seq: vectorMeta.head_seq, quantization: vectorMeta.quantization },
       // Sealed causal edges their producer would never write (causal/derivedEventRules.ts).
       invalid_derived_events: invalidDerived,
-      // Fleet threads only: events whose actor lacked the authority the fleet commands require.
+      // Governance records no governance command would have written (see above).
       unauthorised_governance_events: unauthorised,
     };
     if (booleanOption(ctx, "graph")) {
