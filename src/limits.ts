@@ -78,6 +78,35 @@ export const verifiedCheckpointBytesMax = 4096;
 export const mcpMessageBytesMax = 32 * 1024 * 1024;
 
 /**
+ * `zaxy serve --http`: an MCP session unused this long is closed (`--session-idle-timeout`).
+ * Each session holds its own server and tool router (a few hundred KB); a client that never
+ * sends DELETE must not keep that forever. 30 minutes outlasts an agent's pause for thought.
+ */
+export const httpSessionIdleMs = 30 * 60 * 1000;
+
+/**
+ * `zaxy serve --http`: MCP sessions open at once (`--max-sessions`). At the bound a new
+ * `initialize` closes the least recently used idle session; when every session has a call
+ * running it is refused (503). 1,000 sessions cost a few hundred MB at most.
+ */
+export const httpSessionsMax = 1000;
+
+/**
+ * `zaxy serve --http`: how long a request body may take to arrive (`--read-timeout`), counted
+ * from the request's start. A peer sending a byte per second would otherwise hold a connection
+ * (and its buffer) for as long as it likes; 30 s carries 8 MiB over a slow link.
+ */
+export const httpReadTimeoutMs = 30_000;
+
+/**
+ * `zaxy serve --http`: after SIGTERM or SIGINT, how long calls already running may take to
+ * finish before the server closes every connection and exits. An append takes milliseconds;
+ * a lock held elsewhere is waited for at most this long, and the log's own recovery finishes
+ * an append cut short.
+ */
+export const httpShutdownMs = 10_000;
+
+/**
  * Summed log size of the sessions `zaxy serve` keeps warm (indexes, events, projection rows).
  * A warm session holds about ten times its log size in memory (a 0.9 MB, 1.7k-event log: ~9 MB),
  * so sixteen large sessions (cachedSessionsMax counts sessions, not bytes) could hold gigabytes;
@@ -135,3 +164,32 @@ export const consolidationWindowSizeMax = 50;
  * session is analysed by its most recent memories.
  */
 export const triggerMaxMemoriesMax = 10_000;
+
+/**
+ * Rows one graph query returns at most (`memory_graph_query` `limit`, `zaxy memory graph
+ * --limit`; default 1,000): rows beyond are cut and the answer says `truncated: true`. The rows
+ * travel from the query's worker and into one JSON answer, so they are bounded like any reply.
+ */
+export const graphQueryRowsMax = 10_000;
+
+/**
+ * Longest time limit a graph query may ask for (`timeout_ms`; default 10,000). The query runs on
+ * a worker thread that is terminated at its limit, so a runaway Cypher statement (an UNWIND of a
+ * huge range, a cross product) costs at most this long.
+ */
+export const graphQueryTimeoutMsMax = 60_000;
+
+/**
+ * Memory one graph query may add to the process (resident set, sampled every 50 ms) before its
+ * worker is terminated with `query_memory_exceeded`. Kuzu's wasm heap lives outside the JS heap,
+ * so a worker's `resourceLimits` would not bound it (and Bun ignores them); the worker's own Kuzu
+ * costs about 100-200 MB, an ordinary query over a session's graph a few MB more. Past 4 GiB the
+ * 32-bit wasm heap aborts the engine; this stops a query well before that.
+ */
+export const graphQueryMemoryBytesMax = 1024 * 1024 * 1024;
+
+/**
+ * How long a graph query's worker may take to load Kuzu and open the store before the query's
+ * own time limit starts (compiling the 11 MB wasm module takes 0.3-4 s depending on the load).
+ */
+export const graphQueryStartMsMax = 60_000;

@@ -213,6 +213,7 @@ async function deleteThreads(client: StoreClient, prefix: string): Promise<void>
   await client.run("remove the bench's threads", async (sql) => {
     await sql`DELETE FROM eventloom_events WHERE thread LIKE ${prefix + "%"}`;
     await sql`DELETE FROM eventloom_heads WHERE thread LIKE ${prefix + "%"}`;
+    await sql`DELETE FROM eventloom_requests WHERE thread LIKE ${prefix + "%"}`;
   });
 }
 

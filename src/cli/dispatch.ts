@@ -253,8 +253,9 @@ export async function dispatch(root: CommandGroup, argv: string[], io: CommandIo
 async function openStoreFor(node: Command, commandPath: string, words: string[], global: GlobalOptions, values: Record<string, unknown>, io: CommandIo): Promise<void> {
   const mode = node.store ?? "mirror";
   if (mode === "self") return;
-  const url = resolveStoreUrl(typeof values.store === "string" ? values.store : undefined, io.env, global.localRoot);
+  const url = resolveStoreUrl(typeof values.store === "string" ? values.store : undefined, io.env, global.localRoot, (message) => io.stderr(`zaxy: warning: ${message}\n`));
   if (url === undefined) return;
+  const requestId = typeof values["request-id"] === "string" ? values["request-id"] : undefined;
   if (mode === "files-only") {
     throw inputError("files_only", `${commandPath} works on log files only, not on the store ${url.redacted} (${url.source})`, {
       field: url.source,
@@ -262,7 +263,7 @@ async function openStoreFor(node: Command, commandPath: string, words: string[],
     });
   }
   const { openActiveStore } = await import("../store/activeStore.ts");
-  global.store = await openActiveStore(url, global.localRoot, io.env, (message) => io.stderr(`zaxy: warning: ${message}\n`));
+  global.store = await openActiveStore(url, global.localRoot, io.env, (message) => io.stderr(`zaxy: warning: ${message}\n`), { requestId });
   global.eventloomPath = global.store.mirrorRoot;
   // Fleet commands, a fleet-enabled root (checkout's fleet lane reads member sessions) and
   // --all read other sessions too: then every thread is brought up to date.

@@ -17,6 +17,11 @@ export const globalOptions: Record<string, OptionSpec> = {
     valueName: "URL",
     description: "Keep the logs in a shared PostgreSQL store: postgres://... (env ZAXY_STORE, config.json store; default: files under the root)",
   },
+  "request-id": {
+    type: "string",
+    valueName: "ID",
+    description: "With a store: the id that makes a retry of this command's appends safe (docs/store.md; default: a new one per run)",
+  },
   json: { type: "boolean", description: "Print exactly one JSON document on stdout" },
   quiet: { type: "boolean", short: "q", description: "No progress display on stderr (warnings and errors still print)" },
   help: { type: "boolean", short: "h", description: "Show help for this command" },

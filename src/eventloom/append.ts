@@ -15,7 +15,7 @@ import { batchEventsMax, eventTextCharsMax, lockWaitMs, payloadBytesMax, payload
 import { lockFile, sha256Hex } from "../platform/mod.ts";
 import { citationUri } from "./citation.ts";
 import { type EventloomConfig, readConfig, readForgettingEnabled } from "./config.ts";
-import { type Envelope, type EventRecord, isV1EventType, sealLegacy, sealV1, type SealedLine } from "./envelope.ts";
+import { type Envelope, type EventRecord, generatedEventId, isV1EventType, recordFromLine, sealLegacy, sealV1, type SealedLine } from "./envelope.ts";
 import { beginAppend, endAppend, eventHashPrefixChars, recoverInterruptedAppend, sha256BeforeBatch } from "./intent.ts";
 import { countLogEvents, readLogLines } from "./lines.ts";
 import { refuseSecretSessionId, secretFormatIn, securePayload } from "./redact.ts";
@@ -23,7 +23,7 @@ import { readVerifiedEvents } from "./replay.ts";
 import { fileSystemReason } from "./root.ts";
 import { sessionLogPath, writableSessionLogPath } from "./session.ts";
 import { type ChainTail, readChainTail } from "./tail.ts";
-import { threadStoreOf } from "./threadStore.ts";
+import { type CommittedBatch, threadStoreOf } from "./threadStore.ts";
 import { openVault, sealPayload, type Vault } from "./forgetting.ts";
 import { formatTimestamp, type MicrosClock, systemClock } from "./timestamp.ts";
 
@@ -433,7 +433,8 @@ export async function appendEvents(root: string, sessionId: string, items: Appen
   sessionLogPath(root, sessionId, "append to");
   const valid = validateItems(items);
   const clock = options.clock ?? systemClock;
-  return await withLockedLog(root, sessionId, options, ({ fd, size, logPath, config, warnings, write, vault }) => {
+  return await withLockedLog(root, sessionId, options, ({ fd, size, logPath, config, warnings, write, vault, committed }) => {
+    if (committed !== undefined) return { ...replayedBatch(committed, sessionId), deduped: 0, logPath, warnings };
     const tail = readChainTail(fd, size, `session "${sessionId}"`, () => countLogEvents(logPath));
     let batch = valid;
     let deduped = 0;
@@ -485,6 +486,27 @@ interface LockedLog {
   write(tail: ChainTail, sealed: readonly SealedLine[]): void;
   /** The root's erasure vault when forgetting is on: payloads are sealed as cells (forgetting.ts). */
   vault?: Vault;
+  /** A retried append the store already committed: report these events, write nothing (threadStore.ts). */
+  committed?: CommittedBatch;
+}
+
+/** The events of a batch an earlier attempt committed, as the append that wrote them reported them. */
+function replayedBatch(committed: CommittedBatch, sessionId: string): { events: AppendedEvent[]; records: EventRecord[] } {
+  const records = committed.lines.map((bytes, index) => {
+    const parsed = parseJsonBytes(bytes);
+    if (!isJsonObject(parsed)) throw ioError("unreadable_log", `Cannot append to session ${JSON.stringify(sessionId)}: event ${committed.firstSeq + index} is not a JSON object`);
+    return recordFromLine(parsed, committed.firstSeq + index);
+  });
+  const events = records.map((record): AppendedEvent => ({
+    seq: record.seq,
+    hash: record.hash,
+    event_id: record.id ?? generatedEventId(record.actor, record.seq, record.timestamp, record.type),
+    session_id: sessionId,
+    event_type: record.type,
+    citation: citationUri(sessionId, record.seq, record.hash),
+    envelope: record.envelope,
+  }));
+  return { events, records };
 }
 
 /**
@@ -696,7 +718,8 @@ export async function appendPlanned<R = never>(
   options: AppendOptions = {},
 ): Promise<PlannedAppendResult<R>> {
   const clock = options.clock ?? systemClock;
-  return await withLockedLog(root, sessionId, options, async ({ fd, size, logPath, config, warnings, write, vault }) => {
+  return await withLockedLog(root, sessionId, options, async ({ fd, size, logPath, config, warnings, write, vault, committed }) => {
+    if (committed !== undefined) return { ...replayedBatch(committed, sessionId), deduped: 0, logPath, warnings, existingEventCount: committed.firstSeq - 1 };
     let existing: EventRecord[] = [];
     if (size > 0) {
       // We hold the exclusive lock, so the verifier must not take a shared one (it would wait on us).

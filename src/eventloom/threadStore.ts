@@ -13,6 +13,18 @@ export interface LockedMirror {
   size: number;
   logPath: string;
   warnings: string[];
+  /**
+   * Set when this append is a retry of one the store already committed (its request record is
+   * there, docs/store.md): the lines that attempt wrote, from `firstSeq`. The body then stages
+   * nothing and reports those events as its own.
+   */
+  committed?: CommittedBatch;
+}
+
+/** The lines an earlier attempt of the same append committed, from seq `firstSeq` on. */
+export interface CommittedBatch {
+  firstSeq: number;
+  lines: readonly Uint8Array[];
 }
 
 /** What a locked append hands back to be committed: the sealed lines and the new head's hash. */

@@ -1,30 +1,47 @@
 /**
- * Remote MCP: `zaxy serve --http HOST:PORT` (docs/mcp.md §Remote MCP over HTTP). The SDK's
- * Streamable HTTP transport, one MCP session (its own server and tool router) per client that
- * initializes, all on the same Eventloom root:
+ * Remote MCP: `zaxy serve --http HOST:PORT` (docs/mcp.md §Remote MCP over HTTP, §Security).
+ * Streamable HTTP with JSON responses, one MCP session (its own server and tool router) per
+ * client that initializes, all on the same Eventloom root. Each request passes, in order:
  *
- * - **auth**: `Authorization: Bearer <token>` against `--token-file`, compared in constant time;
- *   without a token file the server refuses to bind anything but a loopback address;
- * - **session scoping**: a client may pin its Eventloom session with the `x-zaxy-session-id`
- *   header at initialize; its calls then default to that session and may not name another;
- * - **limits**: a request body over `maxRequestBytes` is 413 unread; more than `rateLimit`
- *   requests per window from one client address is 429 with `Retry-After`;
- * - **access log**: one JSON line per request (time, client, method, status, duration, MCP
- *   session, tool) when `--access-log FILE` is given. Tokens never appear in it.
+ * 1. **Host and Origin** (httpHostPolicy.ts): a name that is not this server's is 403, against
+ *    DNS rebinding;
+ * 2. **auth**: `Authorization: Bearer <token>` (scheme in any case) against `--token-file`,
+ *    compared in constant time; without a token file only a loopback address may be bound. A
+ *    failed attempt counts against the address's own failed-auth budget (429 once spent), never
+ *    against the budget of the requests that carry the token;
+ * 3. **rate limit**: more than `rateLimit` requests per window from one address is 429 with
+ *    `Retry-After`;
+ * 4. **body**: at most `maxRequestBytes` (413, unread past the bound), arriving within
+ *    `readTimeoutMs` (408, and the connection is closed);
+ * 5. **JSON-RPC**: read by `readJsonRpcLine`, as stdio reads a line, so the replies are the
+ *    same: -32700 not JSON, -32600 not one JSON-RPC request (a batch included), -32602 params
+ *    that fail the method's schema or a key given twice (HTTP 400 each);
+ * 6. **session**: an `initialize` opens one (`mcp-session-id` in the answer; the
+ *    `x-zaxy-session-id` header pins its Eventloom session); the table closes sessions idle past
+ *    `sessionIdleMs` and holds at most `sessionsMax` (httpSessions.ts).
  *
- * Malformed requests are answered (400, 401, 404, 405, 413, 429) and never stop the server.
+ * `close()` stops accepting at once, lets running calls finish (up to `shutdownMs`), then
+ * closes every connection and session. Malformed requests are answered and never stop the
+ * server. The access log (httpAccessLog.ts) never holds a credential.
  */
 import { randomUUID } from "node:crypto";
-import * as fs from "node:fs";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { ErrorCode, type JSONRPCMessage, type JSONRPCRequest, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { inputError, ioError } from "../errors.ts";
 import { validateSessionId } from "../eventloom/session.ts";
+import { httpReadTimeoutMs, httpSessionIdleMs, httpSessionsMax, httpShutdownMs } from "../limits.ts";
+import { requestGarbageCollection } from "../platform/mod.ts";
+import { AccessLog, redactedTarget } from "./httpAccessLog.ts";
+import { checkHostAndOrigin, type HostPolicy, hostPolicy } from "./httpHostPolicy.ts";
+import { RateLimiter } from "./httpRateLimiter.ts";
+import { HttpSessionTable } from "./httpSessions.ts";
+import { HttpSessionTransport } from "./httpSessionTransport.ts";
+import { errorReply, type JsonRpcId, readJsonRpcLine } from "./jsonRpcLine.ts";
 import type { ToolProfile } from "./profiles.ts";
 import { createMcpServer } from "./server.ts";
-import { repeatedKey, repeatedKeyMessage } from "./duplicateKeys.ts";
+import type { ToolRouter } from "./toolRouter.ts";
 import { sameToken } from "./tokens.ts";
 export { readTokenFile } from "./tokens.ts";
 
@@ -37,13 +54,30 @@ export interface HttpServeOptions {
   /** The bearer token clients must send; undefined only on loopback. */
   token?: string;
   maxRequestBytes: number;
-  /** Requests per window per client address. */
+  /** Requests per window per client address (and, separately, failed-auth requests). */
   rateLimit: { requests: number; windowMs: number };
   accessLog?: string;
   /** Admin-gated tools need `admin_token` equal to this. */
   adminToken?: string;
+  /** Extra `Host` names (`NAME[:PORT]`) and origins allowed besides this server's own. */
+  allowedHosts?: readonly string[];
+  allowedOrigins?: readonly string[];
+  /** An MCP session unused this long is closed (default `httpSessionIdleMs`). */
+  sessionIdleMs?: number;
+  /** MCP sessions open at once (default `httpSessionsMax`). */
+  sessionsMax?: number;
+  /** How long a request body may take to arrive (default `httpReadTimeoutMs`). */
+  readTimeoutMs?: number;
+  /** How long `close()` lets running calls finish (default `httpShutdownMs`). */
+  shutdownMs?: number;
   beforeCall?: (name: string, args: Record<string, unknown>) => Promise<void>;
   log?: (line: string) => void;
+}
+
+export interface HttpMcpServer {
+  address: AddressInfo;
+  /** Stops accepting, lets running calls finish (bounded), closes everything; whether every call finished. */
+  close: () => Promise<{ drained: boolean }>;
 }
 
 export const defaultHttpLimits = { maxRequestBytes: 8 << 20, rateLimit: { requests: 600, windowMs: 60_000 } } as const;
@@ -63,190 +97,291 @@ export function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-class RateLimiter {
-  readonly #hits = new Map<string, number[]>();
-  constructor(private readonly requests: number, private readonly windowMs: number) {}
-
-  /** Milliseconds until `client` may send again, or 0 when it may now (and the hit is counted). */
-  retryAfterMs(client: string, now = Date.now()): number {
-    const recent = (this.#hits.get(client) ?? []).filter((at) => now - at < this.windowMs);
-    if (recent.length >= this.requests) {
-      this.#hits.set(client, recent);
-      return this.windowMs - (now - recent[0]);
-    }
-    recent.push(now);
-    this.#hits.set(client, recent);
-    return 0;
-  }
-}
-
 interface McpSession {
-  transport: StreamableHTTPServerTransport;
-  pinnedSession?: string;
+  transport: HttpSessionTransport;
+  server: Server;
+  router: ToolRouter;
 }
 
-function jsonError(res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  if (res.headersSent) return;
+/** The share of `shutdownMs` given to running calls; the rest is for the one call running when it ends. */
+const drainShare = 0.8;
+
+/** JSON-RPC error code of refusals that are about HTTP, not the message (403, 401, 429, ...). */
+const httpRefusalCode = -32000;
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.writableEnded) return;
   res.writeHead(status, { "content-type": "application/json", ...headers });
-  res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: status === 400 ? -32700 : -32000, message } }));
+  res.end(JSON.stringify(body));
 }
 
-/** Reads at most `maxBytes` of the body; undefined (and 413 sent) when it is larger. */
-async function readBody(req: http.IncomingMessage, res: http.ServerResponse, maxBytes: number): Promise<Buffer | undefined> {
+function refuse(res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code = httpRefusalCode, id: JsonRpcId | null = null): void {
+  sendJson(res, status, errorReply(id, code, message), headers);
+}
+
+type BodyOutcome = { ok: true; body: Buffer } | { ok: false; status: number; message: string };
+
+/**
+ * Reads the body: at most `maxBytes`, all of it within `timeoutMs`. A body over the bound or
+ * late is answered (413, 408) by the caller, which then closes the connection.
+ */
+function readBody(req: http.IncomingMessage, maxBytes: number, timeoutMs: number): Promise<BodyOutcome> {
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > maxBytes) {
-    jsonError(res, 413, `request body of ${declared} bytes exceeds ${maxBytes}`);
-    req.resume();
-    return undefined;
+    return Promise.resolve({ ok: false, status: 413, message: `request body of ${declared} bytes exceeds ${maxBytes}` });
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) {
-      jsonError(res, 413, `request body exceeds ${maxBytes} bytes`);
-      req.destroy();
-      return undefined;
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (outcome: BodyOutcome) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      resolve(outcome);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) return finish({ ok: false, status: 413, message: `request body exceeds ${maxBytes} bytes` });
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish({ ok: true, body: Buffer.concat(chunks) });
+    const onError = (error: Error) => finish({ ok: false, status: 400, message: `the request body could not be read: ${error.message}` });
+    const timer = setTimeout(() => finish({ ok: false, status: 408, message: `the request body did not arrive within ${timeoutMs / 1000} s` }), timeoutMs);
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+  });
 }
 
-function toolName(body: unknown): string | undefined {
-  const messages = Array.isArray(body) ? body : [body];
-  for (const message of messages) {
-    const m = message as { method?: unknown; params?: { name?: unknown } } | null;
-    if (m?.method === "tools/call" && typeof m.params?.name === "string") return m.params.name;
-  }
-  return undefined;
+function toolName(message: JSONRPCMessage): string | undefined {
+  const m = message as { method?: unknown; params?: { name?: unknown } };
+  return m.method === "tools/call" && typeof m.params?.name === "string" ? m.params.name : undefined;
+}
+
+/** The bearer token of an `Authorization` header (scheme case-insensitive, RFC 7235), or "". */
+export function bearerToken(header: string | undefined): string {
+  return /^bearer +(\S+) *$/i.exec(header ?? "")?.[1] ?? "";
+}
+
+/** Whether the `Accept` header admits a JSON answer (absent: yes). */
+function acceptsJson(accept: string | undefined): boolean {
+  if (accept === undefined || accept.trim() === "") return true;
+  return accept.split(",").some((part) => /^\s*(application\/json|application\/\*|\*\/\*)\s*(;|$)/i.test(part));
 }
 
 /** Starts listening; resolves with the bound address and a `close` once the server is up. */
-export async function startHttpMcpServer(options: HttpServeOptions): Promise<{ address: AddressInfo; close: () => Promise<void> }> {
+export async function startHttpMcpServer(options: HttpServeOptions): Promise<HttpMcpServer> {
   if (options.token === undefined && !isLoopback(options.host)) {
     throw inputError("token_required", `zaxy serve --http ${options.host}:${options.port}: a non-loopback address needs --token-file (bearer-token auth); without one only 127.0.0.1, ::1 or localhost may be bound`, {
       field: "--token-file",
     });
   }
+  const extras = { hosts: options.allowedHosts ?? [], origins: options.allowedOrigins ?? [] };
+  // Checked before binding, so a bad --allowed-host is exit 2 with nothing listening.
+  hostPolicy({ host: options.host, port: options.port }, extras);
   const log = options.log ?? ((line: string) => process.stderr.write(line.endsWith("\n") ? line : line + "\n"));
-  const sessions = new Map<string, McpSession>();
+  const sessionIdleMs = options.sessionIdleMs ?? httpSessionIdleMs;
+  const sessions = new HttpSessionTable<McpSession>({ idleMs: sessionIdleMs, max: options.sessionsMax ?? httpSessionsMax });
+  const readTimeoutMs = options.readTimeoutMs ?? httpReadTimeoutMs;
   const limiter = new RateLimiter(options.rateLimit.requests, options.rateLimit.windowMs);
-  const accessLog = options.accessLog === undefined ? undefined : fs.openSync(options.accessLog, "a", 0o600);
-  const record = (entry: Record<string, unknown>) => {
-    if (accessLog === undefined) return;
-    try {
-      fs.writeSync(accessLog, JSON.stringify({ time: new Date().toISOString(), ...entry }) + "\n");
-    } catch {
-      // A full disk must not take the server down; the request itself was answered.
-    }
-  };
+  const failedAuth = new RateLimiter(options.rateLimit.requests, options.rateLimit.windowMs);
+  const accessLog = options.accessLog === undefined ? undefined : new AccessLog(options.accessLog);
+  let policy: HostPolicy | undefined;
+  let draining = false;
+  let inFlight = 0;
+  let idleWaiter: (() => void) | undefined;
 
   const newSession = (pinned: string | undefined): McpSession => {
-    const session: McpSession = { pinnedSession: pinned, transport: undefined as unknown as StreamableHTTPServerTransport };
-    const { server } = createMcpServer({
+    const transport = new HttpSessionTransport(randomUUID());
+    const { server, router } = createMcpServer({
       eventloomPath: options.eventloomPath,
       sessionId: pinned ?? options.sessionId,
       profile: options.profile,
       log,
       adminToken: options.adminToken,
+      // As on stdio: a call leaves garbage the collector's own threshold would let pile up.
+      afterCall: requestGarbageCollection,
+      // The router holds every call to the pinned session (sessionPin.ts) before this runs.
+      sessionPin: pinned,
       beforeCall: async (name, args) => {
-        if (pinned !== undefined) {
-          const named = typeof args.session_id === "string" ? args.session_id : typeof args.thread === "string" ? args.thread : undefined;
-          if (named !== undefined && named !== pinned) {
-            throw inputError("session_scope", `This connection is scoped to session ${JSON.stringify(pinned)} (${sessionHeader}); it may not use session ${JSON.stringify(named)}`, {
-              field: "session_id",
-              hint: `omit session_id, or open a connection with ${sessionHeader}: ${named}`,
-            });
-          }
-        }
+        // Back to the event loop between calls: a session's queued calls otherwise run back to
+        // back as one chain of promise callbacks (the log's I/O is synchronous), and a backlog of
+        // hundreds would starve signals, timers and new connections for seconds: SIGTERM was
+        // seen 14 s late under a pipelining client.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        // A call queued behind others when its session closed (shutdown past the drain time,
+        // expiry) is not started: its client was already answered that the session closed.
+        if (transport.refusing) throw ioError("shutting_down", `The server is shutting down (or the MCP session closed) before ${name} started; nothing was written`);
         await options.beforeCall?.(name, pinned !== undefined && args.session_id === undefined ? { ...args, session_id: pinned } : args);
       },
     });
-    session.transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      enableJsonResponse: true,
-      onsessioninitialized: (id: string) => void sessions.set(id, session),
-    } as ConstructorParameters<typeof StreamableHTTPServerTransport>[0]);
-    session.transport.onclose = () => {
-      const id = session.transport.sessionId;
-      if (id !== undefined) sessions.delete(id);
-    };
-    void server.connect(session.transport);
+    const session: McpSession = { transport, server, router };
+    transport.onclose = () => sessions.delete(transport.sessionId);
+    void server.connect(transport);
     return session;
   };
 
-  const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const started = performance.now();
-    const client = req.socket.remoteAddress ?? "unknown";
-    let tool: string | undefined;
-    let mcpSession = req.headers["mcp-session-id"];
-    res.on("finish", () => record({ client, method: req.method, path: req.url, status: res.statusCode, ms: Math.round(performance.now() - started), mcp_session: mcpSession ?? null, tool: tool ?? null }));
-    const wait = limiter.retryAfterMs(client);
-    if (wait > 0) return jsonError(res, 429, "too many requests", { "retry-after": String(Math.ceil(wait / 1000)) });
-    if (options.token !== undefined) {
-      const header = req.headers.authorization ?? "";
-      const given = /^Bearer (.+)$/.exec(header)?.[1] ?? "";
-      if (!sameToken(given, options.token)) return jsonError(res, 401, "missing or wrong bearer token", { "www-authenticate": "Bearer" });
-    }
-    if (req.url !== "/mcp" && !req.url?.startsWith("/mcp?")) return jsonError(res, 404, "the MCP endpoint is /mcp");
-    if (req.method === "DELETE" || req.method === "GET") {
-      const existing = typeof mcpSession === "string" ? sessions.get(mcpSession) : undefined;
-      if (existing === undefined) return jsonError(res, 404, "unknown MCP session");
-      return await existing.transport.handleRequest(req, res);
-    }
-    if (req.method !== "POST") return jsonError(res, 405, `method ${req.method} is not allowed on /mcp`, { allow: "GET, POST, DELETE" });
-    const raw = await readBody(req, res, options.maxRequestBytes);
-    if (raw === undefined) return;
-    let body: unknown;
-    try {
-      body = JSON.parse(raw.toString("utf8"));
-    } catch {
-      return jsonError(res, 400, "Parse error: the body is not JSON");
-    }
-    tool = toolName(body);
-    const repeated = tool === undefined ? null : repeatedKey(raw.toString("utf8"));
-    if (repeated !== null) {
-      const id = (body as { id?: unknown }).id;
-      res.writeHead(400, { "content-type": "application/json" });
-      res.end(JSON.stringify({ jsonrpc: "2.0", id: typeof id === "string" || typeof id === "number" ? id : null, error: { code: -32602, message: repeatedKeyMessage("tools/call", repeated) } }));
-      return;
-    }
-    let session = typeof mcpSession === "string" ? sessions.get(mcpSession) : undefined;
-    if (session === undefined) {
-      if (typeof mcpSession === "string") return jsonError(res, 404, "unknown MCP session; initialize again");
-      if (!isInitializeRequest(body)) return jsonError(res, 400, "no MCP session: send initialize first");
+  /** Answers one POST whose body is one JSON-RPC message. */
+  const handleMessage = async (req: http.IncomingMessage, res: http.ServerResponse, message: JSONRPCMessage, noteSession: (id: string) => void): Promise<void> => {
+    const headerSession = req.headers["mcp-session-id"];
+    const isRequest = "method" in message && "id" in message;
+    const id = isRequest ? (message as JSONRPCRequest).id : null;
+    const initialize = isRequest && (message as JSONRPCRequest).method === "initialize";
+    let session: McpSession | undefined;
+    if (typeof headerSession === "string") {
+      session = sessions.get(headerSession);
+      if (session === undefined) return refuse(res, 404, "unknown MCP session; initialize again", {}, -32001, id);
+      if (initialize) return refuse(res, 400, "Invalid Request: this MCP session is already initialized", {}, ErrorCode.InvalidRequest, id);
+      const version = req.headers["mcp-protocol-version"];
+      if (typeof version === "string" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+        return refuse(res, 400, `Bad Request: unsupported mcp-protocol-version ${JSON.stringify(version.slice(0, 40))} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`, {}, httpRefusalCode, id);
+      }
+    } else {
+      if (!initialize) return refuse(res, 400, "no MCP session: send initialize first", {}, httpRefusalCode, id);
       const pinned = req.headers[sessionHeader];
       if (pinned !== undefined) {
         try {
           validateSessionId(String(pinned), "scope to");
         } catch (error) {
-          return jsonError(res, 400, (error as Error).message);
+          return refuse(res, 400, (error as Error).message, {}, httpRefusalCode, id);
         }
       }
       session = newSession(pinned === undefined ? undefined : String(pinned));
     }
-    await session.transport.handleRequest(req, res, body);
-    mcpSession = session.transport.sessionId;
+    const sessionId = session.transport.sessionId;
+    noteSession(sessionId);
+    if (!isRequest) {
+      session.transport.deliver(message);
+      res.writeHead(202, draining ? { connection: "close" } : {});
+      res.end();
+      return;
+    }
+    if (session.transport.isWaiting(id as JsonRpcId)) {
+      return refuse(res, 400, `Invalid Request: request id ${JSON.stringify(id)} is already in use by a call still running`, {}, ErrorCode.InvalidRequest, id);
+    }
+    if (initialize && !sessions.add(session)) {
+      await session.transport.close();
+      return refuse(res, 503, `too many MCP sessions (${options.sessionsMax ?? httpSessionsMax}), each with a call running; retry later`, { "retry-after": "5" }, httpRefusalCode, id);
+    }
+    const response = await session.transport.exchange(message as JSONRPCRequest);
+    sessions.touch(sessionId);
+    if (initialize && "error" in response) await session.transport.close();
+    sendJson(res, 200, response, { "mcp-session-id": sessionId, ...(draining ? { connection: "close" } : {}) });
+  };
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    const started = performance.now();
+    const client = req.socket.remoteAddress ?? "unknown";
+    let tool: string | undefined;
+    let mcpSession: string | null = typeof req.headers["mcp-session-id"] === "string" ? req.headers["mcp-session-id"].slice(0, 100) : null;
+    res.on("finish", () =>
+      accessLog?.record({ client, method: req.method, path: redactedTarget(req.url), status: res.statusCode, ms: Math.round(performance.now() - started), mcp_session: mcpSession, tool: tool ?? null })
+    );
+    if (draining) return refuse(res, 503, "the server is shutting down", { connection: "close" });
+    const hostProblem = checkHostAndOrigin(policy!, { host: req.headers.host, origin: req.headers.origin });
+    if (hostProblem !== null) return refuse(res, 403, `Forbidden: ${hostProblem}`);
+    if (options.token !== undefined && !sameToken(bearerToken(req.headers.authorization), options.token)) {
+      const wait = failedAuth.retryAfterMs(client);
+      if (wait > 0) return refuse(res, 429, "too many requests with a missing or wrong bearer token", { "retry-after": String(Math.ceil(wait / 1000)) });
+      return refuse(res, 401, "missing or wrong bearer token", { "www-authenticate": "Bearer" });
+    }
+    const wait = limiter.retryAfterMs(client);
+    if (wait > 0) return refuse(res, 429, "too many requests", { "retry-after": String(Math.ceil(wait / 1000)) });
+    if (req.url !== "/mcp" && !req.url?.startsWith("/mcp?")) return refuse(res, 404, "the MCP endpoint is /mcp");
+    if (req.method === "DELETE") {
+      const existing = mcpSession === null ? undefined : sessions.get(mcpSession);
+      if (existing === undefined) return refuse(res, 404, "unknown MCP session");
+      sessions.delete(existing.transport.sessionId);
+      await existing.transport.close();
+      res.writeHead(200);
+      res.end();
+      return;
+    }
+    // GET would open a stream for server-initiated messages; zaxy sends none (MCP allows 405).
+    if (req.method !== "POST") return refuse(res, 405, `method ${req.method} is not allowed on /mcp`, { allow: "POST, DELETE" });
+    const contentType = req.headers["content-type"];
+    if (contentType !== undefined && !/^application\/json\s*(;|$)/i.test(contentType)) {
+      return refuse(res, 415, `Unsupported Media Type: the body must be application/json, got ${JSON.stringify(contentType.slice(0, 100))}`);
+    }
+    if (!acceptsJson(req.headers.accept)) return refuse(res, 406, "Not Acceptable: the answer is application/json");
+    const body = await readBody(req, options.maxRequestBytes, readTimeoutMs);
+    if (!body.ok) {
+      // The rest of the body is never read: the connection goes, with it any byte still coming.
+      res.on("finish", () => req.socket.destroy());
+      return refuse(res, body.status, body.message, { connection: "close" });
+    }
+    if (body.body.length === 0) return refuse(res, 400, "Parse error: the body is empty", {}, ErrorCode.ParseError);
+    const outcome = readJsonRpcLine(body.body);
+    if (outcome.kind === "reply") return sendJson(res, 400, outcome.reply);
+    if (outcome.kind === "ignore") {
+      if (outcome.diagnostic !== undefined) log(`zaxy serve --http: ${outcome.diagnostic}`);
+      res.writeHead(202);
+      res.end();
+      return;
+    }
+    tool = toolName(outcome.message);
+    await handleMessage(req, res, outcome.message, (id) => void (mcpSession = id));
   };
 
   const server = http.createServer((req, res) => {
-    handle(req, res).catch((error) => {
-      log(`zaxy serve --http: ${(error as Error).message}`);
-      jsonError(res, 500, "internal error");
-    });
+    inFlight++;
+    handle(req, res)
+      .catch((error) => {
+        log(`zaxy serve --http: ${(error as Error).message}`);
+        refuse(res, 500, "internal error");
+      })
+      .finally(() => {
+        inFlight--;
+        if (inFlight === 0) idleWaiter?.();
+      });
   });
-  server.requestTimeout = 120_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error) => reject(ioError("listen_failed", `Cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`, { field: "--http" })));
     server.listen(options.port, options.host, () => resolve());
   });
+  const address = server.address() as AddressInfo;
+  policy = hostPolicy({ host: options.host, port: address.port }, extras);
+  const sweeper = setInterval(() => sessions.sweep(), Math.max(250, Math.min(60_000, Math.floor(sessionIdleMs / 4))));
+  sweeper.unref();
+
   return {
-    address: server.address() as AddressInfo,
+    address,
     close: async () => {
-      for (const session of sessions.values()) await session.transport.close().catch(() => {});
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      if (accessLog !== undefined) fs.closeSync(accessLog);
+      draining = true;
+      clearInterval(sweeper);
+      // Stop accepting now; connections with nothing running go now, the others once answered.
+      server.close();
+      server.closeIdleConnections();
+      const shutdownMs = options.shutdownMs ?? httpShutdownMs;
+      const drained = await new Promise<boolean>((resolve) => {
+        if (inFlight === 0) return resolve(true);
+        const timer = setTimeout(() => resolve(false), shutdownMs * drainShare);
+        idleWaiter = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+      });
+      // Past the drain time, calls still queued are answered `shutting_down` and never start;
+      // the ones running finish their write (an append is all or nothing) and are answered
+      // within the rest of the bound.
+      let finished = drained;
+      if (!drained) {
+        for (const session of sessions.list()) session.transport.refuseNewCalls();
+        const rest = new Promise<void>((resolve) => setTimeout(resolve, shutdownMs * (1 - drainShare)).unref());
+        const idle = new Promise<void>((resolve) => {
+          if (inFlight === 0) return resolve();
+          idleWaiter = resolve;
+        });
+        await Promise.race([Promise.all([idle, ...sessions.list().map((session) => session.router.idle())]).then(() => void (finished = true)), rest]);
+      }
+      await sessions.closeAll();
+      server.closeAllConnections();
+      accessLog?.close();
+      return { drained: finished };
     },
   };
 }

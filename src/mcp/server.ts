@@ -45,6 +45,8 @@ export interface McpServerOptions {
   beforeCall?: (name: string, args: Record<string, unknown>) => Promise<void>;
   /** Admin-gated tools need `admin_token` equal to this (registry.ts). */
   adminToken?: string;
+  /** Holds every call to this session (sessionPin.ts); `sessionId` must be the same. */
+  sessionPin?: string;
 }
 
 /**
@@ -77,6 +79,7 @@ export function createMcpServer(options: McpServerOptions): { server: Server; ro
     debug: Boolean(process.env.ZAXY_DEBUG),
     afterCall: options.afterCall,
     beforeCall: options.beforeCall,
+    sessionPin: options.sessionPin,
   });
   const server = new Server({ name: mcpServerName, version: zaxyVersion }, { capabilities: { tools: { listChanged: false } }, instructions: serverInstructions });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: router.list() }));

@@ -2,6 +2,8 @@
  * The `session_id` argument most tools take: optional, defaulting to the server's session
  * (`--session-id`, env `EVENTLOOM_THREAD`, or `default`). The id itself is validated by the
  * library (`sessionLogPath`), so MCP and the CLI reject the same ids with the same message.
+ * On a pinned connection the default is the pinned session, and the router refuses any other
+ * (sessionPin.ts) before a tool resolves it here.
  */
 import * as fs from "node:fs";
 import * as z from "zod";

@@ -2,12 +2,14 @@
  * Lists and calls the registered tools. Independent of the transport and of the SDK's own
  * argument handling: every call is validated here against the tool's zod schema, so schema
  * failures, unknown tools and thrown errors all come back as the same `isError` result shape,
- * and a bad call never reaches the library or takes the server down.
+ * and a bad call never reaches the library or takes the server down. A pinned connection's calls
+ * are also held to its session here (sessionPin.ts), before anything is read or written.
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
 import { argumentsUsage, invalidArgumentsError, type SchemaIssue, ToolError, toolErrorResult, toolResult, toToolError } from "./errors.ts";
 import { listedTools, type ToolProfile } from "./profiles.ts";
+import { pinnedResult, refuseOutsidePin, requirePinnedLog } from "./sessionPin.ts";
 import type { AnyToolDefinition, ToolContext } from "./tool.ts";
 
 interface PreparedTool {
@@ -33,6 +35,11 @@ export interface ToolRouterOptions {
    * events other hosts appended are seen); a failure is the call's error.
    */
   beforeCall?: (name: string, args: Record<string, unknown>) => Promise<void>;
+  /**
+   * The session this connection is pinned to (HTTP `x-zaxy-session-id`): every call is held to
+   * it by `sessionPinRules` (sessionPin.ts). `context.sessionId` must be the same session.
+   */
+  sessionPin?: string;
 }
 
 /** The advertised JSON Schema of a tool's input: draft 2020-12 (MCP's default), no `$schema`. */
@@ -45,7 +52,22 @@ export function inputJsonSchema(definition: AnyToolDefinition): Tool["inputSchem
   return schema as Tool["inputSchema"];
 }
 
+/**
+ * Prepared once per definition and shared by every router: `serve --http` builds a router per
+ * MCP session, and the JSON Schemas (about 150 KB for the full registry) are the same for all.
+ * The listings are never mutated after this.
+ */
+const preparedTools = new WeakMap<AnyToolDefinition, PreparedTool>();
+
 function prepare(definition: AnyToolDefinition): PreparedTool {
+  const cached = preparedTools.get(definition);
+  if (cached !== undefined) return cached;
+  const prepared = prepareUncached(definition);
+  preparedTools.set(definition, prepared);
+  return prepared;
+}
+
+function prepareUncached(definition: AnyToolDefinition): PreparedTool {
   const inputSchema = inputJsonSchema(definition);
   const listing: Tool = { name: definition.name, description: definition.description, inputSchema };
   if (definition.outputSchema !== undefined) {
@@ -82,6 +104,9 @@ export class ToolRouter {
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: ToolRouterOptions) {
+    if (options.sessionPin !== undefined && options.context.sessionId !== options.sessionPin) {
+      throw new Error(`a router pinned to session ${options.sessionPin} must default to it, not to ${options.context.sessionId}`);
+    }
     this.#options = options;
     this.#byName = new Map();
     for (const definition of options.tools) {
@@ -135,9 +160,14 @@ export class ToolRouter {
     if (!parsed.success) {
       return toolErrorResult(invalidArgumentsError(name, parsed.error.issues as SchemaIssue[], args, prepared.usage));
     }
+    const pin = this.#options.sessionPin;
     try {
+      if (pin !== undefined) refuseOutsidePin(name, args, pin);
       await this.#options.beforeCall?.(name, args);
-      return structured(name, prepared.definition, toolResult(await prepared.definition.run(args, this.#options.context)));
+      if (pin !== undefined) requirePinnedLog(name, args, pin, this.#options.context.eventloomPath);
+      let document = await prepared.definition.run(args, this.#options.context);
+      if (pin !== undefined) document = pinnedResult(name, document, pin);
+      return structured(name, prepared.definition, toolResult(document));
     } catch (error) {
       const toolError = toToolError(error, name);
       // Bad input is the caller's business; a failed check, an I/O failure or a bug is also the operator's.

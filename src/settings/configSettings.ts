@@ -11,8 +11,9 @@ import { inputError, ioError } from "../errors.ts";
 import { fleetDefaultTrustTierKey, fleetEnabledKey, readFleetDefaultTrustTier } from "../fleet/fleetConfig.ts";
 import { autonomyTiers, defaultEvolutionPolicy, evolutionOps } from "../governance/evolutionGate.ts";
 import { evolutionConfigKeys, resolveEvolutionPolicy } from "../governance/policySettings.ts";
-import { resolveStoreUrl } from "../store/storeUrl.ts";
+import { redactStoreUrl, resolveStoreUrl, urlPassword } from "../store/storeUrl.ts";
 import { readHookPolicy } from "../hooks/hookPolicy.ts";
+import { allowedHostsConfigKey, allowedOriginsConfigKey, readAllowedHostsConfig } from "../mcp/httpHostPolicy.ts";
 
 export interface ConfigSetting {
   key: string;
@@ -23,6 +24,8 @@ export interface ConfigSetting {
   check(root: string): void;
   /** The value as `config get` shows it (the store URL without its password). */
   display?(value: unknown, root: string): unknown;
+  /** Refuses a value `config set` must not write though the reader takes it (a password in the store URL). */
+  refuseOnSet?(value: unknown): void;
 }
 
 const evolution = (root: string) => void resolveEvolutionPolicy(root, { env: {} });
@@ -45,6 +48,26 @@ export const configSettings: readonly ConfigSetting[] = [
     defaultValue: null,
     check: (root) => void resolveStoreUrl(undefined, {}, root),
     display: (value, root) => (typeof value === "string" && value !== "" ? resolveStoreUrl(undefined, {}, root)?.redacted ?? value : value),
+    // config.json is a plain file that other users may read and tools copy around: no password in it.
+    refuseOnSet: (value) => {
+      if (typeof value !== "string" || (urlPassword(value) === undefined && !/[?&]password=/i.test(value))) return;
+      throw inputError("password_in_config", `Refusing to write the store URL ${JSON.stringify(redactStoreUrl(value))} to config.json: it carries a password, and config.json is a plain file. Nothing was written.`, {
+        field: "VALUE",
+        hint: "set the URL without the password, and put the password in PGPASSFILE (~/.pgpass, mode 0600) or PGPASSWORD; or pass the whole URL in ZAXY_STORE",
+      });
+    },
+  },
+  {
+    key: allowedHostsConfigKey,
+    description: "zaxy serve --http also answers these Host names (NAME or NAME:PORT), besides its address and localhost (docs/mcp.md#security)",
+    defaultValue: [],
+    check: (root) => void readAllowedHostsConfig(root),
+  },
+  {
+    key: allowedOriginsConfigKey,
+    description: "zaxy serve --http also answers browser requests from these origins (http(s)://NAME[:PORT]) (docs/mcp.md#security)",
+    defaultValue: [],
+    check: (root) => void readAllowedHostsConfig(root),
   },
   { key: "hook_strictness", description: "What the pre-commit hook refuses: integrity (a log that does not verify or was replaced by a lossy compaction) or audit (also an unsafe compaction audit) (docs/hooks.md)", defaultValue: "integrity", check: (root) => void readHookPolicy(root) },
   { key: "hook_recall_threshold", description: "With hook_strictness audit: the identity recall below which a staged log is refused (0..1)", defaultValue: 1, check: (root) => void readHookPolicy(root) },

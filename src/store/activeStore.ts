@@ -5,7 +5,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { ioError } from "../errors.ts";
+import { inputError, ioError } from "../errors.ts";
 import { redirectConfig } from "../eventloom/config.ts";
 import { fileSystemReason } from "../eventloom/root.ts";
 import { bindThreadStore, unbindThreadStore } from "../eventloom/threadStore.ts";
@@ -13,7 +13,7 @@ import { lockWaitMs } from "../limits.ts";
 import { requireStoreSchema } from "./schema.ts";
 import { openStoreClient, type StoreClient } from "./storeClient.ts";
 import { type StoreUrl } from "./storeUrl.ts";
-import { type SyncReport, syncMirror, storeThreadStore } from "./storeThreads.ts";
+import { type AppendRequest, generatedRequestId, requestIdProblem, type SyncReport, syncMirror, storeThreadStore } from "./storeThreads.ts";
 
 export interface ActiveStore {
   url: StoreUrl;
@@ -40,10 +40,14 @@ export function mirrorRootOf(root: string, url: StoreUrl): string {
  * Connects (lazily), checks the schema (`store_not_initialised`, exit 2), creates the mirror
  * root and binds it: from here on, appends under the mirror root commit to the store.
  */
-export async function openActiveStore(url: StoreUrl, localRoot: string, env: Record<string, string | undefined>, warn: (message: string) => void): Promise<ActiveStore> {
+export async function openActiveStore(url: StoreUrl, localRoot: string, env: Record<string, string | undefined>, warn: (message: string) => void, options: { requestId?: string } = {}): Promise<ActiveStore> {
+  const problem = options.requestId === undefined ? undefined : requestIdProblem(options.requestId);
+  if (problem !== undefined) throw inputError("invalid_request_id", `Cannot use --request-id: ${problem}`, { field: "--request-id" });
+  const request: AppendRequest = { id: options.requestId ?? generatedRequestId() };
   const client = openStoreClient(url, env, warn);
+  let schemaVersion: number;
   try {
-    await requireStoreSchema(client);
+    schemaVersion = await requireStoreSchema(client);
   } catch (error) {
     await client.close();
     throw error;
@@ -58,7 +62,7 @@ export async function openActiveStore(url: StoreUrl, localRoot: string, env: Rec
     throw ioError("unwritable_root", `Cannot create the local copy of the store under ${localRoot}: ${fileSystemReason(error)}`, { field: "--eventloom-path" });
   }
   redirectConfig(mirrorRoot, localRoot);
-  bindThreadStore(mirrorRoot, storeThreadStore(client, mirrorRoot));
+  bindThreadStore(mirrorRoot, storeThreadStore(client, mirrorRoot, schemaVersion, request));
   return {
     url,
     client,

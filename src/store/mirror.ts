@@ -19,8 +19,10 @@ import { recoverInterruptedAppend } from "../eventloom/intent.ts";
 import { readLogLines } from "../eventloom/lines.ts";
 import { fileSystemReason } from "../eventloom/root.ts";
 import { scanBytes } from "../eventloom/verify.ts";
+import { lockFile } from "../platform/mod.ts";
 import type { Queryable } from "./storeClient.ts";
-import { lastLineOf, maxSeqOf, streamThreadLines } from "./threadLines.ts";
+import { type HeadRow, headRowOf } from "./headRow.ts";
+import { lastLineOf, streamThreadLines } from "./threadLines.ts";
 
 /** Rows fetched (and verified, and written) per round trip. */
 export const mirrorPageRows = 20_000;
@@ -225,6 +227,13 @@ function pageDigestsOfFile(fd: number, size: number, pageLines: number): { lines
 export interface CaughtUp {
   lines: number;
   bytes: number;
+  /** The stored hash of the mirror's last event after the catch-up, or null when it has none. */
+  lastHash: string | null;
+  /**
+   * With `audit`: the head row read in the same snapshot as the highest seq the mirror was
+   * brought up to (null: the thread has none), for the head row check.
+   */
+  head?: HeadRow | null;
   /** Rows fetched from the store by this catch-up. */
   fetched: number;
   warnings: string[];
@@ -289,12 +298,16 @@ export async function catchUpThread(q: Queryable, thread: string, logPath: strin
           count = { lines: count.lines + added.length, bytes: count.bytes + lines.length };
           saveMirrorCount(logPath, count);
         }
-        return { lines: count.lines, bytes: count.bytes, fetched: added.length, warnings };
+        return { lines: count.lines, bytes: count.bytes, lastHash: lastHashOf(fd, count), fetched: added.length, warnings };
       }
     }
     await auditPrefix(q, thread, logPath, fd, count, options.audit);
     let prevHash = count.lines === 0 ? null : (storedEventHash(lastLineBytes(fd, count.bytes)) ?? null);
-    const upto = await maxSeqOf(q, thread);
+    // The highest seq and the head row in one statement (one snapshot): the rows up to that seq
+    // are what the head row must name (headRow.ts), whatever is appended meanwhile.
+    const [extent] = await q`SELECT (SELECT max(seq) FROM eventloom_events WHERE thread = ${thread}) AS m, (SELECT seq FROM eventloom_heads WHERE thread = ${thread}) AS hs, (SELECT hash FROM eventloom_heads WHERE thread = ${thread}) AS hh`;
+    const upto = Number(extent?.m ?? 0);
+    const head = headRowOf({ seq: extent?.hs, hash: extent?.hh }) ?? null;
     const from = count.lines;
     // Each chunk is verified as the continuation of what the mirror holds before a byte of it
     // is written, so the mirror only ever holds a verified prefix of the store's chain.
@@ -312,10 +325,72 @@ export async function catchUpThread(q: Queryable, thread: string, logPath: strin
     }
     // No fsync: the mirror is a cache; a line lost with the page cache is fetched again.
     saveMirrorCount(logPath, count);
-    return { lines: count.lines, bytes: count.bytes, fetched, warnings };
+    return { lines: count.lines, bytes: count.bytes, lastHash: lastHashOf(fd, count), head, fetched, warnings };
   } finally {
     fs.closeSync(fd);
   }
+}
+
+function lastHashOf(fd: number, count: MirrorCount): string | null {
+  return count.lines === 0 ? null : (storedEventHash(lastLineBytes(fd, count.bytes)) ?? null);
+}
+
+/** What this root verified of a thread before: the mirror's whole lines, held open for reading. */
+export interface MirrorSnapshot {
+  fd: number;
+  lines: number;
+  bytes: number;
+  close(): void;
+}
+
+/**
+ * The mirror of a thread as it is now (its whole lines; a cut last line is left out), or
+ * undefined when this root has none. Taken under the mirror's lock; the file only ever grows
+ * past those bytes, so they can be read after the lock is released.
+ */
+export async function mirrorSnapshot(logPath: string, waitMs: number): Promise<MirrorSnapshot | undefined> {
+  if ((fs.statSync(logPath, { throwIfNoEntry: false })?.size ?? 0) === 0) return undefined;
+  let lock: { release(): void };
+  try {
+    lock = await lockFile(logPath, "exclusive", waitMs, false);
+  } catch (error) {
+    throw ioError("lock_timeout", `Cannot read this root's copy of ${logPath}: ${(error as Error).message}`);
+  }
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(logPath, "r");
+    let size = fs.fstatSync(fd).size;
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      fs.readSync(fd, last, 0, 1, size - 1);
+      if (last[0] !== 10) size = endOfLastWholeLine(fd, size);
+    }
+    const counted = mirrorCount(logPath, fd);
+    const lines = counted.bytes === size ? counted.lines : countLinesIn(fd, size);
+    if (lines === 0) {
+      fs.closeSync(fd);
+      return undefined;
+    }
+    const held = fd;
+    return { fd: held, lines, bytes: size, close: () => fs.closeSync(held) };
+  } catch (error) {
+    if (fd !== undefined) fs.closeSync(fd);
+    throw ioError("unreadable_log", `Cannot read this root's copy of ${logPath}: ${fileSystemReason(error)}`);
+  } finally {
+    lock.release();
+  }
+}
+
+function countLinesIn(fd: number, size: number): number {
+  const buffer = Buffer.alloc(1 << 20);
+  let lines = 0;
+  for (let offset = 0; offset < size; ) {
+    const read = fs.readSync(fd, buffer, 0, Math.min(buffer.length, size - offset), offset);
+    if (read === 0) break;
+    for (let i = buffer.indexOf(10, 0); i !== -1 && i < read; i = buffer.indexOf(10, i + 1)) lines++;
+    offset += read;
+  }
+  return lines;
 }
 
 /** Verifies fetched lines as the continuation of `eventBase` events ending in `prevHash`. */

@@ -13,6 +13,7 @@
  * exactly as it always has.
  */
 import { inputError, ioError } from "../errors.ts";
+import { storedEventHash } from "../eventloom/envelope.ts";
 import { type IntegrityReport, mergeRanges, verifyWorkersMax } from "../eventloom/verify.ts";
 import { WebWorker, workerSpecifier } from "../platform/process.ts";
 import type { ProgressSink } from "../progress.ts";
@@ -49,6 +50,8 @@ export interface ParallelVerdict {
   report: IntegrityReport;
   rows: number;
   bytes: number;
+  /** The stored hash of the last row (for the head row check), null when there is none. */
+  lastHash: string | null;
 }
 
 /**
@@ -88,7 +91,8 @@ export async function verifyOnReaders(client: StoreClient, thread: string, maxSe
     }
     const bytes = scans.reduce((sum, scan) => sum + scan.bytes, 0);
     const report = mergeRanges(bytes, scans.flatMap((scan) => scan.results), false);
-    return report.ok ? { report, rows: maxSeq, bytes } : undefined;
+    const lastLine = scans[scans.length - 1]?.lastLine ?? null;
+    return report.ok ? { report, rows: maxSeq, bytes, lastHash: lastLine === null ? null : (storedEventHash(lastLine) ?? null) } : undefined;
   } catch (error) {
     const { code, timeoutMs: allowedMs } = error as { code?: unknown; timeoutMs?: number };
     if (code === "ZAXY_DEADLINE") {

@@ -8,7 +8,15 @@ import { inputError, type ZaxyError } from "../errors.ts";
 import type { StoreClient } from "./storeClient.ts";
 import type { StoreUrl } from "./storeUrl.ts";
 
-export const storeSchemaVersion = 1;
+/**
+ * Version 1: the meta, heads and events tables. Version 2 adds `eventloom_requests` (which
+ * append of which request committed which seqs, so a retried append is not written twice); a
+ * version-1 database is still read, but appends to it are refused until `zaxy store init`
+ * migrates it.
+ */
+export const storeSchemaVersion = 2;
+/** The first version whose appends record their request (`eventloom_requests`). */
+export const requestsSchemaVersion = 2;
 
 const createStatements = [
   `CREATE TABLE IF NOT EXISTS zaxy_store_meta (
@@ -31,6 +39,18 @@ const createStatements = [
      PRIMARY KEY (thread, seq),
      CHECK (seq >= 1)
    )`,
+  // One row per committed append: the request that made it (a client-supplied or generated id),
+  // which of that request's appends to the thread it was, and the seqs it wrote. Never part of
+  // an event line: the lines and the chain stay byte for byte what the file store writes.
+  `CREATE TABLE IF NOT EXISTS eventloom_requests (
+     thread text NOT NULL,
+     request_id text NOT NULL,
+     batch integer NOT NULL,
+     first_seq bigint NOT NULL,
+     events bigint NOT NULL,
+     created_at timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (thread, request_id, batch)
+   )`,
 ];
 
 export interface SchemaState {
@@ -49,10 +69,23 @@ export async function readSchemaVersion(client: StoreClient): Promise<number | u
   });
 }
 
-/** Refuses a database without Zaxy's schema (exit 2) or with a newer one than this binary knows. */
-export async function requireStoreSchema(client: StoreClient): Promise<void> {
-  const problem = schemaProblem(client.url, await readSchemaVersion(client));
+/**
+ * Refuses a database without Zaxy's schema (exit 2) or with a newer one than this binary knows;
+ * returns the version it has.
+ */
+export async function requireStoreSchema(client: StoreClient): Promise<number> {
+  const version = await readSchemaVersion(client);
+  const problem = schemaProblem(client.url, version);
   if (problem !== undefined) throw problem;
+  return version as number;
+}
+
+/** The refusal of an append to a database whose schema predates request records (exit 2). */
+export function schemaOutdatedError(url: StoreUrl, version: number): ZaxyError {
+  return inputError("store_schema_outdated", `Cannot append to the store ${url.redacted}: its schema is version ${version}, and appends need version ${requestsSchemaVersion} (the table eventloom_requests, which makes a retried append safe)`, {
+    field: url.source,
+    hint: "run `zaxy store init --store URL` once (with a role that may create tables): it migrates the schema and changes no event",
+  });
 }
 
 /** Why a database with schema `version` (undefined: none) cannot be used, or undefined when it can. */
@@ -81,7 +114,9 @@ export async function initStoreSchema(client: StoreClient): Promise<{ before: nu
       try {
         await sql.begin(async (tx) => {
           for (const statement of createStatements) await tx.unsafe(statement);
-          await tx`INSERT INTO zaxy_store_meta (key, value) VALUES ('schema_version', ${String(storeSchemaVersion)}) ON CONFLICT (key) DO NOTHING`;
+          // A new database gets the version; an older one is moved up to it (never down).
+          await tx`INSERT INTO zaxy_store_meta (key, value) VALUES ('schema_version', ${String(storeSchemaVersion)})
+            ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value WHERE CAST(zaxy_store_meta.value AS integer) < CAST(EXCLUDED.value AS integer)`;
         });
         return;
       } catch (error) {

@@ -139,6 +139,8 @@ function urlProblem(url: string): string | undefined {
       return `the port ${JSON.stringify(port[1])} is not a number from 1 to 65535`;
     }
   }
+  const escape = badPercentEscape(url);
+  if (escape !== undefined) return escape;
   let parsed: URL;
   try {
     // The general client parses the URL with its first host only; so does this check.
@@ -148,14 +150,88 @@ function urlProblem(url: string): string | undefined {
   }
   const sslmode = parsed.searchParams.get("sslmode");
   if (sslmode !== null && !sslModes.has(sslmode)) return `sslmode must be one of ${[...sslModes].join(", ")}, not ${JSON.stringify(sslmode)}`;
+  const attrs = parsed.searchParams.get("target_session_attrs");
+  if (attrs !== null && !targetSessionAttrs.has(attrs)) {
+    return `target_session_attrs must be one of ${[...targetSessionAttrs].join(", ")} (or left out: any server), not ${JSON.stringify(attrs)}`;
+  }
+  return undefined;
+}
+
+/** The values of `target_session_attrs` the client supports (libpq's, but `any`, which is the default when it is left out). */
+const targetSessionAttrs = new Set(["read-write", "read-only", "primary", "standby", "prefer-standby"]);
+
+/**
+ * Which part of the URL has a percent-escape that does not decode (`%zz`, a `%` at the end, or
+ * bytes that are not UTF-8), or undefined. Names the part, never quotes the password.
+ */
+function badPercentEscape(url: string): string | undefined {
+  const parts = splitUrl(url);
+  if (parts === undefined) return undefined;
+  const rest = parts.rest;
+  const pathStart = rest.search(/[/?]/);
+  const hosts = pathStart === -1 ? rest : rest.slice(0, pathStart);
+  const afterHosts = pathStart === -1 ? "" : rest.slice(pathStart);
+  const query = afterHosts.indexOf("?");
+  const database = afterHosts.startsWith("/") ? afterHosts.slice(1, query === -1 ? undefined : query) : "";
+  const checks: [string, string | undefined, boolean][] = [
+    ["the user name", parts.user, true],
+    ["the password", parts.password, false],
+    ["the host", hosts, true],
+    ["the database name", database, true],
+  ];
+  for (const pair of query === -1 ? [] : afterHosts.slice(query + 1).split("&")) {
+    const [key, value = ""] = pair.split("=");
+    const secret = /^password$/i.test(key);
+    checks.push([`the query parameter ${secret ? "password" : JSON.stringify(key)}`, key, true], [`the value of the query parameter ${secret ? "password" : JSON.stringify(key)}`, value, !secret]);
+  }
+  for (const [what, text, quote] of checks) {
+    if (text === undefined || !text.includes("%")) continue;
+    const bad = /%(?![0-9A-Fa-f]{2})/.exec(text);
+    if (bad !== null) {
+      const shown = quote ? ` ${JSON.stringify(text.slice(bad.index, bad.index + 3))}` : "";
+      return `${what} has a bad percent-escape${shown} (a percent sign itself is written %25)`;
+    }
+    try {
+      decodeURIComponent(text);
+    } catch {
+      return `${what} has percent-escapes that do not decode to UTF-8 text`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Where a password in the store URL can be read by others, as a warning, or undefined: on the
+ * command line (`ps` shows every process's arguments) or in config.json (`zaxy config set`
+ * refuses one; a hand-edited one still works).
+ */
+export function passwordExposure(url: StoreUrl, root: string): string | undefined {
+  const hasPassword = urlPassword(url.url) !== undefined || /[?&]password=/i.test(url.url);
+  if (!hasPassword) return undefined;
+  if (url.source === "--store") {
+    return "the store URL given with --store carries a password, which other users of this machine can read in the process list (ps); put the password in PGPASSFILE (~/.pgpass) or PGPASSWORD, or the URL in ZAXY_STORE";
+  }
+  if (url.source === "config.json store") {
+    return `${configPath(root)} stores the store URL with its password in plain text; put the password in PGPASSFILE (~/.pgpass) or PGPASSWORD, or the URL in ZAXY_STORE, and remove it from config.json`;
+  }
   return undefined;
 }
 
 /**
  * The store a command runs against, or undefined for files: the flag wins over the environment,
  * the environment over config.json. A value that is not a PostgreSQL URL is bad input (exit 2).
+ * `warn` hears where a password in the URL is exposed (passwordExposure).
  */
-export function resolveStoreUrl(flag: string | undefined, env: Record<string, string | undefined>, root: string): StoreUrl | undefined {
+export function resolveStoreUrl(flag: string | undefined, env: Record<string, string | undefined>, root: string, warn?: (message: string) => void): StoreUrl | undefined {
+  const url = findStoreUrl(flag, env, root);
+  if (url !== undefined && warn !== undefined) {
+    const exposure = passwordExposure(url, root);
+    if (exposure !== undefined) warn(exposure);
+  }
+  return url;
+}
+
+function findStoreUrl(flag: string | undefined, env: Record<string, string | undefined>, root: string): StoreUrl | undefined {
   if (flag !== undefined && flag !== "") return parseStoreUrl(flag, "--store", "--store", env);
   const fromEnv = env.ZAXY_STORE;
   if (fromEnv !== undefined && fromEnv !== "") return parseStoreUrl(fromEnv, "ZAXY_STORE", "ZAXY_STORE", env);

@@ -18,12 +18,14 @@ import { type IntegrityReport, mergeRanges, verifyLog } from "../eventloom/verif
 import { lockWaitMs } from "../limits.ts";
 import { removeOrphanTempFiles } from "../projection/orphanTempFiles.ts";
 import type { ProgressSink } from "../progress.ts";
-import { mirrorPageRows } from "./mirror.ts";
+import { headRowMismatch } from "./headRow.ts";
+import { type MirrorSnapshot, mirrorPageRows, mirrorSnapshot } from "./mirror.ts";
 import { type ParallelVerdict, storeReaders, verifyOnReaders } from "./parallelVerify.ts";
 import { RangeVerifier } from "./rangeVerifier.ts";
 import { schemaProblem } from "./schema.ts";
 import { lastLineOf, type LineChunkSink, lineChunkBytes } from "./threadLines.ts";
 import type { StoreClient } from "./storeClient.ts";
+import type { StoreUrl } from "./storeUrl.ts";
 
 export interface ThreadHead {
   thread: string;
@@ -44,7 +46,7 @@ export async function readHeads(client: StoreClient): Promise<ThreadHead[]> {
 }
 
 const extentSql =
-  "SELECT (SELECT value FROM zaxy_store_meta WHERE key = 'schema_version'), (SELECT seq FROM eventloom_heads WHERE thread = $1), (SELECT max(seq) FROM eventloom_events WHERE thread = $1)";
+  "SELECT (SELECT value FROM zaxy_store_meta WHERE key = 'schema_version'), (SELECT seq FROM eventloom_heads WHERE thread = $1), (SELECT max(seq) FROM eventloom_events WHERE thread = $1), (SELECT hash FROM eventloom_heads WHERE thread = $1)";
 
 /** Events from which a thread is verified on workers started before the first rows arrive. */
 const prestartEventsMin = 10_000;
@@ -61,6 +63,18 @@ export interface FetchedThread {
   head_seq: number | null;
 }
 
+export interface FetchOptions {
+  allErrors?: boolean;
+  progress?: ProgressSink;
+  env?: Record<string, string | undefined>;
+  /**
+   * This root's mirror of the thread (`<root>/stores/<id>/<thread>.jsonl`), when it has one:
+   * the rows it verified before. The store's rows must begin with exactly those bytes, so a
+   * forgery re-hashed from some event on (whose chain verifies) is refused here too.
+   */
+  anchor?: string;
+}
+
 /**
  * Streams the thread's rows in seq order (into `scratch` when given) and verifies them as they arrive: every
  * hash recomputed from `line`, chunk after chunk, so the network and the verifier overlap and
@@ -72,11 +86,24 @@ export async function fetchVerifiedThread(
   client: StoreClient,
   thread: string,
   scratch: { file: string; fd: number } | null,
-  options: { allErrors?: boolean; progress?: ProgressSink; env?: Record<string, string | undefined> } = {},
+  options: FetchOptions = {},
 ): Promise<FetchedThread> {
   // A bad ZAXY_STORE_READERS is bad input before anything is asked of the server.
   if (scratch === null) storeReaders(0, options.env ?? process.env);
+  const anchor = options.anchor === undefined ? undefined : await mirrorSnapshot(options.anchor, lockWaitMs);
+  try {
+    return await fetchAnchored(client, thread, scratch, options, anchor);
+  } finally {
+    anchor?.close();
+  }
+}
+
+async function fetchAnchored(client: StoreClient, thread: string, scratch: { file: string; fd: number } | null, options: FetchOptions, anchor: MirrorSnapshot | undefined): Promise<FetchedThread> {
   let headSeq: number | null = null;
+  let headHash: string | null = null;
+  // The first event at which the rows differ from this root's copy, and how.
+  let diverged: { seq: number; detail: string } | undefined;
+  const anchorBuffer = anchor === undefined ? undefined : Buffer.alloc(1 << 20);
   let readers = 1;
   let maxSeq = 0;
   const verifier = new RangeVerifier(options.allErrors === true);
@@ -94,6 +121,11 @@ export async function fetchVerifiedThread(
     }
     // A row is one event: an empty one would be skipped by the verifier, so it is named here.
     if (blankAt === undefined && emptyRows.length > 0) blankAt = linesBefore + emptyRows[0];
+    // Compared before the bytes may be handed (transferred) to a verifier.
+    if (anchor !== undefined && diverged === undefined && offset < anchor.bytes) {
+      const at = firstDifferentByte(lines, anchor, offset, anchorBuffer as Buffer);
+      if (at !== undefined) diverged = { seq: linesBefore + countNewlines(lines, at) + 1, detail: "its line in the store is not the line this root verified" };
+    }
     const chain = { eventBase: linesBefore, lineBase: linesBefore, prevHash };
     const length = lines.length;
     // Read before the bytes may be handed (transferred) to a verifier.
@@ -118,10 +150,12 @@ export async function fetchVerifiedThread(
     if (problem !== undefined) throw problem;
     headSeq = extent[1] === null ? null : Number(extent[1]);
     maxSeq = Number(extent[2] ?? 0);
+    headHash = extent[3] ?? null;
     options.progress?.phase("fetching and verifying rows", maxSeq, "events");
     // A large thread being verified (not exported: that writes the rows in order) is read on
     // several connections by the workers themselves; this connection's work is done.
-    if (scratch === null) {
+    // A root holding a copy compares every row with it as the rows arrive: one connection.
+    if (scratch === null && anchor === undefined) {
       const wanted = storeReaders(maxSeq, options.env ?? process.env);
       if (options.allErrors !== true && client.readerTarget !== undefined) readers = wanted;
     }
@@ -140,6 +174,7 @@ export async function fetchVerifiedThread(
     } else {
       rows = verdict.rows;
       offset = verdict.bytes;
+      prevHash = verdict.lastHash;
     }
   }
   let report = verdict?.report ?? mergeRanges(offset, await verifier.results(), options.allErrors === true);
@@ -152,14 +187,56 @@ export async function fetchVerifiedThread(
     line: seq,
     errors: [{ code: "store_mismatch", seq, line: seq, reason }, ...report.errors],
   });
+  if (diverged === undefined && anchor !== undefined && rows < anchor.lines) {
+    diverged = { seq: rows + 1, detail: `the store has no event ${rows + 1} (this root has ${anchor.lines})` };
+  }
   if (blankAt !== undefined) report = failed(blankAt, `Event ${blankAt} is an empty row in the store`);
   else if (report.ok && rows !== maxSeq) report = failed(rows + 1, `The store holds ${rows} rows for events 1 to ${maxSeq}: ${maxSeq - rows} are missing (the seqs have a gap)`);
-  else if (report.ok && headSeq !== null && headSeq > rows) {
-    report = failed(rows + 1, `The thread's head row says ${headSeq} events but the store holds ${rows} rows`);
+  else if (report.ok) {
+    // The head row and the rows are read in one statement's snapshot: they must agree exactly.
+    const mismatch = headRowMismatch(headSeq === null ? undefined : { seq: headSeq, hash: headHash }, rows, rows === 0 ? null : prevHash);
+    if (mismatch !== undefined) report = failed(mismatch.seq, mismatch.reason);
+    else if (diverged !== undefined) report = failed(diverged.seq, `The store's rows differ from the copy this root verified before, at event ${diverged.seq}: ${diverged.detail}`);
   }
   return { rows, bytes: offset, report, max_seq: maxSeq, head_seq: headSeq };
 }
 
+
+/** The offset in `lines` (fetched bytes at `offset` of the thread) of the first byte that differs from the mirror, if any. */
+function firstDifferentByte(lines: Buffer, anchor: MirrorSnapshot, offset: number, buffer: Buffer): number | undefined {
+  const end = Math.min(lines.length, anchor.bytes - offset);
+  for (let at = 0; at < end; ) {
+    const want = Math.min(buffer.length, end - at);
+    const read = fs.readSync(anchor.fd, buffer, 0, want, offset + at);
+    if (read <= 0) return at;
+    if (!lines.subarray(at, at + read).equals(buffer.subarray(0, read))) {
+      for (let i = 0; i < read; i++) if (lines[at + i] !== buffer[i]) return at + i;
+    }
+    at += read;
+  }
+  return undefined;
+}
+
+function countNewlines(bytes: Buffer, end: number): number {
+  let count = 0;
+  for (let i = bytes.indexOf(10, 0); i !== -1 && i < end; i = bytes.indexOf(10, i + 1)) count++;
+  return count;
+}
+
+/**
+ * This root's mirror of `thread` of the store `url` (`<root>/stores/<id>/<thread>.jsonl`, see
+ * mirror.ts), to anchor a verify or an export in what the root verified before; undefined for a
+ * thread name that cannot be a file (it has no mirror).
+ */
+export function mirrorLogOf(localRoot: string, url: StoreUrl, thread: string): string | undefined {
+  try {
+    validateSessionId(thread, "mirror");
+  } catch {
+    return undefined;
+  }
+  // As activeStore.ts mirrorRootOf (not imported: a verify loads no append code).
+  return path.join(localRoot, "stores", url.id, `${thread}.jsonl`);
+}
 
 /** Scratch files of fetched rows: `.zaxy-store-<label>-<pid>-<ms>.jsonl`. */
 const scratchNamePattern = /^\.zaxy-store-[a-z]+-(\d+)-\d+\.jsonl$/;
@@ -204,7 +281,7 @@ export interface StoreVerification {
  * Verifies a thread from the store's rows: every hash recomputed from `line`, the seqs without
  * a gap, and the head row agreeing with the rows. `scratchDir` holds the fetched copy meanwhile.
  */
-export async function verifyStoreThread(client: StoreClient, thread: string, options: { allErrors?: boolean; progress?: ProgressSink; env?: Record<string, string | undefined> } = {}): Promise<StoreVerification> {
+export async function verifyStoreThread(client: StoreClient, thread: string, options: FetchOptions = {}): Promise<StoreVerification> {
   const fetched = await fetchVerifiedThread(client, thread, null, options);
   return { thread, report: fetched.report, head_seq: fetched.head_seq };
 }
@@ -216,13 +293,14 @@ export async function exportThread(
   target: { output: string } | { write: (chunk: Uint8Array) => Promise<void> },
   scratchDir?: string,
   progress?: ProgressSink,
+  anchor?: string,
 ): Promise<{ events: number; bytes: number; sha256?: string }> {
   validateSessionId(thread, "export");
   const dir = "output" in target ? path.dirname(path.resolve(target.output)) : scratchDir;
   const scratch = scratchFile(dir, "export");
   let renamed = false;
   try {
-    const fetched = await fetchVerifiedThread(client, thread, scratch, { progress });
+    const fetched = await fetchVerifiedThread(client, thread, scratch, { progress, anchor });
     if (fetched.rows === 0) {
       throw inputError("unknown_session", `Session ${JSON.stringify(thread)} has no events in the store ${client.url.redacted}`, {
         field: "--session-id",

@@ -11,8 +11,8 @@ import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { runZaxy } from "../cli/zaxy.ts";
-import { builtBinary, removeTempDirs, skipWithoutBinary as skip, tempEventloomRoot } from "./mcpTestClient.ts";
+import { runZaxy, zaxyInvocation } from "../cli/zaxy.ts";
+import { removeTempDirs, skipWithoutBinary as skip, tempEventloomRoot } from "./mcpTestClient.ts";
 import { makeTempDir } from "../eventloom/testkit.ts";
 
 after(removeTempDirs);
@@ -30,7 +30,7 @@ interface Served {
 
 async function serve(args: string[] = []): Promise<Served> {
   const root = tempEventloomRoot("zaxy-http");
-  const child = spawn(builtBinary, ["serve", "--http", "127.0.0.1:0", "--json", "--profile", "full", "--eventloom-path", root, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(zaxyInvocation.command, [...zaxyInvocation.args, "serve", "--http", "127.0.0.1:0", "--json", "--profile", "full", "--eventloom-path", root, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stderr!.on("data", (chunk) => void (stderr += chunk));

@@ -65,13 +65,13 @@ describe("zaxy store on PostgreSQL", { skip: server === undefined ? "no PostgreS
     assert.match(json(early).error.hint, /zaxy store init/);
     assert.equal(fs.existsSync(path.join(dir, ".eventloom", "stores")), false, "nothing written locally either");
     const first = json(ok(z(store, dir, ["store", "init", "--json"]), "init"));
-    assert.deepEqual([first.created, first.schema_version, first.schema_version_before], [true, 1, null]);
+    assert.deepEqual([first.created, first.schema_version, first.schema_version_before], [true, 2, null]);
     const again = json(ok(z(store, dir, ["store", "init", "--json"]), "init again"));
-    assert.deepEqual([again.created, again.schema_version_before], [false, 1]);
+    assert.deepEqual([again.created, again.schema_version_before], [false, 2]);
     ok(z(store, dir, ["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"one"}']), "append");
     ok(z(store, dir, ["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"two"}', "--session-id", "other"]), "append other");
     const status = json(ok(z(store, dir, ["store", "status", "--json"]), "status"));
-    assert.equal(status.schema_version, 1);
+    assert.equal(status.schema_version, 2);
     assert.equal(status.thread_count, 2);
     assert.equal(status.event_count, 2);
     assert.deepEqual(status.threads.map((t: { thread: string; events: number }) => [t.thread, t.events]), [["default", 1], ["other", 1]]);
@@ -166,6 +166,29 @@ describe("zaxy store on PostgreSQL", { skip: server === undefined ? "no PostgreS
     // ZAXY_STORE names the store as well as --store does.
     const viaEnv = runZaxy(["memory", "log", "--json"], { cwd: hostB, env: { ZAXY_STORE: store } });
     assert.equal(JSON.parse(viaEnv.stdout).events.length, 3);
+  });
+
+  test("a version-1 store is read but refuses appends (exit 2) until store init migrates it to version 2, changing no event", async () => {
+    const store = await initStore("migrate");
+    const dir = makeTempDir("zaxy-store-migrate");
+    ok(z(store, dir, ["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"one"}']), "append");
+    const before = await rowsOf(store, "default");
+    // What a version-1 store looks like: no request records.
+    await sqlOn(store, async (sql) => {
+      await sql`DROP TABLE eventloom_requests`;
+      await sql`UPDATE zaxy_store_meta SET value = '1' WHERE key = 'schema_version'`;
+    });
+    const fresh = makeTempDir("zaxy-store-migrate-fresh");
+    assert.equal(json(ok(z(store, fresh, ["memory", "log", "--json"]), "log on version 1")).events.length, 1);
+    const refused = z(store, fresh, ["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"two"}', "--json"]);
+    assert.equal(refused.code, 2, refused.stdout);
+    assert.equal(json(refused).error.code, "store_schema_outdated");
+    assert.match(json(refused).error.hint, /zaxy store init/);
+    const migrated = json(ok(z(store, dir, ["store", "init", "--json"]), "migrate"));
+    assert.deepEqual([migrated.created, migrated.schema_version_before, migrated.schema_version], [false, 1, 2]);
+    assert.deepEqual(await rowsOf(store, "default"), before, "the migration changed no event");
+    ok(z(store, fresh, ["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"two"}']), "append after the migration");
+    assert.equal((await rowsOf(store, "default")).length, 2);
   });
 
   test("a row tampered with in SQL is caught at its seq by verify and refused by checkout (exit 1), on a warm and a fresh root", async () => {
@@ -421,7 +444,7 @@ describe("zaxy store on PostgreSQL", { skip: server === undefined ? "no PostgreS
     for (const url of [store, pooledOf(store)]) {
       assert.deepEqual(refusals(url), [{ code: 2, error: "store_schema_too_new", hint: true }, { code: 2, error: "store_schema_too_new", hint: true }], url);
     }
-    await sqlOn(store, (sql) => sql`UPDATE zaxy_store_meta SET value = '1' WHERE key = 'schema_version'`);
+    await sqlOn(store, (sql) => sql`UPDATE zaxy_store_meta SET value = '2' WHERE key = 'schema_version'`);
     const verified = json(ok(z(store, dir, ["verify", "--session-id", "s1", "--json"]), "verify once the version is back"));
     assert.deepEqual([verified.ok, verified.logs[0].total_events], [true, 50]);
   });
@@ -480,6 +503,8 @@ describe("zaxy store on PostgreSQL", { skip: server === undefined ? "no PostgreS
     assert.equal(Number(left[0].n), 0);
     const heads = await sqlOn(store, (sql) => sql`SELECT count(*) AS n FROM eventloom_heads WHERE thread LIKE 'zaxy-bench-%'`);
     assert.equal(Number(heads[0].n), 0);
+    const requests = await sqlOn(store, (sql) => sql`SELECT count(*) AS n FROM eventloom_requests WHERE thread LIKE 'zaxy-bench-%'`);
+    assert.equal(Number(requests[0].n), 0);
   });
 
   test("least privileges: a reader role reads and verifies, cannot append (exit 3); a writer appends and imports, cannot init", async () => {
@@ -494,6 +519,7 @@ describe("zaxy store on PostgreSQL", { skip: server === undefined ? "no PostgreS
       await sql.unsafe(`GRANT SELECT ON zaxy_store_meta TO ${writer}`);
       await sql.unsafe(`GRANT SELECT, INSERT, UPDATE ON eventloom_heads TO ${writer}`);
       await sql.unsafe(`GRANT SELECT, INSERT ON eventloom_events TO ${writer}`);
+      await sql.unsafe(`GRANT SELECT, INSERT ON eventloom_requests TO ${writer}`);
     });
     const as = (role: string, pw: string) => store.replace(/^postgres(ql)?:\/\/[^@]*@/, `postgres://${role}:${pw}@`);
     const readerUrl = as(reader, "reader-pw-1");
@@ -511,7 +537,7 @@ describe("zaxy store on PostgreSQL", { skip: server === undefined ? "no PostgreS
     assert.equal(json(init).error.code, "store_permission_denied");
     await sqlOn(store, async (sql) => {
       for (const role of [reader, writer]) {
-        await sql.unsafe(`REVOKE ALL ON zaxy_store_meta, eventloom_heads, eventloom_events FROM ${role}`);
+        await sql.unsafe(`REVOKE ALL ON zaxy_store_meta, eventloom_heads, eventloom_events, eventloom_requests FROM ${role}`);
         await sql.unsafe(`DROP ROLE ${role}`);
       }
     });

@@ -98,6 +98,7 @@ const configSetCommand = defineCommand({
     const object = currentConfigObject(root);
     const value = parseConfigValue(text);
     if (value === null) throw inputError("usage", `zaxy config set: use \`zaxy config unset ${key}\` to remove a key`, { field: "VALUE" });
+    setting.refuseOnSet?.(value);
     const previous = object[key] ?? null;
     const next = { ...object, [key]: value };
     checkConfigObject(root, next);

@@ -27,14 +27,16 @@ function selectLogs(ctx: CommandContext): string[] {
  */
 async function verifyFromStore(ctx: CommandContext, allErrors: boolean): Promise<number> {
   const results = await withStoreClient(ctx, async (client) => {
-    const { readHeads, verifyStoreThread } = await import("../../store/transfer.ts");
+    const { mirrorLogOf, readHeads, verifyStoreThread } = await import("../../store/transfer.ts");
     const threads = booleanOption(ctx, "all") ? (await readHeads(client)).map((head) => head.thread) : [ctx.global.sessionId];
     const out: Array<{ path: string; store: string; session_id: string } & IntegrityReport> = [];
     for (const thread of threads) {
       const progress = commandProgress(ctx, `verify store:${thread}`);
       let report;
       try {
-        ({ report } = await verifyStoreThread(client, thread, { allErrors, progress, env: ctx.io.env }));
+        // A root that read the thread before holds the rows it verified: the store must still have them.
+        const anchor = mirrorLogOf(ctx.global.localRoot, client.url, thread);
+        ({ report } = await verifyStoreThread(client, thread, { allErrors, progress, env: ctx.io.env, anchor }));
       } finally {
         progress.done();
       }

@@ -9,13 +9,14 @@ export const memoryGraphQueryTool = defineTool({
   description:
     "Read-only Cypher over the graph projection (Entity, Event, RELATES, NEXT_EVENT; docs/graph.md), brought up to the " +
     "session's log head first. Writing clauses are refused. $session_id is bound to the session; nodes that carry a source " +
-    "event come back with its citation. Example: MATCH (e:Entity) WHERE e.session_id = $session_id AND e.valid_to IS NULL " +
+    "event come back with its citation. The query runs on its own worker, stopped at timeout_ms or past 1 GiB of memory; " +
+    "rows beyond limit are cut (truncated: true). Example: MATCH (e:Entity) WHERE e.session_id = $session_id AND e.valid_to IS NULL " +
     "RETURN e.entity_type, count(*)",
   inputSchema: z.strictObject({
     query: z.string().min(1).describe("A read-only Cypher statement (MATCH ... RETURN ...)"),
     params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional().describe("Query parameters ($name)"),
     limit: z.number().int().min(1).max(graphRowsMax).optional().describe(`Rows to return at most (1..${graphRowsMax}, default ${graphDefaults.limit})`),
-    timeout_ms: z.number().int().min(1).max(graphTimeoutMsMax).optional().describe(`Stop the query after this many ms (default ${graphDefaults.timeoutMs})`),
+    timeout_ms: z.number().int().min(1).max(graphTimeoutMsMax).optional().describe(`Stop the query after this many ms (1..${graphTimeoutMsMax}, default ${graphDefaults.timeoutMs})`),
     session_id: sessionIdSchema.optional(),
   }),
   annotations: { readOnlyHint: true, openWorldHint: false },

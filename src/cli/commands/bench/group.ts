@@ -8,6 +8,7 @@ import { benchConsolidationCommand } from "./consolidation.ts";
 import { benchConsolidationGuardrailCommand } from "./consolidationGuardrail.ts";
 import { benchFleetCommand } from "./fleet.ts";
 import { benchLongMemEvalCommand } from "./longmemeval.ts";
+import { benchMcpHttpCommand } from "./mcpHttp.ts";
 import { benchMedoidCommand } from "./medoid.ts";
 import { benchReprojectCommand } from "./reproject.ts";
 import { benchRetrievalCommand } from "./retrieval.ts";
@@ -18,5 +19,5 @@ import { benchVerifyCommand } from "./verify.ts";
 export const benchGroup = defineGroup({
   name: "bench",
   summary: "Benchmarks: measured figures, ratios from one run, and the machine",
-  children: [benchVerifyCommand, benchRetrievalCommand, benchReprojectCommand, benchCheckoutCommand, benchCheckoutQualityCommand, benchConsolidationGuardrailCommand, benchConsolidationCommand, benchCausalCommand, benchTriggerCommand, benchMedoidCommand, benchCompactionAuditCommand, benchFleetCommand, benchLongMemEvalCommand, benchStoreCommand, benchStoreWriterCommand],
+  children: [benchVerifyCommand, benchRetrievalCommand, benchReprojectCommand, benchCheckoutCommand, benchCheckoutQualityCommand, benchConsolidationGuardrailCommand, benchConsolidationCommand, benchCausalCommand, benchTriggerCommand, benchMedoidCommand, benchCompactionAuditCommand, benchFleetCommand, benchLongMemEvalCommand, benchStoreCommand, benchStoreWriterCommand, benchMcpHttpCommand],
 });

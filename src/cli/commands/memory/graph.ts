@@ -23,7 +23,9 @@ export const memoryGraphCommand = defineCommand({
     "DELETE, ...) are refused (exit 2). $session_id is bound to --session-id; --param k=v binds\n" +
     "$k (numbers, true, false and null are typed). Nodes with a source event carry its citation.\n" +
     "The tables and three example queries are in docs/graph.md. --json prints {session_id,\n" +
-    "query, columns, rows, row_count, truncated, graph{head_seq, head_hash, source}, elapsed_ms}.",
+    "query, columns, rows, row_count, truncated, limit, graph{head_seq, head_hash, source},\n" +
+    "elapsed_ms}. The query runs on a worker thread that is stopped at --timeout-ms (exit 2,\n" +
+    "query_timeout) or when it grows the process by more than 1 GiB (query_memory_exceeded).",
   options: {
     param: { type: "string", multiple: true, valueName: "K=V", description: "Bind $K (repeatable)" },
     limit: { type: "string", valueName: "N", description: "Rows to return at most (1..10000, default 1000)" },
@@ -47,6 +49,7 @@ export const memoryGraphCommand = defineCommand({
       params,
       limit: intOption(ctx, "limit", 1, 10_000),
       timeoutMs: intOption(ctx, "timeout-ms", 1, 60_000),
+      timeoutField: "--timeout-ms",
     }, (message) => ctx.io.stderr(`zaxy: warning: ${message}\n`));
     emit(ctx, "zaxy.memory.graph.v1", result, () => {
       const lines = [result.columns.join("\t")];

@@ -23,14 +23,15 @@ export const storeExportCommand = defineCommand({
     const output = stringOption(ctx, "output");
     const sessionId = ctx.global.sessionId;
     const doc = await withStoreClient(ctx, async (client) => {
-      const { exportThread } = await import("../../../store/transfer.ts");
+      const { exportThread, mirrorLogOf } = await import("../../../store/transfer.ts");
       // The rows are verified JSON lines, so valid UTF-8: decoding them (across chunk edges) and
       // writing the text back gives the same bytes.
       const decoder = new TextDecoder("utf-8", { fatal: true });
       const target = output !== undefined ? { output } : { write: async (chunk: Uint8Array) => ctx.io.stdout(decoder.decode(chunk, { stream: true })) };
       const progress = commandProgress(ctx, `store export ${sessionId}`);
       try {
-        const result = await exportThread(client, sessionId, target, ctx.global.localRoot, progress);
+        // A root that read the session before exports only rows that still begin with what it verified.
+        const result = await exportThread(client, sessionId, target, ctx.global.localRoot, progress, mirrorLogOf(ctx.global.localRoot, client.url, sessionId));
         return { store: client.url.redacted, session_id: sessionId, output: output ?? null, events: result.events, bytes: result.bytes };
       } finally {
         progress.done();

@@ -9,7 +9,7 @@ export const storeInitCommand = defineCommand({
   summary: "Create or migrate the store's schema (idempotent)",
   description:
     "Creates the tables zaxy keeps in the store (eventloom_events, eventloom_heads,\n" +
-    "zaxy_store_meta) or migrates them to this zaxy's schema version; running it again changes\n" +
+    "eventloom_requests, zaxy_store_meta) or migrates them to this zaxy's schema version; running it again changes\n" +
     "nothing. Needs a role that may create tables (docs/store.md). --json prints\n" +
     "{store, schema_version, schema_version_before, created}.",
   options: {},
@@ -22,7 +22,11 @@ export const storeInitCommand = defineCommand({
       return { store: client.url.redacted, schema_version: after, schema_version_before: before ?? null, created: before === undefined };
     }, { schema: false });
     emit(ctx, "zaxy.store.init.v1", doc, () =>
-      doc.created ? `Created the zaxy schema (version ${doc.schema_version}) in ${doc.store}` : `The store ${doc.store} has schema version ${doc.schema_version} (unchanged)`);
+      doc.created
+        ? `Created the zaxy schema (version ${doc.schema_version}) in ${doc.store}`
+        : doc.schema_version_before !== doc.schema_version
+        ? `Migrated the zaxy schema in ${doc.store} from version ${doc.schema_version_before} to ${doc.schema_version}`
+        : `The store ${doc.store} has schema version ${doc.schema_version} (unchanged)`);
     return 0;
   },
 });

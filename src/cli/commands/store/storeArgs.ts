@@ -6,7 +6,7 @@ import { type CommandContext, stringOption } from "../../command.ts";
 
 /** The store URL the command names; none is bad input (exit 2). */
 export function requiredStoreUrl(ctx: CommandContext): StoreUrl {
-  const url = resolveStoreUrl(stringOption(ctx, "store"), ctx.io.env, ctx.global.localRoot);
+  const url = resolveStoreUrl(stringOption(ctx, "store"), ctx.io.env, ctx.global.localRoot, (message) => ctx.io.stderr(`zaxy: warning: ${message}\n`));
   if (url === undefined) {
     throw inputError("no_store", `${ctx.commandPath} needs a store: pass --store postgres://..., set ZAXY_STORE, or set "store" in config.json`, {
       field: "--store",
