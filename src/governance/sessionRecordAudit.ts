@@ -17,8 +17,9 @@
  *   `rule_generate` gate and the rule in one batch, so the event just before is that gate.
  * - `fleet.*`: fleet events are written only to a fleet thread, never to a session.
  */
-import { intField, isJsonObject, type JsonValue, stringField } from "../canonical/mod.ts";
-import type { EventRecord } from "../eventloom/envelope.ts";
+import { intField, isJsonObject, type JsonValue, parseJsonBytes, stringField } from "../canonical/mod.ts";
+import { type EventRecord, recordFromLine } from "../eventloom/envelope.ts";
+import { readLogLines } from "../eventloom/lines.ts";
 import { gateEventType } from "./evolutionGate.ts";
 import { ruleGeneratedEventType, ruleProposedEventType } from "./outcomeLearning.ts";
 
@@ -50,12 +51,12 @@ function isGateAbout(event: EventRecord | undefined, target: string | undefined,
  * @example
  * unauthorisedSessionGovernance(events) // [{ seq: 3, …, event_type: "memory.forgotten", reason: "no forget gate …" }]
  */
-export function unauthorisedSessionGovernance(events: readonly EventRecord[]): UnauthorisedGovernanceEvent[] {
+export function unauthorisedSessionGovernance(events: Iterable<EventRecord>): UnauthorisedGovernanceEvent[] {
   const found: UnauthorisedGovernanceEvent[] = [];
   const forgetGates = new Set<string>();
   const flag = (event: EventRecord, reason: string) => found.push({ seq: event.seq, hash: event.hash, event_type: event.type, actor: event.actor, reason });
-  for (const [index, event] of events.entries()) {
-    const previous = index > 0 ? events[index - 1] : undefined;
+  let previous: EventRecord | undefined;
+  for (const event of events) {
     if (event.type === gateEventType && stringField(event.payload, "op") === "forget" && event.payload.get("auto_apply") === true) {
       const target = refOf(event.payload.get("candidate_ref"));
       if (target !== undefined) forgetGates.add(target);
@@ -70,6 +71,17 @@ export function unauthorisedSessionGovernance(events: readonly EventRecord[]): U
     } else if (event.type === ruleGeneratedEventType || event.type === ruleProposedEventType) {
       if (!isGateAbout(previous, undefined, "rule_generate")) flag(event, "no rule_generate gate decision was appended with it, as memory outcome does");
     }
+    previous = event;
   }
   return found;
+}
+
+/** The same over a log the caller verified, streamed line by line (a long log is never held whole). */
+export function unauthorisedSessionGovernanceInLog(logPath: string): UnauthorisedGovernanceEvent[] {
+  return unauthorisedSessionGovernance((function* () {
+    for (const { bytes, position } of readLogLines(logPath)) {
+      const parsed = parseJsonBytes(bytes);
+      if (isJsonObject(parsed)) yield recordFromLine(parsed, position);
+    }
+  })());
 }

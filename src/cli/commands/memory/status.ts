@@ -76,16 +76,13 @@ export const memoryStatusCommand = defineCommand({
     // events its replay refused for want of authority (fleet/replay.ts), elsewhere the records
     // that lack the gate decision their command appends with them (governance/sessionRecordAudit.ts).
     let unauthorised: Array<{ seq: number; hash: string; event_type: string; actor: string; reason: string }> = [];
-    if (integrity.ok) {
+    if (integrity.ok && sessionId.startsWith("fleet.")) {
       const { readVerifiedSession } = await import("../../../fleet/fleetLog.ts");
-      const verified = (await readVerifiedSession(root, sessionId)) ?? [];
-      if (sessionId.startsWith("fleet.")) {
-        const { summarizeFleetEvents } = await import("../../../fleet/replay.ts");
-        unauthorised = summarizeFleetEvents(sessionId.slice("fleet.".length), verified).unauthorised;
-      } else {
-        const { unauthorisedSessionGovernance } = await import("../../../governance/sessionRecordAudit.ts");
-        unauthorised = unauthorisedSessionGovernance(verified);
-      }
+      const { summarizeFleetEvents } = await import("../../../fleet/replay.ts");
+      unauthorised = summarizeFleetEvents(sessionId.slice("fleet.".length), (await readVerifiedSession(root, sessionId)) ?? []).unauthorised;
+    } else if (integrity.ok && events > 0) {
+      const { unauthorisedSessionGovernanceInLog } = await import("../../../governance/sessionRecordAudit.ts");
+      unauthorised = unauthorisedSessionGovernanceInLog(logPath);
     }
     if (unauthorised.length > 0) {
       const what = sessionId.startsWith("fleet.")
