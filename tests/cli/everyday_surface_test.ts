@@ -130,9 +130,17 @@ describe("item 10: zaxy config get|set|unset|list", () => {
     }
   });
 
-  test("the store URL is shown without its password", slow, () => {
+  test("a store URL with a password is not written to config; one already there is shown without it", slow, () => {
     const dir = makeTempDir("zaxy-config-store");
-    json(runZaxy(["config", "set", "store", "postgres://zaxy:s3cret@db.internal:5432/zaxy", "--json"], { cwd: dir }));
+    const set = runZaxy(["config", "set", "store", "postgres://zaxy:s3cret@db.internal:5432/zaxy", "--json"], { cwd: dir });
+    assert.equal(set.code, 2, set.stdout + set.stderr);
+    assert.match(set.stdout + set.stderr, /password_in_config/);
+    assert.match(set.stdout + set.stderr, /PGPASSFILE/);
+    const configPath = path.join(dir, ".eventloom", "config.json");
+    assert.ok(!fs.existsSync(configPath) || !fs.readFileSync(configPath, "utf8").includes("s3cret"), "nothing holding the password was written");
+    // A config.json edited by hand with a password still works, and is never shown with it.
+    fs.mkdirSync(path.dirname(configPath), { recursive: true });
+    fs.writeFileSync(configPath, JSON.stringify({ schema: "zaxy.config.v1", envelope: "v1", store: "postgres://zaxy:s3cret@db.internal:5432/zaxy" }) + "\n");
     const get = runZaxy(["config", "get", "store"], { cwd: dir });
     assert.equal(get.code, 0, get.stderr);
     assert.doesNotMatch(get.stdout + get.stderr, /s3cret/);
