@@ -15,6 +15,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { childEnv, runZaxy, zaxyInvocation } from "../cli/zaxy.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
+import { serveHttp } from "./httpServe.ts";
 
 after(removeTempDirs);
 
@@ -36,29 +37,9 @@ const answerBoundMs = 8_000;
 /** After the stop the server's resident memory is back to within this much of what it was before. */
 const rssReturnedMarginBytes = 256 * 1024 * 1024;
 
-interface Served {
-  url: string;
-  child: ChildProcess;
-  stop: () => Promise<void>;
-}
-
-async function serve(root: string): Promise<Served> {
-  const child = spawn(zaxyInvocation.command, [...zaxyInvocation.args, "serve", "--http", "127.0.0.1:0", "--json", "--profile", "full", "--eventloom-path", root, "--session-id", "s"], {
-    env: childEnv(),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stderr!.on("data", (chunk) => void (stderr += chunk));
-  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on("data", (chunk) => {
-      stdout += chunk;
-      if (stdout.includes("\n")) resolve(JSON.parse(stdout.split("\n")[0]).url);
-    });
-    child.once("exit", (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-  });
-  return { url, child, stop: async () => (child.kill("SIGKILL"), await closed) };
+async function serve(root: string): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
+  const served = await serveHttp(root, ["--session-id", "s"]);
+  return { url: served.url, child: served.child, stop: () => served.stop("SIGKILL") };
 }
 
 async function connect(url: string): Promise<Client> {

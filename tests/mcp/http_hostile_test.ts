@@ -10,13 +10,13 @@
  * and a body that trickles in.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
-import { childEnv, runZaxy, zaxyInvocation } from "../cli/zaxy.ts";
+import { runZaxy } from "../cli/zaxy.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
+import { type ServedHttp, serveHttp } from "./httpServe.ts";
 import { tempEventloomRoot } from "./mcpTestClient.ts";
 
 after(removeTempDirs);
@@ -24,38 +24,10 @@ const slow = { timeout: 120_000 };
 const token = "hostile-test-token-0123456789";
 const protocolVersion = "2025-06-18";
 
-interface Served {
-  url: string;
-  port: number;
-  root: string;
-  child: ChildProcess;
-  stderr: () => string;
-  /** Resolves when the process has exited. */
-  closed: Promise<void>;
-  stop: () => Promise<void>;
-}
+type Served = ServedHttp;
 
-async function serve(args: string[] = [], root = tempEventloomRoot("zaxy-hostile")): Promise<Served> {
-  const child = spawn(zaxyInvocation.command, [...zaxyInvocation.args, "serve", "--http", "127.0.0.1:0", "--json", "--profile", "full", "--eventloom-path", root, ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: childEnv(),
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stderr!.on("data", (chunk) => void (stderr += chunk));
-  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on("data", (chunk) => {
-      stdout += chunk;
-      if (!stdout.includes("\n")) return;
-      const first = JSON.parse(stdout.split("\n")[0]);
-      if (first.url === undefined) reject(new Error(`zaxy serve ${args.join(" ")} did not start: ${JSON.stringify(first.error ?? first)}`));
-      else resolve(first.url);
-    });
-    child.once("exit", (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-  });
-  const port = Number(new URL(url).port);
-  return { url, port, root, child, stderr: () => stderr, closed, stop: async () => void (child.kill("SIGTERM"), await closed) };
+function serve(args: string[] = [], root = tempEventloomRoot("zaxy-hostile")): Promise<Served> {
+  return serveHttp(root, args);
 }
 
 interface RawResponse {
@@ -222,7 +194,9 @@ describe("zaxy serve --http against a hostile peer", () => {
       };
       await capabilities(300);
       // RSS after each block of 100 calls; the smallest of three readings ignores a collection
-      // that is merely late, while a leak (about 100 KB per call) raises every reading.
+      // that is merely late, while a leak (about 100 KB per call: 85 MB over these 900) raises
+      // every reading. Run from source, the runtime's own caches add up to ~40 MB over these
+      // calls; the built binary stays within a few MB.
       const samples: number[] = [];
       for (let block = 0; block < 12; block++) {
         await capabilities(100);
@@ -230,7 +204,7 @@ describe("zaxy serve --http against a hostile peer", () => {
       }
       const early = Math.min(...samples.slice(0, 3));
       const late = Math.min(...samples.slice(-3));
-      assert.ok(late - early < 30, `RSS grew ${(late - early).toFixed(1)} MB over 900 calls (readings ${samples.map((mb) => mb.toFixed(0)).join(", ")} MB)`);
+      assert.ok(late - early < 50, `RSS grew ${(late - early).toFixed(1)} MB over 900 calls (readings ${samples.map((mb) => mb.toFixed(0)).join(", ")} MB)`);
     } finally {
       await server.stop();
     }

@@ -9,29 +9,18 @@
  * checkout, query or replay serves it, before and after a reproject.
  */
 import assert from "node:assert/strict";
-import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, test } from "node:test";
 import { runZaxy, type ZaxyRun } from "../cli/zaxy.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
+import { holding } from "./filesHolding.ts";
 
 after(removeTempDirs);
 
 const value = "kestrel-umber-4471";
 const corrected = "branch=main";
 
-function filesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    return entry.isDirectory() ? filesUnder(full) : [full];
-  });
-}
-
-/** Every file under `dir` holding `needle` as UTF-8 bytes (what `grep -r` finds). */
-function holding(dir: string, needle: string): string[] {
-  return filesUnder(dir).filter((file) => fs.readFileSync(file).includes(Buffer.from(needle)));
-}
-
+// deno-lint-ignore no-explicit-any
 function ok(run: ZaxyRun, what: string): { [key: string]: any } {
   assert.equal(run.code, 0, `${what}: exit ${run.code}\n${run.stderr}${run.stdout}`);
   return JSON.parse(run.stdout);

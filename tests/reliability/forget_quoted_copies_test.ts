@@ -13,22 +13,11 @@ import * as path from "node:path";
 import { after, test } from "node:test";
 import { runZaxy, type ZaxyRun } from "../cli/zaxy.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
+import { holding } from "./filesHolding.ts";
 
 after(removeTempDirs);
 
 const slow = { timeout: 300_000 };
-
-function filesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    return entry.isDirectory() ? filesUnder(full) : [full];
-  });
-}
-
-/** Every file under `dir` holding `needle` as UTF-8 bytes (what `grep -r` finds). */
-function holding(dir: string, needle: string): string[] {
-  return filesUnder(dir).filter((file) => fs.readFileSync(file).includes(Buffer.from(needle)));
-}
 
 // deno-lint-ignore no-explicit-any
 function ok(run: ZaxyRun, what: string): { [key: string]: any } {
