@@ -49,15 +49,7 @@ export function mirrorCount(logPath: string, fd?: number): MirrorCount {
   }
   const ownFd = fd ?? fs.openSync(logPath, "r");
   try {
-    const buffer = Buffer.alloc(1 << 20);
-    let lines = 0;
-    for (let offset = 0; offset < size; ) {
-      const read = fs.readSync(ownFd, buffer, 0, Math.min(buffer.length, size - offset), offset);
-      if (read === 0) break;
-      for (let i = buffer.indexOf(10, 0); i !== -1 && i < read; i = buffer.indexOf(10, i + 1)) lines++;
-      offset += read;
-    }
-    return { lines, bytes: size };
+    return { lines: countLinesIn(ownFd, size), bytes: size };
   } finally {
     if (fd === undefined) fs.closeSync(ownFd);
   }
