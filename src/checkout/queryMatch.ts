@@ -19,6 +19,9 @@
 import type { RetrievedContext } from "../retrieval/types.ts";
 import { hubEntityTypes } from "../retrieval/hubEntities.ts";
 import { keywordTerms } from "../retrieval/terms.ts";
+import { stemTerm } from "../retrieval/stem.ts";
+
+export { stemTerm };
 
 /**
  * Words that carry no subject: articles, pronouns, auxiliaries, prepositions, question words and
@@ -42,38 +45,6 @@ const functionWords: ReadonlySet<string> = new Set(
 
 /** Sources retrieval matches against the query; any other source is supplied by a checkout lane. */
 const queriedSources: ReadonlySet<string> = new Set(["graph", "verbatim", "projection"]);
-
-const doubledEnding = /([b-df-hj-np-tv-z])\1$/;
-
-/**
- * A light suffix stemmer: inflections and common derivations fold to one key, applied alike to
- * the query and the memory text, so the key needs only be consistent, never a real word.
- *
- * @example
- * stemTerm("billing") // "bill"
- * stemTerm("migrations") === stemTerm("migrate") // true
- * stemTerm("decision") === stemTerm("decided") // true
- * stemTerm("approval") === stemTerm("approve") // true
- */
-export function stemTerm(term: string): string {
-  if (term.length <= 3 || !/^[a-z]+$/.test(term)) return term;
-  let stem = term;
-  if (stem.endsWith("ies") && stem.length > 4) stem = `${stem.slice(0, -3)}y`;
-  else if (/(ss|us|is)$/.test(stem)) { /* not a plural */ }
-  else if (/(sses|xes|zes|ches|shes)$/.test(stem)) stem = stem.slice(0, -2);
-  else if (stem.endsWith("s")) stem = stem.slice(0, -1);
-  // decision/decide, expansion/expand, conclusion/conclude: the noun's stem plus "d".
-  if (/[^s]sions?$/.test(stem) && stem.length > 6) return `${stem.replace(/sions?$/, "")}d`;
-  for (const suffix of ["ments", "ment", "ings", "ing", "ions", "ion", "als", "al", "ed", "er", "ly"]) {
-    if (stem.endsWith(suffix) && stem.length - suffix.length >= 3) {
-      stem = stem.slice(0, -suffix.length);
-      if (doubledEnding.test(stem) && !stem.endsWith("ll") && !stem.endsWith("ss")) stem = stem.slice(0, -1);
-      break;
-    }
-  }
-  if (stem.endsWith("e") && stem.length > 4) stem = stem.slice(0, -1);
-  return stem;
-}
 
 /**
  * The query's content terms, first-seen order, as `[word, stem]` pairs (one per stem).

@@ -5,13 +5,15 @@
  * - exact: entity names equal to the query or to one of its words/phrases (weight 1.0).
  * - vector: the exact cosine of the hash embeddings, from the session's vector postings
  *   (vectorLane.ts), so the answer does not depend on how the index was built (0.95 · cosine).
- * - keyword: BM25 over entity text, plus Python's expanded query at 0.92 (0.8 · score).
+ * - keyword: BM25 over entity text, plus Python's expanded query at 0.92 and the query with the
+ *   other forms of its words the index holds ("spec" for "specs", stem.ts) at 0.9 (0.8 · score).
  * - traversal: current relations from the best hits, depth 2 by default, 0.95 per hop (0.9). Only
  *   hits the query matched (exact, keyword, or a hash-embedding cosine of 0.25 or more) start
  *   one, and a hub entity (an actor, a session: hubEntities.ts) reached on the way is not
  *   expanded, so one keyword hit does not spread through its author to every fact of a session.
- * - verbatim: BM25 over raw event text (0.8), so an event is findable even if extraction
- *   summarised it away; at least one verbatim context is kept when any matched.
+ * - verbatim: BM25 over raw event text (0.8), inflected as the keyword lane, so an event is
+ *   findable even if extraction summarised it away; at least one verbatim context is kept when
+ *   any matched.
  * - projection: records of compaction projection artifacts under the root are not a lane of
  *   this function: the read front merges them into its result as a checkout lane
  *   (checkout/projectionLane.ts), before a degraded result is marked (`markDegraded`).
@@ -39,10 +41,20 @@ import { reinforcementFactor, reinforcementKey } from "./reinforcement.ts";
 import { vectorLaneHits } from "./vectorLane.ts";
 import { rawEventText, type SessionIndex } from "./sessionIndex.ts";
 import { expandQuery, queryTerms } from "./terms.ts";
+import { inflectionVariants } from "./stem.ts";
+import type { Bm25Corpus } from "./bm25.ts";
 import type { LaneName, RetrievalResult, RetrievedContext } from "./types.ts";
 
 export const laneWeights = { exact: 1.0, vector: 0.95, traversal: 0.9, keyword: 0.8, verbatim: 0.8 } as const;
 export const expansionWeight = 0.92;
+/**
+ * The weight of the inflected pass of a BM25 lane (the query's words plus the other forms of them
+ * the corpus holds, stem.ts) relative to the pass with the words as written: a memory that says
+ * "spec" answers "specs", one level below a memory that says "specs".
+ */
+export const inflectionWeight = 0.9;
+/** Most inflected forms one query adds to a BM25 lane: a bound on what one query scores. */
+const inflectedTermsMax = 32;
 export const traversalDecay = 0.95;
 export const mmrLambda = 0.7;
 export const multiLaneBonus = 0.05;
@@ -254,6 +266,24 @@ function traverse(index: SessionIndex, candidates: Map<string, Candidate>, depth
   return hits;
 }
 
+/**
+ * The other forms of the query's terms (stem.ts) that the corpus holds and the query does not
+ * name, first-seen order, at most `inflectedTermsMax`: "spec" for "specs", "migrated" for
+ * "migrations". Looked up in the index as written, so the index keeps Python's terms.
+ */
+export function inflectedTerms(terms: readonly string[], corpus: Bm25Corpus): string[] {
+  const own = new Set(terms);
+  const out: string[] = [];
+  for (const term of own) {
+    for (const form of inflectionVariants(term)) {
+      if (out.length >= inflectedTermsMax) return out;
+      if (own.has(form) || out.includes(form) || corpus.termPostings(form).length === 0) continue;
+      out.push(form);
+    }
+  }
+  return out;
+}
+
 /** Retrieval from the projected graph and the raw log. */
 export function retrieve(index: SessionIndex, query: string, options: RetrieveOptions): RetrievalResult {
   const depth = options.depth ?? 2;
@@ -270,14 +300,26 @@ export function retrieve(index: SessionIndex, query: string, options: RetrieveOp
     addLane(candidates, "entity", hit.position, "vector", laneWeights.vector * hit.similarity);
     laneCounts.vector++;
   }
-  laneCounts.keyword += bm25Lane(candidates, "entity", index.keywordSearch(queryTerms(query), laneHitsMax), "keyword", laneWeights.keyword);
+  const terms = queryTerms(query);
+  laneCounts.keyword += bm25Lane(candidates, "entity", index.keywordSearch(terms, laneHitsMax), "keyword", laneWeights.keyword);
+  const keywordInflections = inflectedTerms(terms, index.keywordCorpus());
+  if (keywordInflections.length > 0) {
+    const hits = index.keywordSearch([...terms, ...keywordInflections], laneHitsMax);
+    laneCounts.keyword += bm25Lane(candidates, "entity", hits, "keyword", laneWeights.keyword * inflectionWeight);
+  }
   const expanded = expandQuery(query);
   if (expanded !== null) {
     laneCounts.keyword += bm25Lane(candidates, "entity", index.keywordSearch(queryTerms(expanded), laneHitsMax), "keyword", laneWeights.keyword * expansionWeight);
   }
   laneCounts.traversal = traverse(index, candidates, depth);
-  const verbatimHits = index.verbatimSearch(queryTerms(query), laneHitsMax).filter((hit) => !selfReportEventTypes.has(index.event(hit.docId).type));
+  const notSelfReport = (hit: { docId: number }) => !selfReportEventTypes.has(index.event(hit.docId).type);
+  const verbatimHits = index.verbatimSearch(terms, laneHitsMax).filter(notSelfReport);
   laneCounts.verbatim = bm25Lane(candidates, "event", verbatimHits, "verbatim", laneWeights.verbatim);
+  const verbatimInflections = inflectedTerms(terms, index.verbatimCorpus());
+  if (verbatimInflections.length > 0) {
+    const hits = index.verbatimSearch([...terms, ...verbatimInflections], laneHitsMax).filter(notSelfReport);
+    laneCounts.verbatim += bm25Lane(candidates, "event", hits, "verbatim", laneWeights.verbatim * inflectionWeight);
+  }
   dropWithheldRules(index, candidates);
   return rank(index, candidates, options.limit, laneCounts);
 }

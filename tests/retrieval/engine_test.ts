@@ -120,3 +120,31 @@ describe("versions, traversal, verbatim and de-duplication", () => {
     }
   });
 });
+
+describe("inflected keyword matching", () => {
+  const records = events([
+    ["decision.made", { decision: "Write the spec before the code", rationale: "reviewers read it first" }],
+    ["decision.made", { decision: "Adopt Kuzu", rationale: "embedded graph store" }],
+    ["note.unusual", { details: "the migration of the billing tables ran overnight" }],
+    ["decision.made", { decision: "Keep specs short", rationale: "one page each" }],
+  ]);
+  const index = indexOf(records);
+
+  test("a plural query word finds a memory that uses the singular, in the keyword lane", () => {
+    const single = indexOf(records.slice(0, 3));
+    const result = retrieve(single, "specs", { limit: 3 });
+    assert.equal(result.contexts[0].eventSeq, 1, result.contexts[0].content);
+    const lanes = result.contexts[0].scoreExplanation.lanes as Record<string, number>;
+    assert.ok(lanes.keyword > 0, JSON.stringify(lanes));
+  });
+
+  test("the form the query wrote ranks above another form of it", () => {
+    const result = retrieve(index, "specs", { limit: 3 }).contexts.filter((c) => c.source === "graph" && c.entityType === "decision");
+    assert.deepEqual(result.map((c) => c.eventSeq), [4, 1]);
+  });
+
+  test("migrated finds migration in the raw event text", () => {
+    const result = retrieve(index, "billing tables migrated", { limit: 5 });
+    assert.ok(result.contexts.some((c) => c.eventSeq === 3), JSON.stringify(result.contexts.map((c) => c.content)));
+  });
+});
