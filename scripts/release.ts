@@ -79,14 +79,15 @@ function spdx(license: string): { license: { id: string } } | { license: { name:
 function sbom(targets: string[], stamp: ReturnType<typeof readStamp>): unknown {
   const components = stamp.components.map((component) => {
     const isKernel = component.name.startsWith("zaxy wasm kernel");
+    const isModel = component.name.startsWith("semantic model");
     const entry: Record<string, unknown> = {
-      type: isKernel ? "file" : component.name.startsWith("bun") ? "application" : "library",
+      type: isKernel ? "file" : isModel ? "machine-learning-model" : component.name.startsWith("bun") ? "application" : "library",
       "bom-ref": component.name,
       name: component.name,
       version: component.version,
       licenses: [spdx(component.license)],
     };
-    if (!isKernel && !component.name.startsWith("bun")) entry.purl = `pkg:npm/${component.name.replace("@", "%40")}@${component.version}`;
+    if (!isKernel && !isModel && !component.name.startsWith("bun")) entry.purl = `pkg:npm/${component.name.replace("@", "%40")}@${component.version}`;
     if (component.sha256 !== undefined) entry.hashes = [{ alg: "SHA-256", content: component.sha256 }];
     if (component.name === "usearch") {
       entry.properties = targets.map((target) => ({

