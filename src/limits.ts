@@ -193,3 +193,16 @@ export const graphQueryMemoryBytesMax = 1024 * 1024 * 1024;
  * own time limit starts (compiling the 11 MB wasm module takes 0.3-4 s depending on the load).
  */
 export const graphQueryStartMsMax = 60_000;
+
+/**
+ * Most entity versions the semantic lane compares a query with: the newest current facts, each
+ * embedded once per process (about 10 ms of CPU each), so a cold query over a long session costs
+ * at most ~40 s of embedding and a warm one only the query's.
+ */
+export const semanticPoolEntitiesMax = 4096;
+
+/**
+ * Most sentence vectors one process keeps (2 KiB each: 40 MiB): a server answering many sessions
+ * re-embeds the least recently used texts instead of growing without bound.
+ */
+export const semanticCachedVectorsMax = 20_000;

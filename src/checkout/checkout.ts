@@ -225,6 +225,7 @@ export function buildCheckout(input: CheckoutInput): MemoryCheckout {
   const quality = checkoutQuality({
     queryTerms: match.report.query_terms,
     matchedTerms: match.report.matched_terms,
+    coverage: match.report.coverage,
     currentFactCount: currentFacts.length,
     currentCitationCount: currentFacts.length,
     supersededExcluded,

@@ -32,6 +32,11 @@ export interface QualityInputs {
   /** The query's content terms and those found in current facts (queryMatch.ts). */
   queryTerms: readonly string[];
   matchedTerms: readonly string[];
+  /**
+   * The query match's coverage (queryMatch.ts): matched / query terms, or more when the semantic
+   * lane matched a current fact; absent, matched / query terms.
+   */
+  coverage?: number | null;
   currentFactCount: number;
   currentCitationCount: number;
   supersededExcluded: number;
@@ -48,9 +53,14 @@ export const askUserCoverageMax = 1 / 3;
 /** The confidence cap a query without content terms gets: nothing can show that memory matches. */
 const noTermsCapHundredths = 50;
 
+/** The share of the query memory covers: the exact matched share, raised by a semantic match. */
+function coverageOf(q: QualityInputs): number {
+  return Math.max(q.matchedTerms.length / q.queryTerms.length, q.coverage ?? 0);
+}
+
 function matchCapHundredths(q: QualityInputs): number {
   if (q.queryTerms.length === 0) return noTermsCapHundredths;
-  return 25 + Math.round((70 * q.matchedTerms.length) / q.queryTerms.length);
+  return 25 + Math.round(70 * coverageOf(q));
 }
 
 function confidenceHundredths(q: QualityInputs): number {
@@ -69,6 +79,10 @@ function quoted(words: readonly string[]): string {
 function matchReason(q: QualityInputs): string {
   if (q.queryTerms.length === 0) return "The query has no content words to match memory against; confidence is capped at 0.5.";
   const missing = q.queryTerms.filter((term) => !q.matchedTerms.includes(term));
+  const lexical = q.matchedTerms.length / q.queryTerms.length;
+  if (coverageOf(q) > lexical) {
+    return `A current fact matches the question in other words (semantic lane); query terms found as written: ${quoted(q.matchedTerms) || "none"}.`;
+  }
   if (q.matchedTerms.length === 0) return `Nothing in memory matches the query: no current fact mentions ${quoted(q.queryTerms)}.`;
   const head = `Current facts match ${q.matchedTerms.length} of ${q.queryTerms.length} query terms (${quoted(q.matchedTerms)})`;
   return missing.length === 0 ? `${head}.` : `${head}; not found in memory: ${quoted(missing)}.`;
@@ -102,7 +116,7 @@ export function checkoutQuality(q: QualityInputs): CheckoutQuality {
       },
     };
   }
-  if (q.queryTerms.length > 0 && q.matchedTerms.length / q.queryTerms.length < askUserCoverageMax) {
+  if (q.queryTerms.length > 0 && coverageOf(q) < askUserCoverageMax) {
     const what = q.matchedTerms.length === 0 ? "nothing in memory matches the query" : "memory matches too little of the query";
     return {
       answerability: "ask_user",

@@ -8,18 +8,23 @@
  * - Content terms: `[a-z0-9]` runs of the casefolded query (two characters or more, so `db` and
  *   `pg` count), minus English function and question words, each reduced by a light stemmer so
  *   `billing` meets `bill` and `migrations` meets `migrate`.
- * - A context matches when its text contains one of them, or retrieval named it exactly.
+ * - A context matches when its text contains one of them, or retrieval named it exactly, or the
+ *   semantic lane found it at `semanticEvidenceSimilarityMin` or more (retrieval/semanticLane.ts).
  * - A context reached only by graph traversal is related, not matched: it is kept when the path
  *   did not run through a hub (an actor, session, user, workspace, tool: retrieval never expands
  *   those unless the query named them), but it adds nothing to coverage.
  * - Contexts a checkout lane supplies without a query (fleet promotions, the long-horizon remote
  *   tier) are kept as the lane serves them; they add to coverage only with the words they contain.
- * - Coverage is the share of content terms found in at least one matched context.
+ * - Coverage is the share of content terms found in at least one matched context. A current, cited
+ *   fact the semantic lane matched is evidence that memory covers the question in other words: the
+ *   coverage is then at least `semanticMatchCoverage` (enough to serve the fact, not enough to
+ *   answer from memory without a refresh, checkoutQuality.ts).
  */
 import type { RetrievedContext } from "../retrieval/types.ts";
 import { hubEntityTypes } from "../retrieval/hubEntities.ts";
 import { keywordTerms } from "../retrieval/terms.ts";
 import { stemTerm } from "../retrieval/stem.ts";
+import { semanticEvidenceSimilarityMin } from "../retrieval/semanticLane.ts";
 
 export { stemTerm };
 
@@ -84,13 +89,19 @@ function laneScores(context: RetrievedContext): Set<string> {
   return names;
 }
 
+/** Whether the semantic lane found the context at or above the evidence threshold. */
+function semanticEvidence(context: RetrievedContext): boolean {
+  const similarity = context.scoreExplanation.semantic_similarity;
+  return typeof similarity === "number" && similarity >= semanticEvidenceSimilarityMin;
+}
+
 /** How one context stands to the query's content stems (see the module comment). */
 export function matchContext(context: RetrievedContext, queryStems: ReadonlySet<string>): ContextMatch {
   const own = textStems(`${context.entityName ?? ""} ${context.content}`);
   const stems = new Set([...queryStems].filter((stem) => own.has(stem)));
   const lanes = laneScores(context);
   if (!queriedSources.has(context.source)) return { kind: "lane", stems };
-  if (stems.size > 0 || lanes.has("exact")) return { kind: "matched", stems };
+  if (stems.size > 0 || lanes.has("exact") || semanticEvidence(context)) return { kind: "matched", stems };
   const hub = context.entityType !== undefined && hubEntityTypes.has(context.entityType);
   if (lanes.has("traversal") && !hub) return { kind: "related", stems };
   return { kind: "unmatched", stems };
@@ -106,7 +117,12 @@ export interface QueryMatchReport {
   coverage: number | null;
   /** Retrieved contexts kept from current facts because they share nothing with the query. */
   unmatched_contexts_excluded: number;
+  /** Current cited facts the semantic lane matched; present only when there are some. */
+  semantic_matched_facts?: number;
 }
+
+/** The least coverage a semantic match gives (see the module comment). */
+export const semanticMatchCoverage = 0.5;
 
 export interface QueryMatch {
   /** The contexts a checkout may serve, in retrieval order. */
@@ -137,6 +153,7 @@ export function matchQuery(contexts: readonly RetrievedContext[], query: string)
   const served: RetrievedContext[] = [];
   const unmatched: RetrievedContext[] = [];
   const found = new Set<string>();
+  let semanticFacts = 0;
   for (const context of contexts) {
     const match = matchContext(context, queryStems);
     if (match.kind === "unmatched") {
@@ -145,17 +162,19 @@ export function matchQuery(contexts: readonly RetrievedContext[], query: string)
     }
     served.push(context);
     // Superseded versions match too, but only what is current may answer.
-    if (context.validTo === null && context.citation) for (const stem of match.stems) found.add(stem);
+    if (context.validTo === null && context.citation) {
+      for (const stem of match.stems) found.add(stem);
+      if (semanticEvidence(context)) semanticFacts++;
+    }
   }
   const matched = terms.filter(([, stem]) => found.has(stem)).map(([word]) => word);
-  return {
-    served,
-    unmatched,
-    report: {
-      query_terms: terms.map(([word]) => word),
-      matched_terms: matched,
-      coverage: Math.round((matched.length / terms.length) * 1e6) / 1e6,
-      unmatched_contexts_excluded: unmatched.length,
-    },
+  const lexical = matched.length / terms.length;
+  const report: QueryMatchReport = {
+    query_terms: terms.map(([word]) => word),
+    matched_terms: matched,
+    coverage: Math.round((semanticFacts > 0 ? Math.max(lexical, semanticMatchCoverage) : lexical) * 1e6) / 1e6,
+    unmatched_contexts_excluded: unmatched.length,
   };
+  if (semanticFacts > 0) report.semantic_matched_facts = semanticFacts;
+  return { served, unmatched, report };
 }

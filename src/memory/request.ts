@@ -41,6 +41,8 @@ export interface MemoryRequest {
   fleetIds?: string[];
   /** Who asks the fleet lane (must be enrolled and not untrusted); undefined means the session id. */
   agentId?: string;
+  /** Runs the semantic lane (retrieval/semanticLane.ts) with the bundled model. */
+  semantic?: boolean;
 }
 
 export interface MemoryRequestInput {
@@ -55,6 +57,7 @@ export interface MemoryRequestInput {
   longHorizonRecentWindow?: number;
   fleetIds?: readonly string[];
   agentId?: string;
+  semantic?: boolean;
 }
 
 function checkInt(value: number | undefined, field: string, min: number, max: number, fallback: number): number {
@@ -103,6 +106,7 @@ export function validateMemoryRequest(input: MemoryRequestInput, names: { [field
       0,
     );
   }
+  if (input.semantic === true) request.semantic = true;
   if (input.fleetIds !== undefined && input.fleetIds.length > 0) request.fleetIds = checkFleetIds(input.fleetIds, name("fleet_ids"));
   if (input.agentId !== undefined) {
     if (request.fleetIds === undefined) {

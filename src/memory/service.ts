@@ -20,12 +20,13 @@ import type { ProjectedSession } from "../projection/projector.ts";
 import { foldLogRows } from "../projection/foldLog.ts";
 import type { PlainJson, SessionGraphRows } from "../projection/types.ts";
 import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
-import { markDegraded, retrieve } from "../retrieval/engine.ts";
+import { laneHitsMax, markDegraded, retrieve } from "../retrieval/engine.ts";
+import type { SemanticLaneResult, SemanticVectorCache } from "../retrieval/semanticLane.ts";
 import { loadRootProjectionFiles } from "../retrieval/projectionLane.ts";
 import { checkProjectionRefs, unresolvedRefWarnings } from "../retrieval/projectionRefs.ts";
 import type { CachedSession, ProjectionDiagnostics, ReadSession, SessionReader } from "../retrieval/readSession.ts";
 import { buildSessionIndex, type SessionIndex } from "../retrieval/sessionIndex.ts";
-import type { RetrievalResult, RetrievedContext } from "../retrieval/types.ts";
+import type { RetrievalResult, RetrievedContext, SemanticReceipt } from "../retrieval/types.ts";
 import { defaultEmbeddingDim } from "../vector/mod.ts";
 import { checkoutFeatureContributions, checkoutFeatures } from "./checkoutFeatures.ts";
 import { maxRecentEventsMax, type MemoryRequest } from "./request.ts";
@@ -93,9 +94,16 @@ export function contextJson(context: RetrievedContext): { [key: string]: PlainJs
   return out;
 }
 
+/** What a read reports of its semantic lane (`diagnostics.semantic`): the model and what it compared. */
+function semanticReceipt(lane: SemanticLaneResult): SemanticReceipt {
+  return { model_id: lane.model.id, weights_sha256: lane.model.weights_sha256, facts_compared: lane.poolSize, hits: lane.hits.length };
+}
+
 export class MemoryService implements SessionReader {
   private readonly cache = new Map<string, ReadSession>();
   private readonly pendingRepairs = new Map<string, string[]>();
+  /** Sentence vectors of the facts this service compared (semantic lane), kept across reads. */
+  private semanticVectors: SemanticVectorCache | null = null;
 
   constructor(
     readonly root: string,
@@ -373,6 +381,18 @@ export class MemoryService implements SessionReader {
     return await this.withReadModelFallback(sessionId, async () => await read(await this.readSession(sessionId)));
   }
 
+  /**
+   * The semantic lane for the request, with the bundled model loaded on first use (only reads that
+   * ask for the lane pay for it).
+   */
+  private async semanticLane(index: SessionIndex, request: MemoryRequest): Promise<SemanticLaneResult> {
+    const { sharedSemanticEmbedder } = await import("../semantic/semanticEmbedder.ts");
+    const { semanticLane, SemanticVectorCache } = await import("../retrieval/semanticLane.ts");
+    const embedder = await sharedSemanticEmbedder();
+    if (this.semanticVectors === null || this.semanticVectors.modelId !== embedder.receipt.id) this.semanticVectors = new SemanticVectorCache(embedder.receipt.id);
+    return await semanticLane(index, request.query, embedder, this.semanticVectors, laneHitsMax);
+  }
+
   private async retrieval(request: MemoryRequest): Promise<{ session: ReadSession; retrieval: RetrievalResult }> {
     // Agents check out at the start of every turn, before their first append: a session without a
     // log is read as empty (docs/checkout.md "A session with no events yet"), not refused.
@@ -380,7 +400,9 @@ export class MemoryService implements SessionReader {
     const session = hasLog ? await this.readSession(request.sessionId) : noEventsSession(request.sessionId);
     // Artifact records are served only when their event ref resolves to the sealed event.
     const refs = await checkProjectionRefs(this.root, request.sessionId, session.index, loadRootProjectionFiles(this.root, this.options.warn));
-    let retrieved = retrieve(session.index, request.query, { limit: request.limit, depth: request.depth });
+    const semantic = request.semantic === true ? await this.semanticLane(session.index, request) : undefined;
+    let retrieved = retrieve(session.index, request.query, { limit: request.limit, depth: request.depth, semantic });
+    if (semantic !== undefined) retrieved = { ...retrieved, semantic: semanticReceipt(semantic) };
     const projections = projectionLane(refs.servable, request.query, request.limit);
     if (projections !== null) retrieved = mergeLane(retrieved, projections);
     // Marked after the merge, so a degraded answer marks the projection lane's contexts too.
@@ -409,6 +431,7 @@ export class MemoryService implements SessionReader {
         degraded: retrieval.degraded,
         ...(retrieval.degraded ? { degraded_reason: retrieval.degradedReason ?? null } : {}),
         ...(retrieval.warnings === undefined ? {} : { warnings: retrieval.warnings }),
+        ...(retrieval.semantic === undefined ? {} : { semantic: retrieval.semantic }),
         projection: session.projection as unknown as PlainJson,
       },
     };
@@ -479,6 +502,7 @@ export class MemoryService implements SessionReader {
   private async checkoutOnce(request: MemoryRequest): Promise<MemoryCheckout> {
     const recentWindow = this.longHorizonWindow(request);
     const { input, session } = await this.assemblyInput(request, this.recentEventsShown(request, recentWindow));
+    const semantic = input.retrieval.semantic;
     const lanes: CheckoutLane[] = [];
     if (recentWindow !== null) {
       lanes.push(longHorizonLane(buildLongHorizonPlan({
@@ -497,6 +521,8 @@ export class MemoryService implements SessionReader {
       if (lane.raisesContextLimit) input.limit += lane.contexts.length;
     }
     const features = checkoutFeatureContributions({ sessionId: request.sessionId, folds: session.index.folds, retrieval: input.retrieval }, checkoutFeatures);
+    // The receipt of the semantic lane: which model (and weights) ranked this checkout.
+    if (semantic !== undefined) features.extraDiagnostics.semantic = semantic;
     // Lane sections follow the features' sections, in lane order.
     for (const { report } of lanes) {
       if (report === null) continue;

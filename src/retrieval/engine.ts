@@ -1,5 +1,5 @@
 /**
- * Retrieval over one session (DESIGN §6): five lanes, weighted fusion, de-duplication by
+ * Retrieval over one session (DESIGN §6): six lanes, weighted fusion, de-duplication by
  * citation, and MMR.
  *
  * - exact: entity names equal to the query or to one of its words/phrases (weight 1.0).
@@ -14,6 +14,9 @@
  * - verbatim: BM25 over raw event text (0.8), inflected as the keyword lane, so an event is
  *   findable even if extraction summarised it away; at least one verbatim context is kept when
  *   any matched.
+ * - semantic: the current facts nearest the query in the bundled sentence model's space, at
+ *   least `semanticSimilarityMin` (semanticLane.ts; scored by `semanticLaneScore`), when the caller computed
+ *   them (`options.semantic`): they add candidates a paraphrase finds and seed no traversal.
  * - projection: records of compaction projection artifacts under the root are not a lane of
  *   this function: the read front merges them into its result as a checkout lane
  *   (checkout/projectionLane.ts), before a degraded result is marked (`markDegraded`).
@@ -44,8 +47,9 @@ import { expandQuery, queryTerms } from "./terms.ts";
 import { inflectionVariants } from "./stem.ts";
 import type { Bm25Corpus } from "./bm25.ts";
 import type { LaneName, RetrievalResult, RetrievedContext } from "./types.ts";
+import { type SemanticLaneResult, semanticEvidenceSimilarityMin } from "./semanticLane.ts";
 
-export const laneWeights = { exact: 1.0, vector: 0.95, traversal: 0.9, keyword: 0.8, verbatim: 0.8 } as const;
+export const laneWeights = { exact: 1.0, vector: 0.95, traversal: 0.9, keyword: 0.8, verbatim: 0.8, semantic: 0.8 } as const;
 export const expansionWeight = 0.92;
 /**
  * The weight of the inflected pass of a BM25 lane (the query's words plus the other forms of them
@@ -59,7 +63,7 @@ export const traversalDecay = 0.95;
 export const mmrLambda = 0.7;
 export const multiLaneBonus = 0.05;
 export const bareEntityFactor = 0.5;
-const laneHitsMax = 50;
+export const laneHitsMax = 50;
 const traversalSeeds = 3;
 const traversalNeighboursMax = 25;
 const contentCharsMax = 600;
@@ -70,6 +74,8 @@ export interface RetrieveOptions {
   limit: number;
   /** Traversal depth, 1..5 (default 2). */
   depth?: number;
+  /** The semantic lane's hits for this query (semanticLane.ts); absent, the lane does not run. */
+  semantic?: SemanticLaneResult;
 }
 
 interface Candidate {
@@ -77,6 +83,8 @@ interface Candidate {
   /** Entity position or event index. */
   position: number;
   lanes: Map<LaneName, number>;
+  /** The semantic lane's raw similarity, when that lane found the candidate. */
+  semanticSimilarity?: number;
 }
 
 function addLane(candidates: Map<string, Candidate>, kind: Candidate["kind"], position: number, lane: LaneName, score: number): void {
@@ -100,6 +108,15 @@ function fusedScore(candidate: Candidate): { score: number; lane: LaneName } {
     }
   }
   return { score: best + multiLaneBonus * (candidate.lanes.size - 1), lane };
+}
+
+/**
+ * A semantic similarity as a lane score: the evidence threshold (0.4) scores as the best keyword
+ * hit (0.8), a similarity of 0.5 or more as an exact name (1.0), linearly, so a fact the model
+ * finds convincingly ranks with the best lexical hits and a weak one (0.3: 0.6) below them.
+ */
+export function semanticLaneScore(similarity: number): number {
+  return Math.min(1, (laneWeights.semantic * similarity) / semanticEvidenceSimilarityMin);
 }
 
 /** Query words and phrases that could be an entity name: the query, its words, runs of 2-4 words. */
@@ -180,7 +197,9 @@ function eventContent(event: EventRecord): string {
 function explanation(candidate: Candidate, score: number): { [key: string]: PlainJson } {
   const lanes: { [lane: string]: number } = {};
   for (const [lane, value] of [...candidate.lanes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) lanes[lane] = Math.round(value * 1e6) / 1e6;
-  return { lanes, fused_score: Math.round(score * 1e6) / 1e6 };
+  const out: { [key: string]: PlainJson } = { lanes, fused_score: Math.round(score * 1e6) / 1e6 };
+  if (candidate.semanticSimilarity !== undefined) out.semantic_similarity = Math.round(candidate.semanticSimilarity * 1e6) / 1e6;
+  return out;
 }
 
 function toContext(index: SessionIndex, candidate: Candidate, score: number, lane: LaneName): RetrievedContext {
@@ -310,6 +329,15 @@ export function retrieve(index: SessionIndex, query: string, options: RetrieveOp
   const expanded = expandQuery(query);
   if (expanded !== null) {
     laneCounts.keyword += bm25Lane(candidates, "entity", index.keywordSearch(queryTerms(expanded), laneHitsMax), "keyword", laneWeights.keyword * expansionWeight);
+  }
+  if (options.semantic !== undefined) {
+    laneCounts.semantic = 0;
+    for (const hit of options.semantic.hits) {
+      addLane(candidates, "entity", hit.position, "semantic", semanticLaneScore(hit.similarity));
+      const candidate = candidates.get(`entity:${hit.position}`);
+      if (candidate !== undefined) candidate.semanticSimilarity = hit.similarity;
+      laneCounts.semantic++;
+    }
   }
   laneCounts.traversal = traverse(index, candidates, depth);
   const notSelfReport = (hit: { docId: number }) => !selfReportEventTypes.has(index.event(hit.docId).type);

@@ -7,10 +7,11 @@ import type { PlainJson } from "../projection/types.ts";
 
 /**
  * Retrieval lanes; `projection` searches compaction projection artifacts under the root
- * (projectionLane.ts). A degraded read (graph store unavailable) runs the same lanes over the log
+ * (projectionLane.ts); `semantic` runs only when the caller embedded the query (semanticLane.ts).
+ * A degraded read (graph store unavailable) runs the same lanes over the log
  * folded in memory, without `vector`, and marks the result `degraded`.
  */
-export type LaneName = "exact" | "vector" | "keyword" | "traversal" | "verbatim" | "projection";
+export type LaneName = "exact" | "vector" | "keyword" | "traversal" | "verbatim" | "semantic" | "projection";
 
 export const graphLanes: readonly LaneName[] = ["exact", "vector", "keyword", "traversal"];
 
@@ -48,9 +49,25 @@ export interface RetrievalResult {
   laneCounts: { [lane: string]: number };
   degraded: boolean;
   degradedReason?: string;
+  /** The semantic lane's receipt, when it ran. */
+  semantic?: SemanticReceipt;
   /**
    * What the result could not serve and the prompt must say (`# Context Warnings`), e.g. a
    * compaction artifact record whose event ref does not resolve (projectionRefs.ts).
    */
   warnings?: string[];
+}
+
+/**
+ * The receipt of a read that ran the semantic lane (`diagnostics.semantic`): the model's id and
+ * the SHA-256 of its weights, so an answer can be traced to the exact model that ranked it.
+ */
+export interface SemanticReceipt {
+  [key: string]: PlainJson;
+  model_id: string;
+  weights_sha256: string;
+  /** Current facts compared with the query (cold or warm, the same: answers do not depend on a cache). */
+  facts_compared: number;
+  /** Facts at or above the similarity threshold. */
+  hits: number;
 }

@@ -12,6 +12,8 @@ export const sessionField = sessionIdSchema.optional();
 export const replayFromSeqField = z.number().int().min(1).optional().describe("First event of the recent-events replay (default 1)");
 export const maxRecentEventsField = z.number().int().min(0).max(maxRecentEventsMax).optional()
   .describe(`Recent events in the prompt (0..${maxRecentEventsMax}, default 20)`);
+export const semanticField = z.boolean().optional()
+  .describe("Add the semantic lane: facts near the query in meaning, by the bundled offline model (default false)");
 export const maxTokensField = z.number().int().min(0).optional().describe("Pack the prompt into about this many tokens (chars / 4)");
 
 /** The input of memory_checkout and context_assemble (memory_query takes the first four). */
@@ -23,6 +25,7 @@ export const assemblyInputSchema = z.strictObject({
   replay_from_seq: replayFromSeqField,
   max_recent_events: maxRecentEventsField,
   max_tokens: maxTokensField,
+  semantic: semanticField,
 });
 
 export interface MemoryArguments {
@@ -33,6 +36,7 @@ export interface MemoryArguments {
   replay_from_seq?: number;
   max_recent_events?: number;
   max_tokens?: number;
+  semantic?: boolean;
 }
 
 export function memoryRequestOf(args: MemoryArguments, ctx: ToolContext): MemoryRequest {
@@ -44,6 +48,7 @@ export function memoryRequestOf(args: MemoryArguments, ctx: ToolContext): Memory
     replayFromSeq: args.replay_from_seq,
     maxRecentEvents: args.max_recent_events,
     maxTokens: args.max_tokens,
+    semantic: args.semantic,
   });
 }
 

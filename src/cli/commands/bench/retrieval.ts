@@ -3,9 +3,10 @@
  * benchmark (and the memory engine with it) is imported only when the command runs.
  */
 import type { RankMetrics, RetrievalBenchResult } from "../../../bench/retrievalBench.ts";
+import type { ParaphraseBenchResult, ParaphraseRecall } from "../../../bench/paraphraseBench.ts";
 import { machineLine, renderTargets } from "../../../bench/measure.ts";
 import { intOption } from "../../args.ts";
-import { defineCommand } from "../../command.ts";
+import { booleanOption, defineCommand } from "../../command.ts";
 import { emit } from "../../output.ts";
 import { benchMessages } from "../../progress.ts";
 
@@ -30,6 +31,28 @@ function render(result: RetrievalBenchResult): string {
   return lines.join("\n");
 }
 
+function recallLine(name: string, r: ParaphraseRecall): string {
+  return `  ${name.padEnd(14)} R@1 ${r.recall_at_1.toFixed(3)}  R@5 ${r.recall_at_5.toFixed(3)}  R@10 ${r.recall_at_10.toFixed(3)}`;
+}
+
+function renderParaphrase(result: ParaphraseBenchResult): string {
+  const t = result.threshold;
+  const latency = (l: ParaphraseBenchResult["latency"]["fused"]) => l === null ? "-" : `p50 ${l.p50_ms.toFixed(1)} / p95 ${l.p95_ms.toFixed(1)} ms`;
+  const lines = [
+    machineLine(result.machine),
+    `${result.facts} facts among ${result.distractors} distractors, ${result.questions} paraphrased questions, ${result.unrelated_questions} unrelated; model ${result.model.id} (weights sha256 ${result.model.weights_sha256.slice(0, 12)}…)`,
+    recallLine("lexical", result.lexical),
+    recallLine("semantic only", result.semantic_only),
+    recallLine("fused", result.fused),
+    `  lane threshold ${t.similarity_min}, evidence threshold ${t.evidence_similarity_min}: true fact similarity p10/p50/p90 ${t.true_fact_similarity.join(" / ")} (${(100 * t.true_facts_at_or_above).toFixed(0)}% at or above); ` +
+      `unrelated best p50/p90/max ${t.unrelated_best_similarity.join(" / ")} (${(100 * t.unrelated_at_or_above).toFixed(0)}% at or above)`,
+    `  checkout --semantic: ${result.related_fact_served}/${result.questions} questions get their fact as a current fact; ${result.unrelated_not_ask_user}/${result.unrelated_questions} unrelated questions not ask_user`,
+    `  latency: lexical ${latency(result.latency.lexical)}; fused (warm) ${latency(result.latency.fused)}`,
+  ];
+  for (const miss of result.misses) lines.push(`  miss: ${JSON.stringify(miss.question)} -> ${JSON.stringify(miss.fact)} (fused rank ${miss.fused_rank ?? "none"})`);
+  return lines.join("\n");
+}
+
 export const benchRetrievalCommand = defineCommand({
   name: "retrieval",
   store: "self",
@@ -43,10 +66,22 @@ export const benchRetrievalCommand = defineCommand({
   options: {
     documents: { type: "string", valueName: "N", description: "Documents (default 500)" },
     queries: { type: "string", valueName: "N", description: "Questions asked (default: one per document)" },
+    paraphrase: {
+      type: "boolean",
+      description: "Instead: recall@k of facts asked about in other words, lexical lanes vs the semantic lane vs fused, and the semantic threshold's calibration",
+    },
   },
   positionals: [],
-  examples: ["zaxy bench retrieval --json", "zaxy bench retrieval --documents 2000 --queries 500"],
+  examples: ["zaxy bench retrieval --json", "zaxy bench retrieval --documents 2000 --queries 500", "zaxy bench retrieval --paraphrase"],
   async run(ctx) {
+    if (booleanOption(ctx, "paraphrase")) {
+      const { runParaphraseBench } = await import("../../../bench/paraphraseBench.ts");
+      const reporter = benchMessages(ctx, "retrieval");
+      const result = await runParaphraseBench({ progress: reporter.message });
+      reporter.done();
+      emit(ctx, "zaxy.bench.retrieval_paraphrase.v1", { ...result }, () => renderParaphrase(result));
+      return 0;
+    }
     const { runRetrievalBench } = await import("../../../bench/retrievalBench.ts");
     const reporter = benchMessages(ctx, "retrieval");
     const result = await runRetrievalBench({

@@ -1,11 +1,12 @@
 /** The options query, checkout and context commands share, read into a validated request. */
 import { depthMax, limitMax, maxRecentEventsMax, type MemoryRequest, validateMemoryRequest } from "../../../memory/request.ts";
 import { intOption } from "../../args.ts";
-import type { CommandContext, OptionSpec } from "../../command.ts";
+import { booleanOption, type CommandContext, type OptionSpec } from "../../command.ts";
 
 export const retrievalOptions: Record<string, OptionSpec> = {
   limit: { type: "string", valueName: "N", description: `Contexts to return (1..${limitMax}, default 10)` },
   depth: { type: "string", valueName: "D", description: `Graph traversal depth (1..${depthMax}, default 2)` },
+  semantic: { type: "boolean", description: "Add the semantic lane: facts near the query in meaning, by the bundled offline model (loads it, ~1 s)" },
 };
 
 export const assemblyOptions: Record<string, OptionSpec> = {
@@ -25,6 +26,7 @@ export function memoryRequest(ctx: CommandContext): MemoryRequest {
       replayFromSeq: intOption(ctx, "replay-from-seq", 1),
       maxRecentEvents: intOption(ctx, "max-recent-events", 0, maxRecentEventsMax),
       maxTokens: intOption(ctx, "max-tokens", 0),
+      semantic: booleanOption(ctx, "semantic"),
     },
     { query: "QUERY" },
   );

@@ -1,0 +1,141 @@
+/**
+ * The semantic lane (src/retrieval/semanticLane.ts) with the bundled model, fused by `retrieve`,
+ * and what checkout's query match makes of it: a paraphrase finds its fact, an unrelated
+ * question stays unmatched, and the answer does not depend on the vector cache.
+ */
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { fromJs } from "../../src/canonical/mod.ts";
+import type { EventRecord } from "../../src/eventloom/envelope.ts";
+import { extractEvent } from "../../src/projection/extract/mod.ts";
+import { GraphFold } from "../../src/projection/graphFold.ts";
+import { matchQuery } from "../../src/checkout/queryMatch.ts";
+import { retrieve, semanticLaneScore } from "../../src/retrieval/engine.ts";
+import {
+  expandAbbreviations,
+  semanticEvidenceSimilarityMin,
+  semanticLane,
+  semanticPool,
+  semanticSimilarityMin,
+  SemanticVectorCache,
+} from "../../src/retrieval/semanticLane.ts";
+import { buildSessionIndex, type SessionIndex } from "../../src/retrieval/sessionIndex.ts";
+import { sharedSemanticEmbedder } from "../../src/semantic/semanticEmbedder.ts";
+
+const slow = { timeout: 120_000 };
+
+function indexOf(decisions: string[]): SessionIndex {
+  const records: EventRecord[] = decisions.map((decision, i) => ({
+    seq: i + 1,
+    timestamp: `2026-11-28T00:00:${String(i).padStart(2, "0")}.000000Z`,
+    type: "decision.made",
+    actor: "architect",
+    thread: "s",
+    payload: fromJs({ decision, rationale: "agreed in the weekly review" }) as EventRecord["payload"],
+    security: null,
+    prevHash: i === 0 ? null : String(i).padStart(64, "a"),
+    hash: String(i + 1).padStart(64, "a"),
+    id: null,
+    parentEventId: null,
+    causedBy: [],
+    envelope: "legacy",
+  }));
+  const fold = new GraphFold("s");
+  for (const record of records) fold.apply(record, extractEvent(record));
+  return buildSessionIndex("s", fold.rows(), records, null);
+}
+
+const facts = [
+  "Migrated the database to PostgreSQL 16",
+  "Nightly builds run on GitHub Actions using self-hosted runners",
+  "Adopt Kuzu for the graph projection",
+  "Carol leads the weekend on-call rotation",
+];
+
+test("expandAbbreviations spells out known abbreviations after the word, whole words only", () => {
+  assert.equal(expandAbbreviations("how are we upgrading the db?"), "how are we upgrading the db (database)?");
+  assert.equal(expandAbbreviations("K8S nodes"), "K8S (kubernetes) nodes");
+  assert.equal(expandAbbreviations("dbase"), "dbase");
+});
+
+test("semanticLaneScore: the evidence threshold scores as the best keyword hit, 0.5 and more as an exact name", () => {
+  assert.ok(Math.abs(semanticLaneScore(semanticEvidenceSimilarityMin) - 0.8) < 1e-12);
+  assert.equal(semanticLaneScore(0.5), 1);
+  assert.equal(semanticLaneScore(0.9), 1);
+  assert.ok(Math.abs(semanticLaneScore(semanticSimilarityMin) - 0.6) < 1e-12);
+});
+
+test("the semantic pool holds current facts, not hubs such as the actor", () => {
+  const index = indexOf(facts);
+  const pool = semanticPool(index);
+  assert.equal(pool.length, facts.length);
+  assert.ok(pool.every((entry) => index.entity(entry.position).entityType === "decision"));
+  assert.match(pool.at(-1)!.text, /^Migrated the database to PostgreSQL 16: /);
+});
+
+describe("the semantic lane with the bundled model", () => {
+  const index = indexOf(facts);
+
+  test("a paraphrase with no shared word finds its fact first, with the lane in score_explanation", slow, async () => {
+    const embedder = await sharedSemanticEmbedder();
+    const lane = await semanticLane(index, "how are we upgrading the db?", embedder, new SemanticVectorCache(embedder.receipt.id), 50);
+    assert.equal(lane.model, embedder.receipt);
+    assert.equal(lane.poolSize, facts.length);
+    const result = retrieve(index, "how are we upgrading the db?", { limit: 3, semantic: lane });
+    const top = result.contexts[0];
+    assert.match(top.content, /Migrated the database to PostgreSQL 16/);
+    const lanes = top.scoreExplanation.lanes as Record<string, number>;
+    assert.ok(lanes.semantic > 0, JSON.stringify(top.scoreExplanation));
+    assert.ok((top.scoreExplanation.semantic_similarity as number) >= semanticEvidenceSimilarityMin);
+    assert.equal(result.laneCounts.semantic, lane.hits.length);
+    const match = matchQuery(result.contexts, "how are we upgrading the db?");
+    assert.ok(match.served.includes(top));
+    assert.ok((match.report.semantic_matched_facts ?? 0) >= 1, JSON.stringify(match.report));
+    assert.equal(match.report.coverage, 0.5);
+  });
+
+  test("an unrelated question gets no semantic evidence and no coverage", slow, async () => {
+    const embedder = await sharedSemanticEmbedder();
+    const query = "what is the capital of Australia?";
+    const lane = await semanticLane(index, query, embedder, new SemanticVectorCache(embedder.receipt.id), 50);
+    assert.ok(lane.hits.every((hit) => hit.similarity < semanticEvidenceSimilarityMin), JSON.stringify(lane.hits));
+    const match = matchQuery(retrieve(index, query, { limit: 5, semantic: lane }).contexts, query);
+    assert.equal(match.report.coverage, 0);
+    assert.equal(match.report.semantic_matched_facts, undefined);
+  });
+
+  test("a warm cache gives the same answer as a cold one", slow, async () => {
+    const embedder = await sharedSemanticEmbedder();
+    const cache = new SemanticVectorCache(embedder.receipt.id);
+    const cold = await semanticLane(index, "where do builds run?", embedder, cache, 50);
+    const warm = await semanticLane(index, "where do builds run?", embedder, cache, 50);
+    assert.equal(cold.embedded, facts.length);
+    assert.equal(warm.embedded, 0);
+    assert.deepEqual(warm.hits, cold.hits);
+    assert.deepEqual(retrieve(index, "where do builds run?", { limit: 5, semantic: warm }), retrieve(index, "where do builds run?", { limit: 5, semantic: cold }));
+  });
+
+  test("without the lane, retrieval and its lane counts are as before", () => {
+    const result = retrieve(index, "how are we upgrading the db?", { limit: 3 });
+    assert.deepEqual(Object.keys(result.laneCounts), ["exact", "vector", "keyword", "traversal", "verbatim"]);
+    assert.ok(result.contexts.every((context) => !("semantic" in (context.scoreExplanation.lanes as object))));
+  });
+});
+
+test("SemanticVectorCache drops the least recently used vectors past its capacity", async () => {
+  let calls = 0;
+  const embedder = {
+    receipt: { id: "fake", weights_sha256: "0".repeat(64), dim: 1 },
+    embed(texts: readonly string[]) {
+      calls += texts.length;
+      return Promise.resolve(texts.map((text) => Float32Array.of(text.length)));
+    },
+  };
+  const cache = new SemanticVectorCache("fake", 2);
+  await cache.vectorsFor(["a", "bb"], embedder);
+  await cache.vectorsFor(["a"], embedder);
+  await cache.vectorsFor(["ccc"], embedder);
+  assert.equal(calls, 3);
+  assert.equal((await cache.vectorsFor(["a"], embedder)).embedded, 0, "a was used recently and kept");
+  assert.equal((await cache.vectorsFor(["bb"], embedder)).embedded, 1, "bb was the least recently used and dropped");
+});
