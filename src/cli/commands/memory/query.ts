@@ -13,7 +13,7 @@ interface ResultView {
 
 export const memoryQueryCommand = defineCommand({
   name: "query",
-  summary: "Ranked, cited contexts for a query (exact, vector, keyword, traversal, verbatim lanes)",
+  summary: "Ranked, cited contexts for a query (exact, vector, keyword, traversal, verbatim lanes; semantic with --semantic)",
   description:
     "Verifies the session's log, brings its graph projection up to the log head, and ranks\n" +
     "entities and raw events for QUERY. Superseded versions are included, marked by valid_to.\n" +
