@@ -113,6 +113,17 @@ describe("zaxy serve --profile core: memory tools", { skip }, () => {
     assert.equal(doc.diagnostics.projection.head_hash, appended[1].hash);
   });
 
+  test("memory_query and memory_checkout with semantic: true add the semantic lane and its receipt", slow, async () => {
+    const query = await mcp.callOk("memory_query", { query: "which text editor does alice like?", limit: 5, semantic: true });
+    assert.deepEqual(Object.keys(query.diagnostics), ["source_lanes", "result_count", "degraded", "semantic", "projection"]);
+    assert.equal(query.diagnostics.semantic.model_id, "use-lite-512-uint8-v1");
+    assert.match(query.diagnostics.semantic.weights_sha256, /^[0-9a-f]{64}$/);
+    assert.equal(typeof query.diagnostics.source_lanes.semantic, "number");
+    const checkout = await mcp.callOk("memory_checkout", { query: "which text editor does alice like?", semantic: true });
+    assert.deepEqual(checkout.diagnostics.semantic, query.diagnostics.semantic);
+    await callInvalid("memory_query", { query: "x", semantic: "yes" });
+  });
+
   test("context_assemble returns the assembly document with recent events and retrieved context", slow, async () => {
     const doc = await mcp.callOk("context_assemble", { query: "alice editor", max_recent_events: 1 });
     assert.deepEqual(Object.keys(doc), assemblyKeys);
