@@ -35,6 +35,8 @@ export type SplitChoice = QualitySplit | "all";
 
 export interface CheckoutQualityBenchOptions {
   split?: SplitChoice;
+  /** Every checkout and query runs the semantic lane (`--semantic`). */
+  semantic?: boolean;
   workDir?: string;
   progress?: (message: string) => void;
 }
@@ -139,7 +141,7 @@ function checkSession(session: QualitySetSession): void {
   }
 }
 
-async function runSplit(root: string, split: QualitySplit, progress: (message: string) => void): Promise<SplitReport> {
+async function runSplit(root: string, split: QualitySplit, progress: (message: string) => void, semantic: boolean): Promise<SplitReport> {
   const sessions = qualitySplits[split];
   const service = new MemoryService(root, { warn: (message) => progress(`warning: ${message}`) });
   const unrelatedMisses: UnrelatedMiss[] = [];
@@ -161,7 +163,7 @@ async function runSplit(root: string, split: QualitySplit, progress: (message: s
     const citations = appended.records.map((record) => citationUri(record.thread, record.seq, record.hash));
     const checkout = async (question: string) => {
       const started = performance.now();
-      const doc = await service.checkout(validateMemoryRequest({ sessionId, query: question }));
+      const doc = await service.checkout(validateMemoryRequest({ sessionId, query: question, semantic }));
       checkoutMs += performance.now() - started;
       return doc;
     };
@@ -182,7 +184,7 @@ async function runSplit(root: string, split: QualitySplit, progress: (message: s
     for (const { question, fact } of session.related) {
       const expected = citations[fact];
       const doc = await checkout(question);
-      const answer = await service.query(validateMemoryRequest({ sessionId, query: question, limit: queryBaselineLimit }));
+      const answer = await service.query(validateMemoryRequest({ sessionId, query: question, limit: queryBaselineLimit, semantic }));
       const results = (answer.results ?? []) as Array<{ citation?: unknown }>;
       const inFacts = doc.current_facts.some((item) => item.citation === expected);
       const inQuery = results.slice(0, queryBaselineLimit).some((item) => item.citation === expected);
@@ -249,7 +251,7 @@ export async function runCheckoutQualityBench(options: CheckoutQualityBenchOptio
     const splits: Partial<Record<QualitySplit, SplitReport>> = {};
     let targets: Record<string, BenchTarget> = {};
     for (const name of chosen) {
-      const report = await runSplit(root, name, progress);
+      const report = await runSplit(root, name, progress, options.semantic === true);
       splits[name] = report;
       targets = { ...targets, ...splitTargets(name, report) };
     }

@@ -47,7 +47,7 @@ import { expandQuery, queryTerms } from "./terms.ts";
 import { inflectionVariants } from "./stem.ts";
 import type { Bm25Corpus } from "./bm25.ts";
 import type { LaneName, RetrievalResult, RetrievedContext } from "./types.ts";
-import { type SemanticLaneResult, semanticEvidenceSimilarityMin } from "./semanticLane.ts";
+import { type SemanticLaneResult, semanticScoreAnchorSimilarity } from "./semanticLane.ts";
 
 export const laneWeights = { exact: 1.0, vector: 0.95, traversal: 0.9, keyword: 0.8, verbatim: 0.8, semantic: 0.8 } as const;
 export const expansionWeight = 0.92;
@@ -111,12 +111,12 @@ function fusedScore(candidate: Candidate): { score: number; lane: LaneName } {
 }
 
 /**
- * A semantic similarity as a lane score: the evidence threshold (0.4) scores as the best keyword
- * hit (0.8), a similarity of 0.5 or more as an exact name (1.0), linearly, so a fact the model
- * finds convincingly ranks with the best lexical hits and a weak one (0.3: 0.6) below them.
+ * A semantic similarity as a lane score: 0.4 (`semanticScoreAnchorSimilarity`) scores as the best
+ * keyword hit (0.8), 0.5 or more as an exact name (1.0), linearly, so a fact the model finds
+ * convincingly ranks with the best lexical hits and a weak one (0.3: 0.6) below them.
  */
 export function semanticLaneScore(similarity: number): number {
-  return Math.min(1, (laneWeights.semantic * similarity) / semanticEvidenceSimilarityMin);
+  return Math.min(1, (laneWeights.semantic * similarity) / semanticScoreAnchorSimilarity);
 }
 
 /** Query words and phrases that could be an entity name: the query, its words, runs of 2-4 words. */

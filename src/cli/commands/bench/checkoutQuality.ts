@@ -6,7 +6,7 @@
 import type { CheckoutQualityBenchResult, Share, SplitChoice, SplitReport } from "../../../bench/checkoutQualityBench.ts";
 import { machineLine, renderTargets } from "../../../bench/measure.ts";
 import { inputError } from "../../../errors.ts";
-import { defineCommand, stringOption } from "../../command.ts";
+import { booleanOption, defineCommand, stringOption } from "../../command.ts";
 import { emit } from "../../output.ts";
 import { benchMessages } from "../../progress.ts";
 
@@ -69,6 +69,7 @@ export const benchCheckoutQualityCommand = defineCommand({
     "NOT MET; the exit status stays 0, as for the other benchmarks.",
   options: {
     split: { type: "string", valueName: "SPLIT", description: "train, held-out or all (default all)" },
+    semantic: { type: "boolean", description: "Run every checkout and query with the semantic lane (memory checkout --semantic)" },
   },
   positionals: [],
   examples: ["zaxy bench checkout-quality", "zaxy bench checkout-quality --split held-out --json"],
@@ -84,7 +85,7 @@ export const benchCheckoutQualityCommand = defineCommand({
     }
     const { runCheckoutQualityBench } = await import("../../../bench/checkoutQualityBench.ts");
     const reporter = benchMessages(ctx, "checkout-quality");
-    const result = await runCheckoutQualityBench({ split, progress: reporter.message });
+    const result = await runCheckoutQualityBench({ split, progress: reporter.message, semantic: booleanOption(ctx, "semantic") });
     reporter.done();
     emit(ctx, "zaxy.bench.checkout_quality.v1", { ...result }, () => render(result));
     return 0;
