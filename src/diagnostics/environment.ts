@@ -46,7 +46,7 @@ function fileBytes(path: string): number | null {
 /**
  * @example
  * ```ts
- * environmentReport().assets.map((a) => a.name); // ["kuzu_wasm.js", "kuzu_wasm.wasm", "usearch-linux-x64.node"]
+ * environmentReport().assets.map((a) => a.name); // ["kuzu_wasm.js", "kuzu_wasm.wasm", "tfjs-backend-wasm-simd.wasm", …, "usearch-linux-x64.node"]
  * ```
  */
 export function environmentReport(): EnvironmentReport {

