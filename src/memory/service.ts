@@ -336,6 +336,8 @@ export class MemoryService implements SessionReader {
   dropAll(): void {
     this.cache.clear();
     this.pendingRepairs.clear();
+    // The semantic lane's vectors are keyed by fact text: a forgotten fact's text goes with them.
+    this.semanticVectors = null;
   }
 
   private remember(sessionId: string, entry: ReadSession): void {
