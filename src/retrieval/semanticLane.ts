@@ -100,11 +100,13 @@ export function expandAbbreviations(query: string): string {
 }
 
 /**
- * Sentence vectors by text for one model, least recently used dropped past
- * `semanticCachedVectorsMax`. One per process and model (the read front owns it).
+ * Sentence vectors by text for one model, the oldest dropped past `semanticCachedVectorsMax`, and
+ * the pool of each session index it served (an index is immutable at its head, so its pool is
+ * too). One per read front (MemoryService), dropped with its warm sessions.
  */
 export class SemanticVectorCache {
   private readonly vectors = new Map<string, Float32Array>();
+  private readonly pools = new WeakMap<SessionIndex, Array<{ position: number; text: string; vector?: Float32Array }>>();
 
   constructor(readonly modelId: string, private readonly capacity = semanticCachedVectorsMax) {}
 
@@ -113,19 +115,39 @@ export class SemanticVectorCache {
     const missing = [...new Set(texts.filter((text) => !this.vectors.has(text)))];
     if (missing.length > 0) {
       const fresh = await embedder.embed(missing);
-      for (const [i, text] of missing.entries()) this.vectors.set(text, fresh[i]);
+      for (const [i, text] of missing.entries()) {
+        // Re-inserted last, so the vectors this call needs are the last to go.
+        this.vectors.set(text, fresh[i]);
+      }
+      for (const oldest of this.vectors.keys()) {
+        if (this.vectors.size <= this.capacity) break;
+        this.vectors.delete(oldest);
+      }
     }
+    let embedded = missing.length;
     const vectors = texts.map((text) => {
-      const vector = this.vectors.get(text)!;
-      this.vectors.delete(text);
-      this.vectors.set(text, vector);
-      return vector;
+      const vector = this.vectors.get(text);
+      if (vector !== undefined) return vector;
+      // Dropped above because this call needs more than the capacity: embedded again, not kept.
+      embedded++;
+      return undefined;
     });
-    for (const oldest of this.vectors.keys()) {
-      if (this.vectors.size <= this.capacity) break;
-      this.vectors.delete(oldest);
+    const again = texts.filter((_, i) => vectors[i] === undefined);
+    const redone = again.length === 0 ? [] : await embedder.embed(again);
+    let next = 0;
+    return { vectors: vectors.map((vector) => vector ?? redone[next++]), embedded };
+  }
+
+  /** The pool of `index` with its vectors, embedded on first use. */
+  async poolOf(index: SessionIndex, embedder: SemanticEmbedder): Promise<{ pool: Array<{ position: number; text: string }>; vectors: Float32Array[]; embedded: number }> {
+    const cached = this.pools.get(index);
+    if (cached !== undefined && cached.every((entry) => entry.vector !== undefined)) {
+      return { pool: cached, vectors: cached.map((entry) => entry.vector!), embedded: 0 };
     }
-    return { vectors, embedded: missing.length };
+    const pool = semanticPool(index);
+    const { vectors, embedded } = await this.vectorsFor(pool.map((entry) => entry.text), embedder);
+    this.pools.set(index, pool.map((entry, i) => ({ ...entry, vector: vectors[i] })));
+    return { pool, vectors, embedded };
   }
 }
 
@@ -159,9 +181,8 @@ export async function semanticLane(
   limit: number,
   similarityMin = semanticSimilarityMin,
 ): Promise<SemanticLaneResult> {
-  const pool = semanticPool(index);
   const [queryVector] = await embedder.embed([expandAbbreviations(query)]);
-  const { vectors, embedded } = await cache.vectorsFor(pool.map((entry) => entry.text), embedder);
+  const { pool, vectors, embedded } = await cache.poolOf(index, embedder);
   const hits: Array<{ position: number; similarity: number }> = [];
   for (const [i, entry] of pool.entries()) {
     const similarity = dot(queryVector, vectors[i]);

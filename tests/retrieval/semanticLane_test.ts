@@ -155,7 +155,7 @@ test("a semantic hit is checkout evidence from the evidence threshold: served, c
   assert.equal(matchQuery([semanticContext(0.9)], "migrated database").report.coverage, 1);
 });
 
-test("SemanticVectorCache drops the least recently used vectors past its capacity", async () => {
+test("SemanticVectorCache drops the oldest vectors past its capacity and still answers a call larger than it", async () => {
   let calls = 0;
   const embedder = {
     receipt: { id: "fake", weights_sha256: "0".repeat(64), dim: 1 },
@@ -169,6 +169,9 @@ test("SemanticVectorCache drops the least recently used vectors past its capacit
   await cache.vectorsFor(["a"], embedder);
   await cache.vectorsFor(["ccc"], embedder);
   assert.equal(calls, 3);
-  assert.equal((await cache.vectorsFor(["a"], embedder)).embedded, 0, "a was used recently and kept");
-  assert.equal((await cache.vectorsFor(["bb"], embedder)).embedded, 1, "bb was the least recently used and dropped");
+  assert.equal((await cache.vectorsFor(["bb"], embedder)).embedded, 0, "bb was kept");
+  assert.equal((await cache.vectorsFor(["a"], embedder)).embedded, 1, "a was the oldest and dropped");
+  const big = await cache.vectorsFor(["w", "xx", "yyy", "zzzz"], embedder);
+  assert.deepEqual(big.vectors.map((v) => v[0]), [1, 2, 3, 4]);
+  assert.ok(big.embedded >= 4);
 });
