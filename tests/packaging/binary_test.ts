@@ -112,7 +112,7 @@ describe("compiled binary from an empty directory", { skip }, () => {
         "usearch-linux-x64.node",
       ],
     );
-    // Each large one is stored gzip-compressed (issue 17 item 9) and is, once inflated, the
+    // Each large one is stored gzip-compressed and is, once inflated, the
     // package's file; TF.js opens its WASM binaries by path, so they are stored as they are.
     const sources: Record<string, string> = {
       "kuzu_wasm.js": "node_modules/kuzu-wasm/nodejs/kuzu/kuzu_wasm.js",
