@@ -101,12 +101,14 @@ export function expandAbbreviations(query: string): string {
 
 /**
  * Sentence vectors by text for one model, the oldest dropped past `semanticCachedVectorsMax`, and
- * the pool of each session index it served (an index is immutable at its head, so its pool is
- * too). One per read front (MemoryService), dropped with its warm sessions.
+ * the pool of each session index it served with that pool's vectors (an index is immutable at its
+ * head, so its pool is too; a pool goes when its index is dropped, so at most the read front's
+ * warm sessions hold one, `semanticPoolEntitiesMax` vectors each). One per read front
+ * (MemoryService), dropped with its warm sessions.
  */
 export class SemanticVectorCache {
   private readonly vectors = new Map<string, Float32Array>();
-  private readonly pools = new WeakMap<SessionIndex, Array<{ position: number; text: string; vector?: Float32Array }>>();
+  private readonly pools = new WeakMap<SessionIndex, { pool: Array<{ position: number; text: string }>; vectors: Float32Array[] }>();
 
   constructor(readonly modelId: string, private readonly capacity = semanticCachedVectorsMax) {}
 
@@ -115,10 +117,7 @@ export class SemanticVectorCache {
     const missing = [...new Set(texts.filter((text) => !this.vectors.has(text)))];
     if (missing.length > 0) {
       const fresh = await embedder.embed(missing);
-      for (const [i, text] of missing.entries()) {
-        // Re-inserted last, so the vectors this call needs are the last to go.
-        this.vectors.set(text, fresh[i]);
-      }
+      for (const [i, text] of missing.entries()) this.vectors.set(text, fresh[i]);
       for (const oldest of this.vectors.keys()) {
         if (this.vectors.size <= this.capacity) break;
         this.vectors.delete(oldest);
@@ -138,15 +137,13 @@ export class SemanticVectorCache {
     return { vectors: vectors.map((vector) => vector ?? redone[next++]), embedded };
   }
 
-  /** The pool of `index` with its vectors, embedded on first use. */
+  /** The pool of `index` (`semanticPool`) with its vectors, embedded on first use. */
   async poolOf(index: SessionIndex, embedder: SemanticEmbedder): Promise<{ pool: Array<{ position: number; text: string }>; vectors: Float32Array[]; embedded: number }> {
     const cached = this.pools.get(index);
-    if (cached !== undefined && cached.every((entry) => entry.vector !== undefined)) {
-      return { pool: cached, vectors: cached.map((entry) => entry.vector!), embedded: 0 };
-    }
+    if (cached !== undefined) return { ...cached, embedded: 0 };
     const pool = semanticPool(index);
     const { vectors, embedded } = await this.vectorsFor(pool.map((entry) => entry.text), embedder);
-    this.pools.set(index, pool.map((entry, i) => ({ ...entry, vector: vectors[i] })));
+    this.pools.set(index, { pool, vectors });
     return { pool, vectors, embedded };
   }
 }
