@@ -195,14 +195,35 @@ export const graphQueryMemoryBytesMax = 1024 * 1024 * 1024;
 export const graphQueryStartMsMax = 60_000;
 
 /**
- * Most entity versions the semantic lane compares a query with: the newest current facts, each
- * embedded once per process (about 10 ms of CPU each), so a cold query over a long session costs
- * at most ~40 s of embedding and a warm one only the query's.
+ * Most entity versions the semantic lane compares a query with: the newest current facts. Each is
+ * embedded once (about 10 ms of CPU) and kept on disk (semantic/vectorStore.ts); comparing a query
+ * with all of them costs a few milliseconds. Older facts are found by the other lanes only.
  */
 export const semanticPoolEntitiesMax = 4096;
 
 /**
- * Most sentence vectors one process keeps (2 KiB each: 40 MiB): a server answering many sessions
- * re-embeds the least recently used texts instead of growing without bound.
+ * Most facts one read embeds (those without a stored vector, newest first): about a second of CPU
+ * with the bundled model. A session's first reads after a large import cover it step by step and
+ * say how much they compared; `zaxy memory embed` embeds all of it at once.
  */
-export const semanticCachedVectorsMax = 20_000;
+export const semanticEmbedPerReadMax = 128;
+
+/**
+ * Most texts in one request to an embedding server. OpenAI accepts up to 2048 inputs per request
+ * but caps the tokens of a whole request, and a small Ollama host runs one batch at a time: 64
+ * short facts stay far below both, while a cold pool of 4096 facts still takes only 64 requests.
+ */
+export const embeddingServerBatchTextsMax = 64;
+
+/**
+ * After a request to an embedding server fails, further reads fail at once (and fall back to the
+ * bundled model) for this long instead of each waiting out the timeout against a server that is
+ * down; then one read tries the server again.
+ */
+export const endpointRetryAfterMs = 30_000;
+
+/**
+ * Longest response body read from an embedding server: 64 vectors of 4096 dimensions written as
+ * JSON decimals take about 6 MiB; a server streaming without end is cut off here.
+ */
+export const embeddingResponseBytesMax = 64 * 1024 * 1024;

@@ -35,7 +35,10 @@ export type SplitChoice = QualitySplit | "all";
 
 export interface CheckoutQualityBenchOptions {
   split?: SplitChoice;
-  /** Every checkout and query runs the semantic lane (`--semantic`). */
+  /**
+   * The semantic lane: true runs it for every checkout and query (`--semantic`), false never
+   * (`--no-semantic`); absent, as `memory checkout` decides per question.
+   */
   semantic?: boolean;
   workDir?: string;
   progress?: (message: string) => void;
@@ -141,7 +144,7 @@ function checkSession(session: QualitySetSession): void {
   }
 }
 
-async function runSplit(root: string, split: QualitySplit, progress: (message: string) => void, semantic: boolean): Promise<SplitReport> {
+async function runSplit(root: string, split: QualitySplit, progress: (message: string) => void, semantic: boolean | undefined): Promise<SplitReport> {
   const sessions = qualitySplits[split];
   const service = new MemoryService(root, { warn: (message) => progress(`warning: ${message}`) });
   const unrelatedMisses: UnrelatedMiss[] = [];
@@ -251,7 +254,7 @@ export async function runCheckoutQualityBench(options: CheckoutQualityBenchOptio
     const splits: Partial<Record<QualitySplit, SplitReport>> = {};
     let targets: Record<string, BenchTarget> = {};
     for (const name of chosen) {
-      const report = await runSplit(root, name, progress, options.semantic === true);
+      const report = await runSplit(root, name, progress, options.semantic);
       splits[name] = report;
       targets = { ...targets, ...splitTargets(name, report) };
     }

@@ -2,7 +2,7 @@
  * `zaxy bench retrieval --paraphrase`: recall of facts asked about in other words
  * (paraphraseSet.ts), for the lanes without the semantic model ("lexical": exact, hash vector,
  * keyword, traversal, verbatim), the semantic lane alone (the model's ranking, no threshold) and
- * the fused result (`memory query --semantic`). Also the calibration of the semantic threshold:
+ * the fused result (`memory query` as it answers by default). Also the calibration of the semantic threshold:
  * the true fact's similarity for each question, the best similarity of each unrelated question,
  * and what checkout answers to the unrelated questions with the semantic lane on.
  *
@@ -18,7 +18,7 @@ import { appendEvents } from "../eventloom/append.ts";
 import { parseCitationUri } from "../eventloom/citation.ts";
 import { validateMemoryRequest } from "../memory/request.ts";
 import { MemoryService } from "../memory/service.ts";
-import { semanticEvidenceSimilarityMin, semanticLane, semanticSimilarityMin, SemanticVectorCache } from "../retrieval/semanticLane.ts";
+import { semanticCentredSimilarityMin, semanticEvidenceSimilarityMin, semanticLane, SemanticVectorCache } from "../retrieval/semanticLane.ts";
 import { sharedSemanticEmbedder } from "../semantic/semanticEmbedder.ts";
 import { type BenchMachine, benchMachine, latencySummary, type LatencySummary, round, seededRandom, shuffled } from "./measure.ts";
 import { paraphraseDistractors, paraphraseFacts, unrelatedQuestions } from "./paraphraseSet.ts";
@@ -34,7 +34,7 @@ export interface ParaphraseRecall {
 
 export interface ParaphraseBenchResult {
   machine: BenchMachine;
-  model: { id: string; weights_sha256: string };
+  model: { id: string; weights_sha256: string | null };
   facts: number;
   distractors: number;
   questions: number;
@@ -43,7 +43,8 @@ export interface ParaphraseBenchResult {
   semantic_only: ParaphraseRecall;
   fused: ParaphraseRecall;
   threshold: {
-    similarity_min: number;
+    /** The centred similarity a fact needs to be ranked by the lane. */
+    centred_similarity_min: number;
     /** The similarity from which a semantic hit counts as match evidence in a checkout. */
     evidence_similarity_min: number;
     /** The true fact's similarity to its question: p10, p50, p90. */
@@ -90,8 +91,10 @@ export async function runParaphraseBench(options: { workDir?: string; progress?:
 
     const service = new MemoryService(root);
     const embedder = await sharedSemanticEmbedder();
-    const cache = new SemanticVectorCache(embedder.receipt.id);
+    const cache = new SemanticVectorCache(embedder.receipt.id, root);
     const session = await service.readSession(sessionId);
+    // Every fact embedded and on disk first (as `zaxy memory embed` does), so no read is partial.
+    await semanticLane(sessionId, session.index, "", embedder, cache, { limit: 1, embedMax: Infinity });
     const positionOfSeq = new Map<number, number>();
     for (let position = 0; position < session.index.entityCount; position++) {
       const entity = session.index.entity(position);
@@ -110,29 +113,29 @@ export async function runParaphraseBench(options: { workDir?: string; progress?:
       if (i % 20 === 0) options.progress?.(`question ${i + 1}/${asked.length}`);
       const seq = seqOf.get(fact.text)!;
       let started = performance.now();
-      const lexical = await service.query(validateMemoryRequest({ sessionId, query: question, limit }));
+      const lexical = await service.query(validateMemoryRequest({ sessionId, query: question, limit, semantic: false }));
       lexicalMs.push(performance.now() - started);
       lexicalRanks.push(rankOf(lexical.results as Array<{ citation: string | null }>, seq));
       started = performance.now();
-      const fused = await service.query(validateMemoryRequest({ sessionId, query: question, limit, semantic: true }));
+      const fused = await service.query(validateMemoryRequest({ sessionId, query: question, limit }));
       fusedMs.push(performance.now() - started);
       const fusedRank = rankOf(fused.results as Array<{ citation: string | null }>, seq);
       fusedRanks.push(fusedRank);
       if ((fusedRank === null || fusedRank > 5) && misses.length < 12) misses.push({ question, fact: fact.text, fused_rank: fusedRank });
-      const ranking = await semanticLane(session.index, question, embedder, cache, session.index.entityCount, -2);
+      const ranking = await semanticLane(sessionId, session.index, question, embedder, cache, { limit: session.index.entityCount, centredMin: -2, embedMax: Infinity });
       const at = ranking.hits.findIndex((hit) => hit.position === positionOfSeq.get(seq));
       semanticRanks.push(at < 0 ? null : at + 1);
       trueSimilarities.push(at < 0 ? -1 : ranking.hits[at].similarity);
-      const checkout = await service.checkout(validateMemoryRequest({ sessionId, query: question, limit, semantic: true }));
+      const checkout = await service.checkout(validateMemoryRequest({ sessionId, query: question, limit }));
       if (checkout.current_facts.some((item) => item.citation !== null && parseCitationUri(item.citation)?.seq === seq)) served++;
     }
 
     const unrelatedBest: number[] = [];
     let unrelatedAnswered = 0;
     for (const question of unrelatedQuestions) {
-      const ranking = await semanticLane(session.index, question, embedder, cache, 1, -2);
+      const ranking = await semanticLane(sessionId, session.index, question, embedder, cache, { limit: 1, centredMin: -2, embedMax: Infinity });
       unrelatedBest.push(ranking.hits[0]?.similarity ?? -1);
-      const checkout = await service.checkout(validateMemoryRequest({ sessionId, query: question, limit, semantic: true }));
+      const checkout = await service.checkout(validateMemoryRequest({ sessionId, query: question, limit }));
       if (checkout.quality.answerability !== "ask_user") unrelatedAnswered++;
     }
     const trueSorted = [...trueSimilarities].sort((a, b) => a - b);
@@ -148,7 +151,7 @@ export async function runParaphraseBench(options: { workDir?: string; progress?:
       semantic_only: recallOf(semanticRanks),
       fused: recallOf(fusedRanks),
       threshold: {
-        similarity_min: semanticSimilarityMin,
+        centred_similarity_min: semanticCentredSimilarityMin,
         evidence_similarity_min: semanticEvidenceSimilarityMin,
         true_fact_similarity: [quantile(trueSorted, 0.1), quantile(trueSorted, 0.5), quantile(trueSorted, 0.9)],
         unrelated_best_similarity: [quantile(unrelatedSorted, 0.5), quantile(unrelatedSorted, 0.9), round(unrelatedSorted.at(-1) ?? 0, 3)],

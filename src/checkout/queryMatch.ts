@@ -22,57 +22,15 @@
  */
 import type { RetrievedContext } from "../retrieval/types.ts";
 import { hubEntityTypes } from "../retrieval/hubEntities.ts";
-import { keywordTerms } from "../retrieval/terms.ts";
 import { stemTerm } from "../retrieval/stem.ts";
+import { queryContentTerms, textStems } from "../retrieval/contentTerms.ts";
 import { semanticEvidenceSimilarityMin } from "../retrieval/semanticLane.ts";
 
-export { stemTerm };
-
-/**
- * Words that carry no subject: articles, pronouns, auxiliaries, prepositions, question words and
- * request fillers. A question made only of them ("what did we do?") has nothing to match.
- */
-const functionWords: ReadonlySet<string> = new Set(
-  (
-    "a about above after again against all also am an and any are as at be because been before being below between both but by " +
-    "can could did do does doing don done down during each either else ever every few for from further get gets getting got had " +
-    "has have having he her here hers him his how however if in into is it its itself just know let lets like may me might mine " +
-    "more most much must my no nor not now of off on once one only or other our ours out over own per please re same shall she " +
-    "should so some such tell than that the their theirs them then there these they thing things this those through thus to too " +
-    "under until up upon us very via was we were what whats when where whether which while who whom whose why will with would " +
-    "yet you your yours " +
-    // Verbs a question needs to be a question: "how does X work", "where do logs go".
-    "go goes going gone went happen happens happened make makes made making need needs needed take takes taken taking " +
-    "took use used uses using want wants wanted work works worked working"
-  ).split(" "),
-);
-
+export { queryContentTerms, stemTerm };
 
 /** Sources retrieval matches against the query; any other source is supplied by a checkout lane. */
 const queriedSources: ReadonlySet<string> = new Set(["graph", "verbatim", "projection"]);
 
-/**
- * The query's content terms, first-seen order, as `[word, stem]` pairs (one per stem).
- *
- * @example
- * queryContentTerms("What is the weather in Paris?") // [["weather", "weath"], ["paris", "paris"]]
- */
-export function queryContentTerms(query: string): Array<[string, string]> {
-  const out: Array<[string, string]> = [];
-  const seen = new Set<string>();
-  for (const word of keywordTerms(query)) {
-    if (functionWords.has(word)) continue;
-    const stem = stemTerm(word);
-    if (seen.has(stem)) continue;
-    seen.add(stem);
-    out.push([word, stem]);
-  }
-  return out;
-}
-
-function textStems(text: string): Set<string> {
-  return new Set(keywordTerms(text).map(stemTerm));
-}
 
 export type MatchKind = "matched" | "related" | "lane" | "unmatched";
 
@@ -177,4 +135,22 @@ export function matchQuery(contexts: readonly RetrievedContext[], query: string)
   };
   if (semanticFacts > 0) report.semantic_matched_facts = semanticFacts;
   return { served, unmatched, report };
+}
+
+/**
+ * Whether one current, cited fact among `contexts` contains every content term of `query` (or was
+ * named exactly): the question is then asked in the memory's own words. Null when the query has
+ * no content terms. The semantic lane runs only when this is false (memory/service.ts).
+ *
+ * @example
+ * oneFactHoldsQueryWords(contexts, "which database did we migrate to?") // true: "Migrated the database to PostgreSQL 16"
+ */
+export function oneFactHoldsQueryWords(contexts: readonly RetrievedContext[], query: string): boolean | null {
+  const terms = queryContentTerms(query);
+  if (terms.length === 0) return null;
+  const queryStems = new Set(terms.map(([, stem]) => stem));
+  return contexts.some((context) => {
+    if (context.validTo !== null || !context.citation || !queriedSources.has(context.source)) return false;
+    return laneScores(context).has("exact") || matchContext(context, queryStems).stems.size === queryStems.size;
+  });
 }

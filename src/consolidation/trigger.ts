@@ -23,6 +23,14 @@
  * by at most 0.05. A memory's alignment is its highest exact cosine to any active goal (current
  * `goal` entity of the session), 0 when the session has none.
  *
+ * Vectors: the hash embedding by default (seed 004's document, unchanged). With the `model`
+ * embedding the caller passes the bundled model's vectors (`TriggerOptions.modelVectors`, made by
+ * triggerModelVectors.ts): then both the pair cosines and the goal alignments are the model's
+ * (a user choosing the model expects reworded duplicates to be found, not only aligned), every
+ * pair is compared exactly (densePairs.ts), and the semantic strategy's alignment floor is
+ * `modelSemanticAlignmentMin`. The document then carries an `embedding` receipt; it also does
+ * when the caller names `hash` explicitly.
+ *
  * @example
  * const outcome = await triggerConsolidation(currentMemories(rows, events, "default"), validateTriggerParameters({}));
  * outcome.document.consolidation_result.status; // "candidates_found" | "no_candidates"
@@ -33,13 +41,16 @@ import { activeGoals, type ConsolidationMemory, memoryEmbeddingText, memoryId, m
 import {
   alignmentDifferenceMax,
   prefilterFactor,
-  semanticAlignmentMin,
+  semanticAlignmentMinFor,
   temporalWindowMs,
+  type TriggerEmbedding,
   type TriggerParameters,
   type TriggerStrategy,
 } from "./triggerParameters.ts";
 import { SparseEmbeddings } from "./similarityEmbeddings.ts";
-import { similarPairs } from "./similarityPairs.ts";
+import { similarPairs, type SimilarPairsResult } from "./similarityPairs.ts";
+import { denseMaxCosines, denseSimilarPairs } from "./densePairs.ts";
+import type { TriggerModelVectors } from "./triggerModelVectors.ts";
 import { timestampMicros } from "../eventloom/timestamp.ts";
 
 /** Qualifying pairs shown in `candidates_sample` (the count covers all of them). */
@@ -68,6 +79,14 @@ export interface CandidateSample {
   alignment_difference: number;
 }
 
+/**
+ * Which vectors the trigger compared (present when the caller chose an embedding): enough to
+ * reproduce the result from the same log. `alignment_min` is the semantic strategy's floor.
+ */
+export type TriggerEmbeddingReceipt =
+  | { kind: "hash"; dim: number; alignment_min: number }
+  | { kind: "model"; id: string; weights_sha256: string | null; dim: number; alignment_min: number };
+
 export interface TriggerDocument {
   consolidation_result: { status: "candidates_found" | "no_candidates"; candidate_count: number; action_required: boolean };
   statistics: {
@@ -84,6 +103,7 @@ export interface TriggerDocument {
     /** Pairs compared against `min_similarity`: those past the pre-filter and the strategy's rule. */
     pairs_compared: number;
   };
+  embedding?: TriggerEmbeddingReceipt;
   candidates_sample: CandidateSample[];
 }
 
@@ -153,6 +173,11 @@ export interface TriggerOptions {
   progress?: ProgressSink;
   /** Told when the search cannot use usearch (its addon does not load here) and runs exactly. */
   warn?: (message: string) => void;
+  /**
+   * The model's vectors of the analysed memories (`mostRecentMemories(memories, max_memories)`,
+   * in that order) and of `goals`; required when `parameters.embedding` is `model`.
+   */
+  modelVectors?: TriggerModelVectors;
 }
 
 /**
@@ -209,7 +234,12 @@ export function candidateSample(candidate: TriggerCandidate): CandidateSample {
   };
 }
 
-function strategyFilter(strategy: TriggerStrategy, memories: readonly ConsolidationMemory[], alignments: Float64Array): (a: number, b: number) => boolean {
+function strategyFilter(
+  strategy: TriggerStrategy,
+  memories: readonly ConsolidationMemory[],
+  alignments: Float64Array,
+  alignmentMin: number,
+): (a: number, b: number) => boolean {
   switch (strategy) {
     case "similarity":
       return () => true;
@@ -222,8 +252,60 @@ function strategyFilter(strategy: TriggerStrategy, memories: readonly Consolidat
       };
     }
     case "semantic":
-      return (a, b) => alignments[a] >= semanticAlignmentMin && alignments[b] >= semanticAlignmentMin;
+      return (a, b) => alignments[a] >= alignmentMin && alignments[b] >= alignmentMin;
   }
+}
+
+interface TriggerVectorsUsed {
+  alignments: Float64Array;
+  found: SimilarPairsResult;
+  embeddingMs: number;
+  alignmentMs: number;
+}
+
+/** Hash vectors, as seed 004 has them: pairs through the usearch index. */
+async function hashVectors(
+  analysed: readonly ConsolidationMemory[],
+  goals: readonly ConsolidationMemory[],
+  minCosine: number,
+  dim: number,
+  options: TriggerOptions,
+): Promise<TriggerVectorsUsed> {
+  let mark = performance.now();
+  options.progress?.phase("embedding memories");
+  const embeddings = SparseEmbeddings.embed(analysed.map(memoryEmbeddingText), dim);
+  const embeddingMs = performance.now() - mark;
+  mark = performance.now();
+  const alignments = goalAlignments(embeddings, SparseEmbeddings.embed(goals.map(memoryEmbeddingText), dim));
+  const alignmentMs = performance.now() - mark;
+  const found = await similarPairs(embeddings, minCosine, options.progress, options.warn);
+  return { alignments, found, embeddingMs, alignmentMs };
+}
+
+/** The model's vectors (already embedded by the caller): every pair compared exactly. */
+function modelVectorsUsed(analysed: readonly ConsolidationMemory[], vectors: TriggerModelVectors, minCosine: number): TriggerVectorsUsed {
+  if (vectors.memories.length !== analysed.length) {
+    throw new RangeError(`modelVectors: ${vectors.memories.length} memory vectors for ${analysed.length} memories analysed`);
+  }
+  let mark = performance.now();
+  const alignments = denseMaxCosines(vectors.memories, vectors.goals);
+  const alignmentMs = performance.now() - mark;
+  mark = performance.now();
+  const pairs = denseSimilarPairs(vectors.memories, minCosine);
+  const n = analysed.length;
+  return {
+    alignments,
+    found: { pairs, candidatesRescored: (n * (n - 1)) / 2, neighbourQueries: 0, timingsMs: { index_build: 0, knn_search: 0, exact_rescoring: performance.now() - mark } },
+    embeddingMs: 0,
+    alignmentMs,
+  };
+}
+
+function embeddingReceipt(embedding: TriggerEmbedding, dim: number, modelVectors: TriggerModelVectors | undefined): TriggerEmbeddingReceipt {
+  const alignmentMin = semanticAlignmentMinFor(embedding);
+  if (embedding === "hash" || modelVectors === undefined) return { kind: "hash", dim, alignment_min: alignmentMin };
+  const receipt = modelVectors.receipt;
+  return { kind: "model", id: receipt.id, weights_sha256: receipt.weights_sha256, dim: receipt.dim, alignment_min: alignmentMin };
 }
 
 /** Finds merge candidates among `memories` (the session's current memories, oldest first). */
@@ -235,20 +317,19 @@ export async function triggerConsolidation(
   const dim = options.dim ?? defaultEmbeddingDim;
   const analysed = mostRecentMemories(memories, parameters.maxMemories);
   const goals = options.goals ?? activeGoals(memories);
-  let mark = performance.now();
-  options.progress?.phase("embedding memories");
-  const embeddings = SparseEmbeddings.embed(analysed.map(memoryEmbeddingText), dim);
-  const embedding = performance.now() - mark;
-  mark = performance.now();
-  const alignments = goalAlignments(embeddings, SparseEmbeddings.embed(goals.map(memoryEmbeddingText), dim));
-  const alignment = performance.now() - mark;
-
-  const found = await similarPairs(embeddings, parameters.minSimilarity * prefilterFactor, options.progress, options.warn);
+  const embeddingKind = parameters.embedding ?? "hash";
+  const minCosine = parameters.minSimilarity * prefilterFactor;
+  const modelVectors = options.modelVectors;
+  // A programmer error (the front doors embed first): the model's vectors cannot be made here.
+  if (embeddingKind === "model" && modelVectors === undefined) throw new TypeError("triggerConsolidation: the model embedding needs options.modelVectors");
+  const { alignments, found, embeddingMs, alignmentMs } = modelVectors !== undefined && embeddingKind === "model"
+    ? modelVectorsUsed(analysed, modelVectors, minCosine)
+    : await hashVectors(analysed, goals, minCosine, dim, options);
   options.progress?.phase("pairing candidates");
   const pairs = found.pairs;
 
-  mark = performance.now();
-  const compared = strategyFilter(parameters.strategy, analysed, alignments);
+  const mark = performance.now();
+  const compared = strategyFilter(parameters.strategy, analysed, alignments, semanticAlignmentMinFor(embeddingKind));
   let pairsCompared = 0;
   // Qualifying pairs as indexes into `pairs` (ordered by a, then b), then sorted best first.
   const qualifying: number[] = [];
@@ -289,12 +370,13 @@ export async function triggerConsolidation(
       memories_analyzed: analysed.length,
       pairs_compared: pairsCompared,
     },
+    ...(parameters.embedding === undefined ? {} : { embedding: embeddingReceipt(parameters.embedding, dim, options.modelVectors) }),
     candidates_sample: Array.from({ length: Math.min(candidates.length, candidatesSampleMax) }, (_, i) => candidateSample(candidates.at(i))),
   };
   return {
     document,
     candidates,
-    timingsMs: { embedding, alignment, ...found.timingsMs, pairing },
+    timingsMs: { embedding: embeddingMs, alignment: alignmentMs, ...found.timingsMs, pairing },
     candidatesRescored: found.candidatesRescored,
   };
 }

@@ -4,13 +4,14 @@
  * MCP tool read the session's index as a fresh read finds it (`withReadSession`: warm, the
  * on-disk read model, or the read model plus a tail), one entity version at a time: a fresh
  * process does not parse the log or load the row cache to list the memories
- * (docs/memory-model.md).
+ * (docs/memory-model.md). With the `model` embedding, the analysed memories and the goals are
+ * embedded by the bundled model first (triggerModelVectors.ts, loaded only then).
  */
 import type { ProgressSink } from "../progress.ts";
 import type { SessionReader } from "../retrieval/readSession.ts";
 import { defaultEmbeddingDim } from "../vector/mod.ts";
 import { triggerConsolidation, type TriggerOutcome } from "./trigger.ts";
-import { indexedMemories } from "./triggerMemories.ts";
+import { activeGoals, indexedMemories, mostRecentMemories } from "./triggerMemories.ts";
 import type { TriggerParameters } from "./triggerParameters.ts";
 
 /**
@@ -29,7 +30,14 @@ export async function triggerSessionConsolidation(
   warn?: (message: string) => void,
 ): Promise<TriggerOutcome> {
   progress?.phase("reading the session's memories");
-  return await reader.withReadSession(sessionId, async ({ index }) =>
-    await triggerConsolidation(indexedMemories(index), parameters, { dim: index.vectors?.dim ?? defaultEmbeddingDim, progress, warn })
-  );
+  return await reader.withReadSession(sessionId, async ({ index }) => {
+    const memories = indexedMemories(index);
+    const dim = index.vectors?.dim ?? defaultEmbeddingDim;
+    if (parameters.embedding !== "model") return await triggerConsolidation(memories, parameters, { dim, progress, warn });
+    progress?.phase("embedding memories with the model");
+    const goals = activeGoals(memories);
+    const { triggerModelVectors } = await import("./triggerModelVectors.ts");
+    const modelVectors = await triggerModelVectors(mostRecentMemories(memories, parameters.maxMemories), goals);
+    return await triggerConsolidation(memories, parameters, { dim, progress, warn, goals, modelVectors });
+  });
 }

@@ -41,7 +41,10 @@ export interface MemoryRequest {
   fleetIds?: string[];
   /** Who asks the fleet lane (must be enrolled and not untrusted); undefined means the session id. */
   agentId?: string;
-  /** Runs the semantic lane (retrieval/semanticLane.ts) with the bundled model. */
+  /**
+   * The semantic lane (retrieval/semanticLane.ts): true always runs it, false never; undefined runs
+   * it when the query's words leave the question open (memory/service.ts `wantsSemantic`).
+   */
   semantic?: boolean;
 }
 
@@ -106,7 +109,7 @@ export function validateMemoryRequest(input: MemoryRequestInput, names: { [field
       0,
     );
   }
-  if (input.semantic === true) request.semantic = true;
+  if (input.semantic !== undefined) request.semantic = input.semantic;
   if (input.fleetIds !== undefined && input.fleetIds.length > 0) request.fleetIds = checkFleetIds(input.fleetIds, name("fleet_ids"));
   if (input.agentId !== undefined) {
     if (request.fleetIds === undefined) {

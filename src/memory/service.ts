@@ -22,6 +22,8 @@ import type { PlainJson, SessionGraphRows } from "../projection/types.ts";
 import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
 import { laneHitsMax, markDegraded, retrieve } from "../retrieval/engine.ts";
 import type { SemanticLaneResult, SemanticVectorCache } from "../retrieval/semanticLane.ts";
+import type { SemanticEmbedder } from "../semantic/semanticEmbedder.ts";
+import { oneFactHoldsQueryWords } from "../checkout/queryMatch.ts";
 import { loadRootProjectionFiles } from "../retrieval/projectionLane.ts";
 import { checkProjectionRefs, unresolvedRefWarnings } from "../retrieval/projectionRefs.ts";
 import type { CachedSession, ProjectionDiagnostics, ReadSession, SessionReader } from "../retrieval/readSession.ts";
@@ -96,14 +98,28 @@ export function contextJson(context: RetrievedContext): { [key: string]: PlainJs
 
 /** What a read reports of its semantic lane (`diagnostics.semantic`): the model and what it compared. */
 function semanticReceipt(lane: SemanticLaneResult): SemanticReceipt {
-  return { model_id: lane.model.id, weights_sha256: lane.model.weights_sha256, facts_compared: lane.poolSize, hits: lane.hits.length };
+  const receipt: SemanticReceipt = {
+    ran: true,
+    model_id: lane.model.id,
+    weights_sha256: lane.model.weights_sha256,
+    facts_compared: lane.poolSize - lane.notEmbedded,
+    facts_not_embedded: lane.notEmbedded,
+    embedded_now: lane.embedded,
+    hits: lane.hits.length,
+  };
+  if (lane.model.endpoint !== undefined) receipt.endpoint = lane.model.endpoint;
+  if (lane.fallbackReason !== undefined) receipt.fallback_reason = lane.fallbackReason;
+  return receipt;
 }
+
+/** The receipt of a read whose words already answered it: the lane did not run (no model loaded). */
+const semanticSkippedReceipt: SemanticReceipt = { ran: false, reason: "the query's words matched current facts" };
 
 export class MemoryService implements SessionReader {
   private readonly cache = new Map<string, ReadSession>();
   private readonly pendingRepairs = new Map<string, string[]>();
-  /** Sentence vectors of the facts this service compared (semantic lane), kept across reads. */
-  private semanticVectors: SemanticVectorCache | null = null;
+  /** Sentence vectors of the facts this service compared (semantic lane), per model, kept across reads. */
+  private semanticVectors = new Map<string, SemanticVectorCache>();
 
   constructor(
     readonly root: string,
@@ -337,7 +353,7 @@ export class MemoryService implements SessionReader {
     this.cache.clear();
     this.pendingRepairs.clear();
     // The semantic lane's vectors are keyed by fact text: a forgotten fact's text goes with them.
-    this.semanticVectors = null;
+    this.semanticVectors.clear();
   }
 
   private remember(sessionId: string, entry: ReadSession): void {
@@ -384,15 +400,60 @@ export class MemoryService implements SessionReader {
   }
 
   /**
-   * The semantic lane for the request, with the bundled model loaded on first use (only reads that
-   * ask for the lane pay for it).
+   * The semantic lane for the request, with the configured model (semantic/embedderChoice.ts)
+   * loaded on first use: only reads that run the lane pay for it. A model server that fails is
+   * replaced by the bundled model for the whole read, with the reason in the receipt and a warning:
+   * a read never fails because an endpoint is down.
    */
-  private async semanticLane(index: SessionIndex, request: MemoryRequest): Promise<SemanticLaneResult> {
-    const { sharedSemanticEmbedder } = await import("../semantic/semanticEmbedder.ts");
+  private async semanticLane(sessionId: string, index: SessionIndex, query: string, embedMax?: number): Promise<{ lane: SemanticLaneResult; warning?: string }> {
+    const { configuredSemanticEmbedders } = await import("../semantic/embedderChoice.ts");
     const { semanticLane, SemanticVectorCache } = await import("../retrieval/semanticLane.ts");
-    const embedder = await sharedSemanticEmbedder();
-    if (this.semanticVectors === null || this.semanticVectors.modelId !== embedder.receipt.id) this.semanticVectors = new SemanticVectorCache(embedder.receipt.id);
-    return await semanticLane(index, request.query, embedder, this.semanticVectors, laneHitsMax);
+    const { primary, fallback } = await configuredSemanticEmbedders(this.root);
+    const run = (embedder: SemanticEmbedder) => {
+      let cache = this.semanticVectors.get(embedder.receipt.id);
+      if (cache === undefined) {
+        cache = new SemanticVectorCache(embedder.receipt.id, this.root);
+        this.semanticVectors.set(embedder.receipt.id, cache);
+      }
+      return semanticLane(sessionId, index, query, embedder, cache, { limit: laneHitsMax, embedMax });
+    };
+    try {
+      return { lane: await run(primary) };
+    } catch (error) {
+      if (fallback === null || !(error instanceof Error && error.name === "EmbeddingEndpointError")) throw error;
+      const lane = await run(fallback);
+      lane.fallbackReason = error.message;
+      return { lane, warning: `semantic lane: ${error.message}; ranked with the bundled model ${lane.model.id} instead` };
+    }
+  }
+
+  /**
+   * Embeds every current fact of the session the semantic lane compares that has no stored vector
+   * yet (`zaxy memory embed`), with the configured model: no fallback, a failing model server is
+   * the command's error.
+   */
+  async embedSession(sessionId: string): Promise<{ receipt: SemanticReceipt; file: string }> {
+    const { configuredSemanticEmbedders } = await import("../semantic/embedderChoice.ts");
+    const { semanticLane, SemanticVectorCache } = await import("../retrieval/semanticLane.ts");
+    const { primary } = await configuredSemanticEmbedders(this.root);
+    return await this.withReadSession(sessionId, async (session) => {
+      const cache = new SemanticVectorCache(primary.receipt.id, this.root);
+      const lane = await semanticLane(sessionId, session.index, "", primary, cache, { limit: 0, embedMax: Number.POSITIVE_INFINITY });
+      // The warm pools of this service were built before these vectors existed.
+      this.semanticVectors.delete(primary.receipt.id);
+      return { receipt: semanticReceipt(lane), file: cache.storeFile(sessionId, lane.model.dim) };
+    });
+  }
+
+  /**
+   * Whether the read runs the semantic lane: always when asked (`semantic: true`), never when
+   * refused, and otherwise only when the query's words leave it open: it has content words and
+   * no current fact the other lanes found holds all of them (checkout/queryMatch.ts). A question
+   * asked with the memory's own words is answered without loading a model.
+   */
+  private static wantsSemantic(request: MemoryRequest, lexical: RetrievalResult): boolean {
+    if (request.semantic !== undefined) return request.semantic;
+    return oneFactHoldsQueryWords(lexical.contexts, request.query) === false;
   }
 
   private async retrieval(request: MemoryRequest): Promise<{ session: ReadSession; retrieval: RetrievalResult }> {
@@ -402,14 +463,25 @@ export class MemoryService implements SessionReader {
     const session = hasLog ? await this.readSession(request.sessionId) : noEventsSession(request.sessionId);
     // Artifact records are served only when their event ref resolves to the sealed event.
     const refs = await checkProjectionRefs(this.root, request.sessionId, session.index, loadRootProjectionFiles(this.root, this.options.warn));
-    const semantic = request.semantic === true ? await this.semanticLane(session.index, request) : undefined;
-    let retrieved = retrieve(session.index, request.query, { limit: request.limit, depth: request.depth, semantic });
-    if (semantic !== undefined) retrieved = { ...retrieved, semantic: semanticReceipt(semantic) };
+    let retrieved = retrieve(session.index, request.query, { limit: request.limit, depth: request.depth });
+    const semanticWarnings: string[] = [];
+    if (MemoryService.wantsSemantic(request, retrieved)) {
+      const { lane, warning } = await this.semanticLane(request.sessionId, session.index, request.query);
+      if (warning !== undefined) semanticWarnings.push(warning);
+      if (lane.notEmbedded > 0) {
+        semanticWarnings.push(
+          `semantic lane compared ${lane.poolSize - lane.notEmbedded} of ${lane.poolSize} current facts; the rest have no vector yet (later reads embed them, or run \`zaxy memory embed --session ${request.sessionId}\`)`,
+        );
+      }
+      retrieved = { ...retrieve(session.index, request.query, { limit: request.limit, depth: request.depth, semantic: lane }), semantic: semanticReceipt(lane) };
+    } else if (request.semantic === undefined) {
+      retrieved = { ...retrieved, semantic: semanticSkippedReceipt };
+    }
     const projections = projectionLane(refs.servable, request.query, request.limit);
     if (projections !== null) retrieved = mergeLane(retrieved, projections);
     // Marked after the merge, so a degraded answer marks the projection lane's contexts too.
     if (session.projection.degraded) retrieved = markDegraded(retrieved, session.projection.degraded_reason ?? "graph unavailable");
-    const warnings = unresolvedRefWarnings(refs, request.query, request.limit);
+    const warnings = [...semanticWarnings, ...unresolvedRefWarnings(refs, request.query, request.limit)];
     if (!hasLog) warnings.unshift(noEventsWarning(request.sessionId));
     for (const warning of warnings) this.options.warn?.(warning);
     const retrieval = warnings.length === 0 ? retrieved : { ...retrieved, warnings: [...(retrieved.warnings ?? []), ...warnings] };

@@ -5,38 +5,50 @@
  *
  * - Pool: the newest `semanticPoolEntitiesMax` current entity versions that are not hubs (an
  *   actor, a session: hubEntities.ts). Each is embedded as `name: summary` (a decision's name is
- *   what was decided, its summary why), or its name; vectors are kept per text in a cache the
- *   read front owns (`SemanticVectorCache`), so the same fact is embedded once per process.
+ *   what was decided, its summary why), or its name. Vectors are kept on disk by text
+ *   (semantic/vectorStore.ts), so a fact is embedded once; a read embeds at most
+ *   `semanticEmbedPerReadMax` facts that have none yet, newest first, and reports the rest.
  * - Query: its abbreviations spelled out first (`expandAbbreviations`: "db" → "database"), because
  *   the model's 8,000-piece vocabulary knows the words better than the jargon.
- * - Hits: similarity at least `semanticSimilarityMin`, best first, ties by lower position. A hit
- *   counts as evidence that memory answers the question only from `semanticEvidenceSimilarityMin`.
+ * - Ranking: by centred similarity (`centringMean`: the pool's shared direction removed), at least
+ *   `semanticCentredSimilarityMin`, best first, ties by lower position. A hit counts as evidence
+ *   that memory answers the question only when its plain cosine reaches
+ *   `semanticEvidenceSimilarityMin`: centring ranks well but says nothing absolute.
  *
  * Computing the lane is asynchronous (the model runs in WASM); `retrieve` (engine.ts) takes the
  * hits it produced and fuses them with the other lanes.
  *
  * @example
- * const lane = await semanticLane(index, "how are we upgrading the db?", embedder, cache, 50);
+ * const cache = new SemanticVectorCache(embedder.receipt.id, root);
+ * const lane = await semanticLane("s1", index, "how are we upgrading the db?", embedder, cache, { limit: 50 });
  * retrieve(index, query, { limit: 10, semantic: lane });
  */
-import { semanticCachedVectorsMax, semanticPoolEntitiesMax } from "../limits.ts";
+import { semanticEmbedPerReadMax, semanticPoolEntitiesMax } from "../limits.ts";
 import type { SemanticEmbedder, SemanticModelReceipt } from "../semantic/semanticEmbedder.ts";
+import { canonicalSemanticText } from "../semantic/semanticText.ts";
+import { openVectorStore, quantised, textKey, type VectorStore } from "../semantic/vectorStore.ts";
 import { hubEntityTypes } from "./hubEntities.ts";
 import type { SessionIndex } from "./sessionIndex.ts";
 
 /**
- * The similarity a fact needs to enter the semantic lane (to be ranked at all). Calibrated on the
- * paraphrase set (src/bench/paraphraseSet.ts) and its unrelated questions, whose best match runs
- * up to ~0.35: below this a best match is noise; `zaxy bench retrieval --paraphrase` reports both
- * distributions.
+ * The centred similarity a fact needs to enter the semantic lane (to be ranked at all). Centred
+ * similarities (see `centringMean`) run lower than plain cosines: on the paraphrase set
+ * (src/bench/paraphraseSet.ts) a question's fact has a median of about 0.25; below 0.1 a fact is
+ * noise. `zaxy bench retrieval --paraphrase` reports the distributions.
  */
-export const semanticSimilarityMin = 0.3;
+export const semanticCentredSimilarityMin = 0.1;
 
 /**
- * The similarity at which a semantic hit scores as the best keyword hit (engine.ts
- * `semanticLaneScore`): about the median similarity of a paraphrased question to its fact.
+ * The centred similarity at which a semantic hit scores as the best keyword hit (engine.ts
+ * `semanticLaneScore`): about the median centred similarity of a paraphrased question to its fact.
  */
-export const semanticScoreAnchorSimilarity = 0.4;
+export const semanticScoreAnchorSimilarity = 0.25;
+
+/**
+ * Phantom facts at the origin the centring mean is shrunk by: a pool of 50 facts is centred half
+ * way, one of 500 almost fully. Tuned on the paraphrase set with and without its distractors.
+ */
+export const semanticCentringPriorWeight = 50;
 
 /**
  * The similarity a fact the semantic lane found needs to count as match evidence in a checkout
@@ -50,11 +62,16 @@ export const semanticEvidenceSimilarityMin = 0.55;
 /** What the lane found, and the model that found it (a receipt). */
 export interface SemanticLaneResult {
   model: SemanticModelReceipt;
-  hits: Array<{ position: number; similarity: number }>;
-  /** Entity versions compared with the query. */
+  /** `similarity`: the plain cosine (evidence); `centredSimilarity`: after centring (ranking). */
+  hits: Array<{ position: number; similarity: number; centredSimilarity: number }>;
+  /** Current facts the lane considers (the newest `semanticPoolEntitiesMax`). */
   poolSize: number;
-  /** Of those, how many were embedded for this query (not cached). */
+  /** Of those, how many this read embedded (no stored vector yet). */
   embedded: number;
+  /** Of those, how many have no vector yet and were not compared (over this read's budget). */
+  notEmbedded: number;
+  /** Set when the configured model failed and the bundled one ranked instead: why. */
+  fallbackReason?: string;
 }
 
 /**
@@ -99,53 +116,78 @@ export function expandAbbreviations(query: string): string {
   });
 }
 
+/** A session's pool with its vectors, and what centring needs (see `semanticLane`). */
+interface PoolVectors {
+  pool: Array<{ position: number; text: string }>;
+  /** Per pool entry; undefined while not embedded yet (over a read's budget). */
+  vectors: Array<Float32Array | undefined>;
+}
+
 /**
- * Sentence vectors by text for one model, the oldest dropped past `semanticCachedVectorsMax`, and
- * the pool of each session index it served with that pool's vectors (an index is immutable at its
- * head, so its pool is too; a pool goes when its index is dropped, so at most the read front's
- * warm sessions hold one, `semanticPoolEntitiesMax` vectors each). One per read front
- * (MemoryService), dropped with its warm sessions.
+ * The vectors of the facts the lane compares, for one model: the session's on-disk store
+ * (semantic/vectorStore.ts) and, per session index it served, that index's pool with its vectors
+ * (an index is immutable at its head, so its pool is too; a pool goes when its index is dropped,
+ * so only the read front's warm sessions hold one). One per read front (MemoryService) and model.
  */
 export class SemanticVectorCache {
-  private readonly vectors = new Map<string, Float32Array>();
-  private readonly pools = new WeakMap<SessionIndex, { pool: Array<{ position: number; text: string }>; vectors: Float32Array[] }>();
+  private readonly stores = new Map<string, VectorStore>();
+  private readonly pools = new WeakMap<SessionIndex, PoolVectors>();
 
-  constructor(readonly modelId: string, private readonly capacity = semanticCachedVectorsMax) {}
+  constructor(readonly modelId: string, private readonly root: string | null = null) {}
 
-  /** Vectors for `texts`, embedding those not cached; returns how many were embedded. */
-  async vectorsFor(texts: readonly string[], embedder: SemanticEmbedder): Promise<{ vectors: Float32Array[]; embedded: number }> {
-    const missing = [...new Set(texts.filter((text) => !this.vectors.has(text)))];
-    if (missing.length > 0) {
-      const fresh = await embedder.embed(missing);
-      for (const [i, text] of missing.entries()) this.vectors.set(text, fresh[i]);
-      for (const oldest of this.vectors.keys()) {
-        if (this.vectors.size <= this.capacity) break;
-        this.vectors.delete(oldest);
-      }
+  private storeOf(sessionId: string, dim: number): VectorStore | null {
+    if (this.root === null) return null;
+    let store = this.stores.get(sessionId);
+    if (store === undefined) {
+      store = openVectorStore(this.root, sessionId, this.modelId, dim);
+      this.stores.set(sessionId, store);
     }
-    let embedded = missing.length;
-    const vectors = texts.map((text) => {
-      const vector = this.vectors.get(text);
-      if (vector !== undefined) return vector;
-      // Dropped above because this call needs more than the capacity: embedded again, not kept.
-      embedded++;
-      return undefined;
-    });
-    const again = texts.filter((_, i) => vectors[i] === undefined);
-    const redone = again.length === 0 ? [] : await embedder.embed(again);
-    let next = 0;
-    return { vectors: vectors.map((vector) => vector ?? redone[next++]), embedded };
+    return store;
   }
 
-  /** The pool of `index` (`semanticPool`) with its vectors, embedded on first use. */
-  async poolOf(index: SessionIndex, embedder: SemanticEmbedder): Promise<{ pool: Array<{ position: number; text: string }>; vectors: Float32Array[]; embedded: number }> {
-    const cached = this.pools.get(index);
-    if (cached !== undefined) return { ...cached, embedded: 0 };
-    const pool = semanticPool(index);
-    const { vectors, embedded } = await this.vectorsFor(pool.map((entry) => entry.text), embedder);
-    this.pools.set(index, { pool, vectors });
-    return { pool, vectors, embedded };
+  /** Where the store of `sessionId` keeps its vectors. */
+  storeFile(sessionId: string, dim: number): string {
+    return this.storeOf(sessionId, dim)?.file ?? "";
   }
+
+  /**
+   * The pool of `index` (`semanticPool`) with the vectors the store holds, embedding at most
+   * `embedMax` of those it does not, newest first; returns how many it embedded.
+   */
+  async poolOf(sessionId: string, index: SessionIndex, embedder: SemanticEmbedder, dim: number, embedMax: number): Promise<PoolVectors & { embedded: number }> {
+    let entry = this.pools.get(index);
+    if (entry === undefined) {
+      const pool = semanticPool(index);
+      entry = { pool, vectors: pool.map(() => undefined) };
+      this.pools.set(index, entry);
+    }
+    const missing = entry.vectors.flatMap((vector, i) => (vector === undefined ? [i] : []));
+    if (missing.length === 0) return { ...entry, embedded: 0 };
+    const store = this.storeOf(sessionId, dim);
+    const toEmbed: number[] = [];
+    for (const i of missing) {
+      const stored = store?.get(textKey(entry.pool[i].text));
+      if (stored !== undefined) entry.vectors[i] = stored;
+      else if (toEmbed.length < embedMax) toEmbed.push(i);
+    }
+    if (toEmbed.length > 0) {
+      const fresh = (await embedder.embed(toEmbed.map((i) => entry.pool[i].text))).map(quantised);
+      for (const [n, i] of toEmbed.entries()) entry.vectors[i] = fresh[n];
+      store?.add(toEmbed.map((i, n) => [textKey(entry.pool[i].text), fresh[n]] as const));
+    }
+    return { ...entry, embedded: toEmbed.length };
+  }
+}
+
+/**
+ * Whether an entity says something a question could be about: not a hub, not a gate's record of
+ * its own decision, not zaxy's own bookkeeping (`memory.forgotten`, `memory.rolled_back`: their
+ * fallback entities restate the operation, and would rank for any question about the fact they
+ * removed).
+ */
+function statesAFact(entity: { entityType: string; name: string }): boolean {
+  if (hubEntityTypes.has(entity.entityType) || entity.entityType === "evolution_gate_decision") return false;
+  return !(entity.entityType === "event" && entity.name.startsWith("event:memory."));
 }
 
 /** The entity versions the lane compares, newest first, with the text each is embedded as. */
@@ -153,9 +195,9 @@ export function semanticPool(index: SessionIndex, max = semanticPoolEntitiesMax)
   const pool: Array<{ position: number; text: string }> = [];
   for (let position = index.entityCount - 1; position >= 0 && pool.length < max; position--) {
     const entity = index.entity(position);
-    if (entity.validTo !== null || hubEntityTypes.has(entity.entityType)) continue;
+    if (entity.validTo !== null || !statesAFact(entity)) continue;
     const summary = entity.summary?.trim() ?? "";
-    pool.push({ position, text: summary === "" ? entity.name : `${entity.name}: ${summary}` });
+    pool.push({ position, text: canonicalSemanticText(summary === "" ? entity.name : `${entity.name}: ${summary}`) });
   }
   return pool;
 }
@@ -167,24 +209,77 @@ function dot(a: Float32Array, b: Float32Array): number {
 }
 
 /**
- * The semantic lane's hits for `query` (see the module comment), at most `limit`; `similarityMin`
- * replaces the threshold (the paraphrase benchmark ranks without one).
+ * The pool's mean direction, shrunk toward zero by `semanticCentringPriorWeight` phantom facts:
+ * the model gives every sentence of one kind (engineering notes) a large shared component, which
+ * drowns the differences a question is about. Subtracting the session's own mean ranks by what
+ * sets a fact apart; a small pool's mean says little, so it is mostly left as it is.
+ */
+function centringMean(vectors: ReadonlyArray<Float32Array | undefined>, dim: number): Float32Array {
+  const mean = new Float32Array(dim);
+  let count = 0;
+  for (const vector of vectors) {
+    if (vector === undefined) continue;
+    for (let i = 0; i < dim; i++) mean[i] += vector[i];
+    count++;
+  }
+  for (let i = 0; i < dim; i++) mean[i] /= count + semanticCentringPriorWeight;
+  return mean;
+}
+
+/** `vector` minus `mean`, normalised, against `centredQuery`: the centred cosine. */
+function centredCosine(vector: Float32Array, mean: Float32Array, centredQuery: Float32Array): number {
+  let product = 0;
+  let norm = 0;
+  for (let i = 0; i < vector.length; i++) {
+    const value = vector[i] - mean[i];
+    product += value * centredQuery[i];
+    norm += value * value;
+  }
+  return norm === 0 ? 0 : product / Math.sqrt(norm);
+}
+
+function centred(vector: Float32Array, mean: Float32Array): Float32Array {
+  const out = new Float32Array(vector.length);
+  let norm = 0;
+  for (let i = 0; i < vector.length; i++) {
+    out[i] = vector[i] - mean[i];
+    norm += out[i] * out[i];
+  }
+  norm = Math.sqrt(norm) || 1;
+  for (let i = 0; i < out.length; i++) out[i] /= norm;
+  return out;
+}
+
+/**
+ * The semantic lane's hits for `query` (see the module comment), at most `limit`, ranked by centred
+ * similarity; `centredMin` replaces the entry threshold (the paraphrase benchmark ranks without
+ * one). At most `embedMax` facts without a stored vector are embedded by this read; the rest are
+ * not compared, and the result says how many (`notEmbedded`).
  */
 export async function semanticLane(
+  sessionId: string,
   index: SessionIndex,
   query: string,
   embedder: SemanticEmbedder,
   cache: SemanticVectorCache,
-  limit: number,
-  similarityMin = semanticSimilarityMin,
+  options: { limit: number; embedMax?: number; centredMin?: number },
 ): Promise<SemanticLaneResult> {
-  const [queryVector] = await embedder.embed([expandAbbreviations(query)]);
-  const { pool, vectors, embedded } = await cache.poolOf(index, embedder);
-  const hits: Array<{ position: number; similarity: number }> = [];
+  const [queryVector] = (await embedder.embed([expandAbbreviations(query)])).map(quantised);
+  const { pool, vectors, embedded } = await cache.poolOf(sessionId, index, embedder, queryVector.length, options.embedMax ?? semanticEmbedPerReadMax);
+  const mean = centringMean(vectors, queryVector.length);
+  const centredQuery = centred(queryVector, mean);
+  const centredMin = options.centredMin ?? semanticCentredSimilarityMin;
+  const hits: SemanticLaneResult["hits"] = [];
+  let notEmbedded = 0;
   for (const [i, entry] of pool.entries()) {
-    const similarity = dot(queryVector, vectors[i]);
-    if (similarity >= similarityMin) hits.push({ position: entry.position, similarity });
+    const vector = vectors[i];
+    if (vector === undefined) {
+      notEmbedded++;
+      continue;
+    }
+    const centredSimilarity = centredCosine(vector, mean, centredQuery);
+    if (centredSimilarity >= centredMin) hits.push({ position: entry.position, similarity: dot(queryVector, vector), centredSimilarity });
   }
-  hits.sort((a, b) => b.similarity - a.similarity || a.position - b.position);
-  return { model: embedder.receipt, hits: hits.slice(0, limit), poolSize: pool.length, embedded };
+  hits.sort((a, b) => b.centredSimilarity - a.centredSimilarity || a.position - b.position);
+  return { model: embedder.receipt, hits: hits.slice(0, options.limit), poolSize: pool.length, embedded, notEmbedded };
 }

@@ -59,15 +59,14 @@ export interface RetrievalResult {
 }
 
 /**
- * The receipt of a read that ran the semantic lane (`diagnostics.semantic`): the model's id and
- * the SHA-256 of its weights, so an answer can be traced to the exact model that ranked it.
+ * What a read says of its semantic lane (`diagnostics.semantic`). When it ran: the model's id and
+ * the SHA-256 of its weights (null for a model server, whose weights zaxy cannot hash; then
+ * `endpoint`), so an answer can be traced to the exact model that ranked it, and how many current
+ * facts it compared (`facts_compared`), could not compare yet (`facts_not_embedded`) and embedded
+ * for this read (`embedded_now`); `fallback_reason` when a model server failed (docs/retrieval.md).
  */
 export interface SemanticReceipt {
   [key: string]: PlainJson;
-  model_id: string;
-  weights_sha256: string;
-  /** Current facts compared with the query (cold or warm, the same: answers do not depend on a cache). */
-  facts_compared: number;
-  /** Facts at or above the similarity threshold. */
-  hits: number;
+  /** False when the query's own words matched current facts and no model was loaded (`reason`). */
+  ran: boolean;
 }

@@ -18,15 +18,24 @@
 import * as tf from "@energetic-ai/core";
 import { EmbeddingsModel } from "@energetic-ai/embeddings";
 import { loadSemanticAssets, type SemanticAssets, semanticEmbeddingDim, semanticModelId } from "./semanticModel.ts";
+import { canonicalSemanticText, l2Normalised } from "./semanticText.ts";
+
+export { canonicalSemanticText } from "./semanticText.ts";
 
 /** Texts per model call: larger batches cost more memory for little more speed. */
 const embedBatchSize = 32;
 
-/** What a receipt names: the model and the SHA-256 of its weights. */
+/**
+ * What a receipt names: the model and the SHA-256 of its weights. A model served over HTTP
+ * (externalEmbedder.ts) has no weights zaxy can hash: `weights_sha256` is null and `endpoint`
+ * names the URL it was asked at (never with credentials).
+ */
 export interface SemanticModelReceipt {
   id: string;
-  weights_sha256: string;
+  weights_sha256: string | null;
+  /** Vector length; 0 while a model server has not answered yet and no dimension was configured. */
   dim: number;
+  endpoint?: string;
 }
 
 export interface SemanticEmbedder {
@@ -40,20 +49,6 @@ export function semanticSimilarity(a: Float32Array, b: Float32Array): number {
   let dot = 0;
   for (let i = 0; i < a.length; i++) dot += a[i] * b[i];
   return dot;
-}
-
-/** The text as the model sees it (see the module comment). */
-export function canonicalSemanticText(text: string): string {
-  return text.normalize("NFKC").replace(/\s+/g, " ").trim() || " ";
-}
-
-function normalised(row: readonly number[]): Float32Array {
-  const out = Float32Array.from(row);
-  let norm = 0;
-  for (let i = 0; i < out.length; i++) norm += out[i] * out[i];
-  norm = Math.sqrt(norm) || 1;
-  for (let i = 0; i < out.length; i++) out[i] = out[i] / norm;
-  return out;
 }
 
 /** The parts of TF.js this module calls (its bundled declarations re-export packages npm does not install). */
@@ -110,7 +105,7 @@ export async function loadSemanticEmbedder(assets: SemanticAssets): Promise<Sema
         const out: Float32Array[] = [];
         for (let i = 0; i < texts.length; i += embedBatchSize) {
           const rows = await encoder.embed(texts.slice(i, i + embedBatchSize).map(canonicalSemanticText));
-          for (const row of rows) out.push(normalised(row));
+          for (const row of rows) out.push(l2Normalised(row));
         }
         return out;
       });

@@ -14,6 +14,7 @@ import { evolutionConfigKeys, resolveEvolutionPolicy } from "../governance/polic
 import { redactStoreUrl, resolveStoreUrl, urlPassword } from "../store/storeUrl.ts";
 import { readHookPolicy } from "../hooks/hookPolicy.ts";
 import { allowedHostsConfigKey, allowedOriginsConfigKey, readAllowedHostsConfig } from "../mcp/httpHostPolicy.ts";
+import { embeddingApiKeyEnvDefault, embeddingConfigKeys, embeddingTimeoutMsDefault, isEmbeddingSecretKey, readEmbeddingSettings } from "../semantic/embeddingSettings.ts";
 
 export interface ConfigSetting {
   key: string;
@@ -29,6 +30,7 @@ export interface ConfigSetting {
 }
 
 const evolution = (root: string) => void resolveEvolutionPolicy(root, { env: {} });
+const embedding = (root: string) => void readEmbeddingSettings(root);
 
 export const configSettings: readonly ConfigSetting[] = [
   { key: "envelope", description: "Line format new logs start with: v1 (eventloom.v1) or legacy (Python's zaxy.legacy)", defaultValue: "v1", check: (root) => void readConfig(root) },
@@ -71,6 +73,17 @@ export const configSettings: readonly ConfigSetting[] = [
   },
   { key: "hook_strictness", description: "What the pre-commit hook refuses: integrity (a log that does not verify or was replaced by a lossy compaction) or audit (also an unsafe compaction audit) (docs/hooks.md)", defaultValue: "integrity", check: (root) => void readHookPolicy(root) },
   { key: "hook_recall_threshold", description: "With hook_strictness audit: the identity recall below which a staged log is refused (0..1)", defaultValue: 1, check: (root) => void readHookPolicy(root) },
+  { key: embeddingConfigKeys.provider, description: "Model of the semantic lane: bundled (offline, in the binary), openai (an OpenAI-compatible server) or ollama; a server needs embedding.url and embedding.model set first (docs/retrieval.md)", defaultValue: "bundled", check: embedding },
+  { key: embeddingConfigKeys.url, description: "Base URL of the embedding server, http(s)://HOST[:PORT][/PATH], e.g. http://127.0.0.1:11434 or https://api.openai.com", defaultValue: null, check: embedding },
+  { key: embeddingConfigKeys.model, description: "Model name the embedding server knows, e.g. text-embedding-3-small or nomic-embed-text", defaultValue: null, check: embedding },
+  { key: embeddingConfigKeys.dimensions, description: "Vector length to ask for (sent to OpenAI as dimensions) and to expect (integer >= 1); unset: the model's own", defaultValue: null, check: embedding },
+  { key: embeddingConfigKeys.timeoutMs, description: "How long one request to the embedding server may take, in milliseconds (integer >= 1)", defaultValue: embeddingTimeoutMsDefault, check: embedding },
+  {
+    key: embeddingConfigKeys.apiKeyEnv,
+    description: "NAME of the environment variable holding the embedding server's API key (the key is never stored in config.json)",
+    defaultValue: embeddingApiKeyEnvDefault,
+    check: embedding,
+  },
 ];
 
 export function configSetting(key: string): ConfigSetting {
@@ -79,7 +92,9 @@ export function configSetting(key: string): ConfigSetting {
     throw inputError("unknown_config_key", `Unknown config key ${JSON.stringify(key)}`, {
       field: "KEY",
       expected: configSettings.map((s) => s.key).join("|"),
-      hint: "`zaxy config list` shows every key with its value and what it does",
+      hint: isEmbeddingSecretKey(key)
+        ? `config.json never holds an API key: export it in the environment variable ${embeddingConfigKeys.apiKeyEnv} names (default ${embeddingApiKeyEnvDefault})`
+        : "`zaxy config list` shows every key with its value and what it does",
     });
   }
   return setting;

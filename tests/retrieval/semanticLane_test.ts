@@ -3,7 +3,8 @@
  * and what checkout's query match makes of it: a paraphrase finds its fact, an unrelated
  * question stays unmatched, and the answer does not depend on the vector cache.
  */
-import { describe, test } from "node:test";
+import { after, describe, test } from "node:test";
+import * as fs from "node:fs";
 import assert from "node:assert/strict";
 import { fromJs } from "../../src/canonical/mod.ts";
 import type { EventRecord } from "../../src/eventloom/envelope.ts";
@@ -15,15 +16,20 @@ import {
   expandAbbreviations,
   semanticEvidenceSimilarityMin,
   semanticLane,
+  semanticCentredSimilarityMin,
   semanticPool,
-  semanticSimilarityMin,
+  semanticScoreAnchorSimilarity,
   SemanticVectorCache,
 } from "../../src/retrieval/semanticLane.ts";
 import { buildSessionIndex, type SessionIndex } from "../../src/retrieval/sessionIndex.ts";
 import type { RetrievedContext } from "../../src/retrieval/types.ts";
-import { sharedSemanticEmbedder } from "../../src/semantic/semanticEmbedder.ts";
+import { sharedSemanticEmbedder, type SemanticEmbedder } from "../../src/semantic/semanticEmbedder.ts";
+import { quantised, textKey } from "../../src/semantic/vectorStore.ts";
+import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 
 const slow = { timeout: 120_000 };
+
+after(removeTempDirs);
 
 function indexOf(decisions: string[]): SessionIndex {
   const records: EventRecord[] = decisions.map((decision, i) => ({
@@ -59,11 +65,12 @@ test("expandAbbreviations spells out known abbreviations after the word, whole w
   assert.equal(expandAbbreviations("dbase"), "dbase");
 });
 
-test("semanticLaneScore: 0.4 scores as the best keyword hit, 0.5 and more as an exact name", () => {
-  assert.ok(Math.abs(semanticLaneScore(0.4) - 0.8) < 1e-12);
-  assert.equal(semanticLaneScore(0.5), 1);
-  assert.equal(semanticLaneScore(0.9), 1);
-  assert.ok(Math.abs(semanticLaneScore(semanticSimilarityMin) - 0.6) < 1e-12);
+test("semanticLaneScore: the anchor centred similarity scores as the best keyword hit, capped at the vector lane's weight", () => {
+  assert.ok(Math.abs(semanticLaneScore(semanticScoreAnchorSimilarity) - 0.8) < 1e-12);
+  assert.ok(Math.abs(semanticLaneScore(semanticCentredSimilarityMin) - (0.8 * semanticCentredSimilarityMin) / semanticScoreAnchorSimilarity) < 1e-12);
+  assert.equal(semanticLaneScore(0.5), 0.95);
+  assert.equal(semanticLaneScore(0.9), 0.95);
+  assert.ok(semanticLaneScore(0.2) < semanticLaneScore(0.25));
 });
 
 test("the semantic pool holds current facts, not hubs such as the actor", () => {
@@ -79,7 +86,7 @@ describe("the semantic lane with the bundled model", () => {
 
   test("a paraphrase with no shared word finds its fact first, with the lane in score_explanation", slow, async () => {
     const embedder = await sharedSemanticEmbedder();
-    const lane = await semanticLane(index, "how are we upgrading the db?", embedder, new SemanticVectorCache(embedder.receipt.id), 50);
+    const lane = await semanticLane("s", index, "how are we upgrading the db?", embedder, new SemanticVectorCache(embedder.receipt.id), { limit: 50 });
     assert.equal(lane.model, embedder.receipt);
     assert.equal(lane.poolSize, facts.length);
     const result = retrieve(index, "how are we upgrading the db?", { limit: 3, semantic: lane });
@@ -87,8 +94,8 @@ describe("the semantic lane with the bundled model", () => {
     assert.match(top.content, /Migrated the database to PostgreSQL 16/);
     const lanes = top.scoreExplanation.lanes as Record<string, number>;
     assert.ok(lanes.semantic > 0, JSON.stringify(top.scoreExplanation));
-    // Frozen: the same under Bun, Deno and the compiled binary.
-    assert.equal(top.scoreExplanation.semantic_similarity, 0.481611);
+    // Frozen: the same under Bun, Deno and the compiled binary (vectors int8-quantised, as stored).
+    assert.equal(top.scoreExplanation.semantic_similarity, 0.481717);
     assert.equal(result.laneCounts.semantic, lane.hits.length);
     // Ranked first, but below the evidence threshold: not a match for checkout.
     const match = matchQuery(result.contexts, "how are we upgrading the db?");
@@ -99,7 +106,7 @@ describe("the semantic lane with the bundled model", () => {
   test("an unrelated question gets no semantic evidence and no coverage", slow, async () => {
     const embedder = await sharedSemanticEmbedder();
     const query = "what is the capital of Australia?";
-    const lane = await semanticLane(index, query, embedder, new SemanticVectorCache(embedder.receipt.id), 50);
+    const lane = await semanticLane("s", index, query, embedder, new SemanticVectorCache(embedder.receipt.id), { limit: 50 });
     assert.ok(lane.hits.every((hit) => hit.similarity < semanticEvidenceSimilarityMin), JSON.stringify(lane.hits));
     const match = matchQuery(retrieve(index, query, { limit: 5, semantic: lane }).contexts, query);
     assert.equal(match.report.coverage, 0);
@@ -109,8 +116,8 @@ describe("the semantic lane with the bundled model", () => {
   test("a warm cache gives the same answer as a cold one", slow, async () => {
     const embedder = await sharedSemanticEmbedder();
     const cache = new SemanticVectorCache(embedder.receipt.id);
-    const cold = await semanticLane(index, "where do builds run?", embedder, cache, 50);
-    const warm = await semanticLane(index, "where do builds run?", embedder, cache, 50);
+    const cold = await semanticLane("s", index, "where do builds run?", embedder, cache, { limit: 50 });
+    const warm = await semanticLane("s", index, "where do builds run?", embedder, cache, { limit: 50 });
     assert.equal(cold.embedded, facts.length);
     assert.equal(warm.embedded, 0);
     assert.deepEqual(warm.hits, cold.hits);
@@ -155,23 +162,66 @@ test("a semantic hit is checkout evidence from the evidence threshold: served, c
   assert.equal(matchQuery([semanticContext(0.9)], "migrated database").report.coverage, 1);
 });
 
-test("SemanticVectorCache drops the oldest vectors past its capacity and still answers a call larger than it", async () => {
-  let calls = 0;
-  const embedder = {
-    receipt: { id: "fake", weights_sha256: "0".repeat(64), dim: 1 },
+/** A fake model: [text length, 1], counting the texts it embeds. */
+function countingEmbedder(): SemanticEmbedder & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    receipt: { id: "fake", weights_sha256: "0".repeat(64), dim: 2 },
     embed(texts: readonly string[]) {
-      calls += texts.length;
-      return Promise.resolve(texts.map((text) => Float32Array.of(text.length)));
+      calls.push(...texts);
+      return Promise.resolve(texts.map((text) => Float32Array.of(text.length, 1)));
     },
-  };
-  const cache = new SemanticVectorCache("fake", 2);
-  await cache.vectorsFor(["a", "bb"], embedder);
-  await cache.vectorsFor(["a"], embedder);
-  await cache.vectorsFor(["ccc"], embedder);
-  assert.equal(calls, 3);
-  assert.equal((await cache.vectorsFor(["bb"], embedder)).embedded, 0, "bb was kept");
-  assert.equal((await cache.vectorsFor(["a"], embedder)).embedded, 1, "a was the oldest and dropped");
-  const big = await cache.vectorsFor(["w", "xx", "yyy", "zzzz"], embedder);
-  assert.deepEqual(big.vectors.map((v) => v[0]), [1, 2, 3, 4]);
-  assert.ok(big.embedded >= 4);
+  } as SemanticEmbedder & { calls: string[] };
+}
+
+test("SemanticVectorCache.poolOf embeds at most embedMax facts a read, newest first, then only the rest", async () => {
+  const index = indexOf(facts);
+  const embedder = countingEmbedder();
+  const cache = new SemanticVectorCache("fake");
+  assert.equal(cache.storeFile("s", 2), "", "no root: no file");
+  const pool = semanticPool(index);
+  const first = await cache.poolOf("s", index, embedder, 2, 3);
+  assert.equal(first.embedded, 3);
+  assert.deepEqual(embedder.calls, pool.slice(0, 3).map((entry) => entry.text), "newest first");
+  assert.equal(first.vectors.filter((v) => v === undefined).length, 1);
+  assert.deepEqual(first.vectors[0], quantised(Float32Array.of(pool[0].text.length, 1)), "vectors are quantised");
+  const second = await cache.poolOf("s", index, embedder, 2, 3);
+  assert.equal(second.embedded, 1);
+  assert.equal(embedder.calls.length, facts.length, "each fact embedded once");
+  assert.equal((await cache.poolOf("s", index, embedder, 2, 3)).embedded, 0);
+  assert.equal(embedder.calls.length, facts.length);
+});
+
+test("the semantic lane reports facts over its embedding budget as not compared, and compares them on the next read", async () => {
+  const index = indexOf(facts);
+  const embedder = countingEmbedder();
+  const cache = new SemanticVectorCache("fake");
+  const first = await semanticLane("s", index, "anything", embedder, cache, { limit: 50, embedMax: 1, centredMin: -1 });
+  assert.deepEqual([first.poolSize, first.embedded, first.notEmbedded, first.hits.length], [facts.length, 1, facts.length - 1, 1]);
+  const second = await semanticLane("s", index, "anything", embedder, cache, { limit: 50, embedMax: 100, centredMin: -1 });
+  assert.deepEqual([second.embedded, second.notEmbedded, second.hits.length], [facts.length - 1, 0, facts.length]);
+  assert.ok(second.hits.every((hit, i) => i === 0 || second.hits[i - 1].centredSimilarity >= hit.centredSimilarity), "ranked by centred similarity");
+});
+
+test("SemanticVectorCache with a root keeps vectors on disk: another cache (a later process) embeds nothing again", async () => {
+  const root = makeTempDir("semantic-cache");
+  const index = indexOf(facts);
+  const embedder = countingEmbedder();
+  const cache = new SemanticVectorCache("fake", root);
+  const file = cache.storeFile("s", 2);
+  assert.ok(file.startsWith(root) && file.includes("/projections/semantic/s/") && file.endsWith(".vec"), file);
+  const cold = await cache.poolOf("s", index, embedder, 2, 100);
+  assert.equal(cold.embedded, facts.length);
+  assert.ok(fs.existsSync(file));
+  const later = new SemanticVectorCache("fake", root);
+  const warm = await later.poolOf("s", index, embedder, 2, 100);
+  assert.equal(warm.embedded, 0);
+  assert.equal(embedder.calls.length, facts.length);
+  assert.deepEqual(warm.vectors, cold.vectors, "a vector read back is the vector used fresh");
+  // A rebuilt index of the same facts (a new object, as after a reproject) finds them on disk too.
+  assert.equal((await later.poolOf("s", indexOf(facts), embedder, 2, 100)).embedded, 0);
+  // Keys are the SHA-256 of the embedded text; another model id has its own file.
+  assert.notEqual(new SemanticVectorCache("other", root).storeFile("s", 2), file);
+  assert.equal(textKey(semanticPool(index)[0].text).length, 64);
 });

@@ -70,6 +70,7 @@ export const benchCheckoutQualityCommand = defineCommand({
   options: {
     split: { type: "string", valueName: "SPLIT", description: "train, held-out or all (default all)" },
     semantic: { type: "boolean", description: "Run every checkout and query with the semantic lane (memory checkout --semantic)" },
+    "no-semantic": { type: "boolean", description: "Never run the semantic lane (memory checkout --no-semantic); by default it runs as checkout decides" },
   },
   positionals: [],
   examples: ["zaxy bench checkout-quality", "zaxy bench checkout-quality --split held-out --json"],
@@ -85,7 +86,7 @@ export const benchCheckoutQualityCommand = defineCommand({
     }
     const { runCheckoutQualityBench } = await import("../../../bench/checkoutQualityBench.ts");
     const reporter = benchMessages(ctx, "checkout-quality");
-    const result = await runCheckoutQualityBench({ split, progress: reporter.message, semantic: booleanOption(ctx, "semantic") });
+    const result = await runCheckoutQualityBench({ split, progress: reporter.message, semantic: booleanOption(ctx, "semantic") ? true : booleanOption(ctx, "no-semantic") ? false : undefined });
     reporter.done();
     emit(ctx, "zaxy.bench.checkout_quality.v1", { ...result }, () => render(result));
     return 0;

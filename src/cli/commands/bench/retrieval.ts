@@ -40,13 +40,13 @@ function renderParaphrase(result: ParaphraseBenchResult): string {
   const latency = (l: ParaphraseBenchResult["latency"]["fused"]) => l === null ? "-" : `p50 ${l.p50_ms.toFixed(1)} / p95 ${l.p95_ms.toFixed(1)} ms`;
   const lines = [
     machineLine(result.machine),
-    `${result.facts} facts among ${result.distractors} distractors, ${result.questions} paraphrased questions, ${result.unrelated_questions} unrelated; model ${result.model.id} (weights sha256 ${result.model.weights_sha256.slice(0, 12)}…)`,
+    `${result.facts} facts among ${result.distractors} distractors, ${result.questions} paraphrased questions, ${result.unrelated_questions} unrelated; model ${result.model.id}${result.model.weights_sha256 === null ? "" : ` (weights sha256 ${result.model.weights_sha256.slice(0, 12)}…)`}`,
     recallLine("lexical", result.lexical),
     recallLine("semantic only", result.semantic_only),
     recallLine("fused", result.fused),
-    `  lane threshold ${t.similarity_min}, evidence threshold ${t.evidence_similarity_min}: true fact similarity p10/p50/p90 ${t.true_fact_similarity.join(" / ")} (${(100 * t.true_facts_at_or_above).toFixed(0)}% at or above); ` +
+    `  lane threshold ${t.centred_similarity_min} (centred), evidence threshold ${t.evidence_similarity_min}: true fact similarity p10/p50/p90 ${t.true_fact_similarity.join(" / ")} (${(100 * t.true_facts_at_or_above).toFixed(0)}% at or above); ` +
       `unrelated best p50/p90/max ${t.unrelated_best_similarity.join(" / ")} (${(100 * t.unrelated_at_or_above).toFixed(0)}% at or above)`,
-    `  checkout --semantic: ${result.related_fact_served}/${result.questions} questions get their fact as a current fact; ${result.unrelated_not_ask_user}/${result.unrelated_questions} unrelated questions not ask_user`,
+    `  checkout: ${result.related_fact_served}/${result.questions} questions get their fact as a current fact; ${result.unrelated_not_ask_user}/${result.unrelated_questions} unrelated questions not ask_user`,
     `  latency: lexical ${latency(result.latency.lexical)}; fused (warm) ${latency(result.latency.fused)}`,
   ];
   for (const miss of result.misses) lines.push(`  miss: ${JSON.stringify(miss.question)} -> ${JSON.stringify(miss.fact)} (fused rank ${miss.fused_rank ?? "none"})`);

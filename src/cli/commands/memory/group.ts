@@ -6,6 +6,7 @@ import { memoryConsolidationGroup } from "./consolidation/group.ts";
 import { memoryReasoningGroup } from "./reasoning/group.ts";
 import { memoryIngestCommand } from "./ingest.ts";
 import { memoryCheckoutCommand } from "./checkout.ts";
+import { memoryEmbedCommand } from "./embed.ts";
 import { memoryEvolutionGateCommand } from "./evolutionGate.ts";
 import { memoryFeedbackCommand } from "./feedback.ts";
 import { memoryCapabilitiesCommand } from "./capabilities.ts";
@@ -43,6 +44,7 @@ export const memoryGroup = defineGroup({
     memoryAfterTurnCommand,
     memoryQueryCommand,
     memoryCheckoutCommand,
+    memoryEmbedCommand,
     memoryStatusCommand,
     memoryRollbackCommand,
     memoryEvolutionGateCommand,

@@ -1,11 +1,14 @@
 /**
- * `zaxy memory consolidation trigger [--strategy S] [--min-similarity X] [--max-memories N]`:
+ * `zaxy memory consolidation trigger [--strategy S] [--min-similarity X] [--max-memories N] [--embedding hash|model]`:
  * merge candidates among the session's memories, without merging (DESIGN §8,
  * docs/trigger-consolidation.md). Read-only.
  */
 import {
   defaultMaxMemories,
   defaultMinSimilarity,
+  defaultModelMinSimilarity,
+  modelSemanticAlignmentMin,
+  triggerEmbeddings,
   maxMemoriesMax,
   maxMemoriesMin,
   triggerStrategies,
@@ -15,7 +18,7 @@ import { type CommandContext, defineCommand, stringOption } from "../../../comma
 import { emit } from "../../../output.ts";
 import { stderrWarn } from "../requestOptions.ts";
 import { commandProgress } from "../../../progress.ts";
-import type { TriggerDocument } from "../../../../consolidation/trigger.ts";
+import type { TriggerDocument, TriggerEmbeddingReceipt } from "../../../../consolidation/trigger.ts";
 
 const decimalPattern = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const integerPattern = /^[+-]?\d+$/;
@@ -27,6 +30,11 @@ function numericOption(ctx: CommandContext, name: string, pattern: RegExp): numb
   return pattern.test(text.trim()) ? Number(text) : text;
 }
 
+function renderEmbedding(receipt: TriggerEmbeddingReceipt): string {
+  if (receipt.kind === "hash") return `embedding: hash (${receipt.dim}-d), semantic alignment >= ${receipt.alignment_min}`;
+  return `embedding: model ${receipt.id} (${receipt.dim}-d, weights sha256 ${receipt.weights_sha256}), semantic alignment >= ${receipt.alignment_min}`;
+}
+
 function render(doc: TriggerDocument): string {
   const { consolidation_result: result, statistics: stats } = doc;
   const lines = [
@@ -34,6 +42,7 @@ function render(doc: TriggerDocument): string {
     `${stats.fingerprints_analyzed} memories analysed (limit ${stats.max_memories_limit}), ${stats.pairs_evaluated} pairs evaluated (n(n-1)/2), ` +
     `${stats.pairs_compared} compared after the pre-filter`,
   ];
+  if (doc.embedding !== undefined) lines.push(renderEmbedding(doc.embedding));
   for (const sample of doc.candidates_sample) {
     const [a, b] = sample.memories;
     lines.push(
@@ -60,16 +69,23 @@ export const memoryConsolidationTriggerCommand = defineCommand({
     "--json prints {consolidation_result, statistics, candidates_sample}; statistics.pairs_evaluated\n" +
     "is n(n-1)/2 of the memories analysed, pairs_compared the pairs compared against the\n" +
     "threshold. Each sample has the memories' source_ids and the target_id merge gives their\n" +
-    "merged concept. Writes nothing.",
+    "merged concept. Writes nothing.\n" +
+    "--embedding model compares the bundled sentence model's vectors instead (pair cosines and\n" +
+    `goal alignments; every pair compared exactly; --min-similarity defaults to ${defaultModelMinSimilarity}, semantic\n` +
+    `alignment >= ${modelSemanticAlignmentMin}); it finds reworded duplicates and goals served in other words, and\n` +
+    "costs a second or so to load the model. With --embedding, the output names the embedding used\n" +
+    "(for the model: its id and the SHA-256 of its weights).",
   options: {
     strategy: { type: "string", valueName: "S", description: `${triggerStrategies.join(", ")} (default similarity)` },
     "min-similarity": { type: "string", valueName: "X", description: `Cosine threshold 0..1 (default ${defaultMinSimilarity})` },
     "max-memories": { type: "string", valueName: "N", description: `Most recent memories analysed, ${maxMemoriesMin}..${maxMemoriesMax} (default ${defaultMaxMemories})` },
+    embedding: { type: "string", valueName: "E", description: `${triggerEmbeddings.join(", ")}: which vectors are compared (default hash)` },
   },
   positionals: [],
   examples: [
     "zaxy memory consolidation trigger",
     "zaxy memory consolidation trigger --strategy temporal --min-similarity 0.9 --max-memories 1000 --json",
+    "zaxy memory consolidation trigger --strategy semantic --embedding model --json",
   ],
   async run(ctx) {
     const parameters = validateTriggerParameters(
@@ -77,8 +93,9 @@ export const memoryConsolidationTriggerCommand = defineCommand({
         strategy: stringOption(ctx, "strategy"),
         minSimilarity: numericOption(ctx, "min-similarity", decimalPattern),
         maxMemories: numericOption(ctx, "max-memories", integerPattern),
+        embedding: stringOption(ctx, "embedding"),
       },
-      { strategy: "--strategy", min_similarity: "--min-similarity", max_memories: "--max-memories" },
+      { strategy: "--strategy", min_similarity: "--min-similarity", max_memories: "--max-memories", embedding: "--embedding" },
     );
     const { MemoryService } = await import("../../../../memory/service.ts");
     const { triggerSessionConsolidation } = await import("../../../../consolidation/triggerSession.ts");

@@ -1,0 +1,28 @@
+/** `zaxy memory embed`: every current fact the semantic lane compares, embedded and stored now. */
+import { defineCommand } from "../../command.ts";
+import { emit } from "../../output.ts";
+import { stderrWarn } from "./requestOptions.ts";
+
+export const memoryEmbedCommand = defineCommand({
+  name: "embed",
+  summary: "Embed the session's current facts for the semantic lane now, rather than a few per read",
+  description:
+    "Reads cover the semantic lane step by step: each embeds at most 128 current facts that have no\n" +
+    "stored vector yet, newest first, and says how many it could not compare. This embeds all of\n" +
+    "them (the newest 4096 current facts) with the configured model (embedding.provider; the bundled\n" +
+    "one by default) and stores them under <root>/projections/semantic/, where later reads, rebuilds\n" +
+    "and reprojects find them. A model server that fails is exit 3 with its error (reads fall back to\n" +
+    "the bundled model instead). --json prints {session_id, semantic{model_id, weights_sha256,\n" +
+    "facts_compared, facts_not_embedded, embedded_now, ...}, vectors_file}.",
+  options: {},
+  positionals: [],
+  examples: ["zaxy memory embed", "zaxy --session s1 memory embed --json"],
+  async run(ctx) {
+    const { MemoryService } = await import("../../../memory/service.ts");
+    const sessionId = ctx.global.sessionId;
+    const { receipt, file } = await new MemoryService(ctx.global.eventloomPath, { warn: stderrWarn(ctx) }).embedSession(sessionId);
+    emit(ctx, "zaxy.memory.embed.v1", { session_id: sessionId, semantic: receipt, vectors_file: file }, () =>
+      `${receipt.facts_compared} current facts have vectors (${receipt.embedded_now} embedded now) with ${receipt.model_id}\n${file}`);
+    return 0;
+  },
+});
