@@ -41,6 +41,17 @@ function queryMatchText(match: QueryMatchReport): string {
 /** After an evidence line that shares no word with the query. */
 export const lowRelevanceLabel = " (low relevance: shares no word with the query)";
 
+/**
+ * After an evidence line only the semantic lane found, below the similarity that counts as an
+ * answer (retrieval/semanticLane.ts `semanticEvidenceSimilarityMin`): close in meaning, not proof.
+ */
+function lowRelevanceLabelOf(item: EvidenceItem): string {
+  const similarity = item.score_explanation?.semantic_similarity;
+  return typeof similarity === "number"
+    ? ` (low relevance: shares no word with the query; close in meaning, similarity ${similarity.toFixed(2)}, too weak to answer from)`
+    : lowRelevanceLabel;
+}
+
 function standingLabel(item: { review_status?: string; authority_status?: string }): string {
   if (item.review_status === undefined) return "";
   if (item.review_status === "pending") return " (pending review)";
@@ -124,7 +135,7 @@ export function checkoutPromptParts(options: CheckoutPromptOptions): CheckoutPro
   return {
     header: ["# Memory Checkout", `Query: ${query}`],
     facts: currentFacts.map((fact) => `- ${fact.content}${standingLabel(fact)} (${fact.citation})`),
-    evidence: evidence.map((item) => `- ${item.citation}: ${item.content}${standingLabel(item)}${item.matches_query === false ? lowRelevanceLabel : ""}`),
+    evidence: evidence.map((item) => `- ${item.citation}: ${item.content}${standingLabel(item)}${item.matches_query === false ? lowRelevanceLabelOf(item) : ""}`),
     quality: [
       "## Checkout Quality",
       `- Answerability: ${quality.answerability}`,

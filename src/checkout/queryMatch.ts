@@ -138,19 +138,23 @@ export function matchQuery(contexts: readonly RetrievedContext[], query: string)
 }
 
 /**
- * Whether one current, cited fact among `contexts` contains every content term of `query` (or was
- * named exactly): the question is then asked in the memory's own words. Null when the query has
- * no content terms. The semantic lane runs only when this is false (memory/service.ts).
+ * The largest share of the query's content terms that one current, cited fact among `contexts`
+ * contains (1 for a fact retrieval named exactly); null when the query has no content terms.
+ * The semantic lane runs when this is low: the question is not asked in the memory's own words
+ * (memory/service.ts `wantsSemantic`).
  *
  * @example
- * oneFactHoldsQueryWords(contexts, "which database did we migrate to?") // true: "Migrated the database to PostgreSQL 16"
+ * bestFactQueryCover(contexts, "which database did we migrate to?") // 1: "Migrated the database to PostgreSQL 16"
  */
-export function oneFactHoldsQueryWords(contexts: readonly RetrievedContext[], query: string): boolean | null {
+export function bestFactQueryCover(contexts: readonly RetrievedContext[], query: string): number | null {
   const terms = queryContentTerms(query);
   if (terms.length === 0) return null;
   const queryStems = new Set(terms.map(([, stem]) => stem));
-  return contexts.some((context) => {
-    if (context.validTo !== null || !context.citation || !queriedSources.has(context.source)) return false;
-    return laneScores(context).has("exact") || matchContext(context, queryStems).stems.size === queryStems.size;
-  });
+  let best = 0;
+  for (const context of contexts) {
+    if (context.validTo !== null || !context.citation || !queriedSources.has(context.source)) continue;
+    const cover = laneScores(context).has("exact") ? 1 : matchContext(context, queryStems).stems.size / queryStems.size;
+    best = Math.max(best, cover);
+  }
+  return best;
 }

@@ -23,7 +23,7 @@ import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
 import { laneHitsMax, markDegraded, retrieve } from "../retrieval/engine.ts";
 import type { SemanticLaneResult, SemanticVectorCache } from "../retrieval/semanticLane.ts";
 import type { SemanticEmbedder } from "../semantic/semanticEmbedder.ts";
-import { oneFactHoldsQueryWords } from "../checkout/queryMatch.ts";
+import { bestFactQueryCover } from "../checkout/queryMatch.ts";
 import { loadRootProjectionFiles } from "../retrieval/projectionLane.ts";
 import { checkProjectionRefs, unresolvedRefWarnings } from "../retrieval/projectionRefs.ts";
 import type { CachedSession, ProjectionDiagnostics, ReadSession, SessionReader } from "../retrieval/readSession.ts";
@@ -111,6 +111,14 @@ function semanticReceipt(lane: SemanticLaneResult): SemanticReceipt {
   if (lane.fallbackReason !== undefined) receipt.fallback_reason = lane.fallbackReason;
   return receipt;
 }
+
+/**
+ * The share of a question's content terms one current fact must hold for the read to skip the
+ * semantic lane: half. A question that names its subject in the memory's words, with framing
+ * words memory does not hold ("why did we decide to …"), is found by the word lanes; one with
+ * one word of three in common is a paraphrase, or a question memory cannot answer.
+ */
+const semanticGateCoverMax = 0.5;
 
 /** The receipt of a read whose words already answered it: the lane did not run (no model loaded). */
 const semanticSkippedReceipt: SemanticReceipt = { ran: false, reason: "the query's words matched current facts" };
@@ -448,12 +456,14 @@ export class MemoryService implements SessionReader {
   /**
    * Whether the read runs the semantic lane: always when asked (`semantic: true`), never when
    * refused, and otherwise only when the query's words leave it open: it has content words and
-   * no current fact the other lanes found holds all of them (checkout/queryMatch.ts). A question
-   * asked with the memory's own words is answered without loading a model.
+   * no current fact the other lanes found holds `semanticGateCoverMax` of them or more
+   * (checkout/queryMatch.ts). A question asked in the memory's own words, framing words aside
+   * ("why did we decide to …", "status of …"), is answered without loading a model.
    */
   private static wantsSemantic(request: MemoryRequest, lexical: RetrievalResult): boolean {
     if (request.semantic !== undefined) return request.semantic;
-    return oneFactHoldsQueryWords(lexical.contexts, request.query) === false;
+    const cover = bestFactQueryCover(lexical.contexts, request.query);
+    return cover !== null && cover < semanticGateCoverMax;
   }
 
   private async retrieval(request: MemoryRequest): Promise<{ session: ReadSession; retrieval: RetrievalResult }> {
