@@ -24,6 +24,7 @@ import { laneHitsMax, markDegraded, retrieve } from "../retrieval/engine.ts";
 import type { SemanticLaneResult, SemanticVectorCache } from "../retrieval/semanticLane.ts";
 import type { SemanticEmbedder } from "../semantic/semanticEmbedder.ts";
 import { bestFactQueryCover } from "../checkout/queryMatch.ts";
+import { embeddingModelId, readEmbeddingSettings } from "../semantic/embeddingSettings.ts";
 import { loadRootProjectionFiles } from "../retrieval/projectionLane.ts";
 import { checkProjectionRefs, unresolvedRefWarnings } from "../retrieval/projectionRefs.ts";
 import type { CachedSession, ProjectionDiagnostics, ReadSession, SessionReader } from "../retrieval/readSession.ts";
@@ -120,8 +121,13 @@ function semanticReceipt(lane: SemanticLaneResult): SemanticReceipt {
  */
 const semanticGateCoverMax = 0.5;
 
-/** The receipt of a read whose words already answered it: the lane did not run (no model loaded). */
-const semanticSkippedReceipt: SemanticReceipt = { ran: false, reason: "the query's words matched current facts" };
+/**
+ * The receipt of a read whose words already answered it: the lane did not run and no model was
+ * loaded; it names the model the lane would have used.
+ */
+function semanticSkippedReceipt(root: string): SemanticReceipt {
+  return { ran: false, reason: "a current fact holds half of the query's content words or more", model_id: embeddingModelId(readEmbeddingSettings(root)) };
+}
 
 export class MemoryService implements SessionReader {
   private readonly cache = new Map<string, ReadSession>();
@@ -485,7 +491,7 @@ export class MemoryService implements SessionReader {
       }
       retrieved = { ...retrieve(session.index, request.query, { limit: request.limit, depth: request.depth, semantic: lane }), semantic: semanticReceipt(lane) };
     } else if (request.semantic === undefined) {
-      retrieved = { ...retrieved, semantic: semanticSkippedReceipt };
+      retrieved = { ...retrieved, semantic: semanticSkippedReceipt(this.root) };
     }
     const projections = projectionLane(refs.servable, request.query, request.limit);
     if (projections !== null) retrieved = mergeLane(retrieved, projections);

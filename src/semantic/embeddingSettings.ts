@@ -20,6 +20,7 @@
  */
 import { configPath, readConfigObject } from "../eventloom/config.ts";
 import { inputError } from "../errors.ts";
+import { semanticModelId } from "./semanticModel.ts";
 
 export const embeddingConfigKeys = {
   provider: "embedding.provider",
@@ -129,4 +130,13 @@ export function readEmbeddingSettings(root: string): EmbeddingSettings {
 /** Whether `key` looks like a place for a secret (`embedding.api_key`), so an error can say where keys go. */
 export function isEmbeddingSecretKey(key: string): boolean {
   return key.startsWith("embedding.") && /key|token|secret|password/i.test(key) && key !== embeddingConfigKeys.apiKeyEnv;
+}
+
+/**
+ * The id a receipt names for `settings`' model: the bundled model's, or `<provider>:<model>` with
+ * `:<dimensions>` when set (a server's model has no weights zaxy can hash).
+ */
+export function embeddingModelId(settings: EmbeddingSettings): string {
+  if (settings.provider === "bundled") return semanticModelId;
+  return `${settings.provider}:${settings.model}${settings.dimensions === null ? "" : `:${settings.dimensions}`}`;
 }

@@ -25,7 +25,7 @@
 import { ExitCode, ZaxyError } from "../errors.ts";
 import { embeddingResponseBytesMax, embeddingServerBatchTextsMax, endpointRetryAfterMs } from "../limits.ts";
 import { embeddingEndpoint, embeddingRequestBody, embeddingResponseRows } from "./embeddingProtocols.ts";
-import type { ServerEmbeddingSettings } from "./embeddingSettings.ts";
+import { embeddingModelId, type ServerEmbeddingSettings } from "./embeddingSettings.ts";
 import type { SemanticEmbedder, SemanticModelReceipt } from "./semanticEmbedder.ts";
 import { canonicalSemanticText, l2Normalised } from "./semanticText.ts";
 
@@ -140,7 +140,7 @@ function statusReason(response: Response, text: string): string {
 /** Builds the embedder; no request is made until `embed` is called. */
 export function externalEmbedder(settings: ServerEmbeddingSettings, options: ExternalEmbedderOptions = {}): SemanticEmbedder {
   const endpoint = embeddingEndpoint(settings);
-  const id = `${settings.provider}:${settings.model}${settings.dimensions === null ? "" : `:${settings.dimensions}`}`;
+  const id = embeddingModelId(settings);
   const doFetch = options.fetch ?? fetch;
   const nowMs = options.nowMs ?? Date.now;
   /** Vector length every response must have: configured, or learnt from the first response. */

@@ -109,12 +109,14 @@ describe("the semantic lane by default, through the CLI", () => {
   test("--no-semantic: no semantic lane in any result, no run", slow, () => {
     const { doc } = query(dir, paraphrase, "--no-semantic");
     assert.ok((doc.results as Result[]).every((r) => !("semantic" in r.score_explanation.lanes)));
-    assert.ok(doc.diagnostics.semantic === undefined || doc.diagnostics.semantic.ran === false, JSON.stringify(doc.diagnostics.semantic));
+    assert.equal(doc.diagnostics.semantic, undefined, JSON.stringify(doc.diagnostics.semantic));
   });
 
   test("a query in the fact's own words does not run the lane", slow, () => {
     const { doc } = query(dir, "PostgreSQL 16 database migrated");
     assert.equal(doc.diagnostics.semantic.ran, false, JSON.stringify(doc.diagnostics.semantic));
+    // The receipt still names the model the lane would have used.
+    assert.equal(doc.diagnostics.semantic.model_id, "use-lite-512-uint8-v1");
     assert.match((doc.results as Result[])[0].content, /PostgreSQL 16/);
   });
 

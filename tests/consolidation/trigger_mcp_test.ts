@@ -49,6 +49,25 @@ describe("zaxy serve: trigger_consolidation and merge_concepts", { skip }, () =>
     assert.deepEqual(logBytes(), before);
   });
 
+  test("embedding: model ranks with the bundled model and says so; hash is the default's document plus its receipt; another value is invalid_request", slow, async () => {
+    const model = await mcp.call("trigger_consolidation", { strategy: "similarity", max_memories: 50, embedding: "model" });
+    assert.equal(model.isError, false, JSON.stringify(model.doc));
+    assert.equal(model.doc.embedding.kind, "model");
+    assert.equal(model.doc.embedding.id, "use-lite-512-uint8-v1");
+    assert.match(model.doc.embedding.weights_sha256, /^[0-9a-f]{64}$/);
+    // The two rewordings of one decision are a pair for the model too.
+    assert.deepEqual(model.doc.candidates_sample[0].memories.map((m: { name: string }) => m.name).sort(), ["Cache invoices in Redis", "Keep rendered invoices in Redis"]);
+    const plain = await mcp.call("trigger_consolidation", { strategy: "similarity", min_similarity: 0.85, max_memories: 50 });
+    const hash = await mcp.call("trigger_consolidation", { strategy: "similarity", min_similarity: 0.85, max_memories: 50, embedding: "hash" });
+    const { embedding, ...rest } = hash.doc;
+    assert.equal(embedding.kind, "hash");
+    assert.deepEqual(rest, plain.doc);
+    const bad = await mcp.call("trigger_consolidation", { embedding: "bert" });
+    assert.equal(bad.isError, true);
+    assert.equal(bad.doc.error.code, "invalid_request");
+    assert.match(bad.doc.error.message, /embedding/);
+  });
+
   test("an unknown strategy or a threshold outside 0..1 is invalid_request naming the valid values", slow, async () => {
     const strategy = await mcp.call("trigger_consolidation", { strategy: "cluster" });
     assert.equal(strategy.isError, true);

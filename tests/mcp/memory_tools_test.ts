@@ -106,7 +106,9 @@ describe("zaxy serve --profile core: memory tools", { skip }, () => {
     }
     assertCited(doc.results);
     assert.ok(doc.results.some((r: { valid_to: string | null; content: string }) => r.valid_to !== null && r.content.includes("editor=vim")), "superseded included");
-    assert.deepEqual(Object.keys(doc.diagnostics), ["source_lanes", "result_count", "degraded", "projection"]);
+    assert.deepEqual(Object.keys(doc.diagnostics), ["source_lanes", "result_count", "degraded", "semantic", "projection"]);
+    // Asked in the memory's own words: the semantic lane did not run, and says so.
+    assert.deepEqual(doc.diagnostics.semantic, { ran: false, reason: "a current fact holds half of the query's content words or more", model_id: "use-lite-512-uint8-v1" });
     assert.equal(doc.diagnostics.result_count, doc.results.length);
     assert.equal(doc.diagnostics.degraded, false);
     assert.equal(doc.diagnostics.projection.head_seq, 2);
@@ -120,7 +122,12 @@ describe("zaxy serve --profile core: memory tools", { skip }, () => {
     assert.match(query.diagnostics.semantic.weights_sha256, /^[0-9a-f]{64}$/);
     assert.equal(typeof query.diagnostics.source_lanes.semantic, "number");
     const checkout = await mcp.callOk("memory_checkout", { query: "which text editor does alice like?", semantic: true });
-    assert.deepEqual(checkout.diagnostics.semantic, query.diagnostics.semantic);
+    // The same receipt, except that the query embedded the fact and the checkout found it stored.
+    assert.equal(query.diagnostics.semantic.embedded_now, 1);
+    assert.deepEqual(checkout.diagnostics.semantic, { ...query.diagnostics.semantic, embedded_now: 0 });
+    const off = await mcp.callOk("memory_query", { query: "which text editor does alice like?", limit: 5, semantic: false });
+    assert.equal(off.diagnostics.semantic, undefined);
+    assert.ok(off.results.every((r: { score_explanation: { lanes: object } }) => !("semantic" in r.score_explanation.lanes)));
     await callInvalid("memory_query", { query: "x", semantic: "yes" });
   });
 
