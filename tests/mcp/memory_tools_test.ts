@@ -108,7 +108,7 @@ describe("zaxy serve --profile core: memory tools", { skip }, () => {
     assert.ok(doc.results.some((r: { valid_to: string | null; content: string }) => r.valid_to !== null && r.content.includes("editor=vim")), "superseded included");
     assert.deepEqual(Object.keys(doc.diagnostics), ["source_lanes", "result_count", "degraded", "semantic", "projection"]);
     // Asked in the memory's own words: the semantic lane did not run, and says so.
-    assert.deepEqual(doc.diagnostics.semantic, { ran: false, reason: "a current fact holds half of the query's content words or more", model_id: "use-lite-512-uint8-v1" });
+    assert.deepEqual(doc.diagnostics.semantic, { ran: false, reason: "a current fact holds 70 % of the query's content words or more", model_id: "use-lite-512-uint8-v1" });
     assert.equal(doc.diagnostics.result_count, doc.results.length);
     assert.equal(doc.diagnostics.degraded, false);
     assert.equal(doc.diagnostics.projection.head_seq, 2);

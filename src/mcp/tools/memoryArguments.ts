@@ -13,7 +13,7 @@ export const replayFromSeqField = z.number().int().min(1).optional().describe("F
 export const maxRecentEventsField = z.number().int().min(0).max(maxRecentEventsMax).optional()
   .describe(`Recent events in the prompt (0..${maxRecentEventsMax}, default 20)`);
 export const semanticField = z.boolean().optional()
-  .describe("The semantic lane (facts near the query in meaning): true always runs it, false never; absent, it runs when no current fact holds half of the question's content words");
+  .describe("The semantic lane (facts near the query in meaning): true always runs it, false never; absent, it runs when no current fact holds 70 % of the question's content words");
 export const maxTokensField = z.number().int().min(0).optional().describe("Pack the prompt into about this many tokens (chars / 4)");
 
 /** The input of memory_checkout and context_assemble (memory_query takes the first four). */

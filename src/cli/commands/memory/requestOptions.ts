@@ -7,7 +7,7 @@ import { booleanOption, type CommandContext, type OptionSpec } from "../../comma
 export const retrievalOptions: Record<string, OptionSpec> = {
   limit: { type: "string", valueName: "N", description: `Contexts to return (1..${limitMax}, default 10)` },
   depth: { type: "string", valueName: "D", description: `Graph traversal depth (1..${depthMax}, default 2)` },
-  semantic: { type: "boolean", description: "Always run the semantic lane (facts near the query in meaning); by default it runs when no current fact holds half of the query's content words" },
+  semantic: { type: "boolean", description: "Always run the semantic lane (facts near the query in meaning); by default it runs when no current fact holds 70 % of the query's content words" },
   "no-semantic": { type: "boolean", description: "Never run the semantic lane (no model is loaded)" },
 };
 
