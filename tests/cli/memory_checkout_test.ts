@@ -26,7 +26,7 @@ const checkoutKeys = [
 ];
 const diagnosticsKeys = [
   "source_lanes", "citation_count", "current_citation_count", "current_fact_count", "superseded_contexts_excluded", "warning_count",
-  "feedback_recommended", "feedback_tool", "feedback_reason", "query_match",
+  "feedback_recommended", "feedback_tool", "feedback_reason", "query_match", "semantic",
 ];
 const citationPattern = /^eventloom:\/\/([A-Za-z0-9_.-]+)\/events\/([1-9][0-9]*)#([0-9a-f]{12})$/;
 
@@ -189,7 +189,9 @@ describe("zaxy memory status, checkout and query", () => {
     const scores = doc.results.map((r: { score: number }) => r.score);
     assert.ok(doc.results.some((r: { valid_to: string | null }) => r.valid_to !== null), "superseded versions are included");
     assert.equal(scores.length, doc.diagnostics.result_count);
-    assert.deepEqual(Object.keys(doc.diagnostics), ["source_lanes", "result_count", "degraded", "projection"]);
+    assert.deepEqual(Object.keys(doc.diagnostics), ["source_lanes", "result_count", "degraded", "semantic", "projection"]);
+    // Asked with the memory's own words: the semantic lane did not run, and the receipt says so.
+    assert.equal(doc.diagnostics.semantic.ran, false);
     assert.deepEqual(Object.keys(doc.diagnostics.source_lanes).sort(), ["exact", "keyword", "traversal", "vector", "verbatim"]);
     assert.equal(doc.diagnostics.degraded, false);
     assert.equal(doc.diagnostics.projection.head_seq, 7);
