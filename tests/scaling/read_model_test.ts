@@ -41,8 +41,13 @@ function zaxyOk(args: string[]): string {
   return run.stdout;
 }
 
+/**
+ * Without the semantic lane: a read embeds at most 128 facts that have no vector yet, so two reads
+ * of this 1,589-fact session compare different facts (and say so). That the lane answers the same
+ * bytes once every fact has its vector is tests/cli/memory_semantic_default_test.ts's.
+ */
 function request(query: string) {
-  return { sessionId, query, limit: 10, depth: 2, maxTokens: 4000, replayFromSeq: 1, maxRecentEvents: 20 } as Parameters<MemoryService["checkout"]>[0];
+  return { sessionId, query, limit: 10, depth: 2, maxTokens: 4000, replayFromSeq: 1, maxRecentEvents: 20, semantic: false } as Parameters<MemoryService["checkout"]>[0];
 }
 
 /**
