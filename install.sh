@@ -2,6 +2,7 @@
 # Installs zaxy from a release tarball on this machine, offline.
 #
 #   sh install.sh [--prefix DIR] zaxy-<version>-<os>-<arch>.tar.gz [SHA256SUMS]
+#   sh install.sh --help
 #
 # The tarball's SHA-256 must match its line in SHA256SUMS (by default the file of that name next
 # to the tarball); a missing line or a mismatch is refused (exit 1) before anything is unpacked.
@@ -10,9 +11,32 @@
 # then runs `zaxy --version`. Needs only POSIX sh, tar, gzip and sha256sum (or shasum -a 256).
 set -eu
 
+usage_line="usage: sh install.sh [--prefix DIR] zaxy-<version>-<os>-<arch>.tar.gz [SHA256SUMS]"
+
+# A usage error: the usage line on stderr, exit 2.
 usage() {
-  echo "usage: sh install.sh [--prefix DIR] zaxy-<version>-<os>-<arch>.tar.gz [SHA256SUMS]" >&2
+  echo "$usage_line" >&2
   exit 2
+}
+
+# --help asked for the usage, so it goes to stdout and is no error (exit 0).
+help() {
+  cat <<EOF
+$usage_line
+
+Installs zaxy from a release tarball on this machine, offline.
+
+The tarball's SHA-256 must match its line in SHA256SUMS (default: the file of that name next
+to the tarball); a missing line or a mismatch is refused (exit 1) before anything is unpacked.
+A tarball for another platform is refused too (exit 2).
+
+  --prefix DIR   install DIR/bin/zaxy and DIR/share/doc/zaxy/ (default: /usr/local)
+  -h, --help     print this help and exit
+
+Example:
+  sh install.sh --prefix "\$HOME/.local" zaxy-<version>-linux-x64.tar.gz SHA256SUMS
+EOF
+  exit 0
 }
 
 prefix=/usr/local
@@ -27,7 +51,7 @@ while [ $# -gt 0 ]; do
     prefix=${1#--prefix=}
     shift
     ;;
-  -h | --help) usage ;;
+  -h | --help) help ;;
   -*) echo "install.sh: unknown option $1" >&2; usage ;;
   *) break ;;
   esac

@@ -109,6 +109,8 @@ export interface AssemblyParts {
   warnings: string[];
   /** `recent_events`, `retrieved_context`, and `context_warnings` when there are warnings. */
   sections: PromptSection[];
+  /** The recent events `recent_events` shows (withheld rules left out), oldest first. */
+  shownEvents: readonly EventRecord[];
   contextCounts: ContextCounts;
   assemblyPolicy: AssemblyPolicy;
 }
@@ -251,12 +253,14 @@ export function assemblyParts(input: AssembleInput): AssemblyParts {
   const selected = selectContexts(input.retrieval.contexts, input.limit);
   const warnings = contextWarnings(selected, input);
   const verbatim = selected.filter(isVerbatim).length;
+  // A pending or rolled-back rule must not reach the prompt through Recent Events either; its
+  // rollback always follows it, so the recent slice alone decides.
+  const shownEvents = withoutWithheldRules(input.recentEvents);
   return {
     selected,
     warnings,
-    // A pending or rolled-back rule must not reach the prompt through Recent Events either; its
-    // rollback always follows it, so the recent slice alone decides.
-    sections: promptSections(selected, withoutWithheldRules(input.recentEvents), warnings),
+    sections: promptSections(selected, shownEvents, warnings),
+    shownEvents,
     contextCounts: { graph: selected.length - verbatim, verbatim, replay: input.replayEventCount },
     assemblyPolicy: { ...assemblyPolicy },
   };

@@ -29,7 +29,7 @@ import {
   provenanceItem,
 } from "./checkoutItems.ts";
 import { packCheckoutPrompt } from "./checkoutBudget.ts";
-import { checkoutPromptParts, checkoutSections } from "./checkoutPrompt.ts";
+import { checkoutAssemblySections, checkoutPromptParts, checkoutSections, listedCitations, promptLabels } from "./checkoutPrompt.ts";
 import { type CheckoutQuality, checkoutQuality } from "./checkoutQuality.ts";
 import { type ElidedSection, joinSections, type PromptSection } from "./promptSections.ts";
 import { matchQuery, type QueryMatchReport } from "./queryMatch.ts";
@@ -48,6 +48,12 @@ export interface CheckoutInput extends AssembleInput {
   extraGuidance?: ExtraGuidance;
   /** Prompt lines from optional features, listed under "Checkout Diagnostics" (without "- "). */
   extraDiagnosticLines?: readonly string[];
+  /**
+   * What a lane the caller asked for left out (a fleet the agent may not read): appended to
+   * `warnings` and printed under `# Context Warnings`, so a reader of the prompt alone sees it,
+   * but not counted in `warning_count` or quality, which judge what the checkout holds.
+   */
+  laneWarnings?: readonly string[];
 }
 
 export interface CheckoutRetention {
@@ -235,8 +241,13 @@ export function buildCheckout(input: CheckoutInput): MemoryCheckout {
 
   // Inside a checkout, assembly warnings compete for budget like any optional section; the
   // mandatory quality section already says the checkout carries warnings.
-  const assemblySections: PromptSection[] = parts.sections.map((section) => ({ ...section, mandatory: false }));
+  // Each cited item is shown once: the assembly's sections leave out what facts and evidence show.
+  const listed = listedCitations(currentFacts, evidence);
+  const laneWarnings = (input.laneWarnings ?? []).filter((warning, i, all) => !warnings.includes(warning) && all.indexOf(warning) === i);
+  const assemblySections: PromptSection[] = checkoutAssemblySections(parts.sections, parts.shownEvents, parts.selected, listed, laneWarnings)
+    .map((section) => ({ ...section, mandatory: false }));
   const promptOptions = {
+    ...promptLabels([...ranked, ...lowRelevance]),
     query: input.query,
     currentFacts,
     evidence,
@@ -266,7 +277,7 @@ export function buildCheckout(input: CheckoutInput): MemoryCheckout {
     evidence,
     provenance,
     retention,
-    warnings,
+    warnings: [...warnings, ...laneWarnings],
     guidance,
     quality,
     diagnostics,

@@ -19,7 +19,6 @@ import {
   type CheckoutPromptParts,
   evidenceHeading,
   factsHeading,
-  noEvidenceLine,
   noFactsLine,
 } from "./checkoutPrompt.ts";
 import { checkMaxTokens, type ElidedSection, joinSections, type PromptBudget, type PromptSection } from "./promptSections.ts";
@@ -47,9 +46,9 @@ function pieces(sections: readonly PromptSection[]): AssemblyPieces {
   return { recent: byId.get("recent_events"), retrieved: byId.get("retrieved_context"), warnings: byId.get("context_warnings") };
 }
 
-/** A list section with its first `kept` items, or with its empty-list line. */
-function listSection(heading: string, items: readonly string[], emptyLine: string, kept: number): string[] | null {
-  if (items.length === 0) return kept > 0 ? [heading, emptyLine] : null;
+/** A list section with its first `kept` items, or with its empty-list line (none: no section). */
+function listSection(heading: string, items: readonly string[], emptyLine: string | null, kept: number): string[] | null {
+  if (items.length === 0) return kept > 0 && emptyLine !== null ? [heading, emptyLine] : null;
   return kept > 0 ? [heading, ...items.slice(0, kept)] : null;
 }
 
@@ -84,7 +83,7 @@ function render(parts: CheckoutPromptParts, assembly: AssemblyPieces, kept: Kept
   const blocks: Array<string[] | null> = [
     note === null ? parts.header : [...parts.header, note],
     listSection(factsHeading, parts.facts, noFactsLine, kept.facts),
-    listSection(evidenceHeading, parts.evidence, noEvidenceLine, kept.evidence),
+    listSection(evidenceHeading, parts.evidence, parts.evidenceEmptyLine, kept.evidence),
     parts.quality,
     kept.fullGuidance ? parts.guidance : parts.guidanceCondensed,
     kept.diagnostics ? parts.diagnostics : null,
@@ -102,7 +101,8 @@ function steps(parts: CheckoutPromptParts, assembly: AssemblyPieces): Array<(kep
   // An empty list still shows its "no facts" line: one step.
   for (let i = 0; i < Math.max(1, parts.facts.length); i++) out.push((kept) => void kept.facts++);
   if (assembly.warnings !== undefined) out.push((kept) => void (kept.warnings = true));
-  for (let i = 0; i < Math.max(1, parts.evidence.length); i++) out.push((kept) => void kept.evidence++);
+  const evidenceSteps = parts.evidenceEmptyLine === null ? parts.evidence.length : Math.max(1, parts.evidence.length);
+  for (let i = 0; i < evidenceSteps; i++) out.push((kept) => void kept.evidence++);
   out.push((kept) => void (kept.fullGuidance = true));
   if (assembly.retrieved !== undefined) out.push((kept) => void (kept.retrieved = true));
   if (assembly.recent !== undefined) out.push((kept) => void (kept.recent = true));
@@ -112,9 +112,9 @@ function steps(parts: CheckoutPromptParts, assembly: AssemblyPieces): Array<(kep
 
 function elided(parts: CheckoutPromptParts, assembly: AssemblyPieces, kept: Kept): ElidedSection[] {
   const out: ElidedSection[] = [];
-  const list = (id: string, heading: string, items: readonly string[], emptyLine: string, keptCount: number) => {
+  const list = (id: string, heading: string, items: readonly string[], emptyLine: string | null, keptCount: number) => {
     if (items.length === 0) {
-      if (keptCount === 0) out.push({ section_id: id, estimated_tokens: estimateTokens(`${heading}\n${emptyLine}\n\n`) });
+      if (keptCount === 0 && emptyLine !== null) out.push({ section_id: id, estimated_tokens: estimateTokens(`${heading}\n${emptyLine}\n\n`) });
       return;
     }
     if (keptCount >= items.length) return;
@@ -123,7 +123,7 @@ function elided(parts: CheckoutPromptParts, assembly: AssemblyPieces, kept: Kept
     out.push({ section_id: id, estimated_tokens: estimateTokens(text), items_kept: keptCount, items_total: items.length });
   };
   list("current_facts", factsHeading, parts.facts, noFactsLine, kept.facts);
-  list("evidence", evidenceHeading, parts.evidence, noEvidenceLine, kept.evidence);
+  list("evidence", evidenceHeading, parts.evidence, parts.evidenceEmptyLine, kept.evidence);
   if (!kept.fullGuidance) {
     const saved = estimateTokens(parts.guidance.join("\n")) - estimateTokens(parts.guidanceCondensed.join("\n"));
     out.push({ section_id: "guidance", estimated_tokens: Math.max(0, saved), condensed: true });

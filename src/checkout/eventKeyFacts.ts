@@ -2,8 +2,9 @@
  * One line of an event's key facts, for the `# Recent Events` section when its payload has none
  * of the text fields Python's assembly shows (title, summary, content, text, decision, task):
  * `command.completed` shows the command and its outcome or exit code, `tool.call.completed` the
- * tool and its status, `file.edit.applied` the operation and the path, and any other event its
- * first scalar payload fields. Only when the payload has nothing to show is it `TYPE by ACTOR`.
+ * tool and its status, `file.edit.applied` the operation and the path, any other event of a known
+ * type its first scalar payload fields, and an event of an unknown type its `message`. Only when
+ * the payload has nothing to show is it `TYPE by ACTOR`.
  */
 import { type JsonValue, JsonNumber, pythonFloatRepr } from "../canonical/mod.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
@@ -52,8 +53,11 @@ export function eventKeyFacts(event: EventRecord): string | undefined {
   const get = (key: string) => scalar(event.payload.get(key));
   const line = dedicated[event.type]?.(get);
   if (line !== undefined) return line;
-  // An unknown type keeps Python's `TYPE by ACTOR` line: only the engine's own types are described.
-  if (extractorFor(event.type) === undefined) return undefined;
+  // An unknown type is described by its message alone (else Python's `TYPE by ACTOR` line): its
+  // other fields are nobody's vocabulary, and may hold what should not be repeated.
+  if (extractorFor(event.type) === undefined) {
+    return get("message");
+  }
   const fields: string[] = [];
   for (const [key, value] of event.payload) {
     // Python's text fields, when falsy, show nothing there; they are not repeated here.

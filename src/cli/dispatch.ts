@@ -14,6 +14,7 @@ import { globalOptions } from "./globalOptions.ts";
 import { readFleetEnabled } from "../eventloom/config.ts";
 import { openVault } from "../eventloom/forgetting.ts";
 import { resolveStoreUrl } from "../store/storeUrl.ts";
+import { closestName, closestOption } from "./didYouMean.ts";
 import { renderHelp } from "./help.ts";
 import { clearProgress, progressDelayError } from "./progress.ts";
 import { reportError } from "./output.ts";
@@ -96,6 +97,17 @@ function foldAliases(values: Record<string, unknown>, options: Record<string, Op
   }
 }
 
+/**
+ * `--ndjson` (one document per line) and `--json` (exactly one document) are two output formats;
+ * given both, whichever a command preferred would silently break the other's promise, so every
+ * command with `--ndjson` refuses the pair.
+ */
+function checkOneOutputFormat(values: Record<string, unknown>, commandPath: string): void {
+  if (values.ndjson === true && values.json === true) {
+    throw inputError("usage", `${commandPath}: --ndjson and --json are two output formats; give one`, { field: "--ndjson" });
+  }
+}
+
 /** The name the root was given by, for messages: the flag, the environment variable, or the default. */
 function rootLabel(values: Record<string, unknown>): string {
   if (typeof values["eventloom-path"] === "string") return "--eventloom-path";
@@ -136,14 +148,19 @@ function globalsFrom(values: Record<string, unknown>, env: Record<string, string
   };
 }
 
-function parseErrorMessage(error: unknown, commandPath: string): string {
+/** `name "word"; did you mean "closest"?` when one known name is close, else `name "word" (fallback)`. */
+function unknownWordMessage(what: string, word: string, closest: string | undefined, fallback: string): string {
+  return closest !== undefined ? `unknown ${what} "${word}"; did you mean "${closest}"?` : `unknown ${what} "${word}" (${fallback})`;
+}
+
+function parseErrorMessage(error: unknown, commandPath: string, options: Record<string, OptionSpec>): string {
   const raw = error instanceof Error ? error.message : String(error);
   const unknown = /Unknown option '([^']+)'/.exec(raw);
   if (unknown && /^-[0-9.]/.test(unknown[1])) {
     // A negative number where an argument is expected: parseArgs reads it as a flag.
     return `${commandPath}: "${unknown[1]}" reads as an option; to pass a negative number as an argument, put it after -- (e.g. ${commandPath} ... -- ${unknown[1]})`;
   }
-  if (unknown) return `${commandPath}: unknown option "${unknown[1]}" (see ${commandPath} --help)`;
+  if (unknown) return `${commandPath}: ${unknownWordMessage("option", unknown[1], closestOption(unknown[1], options), `see ${commandPath} --help`)}`;
   // "argument is ambiguous": the next word looks like a flag (`--actor --json`), so it is missing too.
   const missing = /Option '([^']+)' argument (?:missing|is ambiguous)/.exec(raw);
   if (missing) {
@@ -186,10 +203,12 @@ export async function dispatch(root: CommandGroup, argv: string[], io: CommandIo
       if (!wantsJson) io.stderr(renderHelp(node, path) + "\n");
       return reportError(io, wantsJson, usage);
     }
+    const visible = node.children.filter((c) => !c.hidden).map((c) => c.name);
+    const flag = rest.find((a) => a.startsWith("-")) ?? "";
     const message =
       word !== undefined
-        ? `${commandPath}: unknown command "${word}" (valid: ${node.children.filter((c) => !c.hidden).map((c) => c.name).join(", ")})`
-        : `${commandPath}: unknown option "${rest.find((a) => a.startsWith("-"))}" (see ${commandPath} --help)`;
+        ? `${commandPath}: ${unknownWordMessage("command", word, closestName(word, visible), `valid: ${visible.join(", ")}`)}`
+        : `${commandPath}: ${unknownWordMessage("option", flag, closestOption(flag, { ...globalOptions, ...(path.length === 1 ? { version: {} } : {}) }), `see ${commandPath} --help`)}`;
     return reportError(io, wantsJson, inputError("usage", message));
   }
 
@@ -198,9 +217,10 @@ export async function dispatch(root: CommandGroup, argv: string[], io: CommandIo
   try {
     parsed = parseArgs({ args: attachNegativeValues(rest, options), options, strict: true, allowPositionals: true });
     foldAliases(parsed.values, { ...globalOptions, ...node.options }, commandPath);
+    checkOneOutputFormat(parsed.values, commandPath);
   } catch (error) {
     if (isZaxyError(error)) return reportError(io, wantsJson, error);
-    return reportError(io, wantsJson, inputError("usage", parseErrorMessage(error, commandPath)));
+    return reportError(io, wantsJson, inputError("usage", parseErrorMessage(error, commandPath, { ...globalOptions, ...node.options })));
   }
   if (parsed.values.help === true) {
     io.stdout(renderHelp(node, path));

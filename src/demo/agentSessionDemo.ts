@@ -20,7 +20,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fromJs } from "../canonical/mod.ts";
-import { appendEvents, type AppendedEvent, type IntegrityReport, replayLog, verifyLog } from "../eventloom/mod.ts";
+import { appendEvents, type AppendedEvent, type IntegrityReport, redactedPathsOf, replayLog, verifyLog } from "../eventloom/mod.ts";
 import type { HandoffSummary } from "../eventloom/replay.ts";
 import { type CausalQueryResult, queryCausal } from "../causal/mod.ts";
 import { proposeFromLog, readConsolidationStatus, reviewCandidate } from "../consolidation/operations.ts";
@@ -332,10 +332,7 @@ export async function runAgentSessionDemo(options: { dir?: string } = {}): Promi
     sessionId,
     sessionEvents.map((e) => ({ type: e.type, actor: e.actor, payload: fromJs(e.payload) })),
   );
-  const redacted = records.flatMap((r) => {
-    const security = r.security instanceof Map ? r.security.get("redacted_paths") : undefined;
-    return Array.isArray(security) ? security.map((p) => `seq ${r.seq}: ${String(p)}`) : [];
-  });
+  const redacted = records.flatMap((r) => redactedPathsOf(r.security).map((p) => `seq ${r.seq}: ${p}`));
   const started = performance.now();
   const integrity = await verifyLog(logPath);
   const verifyMs = performance.now() - started;

@@ -316,3 +316,15 @@ export function securePayload(payload: JsonObject): { payload: JsonObject; secur
   const unique = [...new Set(paths)];
   return { payload: redacted, security: { sensitivity: unique.length > 0 ? "restricted" : "public", redacted_paths: unique } };
 }
+
+/**
+ * The payload paths a sealed event's security block lists as redacted (`EventRecord.security`),
+ * [] for none or for a line without the block. Paths only, never the values they held.
+ *
+ * @example
+ * redactedPathsOf(new Map([["sensitivity", "restricted"], ["redacted_paths", ["api_key"]]])) // ["api_key"]
+ */
+export function redactedPathsOf(security: JsonValue): string[] {
+  const paths = security instanceof Map ? security.get("redacted_paths") : undefined;
+  return Array.isArray(paths) ? paths.filter((path): path is string => typeof path === "string") : [];
+}

@@ -16,6 +16,7 @@ import { inputError } from "../errors.ts";
 import { appendPlanned, type AppendedEvent, type AppendItem } from "../eventloom/append.ts";
 import { citationUri } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
+import { resolveEventTarget } from "../eventloom/eventTarget.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
 import type { PlainJson } from "../projection/types.ts";
 import {
@@ -150,6 +151,8 @@ export interface OutcomeRequest {
   summary: unknown;
   targetSeq?: unknown;
   targetHash?: unknown;
+  /** The recalled event's citation, instead of targetSeq/targetHash. */
+  target?: unknown;
   lesson?: unknown;
   trigger?: unknown;
   confidence?: unknown;
@@ -157,7 +160,7 @@ export interface OutcomeRequest {
   prior?: unknown;
   actor?: unknown;
   /** How errors name the inputs; default the MCP keys (target_seq, …). */
-  fieldNames?: Partial<Record<"outcome" | "summary" | "targetSeq" | "targetHash" | "lesson" | "trigger" | "confidence" | "taskId" | "prior" | "actor", string>>;
+  fieldNames?: Partial<Record<"outcome" | "summary" | "targetSeq" | "targetHash" | "target" | "lesson" | "trigger" | "confidence" | "taskId" | "prior" | "actor", string>>;
   env?: Record<string, string | undefined>;
 }
 
@@ -173,6 +176,7 @@ export async function recordOutcome(root: string, sessionId: string, request: Ou
     summary: "summary",
     targetSeq: "target_seq",
     targetHash: "target_hash",
+    target: "target",
     lesson: "lesson",
     trigger: "trigger",
     confidence: "confidence",
@@ -183,7 +187,10 @@ export async function recordOutcome(root: string, sessionId: string, request: Ou
   };
   const outcome: Outcome = parseOutcome(request.outcome, f.outcome);
   const summary = requireNonEmpty(request.summary, f.summary);
-  const target = parseTargetRef(request.targetSeq, request.targetHash, { seq: f.targetSeq, hash: f.targetHash });
+  const target = await resolveEventTarget(root, sessionId, { seq: request.targetSeq, hash: request.targetHash, citation: request.target }, {
+    fields: { seq: f.targetSeq, hash: f.targetHash, citation: f.target },
+    required: false,
+  });
   const lesson = request.lesson === undefined ? undefined : requireNonEmpty(request.lesson, f.lesson);
   const trigger = request.trigger === undefined ? undefined : requireNonEmpty(request.trigger, f.trigger);
   const explicitConfidence = request.confidence === undefined ? undefined : parseUnitInterval(request.confidence, f.confidence);

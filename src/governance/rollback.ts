@@ -15,6 +15,7 @@ import { type JsonObject, toJs } from "../canonical/mod.ts";
 import { type RollbackPlan, type RollbackRequest, planRollback, rollbackActorDefault, rollbackItem } from "../consolidation/rollback.ts";
 import { inputError } from "../errors.ts";
 import { appendPlanned } from "../eventloom/append.ts";
+import { resolveEventTarget } from "../eventloom/eventTarget.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { evaluateEvolutionGate, gateEventPayload, gateEventType, parseUnitInterval } from "./evolutionGate.ts";
@@ -28,14 +29,23 @@ export interface GatedRollbackOptions {
   /** Confidence of the rollback for the update gate, 0..1 (default 1.0). */
   confidence?: unknown;
   env?: Record<string, string | undefined>;
-  fieldNames?: { confidence?: string; actor?: string };
+  /** How errors name the inputs; default the MCP keys. */
+  fieldNames?: { confidence?: string; actor?: string; targetSeq?: string; targetHash?: string; target?: string };
+}
+
+/** A rollback request that may name its target by citation or hash prefix (eventloom/eventTarget.ts). */
+export interface GatedRollbackRequest extends Omit<RollbackRequest, "targetSeq" | "targetHash"> {
+  targetSeq?: unknown;
+  targetHash?: unknown;
+  /** The target's citation `eventloom://<session>/events/<seq>#<hash prefix>`, instead of seq and hash. */
+  target?: unknown;
 }
 
 /**
  * Output: `{session_id, rollback_id, rollback_event{seq, hash}, citation, target{seq, hash},
  * reverts, gate{…evolution.gate.evaluated payload}, gate_event{seq, hash}, rule?}`.
  */
-export async function rollbackEvolution(root: string, sessionId: string, request: RollbackRequest, options: GatedRollbackOptions = {}): Promise<{ [key: string]: PlainJson }> {
+export async function rollbackEvolution(root: string, sessionId: string, request: GatedRollbackRequest, options: GatedRollbackOptions = {}): Promise<{ [key: string]: PlainJson }> {
   const actor = requireNonEmpty(options.actor ?? rollbackActorDefault, options.fieldNames?.actor ?? "actor");
   const confidence = options.confidence === undefined ? rollbackConfidenceDefault : parseUnitInterval(options.confidence, options.fieldNames?.confidence ?? "confidence");
   const policy = resolveEvolutionPolicy(root, { env: options.env });
@@ -46,9 +56,14 @@ export async function rollbackEvolution(root: string, sessionId: string, request
       expected: "an existing session",
     });
   }
+  const names = options.fieldNames ?? {};
+  const named = await resolveEventTarget(root, sessionId, { seq: request.targetSeq, hash: request.targetHash, citation: request.target }, {
+    fields: { seq: names.targetSeq ?? "target_seq", hash: names.targetHash ?? "target_hash", citation: names.target ?? "target" },
+  });
+  const planned: RollbackRequest = { targetSeq: named.seq, targetHash: named.hash, reason: request.reason, nowMs: request.nowMs };
   const decided: { plan?: RollbackPlan; gatePayload?: JsonObject } = {};
   const result = await appendPlanned(root, sessionId, (existing) => {
-    const plan = planRollback(sessionId, existing, request);
+    const plan = planRollback(sessionId, existing, planned);
     const gatePayload = gateEventPayload(evaluateEvolutionGate("update", confidence, policy), plan.target);
     decided.plan = plan;
     decided.gatePayload = gatePayload;

@@ -40,6 +40,25 @@ function eventHashes(file: string): Array<string | undefined> {
   return hashes;
 }
 
+/** `n event` or `n events`. */
+function eventCount(n: number): string {
+  return `${n} ${n === 1 ? "event" : "events"}`;
+}
+
+/**
+ * What a staged log that is shorter than the committed one lost, in words that fit a range of
+ * one event too ("event 6 was dropped", not "events 6 to 6").
+ *
+ * @example
+ * droppedEventsText(3, 6) // "it has 3 events, the last commit has 6: events 4 to 6 were dropped"
+ * droppedEventsText(5, 6) // "it has 5 events, the last commit has 6: event 6 was dropped"
+ */
+export function droppedEventsText(stagedCount: number, committedCount: number): string {
+  const firstDroppedSeq = stagedCount + 1;
+  const dropped = firstDroppedSeq === committedCount ? `event ${committedCount} was dropped` : `events ${firstDroppedSeq} to ${committedCount} were dropped`;
+  return `it has ${eventCount(stagedCount)}, the last commit has ${committedCount}: ${dropped}`;
+}
+
 export async function checkStagedLog(options: { staged: string; committed?: string; path: string; policy: HookPolicy }): Promise<StagedLogCheck> {
   const { staged, committed, path, policy } = options;
   const report = await verifyLog(staged);
@@ -63,7 +82,7 @@ export async function checkStagedLog(options: { staged: string; committed?: stri
     if (changedAt !== -1 || after.length < before.length) {
       const seq = changedAt === -1 ? after.length + 1 : changedAt + 1;
       const what = changedAt === -1
-        ? `it has ${after.length} events, the last commit has ${before.length}: events ${after.length + 1} to ${before.length} were dropped`
+        ? droppedEventsText(after.length, before.length)
         : `event ${seq} is not the committed one (hash ${before[changedAt]?.slice(0, 12) ?? "?"}... replaced by ${after[changedAt]?.slice(0, 12) ?? "?"}...)`;
       return {
         ...base,

@@ -14,7 +14,9 @@ const bool = z.boolean();
 const list = z.array(z.unknown());
 const obj = z.looseObject({});
 const hash = z.string().regex(/^[0-9a-f]{64}$/);
-const citation = z.string().startsWith("eventloom://");
+// A pattern, not `startsWith`: zod advertises `startsWith` as the non-standard `format: "starts_with"`,
+// which JSON Schema validators (MCP Inspector among them) warn about on every call.
+const citation = z.string().regex(/^eventloom:\/\//);
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
 
 /** `{event_type, seq, hash, citation}`: where an appended event landed. */

@@ -52,7 +52,7 @@ export interface ToolPinRule {
 }
 
 const sessionOnly = { session_id: "session" } as const;
-const targetedEdit = { session_id: "session", target_seq: "in_session", target_hash: "in_session" } as const;
+const targetedEdit = { session_id: "session", target_seq: "in_session", target_hash: "in_session", target: "citation" } as const;
 
 /** Every registered tool, in registry order. */
 export const sessionPinRules: Readonly<Record<string, ToolPinRule>> = {

@@ -37,6 +37,13 @@ export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
    */
   outputSchema?: z.ZodObject;
   /**
+   * The `content` text of a result, from its checked document, for a tool whose document carries
+   * its own text for a reader (a checkout's `prompt`): a client that reads only `content` gets
+   * that text, and the document is in `structuredContent`. Without it, `content` is the document
+   * as JSON text.
+   */
+  contentText?: (document: Record<string, unknown>) => string;
+  /**
    * Runs the tool. `args` are the caller's own values after they passed `inputSchema` (not
    * zod's copy, which drops keys such as `__proto__`; payload keys must reach the log exactly),
    * so defaults declared in the schema are applied here. Returns the result document (plain data,

@@ -82,7 +82,8 @@ function prepareUncached(definition: AnyToolDefinition): PreparedTool {
 /**
  * The result with its document as `structuredContent`, after checking it against the tool's
  * declared output schema: a document that does not match is a bug (internal_error), never
- * something a client would have to reject.
+ * something a client would have to reject. A tool with `contentText` gets that text as
+ * `content` instead of the document's JSON.
  */
 function structured(name: string, definition: AnyToolDefinition, result: CallToolResult): CallToolResult {
   if (definition.outputSchema === undefined) return result;
@@ -93,7 +94,8 @@ function structured(name: string, definition: AnyToolDefinition, result: CallToo
     const issue = checked.error.issues[0];
     throw new Error(`${name}: its result does not match its outputSchema (${issue.path.join(".") || "(top)"}: ${issue.message})`);
   }
-  return { ...result, structuredContent: document };
+  if (definition.contentText === undefined) return { ...result, structuredContent: document };
+  return { ...result, content: [{ type: "text", text: definition.contentText(document) }], structuredContent: document };
 }
 
 export class ToolRouter {

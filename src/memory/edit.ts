@@ -21,6 +21,7 @@ import { fromJs } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
 import { appendedEventJson } from "../eventloom/append.ts";
 import { citationUri } from "../eventloom/citation.ts";
+import { resolveEventTarget } from "../eventloom/eventTarget.ts";
 import { readVerifiedEvents } from "../eventloom/replay.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
 import { sha256Hex } from "../platform/mod.ts";
@@ -37,8 +38,11 @@ const hashPattern = /^[0-9a-f]{64}$/;
 const nonFactTypes = new Set(["actor", "session", "user"]);
 
 export interface EditRequest {
-  targetSeq: unknown;
-  targetHash: unknown;
+  /** With targetHash (full, or a prefix of at least 12 hex), or instead a citation in `target`. */
+  targetSeq?: unknown;
+  targetHash?: unknown;
+  /** The event's citation `eventloom://<session>/events/<seq>#<hash prefix>`. */
+  target?: unknown;
   newContent: unknown;
   reason: unknown;
   actor?: unknown;
@@ -77,11 +81,14 @@ export async function editMemory(root: string, sessionId: string, request: EditR
   const names = request.fieldNames ?? {};
   const seqField = names.target_seq ?? "target_seq";
   const hashField = names.target_hash ?? "target_hash";
-  const targetSeq = request.targetSeq;
-  if (typeof targetSeq !== "number" || !Number.isSafeInteger(targetSeq) || targetSeq < 1) {
+  const named = await resolveEventTarget(root, sessionId, { seq: request.targetSeq, hash: request.targetHash, citation: request.target }, {
+    fields: { seq: seqField, hash: hashField, citation: names.target ?? "target" },
+  });
+  const targetSeq = named.seq;
+  if (!Number.isSafeInteger(targetSeq) || targetSeq < 1) {
     throw inputError("invalid_request", `${seqField} must be an integer >= 1, got ${JSON.stringify(targetSeq) ?? "nothing"}`, { field: seqField });
   }
-  if (typeof request.targetHash !== "string" || !hashPattern.test(request.targetHash)) {
+  if (!hashPattern.test(named.hash)) {
     throw inputError("invalid_request", `${hashField} must be 64 lowercase hex characters`, { field: hashField, expected: "64 lowercase hex" });
   }
   const content = text(request.newContent, names.new_content ?? "new_content");
@@ -99,7 +106,7 @@ export async function editMemory(root: string, sessionId: string, request: EditR
   if (target === undefined) {
     throw inputError("invalid_request", `No event at seq ${targetSeq} in session ${JSON.stringify(sessionId)} (it has ${verified.events.length} events)`, { field: seqField });
   }
-  if (target.hash !== request.targetHash) {
+  if (target.hash !== named.hash) {
     throw inputError("invalid_request", `${hashField} does not match the sealed event at seq ${targetSeq} (its hash is ${target.hash})`, { field: hashField });
   }
   const fact = extractEvent(target).entities.find((entity) => !nonFactTypes.has(entity.entityType));

@@ -24,6 +24,7 @@ import { canonicalJson, fromJs, intField, isJsonObject, type JsonObject, type Js
 import { inputError, ioError } from "../errors.ts";
 import { appendPlanned } from "../eventloom/append.ts";
 import { citationUri } from "../eventloom/citation.ts";
+import { resolveEventTarget } from "../eventloom/eventTarget.ts";
 import { readForgettingEnabled } from "../eventloom/config.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { cipherKey, type DestroyedCell, openVault, quoteCellIds, type Vault } from "../eventloom/forgetting.ts";
@@ -48,8 +49,11 @@ export const defaultForgetterActor = "zaxy-forgetter";
 const hashPattern = /^[0-9a-f]{64}$/;
 
 export interface ForgetRequest {
-  targetSeq: unknown;
-  targetHash: unknown;
+  /** With targetHash (full, or a prefix of at least 12 hex), or instead a citation in `target`. */
+  targetSeq?: unknown;
+  targetHash?: unknown;
+  /** The event's citation `eventloom://<session>/events/<seq>#<hash prefix>`. */
+  target?: unknown;
   reason: unknown;
   actor?: unknown;
   confidence?: unknown;
@@ -206,11 +210,15 @@ export async function forgetMemory(root: string, sessionId: string, request: For
   }
   const seqField = names.target_seq ?? "target_seq";
   const hashField = names.target_hash ?? "target_hash";
-  const targetSeq = request.targetSeq;
-  if (typeof targetSeq !== "number" || !Number.isSafeInteger(targetSeq) || targetSeq < 1) {
+  const named = await resolveEventTarget(root, sessionId, { seq: request.targetSeq, hash: request.targetHash, citation: request.target }, {
+    fields: { seq: seqField, hash: hashField, citation: names.target ?? "target" },
+  });
+  const targetSeq = named.seq;
+  const targetHash = named.hash;
+  if (!Number.isSafeInteger(targetSeq) || targetSeq < 1) {
     throw inputError("invalid_request", `${seqField} must be an integer >= 1`, { field: seqField });
   }
-  if (typeof request.targetHash !== "string" || !hashPattern.test(request.targetHash)) {
+  if (!hashPattern.test(targetHash)) {
     throw inputError("invalid_request", `${hashField} must be 64 lowercase hex characters`, { field: hashField });
   }
   if (typeof request.reason !== "string" || request.reason.trim() === "") throw inputError("invalid_request", `${names.reason ?? "reason"} must be a non-empty string`, { field: names.reason ?? "reason" });
@@ -221,7 +229,7 @@ export async function forgetMemory(root: string, sessionId: string, request: For
   const vault = openVault(root, true);
   if (vault === undefined) throw ioError("unreadable_vault", `The erasure key of ${root} is missing`);
   const logPath = sessionLogPath(root, sessionId, "forget in");
-  const target = { seq: targetSeq, hash: request.targetHash };
+  const target = { seq: targetSeq, hash: targetHash };
   let cellId = "";
   // A bookkeeping target's other quote cells, erased with its first (which the record names).
   let ownQuotes: string[] = [];
@@ -233,7 +241,7 @@ export async function forgetMemory(root: string, sessionId: string, request: For
   const gated = await appendPlanned<string>(root, sessionId, (existing) => {
     const event = existing[targetSeq - 1];
     if (event === undefined) return { rejected: `No event at seq ${targetSeq} in session ${JSON.stringify(sessionId)} (it has ${existing.length} events)` };
-    if (event.hash !== request.targetHash) return { rejected: `${hashField} does not match the sealed event at seq ${targetSeq} (its hash is ${event.hash})` };
+    if (event.hash !== targetHash) return { rejected: `${hashField} does not match the sealed event at seq ${targetSeq} (its hash is ${event.hash})` };
     const cells = cellsAt(vault, logPath, targetSeq);
     const cell = cells.own ?? cells.quotes[0];
     if (cell === undefined) {
@@ -301,7 +309,7 @@ export async function forgetMemory(root: string, sessionId: string, request: For
     status: "forgotten",
     forget_id: id,
     target,
-    target_citation: citationUri(sessionId, targetSeq, request.targetHash),
+    target_citation: citationUri(sessionId, targetSeq, targetHash),
     cell_id: cellId,
     gate,
     ...(resuming ? { completed_earlier_forget: true } : {}),

@@ -622,12 +622,10 @@ export class MemoryService implements SessionReader {
       features.extraDiagnosticLines.push(report.promptLine);
       if (report.mandatoryGuidance.length > 0) features.extraGuidance.mandatory = [...(features.extraGuidance.mandatory ?? []), ...report.mandatoryGuidance];
     }
-    const checkout = buildCheckout({ ...input, ...features });
-    // A fleet ignored or left out is said in the answer too, not only on stderr: an MCP client
-    // sees no stderr.
+    // A fleet ignored or left out is said in the answer too, warnings and prompt, not only on
+    // stderr: an MCP client sees no stderr.
     const ignored = request.fleetIds === undefined ? [] : fleet === null ? [fleetLaneOffWarning] : fleet.warnings;
-    for (const warning of ignored) if (!checkout.warnings.includes(warning)) checkout.warnings.push(warning);
-    return checkout;
+    return buildCheckout({ ...input, ...features, laneWarnings: ignored });
   }
 
   /**

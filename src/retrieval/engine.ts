@@ -37,6 +37,7 @@ import type { EventRecord } from "../eventloom/envelope.ts";
 import type { EntityRow, PlainJson } from "../projection/types.ts";
 import { payloadMarksStale } from "../projection/staleMarker.ts";
 import { candidateEntityType, candidateStanding } from "../consolidation/status.ts";
+import { entityDisplay } from "./contextDisplay.ts";
 import { hubEntityTypes } from "./hubEntities.ts";
 import { hashEmbedMany } from "../vector/mod.ts";
 import { cosineSimilarity, mmrSelect } from "./mmr.ts";
@@ -195,11 +196,14 @@ function standingMetadata(index: SessionIndex, entity: EntityRow): { [key: strin
   return { ...candidateStanding(index.folds.consolidationCandidates().get(entity.name) ?? null) };
 }
 
+function clipped(text: string): string {
+  return text.length > contentCharsMax ? `${text.slice(0, contentCharsMax - 1)}…` : text;
+}
+
 function entityContent(entity: EntityRow): string {
   const head = `${entity.name} (${entity.entityType})`;
   const detail = entityDetail(entity);
-  const text = detail ? `${head}: ${detail}` : head;
-  return text.length > contentCharsMax ? `${text.slice(0, contentCharsMax - 1)}…` : text;
+  return clipped(detail ? `${head}: ${detail}` : head);
 }
 
 function eventContent(event: EventRecord): string {
@@ -236,8 +240,10 @@ function toContext(index: SessionIndex, candidate: Candidate, score: number, lan
   }
   const entity = index.entity(candidate.position);
   const event = entity.sourceEventSeq >= 1 && entity.sourceEventSeq <= index.eventCount ? index.event(entity.sourceEventSeq - 1) : undefined;
+  const display = entityDisplay(entity, event);
   return {
     content: entityContent(entity),
+    ...(display === undefined ? {} : { display: clipped(display) }),
     source: "graph",
     sourceLane: lane,
     score,

@@ -19,6 +19,11 @@ export interface RetrievedContext {
   /** Prompt-ready text, e.g. `"<name> (<type>): <summary>"` or a raw event's text. */
   content: string;
   /**
+   * How a prompt shows this context, when that reads better than `content` (contextDisplay.ts):
+   * the same words, punctuated for a reader. Never in a JSON document, which carries `content`.
+   */
+  display?: string;
+  /**
    * `graph` for projected entities (folded in memory on a degraded read), `verbatim` for raw
    * events, `projection` for a compaction projection record (a real source event).
    */

@@ -243,7 +243,7 @@ describe("guidance", () => {
 });
 
 describe("prompt", () => {
-  test("the prompt has the exact checkout sections followed by the assembly prompt", () => {
+  test("the prompt has the exact checkout sections followed by the assembly's, each cited item once", () => {
     const checkout = buildCheckout(input({ query: "what's the release plan?" }));
     const citation = citationFor(1);
     assert.equal(
@@ -254,9 +254,6 @@ describe("prompt", () => {
         "",
         "## Current Facts",
         `- Release plan (decision): ship on Friday (${citation})`,
-        "",
-        "## Evidence",
-        `- ${citation}: Release plan (decision): ship on Friday`,
         "",
         "## Checkout Quality",
         "- Answerability: answer_from_memory",
@@ -283,11 +280,7 @@ describe("prompt", () => {
         "- Feedback: call memory_feedback after using cited context.",
         "",
         "# Recent Events",
-        "[1] decision.made by user",
-        "ship on Friday",
-        "",
-        "# Retrieved Context",
-        `- Release plan (decision): ship on Friday (${citation})`,
+        "[1] decision.made by user (cited above)",
       ].join("\n"),
     );
   });
@@ -313,10 +306,17 @@ describe("prompt", () => {
 });
 
 describe("token budget", () => {
+  // 8 current facts, 4 superseded versions (evidence only), an uncited context (retrieved
+  // context only) and 8 recent events none of them cites: every section has its own lines.
   const big = input({
-    retrieval: retrieval(Array.from({ length: 8 }, (_, i) => context(i + 1, `release plan fact ${i + 1} `.repeat(6)))),
-    recentEvents: Array.from({ length: 8 }, (_, i) => event(i + 1, "note.added", "agent", [["text", "y".repeat(150)]])),
+    retrieval: retrieval([
+      ...Array.from({ length: 8 }, (_, i) => context(i + 1, `release plan fact ${i + 1} `.repeat(6))),
+      ...Array.from({ length: 4 }, (_, i) => context(i + 9, `release plan earlier fact ${i + 1} `.repeat(6), { validTo: "2026-01-02T00:00:00Z" })),
+      context(13, "release plan note without a source ".repeat(3), { citation: null }),
+    ]),
+    recentEvents: Array.from({ length: 8 }, (_, i) => event(i + 21, "note.added", "agent", [["text", "y".repeat(150)]])),
     replayEventCount: 8,
+    limit: 14,
   });
 
   test("without maxTokens there are no budget diagnostics", () => {
@@ -359,7 +359,7 @@ describe("token budget", () => {
       ["current_facts", "evidence", "guidance", "diagnostics", "recent_events", "retrieved_context"],
     );
     for (const item of checkout.diagnostics.elided ?? []) assert.ok(item.estimated_tokens > 0);
-    assert.ok(checkout.prompt.includes("\nBudget: 0 tokens; shown 0 of 8 current facts and 0 of 8 evidence items, best first; cut guidance (condensed), retrieved context, recent events, diagnostics."));
+    assert.ok(checkout.prompt.includes("\nBudget: 0 tokens; shown 0 of 8 current facts and 0 of 4 evidence items, best first; cut guidance (condensed), retrieved context, recent events, diagnostics."));
     assert.ok((checkout.diagnostics.budget_used ?? 0) > 0);
   });
 

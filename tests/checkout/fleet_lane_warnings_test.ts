@@ -68,10 +68,12 @@ describe("a checkout names the fleet lanes it drops in its warnings", () => {
     plain = JSON.parse(run.stdout);
   }, slow);
 
-  test("an agent not enrolled, or untrusted: the fleet is named in warnings and on stderr; the rest is the plain checkout", slow, () => {
+  test("an agent not enrolled, or untrusted: the fleet is named in warnings, the prompt and on stderr; the rest is the plain checkout", slow, () => {
     for (const [agent, warning] of [["stranger", notEnrolled("stranger", "alpha")], ["agent-u", untrusted("agent-u", "alpha")]]) {
       const run = checkout(["--fleet-id", "alpha", "--agent-id", agent]);
-      assert.deepEqual(JSON.parse(run.stdout), { ...plain, warnings: [...plain.warnings, warning] }, agent);
+      // The prompt ends with the warning, under its own heading when the plain one had none.
+      const warningLines = plain.prompt.includes("\n# Context Warnings\n") ? `\n- ${warning}` : `\n\n# Context Warnings\n- ${warning}`;
+      assert.deepEqual(JSON.parse(run.stdout), { ...plain, prompt: plain.prompt + warningLines, warnings: [...plain.warnings, warning] }, agent);
       assert.equal(run.stderr, `zaxy: warning: ${warning}\n`, agent);
     }
   });
@@ -101,16 +103,17 @@ describe("a checkout names the fleet lanes it drops in its warnings", () => {
       await mcp?.close();
     });
 
-    test("memory_checkout names the dropped fleet in structuredContent.warnings and in the text block", slow, async () => {
+    test("memory_checkout names the dropped fleet in structuredContent.warnings and in the prompt, its text block", slow, async () => {
       const result = await mcp.client.callTool({
         name: "memory_checkout",
         arguments: { query: "auth failures", session_id: "agent-b", fleet_ids: ["alpha"], agent_id: "agent-u" },
       });
       assert.equal(result.isError ?? false, false, JSON.stringify(result));
-      const structured = result.structuredContent as { warnings: string[] };
+      const structured = result.structuredContent as { warnings: string[]; prompt: string };
       assert.deepEqual(structured.warnings, [...plain.warnings, untrusted("agent-u", "alpha")]);
       const [block] = result.content as Array<{ type: string; text: string }>;
-      assert.deepEqual(JSON.parse(block.text).warnings, structured.warnings);
+      assert.equal(block.text, structured.prompt);
+      assert.ok(block.text.includes(`- ${untrusted("agent-u", "alpha")}`), block.text);
     });
   });
 });

@@ -158,6 +158,27 @@ describe("zaxy memory append", () => {
     assert.equal(run.stdout, `appended goal.created as seq 1 (v1)  eventloom://default/events/1#${hash.slice(0, 12)}\n`);
   });
 
+  test("text mode says how many values were redacted and at which paths, never the values", () => {
+    const dir = makeTempDir("append-text-redacted");
+    const secret = "sk-" + "abcdef1234567890abcdef";
+    const one = runZaxy(["memory", "append", "note.added", "--actor", "a", "--payload-json", JSON.stringify({ api_key: secret, text: "kept" })], { cwd: dir });
+    assert.equal(one.code, 0, one.stderr);
+    assert.equal(one.stderr, "");
+    const hash = JSON.parse(readLines(path.join(dir, ".eventloom", "default.jsonl"))[0]).integrity.hash.slice(7);
+    assert.equal(one.stdout, `appended note.added as seq 1 (v1)  eventloom://default/events/1#${hash.slice(0, 12)}\n  redacted: 1 value (payload.api_key)\n`);
+    const many = { password: "a", nested: { token: "b" }, list: [{ secret: "c" }], dsn: "postgres://app:pw@db/main", cookie: "d", api_key: secret, text: "kept" };
+    const six = runZaxy(["memory", "append", "note.added", "--actor", "a", "--payload-json", JSON.stringify(many)], { cwd: dir });
+    assert.equal(six.code, 0, six.stderr);
+    assert.equal(
+      six.stdout.split("\n")[1],
+      "  redacted: 6 values (payload.password, payload.nested.token, payload.list[0].secret, payload.dsn, payload.cookie, and 1 more)",
+    );
+    for (const run of [one, six]) assert.ok(!run.stdout.includes(secret) && !run.stdout.includes("pw@"), "no secret is echoed");
+    const clean = runZaxy(["memory", "append", "note.added", "--actor", "a", "--payload-json", '{"text":"nothing secret"}'], { cwd: dir });
+    assert.doesNotMatch(clean.stdout, /redacted/);
+    assert.equal(clean.stdout.split("\n").length, 2, "one line when nothing was redacted");
+  });
+
   test("the payload comes from --payload-json, --payload-file or stdin; no payload is {}", () => {
     const dir = makeTempDir("append-sources");
     fs.writeFileSync(path.join(dir, "p.json"), '{"from":"file"}');
@@ -193,15 +214,18 @@ describe("zaxy memory append", () => {
         jwt: "aaaaaaaaaa.bbbbbbbbbb.cccccccccc",
         usage: { prompt_tokens: 1, total_tokens: 2, token_efficiency: 0.5 },
       };
-      append(dir, "note.added", secretPayload);
+      const redactedPaths = ["api_key", "API-KEY", "a.password", "a.b", "items[0].token", "aws", "pypi", "jwt"];
+      const run = runZaxy(["memory", "append", "note.added", "--actor", "agent", "--payload-json", JSON.stringify(secretPayload), "--json"], { cwd: dir });
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stderr, "");
+      const doc = JSON.parse(run.stdout);
+      assert.deepEqual(Object.keys(doc), [...appendDocKeys, "redacted_paths"], "--json lists the redacted paths");
+      assert.deepEqual(doc.redacted_paths, redactedPaths);
       append(dir, "note.added", { clean: true });
       const file = path.join(dir, ".eventloom", "default.jsonl");
       const [first, second] = readLines(file).map((l) => JSON.parse(l));
       const security = (rec: { security?: unknown; payload: { __zaxy_security?: unknown } }) => (envelope === "legacy" ? rec.security : rec.payload.__zaxy_security);
-      assert.deepEqual(security(first), {
-        sensitivity: "restricted",
-        redacted_paths: ["api_key", "API-KEY", "a.password", "a.b", "items[0].token", "aws", "pypi", "jwt"],
-      });
+      assert.deepEqual(security(first), { sensitivity: "restricted", redacted_paths: redactedPaths });
       assert.deepEqual(security(second), { sensitivity: "public", redacted_paths: [] });
       const R = "[REDACTED]";
       assert.deepEqual(

@@ -207,11 +207,20 @@ describe("zaxy memory status, checkout and query", () => {
     assert.ok(doc.diagnostics.budget_used >= Math.ceil([...doc.prompt].length / 4));
     assert.ok(doc.diagnostics.budget_used < Math.ceil([...firstCheckout.prompt].length / 4));
     const elided = doc.diagnostics.elided.map((e: { section_id: string }) => e.section_id);
-    assert.deepEqual(elided, ["current_facts", "evidence", "guidance", "diagnostics", "recent_events", "retrieved_context"], "mandatory sections alone exceed 50 tokens");
-    const facts = firstCheckout.current_facts.length;
+    // No retrieved_context section: every retrieved context is already a fact or evidence item.
+    assert.deepEqual(elided, ["current_facts", "evidence", "guidance", "diagnostics", "recent_events"], "mandatory sections alone exceed 50 tokens");
+    // items_total counts the section's lines in the full prompt (an evidence item that is already
+    // a current fact is not listed again).
+    const section = (title: string) => {
+      const lines = (firstCheckout.prompt as string).split("\n");
+      const start = lines.indexOf(title);
+      const end = lines.findIndex((line, i) => i > start && line.startsWith("#"));
+      return lines.slice(start + 1, end).filter((line) => line.startsWith("- ")).length;
+    };
+    const evidenceLines = section("## Evidence");
     for (const entry of doc.diagnostics.elided) {
       if (entry.section_id === "current_facts" || entry.section_id === "evidence") {
-        const total = entry.section_id === "current_facts" ? facts : firstCheckout.evidence.length;
+        const total = entry.section_id === "current_facts" ? section("## Current Facts") : evidenceLines;
         assert.deepEqual(Object.keys(entry), ["section_id", "estimated_tokens", "items_kept", "items_total"]);
         assert.deepEqual([entry.items_kept, entry.items_total], [0, total]);
       } else if (entry.section_id === "guidance") {
@@ -222,7 +231,7 @@ describe("zaxy memory status, checkout and query", () => {
       }
       assert.ok(Number.isInteger(entry.estimated_tokens) && entry.estimated_tokens > 0);
     }
-    assert.match(doc.prompt, new RegExp(`^# Memory Checkout\nQuery: which editor does alice use\nBudget: 50 tokens; shown 0 of ${facts} current facts`));
+    assert.match(doc.prompt, new RegExp(`^# Memory Checkout\nQuery: which editor does alice use\nBudget: 50 tokens; shown 0 of ${section("## Current Facts")} current facts`));
     assert.ok(!doc.prompt.includes("## Current Facts") && !doc.prompt.includes("# Recent Events"));
     assert.ok(doc.prompt.startsWith("# Memory Checkout\n") && doc.prompt.includes("## Checkout Quality") && doc.prompt.includes("## Checkout Guidance"));
     const strip = (d: { prompt?: string; diagnostics: Record<string, unknown> }) => {

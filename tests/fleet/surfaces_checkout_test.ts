@@ -62,6 +62,15 @@ function sealedHash(session: string, seq: number): { hash: string; type: string 
   return line.integrity ? { hash: line.integrity.hash.replace(/^sha256:/, ""), type: line.type } : { hash: line.hash, type: line.type };
 }
 
+
+/**
+ * A plain checkout with a fleet lane's warning: in `warnings`, and at the end of the prompt,
+ * under `# Context Warnings` (added when the plain prompt had none).
+ */
+function withLaneWarning<T extends { prompt: string; warnings: string[] }>(plain: T, warning: string): T {
+  const lines = plain.prompt.includes("\n# Context Warnings\n") ? `\n- ${warning}` : `\n\n# Context Warnings\n- ${warning}`;
+  return { ...plain, prompt: plain.prompt + lines, warnings: [...plain.warnings, warning] };
+}
 describe("checkout fleet lane", () => {
   before(async () => {
     dir = makeTempDir("zaxy-fleet-checkout");
@@ -96,8 +105,7 @@ describe("checkout fleet lane", () => {
     assert.equal(plain.stderr, "");
     const asked = checkout(["--fleet-id", "alpha", "--agent-id", "agent-b"]);
     const warning = "fleet lane is off: fleet ids ignored; turn it on with `zaxy config set fleet_enabled true` (docs/fleet.md)";
-    const expected = JSON.parse(plain.stdout);
-    expected.warnings = [...expected.warnings, warning];
+    const expected = withLaneWarning(JSON.parse(plain.stdout), warning);
     assert.deepEqual(JSON.parse(asked.stdout), expected);
     assert.equal(asked.stderr, `zaxy: warning: ${warning}\n`);
     setFleetEnabled(false);
@@ -164,7 +172,7 @@ describe("checkout fleet lane", () => {
     for (const agent of ["stranger", "agent-u"]) {
       const run = checkout(["--fleet-id", "alpha", "--agent-id", agent]);
       const warning = `fleet lane: agent "${agent}" is ${agent === "stranger" ? "not enrolled" : "'untrusted'"} in fleet "alpha"; no items from it`;
-      assert.deepEqual(JSON.parse(run.stdout), { ...plain, warnings: [...plain.warnings, warning] }, agent);
+      assert.deepEqual(JSON.parse(run.stdout), withLaneWarning(plain, warning), agent);
       assert.equal(run.stderr, `zaxy: warning: ${warning}\n`);
     }
   });

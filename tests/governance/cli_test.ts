@@ -233,7 +233,7 @@ describe("zaxy memory outcome", () => {
     const real = append(e, "task.proposed", { title: "t" });
     refused(e, ["memory", "outcome", "failure", "--summary", "s", "--target-seq", String(real.seq), "--target-hash", "b".repeat(64)], "--target-hash", /does not match the sealed event at seq 1/);
     refused(e, ["memory", "outcome", "failure", "--summary", "s", "--target-seq", "9", "--target-hash", real.hash], "--target-seq", /No event at seq 9/);
-    refused(e, ["memory", "outcome", "failure", "--summary", "s", "--target-seq", "1"], "--target-hash", /go together/);
+    refused(e, ["memory", "outcome", "failure", "--summary", "s", "--target-seq", "1"], "--target-hash", /--target-hash is required with --target-seq/);
     refused(e, ["memory", "outcome", "failure", "--summary", "s", "--target-seq", "1", "--target-hash", "XYZ"], "--target-hash", /64 lowercase hex/);
     refused(e, ["memory", "outcome", "win", "--summary", "s"], "OUTCOME", /OUTCOME must be one of: success, failure, partial/);
     refused(e, ["memory", "outcome", "failure", "--summary", " "], "--summary", /non-empty/);

@@ -57,7 +57,7 @@ describe("zaxy serve: governance tools", { skip }, () => {
     assert.equal(outcome.additionalProperties, false);
     assert.deepEqual(
       Object.keys(outcome.properties).sort(),
-      ["actor", "confidence", "lesson", "outcome", "prior", "session_id", "summary", "target_hash", "target_seq", "task_id", "trigger"],
+      ["actor", "confidence", "lesson", "outcome", "prior", "session_id", "summary", "target", "target_hash", "target_seq", "task_id", "trigger"],
     );
   });
 

@@ -41,7 +41,7 @@ describe("zaxy serve: consolidation and rollback tools", { skip }, () => {
     assert.deepEqual(byName.get("memory_consolidation_propose_from_log")?.required ?? [], []); // design 000: nothing required
     assert.equal(byName.get("memory_consolidation_status")?.required, undefined); // session_id defaults to the server's
     assert.deepEqual(byName.get("memory_consolidation_review")?.required, ["candidate_id", "status", "rationale"]);
-    assert.deepEqual(byName.get("memory_rollback")?.required, ["target_seq", "target_hash", "reason"]);
+    assert.deepEqual(byName.get("memory_rollback")?.required, ["reason"]); // the target: target, or target_hash with or without target_seq
     assert.equal(byName.get("memory_consolidation_review")?.properties.candidate_id.pattern, "^consolidation:(episode|claim|procedure):([0-9a-f]{16}|[0-9a-f]{24})$");
     const window = byName.get("memory_consolidation_propose_from_log")?.properties.window_size;
     assert.deepEqual([window?.minimum, window?.maximum], [1, 50]);

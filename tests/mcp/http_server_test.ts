@@ -12,7 +12,7 @@ import { after, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { runZaxy, zaxyInvocation } from "../cli/zaxy.ts";
-import { removeTempDirs, skipWithoutBinary as skip, tempEventloomRoot } from "./mcpTestClient.ts";
+import { removeTempDirs, resultDocument, skipWithoutBinary as skip, tempEventloomRoot } from "./mcpTestClient.ts";
 import { makeTempDir } from "../eventloom/testkit.ts";
 
 after(removeTempDirs);
@@ -55,7 +55,7 @@ async function connect(url: string, headers: Record<string, string> = {}): Promi
 // deno-lint-ignore no-explicit-any
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; doc: any }> {
   const result = await client.callTool({ name, arguments: args });
-  return { isError: result.isError === true, doc: JSON.parse((result.content as Array<{ text: string }>)[0].text) };
+  return { isError: result.isError === true, doc: resultDocument(name, result) };
 }
 
 describe("zaxy serve --http", { skip }, () => {

@@ -80,6 +80,23 @@ export interface McpServer {
   close(): Promise<void>;
 }
 
+/** The tools whose `content` text is their document's `prompt` (the document is `structuredContent`). */
+export const promptTextTools: ReadonlySet<string> = new Set(["memory_checkout", "context_assemble"]);
+
+/**
+ * The document of a tool result: `structuredContent` for a prompt tool's success, after checking
+ * that its one text block is exactly the prompt (what a client reading only `content` gets);
+ * else the text block parsed as JSON.
+ */
+// deno-lint-ignore no-explicit-any
+export function resultDocument(name: string, result: { [key: string]: unknown }): any {
+  const text = (result.content as Array<{ text: string }>)[0].text;
+  if (result.isError === true || !promptTextTools.has(name)) return JSON.parse(text);
+  const document = result.structuredContent as { prompt: string };
+  assert.equal(text, document.prompt, `${name}: the text block is the prompt`);
+  return document;
+}
+
 /** `<fresh temp dir>/.eventloom`; the temp dir is removed by `removeTempDirs` (call from `after`). */
 export function tempEventloomRoot(label = "zaxy-mcp-test"): string {
   return path.join(makeTempDir(label), ".eventloom");
@@ -108,7 +125,7 @@ export async function startMcpServer(root: string, options: McpServerOptions = {
     const content = result.content as Array<{ type: string; text: string }>;
     assert.equal(content.length, 1, `one content block expected: ${JSON.stringify(result)}`);
     assert.equal(content[0].type, "text");
-    return { isError: result.isError === true, doc: JSON.parse(content[0].text) };
+    return { isError: result.isError === true, doc: resultDocument(name, result) };
   }
 
   // deno-lint-ignore no-explicit-any

@@ -96,6 +96,19 @@ describe("zaxy serve --profile core: memory tools", { skip }, () => {
     assert.ok(checkout.prompt.includes(`editor=helix (${appended[1].citation})`), checkout.prompt);
   });
 
+  test("memory_checkout and context_assemble: the text block is the prompt, structuredContent the document", slow, async () => {
+    for (const [name, heading] of [["memory_checkout", "# Memory Checkout\n"], ["context_assemble", "# Recent Events\n"]]) {
+      const result = await mcp.client.callTool({ name, arguments: { query: "which editor does alice use" } });
+      const content = result.content as Array<{ type: string; text: string }>;
+      const document = result.structuredContent as { prompt: string; session_id: string };
+      assert.equal(content.length, 1, name);
+      assert.equal(content[0].type, "text", name);
+      assert.equal(content[0].text, document.prompt, name);
+      assert.ok(content[0].text.startsWith(heading), content[0].text);
+      assert.equal(document.session_id, "default", name);
+    }
+  });
+
   test("memory_query returns ranked, cited contexts with per-lane diagnostics", slow, async () => {
     const doc = await mcp.callOk("memory_query", { query: "alice editor", limit: 5 });
     assert.deepEqual(Object.keys(doc), ["session_id", "query", "results", "diagnostics"]);

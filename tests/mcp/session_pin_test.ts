@@ -15,7 +15,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { sessionPinRules } from "../../src/mcp/sessionPin.ts";
 import { childEnv, zaxyInvocation } from "../cli/zaxy.ts";
-import { callTimeoutMs, removeTempDirs, tempEventloomRoot } from "./mcpTestClient.ts";
+import { callTimeoutMs, removeTempDirs, resultDocument, tempEventloomRoot } from "./mcpTestClient.ts";
 import { type EventRef, pinSamples, samplesFleetId } from "./sessionPinSamples.ts";
 
 after(removeTempDirs);
@@ -37,7 +37,7 @@ async function connect(url: string, headers: Record<string, string> = {}): Promi
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Outcome> {
   const result = await client.callTool({ name, arguments: args }, undefined, { timeout: callTimeoutMs });
   const text = (result.content as Array<{ text: string }>)[0].text;
-  return { isError: result.isError === true, doc: JSON.parse(text), text };
+  return { isError: result.isError === true, doc: resultDocument(name, result), text };
 }
 
 async function callOk(client: Client, name: string, args: Record<string, unknown>): Promise<Outcome["doc"]> {

@@ -8,6 +8,7 @@ import { inputError } from "../../errors.ts";
 import { buildStamp } from "../../generated/buildStamp.ts";
 import { zaxyVersion } from "../../version.ts";
 import { booleanOption, type Command, type CommandGroup, defineCommand } from "../command.ts";
+import { closestName } from "../didYouMean.ts";
 import { renderHelp } from "../help.ts";
 import { renderManPage } from "../manPage.ts";
 import { emit } from "../output.ts";
@@ -24,8 +25,14 @@ function findNode(root: CommandGroup, words: string[], commandPath: string): { n
     }
     const child: Command | CommandGroup | undefined = node.children.find((c) => c.name === word);
     if (child === undefined) {
-      const valid = node.children.filter((c) => !c.hidden).map((c) => c.name).join(", ");
-      throw inputError("usage", `${commandPath}: unknown command "${word}" under ${path.join(" ")} (valid: ${valid})`);
+      const visible = node.children.filter((c) => !c.hidden).map((c) => c.name);
+      const closest = closestName(word, visible);
+      throw inputError(
+        "usage",
+        closest !== undefined
+          ? `${commandPath}: unknown command "${word}" under ${path.join(" ")}; did you mean "${closest}"?`
+          : `${commandPath}: unknown command "${word}" under ${path.join(" ")} (valid: ${visible.join(", ")})`,
+      );
     }
     node = child;
     path.push(word);

@@ -4,13 +4,13 @@
  * the broken one on is marked unverified (text `UNVERIFIED`, JSON `verified: false`), a warning
  * says so, the handoff summarises verified events only, and the exit code is 1.
  */
-import { displayJson } from "../../canonical/mod.ts";
 import { eventView, handoffSummary, replayLog, sessionLogPath, verifyLog } from "../../eventloom/mod.ts";
 import { validateWindow, windowEvents } from "../../eventloom/replay.ts";
 import { inputError } from "../../errors.ts";
 import { regularFileProblem } from "../../platform/regularFile.ts";
 import { intOption } from "../args.ts";
 import { booleanOption, type CommandContext, defineCommand } from "../command.ts";
+import { eventTableLines } from "../eventTable.ts";
 import { emit, NdjsonWriter } from "../output.ts";
 
 /**
@@ -77,9 +77,7 @@ export const replayCommand = defineCommand({
           ? `integrity: OK (${integrity.total_events} events)`
           : `integrity: BROKEN at seq ${integrity.broken_at_seq}: ${integrity.broken_reason}`,
       ];
-      for (const e of events) {
-        lines.push(`${String(e.seq).padStart(6)}  ${e.timestamp}  ${e.type}  ${e.actor}  ${displayJson(e.payload)}${e.verified ? "" : "  UNVERIFIED"}`);
-      }
+      lines.push(...eventTableLines(events, ctx.io));
       lines.push(
         `handoff${integrity.ok ? "" : ` (verified events through seq ${verifiedThroughSeq})`}: ${handoff.event_count} events; goals: ${handoff.goals.length > 0 ? handoff.goals.join("; ") : "none"}; open tasks: ${handoff.open_tasks.length}; last: ${handoff.last_actor ?? "-"} at ${handoff.last_timestamp ?? "-"}`,
       );

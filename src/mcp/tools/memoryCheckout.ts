@@ -23,9 +23,11 @@ export const memoryCheckoutTool = defineTool({
     "provenance, quality.answerability (answer_from_memory | refresh_recommended | ask_user), guidance, " +
     "per-lane diagnostics and a prompt. Every fact carries an eventloom:// citation. Call this first. " +
     "long_horizon adds accepted consolidation candidates older than the recent window as cited, non-authoritative items; " +
-    "fleet_ids (with fleet_enabled) adds the named fleets' active promotions the same way.",
+    "fleet_ids (with fleet_enabled) adds the named fleets' active promotions the same way. " +
+    "The result's text is the prompt; structuredContent is the whole checkout document.",
   inputSchema: checkoutInputSchema,
   annotations: { readOnlyHint: true, openWorldHint: false },
+  contentText: (document) => String(document.prompt),
   async run(args, ctx) {
     const request = memoryRequestOf(args, ctx);
     if (args.long_horizon !== undefined) request.longHorizon = args.long_horizon;

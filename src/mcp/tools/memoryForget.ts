@@ -12,8 +12,9 @@ export const memoryForgetTool = defineTool({
     "decides op forget (confidence default 1.0), the cell's key is destroyed, memory.forgotten is appended, and every " +
     "reader and projection shows [FORGOTTEN] from then on. The hash chain stays valid; nothing can bring the content back.",
   inputSchema: z.strictObject({
-    target_seq: z.number().int().min(1).describe("Seq of the event to forget"),
-    target_hash: z.string().regex(/^[0-9a-f]{64}$/).describe("Its hash (64 lowercase hex)"),
+    target: z.string().min(1).optional().describe("The event to forget, as its citation eventloom://<session>/events/<seq>#<hash prefix> (instead of target_seq/target_hash)"),
+    target_seq: z.number().int().min(1).optional().describe("Or its seq (optional with target_hash)"),
+    target_hash: z.string().regex(/^[0-9a-f]{12,64}$/).optional().describe("Or its hash: 64 lowercase hex, or a unique prefix of at least 12 (a citation's #part)"),
     reason: z.string().min(1).describe("Why it is forgotten"),
     actor: actorSchema.optional().describe("Who forgets it (default zaxy-forgetter)"),
     confidence: z.number().min(0).max(1).optional().describe("The gate's confidence (default 1.0)"),
@@ -24,6 +25,7 @@ export const memoryForgetTool = defineTool({
     return await forgetMemory(ctx.eventloomPath, resolveSessionId(ctx, args.session_id), {
       targetSeq: args.target_seq,
       targetHash: args.target_hash,
+      target: args.target,
       reason: args.reason,
       actor: args.actor,
       confidence: args.confidence,

@@ -13,14 +13,15 @@ export const memoryOutcomeTool = defineTool({
   name: "memory_outcome",
   description:
     "Record an outcome (success, failure, partial) as memory.outcome.recorded, optionally about a sealed event " +
-    "(target_seq + target_hash). A failure or partial with a lesson runs the rule_generate gate (confidence, default " +
+    "(target, a citation, or target_hash with or without target_seq). A failure or partial with a lesson runs the rule_generate gate (confidence, default " +
     "failure 0.9, partial 0.7) and appends memory.rule.generated (active) when auto-applied, else memory.rule.proposed " +
     "(pending, kept out of checkout). Outcome, gate decision and rule are appended in one batch.",
   inputSchema: z.strictObject({
     outcome: z.enum(outcomes).describe("success, failure or partial"),
     summary: z.string().min(1).describe("What happened"),
-    target_seq: z.number().int().min(1).optional().describe("Seq of the recalled event (with target_hash)"),
-    target_hash: z.string().regex(/^[0-9a-f]{64}$/).optional().describe("Its 64-hex hash (with target_seq)"),
+    target: z.string().min(1).optional().describe("The recalled event the outcome is about, as its citation eventloom://<session>/events/<seq>#<hash prefix> (instead of target_seq/target_hash)"),
+    target_seq: z.number().int().min(1).optional().describe("Or its seq (with target_hash)"),
+    target_hash: z.string().regex(/^[0-9a-f]{12,64}$/).optional().describe("Or its hash: 64 lowercase hex, or a unique prefix of at least 12 (a citation's #part)"),
     lesson: z.string().min(1).optional().describe("Preventive rule to learn (failure/partial)"),
     trigger: z.string().min(1).optional().describe("When the rule applies (default: summary)"),
     confidence: z.number().min(0).max(1).optional().describe("Rule confidence (default failure 0.9, partial 0.7)"),
@@ -36,6 +37,7 @@ export const memoryOutcomeTool = defineTool({
       summary: args.summary,
       targetSeq: args.target_seq,
       targetHash: args.target_hash,
+      target: args.target,
       lesson: args.lesson,
       trigger: args.trigger,
       confidence: args.confidence,

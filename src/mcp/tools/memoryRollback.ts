@@ -19,8 +19,9 @@ export const memoryRollbackTool = defineTool({
     "candidate returns to its previous status; a rolled-back rule leaves checkout. Only a candidate's latest review may be " +
     "rolled back. An evolution.gate.evaluated (op update) is appended first as the audit record; the result carries it as gate.",
   inputSchema: z.strictObject({
-    target_seq: z.number().int().min(1).describe("Seq of the event to reverse"),
-    target_hash: z.string().regex(/^[0-9a-f]{64}$/).describe("Its full hash, 64 lowercase hex"),
+    target: z.string().min(1).optional().describe("The event to reverse, as its citation eventloom://<session>/events/<seq>#<hash prefix> (instead of target_seq/target_hash)"),
+    target_seq: z.number().int().min(1).optional().describe("Or its seq (optional with target_hash)"),
+    target_hash: z.string().regex(/^[0-9a-f]{12,64}$/).optional().describe("Or its hash: 64 lowercase hex, or a unique prefix of at least 12 (a citation's #part)"),
     reason: textField("Why"),
     actor: actorSchema.optional().describe("Who rolls back (default zaxy-editor)"),
     confidence: z.number().min(0).max(1).optional()
@@ -32,7 +33,7 @@ export const memoryRollbackTool = defineTool({
     return await rollbackEvolution(
       ctx.eventloomPath,
       resolveSessionId(ctx, args.session_id),
-      { targetSeq: args.target_seq, targetHash: args.target_hash, reason: args.reason },
+      { targetSeq: args.target_seq, targetHash: args.target_hash, target: args.target, reason: args.reason },
       { actor: args.actor, confidence: args.confidence },
     );
   },

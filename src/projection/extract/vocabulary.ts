@@ -19,6 +19,7 @@
  */
 import { fromJs, isJsonObject, type JsonObject, type JsonValue } from "../../canonical/mod.ts";
 import { type EventRecord, isV1EventType } from "../../eventloom/envelope.ts";
+import { editDistance } from "../../editDistance.ts";
 import { generatedEvents } from "../inference.ts";
 import type { PlainObject } from "../generatedEvent.ts";
 import type { EntityRef, ExtractedEdge, ExtractedEntity } from "../types.ts";
@@ -655,21 +656,6 @@ export const eventTypeAliases: ReadonlyMap<string, string> = new Map([
 export function knownEventTypes(): string[] {
   const known = new Set([...eventVocabulary.map((spec) => spec.type), ...engineRecordTypes.map((spec) => spec.type), ...registeredEventTypes()]);
   return [...known].sort();
-}
-
-/** Optimal string alignment distance (Levenshtein plus adjacent transpositions), over code units. */
-function editDistance(a: string, b: string): number {
-  const rows = a.length + 1;
-  const cols = b.length + 1;
-  const d: number[][] = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i < rows; i++) {
-    for (let j = 1; j < cols; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.length][b.length];
 }
 
 /** How many edits still read as a typo of a known type: 2, or one per 5 characters of longer types. */

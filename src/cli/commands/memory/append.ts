@@ -2,6 +2,7 @@
 import { recordInputEvents } from "../../../memory/plainInput.ts";
 import { inputError } from "../../../errors.ts";
 import { isBlankLine } from "../../../eventloom/blank.ts";
+import { redactedPathsOf } from "../../../eventloom/redact.ts";
 import { payloadBytesMax, payloadDocumentBytesMax } from "../../../limits.ts";
 import { parseJsonInput, readInputFile, requiredActor } from "../../args.ts";
 import { type CommandContext, defineCommand, stringOption } from "../../command.ts";
@@ -13,6 +14,22 @@ const payloadDocumentBounds = {
   maxBytes: payloadDocumentBytesMax,
   why: `a payload is at most ${payloadBytesMax} bytes (1 MiB) as compact JSON`,
 };
+
+/** A text line names this many redacted paths at most; the rest are counted (--json lists all). */
+const redactedPathsShownMax = 5;
+
+/**
+ * What the text output says about redaction: how many values, and where, never what they were;
+ * without it a person would not know the log holds `[REDACTED]` instead of what they typed.
+ *
+ * @example
+ * redactedLine(["api_key"]) // "  redacted: 1 value (payload.api_key)"
+ */
+function redactedLine(paths: readonly string[]): string {
+  const shown = paths.slice(0, redactedPathsShownMax).map((path) => `payload.${path}`);
+  const more = paths.length > shown.length ? `, and ${paths.length - shown.length} more` : "";
+  return `  redacted: ${paths.length} ${paths.length === 1 ? "value" : "values"} (${shown.join(", ")}${more})`;
+}
 
 async function readPayload(ctx: CommandContext): Promise<JsonValue> {
   const json = stringOption(ctx, "payload-json");
@@ -35,8 +52,9 @@ export const memoryAppendCommand = defineCommand({
   description:
     "Seals and appends one event. The payload (a JSON object, at most 1 MiB) comes from\n" +
     "--payload-json, --payload-file, or stdin (empty payload when stdin is a terminal).\n" +
-    "Secrets in the payload are redacted before sealing. --json prints\n" +
-    "{seq, hash, event_id, session_id, event_type, citation}.",
+    "Secrets in the payload are redacted before sealing; the output names the paths redacted\n" +
+    "(never the values). --json prints {seq, hash, event_id, session_id, event_type, citation},\n" +
+    "with redacted_paths when something was redacted.",
   options: {
     actor: { type: "string", valueName: "A", description: "Who did it (required; env ZAXY_ACTOR)" },
     "payload-json": { type: "string", valueName: "JSON", description: "Payload as a JSON object" },
@@ -50,18 +68,24 @@ export const memoryAppendCommand = defineCommand({
   async run(ctx) {
     const actor = requiredActor(ctx);
     const payload = await readPayload(ctx);
-    const { events, generated, warnings } = await recordInputEvents(ctx.global.eventloomPath, ctx.global.sessionId, [{ type: ctx.positionals[0], actor, payload }]);
+    const { events, records, generated, warnings } = await recordInputEvents(ctx.global.eventloomPath, ctx.global.sessionId, [{ type: ctx.positionals[0], actor, payload }]);
     const event = events[0];
+    const redactedPaths = redactedPathsOf(records[0].security);
     // Recovering an append a crash interrupted is never silent: stderr, and `warnings` in JSON.
     for (const warning of warnings) ctx.io.stderr(`zaxy: warning: ${warning}\n`);
-    // {seq, hash, event_id, session_id, event_type, citation, envelope[, generated_events][, warnings]}
+    // {seq, hash, event_id, session_id, event_type, citation, envelope[, redacted_paths][, generated_events][, warnings]}
     const doc = {
       ...event,
+      ...(redactedPaths.length > 0 ? { redacted_paths: redactedPaths } : {}),
       ...(generated.length > 0 ? { generated_events: generated.map((e) => ({ seq: e.seq, hash: e.hash, event_type: e.event_type, citation: e.citation })) } : {}),
       ...(warnings.length > 0 ? { warnings } : {}),
     };
     emit(ctx, "zaxy.memory.append.v1", doc, () =>
-      [`appended ${event.event_type} as seq ${event.seq} (${event.envelope})  ${event.citation}`, ...generated.map((e) => `  inferred ${e.event_type} as seq ${e.seq}  ${e.citation}`)].join("\n"));
+      [
+        `appended ${event.event_type} as seq ${event.seq} (${event.envelope})  ${event.citation}`,
+        ...(redactedPaths.length > 0 ? [redactedLine(redactedPaths)] : []),
+        ...generated.map((e) => `  inferred ${e.event_type} as seq ${e.seq}  ${e.citation}`),
+      ].join("\n"));
     return 0;
   },
 });

@@ -1,4 +1,8 @@
-/** `zaxy memory edit --target-seq N --target-hash H --content TEXT --reason R`: as MCP memory_edit. */
+/**
+ * `zaxy memory edit --target CITATION --content TEXT --reason R` (or `--target-hash H` with or
+ * without `--target-seq N`): as MCP memory_edit. The target forms are resolved by
+ * eventloom/eventTarget.ts; the correction records the event's full hash.
+ */
 import { inputError } from "../../../errors.ts";
 import { intOption } from "../../args.ts";
 import { defineCommand, stringOption } from "../../command.ts";
@@ -16,15 +20,19 @@ export const memoryEditCommand = defineCommand({
     "{session_id, status: \"corrected\", correction_id, entity_name, entity_type, content,\n" +
     "previous_content, corrected_citation, event_type, seq, hash, citation}.",
   options: {
-    "target-seq": { type: "string", valueName: "N", description: "Seq of the event whose statement is wrong (required)" },
-    "target-hash": { type: "string", valueName: "H", description: "Its hash, 64 hex (required)" },
+    target: { type: "string", valueName: "CITATION", description: "The event whose statement is wrong, as its citation eventloom://<session>/events/<seq>#<hash>" },
+    "target-seq": { type: "string", valueName: "N", description: "Or its seq (optional with --target-hash)" },
+    "target-hash": { type: "string", valueName: "H", description: "Or its hash: 64 hex, or a unique prefix of at least 12" },
     content: { type: "string", valueName: "TEXT", description: "What it should say (required)" },
     reason: { type: "string", valueName: "TEXT", description: "Why it is corrected (required)" },
     actor: { type: "string", valueName: "A", description: "Who corrects it (default zaxy-editor)" },
     confidence: { type: "string", valueName: "C", description: "How sure, 0..1 (recorded)" },
   },
   positionals: [],
-  examples: ["zaxy memory edit --target-seq 3 --target-hash <64 hex> --content 'We use Postgres 16' --reason 'version was wrong' --json"],
+  examples: [
+    "zaxy memory edit --target eventloom://default/events/3#de8003d03709 --content 'We use Postgres 16' --reason 'version was wrong' --json",
+    "zaxy memory edit --target-seq 3 --target-hash de8003d03709 --content 'We use Postgres 16' --reason 'version was wrong'",
+  ],
   async run(ctx) {
     const rawConfidence = stringOption(ctx, "confidence");
     const confidence = rawConfidence === undefined ? undefined : Number(rawConfidence);
@@ -35,11 +43,12 @@ export const memoryEditCommand = defineCommand({
     const result = await editMemory(ctx.global.eventloomPath, ctx.global.sessionId, {
       targetSeq: intOption(ctx, "target-seq", 1) ?? undefined,
       targetHash: stringOption(ctx, "target-hash"),
+      target: stringOption(ctx, "target"),
       newContent: stringOption(ctx, "content"),
       reason: stringOption(ctx, "reason"),
       actor: stringOption(ctx, "actor"),
       confidence,
-      fieldNames: { target_seq: "--target-seq", target_hash: "--target-hash", new_content: "--content", reason: "--reason", actor: "--actor", confidence: "--confidence" },
+      fieldNames: { target_seq: "--target-seq", target_hash: "--target-hash", target: "--target", new_content: "--content", reason: "--reason", actor: "--actor", confidence: "--confidence" },
     });
     for (const warning of result.warnings ?? []) ctx.io.stderr(`zaxy: warning: ${warning}\n`);
     emit(ctx, "zaxy.memory.edit.v1", { ...result }, () => `corrected ${result.entity_type} ${JSON.stringify(result.entity_name)} (${result.corrected_citation}) -> seq ${result.seq} ${result.citation}`);

@@ -1,4 +1,7 @@
-/** `zaxy memory forget --target-seq N --target-hash H --reason R`: as MCP memory_forget (docs/forgetting.md). */
+/**
+ * `zaxy memory forget --target CITATION --reason R` (or `--target-hash H` with or without
+ * `--target-seq N`): as MCP memory_forget (docs/forgetting.md).
+ */
 import { intOption } from "../../args.ts";
 import { defineCommand, stringOption } from "../../command.ts";
 import { emit } from "../../output.ts";
@@ -18,25 +21,30 @@ export const memoryForgetCommand = defineCommand({
     "prints {session_id, status, forget_id, target, target_citation, cell_id, gate, event_type,\n" +
     "seq, hash, citation[, copy_cell_ids][, completed_earlier_forget]}.",
   options: {
-    "target-seq": { type: "string", valueName: "N", description: "Seq of the event to forget (required)" },
-    "target-hash": { type: "string", valueName: "H", description: "Its hash, 64 hex (required)" },
+    target: { type: "string", valueName: "CITATION", description: "The event to forget, as its citation eventloom://<session>/events/<seq>#<hash>" },
+    "target-seq": { type: "string", valueName: "N", description: "Or its seq (optional with --target-hash)" },
+    "target-hash": { type: "string", valueName: "H", description: "Or its hash: 64 hex, or a unique prefix of at least 12" },
     reason: { type: "string", valueName: "TEXT", description: "Why (required)" },
     actor: { type: "string", valueName: "A", description: "Who forgets it (default zaxy-forgetter)" },
     confidence: { type: "string", valueName: "C", description: "The gate's confidence, 0..1 (default 1.0)" },
   },
   positionals: [],
-  examples: ["zaxy memory forget --target-seq 4 --target-hash <64 hex> --reason 'user asked to delete it' --json"],
+  examples: [
+    "zaxy memory forget --target eventloom://default/events/4#0ab1c2d3e4f5 --reason 'user asked to delete it' --json",
+    "zaxy memory forget --target-seq 4 --target-hash <64 hex> --reason 'user asked to delete it'",
+  ],
   async run(ctx) {
     const { forgetMemory } = await import("../../../memory/forget.ts");
     const confidence = stringOption(ctx, "confidence");
     const result = await forgetMemory(ctx.global.eventloomPath, ctx.global.sessionId, {
       targetSeq: intOption(ctx, "target-seq", 1),
       targetHash: stringOption(ctx, "target-hash"),
+      target: stringOption(ctx, "target"),
       reason: stringOption(ctx, "reason"),
       actor: stringOption(ctx, "actor"),
       confidence: confidence === undefined ? undefined : Number(confidence),
       env: ctx.io.env,
-      fieldNames: { target_seq: "--target-seq", target_hash: "--target-hash", reason: "--reason", confidence: "--confidence" },
+      fieldNames: { target_seq: "--target-seq", target_hash: "--target-hash", target: "--target", reason: "--reason", confidence: "--confidence" },
     });
     emit(ctx, "zaxy.memory.forget.v1", result, () =>
       result.status === "forgotten" ? `forgot event ${(result.target as { seq: number }).seq} (${result.target_citation}); tombstone seq ${result.seq}` : `held for review by the gate: nothing destroyed`);

@@ -8,7 +8,6 @@
  * and --ndjson streams them one per line.
  */
 import * as fs from "node:fs";
-import { displayJson } from "../../../canonical/mod.ts";
 import { eventView, sessionLogPath, verifyLog } from "../../../eventloom/mod.ts";
 import { windowEvents } from "../../../eventloom/replay.ts";
 import { checkLogNotDirectory } from "../../../eventloom/root.ts";
@@ -17,7 +16,7 @@ import { checkError } from "../../../errors.ts";
 import { intOption } from "../../args.ts";
 import { booleanOption, defineCommand } from "../../command.ts";
 import { emit, NdjsonWriter } from "../../output.ts";
-import { paint, textTable } from "../../textTable.ts";
+import { eventTableLines } from "../../eventTable.ts";
 
 export const memoryLogCommand = defineCommand({
   name: "log",
@@ -68,7 +67,6 @@ export const memoryLogCommand = defineCommand({
     }
     const shown: Array<ReturnType<typeof eventView>> = [];
     if (walk !== undefined) for (let step = walk.next(); !step.done; step = walk.next()) shown.push(eventView(step.value));
-    const colour = paint(ctx.io);
     const lastShown = shown.length > 0 ? shown[shown.length - 1].seq : afterSeq ?? total;
     const nextAfterSeq = lastShown < total ? lastShown : null;
     emit(ctx, "zaxy.memory.log.v1", { session_id: sessionId, integrity, total_events: total, events: shown, next_after_seq: nextAfterSeq }, () =>
@@ -76,10 +74,7 @@ export const memoryLogCommand = defineCommand({
         ? `Session ${JSON.stringify(sessionId)}: no events${afterSeq !== undefined ? ` after seq ${afterSeq}` : ""} (${total} in all).`
         : [
           `integrity: OK (${total} events)`,
-          ...textTable(shown.map((e) => [String(e.seq), e.timestamp, e.type, e.actor, displayJson(e.payload)]), {
-            alignRight: [0],
-            colour: (column, cell) => (column === 0 ? colour("dim", cell) : column === 2 ? colour("cyan", cell) : cell),
-          }),
+          ...eventTableLines(shown, ctx.io),
           ...(nextAfterSeq !== null && afterSeq !== undefined ? [`more: zaxy memory log --after-seq ${nextAfterSeq}`] : []),
         ].join("\n"),
     );

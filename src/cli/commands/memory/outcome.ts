@@ -24,7 +24,8 @@ export const memoryOutcomeCommand = defineCommand({
   summary: "Record an outcome (success, failure, partial); a failure/partial with --lesson proposes a rule through the gate",
   description:
     "Appends memory.outcome.recorded {outcome, summary, authority_status, target?, task_id?, prior?,\n" +
-    "prediction_error?}. --target-seq/--target-hash must name a sealed event of this session.\n" +
+    "prediction_error?}. --target (a citation) or --target-hash (64 hex or a unique prefix of at\n" +
+    "least 12, with or without --target-seq) names the sealed event of this session it is about.\n" +
     "A failure or partial with --lesson then appends, in the same batch, the rule_generate gate\n" +
     "decision (confidence --confidence, else failure 0.9, partial 0.7) and the rule:\n" +
     "memory.rule.generated (review_status active) when auto-applied, else memory.rule.proposed\n" +
@@ -34,8 +35,9 @@ export const memoryOutcomeCommand = defineCommand({
     "citation, target?, prediction_error?, gate?}.",
   options: {
     summary: { type: "string", valueName: "S", description: "What happened (required)" },
-    "target-seq": { type: "string", valueName: "N", description: "Seq of the recalled event the outcome is about (with --target-hash)" },
-    "target-hash": { type: "string", valueName: "HASH", description: "Its 64-hex hash (with --target-seq)" },
+    target: { type: "string", valueName: "CITATION", description: "The recalled event the outcome is about, as its citation" },
+    "target-seq": { type: "string", valueName: "N", description: "Or its seq (with --target-hash)" },
+    "target-hash": { type: "string", valueName: "HASH", description: "Or its hash: 64 hex, or a unique prefix of at least 12" },
     lesson: { type: "string", valueName: "L", description: "The preventive rule to learn (failure/partial only)" },
     trigger: { type: "string", valueName: "T", description: "When the rule applies (default: the summary)" },
     confidence: { type: "string", valueName: "C", description: "Rule confidence 0..1 (default failure 0.9, partial 0.7)" },
@@ -46,7 +48,7 @@ export const memoryOutcomeCommand = defineCommand({
   positionals: [{ name: "OUTCOME", description: "success, failure or partial", required: true }],
   examples: [
     "zaxy memory outcome failure --summary 'deploy broke prod' --lesson 'run the migration dry-run first' --json",
-    "zaxy memory outcome success --summary 'fix held' --target-seq 12 --target-hash <64 hex> --prior 0.4",
+    "zaxy memory outcome success --summary 'fix held' --target eventloom://default/events/12#5f0c9e2a71b4 --prior 0.4",
   ],
   async run(ctx) {
     const outcome = ctx.positionals[0];
@@ -57,6 +59,7 @@ export const memoryOutcomeCommand = defineCommand({
       summary,
       targetSeq: intOption(ctx, "target-seq", 1),
       targetHash: stringOption(ctx, "target-hash"),
+      target: stringOption(ctx, "target"),
       lesson: stringOption(ctx, "lesson"),
       trigger: stringOption(ctx, "trigger"),
       confidence: stringOption(ctx, "confidence"),
@@ -68,6 +71,7 @@ export const memoryOutcomeCommand = defineCommand({
         summary: "--summary",
         targetSeq: "--target-seq",
         targetHash: "--target-hash",
+        target: "--target",
         lesson: "--lesson",
         trigger: "--trigger",
         confidence: "--confidence",

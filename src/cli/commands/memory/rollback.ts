@@ -1,5 +1,6 @@
 /**
- * `zaxy memory rollback --target-seq N --target-hash H --reason TEXT`: append a cited
+ * `zaxy memory rollback --target CITATION --reason TEXT` (or `--target-hash H` with or without
+ * `--target-seq N`): append a cited
  * `memory.rolled_back` that reverses an evolution event of this session (a consolidation
  * review — then only the candidate's latest review, once — or a rule, which leaves checkout;
  * gate decisions, fleet reviews and corrections are recorded as audit markers), preceded by
@@ -27,25 +28,29 @@ export const memoryRollbackCommand = defineCommand({
     "rule?{rule_id, previous_review_status, review_status, rollback_window_seconds,\n" +
     "within_rollback_window}}.",
   options: {
-    "target-seq": { type: "string", valueName: "N", description: "Seq of the event to reverse (required)" },
-    "target-hash": { type: "string", valueName: "HASH", description: "Its full 64-hex hash (required)" },
+    target: { type: "string", valueName: "CITATION", description: "The event to reverse, as its citation eventloom://<session>/events/<seq>#<hash>" },
+    "target-seq": { type: "string", valueName: "N", description: "Or its seq (optional with --target-hash)" },
+    "target-hash": { type: "string", valueName: "HASH", description: "Or its hash: 64 hex, or a unique prefix of at least 12" },
     reason: { type: "string", valueName: "TEXT", description: "Why (required)" },
     actor: { type: "string", valueName: "A", description: "Who rolls back (default zaxy-editor)" },
     confidence: { type: "string", valueName: "C", description: "Confidence for the update gate decision, 0..1 (default 1.0)" },
   },
   positionals: [],
-  examples: ["zaxy memory rollback --target-seq 12 --target-hash <64 hex> --reason 'accepted by mistake' --json"],
+  examples: [
+    "zaxy memory rollback --target eventloom://default/events/12#5f0c9e2a71b4 --reason 'accepted by mistake' --json",
+    "zaxy memory rollback --target-seq 12 --target-hash <64 hex> --reason 'accepted by mistake'",
+  ],
   async run(ctx) {
-    requiredOption(ctx, "target-seq");
     const targetSeq = intOption(ctx, "target-seq", 1);
-    const targetHash = requiredOption(ctx, "target-hash");
+    const targetHash = stringOption(ctx, "target-hash");
+    const target = stringOption(ctx, "target");
     const reason = requiredOption(ctx, "reason");
     const { rollbackEvolution } = await import("../../../governance/rollback.ts");
-    const doc = await rollbackEvolution(ctx.global.eventloomPath, ctx.global.sessionId, { targetSeq, targetHash, reason }, {
+    const doc = await rollbackEvolution(ctx.global.eventloomPath, ctx.global.sessionId, { targetSeq, targetHash, target, reason }, {
       actor: stringOption(ctx, "actor"),
       confidence: stringOption(ctx, "confidence"),
       env: ctx.io.env,
-      fieldNames: { confidence: "--confidence", actor: "--actor" },
+      fieldNames: { confidence: "--confidence", actor: "--actor", targetSeq: "--target-seq", targetHash: "--target-hash", target: "--target" },
     });
     const reverts = doc.reverts as { event_type: string; candidate_id?: string; to_status?: string; rule_id?: string };
     emit(ctx, "zaxy.memory.rollback.v1", doc, () =>

@@ -21,9 +21,12 @@ test("zaxy doctor is hidden from the command list", async () => {
   assert.doesNotMatch(out, /doctor/);
 });
 
-test("zaxy doctor rejects an unknown option with exit 2", async () => {
-  const { code, out, err } = await runCliCaptured(["doctor", "--selftset"]);
-  assert.equal(code, 2);
-  assert.equal(out, "");
-  assert.equal(err, 'zaxy doctor: unknown option "--selftset" (see zaxy doctor --help)\n');
+test("zaxy doctor rejects an unknown option with exit 2, suggesting the one it is a typo of", async () => {
+  const typo = await runCliCaptured(["doctor", "--selftset"]);
+  assert.equal(typo.code, 2);
+  assert.equal(typo.out, "");
+  assert.equal(typo.err, 'zaxy doctor: unknown option "--selftset"; did you mean "--selftest"?\n');
+  const unknown = await runCliCaptured(["doctor", "--frobnicate"]);
+  assert.equal(unknown.code, 2);
+  assert.equal(unknown.err, 'zaxy doctor: unknown option "--frobnicate" (see zaxy doctor --help)\n');
 });
