@@ -31,7 +31,6 @@ export { queryContentTerms, stemTerm };
 /** Sources retrieval matches against the query; any other source is supplied by a checkout lane. */
 const queriedSources: ReadonlySet<string> = new Set(["graph", "verbatim", "projection"]);
 
-
 export type MatchKind = "matched" | "related" | "lane" | "unmatched";
 
 export interface ContextMatch {

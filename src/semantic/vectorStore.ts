@@ -13,8 +13,9 @@
  *   depend on whether a vector came from the model or from the file: the same log and model give
  *   the same bytes.
  * - The file is derived, like the BM25 segments: editing it changes ranking, never content
- *   (a vector cites nothing; retrieval serves the cited event). Forgetting an event deletes the
- *   session's directory (memory/forget.ts), since a vector says something about its text.
+ *   (a vector cites nothing; retrieval serves the cited event). Forgetting an event deletes all of
+ *   `<root>/projections/` (memory/forget.ts), vectors included, since a vector says something
+ *   about its text.
  *
  * @example
  * const store = openVectorStore(root, "s1", "use-lite-512-uint8-v1", 512);
