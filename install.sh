@@ -39,7 +39,11 @@ EOF
   exit 0
 }
 
+# Options may come before or after the file arguments, so `install.sh TARBALL --help` helps too.
 prefix=/usr/local
+tarball=
+sums=
+file_count=0
 while [ $# -gt 0 ]; do
   case "$1" in
   --prefix)
@@ -53,12 +57,18 @@ while [ $# -gt 0 ]; do
     ;;
   -h | --help) help ;;
   -*) echo "install.sh: unknown option $1" >&2; usage ;;
-  *) break ;;
+  *)
+    file_count=$((file_count + 1))
+    case $file_count in
+    1) tarball=$1 ;;
+    2) sums=$1 ;;
+    esac
+    shift
+    ;;
   esac
 done
-[ $# -ge 1 ] && [ $# -le 2 ] || usage
-tarball=$1
-sums=${2:-$(dirname "$tarball")/SHA256SUMS}
+[ "$file_count" -ge 1 ] && [ "$file_count" -le 2 ] || usage
+[ "$file_count" -eq 2 ] || sums=$(dirname "$tarball")/SHA256SUMS
 name=$(basename "$tarball")
 
 [ -f "$tarball" ] || { echo "install.sh: no such file: $tarball" >&2; exit 2; }
