@@ -9,6 +9,7 @@
  */
 import { canonicalWasmBase64 } from "../generated/canonicalWasm.ts";
 import { jsonDepthMax } from "../limits.ts";
+import { instantiateWasmKernel } from "../platform/wasmKernel.ts";
 import { JsonSyntaxError } from "./parseJson.ts";
 import { pythonFloatRepr } from "./pythonFloatRepr.ts";
 
@@ -46,19 +47,8 @@ const stackBytes = 3 * (jsonDepthMax + 2) * 4;
 const inputPaddingBytes = 64;
 const pageBytes = 65536;
 
-function decodeBase64(text: string): Uint8Array {
-  return new Uint8Array(Buffer.from(text, "base64"));
-}
-
-let compiled: WebAssembly.Module | undefined;
-
 // Number lexemes are ASCII; one native decode is about twice as fast as building the string.
 const latin1 = new TextDecoder("latin1");
-
-function kernelModule(): WebAssembly.Module {
-  compiled ??= new WebAssembly.Module(decodeBase64(canonicalWasmBase64) as BufferSource);
-  return compiled;
-}
 
 export interface KernelLayout {
   inputPtr: number;
@@ -87,27 +77,21 @@ export class CanonicalKernel {
 
   constructor(inputCap = 64 * 1024, outCap = 256 * 1024, recCap = 1024, tapeCap = 64 * 1024) {
     let memoryRef: WebAssembly.Memory | undefined;
-    const instance = new WebAssembly.Instance(kernelModule(), {
-      env: {
-        formatFloat: (ptr: number, len: number, out: number): number => {
-          // A float lexeme the kernel cannot prove canonical by itself (16-17 digits, exponent).
-          const view = new Uint8Array((memoryRef as WebAssembly.Memory).buffer);
-          const lexeme = latin1.decode(view.subarray(ptr, ptr + len));
-          // Common case, e.g. 0.30000000000000004: fixed notation in [1e-4, 1e16) with a fraction.
-          // There JS's shortest round-trip String(x) is Python's repr, so equality proves it.
-          const x = Number(lexeme);
-          const repr = !Number.isInteger(x) && Math.abs(x) >= 1e-4 && Math.abs(x) < 1e16 && String(x) === lexeme
-            ? lexeme
-            : pythonFloatRepr(lexeme);
-          for (let i = 0; i < repr.length; i++) view[out + i] = repr.charCodeAt(i);
-          return repr.length;
-        },
-        abort: () => {
-          throw new Error("canonical kernel aborted");
-        },
+    this.exports = instantiateWasmKernel<KernelExports>("canonical", canonicalWasmBase64, {
+      formatFloat: (ptr: number, len: number, out: number): number => {
+        // A float lexeme the kernel cannot prove canonical by itself (16-17 digits, exponent).
+        const view = new Uint8Array((memoryRef as WebAssembly.Memory).buffer);
+        const lexeme = latin1.decode(view.subarray(ptr, ptr + len));
+        // Common case, e.g. 0.30000000000000004: fixed notation in [1e-4, 1e16) with a fraction.
+        // There JS's shortest round-trip String(x) is Python's repr, so equality proves it.
+        const x = Number(lexeme);
+        const repr = !Number.isInteger(x) && Math.abs(x) >= 1e-4 && Math.abs(x) < 1e16 && String(x) === lexeme
+          ? lexeme
+          : pythonFloatRepr(lexeme);
+        for (let i = 0; i < repr.length; i++) view[out + i] = repr.charCodeAt(i);
+        return repr.length;
       },
     });
-    this.exports = instance.exports as unknown as KernelExports;
     memoryRef = this.exports.memory;
     this.base = align(this.exports.heapBase(), 16);
     this.bytes = new Uint8Array(this.exports.memory.buffer);

@@ -17,6 +17,7 @@
  * unbounded memory.
  */
 import { vectorWasmBase64 } from "../generated/vectorWasm.ts";
+import { instantiateWasmKernel } from "../platform/wasmKernel.ts";
 import { tokenHash32 } from "./tokenHash.ts";
 
 interface Sha256Exports {
@@ -37,11 +38,7 @@ const digestBytes = 32;
 let sha: Sha256Exports | undefined;
 
 function shaInstance(): Sha256Exports {
-  if (sha === undefined) {
-    const module = new WebAssembly.Module(new Uint8Array(Buffer.from(vectorWasmBase64, "base64")) as BufferSource);
-    sha = new WebAssembly.Instance(module, { env: { abort: () => { throw new Error("vector kernel aborted"); } } })
-      .exports as unknown as Sha256Exports;
-  }
+  sha ??= instantiateWasmKernel<Sha256Exports>("vector", vectorWasmBase64);
   return sha;
 }
 

@@ -24,6 +24,7 @@
  * ```
  */
 import { geometryWasmBase64 } from "../generated/geometryWasm.ts";
+import { instantiateWasmKernel } from "../platform/wasmKernel.ts";
 
 /** Scores closer than this (on the 0..2 cosine-distance scale) are ties; f32 inputs carry ~6e-8 relative error, summation noise is ~1e-13. */
 export const geometryTieTolerance = 1e-9;
@@ -51,11 +52,7 @@ const pageBytes = 65536;
 let kernel: GeometryKernelExports | undefined;
 
 function instance(): GeometryKernelExports {
-  if (kernel === undefined) {
-    const module = new WebAssembly.Module(new Uint8Array(Buffer.from(geometryWasmBase64, "base64")) as BufferSource);
-    kernel = new WebAssembly.Instance(module, { env: { abort: () => { throw new Error("geometry kernel aborted"); } } })
-      .exports as unknown as GeometryKernelExports;
-  }
+  kernel ??= instantiateWasmKernel<GeometryKernelExports>("geometry", geometryWasmBase64);
   return kernel;
 }
 

@@ -4,6 +4,7 @@
  * its only caller.
  */
 import { vectorWasmBase64 } from "../generated/vectorWasm.ts";
+import { instantiateWasmKernel } from "../platform/wasmKernel.ts";
 
 interface VectorKernelExports {
   memory: WebAssembly.Memory;
@@ -21,11 +22,7 @@ const scratchBytes = 384;
 let kernel: VectorKernelExports | undefined;
 
 function instance(): VectorKernelExports {
-  if (kernel === undefined) {
-    const module = new WebAssembly.Module(new Uint8Array(Buffer.from(vectorWasmBase64, "base64")) as BufferSource);
-    kernel = new WebAssembly.Instance(module, { env: { abort: () => { throw new Error("vector kernel aborted"); } } })
-      .exports as unknown as VectorKernelExports;
-  }
+  kernel ??= instantiateWasmKernel<VectorKernelExports>("vector", vectorWasmBase64);
   return kernel;
 }
 
