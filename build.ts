@@ -4,7 +4,11 @@
  * 1. Compiles each AssemblyScript kernel listed in `wasmKernels` (`wasm/<name>.ts`) with SIMD,
  *    `-O3`, the stub runtime and no assertions to `wasm/build/<name>.wasm`, and writes the bytes
  *    as base64 into `src/generated/<name>Wasm.ts`, which its TypeScript wrapper imports (a
- *    string constant needs no asset machinery and works the same under Bun and Deno).
+ *    string constant needs no asset machinery and works the same under Bun and Deno). The
+ *    kernels are the same on every platform and take ~40 s to compile, so each is compiled
+ *    again only when `src/generated/<name>Wasm.inputs.json` (the SHA-256 of its source, the
+ *    compiler's versions and the options, and of the `.wasm` built from them) no longer matches;
+ *    `--recompile-kernels` compiles them regardless (`scripts/release.ts` does, once per release).
  * 2. Compiles `src/bin/zaxy_bun.ts` with `bun build --compile` to `dist/zaxy` for linux-x64 (the
  *    host), or with `--target <os>-<arch>` (linux-x64, linux-arm64, darwin-arm64, darwin-x64) and
  *    `--outfile FILE` for another platform: Bun fetches that platform's runtime from the npm
@@ -109,6 +113,43 @@ function writeIfChanged(file: string, text: string): void {
   fs.writeFileSync(file, text);
 }
 
+/** asc options of every kernel (the source and output paths come first). */
+const kernelCompileOptions = ["-O3", "--converge", "--runtime", "stub", "--noAssert", "--enable", "simd"];
+
+/** What a kernel's bytes are compiled from, and the SHA-256 of those bytes. */
+interface KernelInputs {
+  inputs_sha256: string;
+  wasm_sha256: string;
+}
+
+function sha256Hex(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/**
+ * SHA-256 of all a kernel's compiled bytes depend on: its source (the kernels import nothing but
+ * AssemblyScript's standard library), the versions of AssemblyScript and of the Binaryen
+ * optimiser it runs, and the options.
+ */
+function kernelInputsSha256(source: string): string {
+  const version = (pkg: string) => (JSON.parse(fs.readFileSync(path.join(root, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
+  const compiler = { assemblyscript: version("assemblyscript"), binaryen: version("binaryen"), options: kernelCompileOptions };
+  return createHash("sha256").update(JSON.stringify(compiler) + "\n").update(fs.readFileSync(source)).digest("hex");
+}
+
+/** The kernel's last compiled bytes, when they were compiled from `inputsSha256` and are unaltered. */
+function unchangedKernelBytes(wasmFile: string, inputsFile: string, inputsSha256: string): Buffer<ArrayBuffer> | undefined {
+  if (process.argv.includes("--recompile-kernels") || !fs.existsSync(wasmFile) || !fs.existsSync(inputsFile)) return undefined;
+  let recorded: KernelInputs;
+  try {
+    recorded = JSON.parse(fs.readFileSync(inputsFile, "utf8")) as KernelInputs;
+  } catch {
+    return undefined;
+  }
+  const bytes = fs.readFileSync(wasmFile);
+  return recorded.inputs_sha256 === inputsSha256 && recorded.wasm_sha256 === sha256Hex(bytes) ? bytes : undefined;
+}
+
 async function compileKernel(name: string): Promise<void> {
   const source = path.join(root, "wasm", `${name}.ts`);
   if (!fs.existsSync(source)) {
@@ -117,15 +158,20 @@ async function compileKernel(name: string): Promise<void> {
   }
   const started = performance.now();
   const wasmFile = path.join(root, "wasm/build", `${name}.wasm`);
-  fs.mkdirSync(path.dirname(wasmFile), { recursive: true });
-  let diagnostics = "";
-  const sink = { write: (text: string) => ((diagnostics += text), true) };
-  const result = await asc.main(
-    [source, "--outFile", wasmFile, "-O3", "--converge", "--runtime", "stub", "--noAssert", "--enable", "simd"],
-    { stdout: sink, stderr: sink },
-  );
-  if (result.error) throw new BuildError(`asc failed on wasm/${name}.ts: ${result.error.message}\n${diagnostics}`);
-  const bytes = fs.readFileSync(wasmFile);
+  const inputsFile = path.join(root, "src/generated", `${name}Wasm.inputs.json`);
+  const inputsSha256 = kernelInputsSha256(source);
+  let bytes = unchangedKernelBytes(wasmFile, inputsFile, inputsSha256);
+  const compiled = bytes === undefined;
+  if (bytes === undefined) {
+    fs.mkdirSync(path.dirname(wasmFile), { recursive: true });
+    // Dropped first: a failed compile must not leave the old record vouching for old bytes.
+    fs.rmSync(inputsFile, { force: true });
+    let diagnostics = "";
+    const sink = { write: (text: string) => ((diagnostics += text), true) };
+    const result = await asc.main([source, "--outFile", wasmFile, ...kernelCompileOptions], { stdout: sink, stderr: sink });
+    if (result.error) throw new BuildError(`asc failed on wasm/${name}.ts: ${result.error.message}\n${diagnostics}`);
+    bytes = fs.readFileSync(wasmFile);
+  }
   const exportsMemory = WebAssembly.Module.exports(new WebAssembly.Module(bytes)).some(
     (e) => e.name === "memory" && e.kind === "memory",
   );
@@ -136,7 +182,13 @@ async function compileKernel(name: string): Promise<void> {
     `/** Generated by build.ts from wasm/${name}.ts. Do not edit. */\n` +
       `export const ${name}WasmBase64 = "${bytes.toString("base64")}";\n`,
   );
-  log(`wasm ${name}: ${formatBytes(bytes.length)} → ${path.relative(root, generated)} (${sinceMs(started)})`);
+  if (compiled) {
+    const record: KernelInputs = { inputs_sha256: inputsSha256, wasm_sha256: sha256Hex(bytes) };
+    fs.mkdirSync(path.dirname(inputsFile), { recursive: true });
+    fs.writeFileSync(inputsFile, JSON.stringify(record, null, 2) + "\n");
+  }
+  const how = compiled ? `compiled in ${sinceMs(started)}` : "unchanged, not recompiled";
+  log(`wasm ${name}: ${formatBytes(bytes.length)} → ${path.relative(root, generated)} (${how})`);
 }
 
 /**

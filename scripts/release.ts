@@ -13,7 +13,9 @@
  * - `SHA256SUMS`: `sha256sum` lines for the tarballs, the installer and the SBOM
  *   (`sha256sum -c SHA256SUMS`).
  *
- * The host's binary is built last, so `src/generated/` ends as `bun build.ts` leaves it.
+ * The host's binary is built last, so `src/generated/` ends as `bun build.ts` leaves it. The
+ * WebAssembly kernels are the same for every platform: the first build compiles them from source
+ * (`--recompile-kernels`), the others reuse those bytes.
  * Tarballs are reproducible in layout (sorted names, fixed owner and mtime); the binaries carry
  * their build date (`zaxy --version --json`).
  */
@@ -129,12 +131,13 @@ function main(): void {
   fs.mkdirSync(stage, { recursive: true });
   const bun = path.join(root, "node_modules/.bin/bun");
   const artifacts: string[] = [];
-  for (const target of targets) {
+  for (const [i, target] of targets.entries()) {
     const name = `zaxy-${zaxyVersion}-${target}`;
     const dir = path.join(stage, name);
     fs.mkdirSync(dir);
     process.stderr.write(`release: ${name}\n`);
-    run(bun, ["build.ts", "--target", target, "--outfile", path.join(dir, "zaxy")]);
+    const kernels = i === 0 ? ["--recompile-kernels"] : [];
+    run(bun, ["build.ts", "--target", target, "--outfile", path.join(dir, "zaxy"), ...kernels]);
     fs.chmodSync(path.join(dir, "zaxy"), 0o755);
     for (const file of ["LICENSE", "NOTICE", "README.md"]) fs.copyFileSync(path.join(root, file), path.join(dir, file));
     const tarball = `${name}.tar.gz`;
