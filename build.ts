@@ -187,7 +187,7 @@ async function compileKernel(name: string): Promise<void> {
     fs.mkdirSync(path.dirname(inputsFile), { recursive: true });
     fs.writeFileSync(inputsFile, JSON.stringify(record, null, 2) + "\n");
   }
-  const how = compiled ? `compiled in ${sinceMs(started)}` : `sources and compiler unchanged, not recompiled (${sinceMs(started)})`;
+  const how = compiled ? `compiled in ${sinceMs(started)}` : `reused: source and compiler unchanged, checked in ${sinceMs(started)}`;
   log(`wasm ${name}: ${formatBytes(bytes.length)} → ${path.relative(root, generated)} (${how})`);
 }
 
