@@ -65,6 +65,8 @@ describe("zaxy help TOPIC from source", () => {
     const far = await runCliCaptured(["help", "--topic", "zzzzzz"]);
     assert.equal(far.code, ExitCode.badInput);
     assert.equal(far.err, "zaxy help: unknown topic \"zzzzzz\" (list them with 'zaxy help topics')\n");
+    // "hooks" is a command and a guide: still one suggestion.
+    assert.equal((await runCliCaptured(["help", "hoks"])).err, 'zaxy help: unknown command or topic "hoks"; did you mean "hooks"?\n');
     const json = await runCliCaptured(["help", "evnts", "--json"]);
     assert.equal(json.code, ExitCode.badInput);
     assert.equal(JSON.parse(json.out).error.code, "usage");

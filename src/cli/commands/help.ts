@@ -76,7 +76,8 @@ function unknownTopic(ctx: CommandContext, name: string, field: string): never {
 /** `zaxy help WORD` where WORD is no command: a guide, or a usage error naming the closest command or guide. */
 function unknownCommandOrTopic(ctx: CommandContext, rootGroup: CommandGroup, word: string): never {
   const commands = rootGroup.children.filter((c) => !c.hidden).map((c) => c.name);
-  const closest = closestName(word, [...commands, ...Object.keys(docTopics())]);
+  // A guide named like a command is one candidate, not a tie.
+  const closest = closestName(word, [...new Set([...commands, ...Object.keys(docTopics())])]);
   throw inputError(
     "usage",
     closest !== undefined
