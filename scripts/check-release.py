@@ -2,7 +2,8 @@
 """Checks what `npm run release` wrote (CI runs it; usage: check-release.py DIST_RELEASE_DIR).
 
 For every tarball: it is listed in SHA256SUMS with its own hash; it holds one directory named
-after it with zaxy (mode 0755), LICENSE, NOTICE and README.md; the binary is an executable for
+after it with zaxy (mode 0755), LICENSE, NOTICE, README.md, every guide of docs/ under docs/ (the
+repository's bytes) and the man page share/man/man1/zaxy.1 (a section-1 roff page); the binary is an executable for
 its platform (ELF e_machine / Mach-O cputype read from the header); it embeds that platform's
 usearch addon and no other platform's. The SBOM is CycloneDX 1.5 and lists every component the
 binaries embed, with versions and licenses. Exit 1 naming the first problem.
@@ -14,6 +15,8 @@ import struct
 import sys
 import tarfile
 import zlib
+
+GUIDES = sorted(name for name in os.listdir("docs") if name.endswith(".md"))
 
 TARGETS = {
     # target: (usearch prebuild dir, header check)
@@ -87,8 +90,17 @@ def main():
         with tarfile.open(os.path.join(release, f"{stem}.tar.gz")) as tar:
             members = {m.name: m for m in tar.getmembers()}
             wanted = {stem, f"{stem}/zaxy", f"{stem}/LICENSE", f"{stem}/NOTICE", f"{stem}/README.md"}
+            wanted |= {f"{stem}/docs"} | {f"{stem}/docs/{doc}" for doc in GUIDES}
+            wanted |= {f"{stem}/share", f"{stem}/share/man", f"{stem}/share/man/man1", f"{stem}/share/man/man1/zaxy.1"}
             if set(members) != wanted:
                 fail(f"{stem}.tar.gz holds {sorted(members)}, expected {sorted(wanted)}")
+            for doc in GUIDES:
+                with open(os.path.join("docs", doc), "rb") as f:
+                    if tar.extractfile(f"{stem}/docs/{doc}").read() != f.read():
+                        fail(f"{stem}/docs/{doc} differs from docs/{doc}")
+            man = tar.extractfile(f"{stem}/share/man/man1/zaxy.1").read().decode("ascii")
+            if ".TH ZAXY 1 " not in man:
+                fail(f"{stem}/share/man/man1/zaxy.1 is not a section-1 page for zaxy: {man[:120]!r}")
             if members[f"{stem}/zaxy"].mode & 0o777 != 0o755:
                 fail(f"{stem}/zaxy has mode {oct(members[f'{stem}/zaxy'].mode)}, expected 0o755")
             binary = tar.extractfile(f"{stem}/zaxy").read()

@@ -4,7 +4,8 @@
  * `dist/release/`:
  *
  * - `zaxy-<version>-<os>-<arch>.tar.gz`: a directory `zaxy-<version>-<os>-<arch>/` with `zaxy`
- *   (mode 0755), LICENSE, NOTICE and README.md, for linux-x64, linux-arm64, darwin-arm64 and
+ *   (mode 0755), LICENSE, NOTICE, README.md, the guides `docs/*.md` and the man page
+ *   `share/man/man1/zaxy.1` (`zaxy help --man`), for linux-x64, linux-arm64, darwin-arm64 and
  *   darwin-x64, each binary embedding its platform's usearch addon (`build.ts --target`);
  * - `zaxy-<version>.cdx.json`: a CycloneDX 1.5 SBOM of every component inside the binaries (the
  *   Bun runtime, kuzu-wasm, usearch with each platform's addon's SHA-256, the MCP SDK, zod,
@@ -123,6 +124,24 @@ function sbom(targets: string[], stamp: ReturnType<typeof readStamp>): unknown {
   };
 }
 
+/**
+ * Everything a tarball holds beside the binary: the notices, the README, the guides the README
+ * and `zaxy help` point at, and the man page. The page is rendered from source right after the
+ * target's build, so it carries that build's date, as `zaxy help --man` of the binary does
+ * (a binary for another platform cannot run here).
+ */
+function stageDocuments(dir: string, bun: string): void {
+  for (const file of ["LICENSE", "NOTICE", "README.md"]) fs.copyFileSync(path.join(root, file), path.join(dir, file));
+  fs.mkdirSync(path.join(dir, "docs"));
+  for (const file of fs.readdirSync(path.join(root, "docs")).filter((name) => name.endsWith(".md")).sort()) {
+    fs.copyFileSync(path.join(root, "docs", file), path.join(dir, "docs", file));
+  }
+  const man = spawnSync(bun, ["src/bin/zaxy.ts", "help", "--man"], { cwd: root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  if (man.status !== 0 || man.stdout === "") fail(`zaxy help --man failed (exit ${man.status}): ${man.stderr}`);
+  fs.mkdirSync(path.join(dir, "share/man/man1"), { recursive: true });
+  fs.writeFileSync(path.join(dir, "share/man/man1/zaxy.1"), man.stdout);
+}
+
 function main(): void {
   const targets = requestedTargets();
   const releaseDir = path.join(root, "dist/release");
@@ -139,7 +158,7 @@ function main(): void {
     const kernels = i === 0 ? ["--recompile-kernels"] : [];
     run(bun, ["build.ts", "--target", target, "--outfile", path.join(dir, "zaxy"), ...kernels]);
     fs.chmodSync(path.join(dir, "zaxy"), 0o755);
-    for (const file of ["LICENSE", "NOTICE", "README.md"]) fs.copyFileSync(path.join(root, file), path.join(dir, file));
+    stageDocuments(dir, bun);
     const tarball = `${name}.tar.gz`;
     run("tar", ["--sort=name", "--owner=0", "--group=0", "--numeric-owner", "--mtime=@0", "-czf", path.join(releaseDir, tarball), "-C", stage, name]);
     artifacts.push(tarball);

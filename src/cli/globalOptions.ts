@@ -20,7 +20,7 @@ export const globalOptions: Record<string, OptionSpec> = {
   "request-id": {
     type: "string",
     valueName: "ID",
-    description: "With a store: the id that makes a retry of this command's appends safe (docs/store.md; default: a new one per run)",
+    description: "With a store: the id that makes a retry of this command's appends safe (zaxy help --topic store; default: a new one per run)",
   },
   json: { type: "boolean", description: "Print exactly one JSON document on stdout" },
   quiet: { type: "boolean", short: "q", description: "No progress display on stderr (warnings and errors still print)" },

@@ -180,6 +180,8 @@ export function renderManPage(root: CommandGroup, options: ManPageOptions): stri
     ...definitionList(files),
     ".SH SEE ALSO",
     roffText(`${name} completion bash|zsh|fish: shell completions from the same command tree.`),
+    ".PP",
+    roffText(`${name} help topics: the guides (event types, checkout, MCP server, git hooks, ...) inside the binary; ${name} help TOPIC prints one.`),
   ];
   return lines.join("\n") + "\n";
 }

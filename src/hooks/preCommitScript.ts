@@ -12,7 +12,10 @@
  * hook) and that the hook fails closed (a log it could not audit blocks the commit).
  */
 
-/** First comment line of every hook this module writes. */
+/**
+ * First comment line of every hook this module writes; installs and uninstalls recognise zaxy's
+ * hooks by it, so it keeps its words (the guide's command is on a line of its own).
+ */
 export const hookMarker = "# zaxy pre-commit hook: audits staged Eventloom logs (zaxy hooks install; docs/hooks.md)";
 
 /** `value` as one single-quoted POSIX shell word. */
@@ -33,6 +36,7 @@ ${hookMarker}
 # \`zaxy hooks check\`: it must verify and keep every event of the version in HEAD (with
 # hook_strictness audit in the root's config.json, also pass the compaction audit). Bypass once
 # with \`git commit --no-verify\`. Remove: zaxy hooks uninstall. Reinstall: zaxy hooks install --force
+# Guide: zaxy help --topic hooks (the installed binary carries it; docs/hooks.md in the repository)
 ZAXY=${shellQuote(zaxyCommand)}
 
 tmp_root=$(mktemp -d "\${TMPDIR:-/tmp}/zaxy-pre-commit.XXXXXX") || exit 1

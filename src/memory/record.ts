@@ -81,7 +81,7 @@ export function ignoredExplanationWarnings(records: readonly EventRecord[], cite
     if (record.type !== outcomeExplainedEventType) continue;
     const problem = outcomeExplainedProblem(record);
     if (problem !== undefined) {
-      warnings.push(`outcome.explained at seq ${record.seq} produced no causal edge: ${problem} (docs/causal.md)`);
+      warnings.push(`outcome.explained at seq ${record.seq} produced no causal edge: ${problem} (zaxy help causal; docs/causal.md)`);
       continue;
     }
     const evidence = object(record.payload.get("evidence"))!;

@@ -677,7 +677,7 @@ function noEventsSession(sessionId: string): ReadSession {
   };
 }
 
-const fleetLaneOffWarning = "fleet lane is off: fleet ids ignored; turn it on with `zaxy config set fleet_enabled true` (docs/fleet.md)";
+const fleetLaneOffWarning = "fleet lane is off: fleet ids ignored; turn it on with `zaxy config set fleet_enabled true` (zaxy help --topic fleet; docs/fleet.md)";
 
 const sharedServices = new Map<string, MemoryService>();
 

@@ -35,7 +35,7 @@ export function queryTimeoutError(timeoutMs: number, timeoutField: string, timeo
     {
       field: timeoutField,
       actual: String(timeoutMs),
-      hint: `Narrow the query (filter on session_id, add LIMIT) or raise ${timeoutField} (at most ${timeoutMsMax}); docs/graph.md`,
+      hint: `Narrow the query (filter on session_id, add LIMIT) or raise ${timeoutField} (at most ${timeoutMsMax}); see zaxy help --topic graph (docs/graph.md)`,
     },
   );
 }
@@ -89,7 +89,7 @@ export function runGraphQuery(kuzu: Kuzu, job: GraphQueryJob, onExecute: () => v
     if (!prepared.isSuccess()) {
       const message = prepared.getErrorMessage();
       prepared.close();
-      throw inputError("invalid_query", `The graph refused the query: ${message.split("\n")[0]}`, { field: "query", hint: "docs/graph.md lists the tables and their properties" });
+      throw inputError("invalid_query", `The graph refused the query: ${message.split("\n")[0]}`, { field: "query", hint: "zaxy help --topic graph (docs/graph.md) lists the tables and their properties" });
     }
     const result = connection.execute(prepared, job.params);
     try {

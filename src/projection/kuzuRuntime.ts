@@ -145,7 +145,7 @@ async function load(): Promise<Kuzu> {
     } catch (error) {
       if (!(error instanceof CacheUseError)) throw error;
       throw ioError("cache_write_failed", `Cannot unpack Kuzu's loader script (the graph store needs it as a real file): ${error.message}`, {
-        hint: "make TMPDIR or the Eventloom root writable (docs/files.md lists every path zaxy writes)",
+        hint: "make TMPDIR or the Eventloom root writable (zaxy help files lists every path zaxy writes; docs/files.md)",
       });
     }
     holder._kuzu = await factory({ wasmBinary: readEmbeddedAsset(kuzuWasmAssetName)! });

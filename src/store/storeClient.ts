@@ -109,7 +109,7 @@ export function storeError(error: unknown, action: string, url: StoreUrl, secret
   if (code === "57014") return ioError("store_timeout", `Cannot ${action}: ${where} cancelled the statement (${message})`);
   if (code === "28P01" || code === "28000") return ioError("store_auth_failed", `Cannot ${action}: ${where} refused the login (${message})`, { hint: "check the user, PGPASSWORD or PGPASSFILE" });
   if (code === "3D000") return ioError("store_unreachable", `Cannot ${action}: ${where}: ${message}`, { hint: "create the database, then `zaxy store init`" });
-  if (code === "42501") return ioError("store_permission_denied", `Cannot ${action}: ${where}: ${message}`, { hint: "docs/store.md lists the privileges a reader and a writer need" });
+  if (code === "42501") return ioError("store_permission_denied", `Cannot ${action}: ${where}: ${message}`, { hint: "zaxy help --topic store (docs/store.md) lists the privileges a reader and a writer need" });
   if (/\bssl\b|\btls\b|certificate|self[- ]signed/i.test(message) && code !== "28P01") {
     connectionLost = true;
     return ioError("store_tls_failed", `Cannot ${action}: TLS with ${where} failed (${message}); nothing was written`, {

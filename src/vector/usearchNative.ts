@@ -70,7 +70,7 @@ export async function loadUsearch(): Promise<Usearch> {
   } catch (error) {
     if (error instanceof CacheUseError && error.attempts.every((attempt) => attempt.stage === "write")) {
       throw ioError("cache_write_failed", `Cannot unpack the usearch native addon: ${error.message}`, {
-        hint: "make TMPDIR or the Eventloom root writable (docs/files.md lists every path zaxy writes)",
+        hint: "make TMPDIR or the Eventloom root writable (zaxy help files lists every path zaxy writes; docs/files.md)",
       });
     }
     // The prebuilt addon needs glibc 2.34 and libstdc++ with GLIBCXX_3.4.29 (Debian 12, Ubuntu

@@ -283,12 +283,14 @@ test("zaxy help COMMAND prints what zaxy COMMAND --help prints", async () => {
   assert.deepEqual(JSON.parse(json.out), { schema: "zaxy.help.v1", command: "zaxy verify", format: "text", text: (await zaxy(["verify", "--help"])).out });
 });
 
-test("zaxy help with an unknown word exits 2 naming the valid commands", async () => {
+test("zaxy help with a word that is neither a command nor a topic exits 2 naming the valid commands", async () => {
   const run = await zaxy(["help", "nope"]);
   assert.equal(run.code, ExitCode.badInput);
   assert.equal(run.out, "");
   const valid = rootGroup.children.filter((c) => !c.hidden).map((c) => c.name).join(", ");
-  assert.equal(run.err, `zaxy help: unknown command "nope" under zaxy (valid: ${valid})\n`);
+  assert.equal(run.err, `zaxy help: unknown command or topic "nope" (commands: ${valid}; topics: 'zaxy help topics')\n`);
+  // Below the first word, only commands: a topic is one word.
+  assert.match((await zaxy(["help", "memory", "nope"])).err, /^zaxy help: unknown command "nope" under zaxy memory \(valid: /);
   assert.equal((await zaxy(["help", "verify", "extra"])).code, ExitCode.badInput);
   assert.equal((await zaxy(["help", "memory", "--man"])).code, ExitCode.badInput);
 });

@@ -87,7 +87,8 @@ describe("zaxy with a mistyped word", () => {
   test("a command typo names the command it is close to", () => {
     usage(["memroy"], 'zaxy: unknown command "memroy"; did you mean "memory"?\n');
     usage(["memory", "lgo"], 'zaxy memory: unknown command "lgo"; did you mean "log"?\n');
-    usage(["help", "memroy"], 'zaxy help: unknown command "memroy" under zaxy; did you mean "memory"?\n');
+    usage(["help", "memroy"], 'zaxy help: unknown command or topic "memroy"; did you mean "memory"?\n');
+    usage(["help", "evnts"], 'zaxy help: unknown command or topic "evnts"; did you mean "events"?\n');
   });
 
   test("an option typo names the option it is close to", () => {

@@ -104,7 +104,7 @@ describe("checkout fleet lane", () => {
     const plain = checkout();
     assert.equal(plain.stderr, "");
     const asked = checkout(["--fleet-id", "alpha", "--agent-id", "agent-b"]);
-    const warning = "fleet lane is off: fleet ids ignored; turn it on with `zaxy config set fleet_enabled true` (docs/fleet.md)";
+    const warning = "fleet lane is off: fleet ids ignored; turn it on with `zaxy config set fleet_enabled true` (zaxy help --topic fleet; docs/fleet.md)";
     const expected = withLaneWarning(JSON.parse(plain.stdout), warning);
     assert.deepEqual(JSON.parse(asked.stdout), expected);
     assert.equal(asked.stderr, `zaxy: warning: ${warning}\n`);

@@ -133,7 +133,7 @@ describe("graph queries stop at their limits", () => {
         doc.error.message,
         "The graph query ran past its time limit (timeout_ms 1000) and was stopped; nothing was changed",
       );
-      assert.equal(doc.error.remediation, "Narrow the query (filter on session_id, add LIMIT) or raise timeout_ms (at most 60000); docs/graph.md");
+      assert.equal(doc.error.remediation, "Narrow the query (filter on session_id, add LIMIT) or raise timeout_ms (at most 60000); see zaxy help --topic graph (docs/graph.md)");
       assert.ok(answeredMs.length >= 2, `the other client was answered ${answeredMs.length} times while the query ran`);
       assert.ok(Math.max(...answeredMs) < answerWithinMs, `answers meanwhile took ${answeredMs.map(Math.round).join(", ")} ms`);
 
@@ -206,7 +206,7 @@ describe("graph queries stop at their limits", () => {
       error: {
         code: "query_timeout",
         message: "The graph query ran past its time limit (--timeout-ms 1000) and was stopped; nothing was changed",
-        hint: "Narrow the query (filter on session_id, add LIMIT) or raise --timeout-ms (at most 60000); docs/graph.md",
+        hint: "Narrow the query (filter on session_id, add LIMIT) or raise --timeout-ms (at most 60000); see zaxy help --topic graph (docs/graph.md)",
         field: "--timeout-ms",
       },
     });

@@ -102,6 +102,7 @@ describe("compiled binary from an empty directory", { skip }, () => {
     assert.deepEqual(
       doc.assets.map((a: { name: string }) => a.name),
       [
+        "docs.json",
         "kuzu_wasm.js",
         "kuzu_wasm.wasm",
         "tfjs-backend-wasm-simd.wasm",

@@ -1,11 +1,13 @@
 /**
  * `install.sh` from the command line, before any tarball is involved: `--help` (and `-h`), before
  * or after the file arguments, print the usage on stdout and exit 0; a usage error prints it on
- * stderr and exits 2. Run with `sh`,
- * as the README says, so a bash-only construct would fail here under dash.
+ * stderr and exits 2. Run with `sh`, as the README says, so a bash-only construct would fail here
+ * under dash. Then an install of a small stand-in tarball: where the README, the guides and the
+ * man page land.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -69,5 +71,44 @@ describe("sh install.sh", () => {
     assert.deepEqual(none, { status: 2, stdout: "", stderr: `${usageLine}\n` });
     const unknown = install(["--bogus"]);
     assert.deepEqual(unknown, { status: 2, stdout: "", stderr: `install.sh: unknown option --bogus\n${usageLine}\n` });
+  });
+});
+
+/** This machine's platform as install.sh names it (`linux-x64`, `darwin-arm64`). */
+function platformName(): string {
+  const arch = process.arch === "x64" ? "x64" : process.arch === "arm64" ? "arm64" : process.arch;
+  return `${process.platform}-${arch}`;
+}
+
+describe("sh install.sh TARBALL", () => {
+  test("installs the binary, the README and guides under share/doc/zaxy, and the man page", () => {
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), "zaxy-install-test-"));
+    try {
+      const stem = `zaxy-0.0.0-${platformName()}`;
+      const dir = path.join(work, stem);
+      fs.mkdirSync(path.join(dir, "docs"), { recursive: true });
+      fs.mkdirSync(path.join(dir, "share/man/man1"), { recursive: true });
+      // A stand-in binary: install.sh runs `zaxy --version` after installing it.
+      fs.writeFileSync(path.join(dir, "zaxy"), "#!/bin/sh\necho 'zaxy 0.0.0'\n", { mode: 0o755 });
+      for (const file of ["LICENSE", "NOTICE", "README.md"]) fs.writeFileSync(path.join(dir, file), `${file}\n`);
+      fs.writeFileSync(path.join(dir, "docs/events.md"), "# Event types\n");
+      fs.writeFileSync(path.join(dir, "docs/hooks.md"), "# Git hooks\n");
+      fs.writeFileSync(path.join(dir, "share/man/man1/zaxy.1"), '.TH ZAXY 1 "" "zaxy 0.0.0" "User Commands"\n');
+      const tarball = path.join(work, `${stem}.tar.gz`);
+      assert.equal(spawnSync("tar", ["-czf", tarball, "-C", work, stem]).status, 0);
+      const sha256 = createHash("sha256").update(fs.readFileSync(tarball)).digest("hex");
+      fs.writeFileSync(path.join(work, "SHA256SUMS"), `${sha256}  ${stem}.tar.gz\n`);
+      const prefix = path.join(work, "prefix");
+      const run = install(["--prefix", prefix, tarball]);
+      assert.equal(run.status, 0, run.stderr);
+      assert.match(run.stdout, /SHA-256 verified/);
+      assert.equal(fs.readFileSync(path.join(prefix, "share/doc/zaxy/docs/events.md"), "utf8"), "# Event types\n");
+      assert.equal(fs.readFileSync(path.join(prefix, "share/doc/zaxy/docs/hooks.md"), "utf8"), "# Git hooks\n");
+      assert.equal(fs.readFileSync(path.join(prefix, "share/doc/zaxy/README.md"), "utf8"), "README.md\n");
+      assert.match(fs.readFileSync(path.join(prefix, "share/man/man1/zaxy.1"), "utf8"), /^\.TH ZAXY 1 /);
+      assert.equal(fs.statSync(path.join(prefix, "bin/zaxy")).mode & 0o777, 0o755);
+    } finally {
+      fs.rmSync(work, { recursive: true, force: true });
+    }
   });
 });

@@ -114,7 +114,7 @@ before(() => {
   assertCheckpointCoversLog(base, 8);
 });
 
-describe("DESIGN §2.4, issue 14: a byte flipped in the verified prefix is refused as before the checkpoint", () => {
+describe("DESIGN §2.4: a byte flipped in the verified prefix is refused as before the checkpoint", () => {
   const lineOffsets = (bytes: Buffer): number[] => {
     const starts = [0];
     for (let at = bytes.indexOf(0x0a); at >= 0 && at + 1 < bytes.length; at = bytes.indexOf(0x0a, at + 1)) starts.push(at + 1);

@@ -40,7 +40,7 @@ export const benchmarkCompareCommand = defineCommand({
     "With --baseline, also the latency regression ratio of p95 and p99 against the same backend\n" +
     "of the baseline report. Exit 0 PASS, 1 FAIL (each failed check: metric, value, bound),\n" +
     "2 when a report is unavailable, not JSON, of another schema or lacks the backend.\n" +
-    "Details: docs/benchmarks-longmemeval.md.",
+    "Details: 'zaxy help benchmarks-longmemeval' (docs/benchmarks-longmemeval.md).",
   options: {
     backend: { type: "string", valueName: "NAME", description: "Backend of the report to check (default zaxy-checkout)" },
     baseline: { type: "string", valueName: "REPORT2", description: "Earlier report of the same backend, for the latency regression ratio" },

@@ -16,7 +16,7 @@ export const benchmarkGuardrailCommand = defineCommand({
     "mean_score >= 0.626, answer_recall_at_5 >= 0.608, recall_at_5 >= 0.956,\n" +
     "citation_coverage >= 1.0, p95_ms <= 15000, p99_ms <= 23000.\n" +
     "Exit 0 PASS, 1 FAIL (each failed check: metric, value, floor), 2 when the report is\n" +
-    "unavailable, not JSON or of another schema. Details: docs/benchmarks-longmemeval.md.",
+    "unavailable, not JSON or of another schema. Details: 'zaxy help benchmarks-longmemeval' (docs/benchmarks-longmemeval.md).",
   options: {},
   positionals: [{ name: "REPORT", description: "A zaxy.bench.longmemeval.v1 report", required: true }],
   examples: ["zaxy benchmark-guardrail report.json", "zaxy benchmark-guardrail report.json --json"],

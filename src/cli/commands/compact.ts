@@ -246,14 +246,14 @@ export const compactCommand = defineCommand({
     "cluster) and checks that one representative per cluster (--strategy medoid) or up to\n" +
     "--max-records exemplars (--strategy exemplar) still carry every durable identity, and that\n" +
     "every document/transcript event cites its source. Exit 0 safe, 1 unsafe, 2 bad input.\n" +
-    "Never writes anything. See docs/compaction.md.\n" +
+    "Never writes anything. See 'zaxy help compaction' (docs/compaction.md).\n" +
     "Neither --audit nor --projection-output: rewrite mode. Verifies LOG (a broken chain exits 1,\n" +
     "untouched), rewrites it losslessly to LOG.compact.tmp under the append lock, fsyncs and\n" +
     "renames it over LOG (or to --output), snapshots the last --snapshot-every events when the log\n" +
     "has at least that many, then appends compaction.completed.\n" +
     "--projection-output PATH: PATH must end in .compaction.json and its directory must exist; it is\n" +
     "never the log, another *.jsonl log or config.json (symlinks and hard links included); an\n" +
-    "existing file there must be an artifact of LOG, or --force. See docs/compaction-projections.md.",
+    "existing file there must be an artifact of LOG, or --force. See 'zaxy help compaction-projections'.",
   options: {
     audit: { type: "boolean", description: "Audit only: report whether compaction would lose identities (exit 1 when unsafe)" },
     ndjson: { type: "boolean", description: "With --audit: one line per cluster ({kind: cluster}), then the report ({kind: report})" },

@@ -38,7 +38,7 @@ export const serveCommand = defineCommand({
     "--http HOST:PORT serves Streamable HTTP at http://HOST:PORT/mcp instead, until SIGINT or\n" +
     "SIGTERM: bearer-token auth (--token-file; required for a non-loopback address), a client's\n" +
     "x-zaxy-session-id header scopes it to one session, per-client rate limit, request size\n" +
-    "limit, optional JSONL access log (docs/mcp.md). It prints the URL on stderr (and\n" +
+    "limit, optional JSONL access log ('zaxy help mcp'). It prints the URL on stderr (and\n" +
     "{url} on stdout with --json) once listening. Only requests whose Host (and Origin, when\n" +
     "sent) names the bound address or localhost are answered (403 otherwise; more with\n" +
     "--allowed-host/--allowed-origin). Idle MCP sessions close after --session-idle-timeout, at\n" +

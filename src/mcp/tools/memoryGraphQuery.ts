@@ -7,7 +7,7 @@ import { defineTool } from "../tool.ts";
 export const memoryGraphQueryTool = defineTool({
   name: "memory_graph_query",
   description:
-    "Read-only Cypher over the graph projection (Entity, Event, RELATES, NEXT_EVENT; docs/graph.md), brought up to the " +
+    "Read-only Cypher over the graph projection (Entity, Event, RELATES, NEXT_EVENT; zaxy help --topic graph), brought up to the " +
     "session's log head first. Writing clauses are refused. $session_id is bound to the session; nodes that carry a source " +
     "event come back with its citation. The query runs on its own worker, stopped at timeout_ms or past 1 GiB of memory; " +
     "rows beyond limit are cut (truncated: true). Example: MATCH (e:Entity) WHERE e.session_id = $session_id AND e.valid_to IS NULL " +

@@ -39,7 +39,7 @@ export const benchConsolidationCommand = defineCommand({
     "retrieval, the centroid (its nearest member), a medoid projection, exemplar projections\n" +
     "(k = topics and k = all), and zaxy retrieval with the exemplar projection merged in.\n" +
     "Reports identity recall (code and path in the answer) and topic coverage (answer about the\n" +
-    "asked topic). See docs/compaction-projections.md.",
+    "asked topic). See 'zaxy help compaction-projections'.",
   options: {
     identities: { type: "string", valueName: "N", description: "Documents per set, each with its own identity code (default 64)" },
     topics: { type: "string", valueName: "T", description: "Topics of the spread set, 2..8 (default 8)" },

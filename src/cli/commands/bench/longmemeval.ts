@@ -41,7 +41,7 @@ export const benchLongMemEvalCommand = defineCommand({
     "answer_recall_at_5, mean_score (answer terms found in the top-k contexts), citation_coverage,\n" +
     "p50/p95/p99 ms. Abstention questions (_abs) are skipped. Not comparable to LongMemEval's QA\n" +
     "accuracy (there is no reader or judge). --output writes the report (zaxy.bench.longmemeval.v1)\n" +
-    "that benchmark-compare and benchmark-guardrail read. Details: docs/benchmarks-longmemeval.md.",
+    "that benchmark-compare and benchmark-guardrail read. Details: 'zaxy help benchmarks-longmemeval' (docs/benchmarks-longmemeval.md).",
   options: {
     dataset: { type: "string", valueName: "FILE", description: "Local LongMemEval JSON file (required)" },
     limit: { type: "string", valueName: "N", description: "Score only the first N questions of the file (>= 1)" },

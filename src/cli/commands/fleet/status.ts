@@ -37,7 +37,7 @@ export const fleetStatusCommand = defineCommand({
     "Replays <root>/fleet.<ID>.jsonl (verified first; a broken chain is exit 1) and prints the\n" +
     "agents, `Active promotions: N` and one row per promotion. --json prints {fleet_id, thread,\n" +
     "summary, created_actor, event_count, head, agents[{agent_id, trust_tier}], agent_count,\n" +
-    "promotion_count, active_promotion_count, status_counts, promotions[...]} (docs/fleet.md).",
+    "promotion_count, active_promotion_count, status_counts, promotions[...]} ('zaxy help --topic fleet').",
   options: {},
   positionals: fleetIdPositional,
   examples: ["zaxy fleet status alpha", "zaxy fleet status alpha --json"],

@@ -11,7 +11,7 @@ export const memoryCapabilitiesCommand = defineCommand({
     "Prints the manifest MCP memory_capabilities returns, generated from the tool registry: every\n" +
     "tool with its description, fields and required fields, which --profile lists it (default\n" +
     "core), which of Python Zaxy's eight core tools are served, and the root's features.\n" +
-    "--json prints zaxy.capabilities.v1 (docs/mcp.md).",
+    "--json prints zaxy.capabilities.v1 ('zaxy help mcp').",
   options: {
     "current-task": { type: "string", valueName: "TEXT", description: "What you are about to do (echoed back)" },
     profile: { type: "string", valueName: "core|full", description: "The profile whose listing to report (default core)" },

@@ -25,12 +25,12 @@ export const memoryCheckoutCommand = defineCommand({
     "Verifies the log, catches the projection up, retrieves, and assembles the checkout:\n" +
     "current facts only (superseded versions are counted in retention), evidence with\n" +
     "eventloom:// citations, quality.answerability, guidance, per-lane diagnostics and the\n" +
-    "prompt. Without --json the prompt is printed. Contract: docs/checkout.md.",
+    "prompt. Without --json the prompt is printed. Contract: 'zaxy help checkout' (docs/checkout.md).",
   options: {
     ...assemblyOptions,
     "long-horizon": {
       type: "boolean",
-      description: "Two-tier checkout: recent window plus accepted consolidation candidates older than it (docs/long-horizon.md)",
+      description: "Two-tier checkout: recent window plus accepted consolidation candidates older than it (zaxy help long-horizon; docs/long-horizon.md)",
     },
     "no-long-horizon": { type: "boolean", description: "Single-tier checkout even when config.json sets long_horizon_enabled" },
     "recent-window": {
@@ -42,7 +42,7 @@ export const memoryCheckoutCommand = defineCommand({
       type: "string",
       multiple: true,
       valueName: "ID",
-      description: "Add this fleet's active promotions as cited, non-authoritative items (needs fleet_enabled in config.json; docs/fleet.md)",
+      description: "Add this fleet's active promotions as cited, non-authoritative items (needs fleet_enabled in config.json; zaxy help --topic fleet; docs/fleet.md)",
     },
     "agent-id": { type: "string", valueName: "A", description: "Who asks the fleet lane: an enrolled, not untrusted agent (default: the session id)" },
   },

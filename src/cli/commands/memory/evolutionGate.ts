@@ -15,7 +15,7 @@ export const memoryEvolutionGateCommand = defineCommand({
   description:
     "OP is consolidate, update, forget, rule_generate or promote. The tier and threshold come from\n" +
     "--tier/--threshold (this op only), else ZAXY_EVOLUTION_* env, else config.json evolution_* keys,\n" +
-    "else auto_with_rollback / 0.85 / 86400 s (docs/governance.md). auto_with_rollback auto-applies\n" +
+    "else auto_with_rollback / 0.85 / 86400 s ('zaxy help governance'). auto_with_rollback auto-applies\n" +
     "when confidence >= threshold; propose_only and require_review always hold for review.\n" +
     "Appends evolution.gate.evaluated (non_authoritative; candidate_ref from --candidate-id or\n" +
     "--candidate-seq/--candidate-hash). --json prints {session_id, op, tier, confidence, threshold,\n" +

@@ -22,7 +22,7 @@ export const memoryGraphCommand = defineCommand({
     "store read-only and runs QUERY with a time limit. Writing clauses (CREATE, MERGE, SET,\n" +
     "DELETE, ...) are refused (exit 2). $session_id is bound to --session-id; --param k=v binds\n" +
     "$k (numbers, true, false and null are typed). Nodes with a source event carry its citation.\n" +
-    "The tables and three example queries are in docs/graph.md. --json prints {session_id,\n" +
+    "The tables and three example queries are in 'zaxy help --topic graph'. --json prints {session_id,\n" +
     "query, columns, rows, row_count, truncated, limit, graph{head_seq, head_hash, source},\n" +
     "elapsed_ms}. The query runs on a worker thread that is stopped at --timeout-ms (exit 2,\n" +
     "query_timeout) or when it grows the process by more than 1 GiB (query_memory_exceeded).",

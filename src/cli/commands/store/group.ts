@@ -14,6 +14,6 @@ export const storeGroup = defineGroup({
   description:
     "With --store postgres://... (or ZAXY_STORE, or config.json's store) every session and fleet\n" +
     "thread lives in one PostgreSQL database shared by agents on many hosts; every other command\n" +
-    "then reads and appends there (docs/store.md). These commands manage the store itself.",
+    "then reads and appends there ('zaxy help --topic store'). These commands manage the store itself.",
   children: [storeInitCommand, storeImportCommand, storeExportCommand, storeStatusCommand],
 });

@@ -10,7 +10,7 @@ export const storeInitCommand = defineCommand({
   description:
     "Creates the tables zaxy keeps in the store (eventloom_events, eventloom_heads,\n" +
     "eventloom_requests, zaxy_store_meta) or migrates them to this zaxy's schema version; running it again changes\n" +
-    "nothing. Needs a role that may create tables (docs/store.md). --json prints\n" +
+    "nothing. Needs a role that may create tables ('zaxy help --topic store'). --json prints\n" +
     "{store, schema_version, schema_version_before, created}.",
   options: {},
   positionals: [],

@@ -8,5 +8,5 @@ export const memoryCausalPredecessorsCommand = causalCommand(
     "causal edges backwards from every current version of ENTITY, up to --depth hops: the\n" +
     "results are its causes, never its effects. Each result is the stored edge source -> target\n" +
     "that reached a node, with its citation, path_length and the path's relation types and\n" +
-    "citations. Causal edges are proposed, non-authoritative memory. Contract: docs/causal.md.",
+    "citations. Causal edges are proposed, non-authoritative memory. Contract: 'zaxy help causal' (docs/causal.md).",
 );

@@ -8,5 +8,5 @@ export const memoryCausalSuccessorsCommand = causalCommand(
     "causal edges forward from every current version of ENTITY, up to --depth hops. Each result\n" +
     "is the edge that reached a node, with its citation, path_length and the path's relation\n" +
     "types and citations (evidence.path_relation_types, evidence.path_citations). Causal edges\n" +
-    "are proposed, non-authoritative memory. Contract: docs/causal.md.",
+    "are proposed, non-authoritative memory. Contract: 'zaxy help causal' (docs/causal.md).",
 );

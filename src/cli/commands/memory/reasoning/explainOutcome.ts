@@ -28,7 +28,7 @@ export const memoryReasoningExplainOutcomeCommand = defineCommand({
     "Walks the current causal edges backwards from every current version of OUTCOME (up to\n" +
     "--depth hops). When it has no causal predecessors, runs a Memory Checkout for OUTCOME\n" +
     "(limit max(1, min(100, 2 x depth))) and returns its cited evidence instead, with\n" +
-    "fallback_used: true. Reads only: nothing is appended. Contract: docs/causal.md.",
+    "fallback_used: true. Reads only: nothing is appended. Contract: 'zaxy help causal' (docs/causal.md).",
   options: {
     phase: { type: "string", valueName: "PHASE", description: "Reasoning phase: planning (default), execution, review or reflection" },
     depth: { type: "string", valueName: "D", description: "Hops to follow (1..5, default 2)" },
