@@ -62,7 +62,11 @@ const wasmKernels = ["canonical", "vector", "geometry"] as const;
 const root = import.meta.dir;
 const entry = path.join(root, "src/bin/zaxy_bun.ts");
 /** Worker entry points: Bun bundles each into the binary and resolves `new Worker(new URL(...))` to it. */
-const workerEntries = [path.join(root, "src/eventloom/verifyWorker.ts"), path.join(root, "src/projection/graphQueryWorker.ts")];
+const workerEntries = [
+  path.join(root, "src/eventloom/verifyWorker.ts"),
+  path.join(root, "src/store/storeVerifyWorker.ts"),
+  path.join(root, "src/projection/graphQueryWorker.ts"),
+];
 /** Platforms a binary is built for, and the usearch prebuild directory each embeds. */
 const targets = {
   "linux-x64": "linux-x64",

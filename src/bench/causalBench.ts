@@ -21,7 +21,7 @@ import {
   evaluateCausalResults,
   summarizeCausalBenchmark,
   validateCausalBenchmarkCase,
-} from "../causal/benchmarkScore.ts";
+} from "./causalBenchmarkScore.ts";
 import { queryCausal, validateCausalQuery } from "../causal/causalQuery.ts";
 import { inputError } from "../errors.ts";
 import { MemoryService } from "../memory/service.ts";

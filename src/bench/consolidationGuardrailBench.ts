@@ -10,7 +10,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { toJs } from "../canonical/mod.ts";
 import { candidateCreatedType } from "../consolidation/candidate.ts";
-import { evaluateGuardrail, type GuardrailCase, type GuardrailRow, type GuardrailSummary, summarizeGuardrail, validateGuardrailCase } from "../consolidation/guardrailScore.ts";
+import { evaluateGuardrail, type GuardrailCase, type GuardrailRow, type GuardrailSummary, summarizeGuardrail, validateGuardrailCase } from "./consolidationGuardrailScore.ts";
 import { proposeFromLog, sessionEvents } from "../consolidation/operations.ts";
 import { inputError } from "../errors.ts";
 import { type BenchMachine, benchMachine, round } from "./measure.ts";

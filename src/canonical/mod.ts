@@ -13,3 +13,5 @@ export * from "./pythonFloatRepr.ts";
 export * from "./displayJson.ts";
 export * from "./pythonRound.ts";
 export * from "./nonFinite.ts";
+export * from "./pythonText.ts";
+export * from "./pythonIndentedJson.ts";

@@ -36,6 +36,11 @@ export function pythonRound(value: number, places: number): number {
   return negative ? -result : result;
 }
 
+/** Python's `round(value, 4)` (see `pythonRound`): `round(0.96875, 4) == 0.9688`, `round(0.03125, 4) == 0.0312`. */
+export function pythonRound4(value: number): number {
+  return pythonRound(value, 4);
+}
+
 /**
  * Scaling in floating point, used only when the scaled value's fraction is far enough from one
  * half that the scaling error (≤ s·2^-53) cannot change the rounding direction; else undefined.

@@ -24,4 +24,3 @@ export * from "./continueCausalEdges.ts";
 export * from "./traversal.ts";
 export * from "./causalQuery.ts";
 export * from "./checkoutFeature.ts";
-export * from "./benchmarkScore.ts";

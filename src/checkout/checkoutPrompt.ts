@@ -29,7 +29,7 @@ import type { CurrentFact, EvidenceItem } from "./checkoutItems.ts";
 import type { CheckoutQuality } from "./checkoutQuality.ts";
 import { type PromptSection, sectionWeights } from "./promptSections.ts";
 import type { QueryMatchReport } from "./queryMatch.ts";
-import { pythonStrRepr } from "./pythonStrRepr.ts";
+import { pythonStrRepr } from "../canonical/pythonText.ts";
 
 /** The diagnostics the prompt prints. */
 export interface PromptDiagnostics {

@@ -10,7 +10,7 @@
  * @example
  * mergeProjectionContexts(retrieve(index, "cache identity-code-0001", { limit: 10 }), "cache identity-code-0001", 10, loadRootProjections(root))
  */
-import { authoritativeScope, type CompactionProjection } from "../compaction/projectionArtifact.ts";
+import { authoritativeScope, type CompactionProjection } from "../retrieval/projectionArtifact.ts";
 import { projectionContexts } from "../retrieval/projectionLane.ts";
 import type { RetrievalResult } from "../retrieval/types.ts";
 import type { CheckoutLane } from "./lane.ts";

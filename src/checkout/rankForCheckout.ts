@@ -7,7 +7,7 @@
  * `safe: false`) follows every other context — design 002, it only routes to its source.
  */
 import { compareCodePoints } from "../canonical/mod.ts";
-import { authoritativeScope } from "../compaction/projectionArtifact.ts";
+import { authoritativeScope } from "../retrieval/projectionArtifact.ts";
 import type { RetrievedContext } from "../retrieval/types.ts";
 
 const sourceLevelLanes = new Set(["verbatim", "projection"]);

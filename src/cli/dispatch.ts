@@ -8,7 +8,7 @@ import { setRootCacheDir } from "../platform/cacheFile.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
 import { checkLogNotDirectory, checkRootPath, checkRootWritable } from "../eventloom/root.ts";
 import { ExitCode, inputError, isZaxyError } from "../errors.ts";
-import { versionReport } from "../buildInfo.ts";
+import { versionReport } from "../platform/buildInfo.ts";
 import type { Command, CommandGroup, CommandIo, GlobalOptions, OptionSpec, OptionValues } from "./command.ts";
 import { globalOptions } from "./globalOptions.ts";
 import { readFleetEnabled } from "../eventloom/config.ts";

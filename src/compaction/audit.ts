@@ -31,7 +31,7 @@
 import * as fs from "node:fs";
 import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
 import { type InvalidDerivedEvent, invalidDerivedEvent } from "../causal/derivedEventRules.ts";
-import { pythonRound4 } from "../consolidation/guardrailScore.ts";
+import { pythonRound4 } from "../canonical/pythonRound.ts";
 import { inputError } from "../errors.ts";
 import { auditUncitedEventsListedMax } from "../limits.ts";
 import { readLogLines, recordFromLine, verifyLog } from "../eventloom/mod.ts";

@@ -22,7 +22,7 @@ export { tokenHash32 } from "./tokenHash.ts";
 /**
  * Python's `str.isspace()` for a UTF-16 code unit: \t \n \v \f \r, U+001C..U+001F, space,
  * U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000 (the set of
- * src/vector/pythonSplit.ts; none is a surrogate, so code units suffice).
+ * src/canonical/pythonText.ts; none is a surrogate, so code units suffice).
  */
 function isPythonSpace(c: number): boolean {
   if (c <= 0x20) return (c >= 0x09 && c <= 0x0d) || c >= 0x1c;

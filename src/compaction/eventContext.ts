@@ -14,7 +14,7 @@
  */
 import { compareCodePoints, JsonNumber, type JsonValue, writeJsonNumber, writeJsonString } from "../canonical/mod.ts";
 import { pythonFloatRepr } from "../canonical/mod.ts";
-import { pythonStrRepr } from "../checkout/pythonStrRepr.ts";
+import { pythonStrRepr } from "../canonical/pythonText.ts";
 import type { EventRecord } from "../eventloom/mod.ts";
 import { embeddingTokens } from "../vector/hashEmbedding.ts";
 

@@ -27,7 +27,7 @@ import { defaultEmbeddingDim, embeddingDimMax } from "../vector/mod.ts";
 import { AuditVectors } from "./auditVectors.ts";
 import { eventContext } from "./eventContext.ts";
 import { eventIdentities } from "./identities.ts";
-import { auditReportedUnsafe, authoritativeScope, type CompactionProjection, nonAuthoritativeScope, type ProjectionRecord } from "./projectionArtifact.ts";
+import { auditReportedUnsafe, authoritativeScope, type CompactionProjection, nonAuthoritativeScope, type ProjectionRecord } from "../retrieval/projectionArtifact.ts";
 import { type EffectiveStrategy, purposePlan, recordKind, recordPurposeReasons, type RequestedStrategy } from "./projectionPolicy.ts";
 import { type PurposeProfile, purposeProfileJson } from "./purpose.ts";
 

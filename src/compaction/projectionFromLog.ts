@@ -16,7 +16,7 @@ import { checkError, inputError } from "../errors.ts";
 import { readEvents } from "../eventloom/mod.ts";
 import { auditFloatKeys, auditLog, type CompactionAuditReport } from "./audit.ts";
 import { buildProjection, defaultProjectionMaxRecords, projectionStrategies } from "./projection.ts";
-import { type CompactionProjection, projectionArtifactSuffix, writeProjectionArtifact } from "./projectionArtifact.ts";
+import { type CompactionProjection, projectionArtifactSuffix, writeProjectionArtifact } from "../retrieval/projectionArtifact.ts";
 import { checkReplacedArtifact, resolveProjectionOutput } from "./projectionOutput.ts";
 import type { RequestedStrategy } from "./projectionPolicy.ts";
 import { purposeProfile } from "./purpose.ts";

@@ -18,7 +18,7 @@ import * as path from "node:path";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { citationUri } from "../eventloom/citation.ts";
 import { inputError } from "../errors.ts";
-import { type CompactionProjection, loadProjectionArtifact, projectionArtifactSuffix } from "./projectionArtifact.ts";
+import { type CompactionProjection, loadProjectionArtifact, projectionArtifactSuffix } from "../retrieval/projectionArtifact.ts";
 
 const field = "--projection-output";
 

@@ -26,7 +26,7 @@ import type { AppendItem } from "../eventloom/append.ts";
 import { type SourceEventRef, sourceEventsJson } from "../eventloom/citation.ts";
 import { sha256Hex } from "../platform/mod.ts";
 import type { PlainJson } from "../projection/types.ts";
-import { isPythonBlank } from "./pythonText.ts";
+import { isPythonBlank } from "../canonical/pythonText.ts";
 
 export type { SourceEventRef } from "../eventloom/citation.ts";
 

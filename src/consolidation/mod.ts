@@ -15,7 +15,5 @@ export * from "./candidate.ts";
 export * from "./segments.ts";
 export * from "./proposals.ts";
 export * from "./status.ts";
-export * from "./rollback.ts";
 export * from "./operations.ts";
 export * from "./checkoutFeature.ts";
-export * from "./guardrailScore.ts";

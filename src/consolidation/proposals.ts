@@ -10,7 +10,7 @@
 import type { SourceEventRef } from "./candidate.ts";
 import { type ConsolidationCandidateType, consolidationCandidatePayload } from "./candidate.ts";
 import type { PlainJson } from "../projection/types.ts";
-import { codePointLength, codePointPrefix, pythonRstrip, pythonStrip } from "./pythonText.ts";
+import { codePointLength, codePointPrefix, pythonRstrip, pythonStrip } from "../canonical/pythonText.ts";
 import { type ConsolidationSegment, summaryCharsMax } from "./segments.ts";
 
 export const episodeConfidence = 0.68;

@@ -13,7 +13,7 @@ import { compareCodePoints } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { consolidationWindowSizeMax } from "../limits.ts";
-import { codePointPrefix, collapseWhitespace, isPythonBlank, pythonStrip } from "./pythonText.ts";
+import { codePointPrefix, collapseWhitespace, isPythonBlank, pythonStrip } from "../canonical/pythonText.ts";
 
 /** Longest event or segment summary, in code points (Python's `_SUMMARY_MAX_CHARS`). */
 export const summaryCharsMax = 240;

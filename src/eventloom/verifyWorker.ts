@@ -9,15 +9,11 @@
  *   in:  {kind: "verifyBytes", bytes, chain, allErrors}          out: {kind: "done", result, bytes}
  *        (line-aligned bytes fetched from a store, transferred rather than written to a file;
  *        the bytes' buffer is transferred back, for the sender to fill again)
- *   in:  {kind: "verifyStoreRange", target, thread, afterSeq, uptoSeq, loginTimeoutMs, timeoutMs}
- *                                                                 out: {kind: "progress", rows}*, {kind: "done", range}
- *        (a seq range of a store's thread, read on this worker's own connection: see
- *        src/store/parallelVerify.ts)
- *   out on any failure: {kind: "error", message[, code]}
+ *   out on any failure: {kind: "error", message}
+ * A store's seq ranges have their own worker, src/store/storeVerifyWorker.ts.
  */
 import * as fs from "node:fs";
 import { type ChainStart, countRange, scanBytes, scanRange } from "./verify.ts";
-import { type StoreRangeRequest, verifyStoreRange } from "../store/storeRangeScan.ts";
 
 interface WorkerScope {
   onmessage: ((event: MessageEvent) => void) | null;
@@ -36,16 +32,7 @@ scope.onmessage = (event: MessageEvent) => {
   const message = event.data as
     | { kind: "count"; path: string; start: number; end: number }
     | { kind: "verify"; path: string; start: number; end: number; isLast: boolean; chain: ChainStart; allErrors: boolean }
-    | { kind: "verifyBytes"; bytes: Uint8Array; chain: ChainStart; allErrors: boolean }
-    | ({ kind: "verifyStoreRange" } & StoreRangeRequest);
-  if (message.kind === "verifyStoreRange") {
-    verifyStoreRange(message, (rows) => scope.postMessage({ kind: "progress", rows })).then(
-      (range) => scope.postMessage({ kind: "done", range }),
-      (error: Error & { code?: unknown; timeoutMs?: unknown }) =>
-        scope.postMessage({ kind: "error", message: error?.message ?? String(error), code: typeof error?.code === "string" ? error.code : undefined, timeoutMs: typeof error?.timeoutMs === "number" ? error.timeoutMs : undefined }),
-    );
-    return;
-  }
+    | { kind: "verifyBytes"; bytes: Uint8Array; chain: ChainStart; allErrors: boolean };
   try {
     if (message.kind === "verifyBytes") {
       const result = scanBytes(message.bytes, message.chain, { allErrors: message.allErrors });

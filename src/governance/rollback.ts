@@ -8,11 +8,11 @@
  * envelope (its type has an underscore), so the batch is legacy lines. As in Python the decision
  * is an audit record: a rollback is an explicit request to reverse, so it is appended whatever
  * the tier says (holding a reversal for review would keep the reversed evolution in force).
- * What may be rolled back is decided by `planRollback` (consolidation/rollback.ts).
+ * What may be rolled back is decided by `planRollback` (rollbackPlan.ts).
  */
 import * as fs from "node:fs";
 import { type JsonObject, toJs } from "../canonical/mod.ts";
-import { type RollbackPlan, type RollbackRequest, planRollback, rollbackActorDefault, rollbackItem } from "../consolidation/rollback.ts";
+import { type RollbackPlan, type RollbackRequest, planRollback, rollbackActorDefault, rollbackItem } from "./rollbackPlan.ts";
 import { inputError } from "../errors.ts";
 import { appendPlanned } from "../eventloom/append.ts";
 import { resolveEventTarget } from "../eventloom/eventTarget.ts";

@@ -12,7 +12,7 @@ import { buildLongHorizonPlan, longHorizonLane } from "../consolidation/longHori
 import { mergeLane } from "../checkout/mergeLanes.ts";
 import { projectionLane } from "../checkout/projectionLane.ts";
 import { inputError } from "../errors.ts";
-import { ReadModelCorruptError } from "../readmodel/readModelError.ts";
+import { ReadModelCorruptError } from "../platform/readModelError.ts";
 import { readFleetEnabled, readLongHorizonConfig } from "../eventloom/config.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
 import { cachedSessionLogBytesMax, readModelTailBytesMax, readModelTailEventsMax } from "../limits.ts";

@@ -33,7 +33,7 @@ import { extractEvent } from "./extract/mod.ts";
 import { GraphFold } from "./graphFold.ts";
 import { deleteDatabaseFiles, headCountMismatch, KuzuStore } from "./kuzuStore.ts";
 import { loadKuzu } from "./kuzuRuntime.ts";
-import { removeOrphanTempFiles } from "./orphanTempFiles.ts";
+import { removeOrphanTempFiles } from "../platform/orphanTempFiles.ts";
 import { ProjectionCorruptError, ProjectionInterruptedError, ProjectionWriteError } from "./projectionErrors.ts";
 import { projectionsDir, readSnapshotChecked, removeSnapshot, snapshotPath, writeSnapshot } from "./snapshot.ts";
 import type { GraphDiff, ProjectionHead, SessionGraphRows } from "./types.ts";

@@ -22,7 +22,7 @@
  * const index = VectorPostingsFile.open(file, fs.statSync(file).size);
  * exactCosineTop(index, hashEmbedMany(["which editor"], 1536)[0], 10); // [{ key: 12, similarity: 0.61 }, ...]
  */
-import { BinaryFile, f64Bytes, fileHeader, headerBytes, u32Bytes } from "../readmodel/binaryFile.ts";
+import { BinaryFile, f64Bytes, fileHeader, headerBytes, u32Bytes } from "../platform/binaryFile.ts";
 import { embeddingTokens, entityEmbeddingText, tokenBucketCodes } from "../vector/mod.ts";
 import type { EntityRow } from "./types.ts";
 

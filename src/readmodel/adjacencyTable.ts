@@ -7,7 +7,7 @@
  * Relation type names are listed in the manifest (`relation_types`), indexed by type id.
  */
 import type { Neighbour } from "../retrieval/sessionIndex.ts";
-import { BinaryFile, fileHeader, headerBytes, u32Bytes } from "./binaryFile.ts";
+import { BinaryFile, fileHeader, headerBytes, u32Bytes } from "../platform/binaryFile.ts";
 
 export const adjacencyMagic = "ZXADJS01";
 

@@ -43,4 +43,4 @@ export { mergeBm25Segments } from "./bm25SegmentMerge.ts";
 export { Bm25SegmentSet, type Bm25SegmentSetOptions } from "./bm25SegmentSet.ts";
 export { type Bm25SegmentSource, writeBm25Segment, type WrittenBm25Segment } from "./bm25SegmentWriter.ts";
 export { bm25SegmentMagic, bm25SegmentVersion } from "./bm25SegmentFormat.ts";
-export { ReadModelCorruptError } from "./readModelError.ts";
+export { ReadModelCorruptError } from "../platform/readModelError.ts";

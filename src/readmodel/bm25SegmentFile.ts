@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import { ioError } from "../errors.ts";
 import { openRegularFile } from "../platform/regularFile.ts";
-import { crc32 } from "./crc32.ts";
+import { crc32 } from "../platform/crc32.ts";
 import {
   compareBytes,
   type DecodedPostings,
@@ -20,7 +20,7 @@ import {
   type SegmentHeader,
   type TermEntry,
 } from "./bm25SegmentFormat.ts";
-import { ReadModelCorruptError } from "./readModelError.ts";
+import { ReadModelCorruptError } from "../platform/readModelError.ts";
 
 /** One open, checked segment file: positional reads, each piece checked against its CRC. */
 export class SegmentFile {

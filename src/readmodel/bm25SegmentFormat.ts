@@ -3,7 +3,7 @@
  * posting varints and the order of keys. See `bm25Segment.ts` and docs/read-model.md for the
  * format; everything that must not change without a new version is here.
  */
-import { crc32 } from "./crc32.ts";
+import { crc32 } from "../platform/crc32.ts";
 
 export const bm25SegmentMagic = "ZXBM25S1";
 export const bm25SegmentVersion = 1;

@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import { ioError, isZaxyError } from "../errors.ts";
 import { writeFileAtomically } from "../platform/atomicFile.ts";
 import { Bm25Index, type Bm25Postings } from "../retrieval/bm25.ts";
-import { crc32 } from "./crc32.ts";
+import { crc32 } from "../platform/crc32.ts";
 import {
   compareBytes,
   docIdMax,

@@ -24,13 +24,13 @@ import type { Bm25Hit } from "../retrieval/bm25.ts";
 import type { Bm25Corpus } from "../retrieval/bm25Corpus.ts";
 import type { Neighbour, SessionFolds, SessionIndex } from "../retrieval/sessionIndex.ts";
 import { AdjacencyTable, adjacencyMagic } from "./adjacencyTable.ts";
-import { BinaryFile } from "./binaryFile.ts";
+import { BinaryFile } from "../platform/binaryFile.ts";
 import { Bm25SegmentSet } from "./bm25Segment.ts";
 import { EntityTable, entityTableMagic } from "./entityTable.ts";
 import { EventSpans, eventSpansMagic } from "./eventSpans.ts";
 import { manifestBytes, manifestPath, type ReadModelFile, type ReadModelManifest, readManifest, readModelDir } from "./manifest.ts";
 import { type ReadModelFoldBase, readModelFoldBase } from "./readModelFoldBase.ts";
-import { ReadModelCorruptError } from "./readModelError.ts";
+import { ReadModelCorruptError } from "../platform/readModelError.ts";
 import { RelationTable, relationTableMagic } from "./relationTable.ts";
 import { SortedTable, sortedTableMagic } from "./sortedTable.ts";
 

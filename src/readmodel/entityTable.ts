@@ -6,7 +6,7 @@
  *   header "ZXENTS01" | count u32 | 0 u32 | offsets f64[count + 1] (into the heap) | heap
  */
 import type { EntityRow } from "../projection/types.ts";
-import { BinaryFile, f64Bytes, fileHeader, headerBytes } from "./binaryFile.ts";
+import { BinaryFile, f64Bytes, fileHeader, headerBytes } from "../platform/binaryFile.ts";
 
 export const entityTableMagic = "ZXENTS01";
 

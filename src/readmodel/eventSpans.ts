@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
 import { isBlankLine } from "../eventloom/blank.ts";
 import { type EventRecord, recordFromLine } from "../eventloom/envelope.ts";
-import { BinaryFile, f64Bytes, fileHeader, headerBytes } from "./binaryFile.ts";
+import { BinaryFile, f64Bytes, fileHeader, headerBytes } from "../platform/binaryFile.ts";
 
 export const eventSpansMagic = "ZXEVTS01";
 

@@ -16,7 +16,7 @@
  * answerable by node key all the same).
  */
 import type { RelationRow } from "../projection/types.ts";
-import { BinaryFile, f64Bytes, fileHeader, headerBytes, u32Bytes } from "./binaryFile.ts";
+import { BinaryFile, f64Bytes, fileHeader, headerBytes, u32Bytes } from "../platform/binaryFile.ts";
 
 export const relationTableMagic = "ZXRELS01";
 

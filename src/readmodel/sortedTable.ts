@@ -5,7 +5,7 @@
  *   header "ZXKEYS01" | keys u32 | values u32 | heap bytes u32 | 0 u32
  *   | key offsets u32[keys + 1] | value offsets u32[keys + 1] | values i32[values] | key heap
  */
-import { BinaryFile, fileHeader, headerBytes, u32Bytes } from "./binaryFile.ts";
+import { BinaryFile, fileHeader, headerBytes, u32Bytes } from "../platform/binaryFile.ts";
 
 export const sortedTableMagic = "ZXKEYS01";
 

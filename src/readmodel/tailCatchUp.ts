@@ -17,7 +17,7 @@ import { extendVectorIndex, type SessionVectorIndex } from "../projection/vector
 import type { SessionIndex } from "../retrieval/sessionIndex.ts";
 import type { ReadModelManifest } from "./manifest.ts";
 import type { ReadModelFoldBase } from "./readModelFoldBase.ts";
-import { ReadModelCorruptError } from "./readModelError.ts";
+import { ReadModelCorruptError } from "../platform/readModelError.ts";
 import { continueSessionFolds } from "./tailFolds.ts";
 import { type BaseRelation, TailOverlayIndex, type TailOverlayLookups } from "./tailOverlayIndex.ts";
 

@@ -13,8 +13,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { compareCodePoints } from "../canonical/mod.ts";
-import { type CompactionProjection, loadProjectionArtifact, projectionArtifactSuffix } from "../compaction/projectionArtifact.ts";
-import { searchProjections } from "../compaction/projectionSearch.ts";
+import { type CompactionProjection, loadProjectionArtifact, projectionArtifactSuffix } from "./projectionArtifact.ts";
+import { searchProjections } from "./projectionSearch.ts";
 import { parseCitationUri } from "../eventloom/citation.ts";
 import type { LoadedProjection } from "./projectionRefs.ts";
 import type { RetrievedContext } from "./types.ts";

@@ -25,8 +25,8 @@
  */
 import * as fs from "node:fs";
 import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
-import type { CompactionProjection, ProjectionRecord } from "../compaction/projectionArtifact.ts";
-import { searchProjections } from "../compaction/projectionSearch.ts";
+import type { CompactionProjection, ProjectionRecord } from "./projectionArtifact.ts";
+import { searchProjections } from "./projectionSearch.ts";
 import { citationHashChars, parseCitationUri } from "../eventloom/citation.ts";
 import { type EventRecord, recordFromLine } from "../eventloom/envelope.ts";
 import { readLogLines } from "../eventloom/lines.ts";

@@ -18,7 +18,7 @@
  * reinforcementFactor(-9) // 0.5
  */
 import type { EventRecord } from "../eventloom/envelope.ts";
-import { pythonStrip } from "../consolidation/pythonText.ts";
+import { pythonStrip } from "../canonical/pythonText.ts";
 import { pythonCaseFold } from "../vector/caseFold.ts";
 
 /** Python's `feedback.casefold().strip()`: how a feedback value is compared. */

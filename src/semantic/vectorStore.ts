@@ -27,7 +27,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { writeFileAtomic } from "../platform/atomicFile.ts";
 import { projectionsDir } from "../projection/snapshot.ts";
-import { crc32 } from "../readmodel/crc32.ts";
+import { crc32 } from "../platform/crc32.ts";
 
 const magic = "zaxysvec";
 const formatVersion = 1;

@@ -71,7 +71,7 @@ export async function verifyOnReaders(client: StoreClient, thread: string, maxSe
   try {
     const scans = await Promise.all(bounds.slice(0, -1).map((afterSeq, index) =>
       new Promise<StoreRangeScan>((resolve, reject) => {
-        const worker = new WebWorker(workerSpecifier(new URL("../eventloom/verifyWorker.ts", import.meta.url), "eventloom/verifyWorker.ts"), { type: "module" });
+        const worker = new WebWorker(workerSpecifier(new URL("./storeVerifyWorker.ts", import.meta.url), "store/storeVerifyWorker.ts"), { type: "module" });
         workers.push(worker);
         worker.onmessage = (event: MessageEvent) => {
           const data = event.data as { kind: string; rows?: number; range?: StoreRangeScan; message?: string; code?: string; timeoutMs?: number };

@@ -16,7 +16,7 @@ import { fileSystemReason } from "../eventloom/root.ts";
 import { validateSessionId } from "../eventloom/session.ts";
 import { type IntegrityReport, mergeRanges, verifyLog } from "../eventloom/verify.ts";
 import { lockWaitMs } from "../limits.ts";
-import { removeOrphanTempFiles } from "../projection/orphanTempFiles.ts";
+import { removeOrphanTempFiles } from "../platform/orphanTempFiles.ts";
 import type { ProgressSink } from "../progress.ts";
 import { headRowMismatch } from "./headRow.ts";
 import { type MirrorSnapshot, mirrorPageRows, mirrorSnapshot } from "./mirror.ts";

@@ -13,7 +13,7 @@
 import { createHash } from "node:crypto";
 import { pythonCaseFold } from "./caseFold.ts";
 import { embedTokensEach, embedTokensInKernel, embedTokensInKernelInto, embedTokensSparseEach } from "./hashEmbeddingKernel.ts";
-import { pythonSplit } from "./pythonSplit.ts";
+import { pythonSplit } from "../canonical/pythonText.ts";
 
 export const defaultEmbeddingDim = 1536;
 

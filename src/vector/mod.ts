@@ -24,7 +24,6 @@ export {
   type VectorKeys,
 } from "./usearchIndex.ts";
 export { pythonCaseFold } from "./caseFold.ts";
-export { pythonSplit } from "./pythonSplit.ts";
 export {
   defaultEmbeddingDim,
   embeddingDimMax,

@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
-import { evaluateCausalResults, summarizeCausalBenchmark, validateCausalBenchmarkCase } from "../../src/causal/mod.ts";
+import { evaluateCausalResults, summarizeCausalBenchmark, validateCausalBenchmarkCase } from "../../src/bench/causalBenchmarkScore.ts";
 import { ZaxyError } from "../../src/errors.ts";
 import { makeTempDir, removeTempDirs, sha256Hex } from "../eventloom/testkit.ts";
 import { bunPath, repoRoot } from "../cli/zaxy.ts";

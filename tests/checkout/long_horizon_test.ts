@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { buildLongHorizonPlan, longHorizonMergeRule, pythonRound6, spanRelevance } from "../../src/consolidation/longHorizonLane.ts";
 import { mergeByScore } from "../../src/checkout/mergeLanes.ts";
-import { projectionTokens } from "../../src/compaction/projectionSearch.ts";
+import { projectionTokens } from "../../src/retrieval/projectionSearch.ts";
 import { buildCheckout } from "../../src/checkout/mod.ts";
 import type { EventRecord } from "../../src/eventloom/envelope.ts";
 import { events, hashOf } from "../consolidation/testkit.ts";

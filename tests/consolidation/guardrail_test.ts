@@ -7,7 +7,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { runConsolidationGuardrailBench } from "../../src/bench/consolidationGuardrailBench.ts";
-import { evaluateGuardrail, pythonRound4, summarizeGuardrail } from "../../src/consolidation/guardrailScore.ts";
+import { evaluateGuardrail, summarizeGuardrail } from "../../src/bench/consolidationGuardrailScore.ts";
+import { pythonRound4 } from "../../src/canonical/pythonRound.ts";
 import { writeGuardrailFixture } from "../../fixtures/consolidation/generate.ts";
 import { makeTempDir, removeTempDirs, repoRoot } from "../eventloom/testkit.ts";
 

@@ -24,7 +24,7 @@ import {
   type VectorNeighbourSearch,
   VectorPostingsFile,
 } from "../../src/projection/vectorPostings.ts";
-import { ReadModelCorruptError } from "../../src/readmodel/readModelError.ts";
+import { ReadModelCorruptError } from "../../src/platform/readModelError.ts";
 import { hashEmbedMany } from "../../src/vector/mod.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { propertySeed, Rng } from "../testkit/rng.ts";

@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { assembleContext } from "../../src/checkout/mod.ts";
 import { buildProjection } from "../../src/compaction/projection.ts";
-import { type CompactionProjection, writeProjectionArtifact } from "../../src/compaction/projectionArtifact.ts";
+import { type CompactionProjection, writeProjectionArtifact } from "../../src/retrieval/projectionArtifact.ts";
 import { purposeProfile } from "../../src/compaction/purpose.ts";
 import type { EventRecord } from "../../src/eventloom/envelope.ts";
 import { extractEvent } from "../../src/projection/extract/mod.ts";

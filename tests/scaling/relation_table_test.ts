@@ -19,7 +19,7 @@ import type { EntityRow, RelationRow, SessionGraphRows } from "../../src/project
 import { openReadModel, type ReadModelOpening } from "../../src/readmodel/diskSessionIndex.ts";
 import { manifestBytes, manifestPath, type ReadModelManifest, readManifest, readModelDir } from "../../src/readmodel/manifest.ts";
 import type { ReadModelFoldBase } from "../../src/readmodel/readModelFoldBase.ts";
-import { ReadModelCorruptError } from "../../src/readmodel/readModelError.ts";
+import { ReadModelCorruptError } from "../../src/platform/readModelError.ts";
 import { writeReadModel } from "../../src/readmodel/writeReadModel.ts";
 import { buildSessionIndex } from "../../src/retrieval/sessionIndex.ts";
 import { runZaxy } from "../cli/zaxy.ts";

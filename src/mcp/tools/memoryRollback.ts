@@ -4,7 +4,7 @@
  * preceded by its `update` gate decision.
  */
 import * as z from "zod";
-import { rollbackableEventTypes } from "../../consolidation/rollback.ts";
+import { rollbackableEventTypes } from "../../governance/rollbackPlan.ts";
 import { rollbackEvolution } from "../../governance/rollback.ts";
 import { actorSchema } from "../eventSchemas.ts";
 import { resolveSessionId, sessionIdSchema } from "../sessionArgument.ts";

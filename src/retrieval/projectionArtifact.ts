@@ -8,8 +8,9 @@
  *             purpose_reasons[], text}],
  *    source_event_count, source_identities[], strategy}
  *
- * Text: Python `json.dumps(obj, indent=2, sort_keys=True) + "\n"` (see projectionJson.ts), so
- * Python's `load_compaction_projection` reads ours and we read Python's. Loading validates every
+ * Text: Python `json.dumps(obj, indent=2, sort_keys=True) + "\n"`
+ * (canonical/pythonIndentedJson.ts), so Python's `load_compaction_projection` reads ours and we
+ * read Python's. Loading validates every
  * field it uses and fills Python's defaults (missing `authority_scope` → "authoritative",
  * missing `purpose_reasons` → []); `audit`, `purpose` and `consolidation_policy` are kept
  * losslessly, so load → write reproduces the bytes.
@@ -22,7 +23,7 @@
 import * as fs from "node:fs";
 import { isJsonObject, JsonNumber, type JsonObject, type JsonValue, parseJson } from "../canonical/mod.ts";
 import { inputError, ioError } from "../errors.ts";
-import { pythonIndentedJson } from "./projectionJson.ts";
+import { pythonIndentedJson } from "../canonical/pythonIndentedJson.ts";
 import { writeFileAtomic } from "../platform/atomicFile.ts";
 
 /** Artifacts are found by this file-name suffix (DESIGN §2.1, §9). */

@@ -9,9 +9,9 @@
  * - `review_gate`: its review status is `pending` or a review outcome.
  * Values are rounded to 4 places as Python's `round` does (half to even).
  */
-import { pythonRound } from "../canonical/pythonRound.ts";
+import { pythonRound4 } from "../canonical/pythonRound.ts";
 import { inputError } from "../errors.ts";
-import { consolidationInitialReviewStatus, consolidationReviewStatuses, isCandidateType, nonAuthoritative, type SourceEventRef } from "./candidate.ts";
+import { consolidationInitialReviewStatus, consolidationReviewStatuses, isCandidateType, nonAuthoritative, type SourceEventRef } from "../consolidation/candidate.ts";
 
 export interface GuardrailCase {
   case_id: string;
@@ -39,11 +39,6 @@ export interface GuardrailSummary {
 
 const eventHashPattern = /^[0-9a-f]{64}$/;
 const validReviewStatuses: readonly string[] = [consolidationInitialReviewStatus, ...consolidationReviewStatuses];
-
-/** Python's `round(value, 4)` (see `pythonRound`): `round(0.96875, 4) == 0.9688`, `round(0.03125, 4) == 0.0312`. */
-export function pythonRound4(value: number): number {
-  return pythonRound(value, 4);
-}
 
 /** `seq:hash` of every citation, or null when any is malformed. */
 function citationKeys(events: unknown): string[] | null {

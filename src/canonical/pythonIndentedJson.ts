@@ -1,10 +1,11 @@
 /**
- * The artifact text of a compaction projection: Python's
- * `json.dumps(obj, indent=2, sort_keys=True) + "\n"` (ensure_ascii, `", "`-free item separator
- * `","` at line ends, `": "` between key and value, Python float repr, `[]`/`{}` when empty).
+ * Python's `json.dumps(obj, indent=2, sort_keys=True) + "\n"`, the text of a compaction
+ * projection artifact (retrieval/projectionArtifact.ts): ensure_ascii, `", "`-free item separator
+ * `","` at line ends, `": "` between key and value, Python float repr, `[]`/`{}` when empty.
  * Python writes and reads the same files, so these bytes must never change.
  */
-import { compareCodePoints, JsonNumber, type JsonValue, writeJsonNumber, writeJsonString } from "../canonical/mod.ts";
+import { compareCodePoints, writeJsonNumber, writeJsonString } from "./canonicalJson.ts";
+import { JsonNumber, type JsonValue } from "./jsonValue.ts";
 import { jsonDepthMax } from "../limits.ts";
 
 function write(value: JsonValue, depth: number, parts: string[]): void {

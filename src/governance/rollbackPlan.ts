@@ -2,9 +2,9 @@
  * `memory.rolled_back`: the explicit, cited reversal of an earlier evolution event (reference
  * §2.10; Python `editable.py`). Nothing is deleted: the rollback is a new event, and its effect
  * exists only in replay — a rolled-back consolidation review no longer counts, so the
- * candidate returns to its previous surviving review status (`status.ts`); a rolled-back rule
+ * candidate returns to its previous surviving review status (`consolidation/status.ts`); a rolled-back rule
  * (`memory.rule.generated` or `.proposed`) is `rolled_back` and leaves checkout
- * (`governance/ruleStatus.ts`; `reverts.rule_id` names it). Gate decisions, fleet reviews and
+ * (`ruleStatus.ts`; `reverts.rule_id` names it). Gate decisions, fleet reviews and
  * corrections are recorded as audit markers only, as in Python.
  *
  * `planRollback` is the single place that decides whether a rollback is allowed and what it
@@ -23,11 +23,11 @@ import type { AppendItem } from "../eventloom/append.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { sha256Hex } from "../platform/mod.ts";
 import type { PlainJson } from "../projection/types.ts";
-import { candidateReviewedType, nonAuthoritative, requireText } from "./candidate.ts";
-import { replayConsolidation, reviewedStatus, rollbackEventType } from "./status.ts";
-import { isRuleEventType } from "../governance/ruleStatus.ts";
+import { candidateReviewedType, nonAuthoritative, requireText } from "../consolidation/candidate.ts";
+import { replayConsolidation, reviewedStatus, rollbackEventType } from "../consolidation/status.ts";
+import { isRuleEventType } from "./ruleStatus.ts";
 import { extractEvent } from "../projection/extract/mod.ts";
-import { gateEventType } from "../governance/evolutionGate.ts";
+import { gateEventType } from "./evolutionGate.ts";
 
 /** The evolution events a rollback may reverse (Python `ROLLBACKABLE_EVENT_TYPES`). */
 export const rollbackableEventTypes = [

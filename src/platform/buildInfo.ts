@@ -7,9 +7,9 @@
  * @example
  * versionReport("0.1.0").components.map((c) => c.name) // ["bun (runtime)", "kuzu-wasm", "usearch", ...]
  */
-import { embeddedAssets } from "./platform/assets.ts";
-import { runtimeName } from "./platform/mod.ts";
-import { buildStamp } from "./generated/buildStamp.ts";
+import { embeddedAssets } from "./assets.ts";
+import { runtimeName } from "./mod.ts";
+import { buildStamp } from "../generated/buildStamp.ts";
 
 export interface VersionReport {
   schema: "zaxy.version.v1";
