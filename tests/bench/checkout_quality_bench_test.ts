@@ -1,3 +1,4 @@
+// test-lane: full (bench command, slow)
 /**
  * `zaxy bench checkout-quality` through the binary, in an empty directory (the question set is
  * compiled in): the JSON contract per split, no unrelated question answered from memory, and

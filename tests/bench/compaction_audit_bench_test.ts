@@ -1,3 +1,4 @@
+// test-lane: full (bench command)
 /**
  * `zaxy bench compaction-audit` on 300 events against the BUILT binary (`dist/zaxy`).
  * Skipped when dist/zaxy has not been built (`node_modules/.bin/bun build.ts`).

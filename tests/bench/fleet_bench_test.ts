@@ -1,3 +1,4 @@
+// test-lane: full (bench command)
 /**
  * `zaxy bench fleet` through the BUILT binary on 4 scenarios (one of each kind and one global
  * scope): the document's shape, transfer 1.0, negative control 0, every governance check held,

@@ -1,3 +1,4 @@
+// test-lane: full (bench command, slow)
 /**
  * `zaxy bench mcp-http` through the CLI: a real `zaxy serve --http` on loopback, a few hundred
  * mixed calls, RSS at the checkpoint and at the end, then a runaway graph query stopped at its

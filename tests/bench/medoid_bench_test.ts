@@ -1,3 +1,4 @@
+// test-lane: full (bench command)
 /**
  * `zaxy bench medoid` through the binary, at small sizes: the JSON document carries every figure
  * docs/geometry-kernels.md reports, the two medoids agree (and equal the library's medoid of the

@@ -1,3 +1,4 @@
+// test-lane: full (bench command)
 /**
  * `zaxy bench trigger` through the BUILT binary on small sizes: the document's shape, that the
  * indexed similarity run finds every planted near-duplicate and every pair the all-pairs scan

@@ -1,3 +1,4 @@
+// test-lane: full (bench command)
 /**
  * `zaxy bench verify` on a small log: the JSON document has every figure the README reports,
  * and the embedded baseline script is byte-identical to the reference verifier.

@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Differential property test: thousands of generated JSON documents, canonicalised by python3
  * (`json.dumps(json.loads(line), sort_keys=True, separators=(",", ":"))`, run once over one

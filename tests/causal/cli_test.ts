@@ -1,3 +1,4 @@
+// test-lane: full (bench command)
 /**
  * Causal memory through the binary (docs/causal.md): `zaxy memory append outcome.explained`
  * writes a `causal.edge.generated` only for cited evidence (checked on the log bytes);

@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Checkout answers only as much as memory matches (docs/checkout.md, "Answerability and
  * confidence"; "Token budgets"), through the binary and the MCP server: an unrelated question is

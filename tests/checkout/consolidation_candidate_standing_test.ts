@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * What a consolidation candidate is worth in a checkout, through the binary (docs/consolidation.md
  * "What a candidate's standing is"): only a `consolidation.candidate.reviewed` event decides its

@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * The first checkout of a new session (docs/checkout.md "A session with no events yet"): agents
  * check out at the start of every turn, before their first append, so `memory checkout`,

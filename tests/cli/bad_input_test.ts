@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Bad input to `zaxy memory append` (DESIGN §12): exit 2, a message naming the problem, nothing
  * written (no file in a fresh directory; an existing log byte-identical), never a stack trace.

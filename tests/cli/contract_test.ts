@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * The CLI contract scripts rely on (DESIGN §12): --help at every level, --version, the JSON
  * documents of ingest, replay, memory log and verify --all, exit codes, EVENTLOOM_PATH and

@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Issue 18, the everyday surface, through the CLI a user runs: each test runs the issue's command
  * and asserts the behaviour it asked for.

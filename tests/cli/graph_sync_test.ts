@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * `zaxy graph sync` (issue 14): no read answers from the Kuzu graph store, so reads leave it
  * behind; this command brings it up to the log head, incrementally from its own head, and

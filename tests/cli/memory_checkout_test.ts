@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * `zaxy memory checkout|query|status` and `zaxy reproject` through the binary (docs/checkout.md,
  * DESIGN §6, §12): the --json documents' keys, exit codes and messages for bad input (an

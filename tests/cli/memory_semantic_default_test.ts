@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * The semantic lane as a read's default (src/memory/service.ts `wantsSemantic`) through real CLI
  * processes: a paraphrase runs it, the query's own words do not, `--no-semantic` turns it off;

@@ -1,3 +1,4 @@
+// test-lane: full (log of 10000+ events, slow)
 /**
  * The shared progress display (src/cli/progress.ts): what it draws on a terminal, and that
  * pipes, `--json` and `--quiet` never see it. The end-to-end cases run the CLI under a real

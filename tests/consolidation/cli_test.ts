@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * `zaxy memory consolidation ...` and `zaxy memory rollback` through the binary: propose-from-log
  * twice creates the candidates once; every candidate and review on disk is non_authoritative and

@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * `zaxy memory consolidation trigger --embedding hash|model` through the CLI
  * (docs/trigger-consolidation.md): the model aligns a reworded memory with the goal it serves

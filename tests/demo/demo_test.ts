@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /** `zaxy demo` (what `npm start` runs): the session verifies, the tampered copy is caught. */
 import { test } from "node:test";
 import assert from "node:assert/strict";

@@ -1,3 +1,4 @@
+// test-lane: full (concurrent processes, slow)
 /**
  * Appends under contention and all-or-nothing batches (DESIGN §2.3): four processes appending
  * 500 events each to one log leave exactly 2000 events with seqs 1..2000 and a valid chain; a

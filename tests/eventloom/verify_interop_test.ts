@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Logs written by the Python implementation (fixtures/interop, byte-exact copies of
  * /work/shared/interop) verify with zaxy exactly as with the Python reference verifier:

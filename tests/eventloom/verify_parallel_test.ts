@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Parallel verification (workers over line-aligned ranges) must report exactly what the
  * sequential pass reports: same verdict, seq, line and message, including failures that sit on

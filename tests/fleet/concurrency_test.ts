@@ -1,3 +1,4 @@
+// test-lane: full (concurrent processes)
 /**
  * Concurrent promotions into one fleet thread (DESIGN §2.3, §10): separate `zaxy` processes
  * promote at the same time. The chain must stay valid, nothing may be lost, the same evidence

@@ -1,3 +1,4 @@
+// test-lane: full (concurrent processes, slow)
 /**
  * Governance through the binary: `zaxy memory evolution-gate`, `zaxy memory outcome` and rule
  * rollback. Checks the events on disk (types, order, payload keys, citations between them, the

@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Python's core profile, completed (issue 16 item 1): memory_invalidate, memory_capabilities and
  * memory_feeling_of_knowing through the official SDK client against the BUILT binary, and their

@@ -1,3 +1,4 @@
+// test-lane: full (kill -9, slow)
 /**
  * Graph queries stop at their limits, through the real front doors: `zaxy serve --http` with two
  * MCP clients, and the `zaxy memory graph` command. A runaway statement (`UNWIND` of a 30 million

@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * `zaxy serve --http` against a hostile network peer: a real server on loopback (the zaxy
  * tests/cli/zaxy.ts runs: dist/zaxy, ZAXY_TEST_BIN, or the sources with ZAXY_TEST_FROM_SOURCE=1)

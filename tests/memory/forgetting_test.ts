@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Verified forgetting (issue 16 item 3), from the built binary and through the SDK client: with
  * forgetting on, memory payloads are sealed as AES-256-GCM cells; `memory forget` destroys a

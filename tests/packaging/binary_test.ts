@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * The compiled binary works on its own: copied into an empty directory with no node_modules
  * anywhere above it, it prints its version and passes `doctor --selftest` (usearch addon and

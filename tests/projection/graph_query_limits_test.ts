@@ -1,4 +1,5 @@
 // deno-test: own-process (loads kuzu-wasm in this process; scripts/deno-test.sh runs it alone)
+// test-lane: full (slow)
 /**
  * `queryGraph` runs each statement on a worker thread of its own and terminates it at its
  * limits: memory the query adds to the process (lowered here so a test can reach it), the time

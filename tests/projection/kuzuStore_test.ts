@@ -1,4 +1,5 @@
 // deno-test: own-process (loads kuzu-wasm in this process; scripts/deno-test.sh runs it alone)
+// test-lane: full (slow)
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";

@@ -1,4 +1,5 @@
 // deno-test: own-process (loads kuzu-wasm in this process; scripts/deno-test.sh runs it alone)
+// test-lane: full (slow)
 /**
  * The projector end to end, in process (DESIGN §4, §6): projection is a pure function of the
  * verified log (incremental catch-up == rebuild), the Kuzu store agrees with the row cache,

@@ -1,3 +1,4 @@
+// test-lane: full (kill -9, log of 10000+ events, slow)
 /**
  * Batches are all or nothing across a crash (issue 12, item 3). `zaxy memory ingest` of a
  * 10,000-event batch is killed with SIGKILL the moment the log grows past its pre-batch length;

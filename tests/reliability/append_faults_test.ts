@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * The Eventloom write path under faults (issue 12, items 2 and 4), driven through the built CLI:
  *

@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Issue 12 item 7: the same log gives the same answer. A realistic mixed session (2,500 events:
  * preferences changed over and over, re-indexed documents, near-duplicate decisions and task

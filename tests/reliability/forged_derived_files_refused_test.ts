@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Derived files forged by someone who can write `projections/` but cannot read `keys/`
  * (docs/reliability.md, "Derived files and the root key"): they recompute every public checksum

@@ -1,3 +1,4 @@
+// test-lane: full (concurrent processes, slow)
 /**
  * `memory forget` racing appends (docs/forgetting.md "Concurrency"): with forgetting on, the
  * erasure vault is shared by every session of the root, so every change to it (an append

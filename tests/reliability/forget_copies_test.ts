@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Forgetting erases every copy the engine made of an event's content (docs/forgetting.md
  * "Copies"). A correction quotes the fact it corrects (`previous_content`, `entity_name`), and

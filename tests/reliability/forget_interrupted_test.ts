@@ -1,3 +1,4 @@
+// test-lane: full (kill -9, slow)
 /**
  * `memory forget` killed half-way (docs/forgetting.md "Interrupted forgets"): the record of who
  * forgot what and why is never lost. The real CLI forgets event 1 of a 1,500-event session and

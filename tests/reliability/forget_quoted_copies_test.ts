@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Forgetting erases every copy the engine made of an event's content, beyond corrections and
  * rollbacks (docs/forgetting.md "Copies"): a consolidation candidate's title and summary (a

@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * A read on a full disk (a real tmpfs): the derived state a read writes (row cache, vector
  * index, read model, verified checkpoint) is a cache, so a read that cannot write it still

@@ -1,3 +1,4 @@
+// test-lane: full (kill -9, slow)
 /**
  * Hostile input, part 1 (issue 12 item 12): special files where a file is expected, and endless
  * input. A FIFO, a character device (`/dev/zero`, `/dev/urandom`, `/dev/null`), a directory or a

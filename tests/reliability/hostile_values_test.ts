@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Hostile input, part 2 (issue 12 item 13): values nothing can read back are refused on write
  * with exit 2, naming the line (ingest, 1-based) and the field, and nothing is written:

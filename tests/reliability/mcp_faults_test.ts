@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * `zaxy serve` under hostile input (issue 12 item 15), against the BUILT binary on raw stdio:
  * every malformed line gets its JSON-RPC error (-32700 / -32600 / -32602) and the connection

@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * What zaxy writes outside its root (docs/files.md): with a fresh `HOME` and `TMPDIR`, nothing
  * under `HOME` and, under `TMPDIR`, only the per-user cache directory with the unpacked Kuzu

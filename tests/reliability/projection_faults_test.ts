@@ -1,3 +1,4 @@
+// test-lane: full (kill -9, log of 10000+ events, slow)
 /**
  * The projection under crashes, signals and corrupted read-model files (issue 12, items 5, 6, 8),
  * driven through the built binary: real `kill -9` / SIGTERM / SIGINT of `zaxy memory checkout`

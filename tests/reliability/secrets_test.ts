@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Redaction of the secret formats secret scanners know (issue 12 item 11; DESIGN §2.3 plus the
  * additive rules of src/eventloom/secretFormats.ts). For every format: a fake secret as a whole

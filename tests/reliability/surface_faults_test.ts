@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Issue 12 item 14: hostile surroundings get one clear error each, naming the field, with the
  * right exit code, in text and --json, from writers and readers alike, and nothing written:

@@ -1,3 +1,4 @@
+// test-lane: full (kill -9, slow)
 /**
  * BM25 segments on disk (src/readmodel/bm25Segment.ts) against the in-memory Bm25Index
  * (src/retrieval/bm25.ts): the same hits (ids, doubles, order) from many segments, one segment

@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Issue 14 item 3, bounded memory (docs/memory-model.md): `memory consolidation trigger` and
  * `compact LOG --audit` keep sparse state and stream the log, and their answers are unchanged.

@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Issue 14 items 1 and 6: the on-disk read model answers exactly like the in-memory index it was
  * written from, and a missing, stale or corrupt read model is rebuilt from the log (with a

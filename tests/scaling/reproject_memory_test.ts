@@ -1,4 +1,5 @@
 // deno-test: own-process (loads kuzu-wasm in this process; scripts/deno-test.sh runs it alone)
+// test-lane: full (slow)
 /**
  * Issue 14 item 3 (reproject): `zaxy reproject` keeps its memory bounded by building the vector
  * index and the read model from the folded rows before the graph store is written, releasing the

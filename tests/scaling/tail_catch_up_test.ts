@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Issue 14 item 1 (a catch-up costs the delta): a fresh read whose log is a short tail past the
  * read model folds that tail on top of the model in memory and writes nothing, and answers

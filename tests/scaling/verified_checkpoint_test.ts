@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Issue 14 item 2: a read verifies only what was appended since the last verified read. The
  * verified prefix is checked by one SHA-256 of its bytes against `projections/verified/<id>.json`;

@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Seed fidelity of the consolidation contracts, through the CLI and the MCP server (`zaxy serve`
  * over stdio), against the design documents in `../shared/seeds/`:

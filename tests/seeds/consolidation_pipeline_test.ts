@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Seed fidelity, consolidation pipeline (issue 13 items 9-14), against the design documents
  * `../shared/seeds/000_ef7d275d63403772.txt` (alpha.2: segments, episode/claim/procedure,

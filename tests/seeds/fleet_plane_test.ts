@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Design 003 (the I7 fleet plane, /work/shared/seeds/003_ac7d84283a2606e0.txt) against the
  * built binary: the config gate (`fleet_enabled`, off by default), the default enrolment tier

@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Governance and integrity behaviours of the design documents, through the binary:
  * - 002 (long-horizon checkout): only candidates accepted by a review event enter the remote

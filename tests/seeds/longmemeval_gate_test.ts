@@ -1,3 +1,4 @@
+// test-lane: full (bench command, slow)
 /**
  * Seed fidelity, LongMemEval gates (issue 13, "Done when"): the `benchmark-compare` and
  * `benchmark-guardrail` commands of the alpha documents `../shared/seeds/000_ef7d275d63403772.txt`

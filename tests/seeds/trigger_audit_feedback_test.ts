@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * Issue 13, items 15–17 through the built binary: trigger_consolidation's design fields and
  * merge by stable ids (design 004), the audit naming uncited events (design 002), and

@@ -1,3 +1,4 @@
+// test-lane: full (PostgreSQL server, slow)
 /**
  * A hostile peer with SQL access to the store, on a real PostgreSQL server: a thread whose rows
  * disagree with its head row (a deleted last row, a head row moved ahead, lowered, re-hashed or

@@ -1,3 +1,4 @@
+// test-lane: full (PostgreSQL server, slow)
 /**
  * A lost acknowledgement, on a real PostgreSQL server behind a small TCP proxy that drops the
  * client's connection at its COMMIT: after the server committed (the answer is lost) or before

@@ -1,3 +1,4 @@
+// test-lane: full (PostgreSQL server, log of 10000+ events, slow)
 /**
  * `verify --store` of a large thread on several connections (src/store/parallelVerify.ts), on a
  * real PostgreSQL server: the fast path gives the file's verdict on an intact thread, gives none

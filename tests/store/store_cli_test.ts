@@ -1,3 +1,4 @@
+// test-lane: full (PostgreSQL server, kill -9, log of 10000+ events, bench command, slow)
 /**
  * The shared Eventloom on a real PostgreSQL server (issue 15), from the built binary: schema,
  * byte-exact import/export of every interop log, two hosts (two roots) sharing one database,

@@ -1,3 +1,4 @@
+// test-lane: full (PostgreSQL server, kill -9, concurrent processes, slow)
 /**
  * The store under concurrency and faults, on a real PostgreSQL server (issue 15): processes on
  * separate roots appending and promoting at once, a client killed mid-transaction, the server

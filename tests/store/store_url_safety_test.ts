@@ -1,3 +1,4 @@
+// test-lane: full (PostgreSQL server)
 /**
  * Store URLs and passwords, against a real PostgreSQL server: a URL that cannot work (a bad
  * percent-escape, an unknown target_session_attrs) is bad input naming what is wrong, never an

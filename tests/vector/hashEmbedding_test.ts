@@ -1,3 +1,4 @@
+// test-lane: full (slow)
 /**
  * The hash embedding (DESIGN §5) against Python, bit for bit.
  *
