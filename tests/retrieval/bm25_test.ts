@@ -218,27 +218,27 @@ print(json.dumps(out))
   });
 });
 
-test("Bm25Index builds 20k documents well under 100 ms and answers a query in about a millisecond", () => {
+test("Bm25Index over 20k documents: two builds answer every query identically, and every hit holds a query term", () => {
+  // Speed is measured by `zaxy bench retrieval`, not here: a timed assertion flakes on a shared machine.
   const rng = new Rng(propertySeed(0x20_000));
   const docs = generatedCorpus(rng, 20_000);
   const queries = generatedQueries(rng, 200).map(queryTerms);
-  // Best of three runs: the first warms the JIT (steady state is what a long-lived server sees),
-  // and the minimum filters out other processes on a shared machine.
-  let buildMs = Infinity;
-  let queryMs = Infinity;
-  for (let run = 0; run < 3; run++) {
-    const buildStart = performance.now();
+  const build = () => {
     const index = new Bm25Index();
     for (const doc of docs) index.add(doc);
-    index.search(["postgres"], 10); // includes the lazy postings and length-norm pass
-    buildMs = Math.min(buildMs, performance.now() - buildStart);
-
-    const queryStart = performance.now();
-    for (const terms of queries) index.search(terms, 10);
-    queryMs = Math.min(queryMs, (performance.now() - queryStart) / queries.length);
+    return index;
+  };
+  const first = build();
+  const second = build();
+  let hits = 0;
+  for (const terms of queries) {
+    const answer = first.search(terms, 10);
+    assert.deepEqual(second.search(terms, 10), answer, `query ${JSON.stringify(terms)}`);
+    for (const hit of answer) {
+      const docTerms = new Set(queryTerms(docs[hit.docId]));
+      assert.ok(terms.some((term) => docTerms.has(term)), `doc ${hit.docId} holds none of ${JSON.stringify(terms)}`);
+    }
+    hits += answer.length;
   }
-  console.error(`bm25: built 20000 docs in ${buildMs.toFixed(1)} ms; ${queryMs.toFixed(3)} ms per query`);
-  // Generous bounds so a loaded CI machine does not flake; the printed numbers are the measurement.
-  assert.ok(buildMs < 400, `build took ${buildMs} ms`);
-  assert.ok(queryMs < 5, `query took ${queryMs} ms`);
+  assert.ok(hits > 0, "the generated queries find documents");
 });
