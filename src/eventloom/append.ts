@@ -18,7 +18,7 @@ import { type EventloomConfig, readConfig, readForgettingEnabled } from "./confi
 import { type Envelope, type EventRecord, generatedEventId, isV1EventType, recordFromLine, sealLegacy, sealV1, type SealedLine } from "./envelope.ts";
 import { beginAppend, endAppend, eventHashPrefixChars, recoverInterruptedAppend, sha256BeforeBatch } from "./intent.ts";
 import { countLogEvents, readLogLines } from "./lines.ts";
-import { refuseSecretSessionId, secretFormatIn, securePayload } from "./redact.ts";
+import { redactedPathsOf, refuseSecretSessionId, secretFormatIn, securePayload } from "./redact.ts";
 import { readVerifiedEvents } from "./replay.ts";
 import { fileSystemReason } from "./root.ts";
 import { sessionLogPath, writableSessionLogPath } from "./session.ts";
@@ -66,11 +66,37 @@ export function appendedEventJson(event: AppendedEvent): AppendedEventJson {
   return { event_type: event.event_type, seq: event.seq, hash: event.hash, citation: event.citation };
 }
 
+/** Where an ingested event landed, `{seq, hash, citation}`, with `redacted_paths` when secrets were redacted from its payload. */
+export interface IngestedEventJson {
+  [key: string]: string | number | string[];
+  seq: number;
+  hash: string;
+  citation: string;
+}
+
+/**
+ * An event of an ingest result as front doors report it; `record` is the event as sealed, whose
+ * security block names the redacted paths (never the values).
+ *
+ * @example
+ * ingestedEventJson(result.events[0], result.records[0]) // { seq: 1, hash: "…", citation: "…", redacted_paths: ["api_key"] }
+ */
+export function ingestedEventJson(event: AppendedEvent, record: EventRecord): IngestedEventJson {
+  const redactedPaths = redactedPathsOf(record.security);
+  return { seq: event.seq, hash: event.hash, citation: event.citation, ...(redactedPaths.length > 0 ? { redacted_paths: redactedPaths } : {}) };
+}
+
 export interface AppendOptions {
   clock?: MicrosClock;
   /** Skip items whose producer ref is already in the log or earlier in the batch. */
   dedupProducerRefs?: boolean;
   lockWaitMs?: number;
+  /**
+   * Refuse (`envelope_switch`, exit 2, nothing written) a batch that would switch a v1 session
+   * to legacy lines for good; `override` is how the caller's user allows it
+   * (`--allow-envelope-switch`). Without it the switch happens with a warning, as Python's does.
+   */
+  refuseEnvelopeSwitch?: { override: string };
 }
 
 export interface AppendResult {
@@ -430,8 +456,9 @@ function contains(haystack: Uint8Array, needle: Uint8Array): boolean {
  * events[0].citation // "eventloom://default/events/1#…"
  */
 export async function appendEvents(root: string, sessionId: string, items: AppendItem[], options: AppendOptions = {}): Promise<AppendResult> {
-  sessionLogPath(root, sessionId, "append to");
+  const logPath = sessionLogPath(root, sessionId, "append to");
   const valid = validateItems(items);
+  if (options.refuseEnvelopeSwitch !== undefined) refuseNewLogEnvelopeSwitch(root, sessionId, logPath, valid, options.refuseEnvelopeSwitch.override);
   const clock = options.clock ?? systemClock;
   return await withLockedLog(root, sessionId, options, ({ fd, size, logPath, config, warnings, write, vault, committed }) => {
     if (committed !== undefined) return { ...replayedBatch(committed, sessionId), deduped: 0, logPath, warnings };
@@ -455,6 +482,9 @@ export async function appendEvents(root: string, sessionId: string, items: Appen
     const v1Allowed = batch.every((item) => isV1EventType(item.type));
     const v1Log = isV1Log(tail, config.envelope);
     const envelope: Envelope = v1Allowed && v1Log ? "v1" : "legacy";
+    if (options.refuseEnvelopeSwitch !== undefined && v1Log && envelope === "legacy") {
+      throw envelopeSwitchRefusal(sessionId, batch, tail.seq + 1, options.refuseEnvelopeSwitch.override);
+    }
     const sealed: SealedLine[] = [];
     let prevHash = tail.hash;
     let seq = tail.seq;
@@ -784,6 +814,35 @@ function envelopeSwitchWarnings(sessionId: string, v1Log: boolean, envelope: Env
   if (!v1Log || envelope !== "legacy") return [];
   const culprit = sealed.find((line) => !isV1EventType(line.record.type));
   return culprit === undefined ? [] : [envelopeSwitchWarning(sessionId, culprit.record.type, sealed[0].record.seq)];
+}
+
+/**
+ * Refuses, before the log is created, a batch that would make a new session of a v1 file root
+ * legacy from its first line, so a refused first append leaves no empty log behind. Under the
+ * lock appendEvents decides again on the tail it appends to; a store-bound root is left to that
+ * check, since its thread may hold events the local copy does not have yet.
+ */
+function refuseNewLogEnvelopeSwitch(root: string, sessionId: string, logPath: string, batch: readonly ValidItem[], override: string): void {
+  if (batch.every((item) => isV1EventType(item.type)) || threadStoreOf(root) !== undefined || fs.existsSync(logPath)) return;
+  if (readConfig(root).envelope === "v1") throw envelopeSwitchRefusal(sessionId, batch, 1, override);
+}
+
+/**
+ * The refusal of a batch that would switch v1 session `sessionId` to legacy lines at `firstSeq`
+ * (`envelope_switch`, exit 2), naming the first type v1 cannot carry and `override`, the way to
+ * allow it.
+ */
+function envelopeSwitchRefusal(sessionId: string, batch: readonly ValidItem[], firstSeq: number, override: string) {
+  const culprit = batch.find((item) => !isV1EventType(item.type))!;
+  const where = culprit.origin === undefined ? "" : `${culprit.origin}: `;
+  return inputError(
+    "envelope_switch",
+    `Cannot append: ${where}event_type ${JSON.stringify(culprit.type)} cannot be written in the eventloom.v1 envelope (v1 types are lowercase words ` +
+      `joined by dots: no underscores, dashes or capitals, at least two words), so this append would switch session ${JSON.stringify(sessionId)} ` +
+      `to legacy lines from seq ${firstSeq} on, for this and every later append (docs/events.md, "Envelopes"). Nothing was written. ` +
+      `To switch the session for good, pass ${override}; to stay on v1 lines, use a v1 type.`,
+    { field: "event_type", expected: "an event type matching ^[a-z][a-z0-9]*(\\.[a-z][a-z0-9]*)+$, or " + override },
+  );
 }
 
 /**

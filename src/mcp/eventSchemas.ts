@@ -1,6 +1,7 @@
 /** Input schemas shared by the tools that append events, so they advertise the same rules. */
 import * as z from "zod";
 import { eventTextCharsMax, payloadDepthMax } from "../limits.ts";
+import type { InputPermissions } from "../memory/plainInput.ts";
 import { plainJsonDepthExceeds } from "./plainJsonDepth.ts";
 
 export const eventTypeSchema = z
@@ -24,3 +25,24 @@ export const payloadSchema = z
 
 /** A v1 event id or producer key. */
 export const eventIdSchema = z.string().min(1).max(eventTextCharsMax);
+
+export const allowNewTypeSchema = z
+  .boolean()
+  .optional()
+  .describe("Append a type that differs from a known type only in capitals or by a typo as a new type of its own; without it such a type is refused with the type it most likely meant");
+
+export const allowEnvelopeSwitchSchema = z
+  .boolean()
+  .optional()
+  .describe(
+    "Let a type the eventloom.v1 envelope cannot carry (an underscore, dash or capital, e.g. user.preference_changed) switch a v1 session to legacy lines for this and every later append; without it such an append is refused",
+  );
+
+/** The permissions a call gives (the two `allow_*` arguments), spelt as arguments for the refusals. */
+export function mcpInputPermissions(args: { allow_new_type?: boolean; allow_envelope_switch?: boolean }): InputPermissions {
+  return {
+    allowNewType: args.allow_new_type === true,
+    allowEnvelopeSwitch: args.allow_envelope_switch === true,
+    spelling: { newType: "allow_new_type: true", envelopeSwitch: "allow_envelope_switch: true" },
+  };
+}

@@ -27,7 +27,7 @@ const consolidationEvent = { session_id: str, ...appended, candidate_id: str, ca
 
 export const outputSchemas: Record<string, z.ZodObject> = {
   memory_checkout: z.looseObject({ session_id: str, query: str, prompt: str, current_facts: list, evidence: list, retention: obj, warnings: list, guidance: obj, quality: obj, diagnostics: obj }),
-  memory_append: z.looseObject({ seq: int, hash, event_id: str, session_id: str, event_type: str, citation, generated_events: list.optional(), warnings: list.optional() }),
+  memory_append: z.looseObject({ seq: int, hash, event_id: str, session_id: str, event_type: str, citation, redacted_paths: z.array(str).optional(), generated_events: list.optional(), warnings: list.optional() }),
   memory_query: z.looseObject({ session_id: str, query: str, results: list, diagnostics: obj }),
   context_assemble: z.looseObject({ session_id: str, prompt: str, contexts: list, warnings: list }),
   memory_feedback: z.looseObject({ session_id: str, status: z.literal("recorded"), entity_name: str, entity_type: str, feedback: str, ...appended }),

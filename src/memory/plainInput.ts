@@ -12,12 +12,19 @@
  *   type. Each records a decision a governance command made (a gate, a rollback, a forget, an
  *   outcome's rule, a fleet change) and readers act on it.
  *
+ * Two more are refused unless the caller says they are meant (`InputPermissions`): an event type
+ * that is a misspelling of a known one (`Decision.Made`, `goal.craeted`), which would be kept as a
+ * generic entity the engine never reads, and a batch that would switch a v1 session to legacy
+ * lines for good (Python's envelope rule, src/eventloom/append.ts), which a documented type such
+ * as `user.preference_changed` does.
+ *
  * The commands that write them (`memory forget`, `memory rollback`, `memory evolution-gate`,
  * `memory outcome`, `fleet …`) call the library (`appendPlanned`, `appendEvents`) directly, a
  * path the plain front doors cannot reach. Logs that already hold such events still verify:
  * these are input rules, not chain rules.
  */
 import { inputError } from "../errors.ts";
+import { mistypedKnownType, mistypedTypeProblem, mistypedTypesRefusal } from "../projection/extract/vocabulary.ts";
 import type { AppendItem, AppendOptions } from "../eventloom/append.ts";
 import { fleetThreadPrefix } from "../fleet/ids.ts";
 import { gateEventType } from "../governance/evolutionGate.ts";
@@ -82,13 +89,59 @@ export function refusePlainGovernanceWrites(sessionId: string, items: readonly A
   );
 }
 
+/** What a plain front door lets through when its user says so, and how that user says it. */
+export interface InputPermissions {
+  /** A type that looks like a misspelt known type is meant as a new type of its own. */
+  allowNewType?: boolean;
+  /** The batch may switch a v1 session to legacy lines for good. */
+  allowEnvelopeSwitch?: boolean;
+  /** How the front door's user gives each permission, for the refusals: `--allow-new-type`, `allow_new_type: true`. */
+  spelling: { newType: string; envelopeSwitch: string };
+}
+
 /**
- * `recordEvents` for the plain front doors: refuses fleet threads and governance types first.
+ * Refuses a batch holding an event type that differs from a known type only in capitals or by a
+ * typo's edits (`unknown_event_type`, exit 2), naming every such item, the type it most likely
+ * meant and `override`, how to append it as a new type anyway; nothing is written.
  *
  * @example
- * await recordInputEvents(".eventloom", "default", [{ type: "goal.created", actor: "agent", payload: fromJs({ title: "Ship" }) }]);
+ * refuseMistypedEventTypes([{ type: "Decision.Made", actor: "a" }], "--allow-new-type");
+ * // throws: Cannot append: unknown event type "Decision.Made" in event_type; did you mean "decision.made"? ...
  */
-export async function recordInputEvents(root: string, sessionId: string, items: AppendItem[], options: AppendOptions = {}): Promise<RecordResult> {
+export function refuseMistypedEventTypes(items: readonly AppendItem[], override: string): void {
+  const problems: string[] = [];
+  items.forEach((item, index) => {
+    if (typeof item.type !== "string") return;
+    const meant = mistypedKnownType(item.type);
+    if (meant === undefined) return;
+    const name = items.length === 1 && item.origin === undefined ? "" : `${item.origin ?? `event ${index}`}: `;
+    problems.push(`${name}${mistypedTypeProblem(item.type, meant)}`);
+  });
+  if (problems.length === 0) return;
+  throw inputError("unknown_event_type", mistypedTypesRefusal(problems, override), {
+    field: "event_type",
+    expected: `a known event type (docs/events.md), or ${override}`,
+  });
+}
+
+/**
+ * `recordEvents` for the plain front doors: refuses fleet threads, governance types, misspelt
+ * known types and a switch to legacy lines (unless `permissions` allow the last two) first.
+ *
+ * @example
+ * await recordInputEvents(".eventloom", "default", [{ type: "goal.created", actor: "agent", payload: fromJs({ title: "Ship" }) }], {}, {
+ *   spelling: { newType: "--allow-new-type", envelopeSwitch: "--allow-envelope-switch" },
+ * });
+ */
+export async function recordInputEvents(
+  root: string,
+  sessionId: string,
+  items: AppendItem[],
+  options: AppendOptions,
+  permissions: InputPermissions,
+): Promise<RecordResult> {
   refusePlainGovernanceWrites(sessionId, items);
-  return await recordEvents(root, sessionId, items, options);
+  if (!permissions.allowNewType) refuseMistypedEventTypes(items, permissions.spelling.newType);
+  const refuseEnvelopeSwitch = permissions.allowEnvelopeSwitch ? undefined : { override: permissions.spelling.envelopeSwitch };
+  return await recordEvents(root, sessionId, items, { ...options, refuseEnvelopeSwitch });
 }

@@ -131,7 +131,7 @@ describe("zaxy memory append", () => {
       append(dir, "goal.created", { title: "one" }),
       append(dir, "task.started", { task_id: "t" }),
       // A plain type v1 cannot carry (an underscore); governance types such as memory.rolled_back are not plain appends.
-      append(dir, "user.preference_changed", { preference: "tabs" }, [], /legacy/),
+      append(dir, "user.preference_changed", { preference: "tabs" }, ["--allow-envelope-switch"], /legacy/),
       append(dir, "goal.created", { title: "after" }),
     ];
     assert.deepEqual(docs.map((d) => d.envelope), ["v1", "v1", "legacy", "legacy"]);

@@ -62,7 +62,8 @@ function jsonError(args: string[], code: number, errorCode: string, cwd = dir): 
 }
 
 function append(session: string, type: string, actor: string, payload: unknown): void {
-  const run = zaxy(["memory", "append", type, "--actor", actor, "--session-id", session, "--payload-json", JSON.stringify(payload)]);
+  // user.preference_changed (an underscore) switches the session to legacy lines, which must be asked for.
+  const run = zaxy(["memory", "append", type, "--actor", actor, "--session-id", session, "--allow-envelope-switch", "--payload-json", JSON.stringify(payload)]);
   assert.equal(run.code, 0, run.stderr);
 }
 

@@ -26,7 +26,7 @@ describe("core profile parity tools over MCP", { skip }, () => {
   let mcp: McpServer;
   before(async () => {
     mcp = await startMcpServer(tempEventloomRoot("zaxy-mcp-parity"), { profile: "core", clientName: "zaxy-parity-test" });
-    await mcp.callOk("memory_append", { event_type: "user.preference_changed", actor: "ci", payload: { user: "ci", key: "editor", value: "vim" } });
+    await mcp.callOk("memory_append", { event_type: "user.preference_changed", allow_envelope_switch: true, actor: "ci", payload: { user: "ci", key: "editor", value: "vim" } });
     await mcp.callOk("memory_append", { event_type: "decision.made", actor: "ci", payload: { decision: "use postgres for the shared event log", rationale: "agents span hosts" } });
   }, slow);
   after(async () => await mcp?.close());
@@ -84,7 +84,7 @@ describe("core profile parity tools over MCP", { skip }, () => {
     assert.match(twice.message, /no current fact/);
     const future = await mcp.callError("memory_invalidate", { entity_name: "decision", entity_type: "decision", invalid_at: "2999-01-01T00:00:00Z" }, "invalid_request");
     assert.match(future.message, /in the future/);
-    await mcp.callOk("memory_append", { event_type: "user.preference_changed", actor: "ci", payload: { user: "ci", key: "editor", value: "helix" } });
+    await mcp.callOk("memory_append", { event_type: "user.preference_changed", allow_envelope_switch: true, actor: "ci", payload: { user: "ci", key: "editor", value: "helix" } });
     const restated = await mcp.callOk("memory_checkout", { query: "which editor does ci use" });
     const fact = restated.current_facts.find((item: { entity_name: string }) => item.entity_name === "ci:editor");
     assert.match(fact.content, /editor=helix/);
@@ -95,7 +95,7 @@ describe("core profile parity commands (CLI)", () => {
   test("memory invalidate, capabilities and feeling-of-knowing: JSON contracts, bad input exits 2 with nothing written, reproject agrees", () => {
     const dir = makeTempDir("zaxy-parity-cli");
     const z = (args: string[]) => runZaxy(args, { cwd: dir });
-    assert.equal(z(["memory", "append", "user.preference_changed", "--actor", "ci", "--payload-json", '{"user":"ci","key":"editor","value":"vim"}']).code, 0);
+    assert.equal(z(["memory", "append", "user.preference_changed", "--allow-envelope-switch", "--actor", "ci", "--payload-json", '{"user":"ci","key":"editor","value":"vim"}']).code, 0);
     const log = path.join(dir, ".eventloom", "default.jsonl");
     const size = fs.statSync(log).size;
     for (const bad of [
@@ -247,7 +247,7 @@ describe("memory_edit: a cited correction becomes the current fact; rolling it b
     checkout.current_facts.find((fact) => fact.entity_name === name);
 
   test("MCP: edit, checkout, rollback, and refusals that write nothing", slow, async () => {
-    const stated = await mcp.callOk("memory_append", { event_type: "user.preference_changed", actor: "ci", payload: { user: "ci", key: "shell", value: "bash" } });
+    const stated = await mcp.callOk("memory_append", { event_type: "user.preference_changed", allow_envelope_switch: true, actor: "ci", payload: { user: "ci", key: "shell", value: "bash" } });
     const before = contentOf(await mcp.callOk("memory_checkout", { query: "which shell does ci use" }), "ci:shell");
     assert.match(before!.content, /shell=bash/);
     const edit = await mcp.callOk("memory_edit", { target_seq: 1, target_hash: stated.hash, new_content: "shell=zsh", reason: "bash was a typo", confidence: 0.9 });
@@ -272,10 +272,10 @@ describe("memory_edit: a cited correction becomes the current fact; rolling it b
   test("CLI: memory edit prints its contract; a fact stated again after the correction keeps that statement on rollback", () => {
     const dir = makeTempDir("zaxy-edit-cli");
     const z = (args: string[]) => runZaxy(args, { cwd: dir });
-    const stated = JSON.parse(z(["memory", "append", "user.preference_changed", "--actor", "ci", "--payload-json", '{"user":"ci","key":"editor","value":"vim"}', "--json"]).stdout);
+    const stated = JSON.parse(z(["memory", "append", "user.preference_changed", "--allow-envelope-switch", "--actor", "ci", "--payload-json", '{"user":"ci","key":"editor","value":"vim"}', "--json"]).stdout);
     const edit = JSON.parse(z(["memory", "edit", "--target-seq", "1", "--target-hash", stated.hash, "--content", "editor=nano", "--reason", "typo", "--json"]).stdout);
     assert.deepEqual([edit.schema, edit.event_type, edit.seq], ["zaxy.memory.edit.v1", "memory.corrected", 2]);
-    assert.equal(z(["memory", "append", "user.preference_changed", "--actor", "ci", "--payload-json", '{"user":"ci","key":"editor","value":"helix"}']).code, 0);
+    assert.equal(z(["memory", "append", "user.preference_changed", "--allow-envelope-switch", "--actor", "ci", "--payload-json", '{"user":"ci","key":"editor","value":"helix"}']).code, 0);
     assert.equal(z(["memory", "rollback", "--target-seq", String(edit.seq), "--target-hash", edit.hash, "--reason", "undo"]).code, 0);
     const facts = JSON.parse(z(["memory", "checkout", "which editor does ci use", "--json"]).stdout).current_facts;
     assert.match(facts.find((f: { entity_name: string }) => f.entity_name === "ci:editor").content, /editor=helix/);
@@ -289,8 +289,8 @@ describe("the graph is queryable: read-only Cypher (CLI and MCP)", { skip }, () 
   test("CLI: the docs' example queries run; writes are refused before anything opens; a bad query and a timeout exit 2", { timeout: 120_000 }, () => {
     const dir = makeTempDir("zaxy-graph-cli");
     const z = (args: string[]) => runZaxy(args, { cwd: dir });
-    assert.equal(z(["memory", "append", "user.preference_changed", "--actor", "agent-1", "--payload-json", '{"user":"ci","key":"editor","value":"vim"}']).code, 0);
-    assert.equal(z(["memory", "append", "user.preference_changed", "--actor", "agent-1", "--payload-json", '{"user":"ci","key":"editor","value":"helix"}']).code, 0);
+    assert.equal(z(["memory", "append", "user.preference_changed", "--allow-envelope-switch", "--actor", "agent-1", "--payload-json", '{"user":"ci","key":"editor","value":"vim"}']).code, 0);
+    assert.equal(z(["memory", "append", "user.preference_changed", "--allow-envelope-switch", "--actor", "agent-1", "--payload-json", '{"user":"ci","key":"editor","value":"helix"}']).code, 0);
     const byType = JSON.parse(z(["memory", "graph", "MATCH (e:Entity) WHERE e.session_id = $session_id AND e.valid_to IS NULL RETURN e.entity_type AS type, count(*) AS n ORDER BY n DESC", "--json"]).stdout);
     assert.equal(byType.schema, "zaxy.memory.graph.v1");
     assert.deepEqual(byType.columns, ["type", "n"]);

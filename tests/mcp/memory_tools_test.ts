@@ -76,7 +76,7 @@ describe("zaxy serve --profile core: memory tools", { skip }, () => {
 
   test("memory_append twice, then memory_checkout returns cited current facts", slow, async () => {
     for (const value of ["vim", "helix"]) {
-      const doc = await mcp.callOk("memory_append", { event_type: "user.preference_changed", actor: "alice", payload: { user: "alice", key: "editor", value } });
+      const doc = await mcp.callOk("memory_append", { event_type: "user.preference_changed", allow_envelope_switch: true, actor: "alice", payload: { user: "alice", key: "editor", value } });
       appended.push(doc);
     }
     assert.deepEqual(appended.map((a) => a.seq), [1, 2]);
@@ -189,7 +189,7 @@ describe("zaxy serve --profile core: memory tools", { skip }, () => {
   test("a checkout after another memory_append (or an append by another process) reflects the new event", slow, async () => {
     const first = await mcp.callOk("memory_checkout", { query: "which editor does alice use" });
     assert.ok(first.current_facts.some((f: { content: string }) => f.content.includes("editor=helix")));
-    const third = await mcp.callOk("memory_append", { event_type: "user.preference_changed", actor: "alice", payload: { user: "alice", key: "editor", value: "emacs" } });
+    const third = await mcp.callOk("memory_append", { event_type: "user.preference_changed", allow_envelope_switch: true, actor: "alice", payload: { user: "alice", key: "editor", value: "emacs" } });
     assert.equal(third.seq, 3);
     const second = await mcp.callOk("memory_checkout", { query: "which editor does alice use" });
     const facts = second.current_facts.map((f: { content: string }) => f.content);
@@ -201,7 +201,7 @@ describe("zaxy serve --profile core: memory tools", { skip }, () => {
 
     // Another process appends to the same log; the server's next answer includes it.
     const cli = runZaxy(
-      ["memory", "append", "user.preference_changed", "--actor", "alice", "--eventloom-path", mcp.root, "--payload-json", JSON.stringify({ user: "alice", key: "editor", value: "nano" })],
+      ["memory", "append", "user.preference_changed", "--allow-envelope-switch", "--actor", "alice", "--eventloom-path", mcp.root, "--payload-json", JSON.stringify({ user: "alice", key: "editor", value: "nano" })],
       { cwd: path.dirname(mcp.root) },
     );
     assert.equal(cli.code, 0, cli.stderr);

@@ -60,7 +60,7 @@ function lastPayload(root: Root): any {
 
 function state(root: Root, key: string, value: string): { seq: number; hash: string; citation: string } {
   // The type's underscore keeps the session in legacy lines, which the first append warns about.
-  const args = ["memory", "append", "user.preference_changed", "--actor", "ci", "--payload-json", JSON.stringify({ user: "ci", key, value })];
+  const args = ["memory", "append", "user.preference_changed", "--allow-envelope-switch", "--actor", "ci", "--payload-json", JSON.stringify({ user: "ci", key, value })];
   return ok(root, args, /^(zaxy: warning: event type "user\.preference_changed" cannot be written in the eventloom\.v1 envelope[^\n]*\n)?$/);
 }
 
@@ -156,7 +156,7 @@ describe("MCP memory_edit takes a citation as target", () => {
   after(async () => await mcp?.close());
 
   test("target: a citation corrects the event and records its full hash; another session's citation is invalid_request", slow, async () => {
-    const stated = await mcp.callOk("memory_append", { event_type: "user.preference_changed", actor: "ci", payload: { user: "ci", key: "shell", value: "bash" } });
+    const stated = await mcp.callOk("memory_append", { event_type: "user.preference_changed", allow_envelope_switch: true, actor: "ci", payload: { user: "ci", key: "shell", value: "bash" } });
     const edited = await mcp.callOk("memory_edit", { target: stated.citation, new_content: "shell=zsh", reason: "typo" });
     assert.equal(edited.corrected_citation, stated.citation);
     const replay = await mcp.callOk("memory_replay", {});

@@ -24,6 +24,7 @@ import {
   eventTypeDocs,
   eventVocabulary,
   knownEventTypes,
+  mistypedKnownType,
   unknownTypeWarning,
 } from "../../src/projection/extract/vocabulary.ts";
 import { fakeEventRecord } from "../testkit/eventRecord.ts";
@@ -183,8 +184,26 @@ describe("zaxy memory append with a type the engine does not read", () => {
   });
 });
 
+describe("mistypedKnownType", () => {
+  test("names the known type a case slip or a typo meant", () => {
+    assert.equal(mistypedKnownType("Decision.Made"), "decision.made");
+    assert.equal(mistypedKnownType("GOAL.CREATED"), "goal.created");
+    assert.equal(mistypedKnownType("goal.craeted"), "goal.created");
+    assert.equal(mistypedKnownType("tool.call.complete"), "tool.call.completed");
+    assert.equal(mistypedKnownType("User.Preference_Changed"), "user.preference_changed");
+  });
+
+  test("is undefined for a known type, an alias (warned about instead) and a type nothing known is close to", () => {
+    for (const type of knownEventTypes()) assert.equal(mistypedKnownType(type), undefined, type);
+    for (const guess of eventTypeAliases.keys()) assert.equal(mistypedKnownType(guess), undefined, guess);
+    for (const type of ["note.added", "x", "custom.thing", "deploy.finished", "task.started", "command.result", "file.edit.completed"]) {
+      assert.equal(mistypedKnownType(type), undefined, type);
+    }
+  });
+});
+
 describe("the append that switches a v1 log to legacy lines", () => {
-  const appendArgs = (type: string, payload: string) => ["memory", "append", type, "--actor", "a", "--payload-json", payload, "--json"];
+  const appendArgs = (type: string, payload: string, ...flags: string[]) => ["memory", "append", type, "--actor", "a", "--payload-json", payload, "--json", ...flags];
   const preference = '{"user":"maya","key":"release_branch","value":"main"}';
 
   test("user.preference_changed on a v1 log warns once (stderr and warnings); later appends do not warn again", async () => {
@@ -193,7 +212,15 @@ describe("the append that switches a v1 log to legacy lines", () => {
     assert.equal(first.err, "");
     assert.equal(JSON.parse(first.out).envelope, "v1");
 
-    const switched = await zaxy(dir, appendArgs("user.preference_changed", preference));
+    const logPath = path.join(dir, ".eventloom", "default.jsonl");
+    const before = fs.readFileSync(logPath);
+    const refused = await zaxy(dir, appendArgs("user.preference_changed", preference));
+    assert.equal(refused.code, 2, refused.err);
+    assert.equal(JSON.parse(refused.out).error.code, "envelope_switch");
+    assert.match(JSON.parse(refused.out).error.message, /event_type "user\.preference_changed" cannot be written in the eventloom\.v1 envelope .* would switch session "default" to legacy lines from seq 2 on, for this and every later append .*Nothing was written\. To switch the session for good, pass --allow-envelope-switch/);
+    assert.deepEqual(fs.readFileSync(logPath), before, "a refused switch leaves the log's bytes as they were");
+
+    const switched = await zaxy(dir, appendArgs("user.preference_changed", preference, "--allow-envelope-switch"));
     assert.equal(switched.code, 0, switched.err);
     const expected = envelopeSwitchWarning("default", "user.preference_changed", 2);
     assert.equal(switched.err, `zaxy: warning: ${expected}\n`);
@@ -213,9 +240,13 @@ describe("the append that switches a v1 log to legacy lines", () => {
     assert.equal(JSON.parse(later.out).envelope, "legacy", "Python's rule: a legacy tail keeps every later append legacy");
   });
 
-  test("the first event of an empty v1 log warns from seq 1; a log configured legacy never warns", async () => {
+  test("the first event of an empty v1 log is refused without the flag (no log created) and warns from seq 1 with it; a log configured legacy never warns nor needs it", async () => {
     const fresh = makeTempDir("vocab-envelope-empty");
-    const run = await zaxy(fresh, appendArgs("user.preference_changed", preference));
+    const refused = await zaxy(fresh, appendArgs("user.preference_changed", preference));
+    assert.equal(refused.code, 2, refused.err);
+    assert.match(JSON.parse(refused.out).error.message, /from seq 1 on/);
+    assert.ok(!fs.existsSync(path.join(fresh, ".eventloom", "default.jsonl")), "a refused first append leaves no log behind");
+    const run = await zaxy(fresh, appendArgs("user.preference_changed", preference, "--allow-envelope-switch"));
     assert.equal(run.err, `zaxy: warning: ${envelopeSwitchWarning("default", "user.preference_changed", 1)}\n`);
 
     const legacyDir = makeTempDir("vocab-envelope-legacy");

@@ -32,7 +32,7 @@ test("edit, rollback, then forgetting the original and the correction leaves the
   const root = path.join(dir, ".eventloom");
   const z = (args: string[]) => runZaxy([...args, "--json"], { cwd: dir });
   ok(z(["init", "--forgetting"]), "init");
-  const original = ok(z(["memory", "append", "user.preference_changed", "--actor", "ci", "--payload-json", JSON.stringify({ user: "ci", key: "branch", value })]), "append");
+  const original = ok(z(["memory", "append", "user.preference_changed", "--allow-envelope-switch", "--actor", "ci", "--payload-json", JSON.stringify({ user: "ci", key: "branch", value })]), "append");
   const edit = ok(z(["memory", "edit", "--target-seq", String(original.seq), "--target-hash", original.hash, "--content", corrected, "--reason", "wrong branch"]), "edit");
   assert.equal(edit.previous_content, `branch=${value}`, "the correction quotes the fact it corrects");
   const rollback = ok(z(["memory", "rollback", "--target-seq", String(edit.seq), "--target-hash", edit.hash, "--reason", "the edit was wrong"]), "rollback");

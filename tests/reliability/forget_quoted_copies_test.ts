@@ -107,7 +107,7 @@ test("a candidate, a merge, derived edges and a fleet promotion that restate an 
 test("a rollback that restores a forgotten fact's text can itself be forgotten", slow, () => {
   const { root, z } = setUp("zaxy-forget-rollback");
   const value = "heron-slate-2290";
-  const original = ok(z(["memory", "append", "user.preference_changed", "--actor", "ci", "--payload-json", JSON.stringify({ user: "ci", key: "branch", value })]), "append");
+  const original = ok(z(["memory", "append", "user.preference_changed", "--allow-envelope-switch", "--actor", "ci", "--payload-json", JSON.stringify({ user: "ci", key: "branch", value })]), "append");
   const edit = ok(z(["memory", "edit", "--target-seq", String(original.seq), "--target-hash", original.hash, "--content", "branch=main", "--reason", "wrong branch"]), "edit");
   const rollback = ok(z(["memory", "rollback", "--target-seq", String(edit.seq), "--target-hash", edit.hash, "--reason", "the edit was wrong"]), "rollback");
   const rolledBack = rollback.rollback_event as { seq: number; hash: string };

@@ -116,7 +116,7 @@ describe("blank and whitespace event types and actors are refused", () => {
 
   test("an actor with inner spaces and a one-segment legacy type are still accepted", () => {
     const { dir } = seeded();
-    const run = runZaxy(["memory", "append", "x", "--actor", "Jane Doe", "--json"], { cwd: dir });
+    const run = runZaxy(["memory", "append", "x", "--actor", "Jane Doe", "--allow-envelope-switch", "--json"], { cwd: dir });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(JSON.parse(run.stdout).event_type, "x");
   });

@@ -141,7 +141,7 @@ before(async () => {
   later.splice(5000, 0, preference("helix"));
   fs.writeFileSync(path.join(behind, "early.jsonl"), jsonl(early));
   fs.writeFileSync(path.join(behind, "later.jsonl"), jsonl(later));
-  zaxyOk(["memory", "ingest", "early.jsonl"], behind);
+  zaxyOk(["memory", "ingest", "early.jsonl", "--allow-envelope-switch"], behind);
   // Reads do not bring the graph store up to date (issue 14): `zaxy graph sync` does.
   zaxyOk(["graph", "sync"], behind);
   zaxyOk(["memory", "checkout", "editor"], behind);

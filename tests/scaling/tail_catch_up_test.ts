@@ -81,7 +81,7 @@ async function appendVariedTail(root: string): Promise<number> {
   await causal.explain(ref("config drift", "cause"), ref("checkout latency spike", "symptom"), "caused", 0.9);
   const more = mixedSessionItems(30, 77).items;
   await appendEvents(root, sessionId, more.map((item) => ({ type: item.type, actor: item.actor, payload: fromJs(item.payload) })));
-  zaxyOk(root, ["memory", "append", "user.preference_changed", "--actor", "agent", "--payload-json", JSON.stringify({ user: "ci", key: "editor", value: "helix" })]);
+  zaxyOk(root, ["memory", "append", "user.preference_changed", "--allow-envelope-switch", "--actor", "agent", "--payload-json", JSON.stringify({ user: "ci", key: "editor", value: "helix" })]);
   zaxyOk(root, ["memory", "feedback", "stale connection pool", "--entity-type", "symptom", "--feedback", "helpful"]);
   zaxyOk(root, ["memory", "outcome", "failure", "--summary", "payment webhook retried twice", "--lesson", "never retry payment webhooks twice", "--confidence", "0.4"]);
   return 3 + 30 + 1 + 1 + 1;

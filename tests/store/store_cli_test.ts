@@ -169,6 +169,31 @@ describe("zaxy store on PostgreSQL", { skip: server === undefined ? "no PostgreS
     assert.equal(JSON.parse(viaEnv.stdout).events.length, 3);
   });
 
+  test("on the store too, a switch to legacy lines needs --allow-envelope-switch and a misspelt type --allow-new-type; an imported legacy log needs neither", async () => {
+    const store = await initStore("guard");
+    const dir = makeTempDir("zaxy-store-guard");
+    const append = (type: string, ...flags: string[]) =>
+      z(store, dir, ["memory", "append", type, "--actor", "a", "--payload-json", '{"user":"a","key":"k","value":"v"}', "--json", ...flags]);
+    ok(append("goal.created"), "append");
+    for (const [type, code] of [["user.preference_changed", "envelope_switch"], ["Goal.Created", "unknown_event_type"]]) {
+      const refused = append(type);
+      assert.equal(refused.code, 2, refused.stdout);
+      assert.equal(json(refused).error.code, code);
+      assert.equal((await rowsOf(store, "default")).length, 1, `${type}: no row written`);
+    }
+    const allowed = json(ok(append("user.preference_changed", "--allow-envelope-switch"), "switch allowed"));
+    assert.equal(allowed.envelope, "legacy");
+    assert.equal((await rowsOf(store, "default")).length, 2);
+
+    const legacyLog = interopLogs.find((name) => name.startsWith("legacy-"))!;
+    ok(z(store, dir, ["store", "import", path.join(interopDir, legacyLog), "--json"]), "import");
+    const session = legacyLog.replace(/\.jsonl$/, "");
+    const before = (await rowsOf(store, session)).length;
+    const onLegacy = ok(z(store, dir, ["memory", "append", "user.preference_changed", "--actor", "a", "--session-id", session, "--payload-json", '{"user":"a","key":"k","value":"v"}', "--json"]), "append to the imported log");
+    assert.ok(!onLegacy.stderr.includes("legacy lines"), onLegacy.stderr);
+    assert.equal((await rowsOf(store, session)).length, before + 1);
+  });
+
   test("a version-1 store is read but refuses appends (exit 2) until store init migrates it to version 2, changing no event", async () => {
     const store = await initStore("migrate");
     const dir = makeTempDir("zaxy-store-migrate");

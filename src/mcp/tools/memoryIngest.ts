@@ -5,9 +5,10 @@
  */
 import * as z from "zod";
 import { fromJs } from "../../canonical/mod.ts";
+import { ingestedEventJson } from "../../eventloom/append.ts";
 import { recordInputEvents } from "../../memory/plainInput.ts";
 import { batchEventsMax, eventTextCharsMax } from "../../limits.ts";
-import { actorSchema, eventIdSchema, eventTypeSchema, payloadSchema } from "../eventSchemas.ts";
+import { actorSchema, allowEnvelopeSwitchSchema, allowNewTypeSchema, eventIdSchema, eventTypeSchema, mcpInputPermissions, payloadSchema } from "../eventSchemas.ts";
 import { resolveSessionId, sessionIdSchema } from "../sessionArgument.ts";
 import { defineTool } from "../tool.ts";
 
@@ -25,10 +26,15 @@ export const memoryIngestTool = defineTool({
   name: "memory_ingest",
   description:
     "Atomically append a batch of external events to one session: every item is validated first and nothing is written " +
-    "unless all are valid. Items whose producer_ref is already in the session are skipped (deduped).",
+    "unless all are valid. Items whose producer_ref is already in the session are skipped (deduped). An event whose payload " +
+    "had secrets redacted lists their paths in redacted_paths. A type that differs from a known one only in capitals or by a " +
+    "typo refuses the batch (allow_new_type overrides), and so does a type that would switch a v1 session to legacy lines for " +
+    "good (allow_envelope_switch overrides).",
   inputSchema: z.strictObject({
     events: z.array(ingestItemSchema).min(1).max(batchEventsMax).describe("Events to append, in order"),
     session_id: sessionIdSchema.optional(),
+    allow_new_type: allowNewTypeSchema,
+    allow_envelope_switch: allowEnvelopeSwitchSchema,
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, ctx) {
@@ -42,12 +48,12 @@ export const memoryIngestTool = defineTool({
       causedBy: item.caused_by,
       id: item.id,
     }));
-    const result = await recordInputEvents(ctx.eventloomPath, sessionId, items, { dedupProducerRefs: true });
+    const result = await recordInputEvents(ctx.eventloomPath, sessionId, items, { dedupProducerRefs: true }, mcpInputPermissions(args));
     return {
       imported: result.events.length,
       deduped: result.deduped,
       session_id: sessionId,
-      events: result.events.map((event) => ({ seq: event.seq, hash: event.hash, citation: event.citation })),
+      events: result.events.map((event, index) => ingestedEventJson(event, result.records[index])),
       ...(result.generated.length > 0 ? { generated_events: result.generated.map((e) => ({ seq: e.seq, hash: e.hash, event_type: e.event_type, citation: e.citation })) } : {}),
       // Recovering an append a crash interrupted is never silent.
       ...(result.warnings.length > 0 ? { warnings: result.warnings } : {}),

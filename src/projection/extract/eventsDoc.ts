@@ -22,6 +22,8 @@ import {
   eventTypeAliases,
   eventTypeDocs,
   exampleContext,
+  mistypedTypeProblem,
+  mistypedTypesRefusal,
   retentionFields,
   unknownTypeWarning,
 } from "./vocabulary.ts";
@@ -54,8 +56,17 @@ function writtenOnlyBy(type: string): string | undefined {
   return commands[type];
 }
 
+/** The flag a type v1 lines cannot carry needs to be appended to a v1 session ([Envelopes](#envelopes)). */
+const envelopeSwitchFlag = "--allow-envelope-switch";
+
+/** Whether a plain append of the type to a v1 session needs the flag: it is legacy, and not a governance type (refused anyway). */
+function needsEnvelopeSwitchFlag(doc: EventTypeDoc): boolean {
+  return !doc.v1 && writtenOnlyBy(doc.type) === undefined;
+}
+
 function appendCommand(doc: EventTypeDoc): string {
-  return `zaxy memory append ${doc.type} --actor ${exampleContext.actor} --payload-json ${shellQuote(JSON.stringify(doc.example))}`;
+  const flag = needsEnvelopeSwitchFlag(doc) ? ` ${envelopeSwitchFlag}` : "";
+  return `zaxy memory append ${doc.type} --actor ${exampleContext.actor}${flag} --payload-json ${shellQuote(JSON.stringify(doc.example))}`;
 }
 
 /** Key paths as listed: a bare key is left out when paths inside it are listed. */
@@ -85,6 +96,12 @@ function derivedLines(derived: DerivedDoc): string[] {
   return [head, ...graphLines(derived.entities, derived.edges, "  ")];
 }
 
+/** The index's envelope cell: `v1`, or `legacy` with the flag a plain append of it to a v1 session needs. */
+function envelopeCell(doc: EventTypeDoc): string {
+  if (doc.v1) return "v1";
+  return needsEnvelopeSwitchFlag(doc) ? `legacy (needs ${code(envelopeSwitchFlag)})` : "legacy";
+}
+
 /** What a type becomes, in one short cell of the index table. */
 function becomesCell(doc: EventTypeDoc): string {
   const parts: string[] = [];
@@ -109,7 +126,10 @@ function typeSection(doc: EventTypeDoc, retentionCount: number): string[] {
     lines.push("- **Becomes:**", ...graphLines(doc.entities, doc.edges, "  "));
   }
   for (const derived of doc.derived) lines.push(...derivedLines(derived));
-  if (!doc.v1) lines.push(`- **Envelope:** legacy: a log this type is appended to is written in legacy lines from then on ([Envelopes](#envelopes))`);
+  if (!doc.v1) {
+    const flag = needsEnvelopeSwitchFlag(doc) ? `, so a plain append of it to a v1 session needs ${code(envelopeSwitchFlag)} (MCP ${code("allow_envelope_switch: true")})` : "";
+    lines.push(`- **Envelope:** legacy: a log this type is appended to is written in legacy lines from then on${flag} ([Envelopes](#envelopes))`);
+  }
   const owner = writtenOnlyBy(doc.type);
   if (owner !== undefined) {
     lines.push(`- **Written by:** ${owner} only; a plain append or ingest of this type is refused ([Input rules](#input-rules))`, "");
@@ -174,6 +194,18 @@ export function renderEventsDoc(): string {
     "  another name (`invalid_event`, the character spelled `U+202E`). Session ids are already limited to",
     "  `A-Z a-z 0-9 . _ -`.",
     "",
+    "Two more are refused unless the input says it is meant (exit 2, MCP `invalid_request`, nothing written):",
+    "",
+    "- **Misspelt known types.** A type that differs from a known one only in capitals (`Decision.Made`) or by a",
+    "  typo (`goal.craeted`) would be kept as a generic entity the engine never reads ([Unknown types](#unknown-types);",
+    "  `unknown_event_type`). `--allow-new-type` (MCP `allow_new_type: true`) appends it as a new type of its own.",
+    "- **A switch to legacy lines.** A type the v1 envelope cannot carry would switch a v1 session to legacy lines",
+    "  for good ([Envelopes](#envelopes); `envelope_switch`). `--allow-envelope-switch` (MCP",
+    "  `allow_envelope_switch: true`) lets it. A session already in legacy lines is not switched, so it needs neither.",
+    "",
+    "`zaxy memory ingest` and `memory_ingest` refuse the whole batch, naming the line (`line 3`) or the item",
+    "(`event 2`, counted from 0); the flags apply to every line of the batch.",
+    "",
     "## Unknown types",
     "",
     "A type not listed here is sealed, verified, replayed and cited like any other event, and it is",
@@ -181,16 +213,25 @@ export function renderEventsDoc(): string {
     "summary is `<actor> emitted <type>` followed by the payload's top-level scalar values (secret-looking",
     "keys left out). It gets no entity of its own, no edges and no versions.",
     "",
-    "When the type is close to a known one (a typo, or a natural guess), `zaxy memory append` and",
-    "`zaxy memory ingest` say which on stderr, and `--json` (and MCP `memory_append`, `memory_ingest`) lists",
-    "it in `warnings`; the event is appended all the same:",
+    "When the type differs from a known one only in capitals or by a typo (found by edit distance), the",
+    "append is refused and names the type it most likely meant:",
+    "",
+    "```text",
+    "$ zaxy memory append Decision.Made --actor a --payload-json '{\"decision\":\"x\"}'",
+    `zaxy: ${mistypedTypesRefusal([mistypedTypeProblem("Decision.Made", "decision.made")], "--allow-new-type")}`,
+    "```",
+    "",
+    "With `--allow-new-type` (MCP `allow_new_type: true`) it is appended as a new type, with the warning below.",
+    "When the type is a natural guess under another name, `zaxy memory append` and `zaxy memory ingest` say",
+    "which on stderr, and `--json` (and MCP `memory_append`, `memory_ingest`) lists it in `warnings`; the event",
+    "is appended all the same:",
     "",
     "```text",
     "$ zaxy memory append decision.recorded --actor a --payload-json '{\"decision\":\"x\"}'",
     `zaxy: warning: ${unknownTypeWarning("decision.recorded", 1, "decision.made")}`,
     "```",
     "",
-    "Typos are found by edit distance; these guesses are known by name:",
+    "These guesses are known by name:",
     "",
     "| Guess | Known type |",
     "| --- | --- |",
@@ -208,10 +249,18 @@ export function renderEventsDoc(): string {
     "",
     `The known types that switch a log to legacy: ${legacyTypes.join(", ")}.`,
     "",
+    "Since the switch is for good, the plain write paths (`zaxy memory append`, `zaxy memory ingest`, MCP",
+    "`memory_append`, `memory_ingest`, also over HTTP and on a shared store) refuse an append that would make it,",
+    "with exit 2 (`envelope_switch`), naming the type and `--allow-envelope-switch` (MCP",
+    "`allow_envelope_switch: true`); nothing is written. A session already in legacy lines (a log Python wrote,",
+    "or one switched before) and a root `zaxy init --envelope legacy` made are not switched, so they need no",
+    "flag. The commands that write a legacy type themselves (`zaxy memory rollback`) switch the log as Python does.",
+    "",
     "The append that switches a v1 log says so, once per log (the switch cannot happen twice), on stderr",
     "and in `warnings`:",
     "",
     "```text",
+    "$ zaxy memory append user.preference_changed --actor a --allow-envelope-switch --payload-json '{\"user\":\"maya\",\"key\":\"editor\",\"value\":\"vim\"}'",
     `zaxy: warning: ${envelopeSwitchWarning("default", "user.preference_changed", 2)}`,
     "```",
     "",
@@ -224,7 +273,7 @@ export function renderEventsDoc(): string {
     "",
     "| Type | Becomes | Envelope |",
     "| --- | --- | --- |",
-    ...docs.map((doc) => `| [${code(doc.type)}](#${anchorOf(doc.type)}) | ${becomesCell(doc)} | ${doc.v1 ? "v1" : "legacy"} |`),
+    ...docs.map((doc) => `| [${code(doc.type)}](#${anchorOf(doc.type)}) | ${becomesCell(doc)} | ${envelopeCell(doc)} |`),
     "",
   ];
   for (const { family, title } of eventFamilies) {

@@ -675,9 +675,30 @@ function typoEditsMax(type: string): number {
 export function closestKnownType(type: string): string | undefined {
   const known = knownEventTypes();
   if (known.includes(type)) return undefined;
+  return eventTypeAliases.get(type.toLowerCase()) ?? nearestKnownType(type, known);
+}
+
+/**
+ * The known type that `type` is a misspelling of: it differs only in capitals, or by a typo's
+ * edits (ignoring case). Undefined for a known type, for a natural guess under another name
+ * (`task.created`: an alias, which is a choice of words rather than a slip of the keys) and for
+ * a type nothing known is close to. The plain write paths refuse such a type unless told it is
+ * new (src/memory/plainInput.ts).
+ *
+ * @example
+ * mistypedKnownType("Decision.Made"); // "decision.made"
+ * mistypedKnownType("goal.craeted"); // "goal.created"
+ * mistypedKnownType("task.created"); // undefined (an alias of task.proposed, warned about instead)
+ */
+export function mistypedKnownType(type: string): string | undefined {
+  const known = knownEventTypes();
+  if (known.includes(type) || eventTypeAliases.has(type.toLowerCase())) return undefined;
+  return nearestKnownType(type, known);
+}
+
+/** The known type nearest to `type` by edit distance, ignoring case, when within a typo's edits. */
+function nearestKnownType(type: string, known: readonly string[]): string | undefined {
   const lowered = type.toLowerCase();
-  const alias = eventTypeAliases.get(lowered);
-  if (alias !== undefined) return alias;
   let best: { type: string; distance: number } | undefined;
   const editsMax = typoEditsMax(type);
   for (const candidate of known) {
@@ -701,6 +722,28 @@ export function unknownTypeWarning(type: string, seq: number, closest: string): 
   return `event type ${JSON.stringify(type)} is not one the engine reads, so seq ${seq} is kept only as a generic ` +
     `${JSON.stringify(`event:${type}:${seq}`)} entity; the closest known type is ${JSON.stringify(closest)} ` +
     `(docs/events.md lists every type and the fields it reads)`;
+}
+
+/**
+ * One item's part of the refusal of a misspelt known type: `type` and the known type `meant`.
+ *
+ * @example
+ * mistypedTypeProblem("Decision.Made", "decision.made")
+ * // 'unknown event type "Decision.Made" in event_type; did you mean "decision.made"? (it differs only in capitals)'
+ */
+export function mistypedTypeProblem(type: string, meant: string): string {
+  const how = meant === type.toLowerCase() ? " (it differs only in capitals)" : "";
+  return `unknown event type ${JSON.stringify(type)} in event_type; did you mean ${JSON.stringify(meant)}?${how}`;
+}
+
+/**
+ * The refusal of a batch holding misspelt known types (`problems`, one per item, from
+ * `mistypedTypeProblem`), naming `override`, how the caller's user appends them anyway
+ * (src/memory/plainInput.ts throws it; docs/events.md quotes it).
+ */
+export function mistypedTypesRefusal(problems: readonly string[], override: string): string {
+  return `Cannot append: ${problems.join("; ")}. Nothing was written. A type the engine does not read is kept only as a generic entity ` +
+    `(docs/events.md lists the known types); to record it as a new type of its own, pass ${override}.`;
 }
 
 // ---------------------------------------------------------------------------------------------

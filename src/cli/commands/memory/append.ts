@@ -7,6 +7,7 @@ import { payloadBytesMax, payloadDocumentBytesMax } from "../../../limits.ts";
 import { parseJsonInput, readInputFile, requiredActor } from "../../args.ts";
 import { type CommandContext, defineCommand, stringOption } from "../../command.ts";
 import { emit } from "../../output.ts";
+import { cliInputPermissions, inputPermissionOptions } from "./inputPermissions.ts";
 import type { JsonValue } from "../../../canonical/mod.ts";
 
 /** Reading stops here: past it, no document can hold a valid payload (see limits.ts). */
@@ -54,11 +55,17 @@ export const memoryAppendCommand = defineCommand({
     "--payload-json, --payload-file, or stdin (empty payload when stdin is a terminal).\n" +
     "Secrets in the payload are redacted before sealing; the output names the paths redacted\n" +
     "(never the values). --json prints {seq, hash, event_id, session_id, event_type, citation},\n" +
-    "with redacted_paths when something was redacted.",
+    "with redacted_paths when something was redacted.\n" +
+    "A type that differs from a known one only in capitals or by a typo (Decision.Made) is\n" +
+    "refused with the type it most likely meant; --allow-new-type appends it as a new type.\n" +
+    "A type v1 lines cannot carry (user.preference_changed: an underscore) would switch a v1\n" +
+    "session to legacy lines for this and every later append; that is refused unless\n" +
+    "--allow-envelope-switch is given (docs/events.md, \"Envelopes\").",
   options: {
     actor: { type: "string", valueName: "A", description: "Who did it (required; env ZAXY_ACTOR)" },
     "payload-json": { type: "string", valueName: "JSON", description: "Payload as a JSON object" },
     "payload-file": { type: "string", valueName: "FILE", description: "Read the payload from a file" },
+    ...inputPermissionOptions,
   },
   positionals: [{ name: "TYPE", description: "Event type, e.g. goal.created", required: true }],
   examples: [
@@ -68,7 +75,7 @@ export const memoryAppendCommand = defineCommand({
   async run(ctx) {
     const actor = requiredActor(ctx);
     const payload = await readPayload(ctx);
-    const { events, records, generated, warnings } = await recordInputEvents(ctx.global.eventloomPath, ctx.global.sessionId, [{ type: ctx.positionals[0], actor, payload }]);
+    const { events, records, generated, warnings } = await recordInputEvents(ctx.global.eventloomPath, ctx.global.sessionId, [{ type: ctx.positionals[0], actor, payload }], {}, cliInputPermissions(ctx));
     const event = events[0];
     const redactedPaths = redactedPathsOf(records[0].security);
     // Recovering an append a crash interrupted is never silent: stderr, and `warnings` in JSON.

@@ -1,6 +1,7 @@
 /** `zaxy memory ingest [FILE|-]`: append a JSONL batch of external events, all or nothing. */
 import { isJsonObject, type JsonObject } from "../../../canonical/mod.ts";
 import { type AppendItem, checkItems, describeItemIssue } from "../../../eventloom/mod.ts";
+import { ingestedEventJson } from "../../../eventloom/append.ts";
 import { recordInputEvents } from "../../../memory/plainInput.ts";
 import { inputError } from "../../../errors.ts";
 import { isBlankLine } from "../../../eventloom/blank.ts";
@@ -8,6 +9,7 @@ import { ingestBytesMax, lineBytesMax } from "../../../limits.ts";
 import { parseJsonInput, readInputFile } from "../../args.ts";
 import { defineCommand, stringOption } from "../../command.ts";
 import { emit } from "../../output.ts";
+import { cliInputPermissions, inputPermissionOptions } from "./inputPermissions.ts";
 
 const itemKeys = new Set(["event_type", "type", "actor", "payload", "producer_ref", "parent_event_id", "caused_by", "id"]);
 
@@ -124,9 +126,13 @@ export const memoryIngestCommand = defineCommand({
     "as one batch: all or nothing. Items whose producer_ref is already in the session are skipped.\n" +
     "Events as zaxy prints them (memory log --json | jq -c '.events[]') are accepted: their seq,\n" +
     "timestamp, hashes, event_id, envelope and citation are not kept (a warning says so).\n" +
-    "Every bad line is reported once, numbered from 1; nothing is written.",
+    "Every bad line is reported once, numbered from 1; nothing is written. A type that differs\n" +
+    "from a known one only in capitals or by a typo refuses the batch unless --allow-new-type is\n" +
+    "given; so does a type that would switch a v1 session to legacy lines for good, unless\n" +
+    "--allow-envelope-switch is given (docs/events.md, \"Envelopes\").",
   options: {
     file: { type: "string", valueName: "FILE", description: "JSONL file (same as the FILE argument)" },
+    ...inputPermissionOptions,
   },
   positionals: [{ name: "FILE", description: "JSONL file, or - for stdin" }],
   examples: ["zaxy memory ingest events.jsonl --json", "producer | zaxy memory ingest -", "zaxy memory log --json | jq -c '.events[]' | zaxy memory ingest - --session-id copy"],
@@ -139,7 +145,7 @@ export const memoryIngestCommand = defineCommand({
     const bytes = file === "-" ? await ctx.io.readStdin(ingestBounds) : readInputFile(file, "FILE", ingestBounds);
     const dropped = new Set<string>();
     const items = parseIngestLines(bytes, file === "-" ? "stdin" : file, dropped);
-    const result = await recordInputEvents(ctx.global.eventloomPath, ctx.global.sessionId, items, { dedupProducerRefs: true });
+    const result = await recordInputEvents(ctx.global.eventloomPath, ctx.global.sessionId, items, { dedupProducerRefs: true }, cliInputPermissions(ctx));
     if (dropped.size > 0) {
       const fields = [...readOutputKeys].filter((key) => dropped.has(key));
       result.warnings.unshift(`the input carries fields of zaxy's read output (${fields.join(", ")}): they were not kept; the log assigns its own seq, time, hashes and event ids`);
@@ -150,7 +156,7 @@ export const memoryIngestCommand = defineCommand({
       imported: result.events.length,
       deduped: result.deduped,
       session_id: ctx.global.sessionId,
-      events: result.events.map((e) => ({ seq: e.seq, hash: e.hash, citation: e.citation })),
+      events: result.events.map((event, index) => ingestedEventJson(event, result.records[index])),
       ...(result.generated.length > 0 ? { generated_events: result.generated.map((e) => ({ seq: e.seq, hash: e.hash, event_type: e.event_type, citation: e.citation })) } : {}),
       ...(result.warnings.length > 0 ? { warnings: result.warnings } : {}),
     };
