@@ -839,7 +839,7 @@ function envelopeSwitchRefusal(sessionId: string, batch: readonly ValidItem[], f
     "envelope_switch",
     `Cannot append: ${where}event_type ${JSON.stringify(culprit.type)} cannot be written in the eventloom.v1 envelope (v1 types are lowercase words ` +
       `joined by dots: no underscores, dashes or capitals, at least two words), so this append would switch session ${JSON.stringify(sessionId)} ` +
-      `to legacy lines from seq ${firstSeq} on, for this and every later append (docs/events.md, "Envelopes"). Nothing was written. ` +
+      `to legacy lines from seq ${firstSeq} on, for this and every later append ('zaxy help events', "Envelopes"). Nothing was written. ` +
       `To switch the session for good, pass ${override}; to stay on v1 lines, use a v1 type.`,
     { field: "event_type", expected: "an event type matching ^[a-z][a-z0-9]*(\\.[a-z][a-z0-9]*)+$, or " + override },
   );
@@ -856,5 +856,5 @@ function envelopeSwitchRefusal(sessionId: string, batch: readonly ValidItem[], f
 export function envelopeSwitchWarning(sessionId: string, eventType: string, firstSeq: number): string {
   return `event type ${JSON.stringify(eventType)} cannot be written in the eventloom.v1 envelope (v1 types are lowercase words joined by dots: ` +
     `no underscores, dashes or capitals, at least two words), so session ${JSON.stringify(sessionId)} is written in legacy lines from seq ` +
-    `${firstSeq} on, this and every later append, as the Python implementation does (docs/events.md, "Envelopes")`;
+    `${firstSeq} on, this and every later append, as the Python implementation does ('zaxy help events', "Envelopes")`;
 }

@@ -120,7 +120,7 @@ export function refuseMistypedEventTypes(items: readonly AppendItem[], override:
   if (problems.length === 0) return;
   throw inputError("unknown_event_type", mistypedTypesRefusal(problems, override), {
     field: "event_type",
-    expected: `a known event type (docs/events.md), or ${override}`,
+    expected: `a known event type ('zaxy help events'), or ${override}`,
   });
 }
 

@@ -149,7 +149,7 @@ describe("zaxy memory append with a type the engine does not read", () => {
     assert.equal(run.err, `zaxy: warning: ${expected}\n`);
     assert.match(run.err, /the closest known type is "decision\.made"/);
     assert.match(run.out, /^appended decision\.recorded as seq 1 \(v1\)  eventloom:\/\/default\/events\/1#[0-9a-f]{12}\n$/);
-    assert.equal(expected, 'event type "decision.recorded" is not one the engine reads, so seq 1 is kept only as a generic "event:decision.recorded:1" entity; the closest known type is "decision.made" (docs/events.md lists every type and the fields it reads)');
+    assert.equal(expected, 'event type "decision.recorded" is not one the engine reads, so seq 1 is kept only as a generic "event:decision.recorded:1" entity; the closest known type is "decision.made" (\'zaxy help events\' lists every type and the fields it reads)');
   });
 
   test("--json lists it in warnings, and stdout stays one JSON document", async () => {

@@ -721,7 +721,7 @@ function nearestKnownType(type: string, known: readonly string[]): string | unde
 export function unknownTypeWarning(type: string, seq: number, closest: string): string {
   return `event type ${JSON.stringify(type)} is not one the engine reads, so seq ${seq} is kept only as a generic ` +
     `${JSON.stringify(`event:${type}:${seq}`)} entity; the closest known type is ${JSON.stringify(closest)} ` +
-    `(docs/events.md lists every type and the fields it reads)`;
+    `('zaxy help events' lists every type and the fields it reads)`;
 }
 
 /**
@@ -743,7 +743,7 @@ export function mistypedTypeProblem(type: string, meant: string): string {
  */
 export function mistypedTypesRefusal(problems: readonly string[], override: string): string {
   return `Cannot append: ${problems.join("; ")}. Nothing was written. A type the engine does not read is kept only as a generic entity ` +
-    `(docs/events.md lists the known types); to record it as a new type of its own, pass ${override}.`;
+    `('zaxy help events' lists the known types); to record it as a new type of its own, pass ${override}.`;
 }
 
 // ---------------------------------------------------------------------------------------------

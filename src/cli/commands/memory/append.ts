@@ -60,7 +60,7 @@ export const memoryAppendCommand = defineCommand({
     "refused with the type it most likely meant; --allow-new-type appends it as a new type.\n" +
     "A type v1 lines cannot carry (user.preference_changed: an underscore) would switch a v1\n" +
     "session to legacy lines for this and every later append; that is refused unless\n" +
-    "--allow-envelope-switch is given (docs/events.md, \"Envelopes\").",
+    "--allow-envelope-switch is given ('zaxy help events', \"Envelopes\").",
   options: {
     actor: { type: "string", valueName: "A", description: "Who did it (required; env ZAXY_ACTOR)" },
     "payload-json": { type: "string", valueName: "JSON", description: "Payload as a JSON object" },

@@ -129,7 +129,7 @@ export const memoryIngestCommand = defineCommand({
     "Every bad line is reported once, numbered from 1; nothing is written. A type that differs\n" +
     "from a known one only in capitals or by a typo refuses the batch unless --allow-new-type is\n" +
     "given; so does a type that would switch a v1 session to legacy lines for good, unless\n" +
-    "--allow-envelope-switch is given (docs/events.md, \"Envelopes\").",
+    "--allow-envelope-switch is given ('zaxy help events', \"Envelopes\").",
   options: {
     file: { type: "string", valueName: "FILE", description: "JSONL file (same as the FILE argument)" },
     ...inputPermissionOptions,
