@@ -40,6 +40,7 @@ import { keystoneHoldReason, promote, type PromotionInput } from "../fleet/promo
 import { fleetState } from "../fleet/status.ts";
 import { type PromotionKind, promotionKinds } from "../fleet/vocabulary.ts";
 import { defaultEvolutionPolicy } from "../governance/evolutionGate.ts";
+import { invariant } from "../invariant.ts";
 import { validateMemoryRequest } from "../memory/request.ts";
 import { MemoryService } from "../memory/service.ts";
 import { atLeast, atMost, type BenchMachine, benchMachine, type BenchTarget, latencySummary, type LatencySummary, round } from "./measure.ts";
@@ -135,32 +136,36 @@ async function learned(root: string, session: string, title: string): Promise<So
   return { seq: event.seq, hash: event.hash };
 }
 
-async function runScenario(plan: ScenarioPlan, root: string): Promise<ScenarioOutcome> {
-  const fleetId = `bench-${plan.index}`;
-  const policy = defaultEvolutionPolicy;
-  const out: ScenarioOutcome = {
-    hits: 0,
-    receivers: plan.receivers.length,
-    leaks: { stranger: 0, untrusted: 0, laneOff: 0, checkouts: 0 },
-    governance: { rejection_appends_nothing: false, gate_event_cited: false, keystone_hold_pending: false, pending_excluded_until_review: false, rollback_reactivates: false },
-    promoteMs: [],
-    checkoutMs: [],
-    laneMs: [],
-    failures: [],
-  };
-  const fail = (check: string, detail: string) => out.failures.push({ check, detail });
+/** One scenario's fleet, root and outcome, shared by its stages. */
+interface Scenario {
+  plan: ScenarioPlan;
+  root: string;
+  fleetId: string;
+  fleetLog: string;
+  policy: typeof defaultEvolutionPolicy;
+  out: ScenarioOutcome;
+  fail: (check: string, detail: string) => void;
+}
+
+type Taught = Awaited<ReturnType<typeof promote>>;
+type CheckoutDoc = Awaited<ReturnType<MemoryService["checkout"]>>;
+
+/** Stage 1: the fleet, with the teacher, the receivers and an untrusted control enrolled. */
+async function setUpFleet(scenario: Scenario): Promise<void> {
+  const { plan, root, fleetId } = scenario;
   fs.mkdirSync(root, { recursive: true });
   fs.writeFileSync(path.join(root, "config.json"), JSON.stringify({ fleet_enabled: true }) + "\n");
-  const fleetLog = path.join(root, `fleet.${fleetId}.jsonl`);
-
   await createFleet(root, { fleetId, summary: `FleetBench scenario ${plan.index}`, actor: steward });
   await enrollAgent(root, { fleetId, agentId: teacher, actor: steward });
   if (plan.scope === "global") await assignTrust(root, { fleetId, agentId: teacher, trustTier: "trusted", actor: steward, rationale: "teaches globally" });
   for (const receiver of plan.receivers) await enrollAgent(root, { fleetId, agentId: receiver, actor: steward });
   await enrollAgent(root, { fleetId, agentId: untrustedAgent, actor: steward });
   await assignTrust(root, { fleetId, agentId: untrustedAgent, trustTier: "untrusted", actor: steward, rationale: "control" });
+}
 
-  // A learns something and teaches it.
+/** Stage 2: the teacher learns something and teaches it; null (a failure) unless it is active. */
+async function teachLesson(scenario: Scenario): Promise<Taught | null> {
+  const { plan, root, fleetId, out } = scenario;
   const lessonSource = await learned(root, teacher, `Resolved auth outage ${plan.code}`);
   const started = performance.now();
   const taught = await promote(root, plan.kind, {
@@ -171,73 +176,89 @@ async function runScenario(plan: ScenarioPlan, root: string): Promise<ScenarioOu
     confidence: autoConfidence,
     visibilityScope: plan.scope,
     ...lessonFields(plan),
-  }, { policy });
+  }, { policy: scenario.policy });
   out.promoteMs.push(performance.now() - started);
   if (taught.rejected || taught.review_status !== "active" || taught.promotion_event === null || taught.citation === null) {
-    fail("promote", `teacher promotion was ${taught.rejected ? "rejected" : taught.review_status}: ${taught.reason}`);
-    return out;
+    scenario.fail("promote", `teacher promotion was ${taught.rejected ? "rejected" : taught.review_status}: ${taught.reason}`);
+    return null;
   }
+  return taught;
+}
 
-  // Gate first, cited by the promotion.
-  const fleetEvents = await readFleetEvents(root, fleetId);
-  const promotionEvent = fleetEvents[taught.promotion_event.seq - 1];
+/** Stage 3: the gate event comes first and the promotion cites it. */
+function checkGateCited(scenario: Scenario, taught: Taught, fleetEvents: Awaited<ReturnType<typeof readFleetEvents>>): void {
+  const promotionSeq = taught.promotion_event!.seq;
+  const promotionEvent = fleetEvents[promotionSeq - 1];
   const gate = taught.gate_event;
   const gateEvent = gate === null ? undefined : fleetEvents[gate.seq - 1];
   const citedGate = promotionEvent?.payload.get("gate_event");
-  out.governance.gate_event_cited = gate !== null && gateEvent !== undefined && gateEvent.type === "evolution.gate.evaluated" &&
-    gateEvent.hash === gate.hash && gate.seq < taught.promotion_event.seq &&
+  const cited = gate !== null && gateEvent !== undefined && gateEvent.type === "evolution.gate.evaluated" &&
+    gateEvent.hash === gate.hash && gate.seq < promotionSeq &&
     citedGate instanceof Map && citedGate.get("hash") === gate.hash;
-  if (!out.governance.gate_event_cited) fail("gate_event_cited", `gate ${JSON.stringify(gate)} not before and cited by promotion ${taught.promotion_event.seq}`);
+  scenario.out.governance.gate_event_cited = cited;
+  if (!cited) scenario.fail("gate_event_cited", `gate ${JSON.stringify(gate)} not before and cited by promotion ${promotionSeq}`);
+}
 
-  const service = new MemoryService(root);
-  const checkout = async (session: string, fleetIds: string[] | undefined, agentId?: string) => {
-    const request = validateMemoryRequest({ sessionId: session, query: `auth outage ${plan.code}`, fleetIds, agentId });
-    const mark = performance.now();
-    const doc = await service.checkout(request);
-    return { doc, ms: performance.now() - mark };
-  };
-  const fleetItemsIn = (doc: Awaited<ReturnType<MemoryService["checkout"]>>): number => {
-    const section = doc.diagnostics.fleet as { count?: number } | undefined;
-    return (section?.count ?? 0) + doc.evidence.filter((item) => item.source === "fleet").length;
-  };
+/** A checkout by `session` for the scenario's query, timed. */
+async function timedCheckout(scenario: Scenario, service: MemoryService, session: string, fleetIds: string[] | undefined): Promise<{ doc: CheckoutDoc; ms: number }> {
+  const request = validateMemoryRequest({ sessionId: session, query: `auth outage ${scenario.plan.code}`, fleetIds, agentId: undefined });
+  const mark = performance.now();
+  const doc = await service.checkout(request);
+  return { doc, ms: performance.now() - mark };
+}
 
-  // Transfer: every receiver's fleet-lane checkout must cite the sealed promotion event.
+function fleetItemsIn(doc: CheckoutDoc): number {
+  const section = doc.diagnostics.fleet as { count?: number } | undefined;
+  return (section?.count ?? 0) + doc.evidence.filter((item) => item.source === "fleet").length;
+}
+
+/** Stage 4, transfer: every receiver's fleet-lane checkout must cite the sealed promotion event. */
+async function checkTransfer(scenario: Scenario, service: MemoryService, taught: Taught, fleetEvents: Awaited<ReturnType<typeof readFleetEvents>>): Promise<void> {
+  const { plan, root, fleetId, out } = scenario;
   for (const receiver of plan.receivers) {
     await learned(root, receiver, `Investigating auth outage ${plan.code}`);
-    const { doc, ms } = await checkout(receiver, [fleetId]);
+    const { doc, ms } = await timedCheckout(scenario, service, receiver, [fleetId]);
     out.checkoutMs.push(ms);
     const items = ((doc.diagnostics.fleet as { items?: Array<{ promotion_id: string }> } | undefined)?.items) ?? [];
     const listed = items.some((item) => item.promotion_id === taught.promotion_id);
     const cited = doc.evidence.some((item) => item.citation === taught.citation && item.source === "fleet");
-    const parsed = parseCitationUri(taught.citation);
+    const parsed = parseCitationUri(taught.citation!);
     const sealed = parsed !== undefined && parsed.thread === `fleet.${fleetId}` && fleetEvents[parsed.seq - 1]?.hash.startsWith(parsed.hashPrefix) === true &&
-      fleetEvents[parsed.seq - 1]?.hash === taught.promotion_event.hash;
+      fleetEvents[parsed.seq - 1]?.hash === taught.promotion_event!.hash;
     if (listed && cited && sealed) out.hits++;
-    else fail("transfer", `${receiver}: listed ${listed}, cited ${cited}, sealed ${sealed}`);
+    else scenario.fail("transfer", `${receiver}: listed ${listed}, cited ${cited}, sealed ${sealed}`);
   }
   const laneMark = performance.now();
   await buildFleetLane({ root, fleetIds: [fleetId], agentId: plan.receivers[0] });
   out.laneMs.push(performance.now() - laneMark);
+}
 
-  // Negative controls: never enrolled, untrusted, and a member who does not name the fleet.
+/** Stage 5, negative controls: never enrolled, untrusted, and a member who does not name the fleet. */
+async function checkNegativeControls(scenario: Scenario, service: MemoryService): Promise<void> {
+  const { plan, root, fleetId, out } = scenario;
   for (const [agent, key] of [[stranger, "stranger"], [untrustedAgent, "untrusted"]] as const) {
     await learned(root, agent, `Investigating auth outage ${plan.code}`);
-    const { doc } = await checkout(agent, [fleetId]);
+    const { doc } = await timedCheckout(scenario, service, agent, [fleetId]);
     out.leaks.checkouts++;
     if (fleetItemsIn(doc) > 0) {
       out.leaks[key]++;
-      fail("negative_control", `${agent} received ${fleetItemsIn(doc)} fleet items`);
+      scenario.fail("negative_control", `${agent} received ${fleetItemsIn(doc)} fleet items`);
     }
   }
-  const laneOff = await checkout(plan.receivers[0], undefined);
+  const laneOff = await timedCheckout(scenario, service, plan.receivers[0], undefined);
   out.leaks.checkouts++;
   if (fleetItemsIn(laneOff.doc) > 0) {
     out.leaks.laneOff++;
-    fail("negative_control", `${plan.receivers[0]} without --fleet-id received fleet items`);
+    scenario.fail("negative_control", `${plan.receivers[0]} without --fleet-id received fleet items`);
   }
+}
 
-  // Rejections append nothing to the fleet thread: not a gate event, not a byte. Each is audited
-  // in the refused agent's own session instead (design 003).
+/**
+ * Stage 6: rejections append nothing to the fleet thread: not a gate event, not a byte. Each is
+ * audited in the refused agent's own session instead (design 003).
+ */
+async function checkRejections(scenario: Scenario): Promise<void> {
+  const { plan, root, fleetId, fleetLog, policy, out } = scenario;
   const before = fs.readFileSync(fleetLog);
   const untrustedSource = await learned(root, untrustedAgent, `Untrusted claim ${plan.code}`);
   const rejections = [
@@ -245,9 +266,12 @@ async function runScenario(plan: ScenarioPlan, root: string): Promise<ScenarioOu
     await promote(root, "outcome", { fleetId, actor: stranger, originSession: untrustedAgent, sourceEvents: [untrustedSource], confidence: 0.99, outcome: "success", summary: "trust me" }, { policy, refusalSessionId: stranger }),
   ];
   out.governance.rejection_appends_nothing = rejections.every((r) => r.rejected) && fs.readFileSync(fleetLog).equals(before);
-  if (!out.governance.rejection_appends_nothing) fail("rejection_appends_nothing", rejections.map((r) => `${r.rejected}:${r.reason}`).join("; "));
+  if (!out.governance.rejection_appends_nothing) scenario.fail("rejection_appends_nothing", rejections.map((r) => `${r.rejected}:${r.reason}`).join("; "));
+}
 
-  // A keystone holds a conflicting auto-applicable promotion pending, and stays active.
+/** Stage 7: a keystone holds a conflicting auto-applicable promotion pending, and stays active. */
+async function checkKeystoneHold(scenario: Scenario): Promise<void> {
+  const { plan, root, fleetId, policy, out } = scenario;
   const keystoneSource = await learned(root, steward, `Deploy policy ${plan.code}`);
   const keystone = await promote(root, "rule", {
     fleetId, actor: steward, originSession: steward, sourceEvents: [keystoneSource], confidence: 0.95, rule: "Deploy only after canary", trigger: `deploy-${plan.index}`, keystone: true,
@@ -256,13 +280,16 @@ async function runScenario(plan: ScenarioPlan, root: string): Promise<ScenarioOu
   const challenger = await promote(root, "rule", {
     fleetId, actor: teacher, originSession: teacher, sourceEvents: [challengerSource], confidence: 0.95, rule: "Deploy straight to production", trigger: `deploy-${plan.index}`,
   }, { policy });
-  let state = await fleetState(root, fleetId);
+  const state = await fleetState(root, fleetId);
   out.governance.keystone_hold_pending = keystone.review_status === "active" && challenger.review_status === "pending" &&
     challenger.reason === keystoneHoldReason && challenger.supersessions.length === 0 &&
     state.promotions.get(keystone.promotion_id)?.reviewStatus === "active";
-  if (!out.governance.keystone_hold_pending) fail("keystone_hold_pending", `keystone ${keystone.review_status}, challenger ${challenger.review_status} (${challenger.reason})`);
+  if (!out.governance.keystone_hold_pending) scenario.fail("keystone_hold_pending", `keystone ${keystone.review_status}, challenger ${challenger.review_status} (${challenger.reason})`);
+}
 
-  // Below the threshold: pending, so no checkout shows it until a steward accepts it.
+/** Stage 8: below the threshold a promotion is pending, so no checkout shows it until a steward accepts it. */
+async function checkPendingReview(scenario: Scenario): Promise<void> {
+  const { plan, root, fleetId, policy, out } = scenario;
   const pendingSource = await learned(root, teacher, `Tentative lesson ${plan.code}`);
   const tentative = await promote(root, "skill", {
     fleetId, actor: teacher, originSession: teacher, sourceEvents: [pendingSource], confidence: reviewConfidence, skillId: `tentative-${plan.code}`, skillVersion: "1",
@@ -274,9 +301,12 @@ async function runScenario(plan: ScenarioPlan, root: string): Promise<ScenarioOu
   const hiddenWhilePending = tentative.review_status === "pending" && !(await listedFor(tentative.promotion_id));
   const review = await reviewPromotion(root, { fleetId, promotionId: tentative.promotion_id, decision: "accepted", actor: steward, rationale: "checked" });
   out.governance.pending_excluded_until_review = hiddenWhilePending && !review.refused && (await listedFor(tentative.promotion_id));
-  if (!out.governance.pending_excluded_until_review) fail("pending_excluded_until_review", `pending ${tentative.review_status}, hidden ${hiddenWhilePending}, review ${review.reason}`);
+  if (!out.governance.pending_excluded_until_review) scenario.fail("pending_excluded_until_review", `pending ${tentative.review_status}, hidden ${hiddenWhilePending}, review ${review.reason}`);
+}
 
-  // Rolling back a superseding promotion re-activates the one it superseded.
+/** Stage 9: rolling back a superseding promotion re-activates the one it superseded. */
+async function checkRollback(scenario: Scenario): Promise<void> {
+  const { plan, root, fleetId, policy, out } = scenario;
   const firstSource = await learned(root, teacher, `Cause A ${plan.code}`);
   const first = await promote(root, "outcome", {
     fleetId, actor: teacher, originSession: teacher, sourceEvents: [firstSource], confidence: autoConfidence, outcome: "success", summary: "cause A", claimKey: `gov.claim.${plan.index}`,
@@ -289,10 +319,47 @@ async function runScenario(plan: ScenarioPlan, root: string): Promise<ScenarioOu
   const superseded = second.supersessions.some((s) => s.superseded_promotion_id === first.promotion_id) &&
     (await fleetState(root, fleetId)).promotions.get(first.promotion_id)?.reviewStatus === "superseded";
   const rolled = await rollbackPromotion(root, { fleetId, promotionId: second.promotion_id, reason: "wrong cause", actor: steward }, { policy });
-  state = await fleetState(root, fleetId);
+  const state = await fleetState(root, fleetId);
   out.governance.rollback_reactivates = superseded && !rolled.refused && state.promotions.get(first.promotion_id)?.reviewStatus === "active" &&
     state.promotions.get(second.promotion_id)?.reviewStatus === "rolled_back";
-  if (!out.governance.rollback_reactivates) fail("rollback_reactivates", `superseded ${superseded}, rollback ${rolled.reason}`);
+  if (!out.governance.rollback_reactivates) scenario.fail("rollback_reactivates", `superseded ${superseded}, rollback ${rolled.reason}`);
+}
+
+async function runScenario(plan: ScenarioPlan, root: string): Promise<ScenarioOutcome> {
+  const fleetId = `bench-${plan.index}`;
+  const out: ScenarioOutcome = {
+    hits: 0,
+    receivers: plan.receivers.length,
+    leaks: { stranger: 0, untrusted: 0, laneOff: 0, checkouts: 0 },
+    governance: { rejection_appends_nothing: false, gate_event_cited: false, keystone_hold_pending: false, pending_excluded_until_review: false, rollback_reactivates: false },
+    promoteMs: [],
+    checkoutMs: [],
+    laneMs: [],
+    failures: [],
+  };
+  const scenario: Scenario = {
+    plan,
+    root,
+    fleetId,
+    fleetLog: path.join(root, `fleet.${fleetId}.jsonl`),
+    policy: defaultEvolutionPolicy,
+    out,
+    fail: (check, detail) => void out.failures.push({ check, detail }),
+  };
+  await setUpFleet(scenario);
+  const taught = await teachLesson(scenario);
+  if (taught === null) return out;
+  const fleetEvents = await readFleetEvents(root, fleetId);
+  checkGateCited(scenario, taught, fleetEvents);
+  const service = new MemoryService(root);
+  await checkTransfer(scenario, service, taught, fleetEvents);
+  await checkNegativeControls(scenario, service);
+  await checkRejections(scenario);
+  await checkKeystoneHold(scenario);
+  await checkPendingReview(scenario);
+  await checkRollback(scenario);
+  // Every receiver's checkout was either a hit or a listed failure.
+  invariant(out.checkoutMs.length === plan.receivers.length, `${out.checkoutMs.length} transfer checkouts timed for ${plan.receivers.length} receivers`);
   return out;
 }
 

@@ -16,6 +16,7 @@
  */
 import { fromJs } from "../canonical/mod.ts";
 import { type AppendItem, appendEvents } from "../eventloom/append.ts";
+import { invariant } from "../invariant.ts";
 import { batchEventsMax } from "../limits.ts";
 import { seededRandom } from "./measure.ts";
 
@@ -87,136 +88,181 @@ function typeFor(rand: () => number): string {
   return mix[0][0];
 }
 
+/** What the generator remembers between events: the open tasks, the goals, the counters. */
+interface MixState {
+  rand: () => number;
+  /** Proposed tasks not yet claimed. */
+  proposed: string[];
+  /** Claimed tasks not yet completed. */
+  claimed: string[];
+  goals: string[];
+  documentPaths: number;
+  taskCounter: number;
+  turnCounter: number;
+}
+
+/** What one event is about: its index in the session and its component and aspect. */
+interface Subject {
+  index: number;
+  component: string;
+  aspect: string;
+}
+
+type EventBody = { actor: string; payload: Record<string, unknown> };
+
+/** A claimed task that tool calls, commands and edits name now and then. */
+function openTask(state: MixState): string | undefined {
+  return state.claimed.length > 0 && state.rand() < 0.7 ? pick(state.rand, state.claimed) : undefined;
+}
+
+/** `payload` with the task it works on, when there is one. */
+function withTask(state: MixState, payload: Record<string, unknown>): Record<string, unknown> {
+  const task = openTask(state);
+  if (task !== undefined) payload.task_id = task;
+  return payload;
+}
+
+/**
+ * The actor and payload of each event type. Every builder draws from `state.rand` in a fixed
+ * order (object literals evaluate in source order): a seed always yields the same session.
+ */
+const eventBuilders: Record<string, (state: MixState, subject: Subject) => EventBody> = {
+  "goal.created": (state, { component, aspect }) => {
+    const title = `Harden the ${component} ${aspect} (${state.goals.length + 1})`;
+    state.goals.push(title);
+    const actor = pick(state.rand, users);
+    return { actor, payload: { title, description: `Make the ${component} service's ${aspect} survive ${phrase(state.rand, 8)}.` } };
+  },
+  "task.proposed": (state, { component, aspect }) => {
+    state.taskCounter++;
+    const taskId = `task-${state.taskCounter}`;
+    state.proposed.push(taskId);
+    const payload: Record<string, unknown> = { taskId, summary: `Rework the ${component} ${aspect}: ${phrase(state.rand, 10)}` };
+    if (state.goals.length > 0) payload.goalTitle = pick(state.rand, state.goals);
+    return { actor: "agent", payload };
+  },
+  "task.claimed": (state) => {
+    const index = Math.floor(state.rand() * state.proposed.length);
+    const taskId = state.proposed.splice(index, 1)[0];
+    state.claimed.push(taskId);
+    return { actor: pick(state.rand, ["agent", "agent-reviewer", "agent-builder"]), payload: { taskId } };
+  },
+  "task.completed": (state, { component, aspect }) => {
+    const index = Math.floor(state.rand() * state.claimed.length);
+    const taskId = state.claimed.splice(index, 1)[0];
+    return { actor: "agent", payload: { taskId, summary: `Done: ${component} ${aspect} now ${phrase(state.rand, 6)}` } };
+  },
+  "decision.made": (state, { component, aspect }) => {
+    const technology = pick(state.rand, technologies);
+    return {
+      actor: "agent",
+      payload: {
+        decision: `Use ${technology} for the ${component} ${aspect}`,
+        summary: `${technology} replaces the ad-hoc ${aspect} in ${component}`,
+        rationale: phrase(state.rand, 12),
+        alternatives_considered: pick(state.rand, technologies),
+      },
+    };
+  },
+  "user.preference_changed": (state) => {
+    const key = pick(state.rand, preferenceKeys);
+    const actor = pick(state.rand, users);
+    return { actor, payload: { userId: actor, key, value: pick(state.rand, preferenceValues[key]) } };
+  },
+  "document.indexed": (state) => {
+    const doc = Math.floor(state.rand() * state.documentPaths);
+    const docComponent = components[doc % components.length];
+    const docAspect = aspects[Math.floor(doc / components.length) % aspects.length];
+    return {
+      actor: "indexer",
+      payload: {
+        path: `docs/${docComponent}/${docAspect.replace(/ /g, "-")}-${doc}.md`,
+        start_line: 1,
+        end_line: 40,
+        content: `# ${docComponent} ${docAspect}\nRunbook for the ${docComponent} ${docAspect}. ${phrase(state.rand, 24)}. Owner: ${pick(state.rand, users)}.`,
+      },
+    };
+  },
+  "transcript.turn": (state, { component, aspect }) => {
+    state.turnCounter++;
+    const role = state.rand() < 0.5 ? "user" : "assistant";
+    const actor = role === "user" ? pick(state.rand, users) : "agent";
+    return {
+      actor,
+      payload: {
+        source: `chat-${Math.floor(state.turnCounter / 50) + 1}`,
+        turn_index: state.turnCounter,
+        role,
+        content: `About the ${component} ${aspect}: ${phrase(state.rand, 18)}`,
+      },
+    };
+  },
+  "tool.call.completed": (state, { index, component, aspect }) => {
+    const tool = pick(state.rand, tools);
+    return {
+      actor: "agent",
+      payload: withTask(state, {
+        tool_name: tool,
+        call_id: `call-${index + 1}`,
+        status: state.rand() < 0.9 ? "ok" : "error",
+        result_summary: `${tool} on src/${component}/${aspect.replace(/ /g, "_")}.ts: ${phrase(state.rand, 14)}`,
+        duration_ms: Math.floor(state.rand() * 4000),
+      }),
+    };
+  },
+  "command.completed": (state, { component, aspect }) => {
+    const exitCode = state.rand() < 0.85 ? 0 : 1;
+    return {
+      actor: "agent",
+      payload: withTask(state, {
+        command: `npm test -- --grep "${component} ${aspect}"`,
+        exit_code: exitCode,
+        outcome: exitCode === 0 ? "passed" : "failed",
+        stdout_tail: phrase(state.rand, 16),
+      }),
+    };
+  },
+  "file.edit.applied": (state, { component, aspect }) => ({
+    actor: "agent",
+    payload: withTask(state, {
+      path: `src/${component}/${aspect.replace(/ /g, "_")}.ts`,
+      operation: pick(state.rand, ["replace", "insert", "delete"]),
+      summary: `Edit ${component} ${aspect}: ${phrase(state.rand, 10)}`,
+      line_count: 1 + Math.floor(state.rand() * 60),
+    }),
+  }),
+};
+
+/** The next event's type: drawn from the mix, a proposal when there is nothing to claim or complete. */
+function nextType(state: MixState): string {
+  const type = typeFor(state.rand);
+  if (type === "task.claimed" && state.proposed.length === 0) return "task.proposed";
+  if (type === "task.completed" && state.claimed.length === 0) return "task.proposed";
+  return type;
+}
+
 /**
  * `count` events of the mix, seeded. Claims and completions refer to earlier proposals (a
  * proposal is generated instead when there is none to refer to).
  */
 export function mixedSessionItems(count: number, seed = 7): MixedSession {
-  const rand = seededRandom(seed);
+  const state: MixState = {
+    rand: seededRandom(seed),
+    proposed: [],
+    claimed: [],
+    goals: [],
+    documentPaths: Math.max(8, Math.floor(count / 40)),
+    taskCounter: 0,
+    turnCounter: 0,
+  };
   const events: MixedEvent[] = [];
-  const proposed: string[] = [];
-  const claimed: string[] = [];
-  const goals: string[] = [];
-  const documentPaths = Math.max(8, Math.floor(count / 40));
-  let taskCounter = 0;
-  let turnCounter = 0;
-  const openTask = () => (claimed.length > 0 && rand() < 0.7 ? pick(rand, claimed) : undefined);
   for (let i = 0; i < count; i++) {
-    let type = typeFor(rand);
-    if (type === "task.claimed" && proposed.length === 0) type = "task.proposed";
-    if (type === "task.completed" && claimed.length === 0) type = "task.proposed";
-    const component = pick(rand, components);
-    const aspect = pick(rand, aspects);
-    let actor = "agent";
-    let payload: Record<string, unknown>;
-    switch (type) {
-      case "goal.created": {
-        const title = `Harden the ${component} ${aspect} (${goals.length + 1})`;
-        goals.push(title);
-        actor = pick(rand, users);
-        payload = { title, description: `Make the ${component} service's ${aspect} survive ${phrase(rand, 8)}.` };
-        break;
-      }
-      case "task.proposed": {
-        taskCounter++;
-        const taskId = `task-${taskCounter}`;
-        proposed.push(taskId);
-        payload = { taskId, summary: `Rework the ${component} ${aspect}: ${phrase(rand, 10)}` };
-        if (goals.length > 0) payload.goalTitle = pick(rand, goals);
-        break;
-      }
-      case "task.claimed": {
-        const index = Math.floor(rand() * proposed.length);
-        const taskId = proposed.splice(index, 1)[0];
-        claimed.push(taskId);
-        actor = pick(rand, ["agent", "agent-reviewer", "agent-builder"]);
-        payload = { taskId };
-        break;
-      }
-      case "task.completed": {
-        const index = Math.floor(rand() * claimed.length);
-        const taskId = claimed.splice(index, 1)[0];
-        payload = { taskId, summary: `Done: ${component} ${aspect} now ${phrase(rand, 6)}` };
-        break;
-      }
-      case "decision.made": {
-        const technology = pick(rand, technologies);
-        payload = {
-          decision: `Use ${technology} for the ${component} ${aspect}`,
-          summary: `${technology} replaces the ad-hoc ${aspect} in ${component}`,
-          rationale: phrase(rand, 12),
-          alternatives_considered: pick(rand, technologies),
-        };
-        break;
-      }
-      case "user.preference_changed": {
-        const key = pick(rand, preferenceKeys);
-        actor = pick(rand, users);
-        payload = { userId: actor, key, value: pick(rand, preferenceValues[key]) };
-        break;
-      }
-      case "document.indexed": {
-        const doc = Math.floor(rand() * documentPaths);
-        const docComponent = components[doc % components.length];
-        const docAspect = aspects[Math.floor(doc / components.length) % aspects.length];
-        actor = "indexer";
-        payload = {
-          path: `docs/${docComponent}/${docAspect.replace(/ /g, "-")}-${doc}.md`,
-          start_line: 1,
-          end_line: 40,
-          content: `# ${docComponent} ${docAspect}\nRunbook for the ${docComponent} ${docAspect}. ${phrase(rand, 24)}. Owner: ${pick(rand, users)}.`,
-        };
-        break;
-      }
-      case "transcript.turn": {
-        turnCounter++;
-        const role = rand() < 0.5 ? "user" : "assistant";
-        actor = role === "user" ? pick(rand, users) : "agent";
-        payload = {
-          source: `chat-${Math.floor(turnCounter / 50) + 1}`,
-          turn_index: turnCounter,
-          role,
-          content: `About the ${component} ${aspect}: ${phrase(rand, 18)}`,
-        };
-        break;
-      }
-      case "tool.call.completed": {
-        const tool = pick(rand, tools);
-        payload = {
-          tool_name: tool,
-          call_id: `call-${i + 1}`,
-          status: rand() < 0.9 ? "ok" : "error",
-          result_summary: `${tool} on src/${component}/${aspect.replace(/ /g, "_")}.ts: ${phrase(rand, 14)}`,
-          duration_ms: Math.floor(rand() * 4000),
-        };
-        const task = openTask();
-        if (task !== undefined) payload.task_id = task;
-        break;
-      }
-      case "command.completed": {
-        const exitCode = rand() < 0.85 ? 0 : 1;
-        payload = {
-          command: `npm test -- --grep "${component} ${aspect}"`,
-          exit_code: exitCode,
-          outcome: exitCode === 0 ? "passed" : "failed",
-          stdout_tail: phrase(rand, 16),
-        };
-        const task = openTask();
-        if (task !== undefined) payload.task_id = task;
-        break;
-      }
-      default: {
-        // file.edit.applied
-        payload = {
-          path: `src/${component}/${aspect.replace(/ /g, "_")}.ts`,
-          operation: pick(rand, ["replace", "insert", "delete"]),
-          summary: `Edit ${component} ${aspect}: ${phrase(rand, 10)}`,
-          line_count: 1 + Math.floor(rand() * 60),
-        };
-        const task = openTask();
-        if (task !== undefined) payload.task_id = task;
-      }
-    }
+    const type = nextType(state);
+    const component = pick(state.rand, components);
+    const aspect = pick(state.rand, aspects);
+    const build = eventBuilders[type];
+    invariant(build !== undefined, `no builder for event type ${type}`);
+    const { actor, payload } = build(state, { index: i, component, aspect });
     const topic = type === "document.indexed" ? String(payload.content).split("\n")[0].slice(2) : `${component} ${aspect}`;
     events.push({ type, actor, payload, topic });
   }

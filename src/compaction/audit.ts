@@ -33,11 +33,12 @@ import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
 import { type InvalidDerivedEvent, invalidDerivedEvent } from "../causal/derivedEventRules.ts";
 import { pythonRound4 } from "../canonical/pythonRound.ts";
 import { inputError } from "../errors.ts";
+import { invariant } from "../invariant.ts";
 import { auditUncitedEventsListedMax } from "../limits.ts";
 import { readLogLines, recordFromLine, verifyLog } from "../eventloom/mod.ts";
 import { requestGarbageCollection } from "../platform/mod.ts";
 import type { ProgressSink } from "../progress.ts";
-import type { EventRecord } from "../eventloom/mod.ts";
+import type { EventRecord, IntegrityReport } from "../eventloom/mod.ts";
 import { pythonCaseFold } from "../vector/caseFold.ts";
 import { centroidOf, cosineDistancesTo, farthestPointExemplars, meanPairwiseCosineDistance, medoidIndex } from "../vector/geometry.ts";
 import { defaultEmbeddingDim } from "../vector/hashEmbedding.ts";
@@ -215,7 +216,7 @@ function ratio(hits: number, total: number): number {
   return total === 0 ? 1 : hits / total;
 }
 
-function validateOptions(options: AuditOptions): Required<Omit<AuditOptions, "progress">> {
+function validateOptions(options: AuditOptions): AuditSettings {
   const threshold = options.clusterThreshold ?? defaultClusterThreshold;
   if (!(threshold > clusterThresholdRange.above && threshold < clusterThresholdRange.below)) {
     throw inputError("invalid_option", `--cluster-threshold must be a number in (0, 1) (a cosine distance), got ${threshold}`, { field: "--cluster-threshold" });
@@ -258,21 +259,14 @@ function unsafeReasons(integrityOk: boolean, recall: number | null, coverage: nu
   return reasons;
 }
 
-/**
- * Audits the log at `path`. Never writes anything.
- *
- * @example
- * const report = await auditLog(".eventloom/default.jsonl");
- * report.safe; // false when a medoid per cluster would lose an identity
- */
-export async function auditLog(path: string, options: AuditOptions = {}): Promise<CompactionAuditReport> {
-  const opts = validateOptions(options);
-  checkLogFile(path);
-  const progress = options.progress;
-  const stage = (label: string) => progress?.phase(label);
-  progress?.phase("verifying the hash chain", undefined, "bytes");
-  const integrity = await verifyLog(path, { onProgress: progress === undefined ? undefined : (done, total) => progress.update(done, total) });
-  const base = {
+/** The audit's settings once validated (every option filled in). */
+type AuditSettings = Required<Omit<AuditOptions, "progress">>;
+
+/** The report fields that echo the audit's settings, in the report's key order. */
+type ReportSettings = Pick<CompactionAuditReport, "log_path" | "strategy" | "max_records" | "whole_log" | "cluster_threshold" | "embedding_dim" | "temporal_window_ms">;
+
+function reportSettings(path: string, opts: AuditSettings): ReportSettings {
+  return {
     log_path: path,
     strategy: opts.strategy,
     max_records: opts.maxRecords,
@@ -281,25 +275,34 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
     embedding_dim: opts.embeddingDim,
     temporal_window_ms: temporalWindowMs,
   };
-  if (!integrity.ok) {
-    const report: CompactionAuditReport = {
-      safe: false, event_count: integrity.total_events, integrity_ok: false, integrity_reason: integrity.broken_reason,
-      identity_count: 0, identity_recall: null, citation_coverage: null, mean_within_cluster_distance: null,
-      identities: [], identity_hits: [], missing_identities: [], unsafe_reasons: unsafeReasons(false, null, null),
-      ...base, cluster_count: 0, singleton_cluster_count: 0, content_identity_count: 0, backpointer_count: 0,
-      backpointer_coverage: null, identity_recall_centroid: null, identity_recall_medoid: null, identity_recall_exemplars: null,
-      nearest_neighbour_events: 0, nearest_neighbour_preservation: null, invalid_derived_events: [], clusters: [],
-      singleton_clusters: { cluster_count: 0, content_identity_count: 0, cited_event_count: 0, citation_coverage: null, nearest_neighbour_events: 0, nearest_neighbour_preservation: null },
-      uncited_event_count: 0, uncited_events: [],
-      remediation: [],
-    };
-    report.remediation = remediationPlan(report);
-    return report;
-  }
+}
 
-  progress?.phase("embedding event contexts", integrity.total_events, "events");
-  // Released once the cluster geometry is measured: the report needs only the small facts.
-  let vectors: AuditVectors | null = new AuditVectors(opts.embeddingDim);
+/** Stage 1, chain broken: the report says so and computes nothing else from the log. */
+function brokenChainReport(integrity: IntegrityReport, base: ReportSettings): CompactionAuditReport {
+  const report: CompactionAuditReport = {
+    safe: false, event_count: integrity.total_events, integrity_ok: false, integrity_reason: integrity.broken_reason,
+    identity_count: 0, identity_recall: null, citation_coverage: null, mean_within_cluster_distance: null,
+    identities: [], identity_hits: [], missing_identities: [], unsafe_reasons: unsafeReasons(false, null, null),
+    ...base, cluster_count: 0, singleton_cluster_count: 0, content_identity_count: 0, backpointer_count: 0,
+    backpointer_coverage: null, identity_recall_centroid: null, identity_recall_medoid: null, identity_recall_exemplars: null,
+    nearest_neighbour_events: 0, nearest_neighbour_preservation: null, invalid_derived_events: [], clusters: [],
+    singleton_clusters: { cluster_count: 0, content_identity_count: 0, cited_event_count: 0, citation_coverage: null, nearest_neighbour_events: 0, nearest_neighbour_preservation: null },
+    uncited_event_count: 0, uncited_events: [],
+    remediation: [],
+  };
+  report.remediation = remediationPlan(report);
+  return report;
+}
+
+/** What pass one keeps of the log: small facts per event (the vectors go to `AuditVectors`). */
+interface EventPass {
+  facts: EventFacts[];
+  uncited: { count: number; listed: UncitedEvent[] };
+  invalidDerived: InvalidDerivedEvent[];
+}
+
+/** Stage 2, pass one: streams the log into `vectors` (one row per event) and the event facts. */
+function readEventFacts(path: string, vectors: AuditVectors, progress: ProgressSink | undefined): EventPass {
   const facts: EventFacts[] = [];
   const uncited = { count: 0, listed: [] as UncitedEvent[] };
   const invalidDerived: InvalidDerivedEvent[] = [];
@@ -320,27 +323,52 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
     if (facts.length % gcEveryEvents === 0) requestGarbageCollection();
     if ((facts.length & 1023) === 0) progress?.update(facts.length);
   }
-  const n = facts.length;
+  // Every later stage addresses an event by its row in both.
+  invariant(vectors.count === facts.length, `pass one embedded ${vectors.count} rows for ${facts.length} events`);
+  return { facts, uncited, invalidDerived };
+}
 
-  stage("clustering");
-  let clusterOf: Int32Array;
-  let clusterCount: number;
-  let nearest: Int32Array;
-  if (opts.wholeLog) {
-    clusterOf = new Int32Array(n);
-    clusterCount = n > 0 ? 1 : 0;
-    nearest = new Int32Array(n).fill(-1);
-  } else {
-    const clustering = clusterRows(vectors, opts.clusterThreshold);
-    ({ clusterOf, clusterCount } = clustering);
-    // Only neighbours within the threshold count: those are the ones a merge must keep together.
-    nearest = clustering.nearestNeighbour.map((mate, row) => (mate >= 0 && 1 - clustering.nearestCosine[row] <= opts.clusterThreshold ? mate : -1));
-  }
-  // Only multi-event clusters get member lists and full detail; a log of mostly distinct
-  // events is mostly single-event clusters, which are summarised (`singleton_clusters`).
+/** Which cluster each row is in, and each row's nearest neighbour within the threshold (or -1). */
+interface EventClusters {
+  clusterOf: Int32Array;
+  clusterCount: number;
+  nearest: Int32Array;
+}
+
+/** Stage 3: leader clustering, or the whole log as one cluster. */
+function clusterEvents(vectors: AuditVectors, n: number, opts: AuditSettings): EventClusters {
+  if (opts.wholeLog) return { clusterOf: new Int32Array(n), clusterCount: n > 0 ? 1 : 0, nearest: new Int32Array(n).fill(-1) };
+  const clustering = clusterRows(vectors, opts.clusterThreshold);
+  // Only neighbours within the threshold count: those are the ones a merge must keep together.
+  const nearest = clustering.nearestNeighbour.map((mate, row) => (mate >= 0 && 1 - clustering.nearestCosine[row] <= opts.clusterThreshold ? mate : -1));
+  return { clusterOf: clustering.clusterOf, clusterCount: clustering.clusterCount, nearest };
+}
+
+/** A cluster of two or more events: its number and its rows, in log order. */
+interface MultiEventCluster {
+  cluster: number;
+  rows: number[];
+}
+
+interface ClusterGroups {
+  /** Events per cluster, by cluster number. */
+  clusterSizes: Int32Array;
+  /** The multi-event clusters, in cluster order. */
+  multi: MultiEventCluster[];
+  /** Each cluster's index in `multi`, or -1 for a single-event cluster. */
+  multiIndex: Int32Array;
+}
+
+/**
+ * Only multi-event clusters get member lists and full detail; a log of mostly distinct events is
+ * mostly single-event clusters, which are summarised (`singleton_clusters`).
+ */
+function groupClusters(clusters: EventClusters, n: number): ClusterGroups {
+  const { clusterOf, clusterCount } = clusters;
+  invariant(clusterOf.length === n, `clustering assigned ${clusterOf.length} rows of ${n}`);
   const clusterSizes = new Int32Array(clusterCount);
   for (let row = 0; row < n; row++) clusterSizes[clusterOf[row]]++;
-  const multi: Array<{ cluster: number; rows: number[] }> = [];
+  const multi: MultiEventCluster[] = [];
   const multiIndex = new Int32Array(clusterCount).fill(-1);
   for (let row = 0; row < n; row++) {
     const c = clusterOf[row];
@@ -351,23 +379,32 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
     }
     multi[multiIndex[c]].rows.push(row);
   }
-  // Clusters are numbered by their first row, so first-row order is cluster order.
-
-  stage("measuring clusters");
-  interface Geometry {
-    centroidRep: number;
-    medoid: number;
-    exemplars: number[];
-    meanPairwise: number;
-    meanToCentroid: number;
+  // Clusters are numbered by their first row, so first-row order is cluster order: the report
+  // lists clusters in this order.
+  for (let m = 1; m < multi.length; m++) {
+    invariant(multi[m - 1].cluster < multi[m].cluster, `multi-event clusters out of order at ${m}: ${multi[m - 1].cluster} then ${multi[m].cluster}`);
   }
+  return { clusterSizes, multi, multiIndex };
+}
+
+/** One multi-event cluster's geometry: representative rows and spreads. */
+interface Geometry {
+  centroidRep: number;
+  medoid: number;
+  exemplars: number[];
+  meanPairwise: number;
+  meanToCentroid: number;
+}
+
+/** Stage 4: each multi-event cluster's centroid representative, medoid, exemplars and spreads. */
+function measureClusters(vectors: AuditVectors, multi: readonly MultiEventCluster[], opts: AuditSettings): Geometry[] {
   // One buffer for every cluster's dense rows (the largest cluster's size): a fresh array per
   // cluster is garbage the collector does not see (typed-array storage is outside its heap
   // accounting) and piled up to ~150 MB over 9 000 clusters.
   let denseScratch = new Float32Array(0);
-  const geometry: Geometry[] = multi.map(({ rows }) => {
+  return multi.map(({ rows }) => {
     if (denseScratch.length < rows.length * opts.embeddingDim) denseScratch = new Float32Array(rows.length * opts.embeddingDim);
-    const dense = (vectors as AuditVectors).denseInto(rows, denseScratch);
+    const dense = vectors.denseInto(rows, denseScratch);
     const dim = opts.embeddingDim;
     const centroid = centroidOf(dense, rows.length, dim);
     const toCentroid = cosineDistancesTo(dense, rows.length, dim, centroid);
@@ -386,23 +423,26 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
       meanToCentroid: toCentroidSum / rows.length,
     };
   });
+}
 
-  vectors = null;
-
-  // Each multi-event cluster's content identities, first seen first, and their casefolds.
-  const clusterContent: string[][] = multi.map(({ rows }) => {
+/** Each multi-event cluster's content identities, first seen first. */
+function clusterContentIdentities(multi: readonly MultiEventCluster[], facts: readonly EventFacts[]): string[][] {
+  return multi.map(({ rows }) => {
     const content: string[] = [];
     const seen = new Set<string>();
     for (const row of rows) for (const id of facts[row].content) if (!seen.has(id)) { seen.add(id); content.push(id); }
     return content;
   });
+}
 
-  // Pass two: which of its cluster's identities each representative's haystack holds. A single
-  // event is its own representative and recovers all its identities by construction (they are in
-  // its haystack). Only the flags are kept: the haystacks (event context texts) would be
-  // thousands of KB-sized strings at once on a large log; a representative represents only the
-  // cluster it belongs to, so its flags are per identity of that one cluster.
-  stage("reading representatives");
+/**
+ * Stage 5, pass two: which of its cluster's identities each representative's haystack holds. A
+ * single event is its own representative and recovers all its identities by construction (they
+ * are in its haystack). Only the flags are kept: the haystacks (event context texts) would be
+ * thousands of KB-sized strings at once on a large log; a representative represents only the
+ * cluster it belongs to, so its flags are per identity of that one cluster.
+ */
+function readRepresentativeHits(path: string, geometry: readonly Geometry[], clusterContent: readonly string[][], clusterOf: Int32Array, multiIndex: Int32Array): Map<number, Uint8Array> {
   const needed = new Set<number>();
   for (const g of geometry) {
     needed.add(g.centroidRep);
@@ -429,27 +469,57 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
       row++;
     }
   }
+  // Scoring looks up every representative's flags.
+  invariant(representativeHits.size === needed.size, `pass two found ${representativeHits.size} of ${needed.size} representatives`);
+  return representativeHits;
+}
 
-  stage("scoring recall");
-  const recoveredGlobally = new Set<string>();
-  // Per operator (centroid representative, medoid, exemplars): content identities recovered.
-  const variantHits = { centroid: new Set<string>(), medoid: new Set<string>(), exemplars: new Set<string>() };
-  let pairCount = 0;
-  let pairDistanceSum = 0;
-  let nnEvents = 0;
-  let nnPreserved = 0;
-  const singles = { clusters: 0, contentIdentities: 0, cited: 0, nnEvents: 0, nnPreserved: 0 };
-  for (let row = 0; row < n; row++) {
+/** What scoring accumulates over every cluster, single or multi-event. */
+interface RecallTally {
+  /** Content identities the audited operator recovers, anywhere in the log. */
+  recoveredGlobally: Set<string>;
+  /** Per operator (centroid representative, medoid, exemplars): content identities recovered. */
+  variantHits: { centroid: Set<string>; medoid: Set<string>; exemplars: Set<string> };
+  pairCount: number;
+  pairDistanceSum: number;
+  nnEvents: number;
+  nnPreserved: number;
+}
+
+interface SinglesTally {
+  clusters: number;
+  contentIdentities: number;
+  cited: number;
+  nnEvents: number;
+  nnPreserved: number;
+}
+
+/** Everything the scoring stage reads. */
+interface ScoringInput {
+  opts: AuditSettings;
+  facts: readonly EventFacts[];
+  clusters: EventClusters;
+  groups: ClusterGroups;
+  geometry: readonly Geometry[];
+  clusterContent: readonly string[][];
+  representativeHits: ReadonlyMap<number, Uint8Array>;
+}
+
+/** Stage 6a: single-event clusters, each keeping all its identities under every operator. */
+function scoreSingletons(input: ScoringInput, tally: RecallTally): SinglesTally {
+  const { facts } = input;
+  const { clusterOf, nearest } = input.clusters;
+  const singles: SinglesTally = { clusters: 0, contentIdentities: 0, cited: 0, nnEvents: 0, nnPreserved: 0 };
+  for (let row = 0; row < facts.length; row++) {
     const c = clusterOf[row];
-    if (clusterSizes[c] !== 1) continue;
-    // A single event keeps all its identities under every operator.
+    if (input.groups.clusterSizes[c] !== 1) continue;
     singles.clusters++;
     singles.contentIdentities += facts[row].content.length;
     for (const id of facts[row].content) {
-      recoveredGlobally.add(id);
-      variantHits.centroid.add(id);
-      variantHits.medoid.add(id);
-      variantHits.exemplars.add(id);
+      tally.recoveredGlobally.add(id);
+      tally.variantHits.centroid.add(id);
+      tally.variantHits.medoid.add(id);
+      tally.variantHits.exemplars.add(id);
     }
     if (facts[row].cited) singles.cited++;
     if (nearest[row] >= 0) {
@@ -457,86 +527,101 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
       if (clusterOf[nearest[row]] === c) singles.nnPreserved++;
     }
   }
-  nnEvents += singles.nnEvents;
-  nnPreserved += singles.nnPreserved;
-  const clusters: ClusterReport[] = multi.map(({ cluster: c, rows }, m) => {
-    const g = geometry[m];
-    const content = clusterContent[m];
-    const recovers = (reps: number[]) => {
-      const hits = reps.map((r) => representativeHits.get(r) as Uint8Array);
-      return content.filter((_, i) => hits.some((flags) => flags[i] === 1));
-    };
-    const centroidHits = recovers([g.centroidRep]);
-    const medoidHits = recovers([g.medoid]);
-    const exemplarHits = recovers(g.exemplars);
-    for (const id of centroidHits) variantHits.centroid.add(id);
-    for (const id of medoidHits) variantHits.medoid.add(id);
-    for (const id of exemplarHits) variantHits.exemplars.add(id);
-    const auditedHits = opts.strategy === "medoid" ? medoidHits : exemplarHits;
-    for (const id of auditedHits) recoveredGlobally.add(id);
-    const auditedSet = new Set(auditedHits);
-    let clusterNnEvents = 0;
-    let clusterNnPreserved = 0;
-    for (const row of rows) {
-      if (nearest[row] < 0) continue;
-      clusterNnEvents++;
-      if (clusterOf[nearest[row]] === c) clusterNnPreserved++;
-    }
-    nnEvents += clusterNnEvents;
-    nnPreserved += clusterNnPreserved;
-    const pairs = (rows.length * (rows.length - 1)) / 2;
-    pairCount += pairs;
-    pairDistanceSum += g.meanPairwise * pairs;
-    const windows = new Set<number>();
-    for (const row of rows) if (!Number.isNaN(facts[row].window)) windows.add(facts[row].window);
-    const repRows = opts.strategy === "medoid" ? [g.medoid] : g.exemplars;
-    const repWindows = new Set(repRows.map((r) => facts[r].window).filter((w) => !Number.isNaN(w)));
-    const medoidRecall = ratio(medoidHits.length, content.length);
-    const exemplarRecall = ratio(exemplarHits.length, content.length);
-    const cited = rows.filter((row) => facts[row].cited).length;
-    return {
-      cluster_id: c,
-      size: rows.length,
-      first_seq: facts[rows[0]].seq,
-      last_seq: facts[rows[rows.length - 1]].seq,
-      event_seqs: rows.map((row) => facts[row].seq),
-      mean_within_cluster_distance: pythonRound4(g.meanPairwise),
-      mean_distance_to_centroid: pythonRound4(g.meanToCentroid),
-      regime: medoidRecall === 1 ? "tight" : "spread",
-      recommended_operator: medoidRecall === 1 ? "medoid" : exemplarRecall === 1 ? "exemplar" : "keep_all",
-      content_identity_count: content.length,
-      centroid_representative_seq: facts[g.centroidRep].seq,
-      medoid_seq: facts[g.medoid].seq,
-      exemplar_seqs: g.exemplars.map((row) => facts[row].seq),
-      identity_recall_centroid: pythonRound4(ratio(centroidHits.length, content.length)),
-      identity_recall_medoid: pythonRound4(medoidRecall),
-      identity_recall_exemplars: pythonRound4(exemplarRecall),
-      identity_recall: pythonRound4(ratio(auditedHits.length, content.length)),
-      missing_identities: content.filter((id) => !auditedSet.has(id)),
-      backpointer_coverage: 1,
-      citation_coverage: pythonRound4(ratio(cited, rows.length)),
-      nearest_neighbour_events: clusterNnEvents,
-      nearest_neighbour_preservation: pythonRound4(ratio(clusterNnPreserved, clusterNnEvents)),
-      temporal_windows: windows.size,
-      temporal_window_coverage: pythonRound4(ratio(repWindows.size, windows.size)),
-    } satisfies ClusterReport;
-  });
-  // The overall recall of each operator counts an identity once, recovered if any cluster holding it recovers it.
+  tally.nnEvents += singles.nnEvents;
+  tally.nnPreserved += singles.nnPreserved;
+  return singles;
+}
+
+/** Stage 6b: the report of multi-event cluster `m`, adding its recall and neighbours to `tally`. */
+function scoreCluster(input: ScoringInput, m: number, tally: RecallTally): ClusterReport {
+  const { opts, facts } = input;
+  const { clusterOf, nearest } = input.clusters;
+  const { cluster: c, rows } = input.groups.multi[m];
+  const g = input.geometry[m];
+  const content = input.clusterContent[m];
+  const recovers = (reps: number[]) => {
+    const hits = reps.map((r) => input.representativeHits.get(r) as Uint8Array);
+    return content.filter((_, i) => hits.some((flags) => flags[i] === 1));
+  };
+  const centroidHits = recovers([g.centroidRep]);
+  const medoidHits = recovers([g.medoid]);
+  const exemplarHits = recovers(g.exemplars);
+  for (const id of centroidHits) tally.variantHits.centroid.add(id);
+  for (const id of medoidHits) tally.variantHits.medoid.add(id);
+  for (const id of exemplarHits) tally.variantHits.exemplars.add(id);
+  const auditedHits = opts.strategy === "medoid" ? medoidHits : exemplarHits;
+  for (const id of auditedHits) tally.recoveredGlobally.add(id);
+  const auditedSet = new Set(auditedHits);
+  let clusterNnEvents = 0;
+  let clusterNnPreserved = 0;
+  for (const row of rows) {
+    if (nearest[row] < 0) continue;
+    clusterNnEvents++;
+    if (clusterOf[nearest[row]] === c) clusterNnPreserved++;
+  }
+  tally.nnEvents += clusterNnEvents;
+  tally.nnPreserved += clusterNnPreserved;
+  const pairs = (rows.length * (rows.length - 1)) / 2;
+  tally.pairCount += pairs;
+  tally.pairDistanceSum += g.meanPairwise * pairs;
+  const windows = new Set<number>();
+  for (const row of rows) if (!Number.isNaN(facts[row].window)) windows.add(facts[row].window);
+  const repRows = opts.strategy === "medoid" ? [g.medoid] : g.exemplars;
+  const repWindows = new Set(repRows.map((r) => facts[r].window).filter((w) => !Number.isNaN(w)));
+  const medoidRecall = ratio(medoidHits.length, content.length);
+  const exemplarRecall = ratio(exemplarHits.length, content.length);
+  const cited = rows.filter((row) => facts[row].cited).length;
+  return {
+    cluster_id: c,
+    size: rows.length,
+    first_seq: facts[rows[0]].seq,
+    last_seq: facts[rows[rows.length - 1]].seq,
+    event_seqs: rows.map((row) => facts[row].seq),
+    mean_within_cluster_distance: pythonRound4(g.meanPairwise),
+    mean_distance_to_centroid: pythonRound4(g.meanToCentroid),
+    regime: medoidRecall === 1 ? "tight" : "spread",
+    recommended_operator: medoidRecall === 1 ? "medoid" : exemplarRecall === 1 ? "exemplar" : "keep_all",
+    content_identity_count: content.length,
+    centroid_representative_seq: facts[g.centroidRep].seq,
+    medoid_seq: facts[g.medoid].seq,
+    exemplar_seqs: g.exemplars.map((row) => facts[row].seq),
+    identity_recall_centroid: pythonRound4(ratio(centroidHits.length, content.length)),
+    identity_recall_medoid: pythonRound4(medoidRecall),
+    identity_recall_exemplars: pythonRound4(exemplarRecall),
+    identity_recall: pythonRound4(ratio(auditedHits.length, content.length)),
+    missing_identities: content.filter((id) => !auditedSet.has(id)),
+    backpointer_coverage: 1,
+    citation_coverage: pythonRound4(ratio(cited, rows.length)),
+    nearest_neighbour_events: clusterNnEvents,
+    nearest_neighbour_preservation: pythonRound4(ratio(clusterNnPreserved, clusterNnEvents)),
+    temporal_windows: windows.size,
+    temporal_window_coverage: pythonRound4(ratio(repWindows.size, windows.size)),
+  } satisfies ClusterReport;
+}
+
+/** Every identity of the log (event refs included) and its content identities, first seen first. */
+function logIdentities(facts: readonly EventFacts[]): { identities: string[]; allContent: string[] } {
   const allContent: string[] = [];
   const identities: string[] = [];
-  {
-    const seenContent = new Set<string>();
-    const seenAll = new Set<string>();
-    for (const fact of facts) {
-      if (!seenAll.has(fact.eventRef)) { seenAll.add(fact.eventRef); identities.push(fact.eventRef); }
-      for (const id of fact.content) {
-        if (!seenAll.has(id)) { seenAll.add(id); identities.push(id); }
-        if (!seenContent.has(id)) { seenContent.add(id); allContent.push(id); }
-      }
+  const seenContent = new Set<string>();
+  const seenAll = new Set<string>();
+  for (const fact of facts) {
+    if (!seenAll.has(fact.eventRef)) { seenAll.add(fact.eventRef); identities.push(fact.eventRef); }
+    for (const id of fact.content) {
+      if (!seenAll.has(id)) { seenAll.add(id); identities.push(id); }
+      if (!seenContent.has(id)) { seenContent.add(id); allContent.push(id); }
     }
   }
+  return { identities, allContent };
+}
+
+/** Stage 7: the whole-log report from the clusters' scores; an identity counts once, recovered if any cluster holding it recovers it. */
+function verifiedChainReport(base: ReportSettings, pass: EventPass, clusterCount: number, clusters: ClusterReport[], singles: SinglesTally, tally: RecallTally): CompactionAuditReport {
+  const { facts } = pass;
+  const n = facts.length;
+  const { identities, allContent } = logIdentities(facts);
   const eventRefs = new Set(facts.map((f) => f.eventRef));
-  const missing = allContent.filter((id) => !recoveredGlobally.has(id));
+  const missing = allContent.filter((id) => !tally.recoveredGlobally.has(id));
   const missingSet = new Set(missing);
   const recall = pythonRound4(ratio(allContent.length - missing.length, allContent.length));
   const coverage = pythonRound4(ratio(facts.filter((f) => f.cited).length, n));
@@ -549,7 +634,7 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
     identity_count: identities.length,
     identity_recall: recall,
     citation_coverage: coverage,
-    mean_within_cluster_distance: pythonRound4(pairCount === 0 ? 0 : pairDistanceSum / pairCount),
+    mean_within_cluster_distance: pythonRound4(tally.pairCount === 0 ? 0 : tally.pairDistanceSum / tally.pairCount),
     identities,
     identity_hits: identities.filter((id) => eventRefs.has(id) || !missingSet.has(id)),
     missing_identities: missing,
@@ -560,12 +645,12 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
     content_identity_count: allContent.length,
     backpointer_count: eventRefs.size,
     backpointer_coverage: 1,
-    identity_recall_centroid: pythonRound4(ratio(variantHits.centroid.size, allContent.length)),
-    identity_recall_medoid: pythonRound4(ratio(variantHits.medoid.size, allContent.length)),
-    identity_recall_exemplars: pythonRound4(ratio(variantHits.exemplars.size, allContent.length)),
-    nearest_neighbour_events: nnEvents,
-    nearest_neighbour_preservation: pythonRound4(ratio(nnPreserved, nnEvents)),
-    invalid_derived_events: invalidDerived,
+    identity_recall_centroid: pythonRound4(ratio(tally.variantHits.centroid.size, allContent.length)),
+    identity_recall_medoid: pythonRound4(ratio(tally.variantHits.medoid.size, allContent.length)),
+    identity_recall_exemplars: pythonRound4(ratio(tally.variantHits.exemplars.size, allContent.length)),
+    nearest_neighbour_events: tally.nnEvents,
+    nearest_neighbour_preservation: pythonRound4(ratio(tally.nnPreserved, tally.nnEvents)),
+    invalid_derived_events: pass.invalidDerived,
     clusters,
     singleton_clusters: {
       cluster_count: singles.clusters,
@@ -575,8 +660,8 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
       nearest_neighbour_events: singles.nnEvents,
       nearest_neighbour_preservation: pythonRound4(ratio(singles.nnPreserved, singles.nnEvents)),
     },
-    uncited_event_count: uncited.count,
-    uncited_events: uncited.listed,
+    uncited_event_count: pass.uncited.count,
+    uncited_events: pass.uncited.listed,
     remediation: [],
   };
   report.remediation = remediationPlan({
@@ -584,4 +669,53 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
     clustersLosingIdentities: clusters.filter((c) => c.missing_identities.length > 0).map((c) => ({ cluster_id: c.cluster_id, recommended_operator: c.recommended_operator })),
   });
   return report;
+}
+
+/**
+ * Audits the log at `path`. Never writes anything.
+ *
+ * @example
+ * const report = await auditLog(".eventloom/default.jsonl");
+ * report.safe; // false when a medoid per cluster would lose an identity
+ */
+export async function auditLog(path: string, options: AuditOptions = {}): Promise<CompactionAuditReport> {
+  const opts = validateOptions(options);
+  checkLogFile(path);
+  const progress = options.progress;
+  progress?.phase("verifying the hash chain", undefined, "bytes");
+  const integrity = await verifyLog(path, { onProgress: progress === undefined ? undefined : (done, total) => progress.update(done, total) });
+  const base = reportSettings(path, opts);
+  if (!integrity.ok) return brokenChainReport(integrity, base);
+
+  progress?.phase("embedding event contexts", integrity.total_events, "events");
+  // Released once the cluster geometry is measured: the report needs only the small facts.
+  let vectors: AuditVectors | null = new AuditVectors(opts.embeddingDim);
+  const pass = readEventFacts(path, vectors, progress);
+  const n = pass.facts.length;
+
+  progress?.phase("clustering");
+  const clusters = clusterEvents(vectors, n, opts);
+  const groups = groupClusters(clusters, n);
+
+  progress?.phase("measuring clusters");
+  const geometry = measureClusters(vectors, groups.multi, opts);
+  vectors = null;
+  const clusterContent = clusterContentIdentities(groups.multi, pass.facts);
+
+  progress?.phase("reading representatives");
+  const representativeHits = readRepresentativeHits(path, geometry, clusterContent, clusters.clusterOf, groups.multiIndex);
+
+  progress?.phase("scoring recall");
+  const input: ScoringInput = { opts, facts: pass.facts, clusters, groups, geometry, clusterContent, representativeHits };
+  const tally: RecallTally = {
+    recoveredGlobally: new Set(),
+    variantHits: { centroid: new Set(), medoid: new Set(), exemplars: new Set() },
+    pairCount: 0,
+    pairDistanceSum: 0,
+    nnEvents: 0,
+    nnPreserved: 0,
+  };
+  const singles = scoreSingletons(input, tally);
+  const clusterReports = groups.multi.map((_, m) => scoreCluster(input, m, tally));
+  return verifiedChainReport(base, pass, clusters.clusterCount, clusterReports, singles, tally);
 }

@@ -37,7 +37,8 @@ import { appendEvents } from "../eventloom/append.ts";
 import { readLogLines } from "../eventloom/lines.ts";
 import { sessionIdOfPath, validateSessionId } from "../eventloom/session.ts";
 import type { MicrosClock } from "../eventloom/timestamp.ts";
-import { verifyLog } from "../eventloom/verify.ts";
+import { type IntegrityReport, verifyLog } from "../eventloom/verify.ts";
+import { invariant } from "../invariant.ts";
 import { lockWaitMs } from "../limits.ts";
 import { lockFile } from "../platform/mod.ts";
 
@@ -241,12 +242,23 @@ function sessionOf(file: string, field: string): string {
   return sessionId;
 }
 
-/**
- * Rewrites a log atomically (see the module comment) and appends `compaction.completed`.
- * Throws `ZaxyError`: bad input (exit 2) before anything is touched, `integrity_failure` (exit 1)
- * for a log that does not verify, I/O errors (exit 3) with the original left as it was.
- */
-export async function rewriteLog(logPath: string, options: RewriteOptions = {}): Promise<RewriteResult> {
+/** What a rewrite will do, settled before the lock is taken (every input checked). */
+interface RewritePlan {
+  logPath: string;
+  ops: RewriteFileOps;
+  snapshotEvery: number;
+  /** Permission bits of the log, which the rewritten file and the snapshot keep. */
+  mode: number;
+  /** The log is rewritten where it is (no `--output`, or `--output` names the log itself). */
+  inPlace: boolean;
+  outputPath: string;
+  /** The session `compaction.completed` is appended to (from the output's file name). */
+  outputSession: string;
+  tempPath: string;
+}
+
+/** Stage 1: checks the options and paths; bad input (exit 2) before anything is touched. */
+function planRewrite(logPath: string, options: RewriteOptions): RewritePlan {
   const ops = options.fileOps ?? nodeFileOps;
   const snapshotEvery = options.snapshotEvery ?? defaultSnapshotEvery;
   if (!Number.isSafeInteger(snapshotEvery) || snapshotEvery < 1) {
@@ -273,8 +285,175 @@ export async function rewriteLog(logPath: string, options: RewriteOptions = {}):
       throw inputError("invalid_output", `Cannot compact into ${outputPath}: its directory does not exist`, { field: "--output" });
     }
   }
-  const tempPath = `${outputPath}.compact.tmp`;
+  return { logPath, ops, snapshotEvery, mode: stat.mode & 0o777, inPlace, outputPath, outputSession, tempPath: `${outputPath}.compact.tmp` };
+}
 
+/** Stage 2 (under the lock): the log's integrity; a log that does not verify is refused (exit 1). */
+async function verifyBeforeRewrite(logPath: string): Promise<IntegrityReport> {
+  // We hold the exclusive lock; a shared one from the verifier would wait on ourselves.
+  const integrity = await verifyLog(logPath, { lock: false });
+  // An append a crash interrupted must be rolled back (or kept) before the log is rewritten.
+  if (integrity.interrupted_append !== undefined) {
+    throw checkError("interrupted_append", `Refusing to compact ${logPath}: ${integrity.interrupted_append.message}. Nothing was written.`, {
+      field: "LOG",
+      hint: "zaxy repair --truncate-torn-tail finishes the interrupted append first (with a backup)",
+    });
+  }
+  if (!integrity.ok) {
+    const reason = integrity.broken_reason ?? "the chain does not verify";
+    throw checkError("integrity_failure", `Refusing to compact ${logPath}: ${reason}. Nothing was written.`, {
+      field: "LOG",
+      hint: integrity.torn_tail ? "zaxy repair --truncate-torn-tail removes a torn last line (with a backup)" : "zaxy verify shows where the chain breaks",
+    });
+  }
+  return integrity;
+}
+
+function emptyLogResult(plan: RewritePlan, bytesBefore: number): RewriteResult {
+  return {
+    mode: "rewrite",
+    status: "empty",
+    log_path: plan.logPath,
+    output_path: plan.outputPath,
+    event_count: 0,
+    snapshot_path: null,
+    bytes_before: bytesBefore,
+    bytes_after: bytesBefore,
+    blank_lines_removed: 0,
+    trimmed_lines: 0,
+    final_newline_added: false,
+    completed_event: null,
+    message: "Log is empty. Nothing to compact.",
+  };
+}
+
+/**
+ * Writes the snapshot of the last `snapshotEvery` events of the (fsynced, verified) temp copy:
+ * temp file, fsync, rename. Returns whether this run created `snapshotPath` (so a later failure
+ * removes it, and never a snapshot an earlier run left).
+ */
+function writeSnapshot(plan: RewritePlan, snapshotPath: string, eventCount: number): boolean {
+  const { ops } = plan;
+  const snapshotTemp = `${snapshotPath}.tmp`;
+  removeQuietly(ops, snapshotTemp);
+  const existed = fs.existsSync(snapshotPath);
+  try {
+    copyEventLines(plan.tempPath, snapshotTemp, ops, plan.mode, eventCount - plan.snapshotEvery + 1);
+    ops.renameSync(snapshotTemp, snapshotPath);
+  } finally {
+    removeQuietly(ops, snapshotTemp);
+  }
+  return !existed;
+}
+
+/**
+ * Stage 3: the fsynced, verified copy (and snapshot) renamed over the destination. Any failure
+ * up to and including the rename removes the temp file and a snapshot this run created, and
+ * leaves the original byte-identical.
+ */
+async function replaceWithCopy(plan: RewritePlan, eventCount: number): Promise<{ stats: CopyStats; snapshotPath: string | null }> {
+  const { ops, logPath, tempPath } = plan;
+  // A temp file left by a crashed run is ours to replace: we hold the log's lock.
+  removeQuietly(ops, tempPath);
+  let snapshotPath: string | null = null;
+  let snapshotCreated = false;
+  try {
+    const stats = copyEventLines(logPath, tempPath, ops, plan.mode);
+    const copied = await verifyLog(tempPath, { lock: false });
+    if (!copied.ok || copied.total_events !== eventCount) {
+      throw ioError("rewrite_mismatch", `Cannot compact ${logPath}: the rewritten copy does not verify (${copied.broken_reason ?? `${copied.total_events} events`})`);
+    }
+    if (eventCount >= plan.snapshotEvery) {
+      snapshotPath = `${plan.outputPath}.snapshot-${eventCount}.json`;
+      snapshotCreated = writeSnapshot(plan, snapshotPath, eventCount);
+    }
+    ops.renameSync(tempPath, plan.outputPath);
+    return { stats, snapshotPath };
+  } catch (error) {
+    removeQuietly(ops, tempPath);
+    if (snapshotCreated && snapshotPath !== null) removeQuietly(ops, snapshotPath);
+    if (isZaxyError(error)) throw error;
+    throw ioError("rewrite_failed", `Cannot compact ${logPath}: ${(error as Error).message}. The original log is unchanged.`);
+  }
+}
+
+/**
+ * Stage 4: appends `compaction.completed` to the destination. Called while the old file's lock is
+ * still held: an appender that was waiting on that lock then sees compaction.completed in the
+ * new file's tail instead of racing with it.
+ */
+async function recordCompletion(plan: RewritePlan, result: RewriteResult, options: RewriteOptions): Promise<CompletedEventRef> {
+  const payload: Record<string, unknown> = {
+    session_id: plan.outputSession,
+    mode: "rewrite",
+    status: "succeeded",
+    log_path: plan.logPath,
+    event_count: result.event_count,
+  };
+  if (!plan.inPlace) payload.output_path = plan.outputPath;
+  if (result.snapshot_path !== null) payload.snapshot_path = result.snapshot_path;
+  try {
+    const appended = await appendEvents(
+      path.dirname(path.resolve(plan.outputPath)),
+      plan.outputSession,
+      [{ type: compactionCompletedType, actor: compactionActor, payload: fromJs(payload) }],
+      { clock: options.clock, lockWaitMs: options.lockWaitMs },
+    );
+    const event = appended.events[0];
+    return { seq: event.seq, hash: event.hash, citation: event.citation };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw ioError("completion_not_recorded", `Compacted ${plan.logPath} into ${plan.outputPath}, but could not append compaction.completed: ${reason}`, {
+      hint: "the rewritten log verifies; append the event again or re-run zaxy compact",
+    });
+  }
+}
+
+/** Verify, copy, snapshot, rename, fsync the directory, record: all under the log's lock. */
+async function rewriteLocked(plan: RewritePlan, options: RewriteOptions): Promise<RewriteResult> {
+  const { logPath, outputPath } = plan;
+  const integrity = await verifyBeforeRewrite(logPath);
+  const bytesBefore = fs.statSync(logPath).size;
+  const linesBefore = physicalLineCount(logPath);
+  if (integrity.total_events === 0) return emptyLogResult(plan, bytesBefore);
+  const { stats, snapshotPath } = await replaceWithCopy(plan, integrity.total_events);
+  // The copy was verified to hold every event; the report's counts rely on it.
+  invariant(stats.eventCount === integrity.total_events, `copied ${stats.eventCount} events of ${integrity.total_events}`);
+  fsyncDirectory(plan.ops, path.dirname(path.resolve(outputPath)));
+  const result: RewriteResult = {
+    mode: "rewrite",
+    status: "succeeded",
+    log_path: logPath,
+    output_path: outputPath,
+    event_count: integrity.total_events,
+    snapshot_path: snapshotPath,
+    bytes_before: bytesBefore,
+    bytes_after: stats.bytesWritten,
+    blank_lines_removed: linesBefore - integrity.total_events,
+    trimmed_lines: stats.trimmedLines,
+    final_newline_added: stats.finalNewlineAdded,
+    completed_event: null,
+    message: "",
+  };
+  result.completed_event = await recordCompletion(plan, result, options);
+  return result;
+}
+
+function completionMessage(plan: RewritePlan, result: RewriteResult): string {
+  const completedSeq = result.completed_event === null ? "unknown" : String(result.completed_event.seq);
+  return `Compacted ${plan.logPath}: ${result.event_count} events rewritten atomically` +
+    (plan.inPlace ? "" : ` into ${plan.outputPath}`) +
+    (result.snapshot_path === null ? "" : `; snapshot ${result.snapshot_path}`) +
+    `; compaction.completed is seq ${completedSeq}.`;
+}
+
+/**
+ * Rewrites a log atomically (see the module comment) and appends `compaction.completed`.
+ * Throws `ZaxyError`: bad input (exit 2) before anything is touched, `integrity_failure` (exit 1)
+ * for a log that does not verify, I/O errors (exit 3) with the original left as it was.
+ */
+export async function rewriteLog(logPath: string, options: RewriteOptions = {}): Promise<RewriteResult> {
+  const plan = planRewrite(logPath, options);
   let lock: { release(): void };
   try {
     lock = await lockFile(logPath, "exclusive", options.lockWaitMs ?? lockWaitMs);
@@ -283,122 +462,11 @@ export async function rewriteLog(logPath: string, options: RewriteOptions = {}):
   }
   let result: RewriteResult;
   try {
-    // We hold the exclusive lock; a shared one from the verifier would wait on ourselves.
-    const integrity = await verifyLog(logPath, { lock: false });
-    // An append a crash interrupted must be rolled back (or kept) before the log is rewritten.
-    if (integrity.interrupted_append !== undefined) {
-      throw checkError("interrupted_append", `Refusing to compact ${logPath}: ${integrity.interrupted_append.message}. Nothing was written.`, {
-        field: "LOG",
-        hint: "zaxy repair --truncate-torn-tail finishes the interrupted append first (with a backup)",
-      });
-    }
-    if (!integrity.ok) {
-      const reason = integrity.broken_reason ?? "the chain does not verify";
-      throw checkError("integrity_failure", `Refusing to compact ${logPath}: ${reason}. Nothing was written.`, {
-        field: "LOG",
-        hint: integrity.torn_tail ? "zaxy repair --truncate-torn-tail removes a torn last line (with a backup)" : "zaxy verify shows where the chain breaks",
-      });
-    }
-    const bytesBefore = fs.statSync(logPath).size;
-    const linesBefore = physicalLineCount(logPath);
-    if (integrity.total_events === 0) {
-      return {
-        mode: "rewrite",
-        status: "empty",
-        log_path: logPath,
-        output_path: outputPath,
-        event_count: 0,
-        snapshot_path: null,
-        bytes_before: bytesBefore,
-        bytes_after: bytesBefore,
-        blank_lines_removed: 0,
-        trimmed_lines: 0,
-        final_newline_added: false,
-        completed_event: null,
-        message: "Log is empty. Nothing to compact.",
-      };
-    }
-
-    // A temp file left by a crashed run is ours to replace: we hold the log's lock.
-    removeQuietly(ops, tempPath);
-    let snapshotPath: string | null = null;
-    let snapshotCreated = false;
-    let stats: CopyStats;
-    try {
-      stats = copyEventLines(logPath, tempPath, ops, stat.mode & 0o777);
-      const copied = await verifyLog(tempPath, { lock: false });
-      if (!copied.ok || copied.total_events !== integrity.total_events) {
-        throw ioError("rewrite_mismatch", `Cannot compact ${logPath}: the rewritten copy does not verify (${copied.broken_reason ?? `${copied.total_events} events`})`);
-      }
-      if (integrity.total_events >= snapshotEvery) {
-        snapshotPath = `${outputPath}.snapshot-${integrity.total_events}.json`;
-        const snapshotTemp = `${snapshotPath}.tmp`;
-        removeQuietly(ops, snapshotTemp);
-        const existed = fs.existsSync(snapshotPath);
-        try {
-          copyEventLines(tempPath, snapshotTemp, ops, stat.mode & 0o777, integrity.total_events - snapshotEvery + 1);
-          ops.renameSync(snapshotTemp, snapshotPath);
-        } finally {
-          removeQuietly(ops, snapshotTemp);
-        }
-        snapshotCreated = !existed;
-      }
-      ops.renameSync(tempPath, outputPath);
-    } catch (error) {
-      removeQuietly(ops, tempPath);
-      if (snapshotCreated && snapshotPath !== null) removeQuietly(ops, snapshotPath);
-      if (isZaxyError(error)) throw error;
-      throw ioError("rewrite_failed", `Cannot compact ${logPath}: ${(error as Error).message}. The original log is unchanged.`);
-    }
-    fsyncDirectory(ops, path.dirname(path.resolve(outputPath)));
-    result = {
-      mode: "rewrite",
-      status: "succeeded",
-      log_path: logPath,
-      output_path: outputPath,
-      event_count: integrity.total_events,
-      snapshot_path: snapshotPath,
-      bytes_before: bytesBefore,
-      bytes_after: stats.bytesWritten,
-      blank_lines_removed: linesBefore - integrity.total_events,
-      trimmed_lines: stats.trimmedLines,
-      final_newline_added: stats.finalNewlineAdded,
-      completed_event: null,
-      message: "",
-    };
-    // Appended while the old file's lock is still held: an appender that was waiting on that
-    // lock then sees compaction.completed in the new file's tail instead of racing with it.
-    const payload: Record<string, unknown> = {
-      session_id: outputSession,
-      mode: "rewrite",
-      status: "succeeded",
-      log_path: logPath,
-      event_count: result.event_count,
-    };
-    if (!inPlace) payload.output_path = outputPath;
-    if (result.snapshot_path !== null) payload.snapshot_path = result.snapshot_path;
-    try {
-      const appended = await appendEvents(
-        path.dirname(path.resolve(outputPath)),
-        outputSession,
-        [{ type: compactionCompletedType, actor: compactionActor, payload: fromJs(payload) }],
-        { clock: options.clock, lockWaitMs: options.lockWaitMs },
-      );
-      const event = appended.events[0];
-      result.completed_event = { seq: event.seq, hash: event.hash, citation: event.citation };
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw ioError("completion_not_recorded", `Compacted ${logPath} into ${outputPath}, but could not append compaction.completed: ${reason}`, {
-        hint: "the rewritten log verifies; append the event again or re-run zaxy compact",
-      });
-    }
+    result = await rewriteLocked(plan, options);
   } finally {
     lock.release();
   }
-  const completedSeq = result.completed_event === null ? "unknown" : String(result.completed_event.seq);
-  result.message = `Compacted ${logPath}: ${result.event_count} events rewritten atomically` +
-    (inPlace ? "" : ` into ${outputPath}`) +
-    (result.snapshot_path === null ? "" : `; snapshot ${result.snapshot_path}`) +
-    `; compaction.completed is seq ${completedSeq}.`;
+  if (result.status === "empty") return result;
+  result.message = completionMessage(plan, result);
   return result;
 }

@@ -11,6 +11,7 @@ import * as os from "node:os";
 import { CanonicalKernel, kernelErrors, recordBytes } from "../canonical/wasmKernel.ts";
 import { JsonNumber, parseJsonBytes, pythonFloatRepr, type JsonValue } from "../canonical/mod.ts";
 import { inputError, ioError } from "../errors.ts";
+import { invariant } from "../invariant.ts";
 import { lineBytesMax, lockWaitMs, verifyChunkBytes } from "../limits.ts";
 import { lockFile, requestGarbageCollection, sha256Into } from "../platform/mod.ts";
 import { openRegularFile } from "../platform/regularFile.ts";
@@ -196,7 +197,8 @@ function scanFrom(readAt: ReadAt, start: number, end: number, isLast: boolean, c
   }
 }
 
-function scanWith(kernel: CanonicalKernel, readAt: ReadAt, start: number, end: number, isLast: boolean, chain: ChainStart, options: RangeOptions, chunkBytes: number): RangeResult {
+/** Tells the kernel what precedes the range: the events and lines before it, and the last hash. */
+function seedChain(kernel: CanonicalKernel, chain: ChainStart): void {
   kernel.exports.resetChain();
   if (chain.eventBase > 0) {
     const valid = chain.prevHash !== null && hexPattern.test(chain.prevHash);
@@ -205,121 +207,159 @@ function scanWith(kernel: CanonicalKernel, readAt: ReadAt, start: number, end: n
   } else if (chain.lineBase > 0) {
     kernel.exports.setChain(0, chain.lineBase, 0);
   }
+}
+
+/** Where a range scan is in its input, shared by its stages. */
+interface ScanCursor {
+  /** The next byte position to read. */
+  position: number;
+  /** Bytes at the start of the kernel's input buffer not yet consumed. */
+  pending: number;
+  /** Nothing is left to read in the range. */
+  eof: boolean;
+  /** A failure ends the scan (the first one, unless `allErrors`). */
+  stop: boolean;
+}
+
+/** What one range scan reports failures through, and the reusable buffers of its hashing. */
+interface ScanSink {
+  result: RangeResult;
+  fail: (issue: IntegrityIssue) => void;
+  digest: Uint8Array;
+  digestWords: Int32Array;
+}
+
+/**
+ * Reads the next bytes of the range after the pending ones, growing the input buffer when one
+ * line fills it. False when a line is longer than `lineBytesMax` (reported through `sink`).
+ */
+function readMore(kernel: CanonicalKernel, readAt: ReadAt, end: number, cursor: ScanCursor, sink: ScanSink): boolean {
+  let space = kernel.layout.inputCap - cursor.pending;
+  if (space === 0) {
+    // One line longer than the buffer: grow, up to the line limit.
+    if (kernel.layout.inputCap >= lineBytesMax) {
+      sink.fail({ code: "invalid_json", seq: sink.result.lastEvent + 1, line: 0, reason: `a line is longer than ${lineBytesMax} bytes` });
+      return false;
+    }
+    kernel.ensureInput(Math.min(kernel.layout.inputCap * 2, lineBytesMax), cursor.pending);
+    if (kernel.layout.outCap < 2 * kernel.layout.inputCap) {
+      kernel.relayout({ ...kernel.layout, outCap: 2 * kernel.layout.inputCap + 65536 }, cursor.pending);
+    }
+    space = kernel.layout.inputCap - cursor.pending;
+  }
+  const want = Math.min(space, end - cursor.position);
+  const read = want > 0 ? readAt(kernel.memory, kernel.layout.inputPtr + cursor.pending, want, cursor.position) : 0;
+  cursor.position += read;
+  if (read === 0 || cursor.position >= end) cursor.eof = read === 0 || cursor.position >= end;
+  cursor.pending += read;
+  return true;
+}
+
+/**
+ * The verdict on one kernel record at word `base` of `ints`, in ref_verify's order; null when
+ * the event verifies. `lineStart` is where the record's line offsets count from in `memory`.
+ */
+function recordIssue(memory: Uint8Array, ints: Int32Array, base: number, lineStart: number, outPtr: number, atTail: boolean, sink: ScanSink): IntegrityIssue | null {
+  const kind = ints[base];
+  const line = ints[base + 1];
+  const seq = ints[base + 2];
+  if (kind < 0) {
+    const terminated = ints[base + 12] === 1;
+    const torn = !terminated && atTail;
+    return {
+      code: torn ? "torn_tail" : "invalid_json",
+      seq,
+      line,
+      reason: torn
+        ? `line ${line} is not valid JSON (torn tail: the last line was cut mid-write)`
+        : `line ${line} ${invalidLineReasons[kind] ?? "is not valid JSON"}`,
+    };
+  }
+  if (ints[base + 7] !== 1) {
+    const found = foundSeq(memory.subarray(lineStart + ints[base + 3], lineStart + ints[base + 4]));
+    return { code: "sequence_mismatch", seq, line, reason: `Event sequence expected ${seq} but found ${found}` };
+  }
+  let sealOk = false;
+  if (ints[base + 8] === 1) {
+    const { digest, digestWords } = sink;
+    sha256Into(memory.subarray(outPtr + ints[base + 5], outPtr + ints[base + 6]), digest);
+    // The stored hash sits at byte 64 of the record (16 words in), compared as 8 words.
+    const stored = base + 16;
+    sealOk =
+      digestWords[0] === ints[stored] && digestWords[1] === ints[stored + 1] &&
+      digestWords[2] === ints[stored + 2] && digestWords[3] === ints[stored + 3] &&
+      digestWords[4] === ints[stored + 4] && digestWords[5] === ints[stored + 5] &&
+      digestWords[6] === ints[stored + 6] && digestWords[7] === ints[stored + 7];
+  }
+  if (!sealOk) return { code: "hash_mismatch", seq, line, reason: `Event ${seq} hash mismatch` };
+  if (ints[base + 9] !== 1) return { code: "first_prev_hash_set", seq, line, reason: "First event has prev_hash set" };
+  if (ints[base + 10] !== 1) return { code: "prev_hash_mismatch", seq, line, reason: `Event ${seq} prev_hash does not link to previous` };
+  return null;
+}
+
+/**
+ * Runs the kernel over the pending input and checks every record it returns, until the input is
+ * consumed (or a failure stops the scan). Returns the bytes consumed: complete lines only.
+ */
+function verifyPending(kernel: CanonicalKernel, cursor: ScanCursor, isLast: boolean, sink: ScanSink): number {
+  let offset = 0;
+  for (;;) {
+    const { inputPtr, outPtr, outCap, recPtr, recCap } = kernel.layout;
+    const count = kernel.exports.verifyChunk(inputPtr + offset, cursor.pending - offset, cursor.eof ? 1 : 0, outPtr, outCap, recPtr, recCap);
+    if (count === kernelErrors.tapeFull || count === kernelErrors.outFull) {
+      kernel.grow(count, cursor.pending);
+      continue;
+    }
+    const memory = kernel.memory;
+    const ints = new Int32Array(memory.buffer, recPtr, (count * recordBytes) >> 2);
+    const atTail = cursor.eof && isLast;
+    for (let r = 0; r < count && !cursor.stop; r++) {
+      const base = (r * recordBytes) >> 2;
+      sink.result.lastEvent = ints[base + 2];
+      const issue = recordIssue(memory, ints, base, inputPtr + offset, outPtr, atTail, sink);
+      if (issue === null) continue;
+      if (issue.code === "torn_tail") sink.result.tornTail = true;
+      sink.fail(issue);
+    }
+    const consumed = kernel.exports.consumed();
+    offset += consumed;
+    if (cursor.stop || offset >= cursor.pending || (count === 0 && consumed === 0)) break;
+  }
+  return offset;
+}
+
+function scanWith(kernel: CanonicalKernel, readAt: ReadAt, start: number, end: number, isLast: boolean, chain: ChainStart, options: RangeOptions, chunkBytes: number): RangeResult {
+  seedChain(kernel, chain);
   const result: RangeResult = { errors: [], lastEvent: chain.eventBase, lastLine: chain.lineBase, tornTail: false };
+  const cursor: ScanCursor = { position: start, pending: 0, eof: false, stop: false };
   const digest = new Uint8Array(32);
-  const digestWords = new Int32Array(digest.buffer);
-  let position = start;
-  let pending = 0;
-  let eof = false;
-  let stop = false;
+  const sink: ScanSink = {
+    result,
+    fail: (issue) => {
+      result.errors.push(issue);
+      if (!options.allErrors) cursor.stop = true;
+    },
+    digest,
+    digestWords: new Int32Array(digest.buffer),
+  };
   let chunksSinceCollection = 0;
   const collectEveryChunks = Math.max(1, Math.round((32 << 20) / chunkBytes));
-
-  const fail = (issue: IntegrityIssue): void => {
-    result.errors.push(issue);
-    if (!options.allErrors) stop = true;
-  };
-
-  while (!stop) {
-    if (!eof) {
-      let space = kernel.layout.inputCap - pending;
-      if (space === 0) {
-        // One line longer than the buffer: grow, up to the line limit.
-        if (kernel.layout.inputCap >= lineBytesMax) {
-          fail({ code: "invalid_json", seq: result.lastEvent + 1, line: 0, reason: `a line is longer than ${lineBytesMax} bytes` });
-          break;
-        }
-        kernel.ensureInput(Math.min(kernel.layout.inputCap * 2, lineBytesMax), pending);
-        if (kernel.layout.outCap < 2 * kernel.layout.inputCap) {
-          kernel.relayout({ ...kernel.layout, outCap: 2 * kernel.layout.inputCap + 65536 }, pending);
-        }
-        space = kernel.layout.inputCap - pending;
-      }
-      const want = Math.min(space, end - position);
-      const read = want > 0 ? readAt(kernel.memory, kernel.layout.inputPtr + pending, want, position) : 0;
-      position += read;
-      if (read === 0 || position >= end) eof = read === 0 || position >= end;
-      pending += read;
-    }
-    let offset = 0;
-    for (;;) {
-      const { inputPtr, outPtr, outCap, recPtr, recCap } = kernel.layout;
-      const count = kernel.exports.verifyChunk(inputPtr + offset, pending - offset, eof ? 1 : 0, outPtr, outCap, recPtr, recCap);
-      if (count === kernelErrors.tapeFull || count === kernelErrors.outFull) {
-        kernel.grow(count, pending);
-        continue;
-      }
-      const memory = kernel.memory;
-      const ints = new Int32Array(memory.buffer, recPtr, (count * recordBytes) >> 2);
-      for (let r = 0; r < count && !stop; r++) {
-        const base = (r * recordBytes) >> 2;
-        const kind = ints[base];
-        const line = ints[base + 1];
-        const seq = ints[base + 2];
-        result.lastEvent = seq;
-        if (kind < 0) {
-          const terminated = ints[base + 12] === 1;
-          const torn = !terminated && eof && isLast;
-          if (torn) result.tornTail = true;
-          fail({
-            code: torn ? "torn_tail" : "invalid_json",
-            seq,
-            line,
-            reason: torn
-              ? `line ${line} is not valid JSON (torn tail: the last line was cut mid-write)`
-              : `line ${line} ${invalidLineReasons[kind] ?? "is not valid JSON"}`,
-          });
-          continue;
-        }
-        if (ints[base + 7] !== 1) {
-          const lineStart = inputPtr + offset + ints[base + 3];
-          const lineEnd = inputPtr + offset + ints[base + 4];
-          fail({
-            code: "sequence_mismatch",
-            seq,
-            line,
-            reason: `Event sequence expected ${seq} but found ${foundSeq(memory.subarray(lineStart, lineEnd))}`,
-          });
-          continue;
-        }
-        let sealOk = false;
-        if (ints[base + 8] === 1) {
-          sha256Into(memory.subarray(outPtr + ints[base + 5], outPtr + ints[base + 6]), digest);
-          // The stored hash sits at byte 64 of the record (16 words in), compared as 8 words.
-          const stored = base + 16;
-          sealOk =
-            digestWords[0] === ints[stored] && digestWords[1] === ints[stored + 1] &&
-            digestWords[2] === ints[stored + 2] && digestWords[3] === ints[stored + 3] &&
-            digestWords[4] === ints[stored + 4] && digestWords[5] === ints[stored + 5] &&
-            digestWords[6] === ints[stored + 6] && digestWords[7] === ints[stored + 7];
-        }
-        if (!sealOk) {
-          fail({ code: "hash_mismatch", seq, line, reason: `Event ${seq} hash mismatch` });
-          continue;
-        }
-        if (ints[base + 9] !== 1) {
-          fail({ code: "first_prev_hash_set", seq, line, reason: "First event has prev_hash set" });
-          continue;
-        }
-        if (ints[base + 10] !== 1) {
-          fail({ code: "prev_hash_mismatch", seq, line, reason: `Event ${seq} prev_hash does not link to previous` });
-        }
-      }
-      const consumed = kernel.exports.consumed();
-      offset += consumed;
-      if (stop || offset >= pending || (count === 0 && consumed === 0)) break;
-    }
+  while (!cursor.stop) {
+    if (!cursor.eof && !readMore(kernel, readAt, end, cursor, sink)) break;
+    const offset = verifyPending(kernel, cursor, isLast, sink);
+    // The unconsumed rest (a partial line) moves to the buffer's start below.
+    invariant(offset <= cursor.pending, "the kernel consumed more bytes than were pending");
     result.lastLine = kernel.exports.lines();
-    options.onProgress?.(position - start - (pending - offset));
+    options.onProgress?.(cursor.position - start - (cursor.pending - offset));
     // Hashing allocates one small view per event; collect them every ~32 MiB of input.
     if (++chunksSinceCollection >= collectEveryChunks) {
       chunksSinceCollection = 0;
       requestGarbageCollection();
     }
-    if (stop) break;
-    if (offset > 0 && offset < pending) kernel.memory.copyWithin(kernel.layout.inputPtr, kernel.layout.inputPtr + offset, kernel.layout.inputPtr + pending);
-    pending -= offset;
-    if (eof && (pending === 0 || offset === 0)) break;
+    if (cursor.stop) break;
+    if (offset > 0 && offset < cursor.pending) kernel.memory.copyWithin(kernel.layout.inputPtr, kernel.layout.inputPtr + offset, kernel.layout.inputPtr + cursor.pending);
+    cursor.pending -= offset;
+    if (cursor.eof && (cursor.pending === 0 || offset === 0)) break;
   }
   return result;
 }

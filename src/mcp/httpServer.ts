@@ -173,8 +173,28 @@ function acceptsJson(accept: string | undefined): boolean {
   return accept.split(",").some((part) => /^\s*(application\/json|application\/\*|\*\/\*)\s*(;|$)/i.test(part));
 }
 
-/** Starts listening; resolves with the bound address and a `close` once the server is up. */
-export async function startHttpMcpServer(options: HttpServeOptions): Promise<HttpMcpServer> {
+/** What every request stage of one server reads and changes. */
+interface ServerState {
+  options: HttpServeOptions;
+  log: (line: string) => void;
+  sessions: HttpSessionTable<McpSession>;
+  sessionIdleMs: number;
+  readTimeoutMs: number;
+  /** Requests per window per client address. */
+  limiter: RateLimiter;
+  /** Failed-auth requests per window per client address, a budget of their own. */
+  failedAuth: RateLimiter;
+  accessLog: AccessLog | undefined;
+  /** Set once the server is bound (the policy needs the bound port). */
+  policy: HostPolicy | undefined;
+  draining: boolean;
+  inFlight: number;
+  /** Called when the last request in flight finishes, while `close()` waits for it. */
+  idleWaiter: (() => void) | undefined;
+}
+
+/** Stage 1: options that refuse to start (exit 2, nothing bound); the extra host names allowed. */
+function checkServeOptions(options: HttpServeOptions): { hosts: readonly string[]; origins: readonly string[] } {
   if (options.token === undefined && !isLoopback(options.host)) {
     throw inputError("token_required", `zaxy serve --http ${options.host}:${options.port}: a non-loopback address needs --token-file (bearer-token auth); without one only 127.0.0.1, ::1 or localhost may be bound`, {
       field: "--token-file",
@@ -183,205 +203,246 @@ export async function startHttpMcpServer(options: HttpServeOptions): Promise<Htt
   const extras = { hosts: options.allowedHosts ?? [], origins: options.allowedOrigins ?? [] };
   // Checked before binding, so a bad --allowed-host is exit 2 with nothing listening.
   hostPolicy({ host: options.host, port: options.port }, extras);
-  const log = options.log ?? ((line: string) => process.stderr.write(line.endsWith("\n") ? line : line + "\n"));
+  return extras;
+}
+
+function serverState(options: HttpServeOptions): ServerState {
   const sessionIdleMs = options.sessionIdleMs ?? httpSessionIdleMs;
-  const sessions = new HttpSessionTable<McpSession>({ idleMs: sessionIdleMs, max: options.sessionsMax ?? httpSessionsMax });
-  const readTimeoutMs = options.readTimeoutMs ?? httpReadTimeoutMs;
-  const limiter = new RateLimiter(options.rateLimit.requests, options.rateLimit.windowMs);
-  const failedAuth = new RateLimiter(options.rateLimit.requests, options.rateLimit.windowMs);
-  const accessLog = options.accessLog === undefined ? undefined : new AccessLog(options.accessLog);
-  let policy: HostPolicy | undefined;
-  let draining = false;
-  let inFlight = 0;
-  let idleWaiter: (() => void) | undefined;
-
-  const newSession = (pinned: string | undefined): McpSession => {
-    const transport = new HttpSessionTransport(randomUUID());
-    const { server, router } = createMcpServer({
-      eventloomPath: options.eventloomPath,
-      sessionId: pinned ?? options.sessionId,
-      profile: options.profile,
-      log,
-      adminToken: options.adminToken,
-      // As on stdio: a call leaves garbage the collector's own threshold would let pile up.
-      afterCall: requestGarbageCollection,
-      // The router holds every call to the pinned session (sessionPin.ts) before this runs.
-      sessionPin: pinned,
-      beforeCall: async (name, args) => {
-        // Back to the event loop between calls: a session's queued calls otherwise run back to
-        // back as one chain of promise callbacks (the log's I/O is synchronous), and a backlog of
-        // hundreds would starve signals, timers and new connections for seconds: SIGTERM was
-        // seen 14 s late under a pipelining client.
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        // A call queued behind others when its session closed (shutdown past the drain time,
-        // expiry) is not started: its client was already answered that the session closed.
-        if (transport.refusing) throw ioError("shutting_down", `The server is shutting down (or the MCP session closed) before ${name} started; nothing was written`);
-        await options.beforeCall?.(name, pinned !== undefined && args.session_id === undefined ? { ...args, session_id: pinned } : args);
-      },
-    });
-    const session: McpSession = { transport, server, router };
-    transport.onclose = () => sessions.delete(transport.sessionId);
-    void server.connect(transport);
-    return session;
+  return {
+    options,
+    log: options.log ?? ((line: string) => process.stderr.write(line.endsWith("\n") ? line : line + "\n")),
+    sessions: new HttpSessionTable<McpSession>({ idleMs: sessionIdleMs, max: options.sessionsMax ?? httpSessionsMax }),
+    sessionIdleMs,
+    readTimeoutMs: options.readTimeoutMs ?? httpReadTimeoutMs,
+    limiter: new RateLimiter(options.rateLimit.requests, options.rateLimit.windowMs),
+    failedAuth: new RateLimiter(options.rateLimit.requests, options.rateLimit.windowMs),
+    accessLog: options.accessLog === undefined ? undefined : new AccessLog(options.accessLog),
+    policy: undefined,
+    draining: false,
+    inFlight: 0,
+    idleWaiter: undefined,
   };
+}
 
-  /** Answers one POST whose body is one JSON-RPC message. */
-  const handleMessage = async (req: http.IncomingMessage, res: http.ServerResponse, message: JSONRPCMessage, noteSession: (id: string) => void): Promise<void> => {
-    const headerSession = req.headers["mcp-session-id"];
-    const isRequest = "method" in message && "id" in message;
-    const id = isRequest ? (message as JSONRPCRequest).id : null;
-    const initialize = isRequest && (message as JSONRPCRequest).method === "initialize";
-    let session: McpSession | undefined;
-    if (typeof headerSession === "string") {
-      session = sessions.get(headerSession);
-      if (session === undefined) return refuse(res, 404, "unknown MCP session; initialize again", {}, -32001, id);
-      if (initialize) return refuse(res, 400, "Invalid Request: this MCP session is already initialized", {}, ErrorCode.InvalidRequest, id);
-      const version = req.headers["mcp-protocol-version"];
-      if (typeof version === "string" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-        return refuse(res, 400, `Bad Request: unsupported mcp-protocol-version ${JSON.stringify(version.slice(0, 40))} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`, {}, httpRefusalCode, id);
-      }
-    } else {
-      if (!initialize) return refuse(res, 400, "no MCP session: send initialize first", {}, httpRefusalCode, id);
-      const pinned = req.headers[sessionHeader];
-      if (pinned !== undefined) {
-        try {
-          validateSessionId(String(pinned), "scope to");
-        } catch (error) {
-          return refuse(res, 400, (error as Error).message, {}, httpRefusalCode, id);
-        }
-      }
-      session = newSession(pinned === undefined ? undefined : String(pinned));
-    }
-    const sessionId = session.transport.sessionId;
-    noteSession(sessionId);
-    if (!isRequest) {
-      session.transport.deliver(message);
-      res.writeHead(202, draining ? { connection: "close" } : {});
-      res.end();
-      return;
-    }
-    if (session.transport.isWaiting(id as JsonRpcId)) {
-      return refuse(res, 400, `Invalid Request: request id ${JSON.stringify(id)} is already in use by a call still running`, {}, ErrorCode.InvalidRequest, id);
-    }
-    if (initialize && !sessions.add(session)) {
-      await session.transport.close();
-      return refuse(res, 503, `too many MCP sessions (${options.sessionsMax ?? httpSessionsMax}), each with a call running; retry later`, { "retry-after": "5" }, httpRefusalCode, id);
-    }
-    const response = await session.transport.exchange(message as JSONRPCRequest);
-    sessions.touch(sessionId);
-    if (initialize && "error" in response) await session.transport.close();
-    sendJson(res, 200, response, { "mcp-session-id": sessionId, ...(draining ? { connection: "close" } : {}) });
-  };
-
-  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
-    const started = performance.now();
-    const client = req.socket.remoteAddress ?? "unknown";
-    let tool: string | undefined;
-    let mcpSession: string | null = typeof req.headers["mcp-session-id"] === "string" ? req.headers["mcp-session-id"].slice(0, 100) : null;
-    res.on("finish", () =>
-      accessLog?.record({ client, method: req.method, path: redactedTarget(req.url), status: res.statusCode, ms: Math.round(performance.now() - started), mcp_session: mcpSession, tool: tool ?? null })
-    );
-    if (draining) return refuse(res, 503, "the server is shutting down", { connection: "close" });
-    const hostProblem = checkHostAndOrigin(policy!, { host: req.headers.host, origin: req.headers.origin });
-    if (hostProblem !== null) return refuse(res, 403, `Forbidden: ${hostProblem}`);
-    if (options.token !== undefined && !sameToken(bearerToken(req.headers.authorization), options.token)) {
-      const wait = failedAuth.retryAfterMs(client);
-      if (wait > 0) return refuse(res, 429, "too many requests with a missing or wrong bearer token", { "retry-after": String(Math.ceil(wait / 1000)) });
-      return refuse(res, 401, "missing or wrong bearer token", { "www-authenticate": "Bearer" });
-    }
-    const wait = limiter.retryAfterMs(client);
-    if (wait > 0) return refuse(res, 429, "too many requests", { "retry-after": String(Math.ceil(wait / 1000)) });
-    if (req.url !== "/mcp" && !req.url?.startsWith("/mcp?")) return refuse(res, 404, "the MCP endpoint is /mcp");
-    if (req.method === "DELETE") {
-      const existing = mcpSession === null ? undefined : sessions.get(mcpSession);
-      if (existing === undefined) return refuse(res, 404, "unknown MCP session");
-      sessions.delete(existing.transport.sessionId);
-      await existing.transport.close();
-      res.writeHead(200);
-      res.end();
-      return;
-    }
-    // GET would open a stream for server-initiated messages; zaxy sends none (MCP allows 405).
-    if (req.method !== "POST") return refuse(res, 405, `method ${req.method} is not allowed on /mcp`, { allow: "POST, DELETE" });
-    const contentType = req.headers["content-type"];
-    if (contentType !== undefined && !/^application\/json\s*(;|$)/i.test(contentType)) {
-      return refuse(res, 415, `Unsupported Media Type: the body must be application/json, got ${JSON.stringify(contentType.slice(0, 100))}`);
-    }
-    if (!acceptsJson(req.headers.accept)) return refuse(res, 406, "Not Acceptable: the answer is application/json");
-    const body = await readBody(req, options.maxRequestBytes, readTimeoutMs);
-    if (!body.ok) {
-      // The rest of the body is never read: the connection goes, with it any byte still coming.
-      res.on("finish", () => req.socket.destroy());
-      return refuse(res, body.status, body.message, { connection: "close" });
-    }
-    if (body.body.length === 0) return refuse(res, 400, "Parse error: the body is empty", {}, ErrorCode.ParseError);
-    const outcome = readJsonRpcLine(body.body);
-    if (outcome.kind === "reply") return sendJson(res, 400, outcome.reply);
-    if (outcome.kind === "ignore") {
-      if (outcome.diagnostic !== undefined) log(`zaxy serve --http: ${outcome.diagnostic}`);
-      res.writeHead(202);
-      res.end();
-      return;
-    }
-    tool = toolName(outcome.message);
-    await handleMessage(req, res, outcome.message, (id) => void (mcpSession = id));
-  };
-
-  const server = http.createServer((req, res) => {
-    inFlight++;
-    handle(req, res)
-      .catch((error) => {
-        log(`zaxy serve --http: ${(error as Error).message}`);
-        refuse(res, 500, "internal error");
-      })
-      .finally(() => {
-        inFlight--;
-        if (inFlight === 0) idleWaiter?.();
-      });
+/** A new MCP session (its own server and tool router), pinned to an Eventloom session or not. */
+function openSession(state: ServerState, pinned: string | undefined): McpSession {
+  const { options, sessions } = state;
+  const transport = new HttpSessionTransport(randomUUID());
+  const { server, router } = createMcpServer({
+    eventloomPath: options.eventloomPath,
+    sessionId: pinned ?? options.sessionId,
+    profile: options.profile,
+    log: state.log,
+    adminToken: options.adminToken,
+    // As on stdio: a call leaves garbage the collector's own threshold would let pile up.
+    afterCall: requestGarbageCollection,
+    // The router holds every call to the pinned session (sessionPin.ts) before this runs.
+    sessionPin: pinned,
+    beforeCall: async (name, args) => {
+      // Back to the event loop between calls: a session's queued calls otherwise run back to
+      // back as one chain of promise callbacks (the log's I/O is synchronous), and a backlog of
+      // hundreds would starve signals, timers and new connections for seconds: SIGTERM was
+      // seen 14 s late under a pipelining client.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      // A call queued behind others when its session closed (shutdown past the drain time,
+      // expiry) is not started: its client was already answered that the session closed.
+      if (transport.refusing) throw ioError("shutting_down", `The server is shutting down (or the MCP session closed) before ${name} started; nothing was written`);
+      await options.beforeCall?.(name, pinned !== undefined && args.session_id === undefined ? { ...args, session_id: pinned } : args);
+    },
   });
+  const session: McpSession = { transport, server, router };
+  transport.onclose = () => sessions.delete(transport.sessionId);
+  void server.connect(transport);
+  return session;
+}
+
+/** Stage 6: answers one POST whose body is one JSON-RPC message, in its MCP session. */
+async function handleMessage(state: ServerState, req: http.IncomingMessage, res: http.ServerResponse, message: JSONRPCMessage, noteSession: (id: string) => void): Promise<void> {
+  const { sessions } = state;
+  const headerSession = req.headers["mcp-session-id"];
+  const isRequest = "method" in message && "id" in message;
+  const id = isRequest ? (message as JSONRPCRequest).id : null;
+  const initialize = isRequest && (message as JSONRPCRequest).method === "initialize";
+  let session: McpSession | undefined;
+  if (typeof headerSession === "string") {
+    session = sessions.get(headerSession);
+    if (session === undefined) return refuse(res, 404, "unknown MCP session; initialize again", {}, -32001, id);
+    if (initialize) return refuse(res, 400, "Invalid Request: this MCP session is already initialized", {}, ErrorCode.InvalidRequest, id);
+    const version = req.headers["mcp-protocol-version"];
+    if (typeof version === "string" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      return refuse(res, 400, `Bad Request: unsupported mcp-protocol-version ${JSON.stringify(version.slice(0, 40))} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`, {}, httpRefusalCode, id);
+    }
+  } else {
+    if (!initialize) return refuse(res, 400, "no MCP session: send initialize first", {}, httpRefusalCode, id);
+    const pinned = req.headers[sessionHeader];
+    if (pinned !== undefined) {
+      try {
+        validateSessionId(String(pinned), "scope to");
+      } catch (error) {
+        return refuse(res, 400, (error as Error).message, {}, httpRefusalCode, id);
+      }
+    }
+    session = openSession(state, pinned === undefined ? undefined : String(pinned));
+  }
+  const sessionId = session.transport.sessionId;
+  noteSession(sessionId);
+  if (!isRequest) {
+    session.transport.deliver(message);
+    res.writeHead(202, state.draining ? { connection: "close" } : {});
+    res.end();
+    return;
+  }
+  if (session.transport.isWaiting(id as JsonRpcId)) {
+    return refuse(res, 400, `Invalid Request: request id ${JSON.stringify(id)} is already in use by a call still running`, {}, ErrorCode.InvalidRequest, id);
+  }
+  if (initialize && !sessions.add(session)) {
+    await session.transport.close();
+    return refuse(res, 503, `too many MCP sessions (${state.options.sessionsMax ?? httpSessionsMax}), each with a call running; retry later`, { "retry-after": "5" }, httpRefusalCode, id);
+  }
+  const response = await session.transport.exchange(message as JSONRPCRequest);
+  sessions.touch(sessionId);
+  if (initialize && "error" in response) await session.transport.close();
+  sendJson(res, 200, response, { "mcp-session-id": sessionId, ...(state.draining ? { connection: "close" } : {}) });
+}
+
+/**
+ * Stages 1-3 of a request: Host and Origin, auth (with its own failed-auth budget), the rate
+ * limit. Whether the request was refused (and answered).
+ */
+function refusedAtTheDoor(state: ServerState, req: http.IncomingMessage, res: http.ServerResponse, client: string): boolean {
+  const hostProblem = checkHostAndOrigin(state.policy!, { host: req.headers.host, origin: req.headers.origin });
+  if (hostProblem !== null) {
+    refuse(res, 403, `Forbidden: ${hostProblem}`);
+    return true;
+  }
+  const token = state.options.token;
+  if (token !== undefined && !sameToken(bearerToken(req.headers.authorization), token)) {
+    const wait = state.failedAuth.retryAfterMs(client);
+    if (wait > 0) refuse(res, 429, "too many requests with a missing or wrong bearer token", { "retry-after": String(Math.ceil(wait / 1000)) });
+    else refuse(res, 401, "missing or wrong bearer token", { "www-authenticate": "Bearer" });
+    return true;
+  }
+  const wait = state.limiter.retryAfterMs(client);
+  if (wait > 0) {
+    refuse(res, 429, "too many requests", { "retry-after": String(Math.ceil(wait / 1000)) });
+    return true;
+  }
+  return false;
+}
+
+/** Answers one HTTP request, through every stage the module comment lists. */
+async function handleRequest(state: ServerState, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const started = performance.now();
+  const client = req.socket.remoteAddress ?? "unknown";
+  let tool: string | undefined;
+  let mcpSession: string | null = typeof req.headers["mcp-session-id"] === "string" ? req.headers["mcp-session-id"].slice(0, 100) : null;
+  res.on("finish", () =>
+    state.accessLog?.record({ client, method: req.method, path: redactedTarget(req.url), status: res.statusCode, ms: Math.round(performance.now() - started), mcp_session: mcpSession, tool: tool ?? null })
+  );
+  if (state.draining) return refuse(res, 503, "the server is shutting down", { connection: "close" });
+  if (refusedAtTheDoor(state, req, res, client)) return;
+  if (req.url !== "/mcp" && !req.url?.startsWith("/mcp?")) return refuse(res, 404, "the MCP endpoint is /mcp");
+  if (req.method === "DELETE") {
+    const existing = mcpSession === null ? undefined : state.sessions.get(mcpSession);
+    if (existing === undefined) return refuse(res, 404, "unknown MCP session");
+    state.sessions.delete(existing.transport.sessionId);
+    await existing.transport.close();
+    res.writeHead(200);
+    res.end();
+    return;
+  }
+  // GET would open a stream for server-initiated messages; zaxy sends none (MCP allows 405).
+  if (req.method !== "POST") return refuse(res, 405, `method ${req.method} is not allowed on /mcp`, { allow: "POST, DELETE" });
+  const contentType = req.headers["content-type"];
+  if (contentType !== undefined && !/^application\/json\s*(;|$)/i.test(contentType)) {
+    return refuse(res, 415, `Unsupported Media Type: the body must be application/json, got ${JSON.stringify(contentType.slice(0, 100))}`);
+  }
+  if (!acceptsJson(req.headers.accept)) return refuse(res, 406, "Not Acceptable: the answer is application/json");
+  const body = await readBody(req, state.options.maxRequestBytes, state.readTimeoutMs);
+  if (!body.ok) {
+    // The rest of the body is never read: the connection goes, with it any byte still coming.
+    res.on("finish", () => req.socket.destroy());
+    return refuse(res, body.status, body.message, { connection: "close" });
+  }
+  if (body.body.length === 0) return refuse(res, 400, "Parse error: the body is empty", {}, ErrorCode.ParseError);
+  const outcome = readJsonRpcLine(body.body);
+  if (outcome.kind === "reply") return sendJson(res, 400, outcome.reply);
+  if (outcome.kind === "ignore") {
+    if (outcome.diagnostic !== undefined) state.log(`zaxy serve --http: ${outcome.diagnostic}`);
+    res.writeHead(202);
+    res.end();
+    return;
+  }
+  tool = toolName(outcome.message);
+  await handleMessage(state, req, res, outcome.message, (id) => void (mcpSession = id));
+}
+
+/** Binds the address; a failure to listen is an I/O error naming it. */
+async function listen(server: http.Server, options: HttpServeOptions): Promise<AddressInfo> {
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error) => reject(ioError("listen_failed", `Cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`, { field: "--http" })));
     server.listen(options.port, options.host, () => resolve());
   });
-  const address = server.address() as AddressInfo;
-  policy = hostPolicy({ host: options.host, port: address.port }, extras);
-  const sweeper = setInterval(() => sessions.sweep(), Math.max(250, Math.min(60_000, Math.floor(sessionIdleMs / 4))));
-  sweeper.unref();
+  return server.address() as AddressInfo;
+}
 
-  return {
-    address,
-    close: async () => {
-      draining = true;
-      clearInterval(sweeper);
-      // Stop accepting now; connections with nothing running go now, the others once answered.
-      server.close();
-      server.closeIdleConnections();
-      const shutdownMs = options.shutdownMs ?? httpShutdownMs;
-      const drained = await new Promise<boolean>((resolve) => {
-        if (inFlight === 0) return resolve(true);
-        const timer = setTimeout(() => resolve(false), shutdownMs * drainShare);
-        idleWaiter = () => {
-          clearTimeout(timer);
-          resolve(true);
-        };
+/**
+ * `close()`: stops accepting, lets running calls finish within `drainShare` of the shutdown
+ * time, then closes every session and connection. Whether every call finished.
+ */
+async function closeServer(state: ServerState, server: http.Server, sweeper: ReturnType<typeof setInterval>): Promise<{ drained: boolean }> {
+  state.draining = true;
+  clearInterval(sweeper);
+  // Stop accepting now; connections with nothing running go now, the others once answered.
+  server.close();
+  server.closeIdleConnections();
+  const shutdownMs = state.options.shutdownMs ?? httpShutdownMs;
+  const drained = await new Promise<boolean>((resolve) => {
+    if (state.inFlight === 0) return resolve(true);
+    const timer = setTimeout(() => resolve(false), shutdownMs * drainShare);
+    state.idleWaiter = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+  });
+  // Past the drain time, calls still queued are answered `shutting_down` and never start;
+  // the ones running finish their write (an append is all or nothing) and are answered
+  // within the rest of the bound.
+  let finished = drained;
+  if (!drained) {
+    for (const session of state.sessions.list()) session.transport.refuseNewCalls();
+    const rest = new Promise<void>((resolve) => setTimeout(resolve, shutdownMs * (1 - drainShare)).unref());
+    const idle = new Promise<void>((resolve) => {
+      if (state.inFlight === 0) return resolve();
+      state.idleWaiter = resolve;
+    });
+    await Promise.race([Promise.all([idle, ...state.sessions.list().map((session) => session.router.idle())]).then(() => void (finished = true)), rest]);
+  }
+  await state.sessions.closeAll();
+  server.closeAllConnections();
+  state.accessLog?.close();
+  return { drained: finished };
+}
+
+/** Starts listening; resolves with the bound address and a `close` once the server is up. */
+export async function startHttpMcpServer(options: HttpServeOptions): Promise<HttpMcpServer> {
+  const extras = checkServeOptions(options);
+  const state = serverState(options);
+  const server = http.createServer((req, res) => {
+    state.inFlight++;
+    handleRequest(state, req, res)
+      .catch((error) => {
+        state.log(`zaxy serve --http: ${(error as Error).message}`);
+        refuse(res, 500, "internal error");
+      })
+      .finally(() => {
+        state.inFlight--;
+        if (state.inFlight === 0) state.idleWaiter?.();
       });
-      // Past the drain time, calls still queued are answered `shutting_down` and never start;
-      // the ones running finish their write (an append is all or nothing) and are answered
-      // within the rest of the bound.
-      let finished = drained;
-      if (!drained) {
-        for (const session of sessions.list()) session.transport.refuseNewCalls();
-        const rest = new Promise<void>((resolve) => setTimeout(resolve, shutdownMs * (1 - drainShare)).unref());
-        const idle = new Promise<void>((resolve) => {
-          if (inFlight === 0) return resolve();
-          idleWaiter = resolve;
-        });
-        await Promise.race([Promise.all([idle, ...sessions.list().map((session) => session.router.idle())]).then(() => void (finished = true)), rest]);
-      }
-      await sessions.closeAll();
-      server.closeAllConnections();
-      accessLog?.close();
-      return { drained: finished };
-    },
-  };
+  });
+  const address = await listen(server, options);
+  state.policy = hostPolicy({ host: options.host, port: address.port }, extras);
+  const sweeper = setInterval(() => state.sessions.sweep(), Math.max(250, Math.min(60_000, Math.floor(state.sessionIdleMs / 4))));
+  sweeper.unref();
+  return { address, close: () => closeServer(state, server, sweeper) };
 }

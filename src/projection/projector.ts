@@ -164,6 +164,44 @@ function foldEvents(sessionId: string, base: SessionGraphRows | undefined, event
  * projected.rows?.entities.filter((e) => e.validTo === null);
  */
 export async function projectSession(root: string, sessionId: string, options: ProjectOptions = {}): Promise<ProjectedSession> {
+  const report = projectionReport(options);
+  const syncGraphStore = options.graphStore === "sync";
+  const result = await verifiedSession(root, sessionId, options, report);
+  const logHead = result.events.at(-1);
+  const cached = options.rebuild ? null : usableRowCache(root, sessionId, syncGraphStore, report.repair);
+  if (!syncGraphStore && cached?.head && logHead !== undefined && cached.head.seq === logHead.seq && cached.head.hash === logHead.hash) {
+    report.lap("read_cache");
+    result.rows = cached;
+    return result;
+  }
+  // This call writes the row cache (and its caller the vector index): temp files of writers
+  // that died doing the same are removed first.
+  const orphanTemps = removeOrphanTempFiles([path.dirname(snapshotPath(root, sessionId)), path.join(projectionsDir(root), "vectors")]);
+  if (orphanTemps.length > 0) {
+    report.repair(`Removed ${orphanTemps.length} temp file(s) left by an interrupted projection write: ${orphanTemps.map((file) => path.basename(file)).join(", ")}`);
+  }
+  if (!syncGraphStore) {
+    const { warn, repair, lap, skipLap } = report;
+    await projectFromRowCache({ root, sessionId, events: result.events, cached, options, result, warn, repair, lap, skipLap, mayRecreate: false });
+    return result;
+  }
+  return await projectThroughStore(root, sessionId, options, result, cached, report);
+}
+
+/** How one `projectSession` call reports: its warnings, the repairs among them, its phase times. */
+interface ProjectionReport {
+  timingsMs: { [phase: string]: number };
+  warnings: string[];
+  repairs: string[];
+  warn: (message: string) => void;
+  repair: (message: string) => void;
+  /** Records the time since the last lap as `phase`. */
+  lap: (phase: string) => void;
+  /** Restarts the clock without recording a phase. */
+  skipLap: () => void;
+}
+
+function projectionReport(options: ProjectOptions): ProjectionReport {
   const timingsMs: { [phase: string]: number } = {};
   const warnings: string[] = [];
   const repairs: string[] = [];
@@ -184,53 +222,54 @@ export async function projectSession(root: string, sessionId: string, options: P
   const skipLap = () => {
     mark = performance.now();
   };
+  return { timingsMs, warnings, repairs, warn, repair, lap, skipLap };
+}
+
+/**
+ * Stage 1: the verified log, as the call's result (rows still null). From here on the events are
+ * reached through the result only, so that `beforeStoreWrite` can release them.
+ */
+async function verifiedSession(root: string, sessionId: string, options: ProjectOptions, report: ProjectionReport): Promise<ProjectedSession> {
   // A rebuild will need Kuzu: start loading it (~0.5-1.5 s, mostly wasm compilation off the
   // main thread) while the log is verified and read.
-  const syncGraphStore = options.graphStore === "sync";
-  const kuzuLoading = options.rebuild && syncGraphStore ? loadKuzu().catch(() => undefined) : undefined;
+  const kuzuLoading = options.rebuild && options.graphStore === "sync" ? loadKuzu().catch(() => undefined) : undefined;
   const verified = await readVerifiedLog(root, sessionId);
-  lap("verify_and_read");
+  report.lap("verify_and_read");
   if (verified.checkpointRefused !== undefined) {
-    repair(`verified checkpoint "${verifiedCheckpointPath(root, sessionId)}" is not used: ${verified.checkpointRefused.replace(/^the checkpoint /, "it ")}; the log was verified in full and the checkpoint written again`);
+    report.repair(`verified checkpoint "${verifiedCheckpointPath(root, sessionId)}" is not used: ${verified.checkpointRefused.replace(/^the checkpoint /, "it ")}; the log was verified in full and the checkpoint written again`);
   }
   await kuzuLoading;
   const { logPath, integrity } = verified;
-  // From here on the events are reached through `result` only, so that `beforeStoreWrite` can
-  // release them.
   const result: ProjectedSession = {
-    sessionId, logPath, integrity, events: verified.events, rows: null, degraded: false, degradedReason: null, source: "cache", eventsApplied: 0, warnings, repairs,
-    timingsMs,
+    sessionId, logPath, integrity, events: verified.events, rows: null, degraded: false, degradedReason: null, source: "cache", eventsApplied: 0,
+    warnings: report.warnings, repairs: report.repairs, timingsMs: report.timingsMs,
   };
   verified.events = [];
-  const logHead = result.events.at(-1);
-  let cached: SessionGraphRows | null = null;
-  if (!options.rebuild) {
-    const read = readSnapshotChecked(root, sessionId);
-    if (read.status === "ok") cached = read.rows;
-    if (read.status === "invalid") {
-      repair(`row cache "${snapshotPath(root, sessionId)}" is not used: ${read.reason}; rebuilding it from ${syncGraphStore ? "the graph store" : "the log"}`);
-      try {
-        removeSnapshot(root, sessionId);
-      } catch {
-        // A read-only root keeps the file; it is refused again, never used.
-      }
+  return result;
+}
+
+/** Stage 2: the row cache when it passes its checks (at any head); a damaged one is removed. */
+function usableRowCache(root: string, sessionId: string, syncGraphStore: boolean, repair: (message: string) => void): SessionGraphRows | null {
+  const read = readSnapshotChecked(root, sessionId);
+  if (read.status === "invalid") {
+    repair(`row cache "${snapshotPath(root, sessionId)}" is not used: ${read.reason}; rebuilding it from ${syncGraphStore ? "the graph store" : "the log"}`);
+    try {
+      removeSnapshot(root, sessionId);
+    } catch {
+      // A read-only root keeps the file; it is refused again, never used.
     }
   }
-  if (!syncGraphStore && cached?.head && logHead !== undefined && cached.head.seq === logHead.seq && cached.head.hash === logHead.hash) {
-    lap("read_cache");
-    result.rows = cached;
-    return result;
-  }
-  // This call writes the row cache (and its caller the vector index): temp files of writers
-  // that died doing the same are removed first.
-  const orphanTemps = removeOrphanTempFiles([path.dirname(snapshotPath(root, sessionId)), path.join(projectionsDir(root), "vectors")]);
-  if (orphanTemps.length > 0) {
-    repair(`Removed ${orphanTemps.length} temp file(s) left by an interrupted projection write: ${orphanTemps.map((file) => path.basename(file)).join(", ")}`);
-  }
-  if (!syncGraphStore) {
-    await projectFromRowCache({ root, sessionId, events: result.events, cached, options, result, warn, repair, lap, skipLap, mayRecreate: false });
-    return result;
-  }
+  return read.status === "ok" ? read.rows : null;
+}
+
+/**
+ * Stage 3 with the graph store: opens it and brings it up to the log, recreating the database
+ * once when the session's old rows must go and rebuilding it once when it turns out damaged.
+ * A store that cannot be opened or written degrades the call (unless `onStoreFailure: "throw"`).
+ */
+async function projectThroughStore(root: string, sessionId: string, options: ProjectOptions, result: ProjectedSession, cachedRows: SessionGraphRows | null, report: ProjectionReport): Promise<ProjectedSession> {
+  const { warn, repair, lap, skipLap } = report;
+  let cached = cachedRows;
   const dbPath = projectionDbPath(root);
   let recreated = false;
   for (let attempt = 1; ; attempt++) {
