@@ -24,9 +24,17 @@ export function processIo(): CommandIo {
       for await (const chunk of process.stdin) if (!input.push(chunk as Uint8Array)) break;
       return input.bytes("stdin", "stdin");
     },
-    stdinIsTTY: Boolean(process.stdin.isTTY),
-    stderrIsTTY: Boolean(process.stderr.isTTY),
-    stdoutIsTTY: Boolean(process.stdout.isTTY),
+    // Getters: touching process.stdin (or stderr) creates its stream, which a command that never
+    // asks should not pay for at start-up.
+    get stdinIsTTY() {
+      return Boolean(process.stdin.isTTY);
+    },
+    get stderrIsTTY() {
+      return Boolean(process.stderr.isTTY);
+    },
+    get stdoutIsTTY() {
+      return Boolean(process.stdout.isTTY);
+    },
     env: process.env,
     cwd: process.cwd(),
   };
