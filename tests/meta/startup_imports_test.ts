@@ -17,7 +17,7 @@ const heavyPackages = ["kuzu-wasm", "usearch", "@modelcontextprotocol/sdk", "pos
 /** Modules of ours that must not load at start-up: the WASM kernels, the native and Kuzu loaders. */
 const heavyModules = [/^src\/generated\/\w+Wasm\.ts$/, /^src\/projection\/kuzuRuntime\.ts$/, /^src\/vector\/usearchNative\.ts$/, /^src\/semantic\/semanticEmbedder\.ts$/];
 /** node: modules that pull in large parts of the runtime (streams, HTTP) when imported. */
-const heavyBuiltins = ["node:http", "node:https", "node:zlib", "node:stream", "node:net", "node:worker_threads"];
+const heavyBuiltins = ["node:http", "node:https", "node:zlib", "node:stream", "node:net", "node:worker_threads", "node:crypto", "node:child_process"];
 
 /** Entry points whose static graph is what every command pays for. */
 const entries = ["src/bin/zaxy_bun.ts", "src/bin/zaxy.ts", "src/cli/main.ts", "src/cli/root.ts"];
