@@ -1,6 +1,8 @@
 /** What verify.ts's command does: imported when the command runs, so start-up loads only the command tree. */
 import * as path from "node:path";
-import { type IntegrityReport, sessionLogPath, sessionLogsUnderRoot, verifyLog } from "../../eventloom/mod.ts";
+// The modules themselves, not the eventloom barrel, which would load every eventloom module.
+import { sessionLogPath, sessionLogsUnderRoot } from "../../eventloom/session.ts";
+import { type IntegrityReport, verifyLog } from "../../eventloom/verify.ts";
 import { inputError } from "../../errors.ts";
 import { resolveStoreUrl } from "../../store/storeUrl.ts";
 import { booleanOption, type CommandContext, stringOption } from "../command.ts";
