@@ -4,15 +4,12 @@
  */
 import * as nodePath from "node:path";
 import { parseArgs } from "node:util";
-import { setRootCacheDir } from "../platform/cacheFile.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
 import { checkLogNotDirectory, checkRootPath, checkRootWritable } from "../eventloom/root.ts";
 import { ExitCode, inputError, isZaxyError } from "../errors.ts";
-import { versionReport } from "../platform/buildInfo.ts";
 import type { Command, CommandGroup, CommandIo, GlobalOptions, OptionSpec, OptionValues } from "./command.ts";
 import { globalOptions } from "./globalOptions.ts";
 import { readFleetEnabled } from "../eventloom/config.ts";
-import { openVault } from "../eventloom/forgetting.ts";
 import { resolveStoreUrl } from "../store/storeUrl.ts";
 import { closestName, closestOption } from "./didYouMean.ts";
 import { renderHelp } from "./help.ts";
@@ -187,7 +184,7 @@ export async function dispatch(root: CommandGroup, argv: string[], io: CommandIo
       allowPositionals: true,
     });
     if (parsedGroup.values.version === true && path.length === 1) {
-      io.stdout(wantsJson ? JSON.stringify(versionReport(version)) + "\n" : `zaxy ${version}\n`);
+      io.stdout(wantsJson ? JSON.stringify((await import("../platform/buildInfo.ts")).versionReport(version)) + "\n" : `zaxy ${version}\n`);
       return ExitCode.ok;
     }
     if (parsedGroup.values.help === true) {
@@ -250,9 +247,9 @@ export async function dispatch(root: CommandGroup, argv: string[], io: CommandIo
     checkRoot(node, global, parsed.values, io.env);
     await openStoreFor(node, commandPath, path, global, parsed.values, io);
     // A root that forgets reads its erasable cells with its vault (docs/forgetting.md).
-    openVault(global.eventloomPath);
+    (await import("../eventloom/forgetting.ts")).openVault(global.eventloomPath);
     // Unpacked helpers (Kuzu's loader script, the usearch addon) go to TMPDIR, else here.
-    setRootCacheDir(nodePath.resolve(global.eventloomPath, "projections", "cache"));
+    (await import("../platform/cacheFile.ts")).setRootCacheDir(nodePath.resolve(global.eventloomPath, "projections", "cache"));
     // No option is a boolean that may repeat, so no value is a boolean array.
     return await node.run({ commandPath, values: parsed.values as OptionValues, positionals: parsed.positionals, global, io });
   } catch (error) {

@@ -1,19 +1,58 @@
 /** The real process as a `CommandIo`. A closed stdout pipe (EPIPE) exits quietly. */
+import * as fs from "node:fs";
 import { BoundedInput } from "./boundedInput.ts";
 import type { CommandIo } from "./command.ts";
 
-export function processIo(): CommandIo {
-  process.stdout.on?.("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") process.exit(0);
-  });
+const isatty = (fd: number): boolean => process.getBuiltinModule("node:tty").isatty(fd);
+
+/**
+ * Stdout. Text is written to fd 1 directly until the stream `process.stdout` is needed: creating
+ * that stream loads the runtime's stream machinery, which costs about as much start-up time as
+ * all the rest of `zaxy --version`. The stream is taken for flowing output (`--ndjson`), or when
+ * fd 1 cannot take a write now (a non-blocking pipe that is full); from then on every write goes
+ * through it, so the order of the output stays the order of the writes.
+ */
+function stdoutWriter(): { write(text: string): void; stream(): NodeJS.WriteStream } {
+  let stream: NodeJS.WriteStream | undefined;
+  const takeStream = (): NodeJS.WriteStream => {
+    if (stream === undefined) {
+      stream = process.stdout;
+      stream.on?.("error", (error: NodeJS.ErrnoException) => {
+        if (error.code === "EPIPE") process.exit(0);
+      });
+    }
+    return stream;
+  };
   return {
-    stdout: (text) => {
-      process.stdout.write(text);
+    write(text) {
+      if (stream !== undefined) {
+        stream.write(text);
+        return;
+      }
+      const bytes = new TextEncoder().encode(text);
+      let offset = 0;
+      try {
+        while (offset < bytes.length) offset += fs.writeSync(1, bytes, offset);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "EPIPE") process.exit(0);
+        if (code !== "EAGAIN") throw error;
+        takeStream().write(bytes.subarray(offset));
+      }
     },
+    stream: takeStream,
+  };
+}
+
+export function processIo(): CommandIo {
+  const stdout = stdoutWriter();
+  return {
+    stdout: (text) => stdout.write(text),
     stdoutFlowing: (text) =>
       new Promise<void>((resolve) => {
-        if (process.stdout.write(text)) resolve();
-        else process.stdout.once("drain", () => resolve());
+        const stream = stdout.stream();
+        if (stream.write(text)) resolve();
+        else stream.once("drain", () => resolve());
       }),
     stderr: (text) => {
       process.stderr.write(text);
@@ -24,11 +63,18 @@ export function processIo(): CommandIo {
       for await (const chunk of process.stdin) if (!input.push(chunk as Uint8Array)) break;
       return input.bytes("stdin", "stdin");
     },
-    stdinIsTTY: Boolean(process.stdin.isTTY),
-    stderrIsTTY: Boolean(process.stderr.isTTY),
-    stdoutIsTTY: Boolean(process.stdout.isTTY),
+    // Asked of the terminal itself: touching process.stdin, stdout or stderr creates its stream,
+    // which a command that never asks should not pay for at start-up.
+    get stdinIsTTY() {
+      return isatty(0);
+    },
+    get stderrIsTTY() {
+      return isatty(2);
+    },
+    get stdoutIsTTY() {
+      return isatty(1);
+    },
     env: process.env,
     cwd: process.cwd(),
   };
 }
-

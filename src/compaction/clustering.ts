@@ -19,8 +19,7 @@
 import type { AuditVectors } from "./auditVectors.ts";
 import { bandCount } from "./auditVectors.ts";
 
-/** Default `--cluster-threshold` (cosine distance); see docs/compaction.md for how it was chosen. */
-export const defaultClusterThreshold = 0.2;
+export { defaultClusterThreshold } from "./clusterThreshold.ts";
 /** Most recent band-mates compared per band (bounds the work on very common bands). */
 export const bandScanMax = 8;
 const tieTolerance = 1e-12;

@@ -16,7 +16,6 @@
  * ```
  */
 import * as fs from "node:fs";
-import { gunzipSync } from "node:zlib";
 
 /** The usearch native addon for the platform the binary was built for, e.g. `usearch-linux-x64.node`. */
 export function usearchAddonAssetName(platform: string = process.platform, arch: string = process.arch): string {
@@ -62,7 +61,8 @@ export function readEmbeddedAsset(name: string): Uint8Array | undefined {
   const asset = assets.get(name);
   if (asset === undefined) return undefined;
   const stored = fs.readFileSync(asset.path);
-  return asset.encoding === "gzip" ? gunzipSync(stored) : stored;
+  // zlib is looked up only here: importing it at start-up would load node:stream with it.
+  return asset.encoding === "gzip" ? process.getBuiltinModule("node:zlib").gunzipSync(stored) : stored;
 }
 
 /** Every registered asset, sorted by name (for `zaxy doctor`). */

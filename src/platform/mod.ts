@@ -4,7 +4,6 @@
  * `fcntl.flock` on the JSONL itself, and this binary exclude each other) and the fastest SHA-256
  * each runtime offers.
  */
-import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import { fileKind } from "./regularFile.ts";
 
@@ -27,6 +26,12 @@ export const sha256Into: (data: Uint8Array, out: Uint8Array) => void =
     : (data, out) => {
         out.set(createHash("sha256").update(data).digest());
       };
+
+/**
+ * node:crypto's createHash, looked up on first use: importing node:crypto loads the runtime's
+ * stream modules, a large part of the start-up of a command that never hashes (`--version`).
+ */
+const createHash = (algorithm: string) => process.getBuiltinModule("node:crypto").createHash(algorithm);
 
 const hexDigits = "0123456789abcdef";
 

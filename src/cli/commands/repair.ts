@@ -1,8 +1,5 @@
 /** `zaxy repair [LOG] --truncate-torn-tail`: the explicit fix for a crash mid-write. */
-import { sessionLogPath, truncateTornTail } from "../../eventloom/mod.ts";
-import { inputError } from "../../errors.ts";
-import { booleanOption, defineCommand } from "../command.ts";
-import { emit } from "../output.ts";
+import { defineCommand } from "../command.ts";
 
 export const repairCommand = defineCommand({
   name: "repair",
@@ -22,17 +19,7 @@ export const repairCommand = defineCommand({
   positionals: [{ name: "LOG", description: "Log file (default: the session's log)" }],
   examples: ["zaxy repair --truncate-torn-tail", "zaxy repair .eventloom/agent-1.jsonl --truncate-torn-tail --json"],
   async run(ctx) {
-    if (!booleanOption(ctx, "truncate-torn-tail")) {
-      throw inputError("usage", "zaxy repair: say what to repair: --truncate-torn-tail is the only repair", { field: "--truncate-torn-tail" });
-    }
-    const file = ctx.positionals[0] ?? sessionLogPath(ctx.global.eventloomPath, ctx.global.sessionId, "repair");
-    const result = await truncateTornTail(file);
-    emit(ctx, "zaxy.repair.v1", { ...result }, () => {
-      const lines = [result.message];
-      if (result.removed_preview !== null) lines.push(`removed: ${JSON.stringify(result.removed_preview)}`);
-      if (result.repaired || result.interrupted_append !== undefined) lines.push(`${result.events_kept} events kept`);
-      return lines.join("\n");
-    });
-    return 0;
+    const { runRepair } = await import("./repairRun.ts");
+    return await runRepair(ctx);
   },
 });

@@ -3,28 +3,7 @@
  * (hit, relation match, citation, authority boundary). The benchmark is imported only when the
  * command runs.
  */
-import * as path from "node:path";
-import type { CausalBenchResult } from "../../../bench/causalBench.ts";
-import { machineLine } from "../../../bench/measure.ts";
-import { defineCommand, stringOption } from "../../command.ts";
-import { emit } from "../../output.ts";
-
-function render(result: CausalBenchResult): string {
-  const s = result.summary;
-  const warm = result.latency.warm;
-  const lines = [
-    machineLine(result.machine),
-    `fixture: ${result.fixture.dir} (session ${result.fixture.session_id}, ${result.fixture.events} events, ${result.fixture.case_count} cases)`,
-    JSON.stringify(s),
-    `wrong-direction control (each case against the opposite direction): ${JSON.stringify(result.wrong_direction_control)}`,
-    `latency: cold first query ${result.latency.cold_first_query_ms} ms` +
-    (warm === null ? "" : `; warm p50 ${warm.p50_ms} / p95 ${warm.p95_ms} / p99 ${warm.p99_ms} ms`),
-  ];
-  for (const row of result.rows) {
-    if (row.score < 1) lines.push(`  ${row.case_id}: score ${row.score} (hit ${row.hit}, relation ${row.relation_match}, citation ${row.citation}, authority ${row.authority_boundary})`);
-  }
-  return lines.join("\n");
-}
+import { defineCommand } from "../../command.ts";
 
 export const benchCausalCommand = defineCommand({
   name: "causal",
@@ -44,10 +23,7 @@ export const benchCausalCommand = defineCommand({
   positionals: [],
   examples: ["zaxy bench causal", "zaxy bench causal --json"],
   async run(ctx) {
-    const { defaultCausalFixtureDir, runCausalBench } = await import("../../../bench/causalBench.ts");
-    const fixtureDir = path.resolve(ctx.io.cwd, stringOption(ctx, "fixture") ?? defaultCausalFixtureDir);
-    const result = await runCausalBench({ fixtureDir });
-    emit(ctx, "zaxy.bench.causal.v1", { ...result }, () => render(result));
-    return 0;
+    const { runBenchCausal } = await import("./causalRun.ts");
+    return await runBenchCausal(ctx);
   },
 });

@@ -12,6 +12,7 @@ import { benchMcpHttpCommand } from "./mcpHttp.ts";
 import { benchMedoidCommand } from "./medoid.ts";
 import { benchReprojectCommand } from "./reproject.ts";
 import { benchRetrievalCommand } from "./retrieval.ts";
+import { benchStartupCommand } from "./startup.ts";
 import { benchStoreCommand, benchStoreWriterCommand } from "./store.ts";
 import { benchTriggerCommand } from "./trigger.ts";
 import { benchVerifyCommand } from "./verify.ts";
@@ -19,5 +20,5 @@ import { benchVerifyCommand } from "./verify.ts";
 export const benchGroup = defineGroup({
   name: "bench",
   summary: "Benchmarks: measured figures, ratios from one run, and the machine",
-  children: [benchVerifyCommand, benchRetrievalCommand, benchReprojectCommand, benchCheckoutCommand, benchCheckoutQualityCommand, benchConsolidationGuardrailCommand, benchConsolidationCommand, benchCausalCommand, benchTriggerCommand, benchMedoidCommand, benchCompactionAuditCommand, benchFleetCommand, benchLongMemEvalCommand, benchStoreCommand, benchStoreWriterCommand, benchMcpHttpCommand],
+  children: [benchVerifyCommand, benchRetrievalCommand, benchReprojectCommand, benchCheckoutCommand, benchCheckoutQualityCommand, benchConsolidationGuardrailCommand, benchConsolidationCommand, benchCausalCommand, benchTriggerCommand, benchMedoidCommand, benchCompactionAuditCommand, benchFleetCommand, benchLongMemEvalCommand, benchStoreCommand, benchStoreWriterCommand, benchMcpHttpCommand, benchStartupCommand],
 });

@@ -1,8 +1,6 @@
 /** `zaxy memory append TYPE --actor A [--payload-json J | --payload-file F | stdin]`. */
-import { recordInputEvents } from "../../../memory/plainInput.ts";
 import { inputError } from "../../../errors.ts";
 import { isBlankLine } from "../../../eventloom/blank.ts";
-import { redactedPathsOf } from "../../../eventloom/redact.ts";
 import { payloadBytesMax, payloadDocumentBytesMax } from "../../../limits.ts";
 import { parseJsonInput, readInputFile, requiredActor } from "../../args.ts";
 import { type CommandContext, defineCommand, stringOption } from "../../command.ts";
@@ -75,6 +73,8 @@ export const memoryAppendCommand = defineCommand({
   async run(ctx) {
     const actor = requiredActor(ctx);
     const payload = await readPayload(ctx);
+    const { recordInputEvents } = await import("../../../memory/plainInput.ts");
+    const { redactedPathsOf } = await import("../../../eventloom/redact.ts");
     const { events, records, generated, warnings } = await recordInputEvents(ctx.global.eventloomPath, ctx.global.sessionId, [{ type: ctx.positionals[0], actor, payload }], {}, cliInputPermissions(ctx));
     const event = events[0];
     const redactedPaths = redactedPathsOf(records[0].security);

@@ -1,7 +1,5 @@
 /** `zaxy memory get CITATION`: the event a citation names, from its verified log (as MCP memory_get). */
-import { displayJson } from "../../../canonical/mod.ts";
 import { defineCommand } from "../../command.ts";
-import { emit } from "../../output.ts";
 
 export const memoryGetCommand = defineCommand({
   name: "get",
@@ -15,12 +13,7 @@ export const memoryGetCommand = defineCommand({
   positionals: [{ name: "CITATION", description: "eventloom://<session>/events/<seq>#<hash prefix>", required: true }],
   examples: ["zaxy memory get 'eventloom://default/events/3#0ab1c2d3e4f5' --json"],
   async run(ctx) {
-    const { getByCitation } = await import("../../../memory/getByCitation.ts");
-    const result = await getByCitation(ctx.global.eventloomPath, ctx.positionals[0], "CITATION");
-    emit(ctx, "zaxy.memory.get.v1", result, () => {
-      const e = result.event;
-      return `${e.citation}  (session ${result.session_id}, verified)\n${e.seq}  ${e.timestamp}  ${e.type}  ${e.actor}  ${displayJson(e.payload)}`;
-    });
-    return 0;
+    const { runMemoryGet } = await import("./getRun.ts");
+    return await runMemoryGet(ctx);
   },
 });

@@ -1,8 +1,6 @@
 /** `zaxy memory ingest [FILE|-]`: append a JSONL batch of external events, all or nothing. */
 import { isJsonObject, type JsonObject } from "../../../canonical/mod.ts";
-import { type AppendItem, checkItems, describeItemIssue } from "../../../eventloom/mod.ts";
-import { ingestedEventJson } from "../../../eventloom/append.ts";
-import { recordInputEvents } from "../../../memory/plainInput.ts";
+import type { AppendItem } from "../../../eventloom/mod.ts";
 import { inputError } from "../../../errors.ts";
 import { isBlankLine } from "../../../eventloom/blank.ts";
 import { ingestBytesMax, lineBytesMax } from "../../../limits.ts";
@@ -24,6 +22,9 @@ export const readOutputKeys = new Set(["seq", "timestamp", "thread", "security",
 const printedProducerRefKey = "__zaxy_producer_ref";
 
 const allowedText = "event_type (or type), actor, payload, producer_ref, parent_event_id, caused_by, id";
+
+/** The append module's item checks, imported when the command runs (start-up loads only the command tree). */
+type ItemChecks = Pick<typeof import("../../../eventloom/append.ts"), "checkItems" | "describeItemIssue">;
 
 /** Turns one JSONL item into an AppendItem, collecting problems (one per line) and the read-output fields it carried. */
 function toItem(object: JsonObject, line: number, problems: string[], dropped: Set<string>): AppendItem {
@@ -66,7 +67,7 @@ function toItem(object: JsonObject, line: number, problems: string[], dropped: S
  * Every bad line is reported, in line order: lines that do not parse and the validation
  * problems of the lines that do, so one run shows everything to fix.
  */
-export function parseIngestLines(bytes: Uint8Array, source: string, dropped: Set<string> = new Set()): AppendItem[] {
+export function parseIngestLines(bytes: Uint8Array, source: string, dropped: Set<string>, checks: ItemChecks): AppendItem[] {
   if (bytes.length > ingestBytesMax) {
     throw inputError("input_too_large", `${source} is ${bytes.length} bytes; at most ${ingestBytesMax} are accepted per ingest`, { field: source });
   }
@@ -100,7 +101,7 @@ export function parseIngestLines(bytes: Uint8Array, source: string, dropped: Set
   }
   // The append validates again under its own name; checking here too lets one message list
   // the lines that do not parse and the problems of those that do, in line order.
-  for (const issue of checkItems(items).issues) problems.push({ line: itemLines[issue.index], text: describeItemIssue(items, issue) });
+  for (const issue of checks.checkItems(items).issues) problems.push({ line: itemLines[issue.index], text: checks.describeItemIssue(items, issue) });
   if (problems.length > 0) {
     problems.sort((a, b) => a.line - b.line);
     const allowed = problems.some((p) => / unknown fields? /.test(p.text)) ? ` (allowed fields: ${allowedText}; zaxy's own output fields ${[...readOutputKeys].join(", ")} are accepted and not kept)` : "";
@@ -144,7 +145,9 @@ export const memoryIngestCommand = defineCommand({
     const file = fileOption ?? ctx.positionals[0] ?? "-";
     const bytes = file === "-" ? await ctx.io.readStdin(ingestBounds) : readInputFile(file, "FILE", ingestBounds);
     const dropped = new Set<string>();
-    const items = parseIngestLines(bytes, file === "-" ? "stdin" : file, dropped);
+    const appendModule = await import("../../../eventloom/append.ts");
+    const items = parseIngestLines(bytes, file === "-" ? "stdin" : file, dropped, appendModule);
+    const { recordInputEvents } = await import("../../../memory/plainInput.ts");
     const result = await recordInputEvents(ctx.global.eventloomPath, ctx.global.sessionId, items, { dedupProducerRefs: true }, cliInputPermissions(ctx));
     if (dropped.size > 0) {
       const fields = [...readOutputKeys].filter((key) => dropped.has(key));
@@ -156,7 +159,7 @@ export const memoryIngestCommand = defineCommand({
       imported: result.events.length,
       deduped: result.deduped,
       session_id: ctx.global.sessionId,
-      events: result.events.map((event, index) => ingestedEventJson(event, result.records[index])),
+      events: result.events.map((event, index) => appendModule.ingestedEventJson(event, result.records[index])),
       ...(result.generated.length > 0 ? { generated_events: result.generated.map((e) => ({ seq: e.seq, hash: e.hash, event_type: e.event_type, citation: e.citation })) } : {}),
       ...(result.warnings.length > 0 ? { warnings: result.warnings } : {}),
     };

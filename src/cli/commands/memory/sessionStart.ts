@@ -2,10 +2,7 @@
  * `zaxy memory verbatim QUERY`, `zaxy memory bootstrap`, `zaxy memory after-turn`: the CLI twins
  * of MCP memory_verbatim, memory_bootstrap and context_after_turn (src/memory/sessionStart.ts).
  */
-import { displayJson } from "../../../canonical/mod.ts";
-import { intOption } from "../../args.ts";
-import { defineCommand, stringOption } from "../../command.ts";
-import { emit } from "../../output.ts";
+import { defineCommand } from "../../command.ts";
 
 export const memoryVerbatimCommand = defineCommand({
   name: "verbatim",
@@ -19,11 +16,8 @@ export const memoryVerbatimCommand = defineCommand({
   positionals: [{ name: "QUERY", description: "Words to find in the recorded events", required: true }],
   examples: ["zaxy memory verbatim 'npm test exit code' --json"],
   async run(ctx) {
-    const { verbatimChunks } = await import("../../../memory/sessionStart.ts");
-    const result = await verbatimChunks(ctx.global.eventloomPath, ctx.global.sessionId, { query: ctx.positionals[0], limit: intOption(ctx, "limit", 1, 100) });
-    emit(ctx, "zaxy.memory.verbatim.v1", result, () =>
-      result.results.length === 0 ? "No recorded event matches." : result.results.map((r) => `${r.citation}  ${r.score.toFixed(3)}  ${r.event_type}  ${r.actor}  ${displayJson(r.payload)}`).join("\n"));
-    return 0;
+    const { runMemoryVerbatim } = await import("./sessionStartRun.ts");
+    return await runMemoryVerbatim(ctx);
   },
 });
 
@@ -40,20 +34,8 @@ export const memoryBootstrapCommand = defineCommand({
   positionals: [],
   examples: ["zaxy memory bootstrap --current-task 'fix the flaky deploy test' --json"],
   async run(ctx) {
-    const { sessionBootstrap } = await import("../../../memory/sessionStart.ts");
-    const packet = await sessionBootstrap(ctx.global.eventloomPath, ctx.global.sessionId, { currentTask: stringOption(ctx, "current-task"), source: "cli" });
-    emit(ctx, "zaxy.memory.bootstrap.v1", packet, () => {
-      const lines = [
-        `session ${packet.session_id}: ${packet.total_events} events${packet.session_exists ? "" : " (no log yet)"}`,
-        `goals: ${packet.handoff.goals.length > 0 ? packet.handoff.goals.join("; ") : "none"}; open tasks: ${packet.handoff.open_tasks.length}; last: ${packet.handoff.last_actor ?? "-"}`,
-        ...packet.recent_events.map((e) => `${String(e.seq).padStart(6)}  ${e.timestamp}  ${e.type}  ${e.actor}`),
-        ...packet.guidance.map((g) => `- ${g}`),
-      ];
-      const prompt = packet.checkout?.prompt;
-      if (typeof prompt === "string") lines.push("", prompt);
-      return lines.join("\n");
-    });
-    return 0;
+    const { runMemoryBootstrap } = await import("./sessionStartRun.ts");
+    return await runMemoryBootstrap(ctx);
   },
 });
 
@@ -76,16 +58,7 @@ export const memoryAfterTurnCommand = defineCommand({
   positionals: [],
   examples: ["zaxy memory after-turn --role user --content 'why did the deploy fail?' --json"],
   async run(ctx) {
-    const { contextAfterTurn } = await import("../../../memory/sessionStart.ts");
-    const result = await contextAfterTurn(ctx.global.eventloomPath, ctx.global.sessionId, {
-      role: stringOption(ctx, "role"),
-      content: stringOption(ctx, "content"),
-      query: stringOption(ctx, "query"),
-      source: stringOption(ctx, "source") ?? "cli",
-      limit: intOption(ctx, "limit", 1, 100),
-      maxRecentEvents: intOption(ctx, "max-recent-events", 0, 1000),
-    });
-    emit(ctx, "zaxy.memory.after_turn.v1", result, () => String((result.context as { prompt?: unknown }).prompt ?? ""));
-    return 0;
+    const { runMemoryAfterTurn } = await import("./sessionStartRun.ts");
+    return await runMemoryAfterTurn(ctx);
   },
 });

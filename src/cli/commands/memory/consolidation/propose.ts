@@ -2,29 +2,12 @@
  * `zaxy memory consolidation propose`: append one manual, review-pending candidate citing
  * events of the session (`--source-event SEQ:HASH`, repeatable).
  */
-import { inputError } from "../../../../errors.ts";
-import { parseSourceEventRef } from "../../../../eventloom/citation.ts";
-import { requiredOption } from "../../../args.ts";
-import { type CommandContext, defineCommand, listOption, stringOption } from "../../../command.ts";
+import { defineCommand } from "../../../command.ts";
 import { proposeActorDefault } from "../../../../consolidation/actors.ts";
-import { emit } from "../../../output.ts";
 
 /** The design's defaults (seed 001, `memory consolidation propose`): both flags are optional. */
-const confidenceDefault = 0.7;
-const methodDefault = "manual_cli_v1";
-
-/** A decimal number as the flag's text; "abc", "", "0x1" and friends are refused by name. */
-function confidenceOption(ctx: CommandContext): number {
-  const text = stringOption(ctx, "confidence");
-  if (text === undefined) return confidenceDefault;
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text.trim())) {
-    throw inputError("invalid_option", `--confidence must be a number between 0.0 and 1.0, got ${JSON.stringify(text)}`, {
-      field: "--confidence",
-      expected: "a number in 0..1",
-    });
-  }
-  return Number(text);
-}
+export const confidenceDefault = 0.7;
+export const methodDefault = "manual_cli_v1";
 
 export const memoryConsolidationProposeCommand = defineCommand({
   name: "propose",
@@ -53,22 +36,7 @@ export const memoryConsolidationProposeCommand = defineCommand({
     "    --json",
   ],
   async run(ctx) {
-    const candidateType = requiredOption(ctx, "candidate-type");
-    const title = requiredOption(ctx, "title");
-    const summary = requiredOption(ctx, "summary");
-    const refs = listOption(ctx, "source-event");
-    if (refs.length === 0) throw inputError("usage", `${ctx.commandPath}: at least one --source-event SEQ:HASH is required`, { field: "--source-event" });
-    const sourceEvents = refs.map((text) => parseSourceEventRef(text));
-    const confidence = confidenceOption(ctx);
-    const method = stringOption(ctx, "method") ?? methodDefault;
-    const { proposeCandidate } = await import("../../../../consolidation/operations.ts");
-    const doc = await proposeCandidate(
-      ctx.global.eventloomPath,
-      ctx.global.sessionId,
-      { candidateType, title, summary, sourceEvents, confidence, method, purpose: stringOption(ctx, "purpose") },
-      stringOption(ctx, "actor") ?? proposeActorDefault,
-    );
-    emit(ctx, "zaxy.memory.consolidation.propose.v1", doc, () => `Proposed ${doc.candidate_id} (pending review) as seq ${doc.seq}  ${doc.citation}`);
-    return 0;
+    const { runMemoryConsolidationPropose } = await import("./proposeRun.ts");
+    return await runMemoryConsolidationPropose(ctx);
   },
 });

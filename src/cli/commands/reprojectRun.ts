@@ -1,0 +1,142 @@
+/** What reproject.ts's command does: imported when the command runs, so start-up loads only the command tree. */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { sessionIdOfPath, sessionLogPath, sessionLogsUnderRoot } from "../../eventloom/session.ts";
+import { ExitCode, isZaxyError } from "../../errors.ts";
+import { booleanOption, type CommandContext } from "../command.ts";
+import { emit } from "../output.ts";
+import { commandProgress, phaseCallback, type ProgressUnit } from "../progress.ts";
+import { collectGarbageNow, requestGarbageCollection } from "../../platform/mod.ts";
+
+/** Sessions from this many events collect the fold's garbage before the read model is written. */
+const foldCollectionEventsMin = 250_000;
+
+interface SessionReport {
+  session_id: string;
+  ok: boolean;
+  events?: number;
+  entity_versions?: number;
+  relations?: number;
+  seconds?: number;
+  vector_seconds?: number;
+  phases_ms?: Record<string, number>;
+  error?: { code: string; message: string };
+}
+
+const phaseLabels: Record<string, string> = { write: "graph store", vectors: "vector postings" };
+const phaseUnits: Record<string, ProgressUnit> = { write: "rows", vectors: "vectors" };
+
+async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<SessionReport> {
+  const { projectSession } = await import("../../projection/projector.ts");
+  const { syncVectorIndex, vectorHeadEvents } = await import("../../projection/vectorIndex.ts");
+  const { defaultEmbeddingDim } = await import("../../vector/hashEmbedding.ts");
+  const { RowsReadModelSource } = await import("../../readmodel/readModelSource.ts");
+  const { writeReadModel } = await import("../../readmodel/writeReadModel.ts");
+  const started = performance.now();
+  const display = commandProgress(ctx, `reproject ${sessionId}`);
+  const progress = phaseCallback(display, phaseLabels, phaseUnits);
+  display.phase("verifying and folding the log");
+  const warn = (m: string) => ctx.io.stderr(`zaxy: warning: ${m}\n`);
+  let vectorSeconds = 0;
+  let readModelMs = 0;
+  let eventCount = 0;
+  try {
+    const projected = await projectSession(ctx.global.eventloomPath, sessionId, {
+      rebuild: true,
+      graphStore: booleanOption(ctx, "graph-store") ? "sync" : "lazy",
+      onStoreFailure: "throw",
+      warn,
+      onProgress: progress,
+      // The read model and the vector index are built from the folded rows before the graph
+      // store is written (`--graph-store`): Kuzu's heap grows during its bulk load and is never
+      // given back, so building them after it stacked their transient memory on top of it
+      // (100k events: ~2.2 GB peak RSS after, ~1.5 GB before). Neither reads the graph store.
+      // The read model comes first (it collects between its tables). The fold's garbage is
+      // collected before it only in a very large session: at 100k events that cost ~0.4 s and
+      // lowered no peak (the peak is after the read model, which the collection below frees),
+      // at 1M events leaving it to the collector raised the peak from 9.3 to 10.3 GB.
+      beforeStoreWrite: async (rows, events) => {
+        eventCount = events.length;
+        if (events.length >= foldCollectionEventsMin) collectGarbageNow();
+        else requestGarbageCollection();
+        // The read model that fresh processes answer from (readmodel/), at the rebuilt head.
+        const readModelStarted = performance.now();
+        display.phase("read model");
+        const source = new RowsReadModelSource(sessionId, rows, events);
+        writeReadModel(ctx.global.eventloomPath, sessionLogPath(ctx.global.eventloomPath, sessionId, "read"), source, rows, events, warn);
+        readModelMs = performance.now() - readModelStarted;
+        // The vectors need the rows and, of the log, only the event at a saved index's head: the
+        // parsed events (~3 KB each) are emptied in place, so nothing that still names the array
+        // keeps them, and collected with the read model's garbage before the vector postings
+        // are built (the projector drops them after this hook anyway; without this collection
+        // the 100k-event peak was 1.43 GB instead of 1.05 GB).
+        const headEvents = vectorHeadEvents(ctx.global.eventloomPath, sessionId, events);
+        events.length = 0;
+        collectGarbageNow();
+        const vectorsStarted = performance.now();
+        // The index itself is not kept: readers open the saved file.
+        const vectors = await syncVectorIndex(
+          ctx.global.eventloomPath,
+          sessionId,
+          rows,
+          headEvents,
+          defaultEmbeddingDim,
+          (done, total) => progress("vectors", done, total),
+          warn,
+        );
+        vectors.index.close();
+        vectorSeconds = Math.round(performance.now() - vectorsStarted) / 1000;
+      },
+    });
+    const rows = projected.rows!;
+    const graphSeconds = (performance.now() - started) / 1000 - vectorSeconds - readModelMs / 1000;
+    projected.timingsMs.read_model = Math.round(readModelMs * 100) / 100;
+    display.done();
+    return {
+      session_id: sessionId,
+      ok: true,
+      events: eventCount,
+      entity_versions: rows.entities.length,
+      relations: rows.relations.length,
+      seconds: Math.round(graphSeconds * 1000) / 1000,
+      vector_seconds: vectorSeconds,
+      phases_ms: projected.timingsMs,
+    };
+  } catch (error) {
+    display.done();
+    if (!isZaxyError(error) || error.exitCode === ExitCode.ioError) throw error;
+    return { session_id: sessionId, ok: false, error: { code: error.code, message: error.message } };
+  }
+}
+
+export async function runReproject(ctx: CommandContext): Promise<number> {
+  const root = ctx.global.eventloomPath;
+  const all = booleanOption(ctx, "all");
+  const sessions = all
+    ? sessionLogsUnderRoot(root).map(sessionIdOfPath)
+    : [ctx.global.sessionId];
+  if (!all) {
+    // Fails with unknown_session (exit 2) before anything is deleted.
+    const { assertSessionLogExists } = await import("../../projection/projector.ts");
+    assertSessionLogExists(root, ctx.global.sessionId);
+  }
+  if (booleanOption(ctx, "reset-projection")) {
+    const { projectionsDir } = await import("../../projection/snapshot.ts");
+    fs.rmSync(projectionsDir(root), { recursive: true, force: true });
+  }
+  const reports: SessionReport[] = [];
+  for (const sessionId of sessions) reports.push(await reprojectOne(ctx, sessionId));
+  const ok = reports.every((r) => r.ok);
+  emit(ctx, "zaxy.reproject.v1", { ok, root: path.resolve(root), sessions: reports }, () =>
+    reports.length === 0
+      ? "No sessions to reproject."
+      : reports
+        .map((r) =>
+          r.ok
+            ? `${r.session_id}: ${r.events} events -> ${r.entity_versions} entity versions, ${r.relations} relations in ${r.seconds} s (vectors ${r.vector_seconds} s)`
+            : `${r.session_id}: NOT projected: ${r.error?.message}`
+        )
+        .join("\n"),
+  );
+  return ok ? 0 : 1;
+}
