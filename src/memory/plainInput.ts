@@ -110,9 +110,12 @@ export interface InputPermissions {
  */
 export function refuseMistypedEventTypes(items: readonly AppendItem[], override: string): void {
   const problems: string[] = [];
+  // A batch of 10,000 events holds few distinct types: each is compared with the known ones once.
+  const meantByType = new Map<string, string | undefined>();
   items.forEach((item, index) => {
     if (typeof item.type !== "string") return;
-    const meant = mistypedKnownType(item.type);
+    if (!meantByType.has(item.type)) meantByType.set(item.type, mistypedKnownType(item.type));
+    const meant = meantByType.get(item.type);
     if (meant === undefined) return;
     const name = items.length === 1 && item.origin === undefined ? "" : `${item.origin ?? `event ${index}`}: `;
     problems.push(`${name}${mistypedTypeProblem(item.type, meant)}`);
