@@ -1,3 +1,4 @@
+// test-lane: full (bench command)
 /**
  * `zaxy bench startup`: the JSON document's shape (both commands, their runs, what was measured)
  * and a bad --runs refused with exit 2. No timing is asserted: figures belong to the bench.
