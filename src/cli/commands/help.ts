@@ -57,8 +57,13 @@ function printTopicList(ctx: CommandContext): number {
   return 0;
 }
 
+/** A guide for a reader at a terminal: the maintainers' HTML comments (`<!-- ... -->`) left out. */
+function guideForReader(markdown: string): string {
+  return markdown.replace(/<!--[\s\S]*?-->\n?/g, "");
+}
+
 function printTopic(ctx: CommandContext, name: string, text: string): number {
-  emit(ctx, "zaxy.help.v1", { topic: name, format: "markdown", text }, () => text);
+  emit(ctx, "zaxy.help.v1", { topic: name, format: "markdown", text }, () => guideForReader(text));
   return 0;
 }
 
