@@ -1,6 +1,7 @@
 /**
- * How a caller names the event an edit, forget, rollback or outcome is about. Three forms, all
- * resolved to the event's `{seq, hash}` with its full 64-hex hash, which is what gets recorded:
+ * How a caller names the event an edit, forget, rollback, outcome or gate decision is about, and
+ * the source events a promotion or a consolidation candidate cites. Three forms, all resolved to
+ * the event's `{seq, hash}` with its full 64-hex hash, which is what gets recorded:
  *
  * - a citation `eventloom://<session>/events/<seq>#<hash prefix>` (the `target` argument), whose
  *   session must be the session the call acts on;
@@ -31,7 +32,7 @@ import { sessionLogPath } from "./session.ts";
  * callers copy; fewer could name several events of a long log.
  */
 export const targetHashPrefixCharsMin = citationHashChars;
-const fullHashChars = 64;
+export const fullHashChars = 64;
 const hexPattern = /^[0-9a-f]+$/;
 
 /** What the caller passed, unchecked: any of them may be missing. */
@@ -62,7 +63,31 @@ function missing(input: EventTargetInput): boolean {
   return input.seq === undefined && input.hash === undefined && input.citation === undefined;
 }
 
-function parseCitation(citation: unknown, sessionId: string, fields: EventTargetFields): EventTargetSpec {
+/**
+ * What a citation of another session is told: by default that the call acts on `sessionId`; a
+ * source-event list says whose events it must cite (`the origin session`, `--origin-session`).
+ */
+export interface SessionRole {
+  noun: string;
+  field: string;
+}
+
+function sessionMismatch(uri: string, cited: string, sessionId: string, fields: EventTargetFields, role: SessionRole | undefined) {
+  if (role === undefined) {
+    return inputError("target_session_mismatch", `${fields.citation} ${JSON.stringify(uri)} cites session ${JSON.stringify(cited)}, but this call acts on session ${JSON.stringify(sessionId)}`, {
+      field: fields.citation,
+      expected: `a citation of session ${JSON.stringify(sessionId)}`,
+      hint: `Select session ${JSON.stringify(cited)} to act on its event, or cite an event of session ${JSON.stringify(sessionId)}.`,
+    });
+  }
+  return inputError("target_session_mismatch", `${fields.citation} ${JSON.stringify(uri)} cites session ${JSON.stringify(cited)}, but it must cite an event of ${role.noun} ${JSON.stringify(sessionId)} (${role.field})`, {
+    field: fields.citation,
+    expected: `a citation of session ${JSON.stringify(sessionId)}`,
+    hint: `Cite an event of session ${JSON.stringify(sessionId)}, or pass ${role.field} ${cited}.`,
+  });
+}
+
+function parseCitation(citation: unknown, sessionId: string, fields: EventTargetFields, role?: SessionRole): EventTargetSpec {
   const parsed = typeof citation === "string" ? parseCitationUri(citation.trim()) : undefined;
   if (parsed === undefined) {
     throw inputError("invalid_target", `${fields.citation} must be a citation eventloom://<session>/events/<seq>#<hash prefix>, got ${JSON.stringify(citation)}`, {
@@ -80,25 +105,19 @@ function parseCitation(citation: unknown, sessionId: string, fields: EventTarget
       expected: `${targetHashPrefixCharsMin} to ${fullHashChars} lowercase hex after #`,
     });
   }
-  if (parsed.thread !== sessionId) {
-    throw inputError("target_session_mismatch", `${fields.citation} ${JSON.stringify(uri)} cites session ${JSON.stringify(parsed.thread)}, but this call acts on session ${JSON.stringify(sessionId)}`, {
-      field: fields.citation,
-      expected: `a citation of session ${JSON.stringify(sessionId)}`,
-      hint: `Select session ${JSON.stringify(parsed.thread)} to act on its event, or cite an event of session ${JSON.stringify(sessionId)}.`,
-    });
-  }
+  if (parsed.thread !== sessionId) throw sessionMismatch(uri, parsed.thread, sessionId, fields, role);
   return { seq: parsed.seq, hash: parsed.hashPrefix, citation: uri };
 }
 
 /** Checks the form of what was given (no I/O); undefined when nothing was. */
-function parseEventTarget(input: EventTargetInput, sessionId: string, fields: EventTargetFields): EventTargetSpec | undefined {
+function parseEventTarget(input: EventTargetInput, sessionId: string, fields: EventTargetFields, role?: SessionRole): EventTargetSpec | undefined {
   if (missing(input)) return undefined;
   if (input.citation !== undefined) {
     if (input.seq !== undefined || input.hash !== undefined) {
       const extra = input.seq !== undefined ? fields.seq : fields.hash;
       throw inputError("invalid_target", `Give ${fields.citation} or ${fields.seq}/${fields.hash}, not both (${extra} was given too)`, { field: extra });
     }
-    return parseCitation(input.citation, sessionId, fields);
+    return parseCitation(input.citation, sessionId, fields, role);
   }
   const seq = input.seq;
   if (seq !== undefined && (typeof seq !== "number" || !Number.isSafeInteger(seq) || seq < 1)) {
@@ -181,18 +200,104 @@ export async function resolveEventTarget(root: string, sessionId: string, input:
       expected: `the event's hash (${targetHashPrefixCharsMin} to ${fullHashChars} lowercase hex) or its citation`,
     });
   }
-  // The seq with the full hash is checked by the operation itself, as it always was.
-  if (spec.seq !== undefined && spec.hash.length === fullHashChars && spec.citation === undefined) return { seq: spec.seq, hash: spec.hash };
+  if (isPassedThrough(spec)) return { seq: spec.seq!, hash: spec.hash };
+  const events = await readSessionEvents(root, sessionId, spec.citation === undefined ? fields.hash : fields.citation, "session_id");
+  return pickEventTarget(events, sessionId, spec, fields);
+}
+
+/** The seq with the full hash is checked by the operation itself, as it always was. */
+function isPassedThrough(spec: EventTargetSpec): boolean {
+  return spec.seq !== undefined && spec.hash.length === fullHashChars && spec.citation === undefined;
+}
+
+async function readSessionEvents(root: string, sessionId: string, resolving: string, sessionField: string): Promise<EventRecord[]> {
   const verified = await readVerifiedEvents(sessionLogPath(root, sessionId, "read"), {
     sessionId,
     missing: () =>
-      inputError("unknown_session", `Cannot resolve ${spec.citation === undefined ? fields.hash : fields.citation}: session ${JSON.stringify(sessionId)} has no log under ${root}`, {
-        field: "session_id",
+      inputError("unknown_session", `Cannot resolve ${resolving}: session ${JSON.stringify(sessionId)} has no log under ${root}`, {
+        field: sessionField,
         expected: "an existing session",
       }),
   });
-  return pickEventTarget(verified.events, sessionId, spec, fields);
+  return verified.events;
+}
+
+/** How a list of cited source events is named: `--source-event` (CLI) or `source_events` (MCP). */
+export interface SourceEventsOptions {
+  field: string;
+  /** Whose events they must be, when not the session the call acts on. */
+  role?: SessionRole;
+}
+
+/** A checked source event, waiting for the lookup. */
+export interface SourceEventSpec {
+  spec: EventTargetSpec;
+  fields: EventTargetFields;
+}
+
+const sourceEventTextPattern = /^([1-9][0-9]*):([0-9a-f]{12,64})$/;
+
+/**
+ * One source event as given: the CLI's `SEQ:HASH` (full hash or a prefix of at least 12 hex) or
+ * citation text, or MCP's `{seq, hash}` object or citation string.
+ */
+function sourceEventInput(item: unknown, fields: EventTargetFields): EventTargetInput {
+  if (typeof item === "string" && item.trim().startsWith("eventloom://")) return { citation: item };
+  if (typeof item === "string") {
+    const match = sourceEventTextPattern.exec(item);
+    if (match !== null) return { seq: Number(match[1]), hash: match[2] };
+  } else if (typeof item === "object" && item !== null && !Array.isArray(item)) {
+    const { seq, hash } = item as { seq?: unknown; hash?: unknown };
+    return { seq, hash };
+  }
+  throw inputError(
+    "invalid_source_event",
+    `${fields.citation} ${JSON.stringify(item)} is not SEQ:HASH (seq >= 1, 64 lowercase hex or a prefix of at least ${targetHashPrefixCharsMin}) nor a citation eventloom://<session>/events/<seq>#<hash prefix>`,
+    { field: fields.citation, expected: "SEQ:HASH, SEQ:PREFIX or a citation" },
+  );
+}
+
+/** The CLI names every item by its flag; MCP by its index and key. */
+function sourceEventFields(field: string, index: number): EventTargetFields {
+  if (field.startsWith("--")) return { seq: field, hash: field, citation: field };
+  return { seq: `${field}[${index}].seq`, hash: `${field}[${index}].hash`, citation: `${field}[${index}]` };
+}
+
+/** Checks the form of every source event (no I/O): bad input names the item. */
+export function parseSourceEvents(items: readonly unknown[], sessionId: string, options: SourceEventsOptions): SourceEventSpec[] {
+  return items.map((item, index) => {
+    const fields = sourceEventFields(options.field, index);
+    const spec = parseEventTarget(sourceEventInput(item, fields), sessionId, fields, options.role);
+    if (spec === undefined) {
+      throw inputError("missing_target", `${fields.hash} is required: the event's hash, ${targetHashPrefixCharsMin} to ${fullHashChars} lowercase hex`, { field: fields.hash });
+    }
+    return { spec, fields };
+  });
+}
+
+/**
+ * The `{seq, hash}` (full hash) of each checked source event, in order. The session's verified
+ * log is read once, and only when a citation or a prefix needs it; a seq with the full hash is
+ * passed through for the operation's own sealed-event check, as before.
+ */
+export async function lookUpSourceEvents(root: string, sessionId: string, specs: readonly SourceEventSpec[], options: SourceEventsOptions): Promise<SourceEventRef[]> {
+  let events: EventRecord[] | undefined;
+  const refs: SourceEventRef[] = [];
+  for (const { spec, fields } of specs) {
+    if (isPassedThrough(spec)) {
+      refs.push({ seq: spec.seq!, hash: spec.hash });
+      continue;
+    }
+    events ??= await readSessionEvents(root, sessionId, fields.citation, options.role?.field ?? "session_id");
+    refs.push(pickEventTarget(events, sessionId, spec, fields));
+  }
+  return refs;
+}
+
+/** parseSourceEvents then lookUpSourceEvents. */
+export async function resolveSourceEvents(root: string, sessionId: string, items: readonly unknown[], options: SourceEventsOptions): Promise<SourceEventRef[]> {
+  return await lookUpSourceEvents(root, sessionId, parseSourceEvents(items, sessionId, options), options);
 }
 
 /** Exposed for tests: the pure lookup (ambiguity needs hashes no real log produces). */
-export const eventTargetInternals = { parseEventTarget, pickEventTarget };
+export const eventTargetInternals = { parseEventTarget, pickEventTarget, sourceEventInput };

@@ -45,8 +45,6 @@ import { type EvolutionPolicyOverrides, resolveEvolutionPolicy } from "./policyS
 
 export const gateActorDefault = "zaxy-evolution";
 
-const hashPattern = /^[0-9a-f]{64}$/;
-
 function ref(event: AppendedEvent): { seq: number; hash: string } {
   return { seq: event.seq, hash: event.hash };
 }
@@ -54,25 +52,6 @@ function ref(event: AppendedEvent): { seq: number; hash: string } {
 /** The decision as JSON (key order of Python's `EvolutionGateDecision`). */
 export function decisionJson(decision: GateDecision): { [key: string]: PlainJson } {
   return { ...decision };
-}
-
-/** `{seq?, hash?}` given on the CLI or MCP: both or neither, a positive seq and a 64-hex hash. */
-export function parseTargetRef(seq: unknown, hash: unknown, fields: { seq: string; hash: string }): EventRef | undefined {
-  if (seq === undefined && hash === undefined) return undefined;
-  if (seq === undefined || hash === undefined) {
-    const missing = seq === undefined ? fields.seq : fields.hash;
-    throw inputError("invalid_target", `${fields.seq} and ${fields.hash} go together: ${missing} is missing`, { field: missing, expected: "both or neither" });
-  }
-  if (typeof seq !== "number" || !Number.isSafeInteger(seq) || seq < 1) {
-    throw inputError("invalid_target", `${fields.seq} must be a positive integer (got ${JSON.stringify(seq)})`, { field: fields.seq, expected: "an integer >= 1" });
-  }
-  if (typeof hash !== "string" || !hashPattern.test(hash)) {
-    throw inputError("invalid_target", `${fields.hash} must be exactly 64 lowercase hex characters (got ${JSON.stringify(hash)})`, {
-      field: fields.hash,
-      expected: "64 lowercase hex",
-    });
-  }
-  return { seq, hash };
 }
 
 /** The sealed event at `target` in `events`, else bad input naming the field. */

@@ -86,7 +86,7 @@ export const sessionPinRules: Readonly<Record<string, ToolPinRule>> = {
   memory_consolidation_review: { arguments: { session_id: "session", candidate_id: "in_session" } },
   memory_consolidation_status: { arguments: sessionOnly },
   memory_rollback: { arguments: targetedEdit },
-  memory_evolution_gate: { arguments: { session_id: "session", candidate_ref: "in_session" } },
+  memory_evolution_gate: { arguments: { session_id: "session", candidate_ref: "in_session", candidate: "citation" } },
   memory_outcome: { arguments: targetedEdit },
   trigger_consolidation: { arguments: sessionOnly },
   merge_concepts: {

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { isZaxyError } from "../../src/errors.ts";
-import { eventTargetInternals, eventTargetMcpFields as fields } from "../../src/eventloom/eventTarget.ts";
+import { eventTargetInternals, eventTargetMcpFields as fields, parseSourceEvents } from "../../src/eventloom/eventTarget.ts";
 import { fakeEventRecord, fakeHash } from "../testkit/eventRecord.ts";
 
 const { parseEventTarget, pickEventTarget } = eventTargetInternals;
@@ -66,5 +66,34 @@ describe("pickEventTarget", () => {
     const disagree = refusal(() => pickEventTarget(events, "s", { seq: 1, hash: fakeHash(3) }, fields));
     assert.deepEqual([disagree.code, disagree.field], ["target_mismatch", "target_seq"]);
     assert.equal(disagree.message, `target_seq 1 and target_hash ${fakeHash(3)} disagree: in session "s" the event whose hash starts with ${fakeHash(3)} is seq 3`);
+  });
+});
+
+describe("parseSourceEvents", () => {
+  const origin = { field: "--source-event", role: { noun: "the origin session", field: "--origin-session" } };
+
+  test("SEQ:HASH, SEQ:PREFIX and a citation on the CLI; {seq, hash} and a citation over MCP", () => {
+    const specs = parseSourceEvents([`2:${fakeHash(2)}`, `3:${sharedPrefix}`, "eventloom://s/events/1#0123456789ab"], "s", origin);
+    assert.deepEqual(specs.map((s) => s.spec), [{ seq: 2, hash: fakeHash(2) }, { seq: 3, hash: sharedPrefix }, { seq: 1, hash: "0123456789ab", citation: "eventloom://s/events/1#0123456789ab" }]);
+    const mcp = parseSourceEvents([{ seq: 2, hash: sharedPrefix }, "eventloom://s/events/1#0123456789ab"], "s", { field: "source_events" });
+    assert.deepEqual(mcp.map((s) => s.fields.hash), ["source_events[0].hash", "source_events[1].hash"]);
+  });
+
+  test("a short prefix, another session's citation and junk are refused naming the item", () => {
+    const short = refusal(() => parseSourceEvents([`3:${"a".repeat(11)}`], "s", origin));
+    assert.deepEqual([short.code, short.field], ["invalid_source_event", "--source-event"]);
+    const other = refusal(() => parseSourceEvents(["eventloom://t/events/1#0123456789ab"], "s", origin));
+    assert.equal(other.message, `--source-event "eventloom://t/events/1#0123456789ab" cites session "t", but it must cite an event of the origin session "s" (--origin-session)`);
+    const mcpShort = refusal(() => parseSourceEvents([{ seq: 1, hash: fakeHash(1) }, { seq: 1, hash: "abc" }], "s", { field: "source_events" }));
+    assert.deepEqual([mcpShort.field, mcpShort.message], ["source_events[1].hash", `source_events[1].hash "abc" has 3 hex characters; at least 12 are needed to name one event`]);
+    assert.equal(refusal(() => parseSourceEvents([42], "s", { field: "source_events" })).field, "source_events[0]");
+  });
+
+  test("a prefix several events share is ambiguous, named by the flag", () => {
+    const [{ spec, fields: flagFields }] = parseSourceEvents([`eventloom://s/events/2#${sharedPrefix}`], "s", origin);
+    assert.deepEqual(pickEventTarget(events, "s", spec, flagFields), { seq: 2, hash: fakeHash(2) });
+    const [bare] = parseSourceEvents([{ hash: sharedPrefix }], "s", { field: "source_events" });
+    const ambiguous = refusal(() => pickEventTarget(events, "s", bare.spec, bare.fields));
+    assert.deepEqual([ambiguous.code, ambiguous.field], ["ambiguous_target", "source_events[0].hash"]);
   });
 });

@@ -148,7 +148,7 @@ describe("zaxy memory evolution-gate", () => {
     refused(e, ["memory", "evolution-gate", "update"], "--confidence", /--confidence is required/);
     refused(e, ["memory", "evolution-gate", "update", "--confidence", "0.9", "--tier", "yolo"], "--tier", /propose_only, auto_with_rollback, require_review/);
     refused(e, ["memory", "evolution-gate", "update", "--confidence", "0.9", "--threshold=-1"], "--threshold", /between 0\.0 and 1\.0/);
-    refused(e, ["memory", "evolution-gate", "update", "--confidence", "0.9", "--candidate-seq", "3"], "--candidate-hash", /go together/);
+    refused(e, ["memory", "evolution-gate", "update", "--confidence", "0.9", "--candidate-seq", "3"], "--candidate-hash", /^--candidate-hash is required with --candidate-seq \(or --candidate CITATION\)$/);
     e.env = { ZAXY_EVOLUTION_CONFIDENCE_THRESHOLD: "2" };
     refused(e, ["memory", "evolution-gate", "update", "--confidence", "0.9"], "environment variable ZAXY_EVOLUTION_CONFIDENCE_THRESHOLD", /between 0\.0 and 1\.0/);
     assert.equal(fs.existsSync(e.log), false);

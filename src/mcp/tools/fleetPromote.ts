@@ -3,6 +3,7 @@
  * an object); the kind-specific fields are checked by the library, which names the missing one.
  */
 import * as z from "zod";
+import { resolveSourceEvents } from "../../eventloom/eventTarget.ts";
 import { promote } from "../../fleet/promote.ts";
 import { defineTool } from "../tool.ts";
 import {
@@ -20,7 +21,8 @@ import {
 export const fleetPromoteTool = defineTool({
   name: "fleet_promote",
   description:
-    "Promote what an agent learned to its fleet, citing sealed events of origin_session. kind skill needs skill_id and " +
+    "Promote what an agent learned to its fleet, citing sealed events of origin_session ({seq, hash} with a full hash or a " +
+    "12+ hex prefix, or a citation). kind skill needs skill_id and " +
     "skill_version; outcome needs outcome and summary (claim_key optional); rule needs rule and trigger. The actor must be " +
     "enrolled with a tier that may propose the scope; otherwise the result is rejected: true and nothing is written. " +
     "Passes the evolution gate (op promote): review_status active when auto-applied, else pending; a conflict with an " +
@@ -52,7 +54,10 @@ export const fleetPromoteTool = defineTool({
       actor: args.actor,
       originSession: args.origin_session,
       originActor: args.origin_actor,
-      sourceEvents: args.source_events,
+      sourceEvents: await resolveSourceEvents(ctx.eventloomPath, args.origin_session, args.source_events, {
+        field: "source_events",
+        role: { noun: "the origin session", field: "origin_session" },
+      }),
       confidence: args.confidence,
       visibilityScope: args.visibility_scope,
       keystone: args.keystone,

@@ -18,10 +18,13 @@ export const reviewDecisionField = z.enum(reviewDecisions).describe("accepted (m
 export const promotionIdField = z.string().regex(/^fleetpromo:[0-9a-f]{24}$/).describe("fleetpromo:<24 lowercase hex>");
 export const confidenceField = z.number().min(0).max(1).describe("Confidence 0..1; the evolution gate (op promote) auto-applies at >= its threshold (default 0.85)");
 export const fleetSourceEventsField = z
-  .array(z.strictObject({
-    seq: z.number().int().min(1).describe("Seq of a sealed event of origin_session"),
-    hash: z.string().regex(/^[0-9a-f]{64}$/).describe("Its full hash, 64 lowercase hex"),
-  }))
+  .array(z.union([
+    z.strictObject({
+      seq: z.number().int().min(1).describe("Seq of a sealed event of origin_session"),
+      hash: z.string().regex(/^[0-9a-f]{12,64}$/).describe("Its hash: 64 lowercase hex, or a unique prefix of at least 12 (a citation's #part)"),
+    }),
+    z.string().min(1).describe("Or its citation eventloom://<origin_session>/events/<seq>#<hash prefix>"),
+  ]))
   .min(1)
-  .describe("Sealed events of origin_session that justify the promotion, at least one");
+  .describe("Sealed events of origin_session that justify the promotion, at least one; each is recorded as {seq, full hash}");
 export const fleetTextField = (what: string) => z.string().min(1).describe(what);

@@ -5,6 +5,7 @@
 import * as z from "zod";
 import { proposeCandidate } from "../../consolidation/operations.ts";
 import { proposeActorDefault } from "../../consolidation/actors.ts";
+import { resolveSourceEvents } from "../../eventloom/eventTarget.ts";
 import { actorSchema } from "../eventSchemas.ts";
 import { resolveSessionId, sessionIdSchema } from "../sessionArgument.ts";
 import { defineTool } from "../tool.ts";
@@ -13,7 +14,8 @@ import { candidateTypeField, sourceEventsField, textField } from "./memoryConsol
 export const memoryConsolidationCandidateTool = defineTool({
   name: "memory_consolidation_candidate",
   description:
-    "Append a consolidation candidate (episode, claim or procedure) citing sealed events of the session. It is created " +
+    "Append a consolidation candidate (episode, claim or procedure) citing sealed events of the session ({seq, hash} with " +
+    "a full hash or a 12+ hex prefix, or a citation). It is created " +
     "review-pending and non-authoritative; its id is consolidation:<type>:<16 hex over type, title and sources>.",
   inputSchema: z.strictObject({
     candidate_type: candidateTypeField,
@@ -28,14 +30,15 @@ export const memoryConsolidationCandidateTool = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, ctx) {
+    const sessionId = resolveSessionId(ctx, args.session_id);
     return await proposeCandidate(
       ctx.eventloomPath,
-      resolveSessionId(ctx, args.session_id),
+      sessionId,
       {
         candidateType: args.candidate_type,
         title: args.title,
         summary: args.summary,
-        sourceEvents: args.source_events,
+        sourceEvents: await resolveSourceEvents(ctx.eventloomPath, sessionId, args.source_events, { field: "source_events" }),
         confidence: args.confidence,
         method: args.method,
         purpose: args.purpose,

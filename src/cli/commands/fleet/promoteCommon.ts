@@ -11,7 +11,12 @@ import { actorOption, emitDecision, fleetIdArgument, requiredOption } from "./fl
 
 export const promoteCommonOptions: Record<string, OptionSpec> = {
   "origin-session": { type: "string", valueName: "S", description: "Session whose sealed events justify it (required)" },
-  "source-event": { type: "string", multiple: true, valueName: "SEQ:HASH", description: "A cited sealed event of the origin session (at least one)" },
+  "source-event": {
+    type: "string",
+    multiple: true,
+    valueName: "SEQ:HASH",
+    description: "A sealed event of the origin session (at least one): SEQ:HASH, SEQ:PREFIX (12+ hex) or its citation",
+  },
   confidence: { type: "string", valueName: "X", description: "Confidence 0..1 (required); the gate compares it with the threshold" },
   actor: actorOption,
   "origin-actor": { type: "string", valueName: "A", description: "The agent that learned it (default --actor)" },
@@ -36,7 +41,7 @@ export const promoteDescriptionTail =
 export async function readPromotionFlags(ctx: CommandContext): Promise<Omit<PromotionInput, "skillId" | "skillVersion" | "outcome" | "summary" | "claimKey" | "rule" | "trigger">> {
   const fleetId = await fleetIdArgument(ctx);
   const originSession = requiredOption(ctx, "origin-session");
-  const { validateSessionId, parseSourceEventRef } = await import("../../../eventloom/mod.ts");
+  const { validateSessionId } = await import("../../../eventloom/mod.ts");
   try {
     validateSessionId(originSession, "cite");
   } catch {
@@ -44,7 +49,9 @@ export async function readPromotionFlags(ctx: CommandContext): Promise<Omit<Prom
   }
   const texts = listOption(ctx, "source-event");
   if (texts.length === 0) throw inputError("missing_source_events", `${ctx.commandPath}: at least one --source-event SEQ:HASH is required`, { field: "--source-event", expected: "SEQ:HASH" });
-  const sourceEvents = texts.map((text) => parseSourceEventRef(text, "--source-event"));
+  const { lookUpSourceEvents, parseSourceEvents } = await import("../../../eventloom/eventTarget.ts");
+  const sourceOptions = { field: "--source-event", role: { noun: "the origin session", field: "--origin-session" } };
+  const sourceSpecs = parseSourceEvents(texts, originSession, sourceOptions);
   const { parseUnitInterval } = await import("../../../governance/evolutionGate.ts");
   const confidence = parseUnitInterval(requiredOption(ctx, "confidence"), "--confidence");
   const actor = requiredOption(ctx, "actor");
@@ -52,6 +59,8 @@ export async function readPromotionFlags(ctx: CommandContext): Promise<Omit<Prom
   const scopeText = stringOption(ctx, "visibility-scope");
   const visibilityScope = scopeText === undefined ? undefined : parsePromotionScope(scopeText, "--visibility-scope");
   const { requireSealedSources } = await import("../../../fleet/fleetLog.ts");
+  // A citation or a prefix is looked up once the flags are valid; the result is checked like the full form.
+  const sourceEvents = await lookUpSourceEvents(ctx.global.eventloomPath, originSession, sourceSpecs, sourceOptions);
   await requireSealedSources(ctx.global.eventloomPath, originSession, sourceEvents, "--source-event", "--origin-session");
   return { fleetId, originSession, sourceEvents, confidence, actor, originActor: stringOption(ctx, "origin-actor"), visibilityScope };
 }

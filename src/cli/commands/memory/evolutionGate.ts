@@ -17,17 +17,20 @@ export const memoryEvolutionGateCommand = defineCommand({
     "--tier/--threshold (this op only), else ZAXY_EVOLUTION_* env, else config.json evolution_* keys,\n" +
     "else auto_with_rollback / 0.85 / 86400 s ('zaxy help governance'). auto_with_rollback auto-applies\n" +
     "when confidence >= threshold; propose_only and require_review always hold for review.\n" +
-    "Appends evolution.gate.evaluated (non_authoritative; candidate_ref from --candidate-id or\n" +
-    "--candidate-seq/--candidate-hash). --json prints {session_id, op, tier, confidence, threshold,\n" +
-    "decision, auto_apply, requires_review, rollback_window_seconds, reason, candidate_ref?,\n" +
-    "gate_event{seq, hash}, citation}. Exit 0 for either decision, 2 for bad input.",
+    "Appends evolution.gate.evaluated (non_authoritative; candidate_ref from --candidate-id and the\n" +
+    "gated event: --candidate CITATION, or --candidate-hash (full, or a unique prefix of 12+ hex)\n" +
+    "with or without --candidate-seq; the full hash is recorded). --json prints {session_id, op,\n" +
+    "tier, confidence, threshold, decision, auto_apply, requires_review, rollback_window_seconds,\n" +
+    "reason, candidate_ref?, gate_event{seq, hash}, citation}. Exit 0 for either decision, 2 for\n" +
+    "bad input.",
   options: {
     confidence: { type: "string", valueName: "C", description: "Confidence of the evolution, 0..1 (required)" },
     tier: { type: "string", valueName: "T", description: "Tier for this op: propose_only, auto_with_rollback or require_review" },
     threshold: { type: "string", valueName: "X", description: "Auto-apply threshold for this op, 0..1" },
     "candidate-id": { type: "string", valueName: "ID", description: "Id of what is being gated (candidate_ref.candidate_id)" },
-    "candidate-seq": { type: "string", valueName: "N", description: "Seq of the event being gated (with --candidate-hash)" },
-    "candidate-hash": { type: "string", valueName: "HASH", description: "Its 64-hex hash (with --candidate-seq)" },
+    candidate: { type: "string", valueName: "CITATION", description: "The event being gated, as its citation eventloom://<session>/events/<seq>#<hash prefix>" },
+    "candidate-seq": { type: "string", valueName: "N", description: "Or its seq (with --candidate-hash)" },
+    "candidate-hash": { type: "string", valueName: "HASH", description: "Or its hash: 64 hex, or a unique prefix of 12+ (with or without --candidate-seq)" },
     actor: { type: "string", valueName: "A", description: "Who asks (default zaxy-evolution)" },
   },
   positionals: [{ name: "OP", description: "consolidate, update, forget, rule_generate or promote", required: true }],
@@ -41,8 +44,12 @@ export const memoryEvolutionGateCommand = defineCommand({
     const candidateSeq = intOption(ctx, "candidate-seq", 1);
     const candidateHash = stringOption(ctx, "candidate-hash");
     const candidateId = stringOption(ctx, "candidate-id");
-    const { evaluateGate, parseTargetRef } = await import("../../../governance/operations.ts");
-    const ref = parseTargetRef(candidateSeq, candidateHash, { seq: "--candidate-seq", hash: "--candidate-hash" });
+    const { evaluateGate } = await import("../../../governance/operations.ts");
+    const { resolveEventTarget } = await import("../../../eventloom/eventTarget.ts");
+    const ref = await resolveEventTarget(ctx.global.eventloomPath, ctx.global.sessionId, { seq: candidateSeq, hash: candidateHash, citation: stringOption(ctx, "candidate") }, {
+      fields: { seq: "--candidate-seq", hash: "--candidate-hash", citation: "--candidate" },
+      required: false,
+    });
     if (candidateId !== undefined && candidateId.trim() === "") {
       throw inputError("invalid_candidate_ref", "--candidate-id must be a non-empty string", { field: "--candidate-id" });
     }

@@ -1,6 +1,6 @@
 /**
  * `zaxy memory consolidation propose`: append one manual, review-pending candidate citing
- * events of the session (`--source-event SEQ:HASH`, repeatable).
+ * events of the session (`--source-event SEQ:HASH` or a citation, repeatable).
  */
 import { defineCommand } from "../../../command.ts";
 import { proposeActorDefault } from "../../../../consolidation/actors.ts";
@@ -17,13 +17,15 @@ export const memoryConsolidationProposeCommand = defineCommand({
     "Appends consolidation.candidate.created with review_status pending and authority_status\n" +
     "non_authoritative. The candidate id is consolidation:<type>:<16 hex of sha256 over the\n" +
     "canonical {candidate_type, title, source_events}>. Every --source-event must be an event\n" +
-    "of this session (SEQ:HASH, full 64-hex hash). --json prints {session_id, event_type, seq,\n" +
-    "hash, citation, candidate_id, candidate_type, review_status, authority_status, payload}.",
+    "of this session: SEQ:HASH (full 64-hex hash), SEQ:PREFIX (a unique prefix of 12+ hex) or its\n" +
+    "citation eventloom://<session>/events/<seq>#<hash prefix>; the full hash is recorded.\n" +
+    "--json prints {session_id, event_type, seq, hash, citation, candidate_id, candidate_type,\n" +
+    "review_status, authority_status, payload}.",
   options: {
     "candidate-type": { type: "string", valueName: "TYPE", description: "episode, claim or procedure (required)" },
     title: { type: "string", valueName: "TEXT", description: "Title (required; part of the candidate id)" },
     summary: { type: "string", valueName: "TEXT", description: "Summary (required)" },
-    "source-event": { type: "string", multiple: true, valueName: "SEQ:HASH", description: "A cited source event (required, repeatable)" },
+    "source-event": { type: "string", multiple: true, valueName: "SEQ:HASH", description: "A source event: SEQ:HASH, SEQ:PREFIX (12+ hex) or its citation (required, repeatable)" },
     confidence: { type: "string", valueName: "X", description: `Confidence 0..1 (default ${confidenceDefault})` },
     method: { type: "string", valueName: "NAME", description: `How the candidate was derived (default ${methodDefault})` },
     purpose: { type: "string", valueName: "TEXT", description: "What the candidate is for" },

@@ -1,6 +1,6 @@
 /** What propose.ts's command does: imported when the command runs, so start-up loads only the command tree. */
 import { inputError } from "../../../../errors.ts";
-import { parseSourceEventRef } from "../../../../eventloom/citation.ts";
+import { lookUpSourceEvents, parseSourceEvents } from "../../../../eventloom/eventTarget.ts";
 import { requiredOption } from "../../../args.ts";
 import { type CommandContext, listOption, stringOption } from "../../../command.ts";
 import { proposeActorDefault } from "../../../../consolidation/actors.ts";
@@ -26,9 +26,11 @@ export async function runMemoryConsolidationPropose(ctx: CommandContext): Promis
   const summary = requiredOption(ctx, "summary");
   const refs = listOption(ctx, "source-event");
   if (refs.length === 0) throw inputError("usage", `${ctx.commandPath}: at least one --source-event SEQ:HASH is required`, { field: "--source-event" });
-  const sourceEvents = refs.map((text) => parseSourceEventRef(text));
+  const sourceOptions = { field: "--source-event" };
+  const sourceSpecs = parseSourceEvents(refs, ctx.global.sessionId, sourceOptions);
   const confidence = confidenceOption(ctx);
   const method = stringOption(ctx, "method") ?? methodDefault;
+  const sourceEvents = await lookUpSourceEvents(ctx.global.eventloomPath, ctx.global.sessionId, sourceSpecs, sourceOptions);
   const { proposeCandidate } = await import("../../../../consolidation/operations.ts");
   const doc = await proposeCandidate(
     ctx.global.eventloomPath,
