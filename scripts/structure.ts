@@ -34,11 +34,14 @@ import ts from "typescript";
  * Layers, lowest first; folders in one layer may import each other (cycles among them still
  * count). Foundation (errors, limits, ambient types) < runtime platform (files, binary files,
  * workers, build info) < canonical JSON and Python-compatible text < hash embeddings < the log <
- * the shared store < graph projection < semantic embedders < retrieval (owns the session index
- * and BM25) < read model (the on-disk implementation of retrieval's session index) < checkout
- * assembly (owns the feature interface) < features < git hooks < the memory service that
- * orchestrates them < benchmarks, demo, diagnostics (callers of the service, run by the CLI) <
- * MCP < config settings (which know the front ends' policies) < CLI < entry points. DESIGN.md
+ * event schemas (event types, payload readers, the rules a derived event must meet and the
+ * producers of derived events) < the shared store < graph projection < per-session folds (pure
+ * replays of a session's events into the state the read side needs: causal edges, consolidation
+ * candidates, rule statuses) < semantic embedders < retrieval (owns the session index and BM25)
+ * < read model (the on-disk implementation of retrieval's session index) < checkout assembly
+ * (owns the feature interface) < features < git hooks < the memory service that orchestrates
+ * them < benchmarks, demo, diagnostics (callers of the service, run by the CLI) < MCP < config
+ * settings (which know the front ends' policies) < CLI < entry points. DESIGN.md
  * puts features above the engine: eventloom/ and retrieval/ never import causal/,
  * consolidation/ or governance/; bench/ sits below cli/, which runs the benchmarks.
  */
@@ -48,8 +51,10 @@ export const layers: readonly (readonly string[])[] = [
   ["canonical"],
   ["vector"],
   ["eventloom"],
+  ["events"],
   ["store"],
   ["projection"],
+  ["folds"],
   ["semantic"],
   ["retrieval"],
   ["readmodel"],

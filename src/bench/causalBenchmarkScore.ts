@@ -14,7 +14,7 @@
  */
 import { inputError } from "../errors.ts";
 import type { PlainJson } from "../projection/types.ts";
-import { causalRelationTypes, isCausalRelationType, nonAuthoritative, sortedChoices } from "../causal/taxonomy.ts";
+import { causalRelationTypes, isCausalRelationType, nonAuthoritative, sortedChoices } from "../events/causalTaxonomy.ts";
 
 export const causalQueryTypes = ["successor", "predecessor"] as const;
 export type CausalQueryType = (typeof causalQueryTypes)[number];

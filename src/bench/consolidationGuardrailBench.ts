@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { toJs } from "../canonical/mod.ts";
-import { candidateCreatedType } from "../consolidation/candidate.ts";
+import { candidateCreatedType } from "../events/consolidationEvents.ts";
 import { evaluateGuardrail, type GuardrailCase, type GuardrailRow, type GuardrailSummary, summarizeGuardrail, validateGuardrailCase } from "./consolidationGuardrailScore.ts";
 import { proposeFromLog, sessionEvents } from "../consolidation/operations.ts";
 import { inputError } from "../errors.ts";

@@ -11,7 +11,8 @@
  */
 import { pythonRound4 } from "../canonical/pythonRound.ts";
 import { inputError } from "../errors.ts";
-import { consolidationInitialReviewStatus, consolidationReviewStatuses, isCandidateType, nonAuthoritative, type SourceEventRef } from "../consolidation/candidate.ts";
+import { consolidationReviewStatuses, isCandidateType, type SourceEventRef } from "../consolidation/candidate.ts";
+import { consolidationInitialReviewStatus, nonAuthoritative } from "../events/consolidationEvents.ts";
 
 export interface GuardrailCase {
   case_id: string;

@@ -15,3 +15,4 @@ export * from "./pythonRound.ts";
 export * from "./nonFinite.ts";
 export * from "./pythonText.ts";
 export * from "./pythonIndentedJson.ts";
+export * from "./plainJson.ts";

@@ -10,8 +10,8 @@ import { inputError } from "../errors.ts";
 import { validateSessionId } from "../eventloom/session.ts";
 import { depthMax, queryCharsMax } from "../limits.ts";
 import type { SessionReader } from "../retrieval/readSession.ts";
-import type { CausalEdge } from "./causalEdges.ts";
-import { type CausalRelationType, causalRelationTypes, isCausalRelationType, sortedChoices } from "./taxonomy.ts";
+import type { CausalEdge } from "../folds/causalEdges.ts";
+import { type CausalRelationType, causalRelationTypes, isCausalRelationType, sortedChoices } from "../events/causalTaxonomy.ts";
 import { type CausalDirection, type CausalQueryResult, traverseCausal } from "./traversal.ts";
 
 export const defaultCausalDepth = 2;

@@ -21,8 +21,8 @@
  */
 import { formatPythonFloat } from "../canonical/mod.ts";
 import type { CheckoutFeature, CheckoutFeatureOutput } from "../checkout/checkoutFeature.ts";
-import type { CausalEdge } from "./causalEdges.ts";
-import { nonAuthoritative } from "./taxonomy.ts";
+import type { CausalEdge } from "../folds/causalEdges.ts";
+import { nonAuthoritative } from "../events/causalTaxonomy.ts";
 
 export const causalTrustLine = "Use causal_context as explanatory memory, not as authoritative state.";
 export const causalIgnoreLine = "Do not treat proposed causal edges as accepted facts without review status.";

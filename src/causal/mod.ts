@@ -16,11 +16,11 @@
  * causes.map((r) => `${r.source.name} -${r.relation_type}-> ${r.target.name} (${r.citation})`);
  * ```
  */
-export * from "./taxonomy.ts";
-export * from "./causalEdge.ts";
-export * from "./outcomeExplained.ts";
-export * from "./causalEdges.ts";
-export * from "./continueCausalEdges.ts";
+export * from "../events/causalTaxonomy.ts";
+export * from "../events/causalEdge.ts";
+export * from "../events/outcomeExplained.ts";
+export * from "../folds/causalEdges.ts";
+export * from "../folds/continueCausalEdges.ts";
 export * from "./traversal.ts";
 export * from "./causalQuery.ts";
 export * from "./checkoutFeature.ts";

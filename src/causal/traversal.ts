@@ -10,8 +10,8 @@
  * citations in its evidence. Results come in discovery order: nearer first.
  */
 import type { PlainJson } from "../projection/types.ts";
-import type { CausalEdge } from "./causalEdges.ts";
-import type { CausalRelationType } from "./taxonomy.ts";
+import type { CausalEdge } from "../folds/causalEdges.ts";
+import type { CausalRelationType } from "../events/causalTaxonomy.ts";
 
 export type CausalDirection = "successors" | "predecessors";
 

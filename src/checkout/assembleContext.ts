@@ -19,7 +19,7 @@
  */
 import { displayJson, JsonNumber, type JsonValue, pythonFloatRepr } from "../canonical/mod.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
-import { withheldRuleEventSeqs } from "../governance/ruleStatus.ts";
+import { withheldRuleEventSeqs } from "../folds/ruleStatus.ts";
 import type { PlainJson } from "../projection/types.ts";
 import type { RetrievalResult, RetrievedContext } from "../retrieval/types.ts";
 import { joinSections, packPrompt, type PromptBudget, type PromptSection, sectionWeights } from "./promptSections.ts";

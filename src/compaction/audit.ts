@@ -30,7 +30,7 @@
  */
 import * as fs from "node:fs";
 import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
-import { type InvalidDerivedEvent, invalidDerivedEvent } from "../causal/derivedEventRules.ts";
+import { type InvalidDerivedEvent, invalidDerivedEvent } from "../events/derivedEventRules.ts";
 import { pythonRound4 } from "../canonical/pythonRound.ts";
 import { inputError } from "../errors.ts";
 import { invariant } from "../invariant.ts";
@@ -140,7 +140,7 @@ export interface CompactionAuditReport {
   /** The first `auditUncitedEventsListedMax` of them, by seq. */
   uncited_events: UncitedEvent[];
   /**
-   * Sealed derived events their producer would never have written (causal/derivedEventRules.ts):
+   * Sealed derived events their producer would never have written (events/derivedEventRules.ts):
    * refused at append today, so found only in logs written by Python or an older zaxy. They do
    * not project; they do not make compaction unsafe either.
    */

@@ -27,6 +27,7 @@ import { type SourceEventRef, sourceEventsJson } from "../eventloom/citation.ts"
 import { sha256Hex } from "../platform/mod.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { isPythonBlank } from "../canonical/pythonText.ts";
+import { candidateCreatedType, candidateReviewedType, consolidationInitialReviewStatus, nonAuthoritative } from "../events/consolidationEvents.ts";
 
 export type { SourceEventRef } from "../eventloom/citation.ts";
 
@@ -36,12 +37,6 @@ export type ConsolidationCandidateType = (typeof consolidationCandidateTypes)[nu
 /** Outcomes a review may record. `pending` is the state before any review, not an outcome. */
 export const consolidationReviewStatuses = ["accepted", "rejected", "deferred", "conflicted"] as const;
 export type ConsolidationReviewStatus = (typeof consolidationReviewStatuses)[number];
-
-export const consolidationInitialReviewStatus = "pending";
-export const nonAuthoritative = "non_authoritative";
-
-export const candidateCreatedType = "consolidation.candidate.created";
-export const candidateReviewedType = "consolidation.candidate.reviewed";
 
 /** Hex characters of the SHA-256 kept in a candidate id (seed 001: `hexdigest()[:16]`). */
 export const candidateIdHexChars = 16;

@@ -19,8 +19,9 @@
 import type { CheckoutFeature, CheckoutFeatureOutput } from "../checkout/checkoutFeature.ts";
 import type { PlainJson } from "../projection/types.ts";
 import type { RetrievedContext } from "../retrieval/types.ts";
-import { nonAuthoritative } from "./candidate.ts";
-import { candidateStanding, candidateValidTo, isCandidateStale } from "./status.ts";
+import { nonAuthoritative } from "../events/consolidationEvents.ts";
+import { candidateStanding } from "../events/candidateStanding.ts";
+import { candidateValidTo, isCandidateStale } from "../folds/consolidationStatus.ts";
 
 export const consolidationTrustLine = "Use consolidation candidates as cited summaries that still require review.";
 /** The design's wording (seed 000): an accepted review is a disposition, not a promotion. */

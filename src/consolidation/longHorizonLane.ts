@@ -44,8 +44,9 @@ import { projectionTokens } from "../retrieval/projectionSearch.ts";
 import { citationUri } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { PlainJson } from "../projection/types.ts";
-import { nonAuthoritative } from "./candidate.ts";
-import { candidateStanding, isCandidateCurrent, replayConsolidation } from "./status.ts";
+import { nonAuthoritative } from "../events/consolidationEvents.ts";
+import { candidateStanding } from "../events/candidateStanding.ts";
+import { isCandidateCurrent, replayConsolidation } from "../folds/consolidationStatus.ts";
 
 /** Review statuses that admit a candidate to the remote tier (Python: accepted, active). */
 export const longHorizonStatuses: ReadonlySet<string> = new Set(["accepted", "active"]);

@@ -32,7 +32,8 @@ import type { SessionReader } from "../retrieval/readSession.ts";
 import type { SessionIndex } from "../retrieval/sessionIndex.ts";
 import { keywordTerms } from "../retrieval/terms.ts";
 import { defaultEmbeddingDim } from "../vector/mod.ts";
-import { candidateCreatedItem, candidateCreatedType, consolidationCandidatePayload, requireText } from "./candidate.ts";
+import { candidateCreatedType } from "../events/consolidationEvents.ts";
+import { candidateCreatedItem, consolidationCandidatePayload, requireText } from "./candidate.ts";
 import { SparseEmbeddings } from "./similarityEmbeddings.ts";
 import { type ConsolidationMemory, indexedMemories, memoryEmbeddingText, memoryId, memoryIdPattern, mergeTargetId } from "./triggerMemories.ts";
 

@@ -21,7 +21,7 @@ import {
 } from "./candidate.ts";
 import { generateConsolidationProposals, proposalPayload } from "./proposals.ts";
 import { requireWindowSize, selectConsolidationSegments, threadsSeen } from "./segments.ts";
-import { consolidationStatus, replayConsolidation } from "./status.ts";
+import { consolidationStatus, replayConsolidation } from "../folds/consolidationStatus.ts";
 
 export { proposeActorDefault, proposeFromLogActorDefault, reviewActorDefault } from "./actors.ts";
 import { proposeActorDefault, proposeFromLogActorDefault, reviewActorDefault } from "./actors.ts";

@@ -9,7 +9,7 @@
  */
 import * as fs from "node:fs";
 import { isJsonObject, type JsonObject, type JsonValue, nonFiniteNumbers, parseJsonBytes, writeJson } from "../canonical/mod.ts";
-import { derivedEventHint, derivedEventIssues } from "../causal/derivedEventRules.ts";
+import { derivedEventHint, derivedEventIssues } from "../events/derivedEventRules.ts";
 import { inputError, ioError, isZaxyError } from "../errors.ts";
 import { batchEventsMax, eventTextCharsMax, lockWaitMs, payloadBytesMax, payloadDepthMax } from "../limits.ts";
 import { lockFile, sha256Hex } from "../platform/mod.ts";

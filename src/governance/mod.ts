@@ -10,4 +10,5 @@
 export * from "./evolutionGate.ts";
 export * from "./policySettings.ts";
 export * from "./outcomeLearning.ts";
-export * from "./ruleStatus.ts";
+export * from "../events/ruleEvents.ts";
+export * from "../folds/ruleStatus.ts";

@@ -15,13 +15,12 @@ import { canonicalJson, JsonNumber, type JsonObject, type JsonValue } from "../c
 import { sourceEventRefJson } from "../eventloom/citation.ts";
 import { inputError } from "../errors.ts";
 import { sha256Hex } from "../platform/mod.ts";
+import { ruleGeneratedEventType, ruleProposedEventType } from "../events/ruleEvents.ts";
 
 export const outcomes = ["success", "failure", "partial"] as const;
 export type Outcome = (typeof outcomes)[number];
 
 export const outcomeEventType = "memory.outcome.recorded";
-export const ruleProposedEventType = "memory.rule.proposed";
-export const ruleGeneratedEventType = "memory.rule.generated";
 export const ruleIdHexChars = 24;
 
 /** Failure is a strong signal (auto-applies under the default tier); partial is weaker. */

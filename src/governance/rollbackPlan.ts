@@ -2,9 +2,9 @@
  * `memory.rolled_back`: the explicit, cited reversal of an earlier evolution event (reference
  * §2.10; Python `editable.py`). Nothing is deleted: the rollback is a new event, and its effect
  * exists only in replay — a rolled-back consolidation review no longer counts, so the
- * candidate returns to its previous surviving review status (`consolidation/status.ts`); a rolled-back rule
+ * candidate returns to its previous surviving review status (`folds/consolidationStatus.ts`); a rolled-back rule
  * (`memory.rule.generated` or `.proposed`) is `rolled_back` and leaves checkout
- * (`ruleStatus.ts`; `reverts.rule_id` names it). Gate decisions, fleet reviews and
+ * (`folds/ruleStatus.ts`; `reverts.rule_id` names it). Gate decisions, fleet reviews and
  * corrections are recorded as audit markers only, as in Python.
  *
  * `planRollback` is the single place that decides whether a rollback is allowed and what it
@@ -23,9 +23,11 @@ import type { AppendItem } from "../eventloom/append.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { sha256Hex } from "../platform/mod.ts";
 import type { PlainJson } from "../projection/types.ts";
-import { candidateReviewedType, nonAuthoritative, requireText } from "../consolidation/candidate.ts";
-import { replayConsolidation, reviewedStatus, rollbackEventType } from "../consolidation/status.ts";
-import { isRuleEventType } from "./ruleStatus.ts";
+import { requireText } from "../consolidation/candidate.ts";
+import { candidateReviewedType, nonAuthoritative } from "../events/consolidationEvents.ts";
+import { reviewedStatus } from "../events/candidateStanding.ts";
+import { replayConsolidation, rollbackEventType } from "../folds/consolidationStatus.ts";
+import { isRuleEventType } from "../folds/ruleStatus.ts";
 import { extractEvent } from "../projection/extract/mod.ts";
 import { gateEventType } from "./evolutionGate.ts";
 
@@ -176,7 +178,7 @@ export function planRollback(sessionId: string, events: readonly EventRecord[], 
   if (event.type === correctedType) Object.assign(reverts, correctionRestore(events, event));
   let rule: RuleRollback | undefined;
   if (isRuleEventType(event.type)) {
-    // Rules are reversed by replay (governance/ruleStatus.ts): the rolled-back rule leaves checkout.
+    // Rules are reversed by replay (folds/ruleStatus.ts): the rolled-back rule leaves checkout.
     rule = ruleRollback(events, event, request.nowMs ?? Date.now());
     reverts.rule_id = rule.rule_id;
   }

@@ -21,7 +21,7 @@ import { intField, isJsonObject, type JsonValue, parseJsonBytes, stringField } f
 import { type EventRecord, recordFromLine } from "../eventloom/envelope.ts";
 import { readLogLines } from "../eventloom/lines.ts";
 import { gateEventType } from "./evolutionGate.ts";
-import { ruleGeneratedEventType, ruleProposedEventType } from "./outcomeLearning.ts";
+import { ruleGeneratedEventType, ruleProposedEventType } from "../events/ruleEvents.ts";
 
 export interface UnauthorisedGovernanceEvent {
   seq: number;

@@ -14,7 +14,7 @@
  * Memory Checkout, and a feature never imports the checkout orchestrator.
  */
 import { queryCausal, validateCausalQuery } from "../causal/causalQuery.ts";
-import { sortedChoices } from "../causal/taxonomy.ts";
+import { sortedChoices } from "../events/causalTaxonomy.ts";
 import { inputError } from "../errors.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { limitMax, validateMemoryRequest } from "./request.ts";

@@ -28,8 +28,8 @@ import { mistypedKnownType, mistypedTypeProblem, mistypedTypesRefusal } from "..
 import type { AppendItem, AppendOptions } from "../eventloom/append.ts";
 import { fleetThreadPrefix } from "../fleet/ids.ts";
 import { gateEventType } from "../governance/evolutionGate.ts";
-import { ruleGeneratedEventType, ruleProposedEventType } from "../governance/outcomeLearning.ts";
-import { rollbackEventType } from "../consolidation/status.ts";
+import { ruleGeneratedEventType, ruleProposedEventType } from "../events/ruleEvents.ts";
+import { rollbackEventType } from "../folds/consolidationStatus.ts";
 import { forgottenEventType } from "./forget.ts";
 import { recordEvents, type RecordResult } from "./record.ts";
 

@@ -17,10 +17,10 @@ import { fromJs } from "../canonical/mod.ts";
 import { type AppendedEvent, appendEvents, type AppendItem, type AppendOptions, type AppendResult } from "../eventloom/append.ts";
 import { generatedEvents } from "../projection/inference.ts";
 import { closestKnownType, unknownTypeWarning } from "../projection/extract/vocabulary.ts";
-import { outcomeExplainedEventType, outcomeExplainedProblem } from "../causal/outcomeExplained.ts";
+import { outcomeExplainedEventType, outcomeExplainedProblem } from "../events/outcomeExplained.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { readLogLines } from "../eventloom/lines.ts";
-import { eventHash, integer, object } from "../projection/extract/payload.ts";
+import { eventHash, integer, object } from "../events/payload.ts";
 import { storedEventHash } from "../eventloom/envelope.ts";
 
 /**

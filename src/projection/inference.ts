@@ -7,10 +7,10 @@
  * facts; they are projected later through the ordinary extractors.
  */
 import type { JsonObject, JsonValue } from "../canonical/mod.ts";
-import { isCausalDerived, outcomeExplainedCausalEdge } from "../causal/outcomeExplained.ts";
+import { isCausalDerived, outcomeExplainedCausalEdge } from "../events/outcomeExplained.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
-import { eventHash, firstTruthy, integer, object, text } from "./extract/payload.ts";
-import type { GeneratedEvent, PlainObject } from "./generatedEvent.ts";
+import { eventHash, firstTruthy, integer, object, text } from "../events/payload.ts";
+import type { GeneratedEvent, PlainObject } from "../events/generatedEvent.ts";
 
 export const inferenceActor = "zaxy-inference";
 const taskDecisionConfidence = 0.86;

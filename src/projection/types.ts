@@ -3,10 +3,11 @@
  * edges; the fold (`graphFold.ts`) applies them with temporal validity and produces rows; the
  * Kuzu store persists the rows. Every row carries its source event's seq and hash.
  */
+import type { PlainJson } from "../canonical/mod.ts";
 import { sha256Hex } from "../platform/mod.ts";
 
-/** Plain JSON (as `JSON.parse` gives it). Property values of entities and edge evidence. */
-export type PlainJson = null | boolean | number | string | PlainJson[] | { [key: string]: PlainJson };
+// Defined in canonical/ so that the event schemas below the projection can name it too.
+export type { PlainJson };
 
 export interface ExtractedEntity {
   name: string;

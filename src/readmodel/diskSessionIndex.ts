@@ -13,8 +13,8 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { CausalEdge } from "../causal/causalEdges.ts";
-import type { CandidateState } from "../consolidation/status.ts";
+import type { CausalEdge } from "../folds/causalEdges.ts";
+import type { CandidateState } from "../folds/consolidationStatus.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { verifiedCheckpointPath, verifyWithCheckpoint } from "../eventloom/verifiedCheckpoint.ts";
 import { fileStamp, sha256OfFd, writeChunksAtomically } from "../platform/atomicFile.ts";

@@ -7,8 +7,8 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { CausalEdge } from "../causal/causalEdges.ts";
-import type { CandidateState } from "../consolidation/status.ts";
+import type { CausalEdge } from "../folds/causalEdges.ts";
+import type { CandidateState } from "../folds/consolidationStatus.ts";
 import { derivedFileKey, derivedMac, derivedMacMatches } from "../eventloom/derivedKey.ts";
 import { projectionsDir } from "../projection/snapshot.ts";
 import type { ProjectionHead } from "../projection/types.ts";

@@ -12,11 +12,11 @@
  * });
  * folds.withheldRuleSeqs().has(seq)
  */
-import { type CausalEdge } from "../causal/causalEdges.ts";
-import { continueCausalEdges, type TailFoldLookups, type TailGraphChanges } from "../causal/continueCausalEdges.ts";
-import { type CandidateState, continueConsolidationCandidates } from "../consolidation/status.ts";
+import { type CausalEdge } from "../folds/causalEdges.ts";
+import { continueCausalEdges, type TailFoldLookups, type TailGraphChanges } from "../folds/continueCausalEdges.ts";
+import { type CandidateState, continueConsolidationCandidates } from "../folds/consolidationStatus.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
-import { continueWithheldRuleEventSeqs } from "../governance/ruleStatus.ts";
+import { continueWithheldRuleEventSeqs } from "../folds/ruleStatus.ts";
 import { continueReinforcement } from "../retrieval/reinforcement.ts";
 import type { SessionFolds } from "../retrieval/sessionIndex.ts";
 import type { ReadModelManifest } from "./manifest.ts";

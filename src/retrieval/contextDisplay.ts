@@ -16,7 +16,7 @@
  */
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { fallbackPayloadSummary } from "../projection/extract/fallback.ts";
-import { joinSummary, stringList, text } from "../projection/extract/payload.ts";
+import { joinSummary, stringList, text } from "../events/payload.ts";
 import type { EntityRow } from "../projection/types.ts";
 
 /**

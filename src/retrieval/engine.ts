@@ -36,7 +36,8 @@ import { citationUri } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { EntityRow, PlainJson } from "../projection/types.ts";
 import { payloadMarksStale } from "../projection/staleMarker.ts";
-import { candidateEntityType, candidateStanding } from "../consolidation/status.ts";
+import { candidateStanding } from "../events/candidateStanding.ts";
+import { candidateEntityType } from "../folds/consolidationStatus.ts";
 import { entityDisplay } from "./contextDisplay.ts";
 import { hubEntityTypes } from "./hubEntities.ts";
 import { hashEmbedMany } from "../vector/mod.ts";
@@ -407,7 +408,7 @@ export function markDegraded(result: RetrievalResult, reason: string): Retrieval
 
 /**
  * Pending (gate-withheld) and rolled-back preventive rules never reach a result, in any lane:
- * their `memory_rule` entities and their raw events are dropped (governance/ruleStatus.ts).
+ * their `memory_rule` entities and their raw events are dropped (folds/ruleStatus.ts).
  */
 /**
  * Events in which zaxy reports on its own retrieval (a feeling-of-knowing prediction repeats the

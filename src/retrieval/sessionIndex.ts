@@ -6,9 +6,9 @@
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
 import type { EntityRow, RelationRow, SessionGraphRows } from "../projection/types.ts";
-import { type CausalEdge, causalEdges } from "../causal/causalEdges.ts";
-import { type CandidateState, replayConsolidation } from "../consolidation/status.ts";
-import { withheldRuleEventSeqs } from "../governance/ruleStatus.ts";
+import { type CausalEdge, causalEdges } from "../folds/causalEdges.ts";
+import { type CandidateState, replayConsolidation } from "../folds/consolidationStatus.ts";
+import { withheldRuleEventSeqs } from "../folds/ruleStatus.ts";
 import { type Bm25Hit, Bm25Index } from "./bm25.ts";
 import type { Bm25Corpus } from "./bm25Corpus.ts";
 import { reinforcementByEntity } from "./reinforcement.ts";

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { consolidationCandidatePayload } from "../../src/consolidation/candidate.ts";
 import { planRollback, rollbackId } from "../../src/governance/rollbackPlan.ts";
-import { consolidationStatus, continueConsolidationCandidates, replayConsolidation, statusLine } from "../../src/consolidation/status.ts";
+import { consolidationStatus, continueConsolidationCandidates, replayConsolidation, statusLine } from "../../src/folds/consolidationStatus.ts";
 import { isZaxyError } from "../../src/errors.ts";
 import { events, hashOf } from "./testkit.ts";
 

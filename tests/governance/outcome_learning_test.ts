@@ -17,7 +17,7 @@ import {
   ruleEvent,
   ruleId,
 } from "../../src/governance/outcomeLearning.ts";
-import { replayRules, withheldRuleEventSeqs } from "../../src/governance/ruleStatus.ts";
+import { replayRules, withheldRuleEventSeqs } from "../../src/folds/ruleStatus.ts";
 import { Rng } from "../testkit/rng.ts";
 import { python, skipWithoutPython } from "../eventloom/testkit.ts";
 

@@ -86,7 +86,7 @@ const readPathAreas = ["memory/", "checkout/", "retrieval/", "causal/", "consoli
 describe("read path layers", () => {
   test("no file-level import cycle runs through memory, checkout, retrieval, causal, consolidation or fleet", () => {
     const touching = importCycles(importGraph()).filter((group) => group.some((file) => readPathAreas.some((area) => file.startsWith(area))));
-    // `GeneratedEvent` lives in projection/generatedEvent.ts, so the causal edge builders and the
+    // `GeneratedEvent` lives in events/generatedEvent.ts, so the causal edge builders and the
     // projection's inference no longer import each other.
     assert.deepEqual(touching, []);
   });

@@ -9,7 +9,7 @@
  */
 import type { EventRecord } from "../../eventloom/envelope.ts";
 import type { EntityRef, ExtractedEdge, ExtractedEntity } from "../types.ts";
-import type { Properties } from "./payload.ts";
+import type { Properties } from "../../events/payload.ts";
 
 /** What one extractor derives from one event; `extractEvent` adds the provenance. */
 export interface Extracted {

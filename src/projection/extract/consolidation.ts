@@ -4,13 +4,13 @@
  * summary, citing the creation), with the standing it has when created: `pending`, whatever the
  * payload declares (`candidateStanding`). A review is its own entity linked to the candidate; it
  * does not restate the candidate, so the candidate keeps its title, summary and citation, and its
- * current review status is read from the replay (consolidation/status.ts), which retrieval puts
- * in each candidate context's metadata.
+ * current review status is read from the replay (folds/consolidationStatus.ts), which retrieval
+ * puts in each candidate context's metadata.
  */
 import type { EventRecord } from "../../eventloom/envelope.ts";
-import { candidateStanding } from "../../consolidation/status.ts";
+import { candidateStanding } from "../../events/candidateStanding.ts";
 import { edge, entity, type Extracted, extracted, type Extractor, MalformedPayload, nonAuthoritative, ref } from "./build.ts";
-import { citationProperties, strictText, unitNumber } from "./payload.ts";
+import { citationProperties, strictText, unitNumber } from "../../events/payload.ts";
 
 function requiredText(record: EventRecord, key: string): string {
   const value = strictText(record.payload.get(key));

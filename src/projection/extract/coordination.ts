@@ -6,7 +6,7 @@
 import type { EventRecord } from "../../eventloom/envelope.ts";
 import type { ExtractedEdge } from "../types.ts";
 import { actorEntity, actorRef, edge, entity, type Extracted, extracted, type Extractor, ref } from "./build.ts";
-import { boundedFloat, compact, firstText, joinSummary, plain, stringList, text } from "./payload.ts";
+import { boundedFloat, compact, firstText, joinSummary, plain, stringList, text } from "../../events/payload.ts";
 
 function missionId(record: EventRecord): string {
   return firstText(record.payload, "mission_id", "parent_session_id") ?? (record.thread.trim() || "default");

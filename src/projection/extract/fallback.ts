@@ -4,7 +4,7 @@
  */
 import type { EventRecord } from "../../eventloom/envelope.ts";
 import { entity, type Extracted } from "./build.ts";
-import { joinSummary, retentionProperties, sortedKeys, stringList, text } from "./payload.ts";
+import { joinSummary, retentionProperties, sortedKeys, stringList, text } from "../../events/payload.ts";
 
 /** Keys whose values are never copied into a summary (compared case-insensitively). */
 const secretKeys = new Set(["secret", "token", "password", "api_key", "access_token"]);

@@ -6,7 +6,7 @@
  */
 import type { EventRecord } from "../../eventloom/envelope.ts";
 import { actorEntity, actorRef, edge, entity, type Extracted, extracted, type Extractor, MalformedPayload, nonAuthoritative, ref } from "./build.ts";
-import { boundedFloat, citationProperties, compact, object, plainObject, type Properties, text } from "./payload.ts";
+import { boundedFloat, citationProperties, compact, object, plainObject, type Properties, text } from "../../events/payload.ts";
 
 function requiredText(record: EventRecord, key: string): string {
   const value = text(record.payload.get(key));

@@ -5,7 +5,7 @@
  */
 import type { EventRecord } from "../../eventloom/envelope.ts";
 import { entity, type Extracted, extracted, type Extractor } from "./build.ts";
-import { firstText, firstTruthy, numberValue, plain, type Properties, positiveInt, text } from "./payload.ts";
+import { firstText, firstTruthy, numberValue, plain, type Properties, positiveInt, text } from "../../events/payload.ts";
 
 /** Context-refresh lineage and ranking salience an indexed chunk may carry. */
 function chunkMetadata(record: EventRecord): Properties {

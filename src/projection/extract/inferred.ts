@@ -5,11 +5,11 @@
  * one of them is malformed and the event is kept as a generic entity instead.
  */
 import type { JsonObject, JsonValue } from "../../canonical/mod.ts";
-import { derivedEventIssues } from "../../causal/derivedEventRules.ts";
+import { derivedEventIssues } from "../../events/derivedEventRules.ts";
 import type { EventRecord } from "../../eventloom/envelope.ts";
 import type { EntityRef } from "../types.ts";
 import { type Extracted, extracted, type Extractor, inferredEdge, MalformedPayload, nonAuthoritative, ref } from "./build.ts";
-import { confidence, object, plainObject, strictText, text, unitNumber } from "./payload.ts";
+import { confidence, object, plainObject, strictText, text, unitNumber } from "../../events/payload.ts";
 
 function required<T>(value: T | undefined, field: string, record: EventRecord): T {
   if (value === undefined) throw new MalformedPayload(`${record.type} event ${record.seq} missing required ${field}`);
@@ -55,7 +55,7 @@ function inferenceRetracted(record: EventRecord): Extracted {
 
 function causalGenerated(record: EventRecord): Extracted {
   const p = record.payload;
-  // The same rule append refuses by and the audits report by (causal/derivedEventRules.ts): a
+  // The same rule append refuses by and the audits report by (events/derivedEventRules.ts): a
   // causal claim is only projected when it cites the event that justifies it.
   const issues = derivedEventIssues(record.type, p);
   if (issues.length > 0) throw new MalformedPayload(`${record.type} event ${record.seq}: ${issues.map((issue) => issue.message).join("; ")}`);

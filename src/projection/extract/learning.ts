@@ -6,7 +6,7 @@
 import type { EventRecord } from "../../eventloom/envelope.ts";
 import { actorEntity, actorRef, edge, entity, type Extracted, extracted, type Extractor, nonAuthoritative, ref } from "./build.ts";
 import type { ExtractedEdge } from "../types.ts";
-import { citationProperties, compact, integer, joinSummary, object, plainObject, positiveInt, text, unitNumber } from "./payload.ts";
+import { citationProperties, compact, integer, joinSummary, object, plainObject, positiveInt, text, unitNumber } from "../../events/payload.ts";
 
 function nonNegative(n: number | undefined): number | undefined {
   return n !== undefined && n >= 0 ? n : undefined;

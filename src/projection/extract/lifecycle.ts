@@ -6,7 +6,7 @@
 import type { EventRecord } from "../../eventloom/envelope.ts";
 import type { ExtractedEdge, ExtractedEntity } from "../types.ts";
 import { edge, entity, type Extracted, extracted, type Extractor, ref, sessionEntity, sessionIdOf } from "./build.ts";
-import { compact, firstText, joinSummary, plain, positiveInt, text } from "./payload.ts";
+import { compact, firstText, joinSummary, plain, positiveInt, text } from "../../events/payload.ts";
 import type { JsonValue } from "../../canonical/mod.ts";
 
 function plainOrUndefined(value: JsonValue | undefined) {

@@ -8,7 +8,7 @@ import type { EventRecord } from "../../eventloom/envelope.ts";
 import type { ExtractedEntity } from "../types.ts";
 import { extractFallback } from "./fallback.ts";
 import { actorEntity, actorRef, edge, entity, type Extracted, extracted, type Extractor, nonAuthoritative, ref } from "./build.ts";
-import { compact, firstTruthy, object, type Properties, positiveInt, retentionProperties, text } from "./payload.ts";
+import { compact, firstTruthy, object, type Properties, positiveInt, retentionProperties, text } from "../../events/payload.ts";
 
 const purposeKeys: Array<[string, string]> = [
   ["profile", "purpose_profile"],

@@ -5,7 +5,7 @@
  */
 import type { EventRecord } from "../../eventloom/envelope.ts";
 import { actorEntity, actorRef, edge, entity, type Extracted, extracted, type Extractor, MalformedPayload, ref } from "./build.ts";
-import { boundedFloat, compact, joinSummary, stringList, text } from "./payload.ts";
+import { boundedFloat, compact, joinSummary, stringList, text } from "../../events/payload.ts";
 
 function skillId(record: EventRecord): string {
   const id = text(record.payload.get("skill_id"));

@@ -21,10 +21,10 @@ import { fromJs, isJsonObject, type JsonObject, type JsonValue } from "../../can
 import { type EventRecord, isV1EventType } from "../../eventloom/envelope.ts";
 import { editDistance } from "../../editDistance.ts";
 import { generatedEvents } from "../inference.ts";
-import type { PlainObject } from "../generatedEvent.ts";
+import type { PlainObject } from "../../events/generatedEvent.ts";
 import type { EntityRef, ExtractedEdge, ExtractedEntity } from "../types.ts";
 import { extractEvent, extractFallback, registeredEventTypes } from "./mod.ts";
-import { retentionProperties } from "./payload.ts";
+import { retentionProperties } from "../../events/payload.ts";
 
 /** Families, in the order docs/events.md lists them. */
 export const eventFamilies = [

@@ -6,7 +6,7 @@
 import type { JsonObject } from "../../canonical/mod.ts";
 import type { EventRecord } from "../../eventloom/envelope.ts";
 import { actorEntity, actorRef, edge, entity, type Extracted, extracted, type Extractor, MalformedPayload, ref } from "./build.ts";
-import { firstText, joinSummary, plain, type Properties, retentionProperties, text } from "./payload.ts";
+import { firstText, joinSummary, plain, type Properties, retentionProperties, text } from "../../events/payload.ts";
 
 /** The explicit task id (`task_id` or `taskId`) kept under the key the event used. */
 function taskIdentityProperties(payload: JsonObject): Properties {

@@ -3,7 +3,7 @@ import type { CommandContext } from "../../command.ts";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { countLogEvents, sessionLogPath, verifyLog } from "../../../eventloom/mod.ts";
-import { invalidDerivedEventsInLog } from "../../../causal/derivedEventRules.ts";
+import { invalidDerivedEventsInLog } from "../../../events/derivedEventRules.ts";
 import { inputError } from "../../../errors.ts";
 import { booleanOption } from "../../command.ts";
 import { emit } from "../../output.ts";
@@ -179,7 +179,7 @@ export async function runMemoryStatus(ctx: CommandContext): Promise<number> {
     // Filled in below (readmodel/manifest.ts); here for the key order.
     read_model: null,
     vectors,
-    // Sealed causal edges their producer would never write (causal/derivedEventRules.ts).
+    // Sealed causal edges their producer would never write (events/derivedEventRules.ts).
     invalid_derived_events: invalidDerived,
     // Governance records no governance command would have written (see above).
     unauthorised_governance_events: unauthorised,

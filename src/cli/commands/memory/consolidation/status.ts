@@ -18,7 +18,7 @@ export const memoryConsolidationStatusCommand = defineCommand({
   examples: ["zaxy memory consolidation status", "zaxy memory consolidation status --session-id agent-1 --json"],
   async run(ctx) {
     const { readConsolidationStatus } = await import("../../../../consolidation/operations.ts");
-    const { statusLine } = await import("../../../../consolidation/status.ts");
+    const { statusLine } = await import("../../../../folds/consolidationStatus.ts");
     const doc = await readConsolidationStatus(ctx.global.eventloomPath, ctx.global.sessionId);
     // The text lists every candidate with its full id: `consolidation review` takes it.
     const candidates = doc.candidates as Array<{ [key: string]: unknown }>;

@@ -7,7 +7,7 @@
  */
 import { intField, isJsonObject, stringField } from "../canonical/mod.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
-import { ruleGeneratedEventType, ruleProposedEventType } from "./outcomeLearning.ts";
+import { ruleGeneratedEventType, ruleProposedEventType } from "../events/ruleEvents.ts";
 
 const rolledBackEventType = "memory.rolled_back";
 

@@ -26,8 +26,8 @@
 import { isJsonObject, type JsonObject, type JsonValue, parseJsonBytes } from "../canonical/mod.ts";
 import { type EventRecord, recordFromLine } from "../eventloom/envelope.ts";
 import { readLogLines } from "../eventloom/lines.ts";
-import { eventHash, integer, object, strictText, text, unitNumber } from "../projection/extract/payload.ts";
-import { causalRelationTypes, causalReviewStatuses, defaultCausalReviewStatus, nonAuthoritative, sortedChoices } from "./taxonomy.ts";
+import { eventHash, integer, object, strictText, text, unitNumber } from "./payload.ts";
+import { causalRelationTypes, causalReviewStatuses, defaultCausalReviewStatus, nonAuthoritative, sortedChoices } from "./causalTaxonomy.ts";
 
 export const causalEdgeGeneratedType = "causal.edge.generated";
 

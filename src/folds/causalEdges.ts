@@ -14,7 +14,7 @@
 import { citationUri } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { EntityRow, PlainJson, RelationRow, SessionGraphRows } from "../projection/types.ts";
-import { causalAuthorityStatuses, type CausalRelationType, causalRelationOfLabel, causalReviewStatuses, defaultCausalReviewStatus, nonAuthoritative } from "./taxonomy.ts";
+import { causalAuthorityStatuses, type CausalRelationType, causalRelationOfLabel, causalReviewStatuses, defaultCausalReviewStatus, nonAuthoritative } from "../events/causalTaxonomy.ts";
 
 export interface CausalEdge {
   relation: RelationRow;

@@ -11,11 +11,11 @@
  *    confidence: 0.8, evidence: {source_event_seq: 3, source_event_hash: "<64 hex>", reason?}}
  */
 import type { EventRecord } from "../eventloom/envelope.ts";
-import { eventHash, integer, object, text, unitNumber } from "../projection/extract/payload.ts";
-import type { GeneratedEvent } from "../projection/generatedEvent.ts";
+import { eventHash, integer, object, text, unitNumber } from "./payload.ts";
+import type { GeneratedEvent } from "./generatedEvent.ts";
 import type { JsonValue } from "../canonical/mod.ts";
 import { buildCausalEdgeEvent, causalEdgeEventType } from "./causalEdge.ts";
-import { causalRelationTypeList, isCausalRelationType } from "./taxonomy.ts";
+import { causalRelationTypeList, isCausalRelationType } from "./causalTaxonomy.ts";
 
 export const outcomeExplainedEventType = "outcome.explained";
 export const causalActor = "zaxy-causal";

@@ -10,10 +10,10 @@ import {
   JsonNumber,
   type JsonObject,
   type JsonValue,
+  type PlainJson,
   pythonFloatRepr,
   toJs,
-} from "../../canonical/mod.ts";
-import type { PlainJson } from "../types.ts";
+} from "../canonical/mod.ts";
 
 export type Properties = { [key: string]: PlainJson };
 

@@ -10,8 +10,8 @@
  * `evidence.source_event_hash`, ...), the same words Python's `CausalEdge` uses.
  */
 import { inputError } from "../errors.ts";
-import type { GeneratedEvent } from "../projection/generatedEvent.ts";
-import type { PlainJson } from "../projection/types.ts";
+import type { GeneratedEvent } from "./generatedEvent.ts";
+import type { PlainJson } from "../canonical/mod.ts";
 import {
   causalAuthorityStatuses,
   causalGraphLabel,
@@ -19,7 +19,7 @@ import {
   defaultCausalReviewStatus,
   nonAuthoritative,
   sortedChoices,
-} from "./taxonomy.ts";
+} from "./causalTaxonomy.ts";
 
 export const causalEdgeEventType = "causal.edge.generated";
 

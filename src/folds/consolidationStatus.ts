@@ -1,7 +1,7 @@
 /**
  * Consolidation status by replay (DESIGN §8; reference §2.6). A pure function of the session's
- * verified events, and the one place a candidate's standing is decided (`candidateStanding`,
- * `isCandidateCurrent`); every surface (status, checkout diagnostics, the long-horizon tier,
+ * verified events, and with events/candidateStanding.ts the one place a candidate's standing is
+ * decided (`candidateStanding`, `isCandidateCurrent`); every surface (status, checkout diagnostics, the long-horizon tier,
  * retrieval metadata, rollback) reads it from here:
  * - the first `consolidation.candidate.created` of an id wins (later ones are counted as
  *   duplicates); what its payload declares as `review_status` or `authority_status` is never
@@ -18,20 +18,14 @@
 import { compareCodePoints, intField, isJsonObject, stringField } from "../canonical/mod.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { PlainJson } from "../projection/types.ts";
-import { candidateCreatedType, candidateReviewedType, consolidationInitialReviewStatus, nonAuthoritative } from "./candidate.ts";
+import { type CandidateReview, candidateStanding } from "../events/candidateStanding.ts";
+import { candidateCreatedType, candidateReviewedType } from "../events/consolidationEvents.ts";
 
 export const rollbackEventType = "memory.rolled_back";
 /** memory/invalidate.ts writes it; named here so the replay does not import the write path. */
 export const invalidatedEventType = "memory.invalidated";
 /** The graph entity type of a candidate: what `memory invalidate --entity-type` names. */
 export const candidateEntityType = "consolidation_candidate";
-
-export interface CandidateReview {
-  seq: number;
-  hash: string;
-  status: string | null;
-  rolledBack: boolean;
-}
 
 export interface CandidateState {
   candidateId: string;
@@ -219,46 +213,6 @@ export function continueConsolidationCandidates(base: Iterable<readonly [string,
     for (const review of own(candidate).reviews) if (tailTargets.has(refKey(review.seq, review.hash))) review.rolledBack = true;
   }
   return candidates;
-}
-
-/** The review that decides the candidate's status: its latest one not rolled back. */
-export function survivingReview(candidate: Pick<CandidateState, "reviews">, beforeSeq = Infinity): CandidateReview | undefined {
-  for (let i = candidate.reviews.length - 1; i >= 0; i--) {
-    const review = candidate.reviews[i];
-    if (review.seq < beforeSeq && !review.rolledBack && review.status !== null) return review;
-  }
-  return undefined;
-}
-
-/**
- * The status review events gave the candidate: its surviving review's (before `beforeSeq`, when
- * given), else `pending`. This is the only rule for a candidate's review status: the creation
- * event's own `review_status` is never consulted, so a candidate appended raw as "accepted" is
- * pending until a `consolidation.candidate.reviewed` says otherwise.
- *
- * @example
- * reviewedStatus(replayConsolidation(events).candidates.get(id)!) // "pending" before any review
- */
-export function reviewedStatus(candidate: Pick<CandidateState, "reviews">, beforeSeq = Infinity): string {
-  return survivingReview(candidate, beforeSeq)?.status ?? consolidationInitialReviewStatus;
-}
-
-/** What a candidate is worth: its review status and its authority, which is never granted. */
-export interface CandidateStanding {
-  review_status: string;
-  authority_status: typeof nonAuthoritative;
-}
-
-/**
- * The candidate's standing, the one function every reader of a candidate's review or authority
- * status goes through (the projection, status, checkout, the long-horizon tier). `null` is a
- * candidate just created, before any review: what its creation payload declares does not count.
- *
- * @example
- * candidateStanding(null) // { review_status: "pending", authority_status: "non_authoritative" }
- */
-export function candidateStanding(candidate: Pick<CandidateState, "reviews"> | null): CandidateStanding {
-  return { review_status: candidate === null ? consolidationInitialReviewStatus : reviewedStatus(candidate), authority_status: nonAuthoritative };
 }
 
 /** When the candidate's validity window closed: its creation payload's `valid_to`, else its invalidation's `invalid_at`. */

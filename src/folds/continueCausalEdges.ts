@@ -13,7 +13,7 @@
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { EntityRow, GraphDiff } from "../projection/types.ts";
 import { type CausalEdge, causalEdgeOf } from "./causalEdges.ts";
-import { causalRelationOfLabel } from "./taxonomy.ts";
+import { causalRelationOfLabel } from "../events/causalTaxonomy.ts";
 
 /** What a tail changed in the graph (a `GraphDiff` of the tail folded on the base rows). */
 export type TailGraphChanges = Pick<GraphDiff, "newEntities" | "closedEntities" | "newRelations" | "closedRelations">;

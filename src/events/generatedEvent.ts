@@ -3,7 +3,7 @@
  * (inferred edges, causal edges). Its own module so that the producers in causal/ and the
  * projection's inference can both name it without importing each other.
  */
-import type { PlainJson } from "./types.ts";
+import type { PlainJson } from "../canonical/mod.ts";
 
 export type PlainObject = { [key: string]: PlainJson };
 
