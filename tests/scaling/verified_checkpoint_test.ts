@@ -30,8 +30,8 @@ function zaxy(cwd: string, args: string[]): ZaxyRun {
   return runZaxy(args, { cwd });
 }
 
-function append(cwd: string, type: string, payload: Record<string, unknown>): void {
-  const run = zaxy(cwd, ["memory", "append", type, "--actor", "agent", "--payload-json", JSON.stringify(payload)]);
+function append(cwd: string, type: string, payload: Record<string, unknown>, flags: string[] = []): void {
+  const run = zaxy(cwd, ["memory", "append", type, "--actor", "agent", "--payload-json", JSON.stringify(payload), ...flags]);
   assert.equal(run.code, 0, run.stderr);
 }
 
@@ -105,8 +105,8 @@ before(() => {
   append(base, "goal.created", { title: "Ship the payments index rebuild" });
   append(base, "decision.made", { decision: "use kafka for the event bus" });
   append(base, "task.started", { task_id: "t1", title: "write the runbook" });
-  // An underscore type is written legacy, and every later append follows the legacy tail.
-  append(base, "note_added", { text: "the staging database is shared" });
+  // An underscore type is written legacy (asked for), and every later append follows the legacy tail.
+  append(base, "note_added", { text: "the staging database is shared" }, ["--allow-envelope-switch"]);
   append(base, "decision.made", { decision: "use redis for the session cache" });
   append(base, "goal.created", { title: "Cut the release after the rebuild" });
   append(base, "decision.made", { decision: "use sqlite for the local scratch store" });
