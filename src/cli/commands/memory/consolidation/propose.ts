@@ -25,7 +25,7 @@ export const memoryConsolidationProposeCommand = defineCommand({
     "candidate-type": { type: "string", valueName: "TYPE", description: "episode, claim or procedure (required)" },
     title: { type: "string", valueName: "TEXT", description: "Title (required; part of the candidate id)" },
     summary: { type: "string", valueName: "TEXT", description: "Summary (required)" },
-    "source-event": { type: "string", multiple: true, valueName: "SEQ:HASH", description: "A source event: SEQ:HASH, SEQ:PREFIX (12+ hex) or its citation (required, repeatable)" },
+    "source-event": { type: "string", multiple: true, valueName: "SEQ:HASH", description: "A source event: SEQ:HASH, SEQ:PREFIX (12+ hex) or its citation (required)" },
     confidence: { type: "string", valueName: "X", description: `Confidence 0..1 (default ${confidenceDefault})` },
     method: { type: "string", valueName: "NAME", description: `How the candidate was derived (default ${methodDefault})` },
     purpose: { type: "string", valueName: "TEXT", description: "What the candidate is for" },
