@@ -12,6 +12,19 @@ const isatty = (fd: number): boolean => process.getBuiltinModule("node:tty").isa
  * fd 1 cannot take a write now (a non-blocking pipe that is full); from then on every write goes
  * through it, so the order of the output stays the order of the writes.
  */
+/**
+ * Stdout cannot take the output (`> /dev/full`, a full disk, a revoked terminal): say so in one
+ * line and exit 3 (an I/O error), never with a stack trace. Anything already written stays.
+ */
+function stdoutFailed(error: NodeJS.ErrnoException): never {
+  try {
+    fs.writeSync(2, `zaxy: cannot write to stdout: ${error.message}\n`);
+  } catch {
+    // stderr is gone too: the exit code is all that is left to say it.
+  }
+  process.exit(3);
+}
+
 function stdoutWriter(): { write(text: string): void; stream(): NodeJS.WriteStream } {
   let stream: NodeJS.WriteStream | undefined;
   const takeStream = (): NodeJS.WriteStream => {
@@ -36,7 +49,7 @@ function stdoutWriter(): { write(text: string): void; stream(): NodeJS.WriteStre
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === "EPIPE") process.exit(0);
-        if (code !== "EAGAIN") throw error;
+        if (code !== "EAGAIN") stdoutFailed(error as NodeJS.ErrnoException);
         takeStream().write(bytes.subarray(offset));
       }
     },
