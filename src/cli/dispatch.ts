@@ -14,6 +14,7 @@ import { resolveStoreUrl } from "../store/storeUrl.ts";
 import { closestName, closestOption } from "./didYouMean.ts";
 import { renderHelp } from "./help.ts";
 import { clearProgress, progressDelayError } from "./progress.ts";
+import { withCliFieldNames } from "./fieldNames.ts";
 import { reportError } from "./output.ts";
 
 
@@ -240,7 +241,7 @@ export async function dispatch(root: CommandGroup, argv: string[], io: CommandIo
     try {
       return await node.run({ commandPath, values: parsed.values as OptionValues, positionals: parsed.positionals, global, io });
     } catch (error) {
-      return reportError(io, global.json, error);
+      return reportError(io, global.json, withCliFieldNames(error, options));
     }
   }
   try {
@@ -254,7 +255,7 @@ export async function dispatch(root: CommandGroup, argv: string[], io: CommandIo
     return await node.run({ commandPath, values: parsed.values as OptionValues, positionals: parsed.positionals, global, io });
   } catch (error) {
     clearProgress(io);
-    return reportError(io, global.json, error);
+    return reportError(io, global.json, withCliFieldNames(error, options));
   } finally {
     clearProgress(io);
     await global.store?.close();

@@ -219,15 +219,15 @@ function ratio(hits: number, total: number): number {
 function validateOptions(options: AuditOptions): AuditSettings {
   const threshold = options.clusterThreshold ?? defaultClusterThreshold;
   if (!(threshold > clusterThresholdRange.above && threshold < clusterThresholdRange.below)) {
-    throw inputError("invalid_option", `--cluster-threshold must be a number in (0, 1) (a cosine distance), got ${threshold}`, { field: "--cluster-threshold" });
+    throw inputError("invalid_option", `\`cluster_threshold\` must be a number in (0, 1) (a cosine distance), got ${threshold}`, { field: "cluster_threshold" });
   }
   const maxRecords = options.maxRecords ?? defaultMaxRecords;
   if (!Number.isInteger(maxRecords) || maxRecords < 1) {
-    throw inputError("invalid_option", `--max-records must be an integer >= 1, got ${maxRecords}`, { field: "--max-records" });
+    throw inputError("invalid_option", `\`max_records\` must be an integer >= 1, got ${maxRecords}`, { field: "max_records" });
   }
   const strategy = options.strategy ?? "medoid";
   if (strategy !== "medoid" && strategy !== "exemplar") {
-    throw inputError("invalid_option", `--strategy must be one of medoid, exemplar, got ${JSON.stringify(strategy)}`, { field: "--strategy" });
+    throw inputError("invalid_option", `\`strategy\` must be one of medoid, exemplar, got ${JSON.stringify(strategy)}`, { field: "strategy" });
   }
   return { clusterThreshold: threshold, wholeLog: options.wholeLog ?? false, strategy, maxRecords, embeddingDim: options.embeddingDim ?? defaultEmbeddingDim };
 }

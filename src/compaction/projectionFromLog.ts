@@ -76,8 +76,8 @@ export function auditJson(report: CompactionAuditReport): JsonObject {
 function parseStrategy(value: string | undefined): RequestedStrategy {
   const strategy = value ?? "medoid";
   if (!(projectionStrategies as readonly string[]).includes(strategy)) {
-    throw inputError("invalid_option", `--strategy must be one of ${projectionStrategies.join(", ")}, got ${JSON.stringify(strategy)}`, {
-      field: "--strategy",
+    throw inputError("invalid_option", `\`strategy\` must be one of ${projectionStrategies.join(", ")}, got ${JSON.stringify(strategy)}`, {
+      field: "strategy",
       expected: projectionStrategies.join("|"),
     });
   }
@@ -105,7 +105,7 @@ export async function writeProjectionFromLog(logPath: string, outputPath: string
   const strategy = parseStrategy(options.strategy);
   const maxRecords = options.maxRecords ?? defaultProjectionMaxRecords;
   if (!Number.isSafeInteger(maxRecords) || maxRecords < 1) {
-    throw inputError("invalid_option", `--max-records must be an integer >= 1, got ${maxRecords}`, { field: "--max-records", expected: "integer >= 1" });
+    throw inputError("invalid_option", `\`max_records\` must be an integer >= 1, got ${maxRecords}`, { field: "max_records", expected: "integer >= 1" });
   }
   const purpose = purposeProfile(options.purpose);
   checkLog(logPath);

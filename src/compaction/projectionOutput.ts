@@ -20,7 +20,7 @@ import { citationUri } from "../eventloom/citation.ts";
 import { inputError } from "../errors.ts";
 import { type CompactionProjection, loadProjectionArtifact, projectionArtifactSuffix } from "../retrieval/projectionArtifact.ts";
 
-const field = "--projection-output";
+const field = "projection_output";
 
 export interface ProjectionOutputTarget {
   /** The real path the artifact is written to (directory symlinks and a symlinked name resolved). */
@@ -43,7 +43,7 @@ function quoted(file: string): string {
 }
 
 function refuse(code: string, outputPath: string, reason: string, hint?: string): never {
-  throw inputError(code, `${field} ${quoted(outputPath)} ${reason}`, { field, hint });
+  throw inputError(code, `\`${field}\` ${quoted(outputPath)} ${reason}`, { field, hint });
 }
 
 interface ProtectedFile {
@@ -143,7 +143,7 @@ export function resolveProjectionOutput(logPath: string, outputPath: string, opt
     const sameInode = stat !== undefined && stat.dev === guarded.dev && stat.ino === guarded.ino;
     if (guarded.real === file || sameInode) {
       const alias = guarded.real === file && file === absolute ? "is" : `is an alias of`;
-      throw inputError("protected_file", `${field} ${quoted(outputPath)} ${alias} ${describeProtected(guarded, logReal)}`, {
+      throw inputError("protected_file", `\`${field}\` ${quoted(outputPath)} ${alias} ${describeProtected(guarded, logReal)}`, {
         field,
         expected,
         hint: "name a new *.compaction.json file, e.g. under <root>/projections/",

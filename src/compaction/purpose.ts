@@ -273,11 +273,11 @@ export const purposeNames: readonly string[] = [...presets.keys()];
  * @example
  * purposeProfile("security").retain // ["security_findings", "mitigations", ...]
  */
-export function purposeProfile(name: string | undefined, field = "--purpose"): PurposeProfile {
+export function purposeProfile(name: string | undefined, field = "purpose"): PurposeProfile {
   const key = (name ?? "general").trim().toLowerCase().replaceAll(" ", "-");
   const profile = presets.get(key);
   if (profile === undefined) {
-    throw inputError("invalid_purpose", `${field} ${JSON.stringify(name)} is not a purpose profile; expected one of ${purposeNames.join(", ")}`, {
+    throw inputError("invalid_purpose", `\`${field}\` ${JSON.stringify(name)} is not a purpose profile; expected one of ${purposeNames.join(", ")}`, {
       field,
       expected: purposeNames.join("|"),
       actual: String(name),

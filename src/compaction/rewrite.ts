@@ -228,7 +228,7 @@ function sessionOf(file: string, field: string): string {
   const base = path.basename(file);
   const sessionId = sessionIdOfPath(file);
   if (!base.endsWith(".jsonl") || sessionId === base) {
-    throw inputError("invalid_log_name", `Cannot compact into ${JSON.stringify(file)}: ${field} must name a <session id>.jsonl file`, {
+    throw inputError("invalid_log_name", `Cannot compact into ${JSON.stringify(file)}: ${field === "LOG" ? field : `\`${field}\``} must name a <session id>.jsonl file`, {
       field,
       expected: "<session id>.jsonl",
     });
@@ -262,7 +262,7 @@ function planRewrite(logPath: string, options: RewriteOptions): RewritePlan {
   const ops = options.fileOps ?? nodeFileOps;
   const snapshotEvery = options.snapshotEvery ?? defaultSnapshotEvery;
   if (!Number.isSafeInteger(snapshotEvery) || snapshotEvery < 1) {
-    throw inputError("invalid_option", `--snapshot-every must be an integer >= 1, got ${snapshotEvery}`, { field: "--snapshot-every" });
+    throw inputError("invalid_option", `\`snapshot_every\` must be an integer >= 1, got ${snapshotEvery}`, { field: "snapshot_every" });
   }
   let stat: fs.Stats;
   try {
@@ -274,15 +274,15 @@ function planRewrite(logPath: string, options: RewriteOptions): RewritePlan {
   const inPlace = options.outputPath === undefined || path.resolve(options.outputPath) === path.resolve(logPath);
   // In place, a symlinked log is rewritten where it really lives; the link stays a link.
   const outputPath = inPlace ? (fs.lstatSync(logPath).isSymbolicLink() ? fs.realpathSync(logPath) : logPath) : options.outputPath!;
-  const outputSession = sessionOf(outputPath, inPlace ? "LOG" : "--output");
+  const outputSession = sessionOf(outputPath, inPlace ? "LOG" : "output");
   if (!inPlace) {
     if (fs.existsSync(outputPath)) {
       throw inputError("output_exists", `Cannot compact into ${outputPath}: it already exists; compaction never overwrites another log`, {
-        field: "--output",
+        field: "output",
       });
     }
     if (!fs.existsSync(path.dirname(path.resolve(outputPath)))) {
-      throw inputError("invalid_output", `Cannot compact into ${outputPath}: its directory does not exist`, { field: "--output" });
+      throw inputError("invalid_output", `Cannot compact into ${outputPath}: its directory does not exist`, { field: "output" });
     }
   }
   return { logPath, ops, snapshotEvery, mode: stat.mode & 0o777, inPlace, outputPath, outputSession, tempPath: `${outputPath}.compact.tmp` };

@@ -80,13 +80,13 @@ export function handoffSummary(events: EventRecord[]): HandoffSummary {
 export function validateWindow(window: ReplayWindow): void {
   const { fromSeq, toSeq } = window;
   if (fromSeq !== undefined && (!Number.isInteger(fromSeq) || fromSeq < 1)) {
-    throw inputError("invalid_from_seq", `--from-seq must be an integer >= 1, got ${fromSeq}`, { field: "from_seq" });
+    throw inputError("invalid_from_seq", `\`from_seq\` must be an integer >= 1, got ${fromSeq}`, { field: "from_seq" });
   }
   if (toSeq !== undefined && (!Number.isInteger(toSeq) || toSeq < 1)) {
-    throw inputError("invalid_to_seq", `--to-seq must be an integer >= 1, got ${toSeq}`, { field: "to_seq" });
+    throw inputError("invalid_to_seq", `\`to_seq\` must be an integer >= 1, got ${toSeq}`, { field: "to_seq" });
   }
   if (fromSeq !== undefined && toSeq !== undefined && fromSeq > toSeq) {
-    throw inputError("invalid_window", `--from-seq ${fromSeq} is after --to-seq ${toSeq}`, { field: "from_seq" });
+    throw inputError("invalid_window", `\`from_seq\` ${fromSeq} is after \`to_seq\` ${toSeq}`, { field: "from_seq" });
   }
 }
 

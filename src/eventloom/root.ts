@@ -97,7 +97,7 @@ export function checkRootWritable(root: string): void {
     fs.accessSync(found.path, fs.constants.W_OK);
   } catch (error) {
     const target = found.path === path.resolve(root) ? `the Eventloom root ${root}` : `${found.path} (to create the Eventloom root ${root})`;
-    throw ioError("unwritable_root", `Cannot write to ${target}: ${fileSystemReason(error)}`, { field: "--eventloom-path" });
+    throw ioError("unwritable_root", `Cannot write to ${target}: ${fileSystemReason(error)}`, { field: "eventloom_path" });
   }
 }
 

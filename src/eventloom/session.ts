@@ -101,7 +101,7 @@ export function sessionLogsUnderRoot(root: string): string[] {
   try {
     names = fs.readdirSync(root);
   } catch {
-    throw inputError("unreadable_root", `Cannot list logs: the Eventloom root ${root} does not exist`, { field: "--eventloom-path" });
+    throw inputError("unreadable_root", `Cannot list logs: the Eventloom root ${root} does not exist`, { field: "eventloom_path" });
   }
   return names.filter((name) => name.endsWith(".jsonl")).sort().map((name) => path.join(root, name));
 }

@@ -13,7 +13,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { displayJson } from "../canonical/displayJson.ts";
-import { ExitCode, isZaxyError } from "../errors.ts";
+import { ExitCode, fieldsNamedBy, isZaxyError } from "../errors.ts";
 
 /** The base codes, or a library error's own code (`integrity_failure`, `lock_timeout`, ...). */
 export type ToolErrorCode = "invalid_request" | "unknown_tool" | "internal_error" | (string & {});
@@ -47,9 +47,11 @@ export function toolErrorResult(error: ToolError): CallToolResult {
  * (`invalid_request`); other `ZaxyError`s keep their own code (a failed check or an I/O failure
  * is neither bad input nor a bug); anything else is `internal_error` (message kept, stack not).
  */
-export function toToolError(error: unknown, toolName: string): ToolError {
-  if (error instanceof ToolError) return error;
-  if (isZaxyError(error)) {
+export function toToolError(thrown: unknown, toolName: string): ToolError {
+  if (thrown instanceof ToolError) return thrown;
+  if (isZaxyError(thrown)) {
+    // MCP arguments are the library's field keys, so only the quotes go.
+    const error = fieldsNamedBy(thrown, () => undefined);
     if (error.exitCode === ExitCode.badInput) {
       const field = error.details.field;
       const remediation =
@@ -70,7 +72,7 @@ export function toToolError(error: unknown, toolName: string): ToolError {
       error.hint ?? `Retry ${toolName}; if it keeps failing, check the Eventloom directory and the server's stderr.`,
     );
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = thrown instanceof Error ? thrown.message : String(thrown);
   return new ToolError(
     "internal_error",
     `${toolName} failed: ${message}`,

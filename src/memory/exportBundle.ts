@@ -87,7 +87,7 @@ async function signingKey(root: string, keyFile: string | undefined): Promise<{ 
     const bytes = fs.readFileSync(file);
     der = pemToDer(bytes.toString("latin1")) ?? new Uint8Array(bytes.byteLength).map((_, i) => bytes[i]);
   } else if (keyFile !== undefined) {
-    throw inputError("invalid_request", `--key ${keyFile} does not exist`, { field: "--key" });
+    throw inputError("invalid_request", `\`key\` ${keyFile} does not exist`, { field: "key" });
   } else {
     const pair = await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"]) as CryptoKeyPair;
     der = new Uint8Array(await crypto.subtle.exportKey("pkcs8", pair.privateKey));
@@ -102,7 +102,7 @@ async function signingKey(root: string, keyFile: string | undefined): Promise<{ 
   try {
     privateKey = await crypto.subtle.importKey("pkcs8", der, { name: "Ed25519" }, true, ["sign"]);
   } catch {
-    throw inputError("invalid_request", `${file} is not an Ed25519 private key (PKCS#8 DER or PEM)`, { field: "--key" });
+    throw inputError("invalid_request", `${file} is not an Ed25519 private key (PKCS#8 DER or PEM)`, { field: "key" });
   }
   // The public half: a JWK of the private key carries it as `x`.
   const jwk = await crypto.subtle.exportKey("jwk", privateKey) as JsonWebKey;
@@ -267,7 +267,7 @@ export function keyIdOfPublicKeyFile(file: string): string {
   try {
     bytes = fs.readFileSync(file);
   } catch (error) {
-    throw inputError("invalid_request", `Cannot read --public-key ${file}: ${fileSystemReason(error)}`, { field: "--public-key" });
+    throw inputError("invalid_request", `Cannot read \`public_key\` ${file}: ${fileSystemReason(error)}`, { field: "public_key" });
   }
   const text = bytes.toString("latin1").trim();
   const pem = /-----BEGIN PUBLIC KEY-----([\s\S]+?)-----END PUBLIC KEY-----/.exec(text);
@@ -276,7 +276,7 @@ export function keyIdOfPublicKeyFile(file: string): string {
   else if (bytes.length === 32) raw = new Uint8Array(bytes);
   else if (bytes.length === 44 && bytes[0] === 0x30) raw = new Uint8Array(bytes).slice(-32);
   else raw = new Uint8Array(Buffer.from(text, "base64"));
-  if (raw.length !== 32) throw inputError("invalid_request", `--public-key ${file} is not an Ed25519 public key`, { field: "--public-key" });
+  if (raw.length !== 32) throw inputError("invalid_request", `\`public_key\` ${file} is not an Ed25519 public key`, { field: "public_key" });
   return sha256Hex(raw).slice(0, 16);
 }
 

@@ -139,7 +139,7 @@ export function writeProjectionArtifact(projection: CompactionProjection, file: 
     writeFileAtomic(file, text, { createDirectories: options.createDirectories !== false });
   } catch (error) {
     throw ioError("projection_write_failed", `Cannot write compaction projection ${file}: ${error instanceof Error ? error.message : String(error)}`, {
-      field: "--projection-output",
+      field: "projection_output",
     });
   }
   return file;

@@ -42,7 +42,7 @@ export function mirrorRootOf(root: string, url: StoreUrl): string {
  */
 export async function openActiveStore(url: StoreUrl, localRoot: string, env: Record<string, string | undefined>, warn: (message: string) => void, options: { requestId?: string } = {}): Promise<ActiveStore> {
   const problem = options.requestId === undefined ? undefined : requestIdProblem(options.requestId);
-  if (problem !== undefined) throw inputError("invalid_request_id", `Cannot use --request-id: ${problem}`, { field: "--request-id" });
+  if (problem !== undefined) throw inputError("invalid_request_id", `Cannot use \`request_id\`: ${problem}`, { field: "request_id" });
   const request: AppendRequest = { id: options.requestId ?? generatedRequestId() };
   const client = openStoreClient(url, env, warn);
   let schemaVersion: number;
@@ -59,7 +59,7 @@ export async function openActiveStore(url: StoreUrl, localRoot: string, env: Rec
     if (!fs.existsSync(marker)) fs.writeFileSync(marker, JSON.stringify({ schema: "zaxy.store_mirror.v1", store: url.redacted, note: "a cache of the store's threads; safe to delete" }, null, 2) + "\n");
   } catch (error) {
     await client.close();
-    throw ioError("unwritable_root", `Cannot create the local copy of the store under ${localRoot}: ${fileSystemReason(error)}`, { field: "--eventloom-path" });
+    throw ioError("unwritable_root", `Cannot create the local copy of the store under ${localRoot}: ${fileSystemReason(error)}`, { field: "eventloom_path" });
   }
   redirectConfig(mirrorRoot, localRoot);
   bindThreadStore(mirrorRoot, storeThreadStore(client, mirrorRoot, schemaVersion, request));

@@ -303,7 +303,7 @@ export async function exportThread(
     const fetched = await fetchVerifiedThread(client, thread, scratch, { progress, anchor });
     if (fetched.rows === 0) {
       throw inputError("unknown_session", `Session ${JSON.stringify(thread)} has no events in the store ${client.url.redacted}`, {
-        field: "--session-id",
+        field: "session_id",
         hint: "`zaxy store status` lists the store's threads",
       });
     }
@@ -320,7 +320,7 @@ export async function exportThread(
       try {
         fs.renameSync(scratch.file, target.output);
       } catch (error) {
-        throw ioError("write_failed", `Cannot write ${target.output}: ${fileSystemReason(error)}`, { field: "--output" });
+        throw ioError("write_failed", `Cannot write ${target.output}: ${fileSystemReason(error)}`, { field: "output" });
       }
       renamed = true;
       fs.chmodSync(target.output, 0o644 & ~process.umask());
@@ -503,7 +503,7 @@ export async function importLogFile(client: StoreClient, file: string, thread: s
             compared++;
             if (stored === undefined || Buffer.compare(stored, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) !== 0) {
               throw inputError("session_exists", `Refusing to import ${file} as session ${JSON.stringify(thread)}: the store already holds that session with ${present} events, and its event ${position} is not the file's. Nothing was written.`, {
-                field: "--session-id",
+                field: "session_id",
                 hint: "import it under another --session-id",
               });
             }
@@ -518,7 +518,7 @@ export async function importLogFile(client: StoreClient, file: string, thread: s
         }
         if (present > events) {
           throw inputError("session_exists", `Refusing to import ${file} as session ${JSON.stringify(thread)}: the store already holds that session with ${present} events, more than the file's ${events}. Nothing was written.`, {
-            field: "--session-id",
+            field: "session_id",
             hint: "import it under another --session-id",
           });
         }

@@ -98,12 +98,12 @@ test("near-identical events sharing one identity are safe; unrelated events stay
   assert.equal(mixed.nearest_neighbour_preservation, 1);
 });
 
-test("--whole-log treats the log as one cluster; thresholds outside (0, 1) are rejected naming the flag", async () => {
+test("--whole-log treats the log as one cluster; thresholds outside (0, 1) are rejected naming the field", async () => {
   const log = await logOf([...serviceDocs.slice(0, 2), { path: "src/parser.ts", content: "tokenizer rewrite" }]);
   const whole = await auditLog(log, { wholeLog: true });
   assert.equal(whole.cluster_count, 1);
   assert.equal(whole.cluster_threshold, null);
   for (const bad of [0, 1, -0.1, 1.5, Number.NaN]) {
-    await assert.rejects(auditLog(log, { clusterThreshold: bad }), (e: Error & { details?: { field?: string } }) => e.details?.field === "--cluster-threshold");
+    await assert.rejects(auditLog(log, { clusterThreshold: bad }), (e: Error & { details?: { field?: string } }) => e.details?.field === "cluster_threshold" && e.message.startsWith("`cluster_threshold` must be a number in (0, 1)"));
   }
 });

@@ -239,11 +239,11 @@ describe("purpose profiles", () => {
     assert.deepEqual(projection.records[0].purpose_reasons, ["purpose_retained"]);
   });
 
-  test("an unknown purpose is bad input naming --purpose and the valid profiles", () => {
+  test("an unknown purpose is bad input naming the purpose field and the valid profiles", () => {
     assert.throws(() => purposeProfile("marketing"), (error: unknown) => {
       assert.ok(isZaxyError(error));
       assert.equal(error.exitCode, 2);
-      assert.match(error.message, /--purpose "marketing" is not a purpose profile; expected one of general, coding, .*executive, coordinate/);
+      assert.match(error.message, /^`purpose` "marketing" is not a purpose profile; expected one of general, coding, .*executive, coordinate/);
       return true;
     });
     assert.equal(purposeNames.length, 12);

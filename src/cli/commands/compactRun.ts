@@ -75,7 +75,7 @@ export function parseCompactFlags(ctx: CommandContext): CompactFlags {
   if (booleanOption(ctx, "ndjson") && !flags.audit) {
     throw inputError("usage", "zaxy compact: --ndjson applies to --audit only (its clusters, one per line)", { field: "--ndjson" });
   }
-  if (flags.purpose !== undefined) purposeProfile(flags.purpose, "--purpose");
+  if (flags.purpose !== undefined) purposeProfile(flags.purpose);
   if (flags.wholeLog && flags.clusterThreshold !== undefined) {
     throw inputError("usage", "zaxy compact: --whole-log and --cluster-threshold contradict each other (one cluster, or clusters by distance)", { field: "--cluster-threshold" });
   }
