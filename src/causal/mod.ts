@@ -20,7 +20,6 @@ export * from "../events/causalTaxonomy.ts";
 export * from "../events/causalEdge.ts";
 export * from "../events/outcomeExplained.ts";
 export * from "../folds/causalEdges.ts";
-export * from "../folds/continueCausalEdges.ts";
 export * from "./traversal.ts";
 export * from "./causalQuery.ts";
 export * from "./checkoutFeature.ts";

@@ -15,6 +15,7 @@ import { citationUri } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { EntityRow, PlainJson, RelationRow, SessionGraphRows } from "../projection/types.ts";
 import { causalAuthorityStatuses, type CausalRelationType, causalRelationOfLabel, causalReviewStatuses, defaultCausalReviewStatus, nonAuthoritative } from "../events/causalTaxonomy.ts";
+import { type SessionFold, wholeLogTail } from "./sessionFold.ts";
 
 export interface CausalEdge {
   relation: RelationRow;
@@ -53,34 +54,66 @@ function statusOf(evidence: { [key: string]: PlainJson }, key: string, fallback:
 }
 
 /**
- * The session's causal edges in projection order.
+ * The session's causal edges in projection order: the causal-edge fold over the whole log.
  *
  * @param events the session's verified events: the citation names the thread of the relation's
  *   source event (as retrieval's citations do), falling back to `sessionId`.
+ * @example
+ * causalEdges("default", rows, events).map((edge) => edge.citation)
  */
-export function causalEdges(sessionId: string, rows: SessionGraphRows, events: readonly EventRecord[]): CausalEdge[] {
-  // Checkout calls this on every read: most sessions have no causal relation, so look for one
-  // before indexing the entities.
-  const candidates: Array<{ relation: RelationRow; relationType: CausalRelationType }> = [];
-  for (const relation of rows.relations) {
-    if (relation.validTo !== null) continue;
-    const relationType = causalRelationOfLabel(relation.relationType);
-    if (relationType !== undefined) candidates.push({ relation, relationType });
-  }
-  if (candidates.length === 0) return [];
-  const currentEntities = new Map<string, EntityRow>();
-  for (const entity of rows.entities) if (entity.validTo === null) currentEntities.set(entity.nodeKey, entity);
-  const edges: CausalEdge[] = [];
-  const eventAt = (seq: number): EventRecord | undefined => events[seq - 1];
-  for (const { relation, relationType } of candidates) {
-    const source = currentEntities.get(relation.sourceKey);
-    const target = currentEntities.get(relation.targetKey);
-    if (source === undefined || target === undefined) continue;
-    const edge = causalEdgeOf(sessionId, relation, relationType, source, target, eventAt);
-    if (edge !== undefined) edges.push(edge);
-  }
-  return edges;
+export function causalEdges(sessionId: string, rows: SessionGraphRows, events: readonly EventRecord[]): readonly CausalEdge[] {
+  return causalEdgesFold.apply(causalEdgesFold.empty(), wholeLogTail(sessionId, rows, events));
 }
+
+/**
+ * The causal edges continued over a tail: from the edges at a base head and what the tail
+ * changed in the graph, the edges at the new head — the same edges, objects and order as over
+ * the whole log.
+ *
+ * Why the base edges are enough state: an edge's conditions are fixed by its relation row,
+ * except that the relation and both endpoint versions must be current. A tail can only close
+ * rows, never reopen one (a restated entity gets a new version), so a base relation that made no
+ * edge at the base never makes one later, and a base edge stays until the tail closes its
+ * relation or one of its versions. The projection appends relations in order, so the tail's new
+ * relations come after every base relation: their edges go last, in relation order. Stored as
+ * the edges themselves (a JSON round trip keeps their key order).
+ */
+export const causalEdgesFold: SessionFold<readonly CausalEdge[], CausalEdge[]> = {
+  name: "causal_edges",
+  empty: () => [],
+  apply(base, { sessionId, changes, lookups }) {
+    const closedEntityKeys = new Set(changes.closedEntities.map((closed) => closed.nodeKey));
+    const closedRelationKeys = new Set(changes.closedRelations.map((closed) => closed.relKey));
+    const edges = closedEntityKeys.size === 0 && closedRelationKeys.size === 0 ? [...base] : base.filter((edge) =>
+      !closedRelationKeys.has(edge.relation.relKey) && !closedEntityKeys.has(edge.source.nodeKey) && !closedEntityKeys.has(edge.target.nodeKey)
+    );
+    // Checkout continues this on every read: most sessions have no causal relation, so the new
+    // versions are indexed only once a causal relation needs its endpoints.
+    let newEntities: Map<string, EntityRow> | undefined;
+    const currentVersion = (nodeKey: string): EntityRow | undefined => {
+      newEntities ??= new Map(changes.newEntities.map((entity) => [entity.nodeKey, entity]));
+      const created = newEntities.get(nodeKey);
+      if (created !== undefined) return created.validTo === null ? created : undefined;
+      if (closedEntityKeys.has(nodeKey)) return undefined;
+      const stored = lookups.baseEntity(nodeKey);
+      return stored?.validTo === null ? stored : undefined;
+    };
+    const eventAt = (seq: number) => lookups.event(seq);
+    for (const relation of changes.newRelations) {
+      if (relation.validTo !== null) continue;
+      const relationType = causalRelationOfLabel(relation.relationType);
+      if (relationType === undefined) continue;
+      const source = currentVersion(relation.sourceKey);
+      const target = currentVersion(relation.targetKey);
+      if (source === undefined || target === undefined) continue;
+      const edge = causalEdgeOf(sessionId, relation, relationType, source, target, eventAt);
+      if (edge !== undefined) edges.push(edge);
+    }
+    return edges;
+  },
+  encode: (edges) => [...edges],
+  decode: (edges) => edges,
+};
 
 /**
  * The edge a current `causal_*` relation between two current versions makes, or undefined when

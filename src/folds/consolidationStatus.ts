@@ -20,6 +20,7 @@ import type { EventRecord } from "../eventloom/envelope.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { type CandidateReview, candidateStanding } from "../events/candidateStanding.ts";
 import { candidateCreatedType, candidateReviewedType } from "../events/consolidationEvents.ts";
+import type { SessionFold } from "./sessionFold.ts";
 
 export const rollbackEventType = "memory.rolled_back";
 /** memory/invalidate.ts writes it; named here so the replay does not import the write path. */
@@ -123,55 +124,44 @@ function close(candidate: CandidateState, step: { invalidAt: string; seq: number
   candidate.invalidatedSeq = step.seq;
 }
 
-/** Replays the consolidation events of a session. */
+/**
+ * Replays the consolidation events of a session: the candidates are the candidate fold over the
+ * whole log; the counts the status document reports are tallied beside it.
+ */
 export function replayConsolidation(events: readonly EventRecord[]): ConsolidationReplay {
-  const candidates = new Map<string, CandidateState>();
+  const candidates = continueConsolidationCandidates([], events);
   const rolledBackTargets = new Set<string>();
   let reviewCount = 0;
   let duplicateCandidateCount = 0;
   let rollbackCount = 0;
   for (const event of events) {
     const step = consolidationStepOf(event);
-    if (step === undefined) continue;
-    if (step.kind === "created") {
-      const existing = candidates.get(step.candidate.candidateId);
-      if (existing === undefined) candidates.set(step.candidate.candidateId, step.candidate);
-      else {
-        duplicateCandidateCount++;
-        reopen(existing);
-      }
-    } else if (step.kind === "reviewed") {
-      const candidate = candidates.get(step.candidateId);
-      if (candidate === undefined) continue;
-      reviewCount++;
-      candidate.reviews.push(step.review);
-    } else if (step.kind === "invalidated") {
-      const candidate = candidates.get(step.candidateId);
-      if (candidate !== undefined) close(candidate, step);
-    } else {
+    if (step?.kind === "created") {
+      // The first creation of an id made the candidate; any other one is a duplicate.
+      const first = candidates.get(step.candidate.candidateId)!;
+      if (first.createdSeq !== event.seq || first.createdHash !== event.hash) duplicateCandidateCount++;
+    } else if (step?.kind === "rolled_back") {
       rolledBackTargets.add(step.target);
       rollbackCount++;
     }
   }
-  // A rollback may come after later reviews; mark afterwards so order does not matter.
-  for (const candidate of candidates.values()) {
-    for (const review of candidate.reviews) review.rolledBack = rolledBackTargets.has(refKey(review.seq, review.hash));
-  }
+  // A review counts when its candidate was known, which is when the fold kept it.
+  for (const candidate of candidates.values()) reviewCount += candidate.reviews.length;
   return { candidates, reviewCount, duplicateCandidateCount, rollbackCount, rolledBackTargets };
 }
 
 /**
- * `replayConsolidation(events).candidates` of a whole log, continued from its first events'
- * candidates (`base`, as the read model stores them) over the remaining events (`tail`): equal
- * to the whole replay's, candidates in creation order, reviews and their rollback marks included.
- * `base` is not modified; a candidate the tail changes is copied.
+ * The candidates of a log whose first events gave `base` (as the read model stores them),
+ * continued over the remaining events (`tail`): equal to the candidates of the whole log, in
+ * creation order, reviews and their rollback marks included. `base` is not modified; a candidate
+ * the tail changes is copied.
  *
  * The stored candidates are enough state: their reviews carry seq, hash and rollback mark, so a
  * tail rollback of a base review is marked here. A base rollback cannot target a tail review: a
  * tail event's hash covers, through `prev_hash`, the base rollback itself.
  *
  * @example
- * continueConsolidationCandidates(manifest.folds.consolidation_candidates, tail)
+ * continueConsolidationCandidates(replayConsolidation(events.slice(0, k)).candidates, events.slice(k))
  */
 export function continueConsolidationCandidates(base: Iterable<readonly [string, CandidateState]>, tail: readonly EventRecord[]): Map<string, CandidateState> {
   const candidates = new Map<string, CandidateState>(base);
@@ -214,6 +204,15 @@ export function continueConsolidationCandidates(base: Iterable<readonly [string,
   }
   return candidates;
 }
+
+/** The consolidation candidates as a session fold; stored as the `[id, candidate]` entries in creation order. */
+export const consolidationCandidatesFold: SessionFold<ReadonlyMap<string, CandidateState>, Array<[string, CandidateState]>> = {
+  name: "consolidation_candidates",
+  empty: () => new Map(),
+  apply: (base, tail) => continueConsolidationCandidates(base, tail.events),
+  encode: (candidates) => [...candidates],
+  decode: (entries) => new Map(entries),
+};
 
 /** When the candidate's validity window closed: its creation payload's `valid_to`, else its invalidation's `invalid_at`. */
 export function candidateValidTo(candidate: CandidateState): string | null {

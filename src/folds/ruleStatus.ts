@@ -8,6 +8,7 @@
 import { intField, isJsonObject, stringField } from "../canonical/mod.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { ruleGeneratedEventType, ruleProposedEventType } from "../events/ruleEvents.ts";
+import { type SessionFold, wholeLogTail } from "./sessionFold.ts";
 
 const rolledBackEventType = "memory.rolled_back";
 
@@ -74,48 +75,44 @@ export function replayRules(events: readonly EventRecord[]): RuleState[] {
 
 /**
  * Seqs of rule events that must not reach a checkout: pending (gate-withheld) and rolled-back
- * rules. Their graph entities and raw events both cite these seqs.
+ * rules, ascending. Their graph entities and raw events both cite these seqs.
+ *
+ * @example
+ * withheldRuleEventSeqs(events).has(seq)
  */
-export function withheldRuleEventSeqs(events: readonly EventRecord[]): Set<number> {
-  const out = new Set<number>();
-  for (const rule of replayRules(events)) if (rule.reviewStatus !== "active") out.add(rule.seq);
-  return out;
+export function withheldRuleEventSeqs(events: readonly EventRecord[]): ReadonlySet<number> {
+  // The rule fold reads only events (and looks them up by seq): no session id or rows needed.
+  return withheldRuleSeqsFold.apply(withheldRuleSeqsFold.empty(), wholeLogTail("", null, events));
 }
-
 
 /**
- * `withheldRuleEventSeqs` of a whole log, continued from its first events' result (`base`, as
- * the read model stores it) over the remaining events (`tail`); equal to the whole fold, set
- * order (ascending seq) included.
- *
- * The stored result is enough state: a tail `memory.rule.proposed` is withheld; a tail
- * `memory.rolled_back` withholds the rule event it targets, which `eventAt` looks up (base or
- * tail) to check that it is a rule event with that hash. A base rollback cannot target a tail
- * event: a tail event's hash covers, through `prev_hash`, the base rollback itself.
- *
- * @param eventAt the event with this seq in the log at the new head, or undefined.
- * @example
- * continueWithheldRuleEventSeqs(manifest.folds.withheld_rule_seqs, tail, (seq) => events[seq - 1])
+ * The withheld rule seqs, continued over a tail: a tail `memory.rule.proposed` is withheld; a
+ * tail `memory.rolled_back` withholds the rule event it targets, which the event lookup finds
+ * (base or tail) to check that it is a rule event with that hash. The state alone is enough: a
+ * base rollback cannot target a tail event, since a tail event's hash covers, through
+ * `prev_hash`, the base rollback itself. Stored as the seqs, ascending.
  */
-export function continueWithheldRuleEventSeqs(
-  base: Iterable<number>,
-  tail: readonly EventRecord[],
-  eventAt: (seq: number) => EventRecord | undefined,
-): Set<number> {
-  const withheld = new Set(base);
-  let added = false;
-  for (const event of tail) {
-    let seq: number | undefined;
-    if (event.type === ruleProposedEventType) seq = event.seq;
-    else {
-      const target = rollbackTargetOf(event);
-      const targeted = target === undefined ? undefined : eventAt(target.seq);
-      if (targeted !== undefined && targeted.seq === target!.seq && targeted.hash === target!.hash && isRuleEventType(targeted.type)) seq = targeted.seq;
+export const withheldRuleSeqsFold: SessionFold<ReadonlySet<number>, number[]> = {
+  name: "withheld_rule_seqs",
+  empty: () => new Set(),
+  apply(base, tail) {
+    const withheld = new Set(base);
+    let added = false;
+    for (const event of tail.events) {
+      let seq: number | undefined;
+      if (event.type === ruleProposedEventType) seq = event.seq;
+      else {
+        const target = rollbackTargetOf(event);
+        const targeted = target === undefined ? undefined : tail.lookups.event(target.seq);
+        if (targeted !== undefined && targeted.seq === target!.seq && targeted.hash === target!.hash && isRuleEventType(targeted.type)) seq = targeted.seq;
+      }
+      if (seq === undefined || withheld.has(seq)) continue;
+      withheld.add(seq);
+      added = true;
     }
-    if (seq === undefined || withheld.has(seq)) continue;
-    withheld.add(seq);
-    added = true;
-  }
-  // The whole fold adds rules in seq order; a rolled-back base rule lands among the others.
-  return added ? new Set([...withheld].sort((a, b) => a - b)) : withheld;
-}
+    // Rules are withheld in seq order; a rolled-back earlier rule lands among the others.
+    return added ? new Set([...withheld].sort((a, b) => a - b)) : withheld;
+  },
+  encode: (withheld) => [...withheld],
+  decode: (seqs) => new Set(seqs),
+};

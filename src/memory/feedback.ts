@@ -10,7 +10,7 @@
  *   [, score][, citation][, query][, reason][, purpose][, outcome]}`.
  *
  * Retrieval replays these events into a ranking nudge for the named entity
- * (retrieval/reinforcement.ts), so feedback changes the next `memory_query` and checkout.
+ * (folds/reinforcement.ts, retrieval/reinforcement.ts), so feedback changes the next `memory_query` and checkout.
  * The CLI (`zaxy memory feedback`) and MCP (`memory_feedback`) both call `recordFeedback`.
  *
  * @example
@@ -20,7 +20,7 @@
 import { fromJs, JsonNumber, type JsonObject } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
 import type { PlainJson } from "../projection/types.ts";
-import { feedbackEventType, normalizeFeedback, reinforcedEventType } from "../retrieval/reinforcement.ts";
+import { feedbackEventType, normalizeFeedback, reinforcedEventType } from "../folds/reinforcement.ts";
 import { recordEvents } from "./record.ts";
 
 export const feedbackValues = ["used", "helpful", "irrelevant"] as const;

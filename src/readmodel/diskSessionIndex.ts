@@ -13,8 +13,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { CausalEdge } from "../folds/causalEdges.ts";
-import type { CandidateState } from "../folds/consolidationStatus.ts";
+import { type SessionFolds, storedSessionFolds } from "../folds/sessionFolds.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { verifiedCheckpointPath, verifyWithCheckpoint } from "../eventloom/verifiedCheckpoint.ts";
 import { fileStamp, sha256OfFd, writeChunksAtomically } from "../platform/atomicFile.ts";
@@ -22,7 +21,7 @@ import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
 import type { EntityRow } from "../projection/types.ts";
 import type { Bm25Hit } from "../retrieval/bm25.ts";
 import type { Bm25Corpus } from "../retrieval/bm25Corpus.ts";
-import type { Neighbour, SessionFolds, SessionIndex } from "../retrieval/sessionIndex.ts";
+import type { Neighbour, SessionIndex } from "../retrieval/sessionIndex.ts";
 import { AdjacencyTable, adjacencyMagic } from "./adjacencyTable.ts";
 import { BinaryFile } from "../platform/binaryFile.ts";
 import { Bm25SegmentSet } from "./bm25Segment.ts";
@@ -33,30 +32,6 @@ import { type ReadModelFoldBase, readModelFoldBase } from "./readModelFoldBase.t
 import { ReadModelCorruptError } from "../platform/readModelError.ts";
 import { RelationTable, relationTableMagic } from "./relationTable.ts";
 import { SortedTable, sortedTableMagic } from "./sortedTable.ts";
-
-class StoredFolds implements SessionFolds {
-  private withheld?: ReadonlySet<number>;
-  private net?: ReadonlyMap<string, number>;
-  private candidates?: ReadonlyMap<string, CandidateState>;
-
-  constructor(private readonly folds: ReadModelManifest["folds"]) {}
-
-  withheldRuleSeqs(): ReadonlySet<number> {
-    return this.withheld ??= new Set(this.folds.withheld_rule_seqs);
-  }
-
-  reinforcement(): ReadonlyMap<string, number> {
-    return this.net ??= new Map(this.folds.reinforcement);
-  }
-
-  causalEdges(): readonly CausalEdge[] {
-    return this.folds.causal_edges;
-  }
-
-  consolidationCandidates(): ReadonlyMap<string, CandidateState> {
-    return this.candidates ??= new Map(this.folds.consolidation_candidates);
-  }
-}
 
 /**
  * Closes the files of an index nobody holds any more: a server drops evicted indexes without
@@ -86,7 +61,7 @@ class DiskSessionIndex implements SessionIndex {
     private readonly nodeKeys: SortedTable,
     private readonly manifest: ReadModelManifest,
   ) {
-    this.folds = new StoredFolds(manifest.folds);
+    this.folds = storedSessionFolds(manifest.folds);
     this.eventCount = events.count;
     this.entityCount = entities.count;
     let released = false;

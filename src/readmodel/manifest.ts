@@ -7,8 +7,7 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { CausalEdge } from "../folds/causalEdges.ts";
-import type { CandidateState } from "../folds/consolidationStatus.ts";
+import { sessionFoldRegistry, type StoredFoldState } from "../folds/sessionFolds.ts";
 import { derivedFileKey, derivedMac, derivedMacMatches } from "../eventloom/derivedKey.ts";
 import { projectionsDir } from "../projection/snapshot.ts";
 import type { ProjectionHead } from "../projection/types.ts";
@@ -47,12 +46,8 @@ export interface ReadModelManifest {
     node_keys: ReadModelFile;
   };
   relation_types: string[];
-  folds: {
-    withheld_rule_seqs: number[];
-    reinforcement: Array<[string, number]>;
-    causal_edges: CausalEdge[];
-    consolidation_candidates: Array<[string, CandidateState]>;
-  };
+  /** Each whole-session fold's state at the head, under its name (folds/sessionFolds.ts). */
+  folds: StoredFoldState;
 }
 
 export function readModelDir(root: string, sessionId: string): string {
@@ -129,9 +124,8 @@ export function readManifest(root: string, sessionId: string): ReadModelManifest
   if (!Number.isSafeInteger(head?.seq) || typeof head?.hash !== "string" || !Number.isSafeInteger(manifest.log_bytes)) {
     return { problem: "its manifest has no valid head" };
   }
-  const folds = manifest.folds;
-  if (!Array.isArray(manifest.relation_types) || !Array.isArray(folds?.withheld_rule_seqs) || !Array.isArray(folds?.reinforcement) ||
-    !Array.isArray(folds?.causal_edges) || !Array.isArray(folds?.consolidation_candidates)) {
+  const folds: Record<string, unknown> | undefined = manifest.folds;
+  if (!Array.isArray(manifest.relation_types) || !Object.values(sessionFoldRegistry).every((fold) => Array.isArray(folds?.[fold.name]))) {
     return { problem: "its manifest has no valid folds" };
   }
   return manifest;

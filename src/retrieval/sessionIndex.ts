@@ -6,29 +6,15 @@
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
 import type { EntityRow, RelationRow, SessionGraphRows } from "../projection/types.ts";
-import { type CausalEdge, causalEdges } from "../folds/causalEdges.ts";
-import { type CandidateState, replayConsolidation } from "../folds/consolidationStatus.ts";
-import { withheldRuleEventSeqs } from "../folds/ruleStatus.ts";
+import { RegistrySessionFolds, type SessionFolds, wholeLogFoldSource } from "../folds/sessionFolds.ts";
 import { type Bm25Hit, Bm25Index } from "./bm25.ts";
 import type { Bm25Corpus } from "./bm25Corpus.ts";
-import { reinforcementByEntity } from "./reinforcement.ts";
+
+export type { SessionFolds };
 
 export interface Neighbour {
   entity: number;
   relationType: string;
-}
-
-/**
- * Folds over a whole session that retrieval and the checkout features read: which rule events
- * are withheld, the net feedback per entity, the causal edges and the consolidation replay. The
- * in-memory index computes them from its events and rows on first use; the on-disk read model
- * (readmodel/) stores them with the head they were computed at.
- */
-export interface SessionFolds {
-  withheldRuleSeqs(): ReadonlySet<number>;
-  reinforcement(): ReadonlyMap<string, number>;
-  causalEdges(): readonly CausalEdge[];
-  consolidationCandidates(): ReadonlyMap<string, CandidateState>;
 }
 
 /**
@@ -100,33 +86,10 @@ export function rawEventText(event: EventRecord): string {
   return parts.join(" ");
 }
 
-/** Whole-session folds computed from events and rows on first use, then remembered. */
-export class MemorySessionFolds implements SessionFolds {
-  private withheld?: ReadonlySet<number>;
-  private net?: ReadonlyMap<string, number>;
-  private edges?: readonly CausalEdge[];
-  private candidates?: ReadonlyMap<string, CandidateState>;
-
-  constructor(
-    private readonly sessionId: string,
-    private readonly rows: SessionGraphRows | null,
-    private readonly events: readonly EventRecord[],
-  ) {}
-
-  withheldRuleSeqs(): ReadonlySet<number> {
-    return this.withheld ??= withheldRuleEventSeqs(this.events);
-  }
-
-  reinforcement(): ReadonlyMap<string, number> {
-    return this.net ??= reinforcementByEntity(this.events);
-  }
-
-  causalEdges(): readonly CausalEdge[] {
-    return this.edges ??= this.rows === null ? [] : causalEdges(this.sessionId, this.rows, this.events);
-  }
-
-  consolidationCandidates(): ReadonlyMap<string, CandidateState> {
-    return this.candidates ??= replayConsolidation(this.events).candidates;
+/** The folds of a whole log, constructed from its rows and events (folds/sessionFolds.ts). */
+export class MemorySessionFolds extends RegistrySessionFolds {
+  constructor(sessionId: string, rows: SessionGraphRows | null, events: readonly EventRecord[]) {
+    super(wholeLogFoldSource(sessionId, rows, events));
   }
 }
 

@@ -1,0 +1,124 @@
+/**
+ * The whole-session folds retrieval and the checkout features read, one registered
+ * `SessionFold` per feature, and the one `SessionFolds` that serves them from any of three
+ * sources: a whole log (the fold from `empty()` over every event and row), the state the read
+ * model stored at its head (decoded), or that state continued over a tail of events. Each fold is
+ * computed on first use and then remembered, so a read pays only for the folds it touches.
+ *
+ * What must never change without bumping the read-model schema (readmodel/manifest.ts): the
+ * registry's names, their order (the manifest's `folds` object lists them in this order) and each
+ * fold's `encode`, since a stored state is continued as it was written.
+ *
+ * @example
+ * const folds = sessionFoldsOfLog(sessionId, rows, events);
+ * folds.withheldRuleSeqs().has(seq);
+ * const stored = storedFoldState(folds); // what the manifest keeps under `folds`
+ * continuedSessionFolds(stored, tail).reinforcement();
+ */
+import type { EventRecord } from "../eventloom/envelope.ts";
+import type { SessionGraphRows } from "../projection/types.ts";
+import { type CausalEdge, causalEdgesFold } from "./causalEdges.ts";
+import { type CandidateState, consolidationCandidatesFold } from "./consolidationStatus.ts";
+import { reinforcementFold } from "./reinforcement.ts";
+import { withheldRuleSeqsFold } from "./ruleStatus.ts";
+import { type FoldTail, type SessionFold, wholeLogTail } from "./sessionFold.ts";
+
+/**
+ * Folds over a whole session that retrieval and the checkout features read: which rule events
+ * are withheld, the net feedback per entity, the causal edges and the consolidation candidates.
+ */
+export interface SessionFolds {
+  withheldRuleSeqs(): ReadonlySet<number>;
+  reinforcement(): ReadonlyMap<string, number>;
+  causalEdges(): readonly CausalEdge[];
+  consolidationCandidates(): ReadonlyMap<string, CandidateState>;
+}
+
+/** What the read-model manifest stores under `folds`: each fold's `encode` under its name. */
+export type StoredFoldState = {
+  withheld_rule_seqs: number[];
+  reinforcement: Array<[string, number]>;
+  causal_edges: CausalEdge[];
+  consolidation_candidates: Array<[string, CandidateState]>;
+};
+
+/** The fold behind each `SessionFolds` method, in the order the manifest stores them. */
+export const sessionFoldRegistry = {
+  withheldRuleSeqs: withheldRuleSeqsFold,
+  reinforcement: reinforcementFold,
+  causalEdges: causalEdgesFold,
+  consolidationCandidates: consolidationCandidatesFold,
+} as const satisfies { readonly [K in keyof SessionFolds]: SessionFold<ReturnType<SessionFolds[K]>, StoredFoldState[keyof StoredFoldState]> };
+
+/** Gives a registered fold's state at the head the folds are for. */
+export type FoldSource = <State, Json>(fold: SessionFold<State, Json>) => State;
+
+/** The manifest keeps under each fold's name what that fold's `encode` gave. */
+function storedJson<Json>(stored: StoredFoldState, fold: SessionFold<unknown, Json>): Json {
+  return stored[fold.name as keyof StoredFoldState] as Json;
+}
+
+/** Each registered fold computed from `source` on first use, then remembered. */
+export class RegistrySessionFolds implements SessionFolds {
+  private readonly states = new Map<SessionFold<unknown, unknown>, unknown>();
+
+  constructor(private readonly source: FoldSource) {}
+
+  private state<State, Json>(fold: SessionFold<State, Json>): State {
+    if (!this.states.has(fold)) this.states.set(fold, this.source(fold));
+    return this.states.get(fold) as State;
+  }
+
+  withheldRuleSeqs(): ReadonlySet<number> {
+    return this.state(sessionFoldRegistry.withheldRuleSeqs);
+  }
+
+  reinforcement(): ReadonlyMap<string, number> {
+    return this.state(sessionFoldRegistry.reinforcement);
+  }
+
+  causalEdges(): readonly CausalEdge[] {
+    return this.state(sessionFoldRegistry.causalEdges);
+  }
+
+  consolidationCandidates(): ReadonlyMap<string, CandidateState> {
+    return this.state(sessionFoldRegistry.consolidationCandidates);
+  }
+}
+
+/**
+ * A whole log as a fold source: every fold from `empty()` over all `events` and `rows` (null: no
+ * projection, so no graph changes).
+ */
+export function wholeLogFoldSource(sessionId: string, rows: SessionGraphRows | null, events: readonly EventRecord[]): FoldSource {
+  let tail: FoldTail | undefined;
+  return (fold) => fold.apply(fold.empty(), tail ??= wholeLogTail(sessionId, rows, events));
+}
+
+/** The folds of a whole log (see `wholeLogFoldSource`). */
+export function sessionFoldsOfLog(sessionId: string, rows: SessionGraphRows | null, events: readonly EventRecord[]): SessionFolds {
+  return new RegistrySessionFolds(wholeLogFoldSource(sessionId, rows, events));
+}
+
+/** The folds as the read model stored them at its head. */
+export function storedSessionFolds(stored: StoredFoldState): SessionFolds {
+  return new RegistrySessionFolds((fold) => fold.decode(storedJson(stored, fold)));
+}
+
+/**
+ * The folds at the head of `tail`: the state stored at the base head continued over the tail.
+ * `stored` is never modified, so one manifest can serve several tails.
+ */
+export function continuedSessionFolds(stored: StoredFoldState, tail: FoldTail): SessionFolds {
+  return new RegistrySessionFolds((fold) => fold.apply(fold.decode(storedJson(stored, fold)), tail));
+}
+
+/** The folds as the manifest stores them; what the read-model writer writes and a continuation reads. */
+export function storedFoldState(folds: SessionFolds): StoredFoldState {
+  return {
+    withheld_rule_seqs: sessionFoldRegistry.withheldRuleSeqs.encode(folds.withheldRuleSeqs()),
+    reinforcement: sessionFoldRegistry.reinforcement.encode(folds.reinforcement()),
+    causal_edges: sessionFoldRegistry.causalEdges.encode(folds.causalEdges()),
+    consolidation_candidates: sessionFoldRegistry.consolidationCandidates.encode(folds.consolidationCandidates()),
+  };
+}
