@@ -2,6 +2,7 @@
  * The shape of a CLI command. Commands only parse, call the library, and print; they never
  * touch `process` directly, so tests can run them with a captured `CommandIo`.
  */
+import type { Root } from "../eventloom/rootHandle.ts";
 import type { ActiveStore } from "../store/activeStore.ts";
 import type { InputBounds } from "./boundedInput.ts";
 
@@ -58,6 +59,11 @@ export interface GlobalOptions {
   localRoot: string;
   /** The store the command runs against (`--store`, `ZAXY_STORE`, config.json), if any. */
   store?: ActiveStore;
+  /**
+   * The process's handle on `eventloomPath` (rootHandle.ts), set before a command that uses the
+   * root runs: its thread store, vault and memory service live there, not in module globals.
+   */
+  root?: Root;
   /** Session: `--session-id`, env `EVENTLOOM_THREAD`, default `default`. */
   sessionId: string;
   /** True when `--session-id` or `EVENTLOOM_THREAD` chose the session. */

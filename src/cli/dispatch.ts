@@ -247,8 +247,10 @@ export async function dispatch(root: CommandGroup, argv: string[], io: CommandIo
   try {
     checkRoot(node, global, parsed.values, io.env);
     await openStoreFor(node, commandPath, path, global, parsed.values, io);
+    // The command's handle on the root it runs on (the store's mirror root with a store).
+    global.root = (await import("../eventloom/rootHandle.ts")).Root.of(global.eventloomPath);
     // A root that forgets reads its erasable cells with its vault (docs/forgetting.md).
-    (await import("../eventloom/forgetting.ts")).openVault(global.eventloomPath);
+    (await import("../eventloom/forgetting.ts")).openVault(global.root);
     // Unpacked helpers (Kuzu's loader script, the usearch addon) go to TMPDIR, else here.
     (await import("../platform/cacheFile.ts")).setRootCacheDir(nodePath.resolve(global.eventloomPath, "projections", "cache"));
     // No option is a boolean that may repeat, so no value is a boolean array.
@@ -283,11 +285,11 @@ async function openStoreFor(node: Command, commandPath: string, words: string[],
   const { openActiveStore } = await import("../store/activeStore.ts");
   global.store = await openActiveStore(url, global.localRoot, io.env, (message) => io.stderr(`zaxy: warning: ${message}\n`), { requestId });
   global.eventloomPath = global.store.mirrorRoot;
-  // Fleet commands, a fleet-enabled root (checkout's fleet lane reads member sessions) and
-  // --all read other sessions too: then every thread is brought up to date.
-  const fleet = words[1] === "fleet";
-  await global.store.sync([global.sessionId], {
-    auditPrefix: fleet ? "fleet." : undefined,
-    everyThread: fleet || node.readsEveryThread === true || values.all === true || readFleetEnabled(global.localRoot),
+  const { syncForCall } = await import("../store/syncPolicy.ts");
+  await syncForCall(global.store, {
+    sessionIds: [global.sessionId],
+    fleet: words[1] === "fleet",
+    readsEveryThread: node.readsEveryThread === true || values.all === true,
+    fleetEnabled: () => readFleetEnabled(global.localRoot),
   });
 }

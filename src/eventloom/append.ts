@@ -23,7 +23,9 @@ import { readVerifiedEvents } from "./replay.ts";
 import { fileSystemReason } from "./root.ts";
 import { sessionLogPath, writableSessionLogPath } from "./session.ts";
 import { type ChainTail, readChainTail } from "./tail.ts";
-import { type CommittedBatch, threadStoreOf } from "./threadStore.ts";
+import { LogKeyIndex } from "./logKeyIndex.ts";
+import { defineRootSlot, Root } from "./rootHandle.ts";
+import type { CommittedBatch } from "./threadStore.ts";
 import { openVault, sealPayload, type Vault } from "./forgetting.ts";
 import { formatTimestamp, type MicrosClock, systemClock } from "./timestamp.ts";
 
@@ -355,95 +357,34 @@ function describe(value: JsonValue): string {
   return `a ${typeof value}`;
 }
 
-function existingProducerRefs(logPath: string): Set<string> {
-  const refs = new Set<string>();
-  const needle = utf8.encode(producerRefKey);
-  for (const { bytes } of readLogLines(logPath)) {
-    if (!contains(bytes, needle)) continue;
-    try {
-      const parsed = parseJsonBytes(bytes);
-      if (!isJsonObject(parsed)) continue;
-      const payload = parsed.get("payload");
-      const ref = isJsonObject(payload) ? payload.get(producerRefKey) : undefined;
-      if (typeof ref === "string") refs.add(ref);
-    } catch {
-      // Verification reports bad lines; dedup only needs the readable ones.
-    }
-  }
-  return refs;
-}
-
-const v1LinePrefix = utf8.encode('{"id":"');
-const idKeyBytes = utf8.encode('"id"');
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
-
-/** The top-level `id` of a log line, if it has a string one. */
-function loggedEventId(bytes: Uint8Array): string | undefined {
-  // Lines written by zaxy and Python's v1 writer start with the id: read it without parsing.
-  if (bytes.length > v1LinePrefix.length && v1LinePrefix.every((b, i) => bytes[i] === b)) {
-    const end = bytes.indexOf(0x22, v1LinePrefix.length);
-    const escaped = bytes.subarray(v1LinePrefix.length, end < 0 ? bytes.length : end).includes(0x5c);
-    if (end > 0 && !escaped) {
-      try {
-        return strictUtf8.decode(bytes.subarray(v1LinePrefix.length, end));
-      } catch {
-        // Fall through to a full parse, which decides.
-      }
-    }
-  }
-  if (!contains(bytes, idKeyBytes)) return undefined;
-  try {
-    const parsed = parseJsonBytes(bytes);
-    const id = isJsonObject(parsed) ? parsed.get("id") : undefined;
-    return typeof id === "string" ? id : undefined;
-  } catch {
-    // Verification reports bad lines; only readable ids can collide.
-    return undefined;
-  }
-}
-
 /**
  * Refuses a batch carrying a producer-supplied event id that an event in the log already has
  * (`invalid_event`, exit 2, naming the id, the item and the event holding it). Call it under the
  * log's lock, after producer-ref dedup, so the items that are about to be written are checked
- * against exactly the log they join. The log is scanned only when some item carries an id.
+ * against exactly the log they join. `logKeys` (caught up under that lock) is consulted only
+ * when some item carries an id.
  *
  * @example
- * refuseLoggedEventIds(".eventloom/default.jsonl", [{ id: "evt_1", origin: "line 1" }]);
+ * refuseLoggedEventIds(() => index, [{ id: "evt_1", origin: "line 1" }]);
  * // throws: Cannot append: line 1: id "evt_1" is already event 4 of the log; ...
  */
-export function refuseLoggedEventIds(logPath: string, batch: readonly { id?: string; origin?: string }[]): void {
+export function refuseLoggedEventIds(logKeys: () => LogKeyIndex, batch: readonly { id?: string; origin?: string }[]): void {
   const indexOfId = new Map<string, number>();
   batch.forEach((item, index) => item.id !== undefined && indexOfId.set(item.id, index));
   if (indexOfId.size === 0) return;
-  const problems: string[] = [];
-  for (const { bytes, position } of readLogLines(logPath)) {
-    const id = loggedEventId(bytes);
-    const index = id === undefined ? undefined : indexOfId.get(id);
-    if (index === undefined) continue;
-    const name = batch[index].origin ?? `event ${index}`;
-    problems.push(`${batch.length === 1 && batch[index].origin === undefined ? "" : `${name}: `}id ${JSON.stringify(id)} is already event ${position} of the log; event ids are unique`);
+  const index = logKeys();
+  // In log order, as a read of the log from the start would name them.
+  const found: { position: number; text: string }[] = [];
+  for (const [id, itemIndex] of indexOfId) {
+    const name = batch[itemIndex].origin ?? `event ${itemIndex}`;
+    for (const position of index.positionsOfId(id)) {
+      found.push({ position, text: `${batch.length === 1 && batch[itemIndex].origin === undefined ? "" : `${name}: `}id ${JSON.stringify(id)} is already event ${position} of the log; event ids are unique` });
+    }
   }
-  if (problems.length > 0) {
+  if (found.length > 0) {
+    const problems = found.sort((a, b) => a.position - b.position).map((problem) => problem.text);
     throw inputError("invalid_event", `Cannot append: ${problems.join("; ")}. Nothing was written.`, { field: "id" });
   }
-}
-
-function contains(haystack: Uint8Array, needle: Uint8Array): boolean {
-  const first = needle[0];
-  let i = haystack.indexOf(first);
-  while (i >= 0 && i + needle.length <= haystack.length) {
-    let match = true;
-    for (let j = 1; j < needle.length; j++) {
-      if (haystack[i + j] !== needle[j]) {
-        match = false;
-        break;
-      }
-    }
-    if (match) return true;
-    i = haystack.indexOf(first, i + 1);
-  }
-  return false;
 }
 
 /**
@@ -455,21 +396,24 @@ function contains(haystack: Uint8Array, needle: Uint8Array): boolean {
  * ]);
  * events[0].citation // "eventloom://default/events/1#…"
  */
-export async function appendEvents(root: string, sessionId: string, items: AppendItem[], options: AppendOptions = {}): Promise<AppendResult> {
-  const logPath = sessionLogPath(root, sessionId, "append to");
+export async function appendEvents(rootOrPath: string | Root, sessionId: string, items: AppendItem[], options: AppendOptions = {}): Promise<AppendResult> {
+  const root = Root.of(rootOrPath);
+  const logPath = sessionLogPath(root.path, sessionId, "append to");
   const valid = validateItems(items);
   if (options.refuseEnvelopeSwitch !== undefined) refuseNewLogEnvelopeSwitch(root, sessionId, logPath, valid, options.refuseEnvelopeSwitch.override);
   const clock = options.clock ?? systemClock;
-  return await withLockedLog(root, sessionId, options, ({ fd, size, logPath, config, warnings, write, vault, committed }) => {
+  return await withLockedLog(root, sessionId, options, ({ fd, size, logPath, config, warnings, write, vault, committed, logKeys }) => {
     if (committed !== undefined) return { ...replayedBatch(committed, sessionId), deduped: 0, logPath, warnings };
-    const tail = readChainTail(fd, size, `session "${sessionId}"`, () => countLogEvents(logPath));
+    // Producer-supplied v1 ids carry no seq: the tail's seq is then the index's event count.
+    const tail = readChainTail(fd, size, `session "${sessionId}"`, () => logKeys().eventCount);
     let batch = valid;
     let deduped = 0;
     if (options.dedupProducerRefs && batch.some((item) => item.producerRef !== undefined)) {
-      const seen = size > 0 ? existingProducerRefs(logPath) : new Set<string>();
+      const seen = new Set<string>();
+      const logged = logKeys();
       batch = batch.filter((item) => {
         if (item.producerRef === undefined) return true;
-        if (seen.has(item.producerRef)) {
+        if (logged.hasProducerRef(item.producerRef) || seen.has(item.producerRef)) {
           deduped++;
           return false;
         }
@@ -477,7 +421,7 @@ export async function appendEvents(root: string, sessionId: string, items: Appen
         return true;
       });
     }
-    refuseLoggedEventIds(logPath, batch);
+    refuseLoggedEventIds(logKeys, batch);
     if (batch.length === 0) return { events: [], records: [], deduped, logPath, warnings };
     const v1Allowed = batch.every((item) => isV1EventType(item.type));
     const v1Log = isV1Log(tail, config.envelope);
@@ -518,6 +462,8 @@ interface LockedLog {
   vault?: Vault;
   /** A retried append the store already committed: report these events, write nothing (threadStore.ts). */
   committed?: CommittedBatch;
+  /** The session's duplicate-key index, caught up with the locked log on first call (logKeyIndex.ts). */
+  logKeys: () => LogKeyIndex;
 }
 
 /** The events of a batch an earlier attempt committed, as the append that wrote them reported them. */
@@ -539,13 +485,28 @@ function replayedBatch(committed: CommittedBatch, sessionId: string): { events: 
   return { events, records };
 }
 
+/** Per session of a root: the keys its appends check for duplicates, kept between appends. */
+const logKeysSlot = defineRootSlot("log keys", () => new Map<string, LogKeyIndex>());
+
+/** The root's duplicate-key index of a session's log; the caller catches it up under the log's lock. */
+export function logKeyIndexOf(root: Root, sessionId: string): LogKeyIndex {
+  const indexes = root.slot(logKeysSlot);
+  let index = indexes.get(sessionId);
+  if (index === undefined) {
+    index = new LogKeyIndex();
+    indexes.set(sessionId, index);
+  }
+  return index;
+}
+
 /**
  * Creates the root, takes the log's exclusive flock, opens it for appending and runs `body`;
  * closes and unlocks whatever happens. Errors that are not zaxy's own become `write_failed`.
  * A root bound to a shared store takes the thread's lock in the store instead and commits there
  * first (docs/store.md); the local copy is written after the commit.
  */
-async function withLockedLog<T>(root: string, sessionId: string, options: AppendOptions, body: (log: LockedLog) => T | Promise<T>): Promise<T> {
+async function withLockedLog<T>(handle: Root, sessionId: string, options: AppendOptions, body: (log: LockedLog) => T | Promise<T>): Promise<T> {
+  const root = handle.path;
   refuseSecretSessionId(sessionId);
   const logPath = writableSessionLogPath(root, sessionId, "append to");
   try {
@@ -554,7 +515,20 @@ async function withLockedLog<T>(root: string, sessionId: string, options: Append
     throw ioError("unwritable_root", `Cannot create the Eventloom root ${root}: ${fileSystemReason(error)}`);
   }
   const config = readConfig(root);
-  const store = threadStoreOf(root);
+  const store = handle.threadStore;
+  const index = logKeyIndexOf(handle, sessionId);
+  /** Catches the index up with the locked log once per append, and only when asked. */
+  const caughtUpKeys = (fd: number, size: number) => {
+    let caughtUp = false;
+    return {
+      get: () => {
+        if (!caughtUp) index.catchUp(fd, size);
+        caughtUp = true;
+        return index;
+      },
+      wasCaughtUp: () => caughtUp,
+    };
+  };
   const forgetting = readForgettingEnabled(root);
   if (forgetting && store !== undefined) {
     throw inputError("forgetting_not_on_store", "Verified forgetting keeps its keys beside the log, so it works on file roots only, not on a shared store", {
@@ -567,6 +541,8 @@ async function withLockedLog<T>(root: string, sessionId: string, options: Append
       await body({
         ...mirror,
         config,
+        // The mirror's lines are written after the store commits: the next append reads them in.
+        logKeys: caughtUpKeys(mirror.fd, mirror.size).get,
         write: (tail, sealed) =>
           stage({
             lines: sealed.map((s) => s.line),
@@ -592,13 +568,16 @@ async function withLockedLog<T>(root: string, sessionId: string, options: Append
     try {
       const recovered = recoverInterruptedAppend(fd, logPath, fs.fstatSync(fd).size, `Cannot append to session ${JSON.stringify(sessionId)}`);
       const size = recovered.size;
+      const logKeys = caughtUpKeys(fd, size);
       const write = (tail: ChainTail, sealed: readonly SealedLine[]) => {
         // The cells' keys are durable before the lines that need them; a failed write leaves only unused keys.
         vault?.commit();
         writeSealed(fd, size, logPath, tail, sealed, sessionId);
+        // Still under the lock: the index takes in the batch it just saw written.
+        if (logKeys.wasCaughtUp()) index.catchUp(fd, fs.fstatSync(fd).size);
       };
       try {
-        return await body({ fd, size, logPath, config, warnings: recovered.warnings, write, vault });
+        return await body({ fd, size, logPath, config, warnings: recovered.warnings, write, vault, logKeys: logKeys.get });
       } finally {
         vault?.discard();
       }
@@ -700,7 +679,7 @@ function writeAll(fd: number, bytes: Uint8Array): void {
 }
 
 /** Appends one event. */
-export async function appendEvent(root: string, sessionId: string, item: AppendItem, options: AppendOptions = {}): Promise<AppendedEvent> {
+export async function appendEvent(root: string | Root, sessionId: string, item: AppendItem, options: AppendOptions = {}): Promise<AppendedEvent> {
   const result = await appendEvents(root, sessionId, [item], options);
   return result.events[0];
 }
@@ -742,13 +721,13 @@ function isRejection<R>(plan: PlannedItem[] | PlanRejection<R>): plan is PlanRej
  *     [{ type: "fleet.created", actor: "coordinator", payload: fromJs({ fleet_id: "alpha" }) }]);
  */
 export async function appendPlanned<R = never>(
-  root: string,
+  root: string | Root,
   sessionId: string,
   plan: (existing: readonly EventRecord[]) => PlannedItem[] | PlanRejection<R>,
   options: AppendOptions = {},
 ): Promise<PlannedAppendResult<R>> {
   const clock = options.clock ?? systemClock;
-  return await withLockedLog(root, sessionId, options, async ({ fd, size, logPath, config, warnings, write, vault, committed }) => {
+  return await withLockedLog(Root.of(root), sessionId, options, async ({ fd, size, logPath, config, warnings, write, vault, committed }) => {
     if (committed !== undefined) return { ...replayedBatch(committed, sessionId), deduped: 0, logPath, warnings, existingEventCount: committed.firstSeq - 1 };
     let existing: EventRecord[] = [];
     if (size > 0) {
@@ -822,9 +801,9 @@ function envelopeSwitchWarnings(sessionId: string, v1Log: boolean, envelope: Env
  * lock appendEvents decides again on the tail it appends to; a store-bound root is left to that
  * check, since its thread may hold events the local copy does not have yet.
  */
-function refuseNewLogEnvelopeSwitch(root: string, sessionId: string, logPath: string, batch: readonly ValidItem[], override: string): void {
-  if (batch.every((item) => isV1EventType(item.type)) || threadStoreOf(root) !== undefined || fs.existsSync(logPath)) return;
-  if (readConfig(root).envelope === "v1") throw envelopeSwitchRefusal(sessionId, batch, 1, override);
+function refuseNewLogEnvelopeSwitch(root: Root, sessionId: string, logPath: string, batch: readonly ValidItem[], override: string): void {
+  if (batch.every((item) => isV1EventType(item.type)) || root.threadStore !== undefined || fs.existsSync(logPath)) return;
+  if (readConfig(root.path).envelope === "v1") throw envelopeSwitchRefusal(sessionId, batch, 1, override);
 }
 
 /**

@@ -15,8 +15,8 @@
  * "__zaxy_forgotten": true}` in its place.
  *
  * Readers decrypt in `recordFromLine` through `revealPayload`, which finds the cell's key in the
- * vaults this process opened (`openVault`); the log's own bytes (verification, hashing) are
- * never changed. node:crypto does the cryptography; nothing here is hand-written crypto.
+ * vaults the process's root handles opened (`openVault`, rootHandle.ts); the log's own bytes
+ * (verification, hashing) are never changed. node:crypto does the cryptography; nothing here is hand-written crypto.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import * as fs from "node:fs";
@@ -24,6 +24,7 @@ import * as path from "node:path";
 import { isJsonObject, JsonNumber, type JsonObject, type JsonValue, parseJsonBytes, writeJson } from "../canonical/mod.ts";
 import { inputError, ioError } from "../errors.ts";
 import { type FileLock, lockFile } from "../platform/mod.ts";
+import { defineRootSlot, Root } from "./rootHandle.ts";
 
 export const cipherKey = "__zaxy_cipher";
 export const forgottenKey = "__zaxy_forgotten";
@@ -239,7 +240,21 @@ export class Vault {
   }
 }
 
-const vaults = new Map<string, Vault>();
+/** The root's vault once opened; `vault` stays unset while the root has no key. */
+const vaultSlot = defineRootSlot("erasure vault", (): { vault?: Vault } => ({}));
+
+/** The vaults the process's root handles opened: a reader with no root in hand tries each. */
+function* openedVaults(): Generator<Vault> {
+  for (const root of Root.opened()) {
+    const vault = root.peekSlot(vaultSlot)?.vault;
+    if (vault !== undefined) yield vault;
+  }
+}
+
+/** Whether any root handle of the process opened a vault (most never do: nothing to reveal). */
+function anyVaultOpened(): boolean {
+  return !openedVaults().next().done;
+}
 
 function readKek(root: string, create: boolean): Buffer | undefined {
   const file = path.join(root, kekFileName);
@@ -259,19 +274,18 @@ function readKek(root: string, create: boolean): Buffer | undefined {
  * The root's vault, opened once per process; undefined when the root has no key (forgetting was
  * never enabled). `create` makes the key when forgetting is enabled and there is none yet.
  */
-export function openVault(root: string, create = false): Vault | undefined {
-  const key = path.resolve(root);
-  const known = vaults.get(key);
-  if (known !== undefined) {
+export function openVault(root: string | Root, create = false): Vault | undefined {
+  const handle = Root.of(root);
+  const held = handle.slot(vaultSlot);
+  if (held.vault !== undefined) {
     // Another process may have destroyed a key since: a long-running reader must see it.
-    known.reload();
-    return known;
+    held.vault.reload();
+    return held.vault;
   }
-  const kek = readKek(key, create);
+  const kek = readKek(handle.resolvedPath, create);
   if (kek === undefined) return undefined;
-  const vault = new Vault(key, kek);
-  vaults.set(key, vault);
-  return vault;
+  held.vault = new Vault(handle.resolvedPath, kek);
+  return held.vault;
 }
 
 /** The forgotten sentinel every reader sees in place of a destroyed cell's payload. */
@@ -284,10 +298,10 @@ export function forgottenPayload(): JsonObject {
  * opened, or becomes the forgotten sentinel when its key is gone. Other payloads are unchanged.
  */
 export function revealPayload(payload: JsonObject): JsonObject {
-  if (vaults.size === 0) return payload;
+  if (!anyVaultOpened()) return payload;
   const cell = payload.get(cipherKey);
   if (!isJsonObject(cell)) return revealQuotes(payload);
-  for (const vault of vaults.values()) {
+  for (const vault of openedVaults()) {
     const plaintext = vault.open(cell);
     if (plaintext === undefined) continue;
     try {
@@ -361,7 +375,7 @@ function revealQuotes(payload: JsonObject): JsonObject {
 
 function openQuote(quote: JsonObject): JsonValue {
   const cell = quote.get(cipherKey) as JsonObject;
-  for (const vault of vaults.values()) {
+  for (const vault of openedVaults()) {
     const plaintext = vault.open(cell);
     if (plaintext === undefined) continue;
     try {

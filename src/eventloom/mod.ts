@@ -25,3 +25,4 @@ export * from "./verifiedCheckpoint.ts";
 export * from "./verify.ts";
 export * from "./eventView.ts";
 export * from "./threadStore.ts";
+export * from "./rootHandle.ts";

@@ -2,9 +2,9 @@
  * Where a root's logs live when they are not only files: a shared store (docs/store.md) binds
  * a local mirror root, and appends to a thread under that root go through the store's lock and
  * commit instead of the file's flock. The Eventloom layer knows only this interface; the
- * PostgreSQL implementation registers itself (src/store/), so nothing here loads a client.
+ * PostgreSQL implementation binds itself to the root's handle (`Root.bindThreadStore`,
+ * rootHandle.ts; src/store/), so nothing here loads a client.
  */
-import * as path from "node:path";
 
 /** The local copy of a thread, locked and caught up with the store, open for the append. */
 export interface LockedMirror {
@@ -41,20 +41,4 @@ export interface ThreadStore {
    * locked; commits what `body` stages, all or nothing, then writes it to the local copy.
    */
   appendLocked<T>(sessionId: string, lockWaitMs: number, body: (mirror: LockedMirror, stage: (staged: StagedLines) => void) => Promise<T>): Promise<T>;
-}
-
-const storesByRoot = new Map<string, ThreadStore>();
-
-/** Binds `root` (a store's local mirror root) to its store for this process. */
-export function bindThreadStore(root: string, store: ThreadStore): void {
-  storesByRoot.set(path.resolve(root), store);
-}
-
-export function unbindThreadStore(root: string): void {
-  storesByRoot.delete(path.resolve(root));
-}
-
-/** The store `root` is bound to, or undefined for a plain file root. */
-export function threadStoreOf(root: string): ThreadStore | undefined {
-  return storesByRoot.size === 0 ? undefined : storesByRoot.get(path.resolve(root));
 }

@@ -13,7 +13,7 @@ import * as z from "zod";
 import { readFleetEnabled, readLongHorizonConfig } from "../eventloom/config.ts";
 import { readConfig } from "../eventloom/config.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
-import { threadStoreOf } from "../eventloom/threadStore.ts";
+import { Root } from "../eventloom/rootHandle.ts";
 import { zaxyVersion } from "../version.ts";
 import { coreToolNames, listedTools, type ToolProfile, toolProfiles } from "./profiles.ts";
 import type { AnyToolDefinition } from "./tool.ts";
@@ -92,7 +92,7 @@ export async function capabilitiesManifest(
       envelope: readConfig(root).envelope,
       fleet_enabled: readFleetEnabled(root),
       long_horizon_enabled: readLongHorizonConfig(root).enabled,
-      log_backend: threadStoreOf(root) === undefined ? "files" : "store",
+      log_backend: Root.of(root).threadStore === undefined ? "files" : "store",
     },
     session: { log_exists: logExists },
   };

@@ -21,6 +21,7 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Root } from "../eventloom/rootHandle.ts";
 import { mcpMessageBytesMax } from "../limits.ts";
 import { requestGarbageCollection } from "../platform/mod.ts";
 import { zaxyVersion } from "../version.ts";
@@ -74,7 +75,7 @@ export function createMcpServer(options: McpServerOptions): { server: Server; ro
   const router = new ToolRouter({
     tools: options.tools ?? toolRegistry,
     profile: options.profile,
-    context: { eventloomPath: options.eventloomPath, sessionId: options.sessionId, profile: options.profile, adminToken: options.adminToken },
+    context: { eventloomPath: options.eventloomPath, root: Root.of(options.eventloomPath), sessionId: options.sessionId, profile: options.profile, adminToken: options.adminToken },
     log,
     debug: Boolean(process.env.ZAXY_DEBUG),
     afterCall: options.afterCall,

@@ -5,10 +5,13 @@
  * a tool never sees unvalidated arguments and never formats an MCP result itself.
  */
 import type * as z from "zod";
+import type { Root } from "../eventloom/rootHandle.ts";
 
 /** What every call runs against: the server's Eventloom root and default session. */
 export interface ToolContext {
   eventloomPath: string;
+  /** The server's handle on that root (rootHandle.ts); the process's handle when absent. */
+  root?: Root;
   /** Used when a call names no session. */
   sessionId: string;
   /** The profile `tools/list` follows (memory_capabilities reports it); core when absent. */

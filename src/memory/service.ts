@@ -6,6 +6,7 @@
  */
 import * as fs from "node:fs";
 import { openVault } from "../eventloom/forgetting.ts";
+import { defineRootSlot, Root } from "../eventloom/rootHandle.ts";
 import { assembleContext, type AssembleInput, buildCheckout, type ContextAssembly, type MemoryCheckout } from "../checkout/mod.ts";
 import type { CheckoutLane } from "../checkout/lane.ts";
 import { buildLongHorizonPlan, longHorizonLane } from "../consolidation/longHorizonLane.ts";
@@ -679,17 +680,15 @@ function noEventsSession(sessionId: string): ReadSession {
 
 const fleetLaneOffWarning = "fleet lane is off: fleet ids ignored; turn it on with `zaxy config set fleet_enabled true` (zaxy help --topic fleet; docs/fleet.md)";
 
-const sharedServices = new Map<string, MemoryService>();
+/** The root's memory service once made (by the first call, with that call's options). */
+const memoryServiceSlot = defineRootSlot("memory service", (): { service?: MemoryService } => ({}));
 
 /**
- * One service per Eventloom root for the life of the process: `zaxy serve` answers every call
- * from it, so indexes stay warm between calls.
+ * One service per Eventloom root handle for the life of the process: `zaxy serve` answers every
+ * call from it, so indexes stay warm between calls. A root path means the process's handle.
  */
-export function sharedMemoryService(root: string, options: ServiceOptions = {}): MemoryService {
-  let service = sharedServices.get(root);
-  if (service === undefined) {
-    service = new MemoryService(root, options);
-    sharedServices.set(root, service);
-  }
-  return service;
+export function sharedMemoryService(root: string | Root, options: ServiceOptions = {}): MemoryService {
+  const held = Root.of(root).slot(memoryServiceSlot);
+  held.service ??= new MemoryService(typeof root === "string" ? root : root.path, options);
+  return held.service;
 }

@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { inputError, ioError } from "../errors.ts";
 import { redirectConfig } from "../eventloom/config.ts";
 import { fileSystemReason } from "../eventloom/root.ts";
-import { bindThreadStore, unbindThreadStore } from "../eventloom/threadStore.ts";
+import { Root } from "../eventloom/rootHandle.ts";
 import { lockWaitMs } from "../limits.ts";
 import { requireStoreSchema } from "./schema.ts";
 import { openStoreClient, type StoreClient } from "./storeClient.ts";
@@ -62,7 +62,7 @@ export async function openActiveStore(url: StoreUrl, localRoot: string, env: Rec
     throw ioError("unwritable_root", `Cannot create the local copy of the store under ${localRoot}: ${fileSystemReason(error)}`, { field: "eventloom_path" });
   }
   redirectConfig(mirrorRoot, localRoot);
-  bindThreadStore(mirrorRoot, storeThreadStore(client, mirrorRoot, schemaVersion, request));
+  Root.of(mirrorRoot).bindThreadStore(storeThreadStore(client, mirrorRoot, schemaVersion, request));
   return {
     url,
     client,
@@ -74,7 +74,7 @@ export async function openActiveStore(url: StoreUrl, localRoot: string, env: Rec
       return report;
     },
     async close() {
-      unbindThreadStore(mirrorRoot);
+      Root.of(mirrorRoot).unbindThreadStore();
       await client.close();
     },
   };

@@ -5,6 +5,7 @@ import { readFleetEnabled } from "../../eventloom/config.ts";
 import { validateSessionId } from "../../eventloom/session.ts";
 import { defaultToolProfile, isToolProfile, type ToolProfile, toolProfiles } from "../../mcp/profiles.ts";
 import { httpShutdownMs } from "../../limits.ts";
+import { syncForCall } from "../../store/syncPolicy.ts";
 import { choiceOption, intOption } from "../args.ts";
 import { type CommandContext, listOption, stringOption } from "../command.ts";
 
@@ -94,12 +95,13 @@ export async function runServe(ctx: CommandContext): Promise<number> {
   // (fleet promotions included) are seen at the next call, without a restart.
   const beforeCall = store === undefined ? undefined : async (name: string, args: Record<string, unknown>) => {
     const sessionId = typeof args.session_id === "string" ? args.session_id : typeof args.thread === "string" ? args.thread : ctx.global.sessionId;
-    const fleet = name.startsWith("fleet");
     // memory_get may name another session's event: that thread is read (and checked) too.
     const cited = name === "memory_get" && typeof args.citation === "string" ? parseCitationUri(args.citation.trim())?.thread : undefined;
-    await store.sync(cited === undefined ? [sessionId] : [sessionId, cited], {
-      auditPrefix: fleet ? "fleet." : undefined,
-      everyThread: fleet || fleetEnabled || name === "memory_sessions",
+    await syncForCall(store, {
+      sessionIds: cited === undefined ? [sessionId] : [sessionId, cited],
+      fleet: name.startsWith("fleet"),
+      readsEveryThread: name === "memory_sessions",
+      fleetEnabled: () => fleetEnabled,
     });
   };
   const adminTokenFile = stringOption(ctx, "admin-token-file");

@@ -54,5 +54,5 @@ export function memoryRequestOf(args: MemoryArguments, ctx: ToolContext): Memory
 
 /** The server's warm service; projection warnings go to stderr (stdout carries MCP only). */
 export function serverMemoryService(ctx: ToolContext): MemoryService {
-  return sharedMemoryService(ctx.eventloomPath, { warn: (message) => process.stderr.write(`zaxy serve: warning: ${message}\n`) });
+  return sharedMemoryService(ctx.root ?? ctx.eventloomPath, { warn: (message) => process.stderr.write(`zaxy serve: warning: ${message}\n`) });
 }
