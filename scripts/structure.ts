@@ -35,9 +35,10 @@ import ts from "typescript";
  * count). Foundation (errors, limits, ambient types) < runtime platform (files, binary files,
  * workers, build info) < canonical JSON and Python-compatible text < hash embeddings < the log <
  * event schemas (event types, payload readers, the rules a derived event must meet and the
- * producers of derived events) < the shared store < graph projection < per-session folds (pure
- * replays of a session's events into the state the read side needs: causal edges, consolidation
- * candidates, rule statuses) < semantic embedders < retrieval (owns the session index and BM25)
+ * producers of derived events, and the one appender holding zaxy's event rules) < the shared
+ * store < graph projection < recording (appending with the projection's inference producers) <
+ * per-session folds (pure replays of a session's events into the state the read side needs:
+ * causal edges, consolidation candidates, rule statuses) < semantic embedders < retrieval (owns the session index and BM25)
  * < read model (the on-disk implementation of retrieval's session index) < checkout assembly
  * (owns the feature interface) < features < git hooks < the memory service that orchestrates
  * them < benchmarks, demo, diagnostics (callers of the service, run by the CLI) < MCP < config
@@ -54,6 +55,7 @@ export const layers: readonly (readonly string[])[] = [
   ["events"],
   ["store"],
   ["projection"],
+  ["recording"],
   ["folds"],
   ["semantic"],
   ["retrieval"],

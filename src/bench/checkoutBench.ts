@@ -17,7 +17,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fromJs } from "../canonical/mod.ts";
-import { appendEvents } from "../eventloom/append.ts";
+import { appendEvents } from "../events/append.ts";
 import { MemoryService } from "../memory/service.ts";
 import { selfCommand, spawnMeasured } from "../platform/process.ts";
 import { atMost, type BenchMachine, benchMachine, type BenchTarget, latencySummary, type LatencySummary, median, round } from "./measure.ts";

@@ -34,7 +34,7 @@ import type { CompactionProjection } from "../retrieval/projectionArtifact.ts";
 import { searchProjections } from "../retrieval/projectionSearch.ts";
 import { purposeProfile } from "../compaction/purpose.ts";
 import { inputError } from "../errors.ts";
-import { appendEvents } from "../eventloom/append.ts";
+import { appendEvents } from "../events/append.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { readEvents } from "../eventloom/replay.ts";
 import { extractEvent } from "../projection/extract/mod.ts";

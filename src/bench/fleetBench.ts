@@ -30,7 +30,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fromJs } from "../canonical/mod.ts";
-import { appendEvent } from "../eventloom/append.ts";
+import { appendEvent } from "../events/append.ts";
 import { parseCitationUri, type SourceEventRef } from "../eventloom/citation.ts";
 import { buildFleetLane } from "../fleet/checkoutLane.ts";
 import { readFleetEvents } from "../fleet/fleetLog.ts";

@@ -15,7 +15,8 @@
  * sampleQueries(session, 200, 11); // ["why did we decide to use postgres for the billing ledger", ...]
  */
 import { fromJs } from "../canonical/mod.ts";
-import { type AppendItem, appendEvents } from "../eventloom/append.ts";
+import { type AppendItem } from "../eventloom/append.ts";
+import { appendEvents } from "../events/append.ts";
 import { invariant } from "../invariant.ts";
 import { batchEventsMax } from "../limits.ts";
 import { seededRandom } from "./measure.ts";

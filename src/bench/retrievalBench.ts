@@ -16,7 +16,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { fromJs } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
-import { appendEvents } from "../eventloom/append.ts";
+import { appendEvents } from "../events/append.ts";
 import { citationUri, parseCitationUri } from "../eventloom/citation.ts";
 import { validateMemoryRequest } from "../memory/request.ts";
 import { MemoryService } from "../memory/service.ts";

@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fromJs } from "../canonical/mod.ts";
-import { appendEvents } from "../eventloom/append.ts";
+import { appendEvents } from "../events/append.ts";
 import { ioError } from "../errors.ts";
 import { isCompiledBinary, selfCommand } from "../platform/process.ts";
 import { atMost, type BenchMachine, type BenchTarget, benchMachine, median, percentile, round } from "./measure.ts";

@@ -15,7 +15,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fromJs } from "../canonical/mod.ts";
-import { appendEvents } from "../eventloom/append.ts";
+import { appendEvents } from "../events/append.ts";
 import { readLogLines } from "../eventloom/lines.ts";
 import { verifyLog } from "../eventloom/verify.ts";
 import { selfCommand, spawnMeasured } from "../platform/process.ts";

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { appendEvents } from "../eventloom/append.ts";
+import { appendEvents } from "../events/append.ts";
 import { fromJs } from "../canonical/mod.ts";
 import { selfCommand, spawnMeasured } from "../platform/process.ts";
 import { type BenchMachine, benchMachine, median } from "./measure.ts";

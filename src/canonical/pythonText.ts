@@ -1,12 +1,18 @@
 /**
  * Python's view of text, in one place, for the output and ids that must agree byte for byte with
  * the Python implementation (`zaxy-memory`): `str.split()`, `str.strip()`, `" ".join(s.split())`,
- * slicing by code points (`s[:n]`) rather than UTF-16 units, and `repr(str)`. Titles and
- * summaries feed consolidation candidate ids, the hash embedding tokenises with `str.split()`,
- * and the checkout prompt quotes suggested queries as Python's `f"{tool}({query!r})"` does.
- * Python's `repr`/`str` of whole JSON values and `casefold` live beside their callers
- * (compaction/eventContext.ts, vector/caseFold.ts with its generated table).
+ * slicing by code points (`s[:n]`) rather than UTF-16 units, `repr` and `str` of the values
+ * `json.loads` returns, and `json.dumps(value, sort_keys=True)` with its default separators.
+ * Titles and summaries feed consolidation candidate ids, the hash embedding tokenises with
+ * `str.split()`, the checkout prompt quotes suggested queries as Python's `f"{tool}({query!r})"`
+ * does, compaction embeds events as Python's `event_context` prints them, and `zaxy verify` names
+ * a wrong seq as ref_verify.py's f-string does. Float digits come from pythonFloatRepr.ts (shared
+ * with canonical JSON); `casefold` lives in vector/caseFold.ts with its generated table.
+ * tests/canonical/python_text_differential_test.ts compares all of it with python3.
  */
+import { compareCodePoints, writeJsonNumber, writeJsonString } from "./canonicalJson.ts";
+import { JsonNumber, type JsonValue } from "./jsonValue.ts";
+import { pythonFloatRepr } from "./pythonFloatRepr.ts";
 
 // \t \n \v \f \r, U+001C..U+001F, space, NEL, NBSP, U+1680, U+2000..U+200A, U+2028, U+2029,
 // U+202F, U+205F, U+3000. (Not U+200B, U+180E or U+FEFF: Python does not split on those.)
@@ -110,4 +116,71 @@ export function pythonStrRepr(value: string): string {
     } else out += char;
   }
   return out + quote;
+}
+
+// Printable ASCII without quotes or backslashes: Python's repr just adds single quotes.
+const plainReprText = /^[\x20\x21\x23-\x26\x28-\x5b\x5d-\x7e]*$/;
+
+function stringRepr(value: string): string {
+  return plainReprText.test(value) ? `'${value}'` : pythonStrRepr(value);
+}
+
+/**
+ * Python's `repr` (and `str`) of the number `json.loads` makes of a JSON number: an int as
+ * written (`-0` is 0), a float as `repr(float)`, `nan`, `inf` and `-inf` included (a lexeme too
+ * large for a double, such as `1e400`, is `inf`).
+ *
+ * @example
+ * pythonNumberRepr(new JsonNumber("1e-7", true)) // "1e-07"
+ * pythonNumberRepr(new JsonNumber("-1e400", true)) // "-inf"
+ */
+export function pythonNumberRepr(value: JsonNumber): string {
+  if (!value.isFloat) return writeJsonNumber(value);
+  const x = Number(value.lexeme);
+  if (Number.isNaN(x)) return "nan";
+  if (x === Infinity) return "inf";
+  if (x === -Infinity) return "-inf";
+  return pythonFloatRepr(value.lexeme);
+}
+
+/**
+ * Python's `repr` of a value `json.loads` returned: `None`, `True`, `'text'`, `1e-07`,
+ * `[1, 'a']`, `{'k': None}` (dict items in the JSON's order).
+ *
+ * @example
+ * pythonRepr(parseJson('{"a":[true,null,"é\\u0085"]}')) // "{'a': [True, None, 'é\\x85']}"
+ */
+export function pythonRepr(value: JsonValue): string {
+  if (value === null) return "None";
+  if (value === true) return "True";
+  if (value === false) return "False";
+  if (typeof value === "string") return stringRepr(value);
+  if (value instanceof JsonNumber) return pythonNumberRepr(value);
+  if (Array.isArray(value)) return `[${value.map(pythonRepr).join(", ")}]`;
+  const items: string[] = [];
+  for (const [key, item] of value) items.push(`${stringRepr(key)}: ${pythonRepr(item)}`);
+  return `{${items.join(", ")}}`;
+}
+
+/** Python's `str` of a value `json.loads` returned (what an f-string prints): a string as it is, anything else as `repr`. */
+export function pythonStr(value: JsonValue): string {
+  return typeof value === "string" ? value : pythonRepr(value);
+}
+
+/**
+ * Python's `json.dumps(value, sort_keys=True)` with the default separators (`", "`, `": "`) and
+ * `ensure_ascii`.
+ *
+ * @example
+ * pythonJsonDumpsSorted(parseJson('{"b":"é","a":[1,2.50]}')) // '{"a": [1, 2.5], "b": "\\u00e9"}'
+ */
+export function pythonJsonDumpsSorted(value: JsonValue): string {
+  if (value === null) return "null";
+  if (value === true) return "true";
+  if (value === false) return "false";
+  if (typeof value === "string") return writeJsonString(value, true);
+  if (value instanceof JsonNumber) return writeJsonNumber(value);
+  if (Array.isArray(value)) return `[${value.map(pythonJsonDumpsSorted).join(", ")}]`;
+  const keys = [...value.keys()].sort(compareCodePoints);
+  return `{${keys.map((key) => `${writeJsonString(key, true)}: ${pythonJsonDumpsSorted(value.get(key) as JsonValue)}`).join(", ")}}`;
 }

@@ -17,7 +17,7 @@
  *   # Context Warnings            (only when there are warnings)
  *   - {warning}
  */
-import { displayJson, JsonNumber, type JsonValue, pythonFloatRepr } from "../canonical/mod.ts";
+import { displayJson, JsonNumber, type JsonValue, pythonNumberRepr } from "../canonical/mod.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { withheldRuleEventSeqs } from "../folds/ruleStatus.ts";
 import type { PlainJson } from "../projection/types.ts";
@@ -122,7 +122,7 @@ function payloadValueText(value: JsonValue | undefined): string | undefined {
   if (typeof value === "string") return value === "" ? undefined : value;
   if (value instanceof JsonNumber) {
     if (value.toNumber() === 0) return undefined;
-    return value.isFloat ? pythonFloatRepr(value.lexeme) : value.lexeme;
+    return pythonNumberRepr(value);
   }
   if (Array.isArray(value) ? value.length === 0 : value.size === 0) return undefined;
   // Python would print its repr; JSON text is close enough for a container nobody should use here.

@@ -6,7 +6,7 @@
  * type its first scalar payload fields, and an event of an unknown type its `message`. Only when
  * the payload has nothing to show is it `TYPE by ACTOR`.
  */
-import { type JsonValue, JsonNumber, pythonFloatRepr } from "../canonical/mod.ts";
+import { type JsonValue, JsonNumber, pythonNumberRepr } from "../canonical/mod.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { extractorFor } from "../projection/extract/mod.ts";
 
@@ -20,7 +20,7 @@ const genericCharsMax = 200;
 function scalar(value: JsonValue | undefined): string | undefined {
   if (typeof value === "string") return value === "" ? undefined : value;
   if (typeof value === "boolean") return String(value);
-  if (value instanceof JsonNumber) return value.isFloat ? pythonFloatRepr(value.lexeme) : value.lexeme;
+  if (value instanceof JsonNumber) return pythonNumberRepr(value);
   return undefined;
 }
 

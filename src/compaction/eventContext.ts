@@ -10,59 +10,13 @@
  *
  * `str(v)` is Python's `str` of the parsed JSON value (`True`, `None`, `1e-07`, dict/list repr
  * with single-quoted strings); `json.dumps` uses Python's default separators `", "` / `": "` and
- * `ensure_ascii`. The timestamp is the stored string (Python's `Event.timestamp` is a `str`).
+ * `ensure_ascii` (both from canonical/pythonText.ts). The timestamp is the stored string (Python's
+ * `Event.timestamp` is a `str`).
  */
-import { compareCodePoints, JsonNumber, type JsonValue, writeJsonNumber, writeJsonString } from "../canonical/mod.ts";
-import { pythonFloatRepr } from "../canonical/mod.ts";
-import { pythonStrRepr } from "../canonical/pythonText.ts";
+import { compareCodePoints, type JsonValue } from "../canonical/mod.ts";
+import { pythonJsonDumpsSorted, pythonStr } from "../canonical/pythonText.ts";
 import type { EventRecord } from "../eventloom/mod.ts";
 import { embeddingTokens } from "../vector/hashEmbedding.ts";
-
-/** Python's `repr(float)` for a JSON float lexeme, including the non-finite spellings. */
-function floatRepr(value: JsonNumber): string {
-  if (value.lexeme === "NaN") return "nan";
-  if (value.lexeme === "Infinity") return "inf";
-  if (value.lexeme === "-Infinity") return "-inf";
-  return pythonFloatRepr(value.lexeme);
-}
-
-// Printable ASCII without quotes or backslashes: Python's repr just adds single quotes.
-const plainReprText = /^[\x20\x21\x23-\x26\x28-\x5b\x5d-\x7e]*$/;
-
-/** Python's `repr` of a parsed JSON value (how it prints inside a dict or list). */
-export function pythonRepr(value: JsonValue): string {
-  if (value === null) return "None";
-  if (value === true) return "True";
-  if (value === false) return "False";
-  if (typeof value === "string") return plainReprText.test(value) ? `'${value}'` : pythonStrRepr(value);
-  if (value instanceof JsonNumber) return value.isFloat ? floatRepr(value) : writeJsonNumber(value);
-  if (Array.isArray(value)) return `[${value.map(pythonRepr).join(", ")}]`;
-  const items: string[] = [];
-  for (const [key, item] of value) items.push(`${plainReprText.test(key) ? `'${key}'` : pythonStrRepr(key)}: ${pythonRepr(item)}`);
-  return `{${items.join(", ")}}`;
-}
-
-/** Python's `str` of a parsed JSON value: strings as they are, everything else as `repr`. */
-export function pythonStr(value: JsonValue): string {
-  return typeof value === "string" ? value : pythonRepr(value);
-}
-
-/**
- * Python's `json.dumps(value, sort_keys=True)` with the default separators and `ensure_ascii`.
- *
- * @example
- * pythonJsonDumpsSorted(parseJson('{"b":"é","a":[1,2.50]}')) // '{"a": [1, 2.5], "b": "\\u00e9"}'
- */
-export function pythonJsonDumpsSorted(value: JsonValue): string {
-  if (value === null) return "null";
-  if (value === true) return "true";
-  if (value === false) return "false";
-  if (typeof value === "string") return writeJsonString(value, true);
-  if (value instanceof JsonNumber) return writeJsonNumber(value);
-  if (Array.isArray(value)) return `[${value.map(pythonJsonDumpsSorted).join(", ")}]`;
-  const keys = [...value.keys()].sort(compareCodePoints);
-  return `{${keys.map((key) => `${writeJsonString(key, true)}: ${pythonJsonDumpsSorted(value.get(key) as JsonValue)}`).join(", ")}}`;
-}
 
 const asciiText = /^[\x00-\x7f]*$/;
 const asciiSpaceRuns = /[\t\n\v\f\r\x1c-\x1f ]+/;

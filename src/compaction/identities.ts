@@ -9,7 +9,7 @@
  * The event ref is a backpointer: a compacted representative carries the refs of every member,
  * so recall is measured over the other ("content") identities only (DESIGN §9).
  */
-import { JsonNumber, type JsonObject, type JsonValue } from "../canonical/mod.ts";
+import { JsonNumber, type JsonObject, type JsonValue, pythonStr } from "../canonical/mod.ts";
 import { citationUri, type EventRecord } from "../eventloom/mod.ts";
 
 const identityCodePattern = /\b(?:identity|doc|decision|task|user|goal)-code-\d{4}\b/g;
@@ -29,10 +29,8 @@ function nonEmptyString(value: JsonValue | undefined): string | undefined {
 
 /** Python's `isinstance(v, int)` text: ints as written, and bools (a Python int) as True/False. */
 function pythonIntText(value: JsonValue | undefined): string | undefined {
-  if (value === true) return "True";
-  if (value === false) return "False";
-  if (value instanceof JsonNumber && !value.isFloat) return value.lexeme === "-0" ? "0" : value.lexeme;
-  return undefined;
+  const isInt = typeof value === "boolean" || (value instanceof JsonNumber && !value.isFloat);
+  return isInt ? pythonStr(value) : undefined;
 }
 
 /** Python's `isinstance(v, int)` (bools included, as in Python). */

@@ -33,7 +33,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { fromJs } from "../canonical/mod.ts";
 import { checkError, inputError, ioError, isZaxyError } from "../errors.ts";
-import { appendEvents } from "../eventloom/append.ts";
+import { appendEvents } from "../events/append.ts";
 import { readLogLines } from "../eventloom/lines.ts";
 import { sessionIdOfPath, validateSessionId } from "../eventloom/session.ts";
 import type { MicrosClock } from "../eventloom/timestamp.ts";

@@ -27,7 +27,7 @@
 import { inputError } from "../errors.ts";
 import { citationUri, type SourceEventRef } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
-import { recordEvents } from "../memory/record.ts";
+import { recordEvents } from "../recording/record.ts";
 import type { SessionReader } from "../retrieval/readSession.ts";
 import type { SessionIndex } from "../retrieval/sessionIndex.ts";
 import { keywordTerms } from "../retrieval/terms.ts";

@@ -6,7 +6,7 @@
  */
 import { inputError } from "../errors.ts";
 import { appendedEventJson, type EventRecord, sessionLogPath } from "../eventloom/mod.ts";
-import { recordEvents } from "../memory/record.ts";
+import { recordEvents } from "../recording/record.ts";
 import type { PlainJson } from "../projection/types.ts";
 import {
   type CandidateInput,

@@ -20,7 +20,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fromJs } from "../canonical/mod.ts";
-import { appendEvents, type AppendedEvent, type IntegrityReport, redactedPathsOf, replayLog, verifyLog } from "../eventloom/mod.ts";
+import { type AppendedEvent, type IntegrityReport, redactedPathsOf, replayLog, verifyLog } from "../eventloom/mod.ts";
+import { appendEvents } from "../events/append.ts";
 import type { HandoffSummary } from "../eventloom/replay.ts";
 import { type CausalQueryResult, queryCausal } from "../causal/mod.ts";
 import { proposeFromLog, readConsolidationStatus, reviewCandidate } from "../consolidation/operations.ts";
@@ -31,7 +32,7 @@ import { writeProjectionFromLog } from "../compaction/projectionFromLog.ts";
 import { configPath } from "../eventloom/config.ts";
 import { createFleet, enrollAgent, promote, type PromotionResult } from "../fleet/mod.ts";
 import { validateMemoryRequest } from "../memory/request.ts";
-import { recordEvents } from "../memory/record.ts";
+import { recordEvents } from "../recording/record.ts";
 import { MemoryService } from "../memory/service.ts";
 
 export interface DemoCheckout {

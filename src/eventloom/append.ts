@@ -9,7 +9,6 @@
  */
 import * as fs from "node:fs";
 import { isJsonObject, type JsonObject, type JsonValue, nonFiniteNumbers, parseJsonBytes, writeJson } from "../canonical/mod.ts";
-import { derivedEventHint, derivedEventIssues } from "../events/derivedEventRules.ts";
 import { inputError, ioError, isZaxyError } from "../errors.ts";
 import { batchEventsMax, eventTextCharsMax, lockWaitMs, payloadBytesMax, payloadDepthMax } from "../limits.ts";
 import { lockFile, sha256Hex } from "../platform/mod.ts";
@@ -115,6 +114,21 @@ export interface AppendResult {
 
 export interface ValidationIssue {
   index: number;
+  field: string;
+  message: string;
+  hint?: string;
+}
+
+/**
+ * A rule every appended event must keep beyond the log's own checks, which a layer above the log
+ * supplies (the derived-event rules, src/events/append.ts): the problems of one item whose type
+ * and payload are otherwise valid. They are reported with the item's other problems, in item
+ * order, and refuse the whole batch.
+ */
+export type EventRule = (type: string, payload: JsonObject) => readonly EventRuleIssue[];
+
+/** One problem an `EventRule` finds: `field` and `message` as errors print them, `hint` how to do it right. */
+export interface EventRuleIssue {
   field: string;
   message: string;
   hint?: string;
@@ -237,13 +251,13 @@ export interface ValidItem {
   origin?: string;
 }
 
-/** Validates every item; returns them normalised or throws one error listing every problem. */
-export function validateItems(items: AppendItem[]): ValidItem[] {
+/** Validates every item against the log's checks and `rules`; returns them normalised or throws one error listing every problem. */
+function validateItems(items: AppendItem[], rules: readonly EventRule[]): ValidItem[] {
   if (items.length === 0) throw inputError("empty_batch", "Nothing to append: the batch has no events", { field: "events" });
   if (items.length > batchEventsMax) {
     throw inputError("batch_too_large", `The batch has ${items.length} events; at most ${batchEventsMax} are allowed`, { field: "events" });
   }
-  const { valid, issues } = checkItems(items);
+  const { valid, issues } = checkItems(items, rules);
   if (issues.length > 0) {
     const lines = issues.map((issue) => (items.length === 1 && items[0].origin === undefined ? issue.message : describeItemIssue(items, issue)));
     throw inputError("invalid_event", `Cannot append: ${lines.join("; ")}. Nothing was written.`, {
@@ -263,7 +277,7 @@ export function describeItemIssue(items: readonly AppendItem[], issue: Validatio
  * Every problem of every item, in item order, without throwing (the batch's size is not
  * checked here). `validateItems` throws them; ingest merges them with its own parse errors.
  */
-export function checkItems(items: readonly AppendItem[]): { valid: ValidItem[]; issues: ValidationIssue[] } {
+function checkItems(items: readonly AppendItem[], rules: readonly EventRule[]): { valid: ValidItem[]; issues: ValidationIssue[] } {
   const issues: ValidationIssue[] = [];
   const valid: ValidItem[] = [];
   const firstIndexOfId = new Map<string, number>();
@@ -307,10 +321,11 @@ export function checkItems(items: readonly AppendItem[]): { valid: ValidItem[]; 
       }
     }
     if (typeOk && payloadOk) {
-      // A derived event zaxy produces itself must be one its producer could have written.
-      for (const issue of derivedEventIssues(item.type as string, payload as JsonObject)) {
-        issues.push({ index, field: `payload.${issue.field}`, message: `${item.type} payload.${issue.message}`, hint: derivedEventHint });
-        payloadOk = false;
+      for (const rule of rules) {
+        for (const issue of rule(item.type as string, payload as JsonObject)) {
+          issues.push({ index, ...issue });
+          payloadOk = false;
+        }
       }
     }
     let producerRef: string | undefined;
@@ -388,7 +403,8 @@ export function refuseLoggedEventIds(logKeys: () => LogKeyIndex, batch: readonly
 }
 
 /**
- * Appends a batch to `<root>/<sessionId>.jsonl`, all or nothing.
+ * Appends a batch to `<root>/<sessionId>.jsonl`, all or nothing; an item breaking one of
+ * `rules` refuses the batch (through an `eventAppender`, which fixes the rules).
  *
  * @example
  * const { events } = await appendEvents(".eventloom", "default", [
@@ -396,10 +412,10 @@ export function refuseLoggedEventIds(logKeys: () => LogKeyIndex, batch: readonly
  * ]);
  * events[0].citation // "eventloom://default/events/1#…"
  */
-export async function appendEvents(rootOrPath: string | Root, sessionId: string, items: AppendItem[], options: AppendOptions = {}): Promise<AppendResult> {
+async function appendEvents(rules: readonly EventRule[], rootOrPath: string | Root, sessionId: string, items: AppendItem[], options: AppendOptions = {}): Promise<AppendResult> {
   const root = Root.of(rootOrPath);
   const logPath = sessionLogPath(root.path, sessionId, "append to");
-  const valid = validateItems(items);
+  const valid = validateItems(items, rules);
   if (options.refuseEnvelopeSwitch !== undefined) refuseNewLogEnvelopeSwitch(root, sessionId, logPath, valid, options.refuseEnvelopeSwitch.override);
   const clock = options.clock ?? systemClock;
   return await withLockedLog(root, sessionId, options, ({ fd, size, logPath, config, warnings, write, vault, committed, logKeys }) => {
@@ -679,8 +695,8 @@ function writeAll(fd: number, bytes: Uint8Array): void {
 }
 
 /** Appends one event. */
-export async function appendEvent(root: string | Root, sessionId: string, item: AppendItem, options: AppendOptions = {}): Promise<AppendedEvent> {
-  const result = await appendEvents(root, sessionId, [item], options);
+async function appendEvent(rules: readonly EventRule[], root: string | Root, sessionId: string, item: AppendItem, options: AppendOptions = {}): Promise<AppendedEvent> {
+  const result = await appendEvents(rules, root, sessionId, [item], options);
   return result.events[0];
 }
 
@@ -720,7 +736,8 @@ function isRejection<R>(plan: PlannedItem[] | PlanRejection<R>): plan is PlanRej
  *   existing.some((e) => e.type === "fleet.created") ? { rejected: "exists" } :
  *     [{ type: "fleet.created", actor: "coordinator", payload: fromJs({ fleet_id: "alpha" }) }]);
  */
-export async function appendPlanned<R = never>(
+async function appendPlanned<R = never>(
+  rules: readonly EventRule[],
   root: string | Root,
   sessionId: string,
   plan: (existing: readonly EventRecord[]) => PlannedItem[] | PlanRejection<R>,
@@ -753,7 +770,7 @@ export async function appendPlanned<R = never>(
     let prevHash = tail.hash;
     let seq = tail.seq;
     for (const entry of planned) {
-      const [item] = validateItems([typeof entry === "function" ? entry(appended) : entry]);
+      const [item] = validateItems([typeof entry === "function" ? entry(appended) : entry], rules);
       // The envelope is fixed by the first item, as appendEvents fixes it for a whole batch;
       // a later item whose type cannot be v1 then refuses the whole batch rather than mixing.
       if (envelope === undefined) envelope = plannedEnvelope(tail, config.envelope, item.type);
@@ -836,4 +853,46 @@ export function envelopeSwitchWarning(sessionId: string, eventType: string, firs
   return `event type ${JSON.stringify(eventType)} cannot be written in the eventloom.v1 envelope (v1 types are lowercase words joined by dots: ` +
     `no underscores, dashes or capitals, at least two words), so session ${JSON.stringify(sessionId)} is written in legacy lines from seq ` +
     `${firstSeq} on, this and every later append, as the Python implementation does ('zaxy help events', "Envelopes")`;
+}
+
+/**
+ * The ways to append to a log, every one bound to the same event rules. There is no other way to
+ * append: the rules are fixed when the appender is made, so no write path can leave them out.
+ * The library's writers all use the one appender with zaxy's rules (src/events/append.ts).
+ */
+export interface EventAppender {
+  /** The rules every event appended through this appender must keep. */
+  readonly rules: readonly EventRule[];
+  appendEvents(root: string | Root, sessionId: string, items: AppendItem[], options?: AppendOptions): Promise<AppendResult>;
+  appendEvent(root: string | Root, sessionId: string, item: AppendItem, options?: AppendOptions): Promise<AppendedEvent>;
+  appendPlanned<R = never>(
+    root: string | Root,
+    sessionId: string,
+    plan: (existing: readonly EventRecord[]) => PlannedItem[] | PlanRejection<R>,
+    options?: AppendOptions,
+  ): Promise<PlannedAppendResult<R>>;
+  /** Every problem of every item, as appendEvents would refuse them, without appending (the batch's size is not checked). */
+  checkItems(items: readonly AppendItem[]): { valid: ValidItem[]; issues: ValidationIssue[] };
+  /** The items normalised, or one error listing every problem, as appendEvents would refuse them. */
+  validateItems(items: AppendItem[]): ValidItem[];
+}
+
+/**
+ * An appender whose every append refuses items breaking any of `rules`.
+ *
+ * @example
+ * const { appendEvents } = eventAppender([derivedEventRule]);
+ * await appendEvents(".eventloom", "default", [{ type: "goal.created", actor: "agent", payload: fromJs({ title: "Ship" }) }]);
+ */
+export function eventAppender(rules: readonly EventRule[]): EventAppender {
+  const fixed = Object.freeze([...rules]);
+  return Object.freeze({
+    rules: fixed,
+    appendEvents: (root: string | Root, sessionId: string, items: AppendItem[], options?: AppendOptions) => appendEvents(fixed, root, sessionId, items, options),
+    appendEvent: (root: string | Root, sessionId: string, item: AppendItem, options?: AppendOptions) => appendEvent(fixed, root, sessionId, item, options),
+    appendPlanned: <R = never>(root: string | Root, sessionId: string, plan: (existing: readonly EventRecord[]) => PlannedItem[] | PlanRejection<R>, options?: AppendOptions) =>
+      appendPlanned<R>(fixed, root, sessionId, plan, options),
+    checkItems: (items: readonly AppendItem[]) => checkItems(items, fixed),
+    validateItems: (items: AppendItem[]) => validateItems(items, fixed),
+  });
 }

@@ -9,7 +9,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import { CanonicalKernel, kernelErrors, recordBytes } from "../canonical/wasmKernel.ts";
-import { JsonNumber, parseJsonBytes, pythonFloatRepr, type JsonValue } from "../canonical/mod.ts";
+import { parseJsonBytes, pythonStr } from "../canonical/mod.ts";
 import { inputError, ioError } from "../errors.ts";
 import { invariant } from "../invariant.ts";
 import { lineBytesMax, lockWaitMs, verifyChunkBytes } from "../limits.ts";
@@ -69,42 +69,12 @@ export interface VerifyOptions {
   threads?: number;
 }
 
-/** Python's `repr` of a string: single quotes unless it holds ' and no ". */
-function pythonStringRepr(value: string): string {
-  const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of value) {
-    const code = ch.codePointAt(0) as number;
-    if (ch === quote || ch === "\\") out += "\\" + ch;
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (ch === "\t") out += "\\t";
-    else if (code < 0x20 || code === 0x7f) out += "\\x" + code.toString(16).padStart(2, "0");
-    else out += ch;
-  }
-  return out + quote;
-}
-
-/** Python's `repr` of a parsed JSON value (inside containers). */
-function pythonRepr(value: JsonValue | undefined): string {
-  if (value === undefined || value === null) return "None";
-  if (value === true) return "True";
-  if (value === false) return "False";
-  if (value instanceof JsonNumber) return value.isFloat ? pythonFloatRepr(value.lexeme) : value.lexeme === "-0" ? "0" : value.lexeme;
-  if (typeof value === "string") return pythonStringRepr(value);
-  if (Array.isArray(value)) return `[${value.map(pythonRepr).join(", ")}]`;
-  return `{${[...value].map(([k, v]) => `${pythonStringRepr(k)}: ${pythonRepr(v)}`).join(", ")}}`;
-}
-
-/** Python's `str` of a parsed JSON value, as ref_verify's f-string prints a found seq. */
-function pythonStr(value: JsonValue | undefined): string {
-  return typeof value === "string" ? value : pythonRepr(value);
-}
-
 function foundSeq(lineBytes: Uint8Array): string {
   try {
     const parsed = parseJsonBytes(lineBytes);
-    return pythonStr(parsed instanceof Map ? parsed.get("seq") : undefined);
+    // ref_verify.py's f-string prints the seq it found with Python's `str`; a missing one is None.
+    const seq = parsed instanceof Map ? parsed.get("seq") : undefined;
+    return seq === undefined ? "None" : pythonStr(seq);
   } catch {
     return "None";
   }

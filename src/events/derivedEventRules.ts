@@ -4,8 +4,8 @@
  * written only by the causal producer (`outcomeExplained.ts`) through `buildCausalEdgeEvent`.
  *
  * One rule, three readers, so they can never disagree:
- * - append (`eventloom/append.ts` `checkItems`): a raw event of this type that breaks the rule
- *   is refused, exit 2, nothing written;
+ * - append (`derivedEventRule`, which every append applies through `events/append.ts`): a raw
+ *   event of this type that breaks the rule is refused, exit 2, nothing written;
  * - projection (`projection/extract/inferred.ts`): such an event is not projected as an edge;
  * - audit (`memory status`, `compact --audit`): such an event already sealed in a log (written
  *   by Python's unvalidated `append_event`, or by an older zaxy) is reported as an invalid
@@ -24,6 +24,7 @@
  * // [{ field: "relation_type", message: "relation_type must be one of: ...; got \"correlated\"" }]
  */
 import { isJsonObject, type JsonObject, type JsonValue, parseJsonBytes } from "../canonical/mod.ts";
+import type { EventRule } from "../eventloom/append.ts";
 import { type EventRecord, recordFromLine } from "../eventloom/envelope.ts";
 import { readLogLines } from "../eventloom/lines.ts";
 import { eventHash, integer, object, strictText, text, unitNumber } from "./payload.ts";
@@ -105,6 +106,17 @@ function causalEdgeIssues(payload: JsonObject): DerivedEventIssue[] {
 export function derivedEventIssues(type: string, payload: JsonObject): DerivedEventIssue[] {
   return type === causalEdgeGeneratedType ? causalEdgeIssues(payload) : [];
 }
+
+/**
+ * The derived-event rule as appends enforce it (src/events/append.ts): each issue named by its
+ * payload path and the event type, with the hint saying where a valid event comes from.
+ *
+ * @example
+ * derivedEventRule("causal.edge.generated", payload)
+ * // [{ field: "payload.confidence", message: "causal.edge.generated payload.confidence must be …", hint: "causal edges are written by …" }]
+ */
+export const derivedEventRule: EventRule = (type, payload) =>
+  derivedEventIssues(type, payload).map((issue) => ({ field: `payload.${issue.field}`, message: `${type} payload.${issue.message}`, hint: derivedEventHint }));
 
 /** A sealed event that breaks its producer rule, as `memory status` and `compact --audit` list it. */
 export interface InvalidDerivedEvent {

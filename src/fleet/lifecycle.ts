@@ -5,7 +5,8 @@
  * re-activates whatever it had superseded. Both are decided under the fleet thread's lock.
  */
 import { inputError } from "../errors.ts";
-import { appendedEventJson, type AppendedEventJson, appendPlanned, type PlannedItem } from "../eventloom/append.ts";
+import { appendedEventJson, type AppendedEventJson, type PlannedItem } from "../eventloom/append.ts";
+import { appendPlanned } from "../events/append.ts";
 import type { SourceEventRef } from "../eventloom/citation.ts";
 import { systemClock, timestampMicros } from "../eventloom/timestamp.ts";
 import { type EvolutionPolicy, resolveEvolutionPolicy } from "../governance/evolutionGate.ts";

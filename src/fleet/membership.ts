@@ -4,7 +4,8 @@
  * its first agent on trust-on-first-use. Every decision is made under the fleet thread's lock
  * on the state it appends to; a refusal writes nothing.
  */
-import { appendedEventJson, type AppendedEventJson, appendPlanned } from "../eventloom/append.ts";
+import { appendedEventJson, type AppendedEventJson } from "../eventloom/append.ts";
+import { appendPlanned } from "../events/append.ts";
 import type { MicrosClock } from "../eventloom/timestamp.ts";
 import { inputError } from "../errors.ts";
 import { requireFleetLog, unknownFleet } from "./fleetLog.ts";

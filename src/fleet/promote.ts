@@ -21,7 +21,8 @@
  */
 import { fromJs, type JsonObject, JsonNumber, toJs } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
-import { type AppendedEvent, appendEvents, appendPlanned, type AppendItem, type PlannedItem } from "../eventloom/append.ts";
+import { type AppendedEvent, type AppendItem, type PlannedItem } from "../eventloom/append.ts";
+import { appendEvents, appendPlanned } from "../events/append.ts";
 import { citationUri, type SourceEventRef } from "../eventloom/citation.ts";
 import { validateSessionId } from "../eventloom/session.ts";
 import type { MicrosClock } from "../eventloom/timestamp.ts";

@@ -13,7 +13,8 @@
 import * as fs from "node:fs";
 import { toJs } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
-import { appendPlanned, type AppendedEvent, type AppendItem } from "../eventloom/append.ts";
+import { type AppendedEvent, type AppendItem } from "../eventloom/append.ts";
+import { appendPlanned } from "../events/append.ts";
 import { citationUri } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { resolveEventTarget } from "../eventloom/eventTarget.ts";

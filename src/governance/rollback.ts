@@ -14,7 +14,7 @@ import * as fs from "node:fs";
 import { type JsonObject, toJs } from "../canonical/mod.ts";
 import { type RollbackPlan, type RollbackRequest, planRollback, rollbackActorDefault, rollbackItem } from "./rollbackPlan.ts";
 import { inputError } from "../errors.ts";
-import { appendPlanned } from "../eventloom/append.ts";
+import { appendPlanned } from "../events/append.ts";
 import { resolveEventTarget } from "../eventloom/eventTarget.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
 import type { PlainJson } from "../projection/types.ts";

@@ -27,7 +27,7 @@ import { sessionLogPath } from "../eventloom/session.ts";
 import { sha256Hex } from "../platform/mod.ts";
 import { extractEvent } from "../projection/extract/mod.ts";
 import type { PlainJson } from "../projection/types.ts";
-import { recordEvents } from "./record.ts";
+import { recordEvents } from "../recording/record.ts";
 import { sharedMemoryService } from "./service.ts";
 
 export const correctedEventType = "memory.corrected";

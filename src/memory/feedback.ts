@@ -21,7 +21,7 @@ import { fromJs, JsonNumber, type JsonObject } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { feedbackEventType, normalizeFeedback, reinforcedEventType } from "../folds/reinforcement.ts";
-import { recordEvents } from "./record.ts";
+import { recordEvents } from "../recording/record.ts";
 
 export const feedbackValues = ["used", "helpful", "irrelevant"] as const;
 export type FeedbackValue = (typeof feedbackValues)[number];

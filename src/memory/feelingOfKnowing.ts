@@ -25,7 +25,7 @@ import { appendedEventJson, type AppendedEventJson } from "../eventloom/append.t
 import { sessionLogPath } from "../eventloom/session.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { keywordTerms, queryTerms } from "../retrieval/terms.ts";
-import { recordEvents } from "./record.ts";
+import { recordEvents } from "../recording/record.ts";
 import { sharedMemoryService } from "./service.ts";
 
 export const fokEventType = "metacognition.fok.predicted";

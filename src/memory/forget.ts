@@ -22,7 +22,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { canonicalJson, fromJs, intField, isJsonObject, type JsonObject, type JsonValue, parseJsonBytes, stringField } from "../canonical/mod.ts";
 import { inputError, ioError } from "../errors.ts";
-import { appendPlanned } from "../eventloom/append.ts";
+import { appendPlanned } from "../events/append.ts";
 import { citationUri } from "../eventloom/citation.ts";
 import { resolveEventTarget } from "../eventloom/eventTarget.ts";
 import { readForgettingEnabled } from "../eventloom/config.ts";

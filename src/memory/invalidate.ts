@@ -21,7 +21,7 @@ import { appendedEventJson } from "../eventloom/append.ts";
 import { citationUri } from "../eventloom/citation.ts";
 import { formatTimestamp, systemClock, timestampMicros } from "../eventloom/timestamp.ts";
 import type { PlainJson } from "../projection/types.ts";
-import { recordEvents } from "./record.ts";
+import { recordEvents } from "../recording/record.ts";
 import { sharedMemoryService } from "./service.ts";
 
 export const invalidatedEventType = "memory.invalidated";

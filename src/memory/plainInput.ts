@@ -31,7 +31,7 @@ import { gateEventType } from "../governance/evolutionGate.ts";
 import { ruleGeneratedEventType, ruleProposedEventType } from "../events/ruleEvents.ts";
 import { rollbackEventType } from "../folds/consolidationStatus.ts";
 import { forgottenEventType } from "./forget.ts";
-import { recordEvents, type RecordResult } from "./record.ts";
+import { recordEvents, type RecordResult } from "../recording/record.ts";
 
 /** Event types only a governance command writes (besides every `fleet.*` type). */
 export const governanceEventTypes: readonly string[] = Object.freeze([

@@ -8,7 +8,7 @@ import { fromJs } from "../../src/canonical/mod.ts";
 import { causalEdges } from "../../src/causal/mod.ts";
 import type { AppendedEvent } from "../../src/eventloom/append.ts";
 import { readEvents } from "../../src/eventloom/replay.ts";
-import { recordEvents } from "../../src/memory/record.ts";
+import { recordEvents } from "../../src/recording/record.ts";
 import { extractEvent } from "../../src/projection/extract/mod.ts";
 import { GraphFold } from "../../src/projection/graphFold.ts";
 

@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fromJs } from "../../src/canonical/mod.ts";
 import type { MemoryCheckout } from "../../src/checkout/mod.ts";
-import { recordEvents } from "../../src/memory/record.ts";
+import { recordEvents } from "../../src/recording/record.ts";
 import { validateMemoryRequest } from "../../src/memory/request.ts";
 import { MemoryService } from "../../src/memory/service.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";

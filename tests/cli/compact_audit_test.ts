@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fromJs } from "../../src/canonical/mod.ts";
-import { appendEvents } from "../../src/eventloom/mod.ts";
+import { appendEvents } from "../../src/events/append.ts";
 import { runZaxy, stackTraceLines } from "./zaxy.ts";
 
 async function logOf(payloads: Array<Record<string, unknown>>, type = "document.indexed"): Promise<{ dir: string; log: string }> {

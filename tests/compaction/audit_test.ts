@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { fromJs } from "../../src/canonical/mod.ts";
 import { auditLog } from "../../src/compaction/audit.ts";
 import { remediationActions } from "../../src/compaction/remediation.ts";
-import { appendEvents } from "../../src/eventloom/mod.ts";
+import { appendEvents } from "../../src/events/append.ts";
 
 async function logOf(payloads: Array<Record<string, unknown>>, type = "document.indexed"): Promise<string> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "zaxy-audit-"));

@@ -6,7 +6,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { fromJs, JsonNumber, parseJson, type JsonObject } from "../../src/canonical/mod.ts";
-import { eventContext, pythonJsonDumpsSorted } from "../../src/compaction/eventContext.ts";
+import { eventContext } from "../../src/compaction/eventContext.ts";
+import { pythonJsonDumpsSorted } from "../../src/canonical/pythonText.ts";
 import { eventIdentities, hasSourceCitation } from "../../src/compaction/identities.ts";
 
 const pythonEventContext = `

@@ -4,7 +4,8 @@
  */
 import * as path from "node:path";
 import { fromJs } from "../../src/canonical/mod.ts";
-import { appendEvents, readEvents } from "../../src/eventloom/mod.ts";
+import { readEvents } from "../../src/eventloom/mod.ts";
+import { appendEvents } from "../../src/events/append.ts";
 import type { EventRecord } from "../../src/eventloom/envelope.ts";
 
 export interface LogSpec {

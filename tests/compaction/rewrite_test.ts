@@ -12,7 +12,8 @@ import { after, describe, test } from "node:test";
 import { fromJs, parseJsonBytes } from "../../src/canonical/mod.ts";
 import { nodeFileOps, rewriteLog, type RewriteFileOps } from "../../src/compaction/rewrite.ts";
 import { isZaxyError } from "../../src/errors.ts";
-import { appendEvents, readEvents, verifyLog, writeConfig } from "../../src/eventloom/mod.ts";
+import { readEvents, verifyLog, writeConfig } from "../../src/eventloom/mod.ts";
+import { appendEvents } from "../../src/events/append.ts";
 import { lockFile } from "../../src/platform/mod.ts";
 import { interopDir, interopLogs, makeTempDir, refVerifyMany, removeTempDirs, skipWithoutPython } from "../eventloom/testkit.ts";
 

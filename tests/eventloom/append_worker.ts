@@ -6,7 +6,7 @@
  *        deno run -A --no-check tests/eventloom/append_worker.ts ROOT SESSION WORKER COUNT
  */
 import { fromJs } from "../../src/canonical/mod.ts";
-import { appendEvent } from "../../src/eventloom/mod.ts";
+import { appendEvent } from "../../src/events/append.ts";
 
 const [root, session, worker, countText] = process.argv.slice(process.argv.length - 4);
 const count = Number(countText);

@@ -8,18 +8,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { canonicalJson, fromJs, parseJson } from "../../src/canonical/mod.ts";
-import {
-  appendEvents,
-  citationUri,
-  formatTimestamp,
-  generatedEventId,
-  isV1EventType,
-  parseCitationUri,
-  parseSourceEventRef,
-  readEvents,
-  verifyLog,
-  writeConfig,
-} from "../../src/eventloom/mod.ts";
+import { citationUri, formatTimestamp, generatedEventId, isV1EventType, parseCitationUri, parseSourceEventRef, readEvents, verifyLog, writeConfig } from "../../src/eventloom/mod.ts";
+import { appendEvents } from "../../src/events/append.ts";
 import { isZaxyError } from "../../src/errors.ts";
 import { interopDir, keysOf, makeTempDir, python, pythonLineChecks, pythonWith, readLines, refVerifyMany, removeTempDirs, sha256Hex, skipWithoutPython } from "./testkit.ts";
 

@@ -11,7 +11,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { canonicalJson, fromJs, type JsonObject, parseJson } from "../../src/canonical/mod.ts";
-import { type AppendItem, appendEvents, legacyPreimage, writeConfig } from "../../src/eventloom/mod.ts";
+import { type AppendItem, legacyPreimage, writeConfig } from "../../src/eventloom/mod.ts";
+import { appendEvents } from "../../src/events/append.ts";
 import { makeTempDir, readLines, removeTempDirs, sha256Hex } from "./testkit.ts";
 
 after(removeTempDirs);

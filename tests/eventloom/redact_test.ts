@@ -9,7 +9,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { fromJs, type JsonObject, toJs } from "../../src/canonical/mod.ts";
-import { appendEvents, securePayload, writeConfig } from "../../src/eventloom/mod.ts";
+import { securePayload, writeConfig } from "../../src/eventloom/mod.ts";
+import { appendEvents } from "../../src/events/append.ts";
 import { makeTempDir, python, readLines, refVerifyMany, removeTempDirs, skipWithoutPython } from "./testkit.ts";
 
 after(removeTempDirs);

@@ -5,7 +5,7 @@
  * Usage: bun tests/eventloom/root_append_worker.ts ROOT SESSION ID REF
  */
 import { fromJs } from "../../src/canonical/mod.ts";
-import { appendEvents } from "../../src/eventloom/mod.ts";
+import { appendEvents } from "../../src/events/append.ts";
 
 const [root, session, id, ref] = process.argv.slice(process.argv.length - 4);
 const { events } = await appendEvents(root, session, [{ type: "note.added", actor: "other-process", payload: fromJs({ text: id }), id, producerRef: ref }], { dedupProducerRefs: true });

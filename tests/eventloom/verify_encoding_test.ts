@@ -10,7 +10,8 @@ import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fromJs, JsonNumber, parseJson } from "../../src/canonical/mod.ts";
 import type { PlainJson } from "../../src/projection/types.ts";
-import { appendEvents, readEvents, verifyLog, writeConfig } from "../../src/eventloom/mod.ts";
+import { readEvents, verifyLog, writeConfig } from "../../src/eventloom/mod.ts";
+import { appendEvents } from "../../src/events/append.ts";
 import { runZaxy } from "../cli/zaxy.ts";
 import { interopDir, makeTempDir, python, pythonWith, readLines, refVerifyMany, removeTempDirs, skipWithoutPython, type Verdict, writeLines } from "./testkit.ts";
 

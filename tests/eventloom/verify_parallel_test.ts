@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { writeSyntheticLog } from "../../src/bench/syntheticLog.ts";
 import { fromJs } from "../../src/canonical/mod.ts";
-import { appendEvents } from "../../src/eventloom/append.ts";
+import { appendEvents } from "../../src/events/append.ts";
 import { verifyLog } from "../../src/eventloom/verify.ts";
 import { makeTempDir, removeTempDirs } from "./testkit.ts";
 

@@ -10,7 +10,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fromJs } from "../../src/canonical/mod.ts";
-import { appendEvents, verifyLog, writeConfig } from "../../src/eventloom/mod.ts";
+import { verifyLog, writeConfig } from "../../src/eventloom/mod.ts";
+import { appendEvents } from "../../src/events/append.ts";
 import { runZaxy } from "../cli/zaxy.ts";
 import {
   interopDir,

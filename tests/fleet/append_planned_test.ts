@@ -9,7 +9,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { fromJs } from "../../src/canonical/mod.ts";
-import { appendEvents, appendPlanned, readEvents, verifyLog } from "../../src/eventloom/mod.ts";
+import { readEvents, verifyLog } from "../../src/eventloom/mod.ts";
+import { appendEvents, appendPlanned } from "../../src/events/append.ts";
 import { inputError, isZaxyError } from "../../src/errors.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 

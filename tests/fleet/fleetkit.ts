@@ -5,7 +5,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { fromJs } from "../../src/canonical/mod.ts";
-import { appendEvents, type SourceEventRef } from "../../src/eventloom/mod.ts";
+import { type SourceEventRef } from "../../src/eventloom/mod.ts";
+import { appendEvents } from "../../src/events/append.ts";
 import { defaultEvolutionPolicy, type EvolutionPolicy } from "../../src/governance/evolutionGate.ts";
 import { assignTrust, createFleet, enrollAgent } from "../../src/fleet/mod.ts";
 import { makeTempDir } from "../eventloom/testkit.ts";

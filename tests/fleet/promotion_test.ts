@@ -257,7 +257,7 @@ describe("membership", () => {
     const fx = await makeFleet(1);
     // A fleet.created without the creator's enrolment (as an older writer may leave it).
     const root = fx.root;
-    const { appendEvents } = await import("../../src/eventloom/mod.ts");
+    const { appendEvents } = await import("../../src/events/append.ts");
     const { fleetCreatedPayload } = await import("../../src/fleet/mod.ts");
     await appendEvents(root, "fleet.empty", [{ type: "fleet.created", actor: "someone", payload: fleetCreatedPayload("empty", "no agents") }]);
     const first = await enrollAgent(root, { fleetId: "empty", agentId: "pioneer", actor: "pioneer", trustTier: "steward" });
@@ -290,7 +290,7 @@ describe("replay", () => {
     await reviewPromotion(fx.root, { fleetId: "alpha", promotionId: p.promotion_id, decision: "accepted", actor: steward });
     const events = readEvents(fx.fleetLog).events;
     const original = events[p.promotion_event!.seq - 1];
-    const { appendEvents } = await import("../../src/eventloom/mod.ts");
+    const { appendEvents } = await import("../../src/events/append.ts");
     await appendEvents(fx.root, "fleet.alpha", [{ type: original.type, actor: original.actor, payload: original.payload }]);
     const state = summarizeFleetEvents("alpha", readEvents(fx.fleetLog).events);
     assert.equal(state.promotions.get(p.promotion_id)!.reviewStatus, "active");

@@ -30,7 +30,7 @@ import {
   storedFoldState,
   storedSessionFolds,
 } from "../../src/folds/sessionFolds.ts";
-import { recordEvents } from "../../src/memory/record.ts";
+import { recordEvents } from "../../src/recording/record.ts";
 import { extractEvent } from "../../src/projection/extract/mod.ts";
 import { foldLogRows } from "../../src/projection/foldLog.ts";
 import { GraphFold } from "../../src/projection/graphFold.ts";

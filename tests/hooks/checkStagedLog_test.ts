@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { fromJs } from "../../src/canonical/mod.ts";
-import { appendEvents } from "../../src/eventloom/mod.ts";
+import { appendEvents } from "../../src/events/append.ts";
 import { checkStagedLog, droppedEventsText } from "../../src/hooks/checkStagedLog.ts";
 import { defaultHookPolicy } from "../../src/hooks/mod.ts";
 import { makeTempDir, readLines, removeTempDirs } from "../eventloom/testkit.ts";

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import * as path from "node:path";
 import { fromJs } from "../../src/canonical/mod.ts";
-import { appendEvents } from "../../src/eventloom/mod.ts";
+import { appendEvents } from "../../src/events/append.ts";
 import { buildCheckout } from "../../src/checkout/mod.ts";
 import { projectionDbPath, projectSession } from "../../src/projection/projector.ts";
 import { foldLogRows } from "../../src/projection/foldLog.ts";

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import * as path from "node:path";
 import { test } from "node:test";
 import { fromJs } from "../../src/canonical/mod.ts";
-import { appendEvents } from "../../src/eventloom/mod.ts";
+import { appendEvents } from "../../src/events/append.ts";
 import { queryGraph } from "../../src/projection/graphQuery.ts";
 import { makeTempDir } from "../eventloom/testkit.ts";
 

@@ -18,7 +18,7 @@ import { fromJs } from "../../src/canonical/mod.ts";
 import type { AppendItem } from "../../src/eventloom/append.ts";
 import { readEvents } from "../../src/eventloom/replay.ts";
 import { sessionLogPath } from "../../src/eventloom/session.ts";
-import { recordEvents } from "../../src/memory/record.ts";
+import { recordEvents } from "../../src/recording/record.ts";
 import { validateMemoryRequest } from "../../src/memory/request.ts";
 import { MemoryService } from "../../src/memory/service.ts";
 import { KuzuStore } from "../../src/projection/kuzuStore.ts";

@@ -14,7 +14,7 @@ import { fromJs } from "../../src/canonical/mod.ts";
 import { type CapturedRun, runCliCaptured } from "../cli/inProcess.ts";
 import { sessionEvents } from "../../src/demo/agentSessionDemo.ts";
 import { envelopeSwitchWarning } from "../../src/eventloom/append.ts";
-import { recordEvents } from "../../src/memory/record.ts";
+import { recordEvents } from "../../src/recording/record.ts";
 import { renderEventsDoc } from "../../src/projection/extract/eventsDoc.ts";
 import { extractEvent, extractorFor, registeredEventTypes } from "../../src/projection/extract/mod.ts";
 import {

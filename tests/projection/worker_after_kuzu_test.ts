@@ -8,7 +8,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as path from "node:path";
 import { fromJs } from "../../src/canonical/mod.ts";
-import { appendEvents, verifyLog } from "../../src/eventloom/mod.ts";
+import { verifyLog } from "../../src/eventloom/mod.ts";
+import { appendEvents } from "../../src/events/append.ts";
 import { loadKuzu } from "../../src/projection/kuzuRuntime.ts";
 import { makeTempDir } from "../eventloom/testkit.ts";
 

@@ -14,7 +14,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { fromJs } from "../../src/canonical/mod.ts";
-import { appendEvents } from "../../src/eventloom/append.ts";
+import { appendEvents } from "../../src/events/append.ts";
 import { beginAppend, eventHashPrefixChars, intentPath, sha256BeforeBatch } from "../../src/eventloom/intent.ts";
 import { sha256Hex } from "../../src/platform/mod.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";

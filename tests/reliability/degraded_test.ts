@@ -22,7 +22,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fromJs } from "../../src/canonical/mod.ts";
-import { appendEvents } from "../../src/eventloom/mod.ts";
+import { appendEvents } from "../../src/events/append.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { runZaxy, stackTraceLines, type ZaxyRun } from "../cli/zaxy.ts";
 

@@ -13,7 +13,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { fromJs } from "../../src/canonical/mod.ts";
-import { appendEvents } from "../../src/eventloom/append.ts";
+import { appendEvents } from "../../src/events/append.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { runZaxy, stackTraceLines, type ZaxyRun } from "../cli/zaxy.ts";
 import { startMcpServer } from "../mcp/mcpTestClient.ts";

@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { fromJs } from "../../src/canonical/mod.ts";
-import { appendEvents } from "../../src/eventloom/append.ts";
+import { appendEvents } from "../../src/events/append.ts";
 import { cachedSessionsMax, MemoryService } from "../../src/memory/service.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 

@@ -8,7 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { fromJs } from "../../src/canonical/mod.ts";
-import { appendEvents } from "../../src/eventloom/append.ts";
+import { appendEvents } from "../../src/events/append.ts";
 import { batchEventsMax } from "../../src/limits.ts";
 import { mixedSessionItems } from "../../src/bench/mixedSession.ts";
 import { writeAuditBenchLog } from "../../src/bench/compactionAuditBench.ts";

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { appendEvents } from "../../src/eventloom/append.ts";
+import { appendEvents } from "../../src/events/append.ts";
 import { fromJs } from "../../src/canonical/jsonValue.ts";
 import { mixedSessionItems, sampleQueries, writeMixedSession } from "../../src/bench/mixedSession.ts";
 import { readModelTailEventsMax } from "../../src/limits.ts";

@@ -17,7 +17,7 @@ import { mixedSessionItems } from "../../src/bench/mixedSession.ts";
 import { fromJs } from "../../src/canonical/mod.ts";
 import type { EventRecord } from "../../src/eventloom/envelope.ts";
 import { readEvents } from "../../src/eventloom/replay.ts";
-import { recordEvents } from "../../src/memory/record.ts";
+import { recordEvents } from "../../src/recording/record.ts";
 import { extractEvent } from "../../src/projection/extract/mod.ts";
 import { foldLogRows } from "../../src/projection/foldLog.ts";
 import { GraphFold } from "../../src/projection/graphFold.ts";

@@ -11,7 +11,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fromJs } from "../../src/canonical/mod.ts";
-import { appendEvents } from "../../src/eventloom/append.ts";
+import { appendEvents } from "../../src/events/append.ts";
 import { sealLegacy, sealV1 } from "../../src/eventloom/envelope.ts";
 import { readVerifiedCheckpoint, verifiedCheckpointPath, verifyWithCheckpoint, writeVerifiedCheckpoint } from "../../src/eventloom/verifiedCheckpoint.ts";
 import { verifyLog } from "../../src/eventloom/verify.ts";

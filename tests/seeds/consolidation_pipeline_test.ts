@@ -17,7 +17,7 @@ import type { PlainJson } from "../../src/projection/types.ts";
 import { consolidationCheckoutFeature } from "../../src/consolidation/checkoutFeature.ts";
 import { generateConsolidationProposals } from "../../src/consolidation/proposals.ts";
 import { selectConsolidationSegments, windowSizeDefault } from "../../src/consolidation/segments.ts";
-import { appendEvents } from "../../src/eventloom/append.ts";
+import { appendEvents } from "../../src/events/append.ts";
 import { extractEvent } from "../../src/projection/extract/mod.ts";
 import { GraphFold } from "../../src/projection/graphFold.ts";
 import type { RetrievedContext } from "../../src/retrieval/types.ts";

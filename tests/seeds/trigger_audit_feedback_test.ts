@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { fromJs } from "../../src/canonical/mod.ts";
-import { appendEvents } from "../../src/eventloom/mod.ts";
+import { appendEvents } from "../../src/events/append.ts";
 import { runZaxy, stackTraceLines } from "../cli/zaxy.ts";
 import { makeTempDir } from "../eventloom/testkit.ts";
 import { reinforcementFactor } from "../../src/retrieval/reinforcement.ts";

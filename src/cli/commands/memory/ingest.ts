@@ -23,8 +23,11 @@ const printedProducerRefKey = "__zaxy_producer_ref";
 
 const allowedText = "event_type (or type), actor, payload, producer_ref, parent_event_id, caused_by, id";
 
-/** The append module's item checks, imported when the command runs (start-up loads only the command tree). */
-type ItemChecks = Pick<typeof import("../../../eventloom/append.ts"), "checkItems" | "describeItemIssue">;
+/** The item checks of appending with zaxy's event rules, imported when the command runs (start-up loads only the command tree). */
+interface ItemChecks {
+  checkItems: typeof import("../../../events/append.ts").checkItems;
+  describeItemIssue: typeof import("../../../eventloom/append.ts").describeItemIssue;
+}
 
 /** Turns one JSONL item into an AppendItem, collecting problems (one per line) and the read-output fields it carried. */
 function toItem(object: JsonObject, line: number, problems: string[], dropped: Set<string>): AppendItem {
@@ -145,8 +148,8 @@ export const memoryIngestCommand = defineCommand({
     const file = fileOption ?? ctx.positionals[0] ?? "-";
     const bytes = file === "-" ? await ctx.io.readStdin(ingestBounds) : readInputFile(file, "FILE", ingestBounds);
     const dropped = new Set<string>();
-    const appendModule = await import("../../../eventloom/append.ts");
-    const items = parseIngestLines(bytes, file === "-" ? "stdin" : file, dropped, appendModule);
+    const [{ checkItems }, { describeItemIssue, ingestedEventJson }] = await Promise.all([import("../../../events/append.ts"), import("../../../eventloom/append.ts")]);
+    const items = parseIngestLines(bytes, file === "-" ? "stdin" : file, dropped, { checkItems, describeItemIssue });
     const { recordInputEvents } = await import("../../../memory/plainInput.ts");
     const result = await recordInputEvents(ctx.global.eventloomPath, ctx.global.sessionId, items, { dedupProducerRefs: true }, cliInputPermissions(ctx));
     if (dropped.size > 0) {
@@ -159,7 +162,7 @@ export const memoryIngestCommand = defineCommand({
       imported: result.events.length,
       deduped: result.deduped,
       session_id: ctx.global.sessionId,
-      events: result.events.map((event, index) => appendModule.ingestedEventJson(event, result.records[index])),
+      events: result.events.map((event, index) => ingestedEventJson(event, result.records[index])),
       ...(result.generated.length > 0 ? { generated_events: result.generated.map((e) => ({ seq: e.seq, hash: e.hash, event_type: e.event_type, citation: e.citation })) } : {}),
       ...(result.warnings.length > 0 ? { warnings: result.warnings } : {}),
     };

@@ -14,7 +14,8 @@
  * for `decision.made`) the result carries a warning naming that type, so every front door says so.
  */
 import { fromJs } from "../canonical/mod.ts";
-import { type AppendedEvent, appendEvents, type AppendItem, type AppendOptions, type AppendResult } from "../eventloom/append.ts";
+import { type AppendedEvent, type AppendItem, type AppendOptions, type AppendResult } from "../eventloom/append.ts";
+import { appendEvents } from "../events/append.ts";
 import { generatedEvents } from "../projection/inference.ts";
 import { closestKnownType, unknownTypeWarning } from "../projection/extract/vocabulary.ts";
 import { outcomeExplainedEventType, outcomeExplainedProblem } from "../events/outcomeExplained.ts";
