@@ -13,7 +13,7 @@
  * const folds = sessionFoldsOfLog(sessionId, rows, events);
  * folds.withheldRuleSeqs().has(seq);
  * const stored = storedFoldState(folds); // what the manifest keeps under `folds`
- * continuedSessionFolds(stored, tail).reinforcement();
+ * continueSessionFolds(stored, tail).reinforcement();
  */
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { SessionGraphRows } from "../projection/types.ts";
@@ -48,7 +48,7 @@ export const sessionFoldRegistry = {
   reinforcement: reinforcementFold,
   causalEdges: causalEdgesFold,
   consolidationCandidates: consolidationCandidatesFold,
-} as const satisfies { readonly [K in keyof SessionFolds]: SessionFold<ReturnType<SessionFolds[K]>, StoredFoldState[keyof StoredFoldState]> };
+} satisfies { readonly [K in keyof SessionFolds]: SessionFold<ReturnType<SessionFolds[K]>, StoredFoldState[keyof StoredFoldState]> };
 
 /** Gives a registered fold's state at the head the folds are for. */
 export type FoldSource = <State, Json>(fold: SessionFold<State, Json>) => State;
@@ -109,7 +109,7 @@ export function storedSessionFolds(stored: StoredFoldState): SessionFolds {
  * The folds at the head of `tail`: the state stored at the base head continued over the tail.
  * `stored` is never modified, so one manifest can serve several tails.
  */
-export function continuedSessionFolds(stored: StoredFoldState, tail: FoldTail): SessionFolds {
+export function continueSessionFolds(stored: StoredFoldState, tail: FoldTail): SessionFolds {
   return new RegistrySessionFolds((fold) => fold.apply(fold.decode(storedJson(stored, fold)), tail));
 }
 

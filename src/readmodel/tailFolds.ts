@@ -3,7 +3,8 @@
  * the base head) continued over the tail of events after it, equal to the folds of the whole log
  * at the new head: same sets, map entries and their order, same causal edges in the same order.
  * Nothing beyond the stored state is needed (each fold in folds/ says why); the tail's events,
- * its graph changes and two lookups are.
+ * its graph changes and two lookups are. The folds and their continuation live in
+ * folds/sessionFolds.ts; this module is the read model's door to them.
  *
  * @example
  * const folds = continueSessionFolds(manifest.folds, {
@@ -12,16 +13,7 @@
  * });
  * folds.withheldRuleSeqs().has(seq)
  */
-import { type FoldTail, noGraphChanges, type TailFoldLookups, type TailGraphChanges } from "../folds/sessionFold.ts";
-import { continuedSessionFolds, type SessionFolds, type StoredFoldState, storedFoldState } from "../folds/sessionFolds.ts";
-
-export { noGraphChanges, storedFoldState };
-export type { FoldTail, StoredFoldState, TailFoldLookups, TailGraphChanges };
-
-/**
- * The folds at the new head, from the folds stored at the base head and the tail. `base` is
- * never modified, so one manifest can serve several tails.
- */
-export function continueSessionFolds(base: StoredFoldState, tail: FoldTail): SessionFolds {
-  return continuedSessionFolds(base, tail);
-}
+export { noGraphChanges } from "../folds/sessionFold.ts";
+export type { FoldTail, TailFoldLookups, TailGraphChanges } from "../folds/sessionFold.ts";
+export { continueSessionFolds, storedFoldState } from "../folds/sessionFolds.ts";
+export type { StoredFoldState } from "../folds/sessionFolds.ts";

@@ -24,7 +24,7 @@ import { normalizeFeedback, reinforcementKey } from "../../src/folds/reinforceme
 import { replayRules, withheldRuleEventSeqs } from "../../src/folds/ruleStatus.ts";
 import { noGraphChanges, type SessionFold, wholeLogTail } from "../../src/folds/sessionFold.ts";
 import {
-  continuedSessionFolds,
+  continueSessionFolds,
   sessionFoldRegistry,
   sessionFoldsOfLog,
   storedFoldState,
@@ -322,7 +322,7 @@ describe("session fold registry", () => {
       const graph = new GraphFold(sessionId, baseRows);
       for (const event of events.slice(k)) graph.apply(event, extractEvent(event));
       const baseEntities = new Map(baseRows.entities.map((entity) => [entity.nodeKey, entity]));
-      const continued = continuedSessionFolds(base, {
+      const continued = continueSessionFolds(base, {
         sessionId,
         events: events.slice(k),
         changes: graph.diff() ?? noGraphChanges,
