@@ -414,11 +414,13 @@ export function refuseLoggedEventIds(logKeys: () => LogKeyIndex, batch: readonly
  */
 async function appendEvents(rules: readonly EventRule[], rootOrPath: string | Root, sessionId: string, items: AppendItem[], options: AppendOptions = {}): Promise<AppendResult> {
   const root = Root.of(rootOrPath);
-  const logPath = sessionLogPath(root.path, sessionId, "append to");
+  // Paths and messages keep the caller's spelling; the handle holds only the root's state.
+  const rootPath = typeof rootOrPath === "string" ? rootOrPath : rootOrPath.path;
+  const logPath = sessionLogPath(rootPath, sessionId, "append to");
   const valid = validateItems(items, rules);
-  if (options.refuseEnvelopeSwitch !== undefined) refuseNewLogEnvelopeSwitch(root, sessionId, logPath, valid, options.refuseEnvelopeSwitch.override);
+  if (options.refuseEnvelopeSwitch !== undefined) refuseNewLogEnvelopeSwitch(root, rootPath, sessionId, logPath, valid, options.refuseEnvelopeSwitch.override);
   const clock = options.clock ?? systemClock;
-  return await withLockedLog(root, sessionId, options, ({ fd, size, logPath, config, warnings, write, vault, committed, logKeys }) => {
+  return await withLockedLog(root, rootPath, sessionId, options, ({ fd, size, logPath, config, warnings, write, vault, committed, logKeys }) => {
     if (committed !== undefined) return { ...replayedBatch(committed, sessionId), deduped: 0, logPath, warnings };
     // Producer-supplied v1 ids carry no seq: the tail's seq is then the index's event count.
     const tail = readChainTail(fd, size, `session "${sessionId}"`, () => logKeys().eventCount);
@@ -521,8 +523,7 @@ export function logKeyIndexOf(root: Root, sessionId: string): LogKeyIndex {
  * A root bound to a shared store takes the thread's lock in the store instead and commits there
  * first (docs/store.md); the local copy is written after the commit.
  */
-async function withLockedLog<T>(handle: Root, sessionId: string, options: AppendOptions, body: (log: LockedLog) => T | Promise<T>): Promise<T> {
-  const root = handle.path;
+async function withLockedLog<T>(handle: Root, root: string, sessionId: string, options: AppendOptions, body: (log: LockedLog) => T | Promise<T>): Promise<T> {
   refuseSecretSessionId(sessionId);
   const logPath = writableSessionLogPath(root, sessionId, "append to");
   try {
@@ -744,7 +745,7 @@ async function appendPlanned<R = never>(
   options: AppendOptions = {},
 ): Promise<PlannedAppendResult<R>> {
   const clock = options.clock ?? systemClock;
-  return await withLockedLog(Root.of(root), sessionId, options, async ({ fd, size, logPath, config, warnings, write, vault, committed }) => {
+  return await withLockedLog(Root.of(root), typeof root === "string" ? root : root.path, sessionId, options, async ({ fd, size, logPath, config, warnings, write, vault, committed }) => {
     if (committed !== undefined) return { ...replayedBatch(committed, sessionId), deduped: 0, logPath, warnings, existingEventCount: committed.firstSeq - 1 };
     let existing: EventRecord[] = [];
     if (size > 0) {
@@ -818,9 +819,9 @@ function envelopeSwitchWarnings(sessionId: string, v1Log: boolean, envelope: Env
  * lock appendEvents decides again on the tail it appends to; a store-bound root is left to that
  * check, since its thread may hold events the local copy does not have yet.
  */
-function refuseNewLogEnvelopeSwitch(root: Root, sessionId: string, logPath: string, batch: readonly ValidItem[], override: string): void {
+function refuseNewLogEnvelopeSwitch(root: Root, rootPath: string, sessionId: string, logPath: string, batch: readonly ValidItem[], override: string): void {
   if (batch.every((item) => isV1EventType(item.type)) || root.threadStore !== undefined || fs.existsSync(logPath)) return;
-  if (readConfig(root.path).envelope === "v1") throw envelopeSwitchRefusal(sessionId, batch, 1, override);
+  if (readConfig(rootPath).envelope === "v1") throw envelopeSwitchRefusal(sessionId, batch, 1, override);
 }
 
 /**

@@ -25,7 +25,7 @@ const idKeyBytes = utf8.encode('"id"');
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Whether `needle` occurs in `haystack`. */
-export function containsBytes(haystack: Uint8Array, needle: Uint8Array): boolean {
+function containsBytes(haystack: Uint8Array, needle: Uint8Array): boolean {
   const first = needle[0];
   let i = haystack.indexOf(first);
   while (i >= 0 && i + needle.length <= haystack.length) {
