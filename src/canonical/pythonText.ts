@@ -1,10 +1,10 @@
 /**
  * Python's view of text, in one place, for the output and ids that must agree byte for byte with
  * the Python implementation (`zaxy-memory`): `str.split()`, `str.strip()`, `" ".join(s.split())`,
- * slicing by code points (`s[:n]`) rather than UTF-16 units, `repr` and `str` of the values
+ * slicing by code points (`s[:n]`) rather than UTF-16 units, `f"{x:.3f}"`, `repr` and `str` of the values
  * `json.loads` returns, and `json.dumps(value, sort_keys=True)` with its default separators.
  * Titles and summaries feed consolidation candidate ids, the hash embedding tokenises with
- * `str.split()`, the checkout prompt quotes suggested queries as Python's `f"{tool}({query!r})"`
+ * `str.split()`, governance prints confidences as `f"{x:.3f}"`, the checkout prompt quotes suggested queries as Python's `f"{tool}({query!r})"`
  * does, compaction embeds events as Python's `event_context` prints them, and `zaxy verify` names
  * a wrong seq as ref_verify.py's f-string does. Float digits come from pythonFloatRepr.ts (shared
  * with canonical JSON); `casefold` lives in vector/caseFold.ts with its generated table.
@@ -183,4 +183,24 @@ export function pythonJsonDumpsSorted(value: JsonValue): string {
   if (Array.isArray(value)) return `[${value.map(pythonJsonDumpsSorted).join(", ")}]`;
   const keys = [...value.keys()].sort(compareCodePoints);
   return `{${keys.map((key) => `${writeJsonString(key, true)}: ${pythonJsonDumpsSorted(value.get(key) as JsonValue)}`).join(", ")}}`;
+}
+
+/**
+ * Python's `f"{x:.3f}"`: exact decimal value of the double, rounded half-to-even. JS `toFixed`
+ * rounds exact ties up (0.0625 → "0.063" where Python writes "0.062"), so round by hand.
+ */
+export function pythonFixed3(value: number): string {
+  const negative = value < 0 || Object.is(value, -0);
+  // toFixed(100) is the exact expansion of every double in 0..1 (confidences and thresholds) to
+  // the digits that can decide the rounding.
+  const exact = Math.abs(value).toFixed(100);
+  const [whole, fraction] = exact.split(".");
+  const kept = BigInt(whole + fraction.slice(0, 3));
+  const rest = fraction.slice(3);
+  const firstDropped = rest.charCodeAt(0) - 48;
+  const beyondHalf = /[1-9]/.test(rest.slice(1));
+  let rounded = kept;
+  if (firstDropped > 5 || (firstDropped === 5 && (beyondHalf || kept % 2n === 1n))) rounded += 1n;
+  const digits = rounded.toString().padStart(4, "0");
+  return `${negative ? "-" : ""}${digits.slice(0, -3)}.${digits.slice(-3)}`;
 }

@@ -14,7 +14,7 @@
  * decision.reason; // "rule_generate: auto-applied under auto_with_rollback (confidence 0.900 >= threshold 0.850); reversible within 86400s"
  * gateEventPayload(decision, { seq: 4, hash: "…" }); // the evolution.gate.evaluated payload
  */
-import { type JsonObject, JsonNumber, type JsonValue } from "../canonical/mod.ts";
+import { type JsonObject, JsonNumber, type JsonValue, pythonFixed3 } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
 
 export const evolutionOps = ["consolidate", "update", "forget", "rule_generate", "promote"] as const;
@@ -140,25 +140,6 @@ export function tierFor(policy: EvolutionPolicy, op: EvolutionOp): AutonomyTier 
 
 export function thresholdFor(policy: EvolutionPolicy, op: EvolutionOp): number {
   return policy.opThresholds[op] ?? policy.confidenceThreshold;
-}
-
-/**
- * Python's `f"{x:.3f}"`: exact decimal value of the double, rounded half-to-even. JS `toFixed`
- * rounds exact ties up (0.0625 → "0.063" where Python writes "0.062"), so round by hand.
- */
-export function pythonFixed3(value: number): string {
-  const negative = value < 0 || Object.is(value, -0);
-  // toFixed(100) is the exact expansion for every double in the 0..1 range that matters here.
-  const exact = Math.abs(value).toFixed(100);
-  const [whole, fraction] = exact.split(".");
-  const kept = BigInt(whole + fraction.slice(0, 3));
-  const rest = fraction.slice(3);
-  const firstDropped = rest.charCodeAt(0) - 48;
-  const beyondHalf = /[1-9]/.test(rest.slice(1));
-  let rounded = kept;
-  if (firstDropped > 5 || (firstDropped === 5 && (beyondHalf || kept % 2n === 1n))) rounded += 1n;
-  const digits = rounded.toString().padStart(4, "0");
-  return `${negative ? "-" : ""}${digits.slice(0, -3)}.${digits.slice(-3)}`;
 }
 
 /**

@@ -12,7 +12,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { parseJson, pythonJsonDumpsSorted, pythonRepr, pythonStr } from "../../src/canonical/mod.ts";
+import { parseJson, pythonFixed3, pythonJsonDumpsSorted, pythonRepr, pythonStr } from "../../src/canonical/mod.ts";
 import { python, skipWithoutPython } from "../eventloom/testkit.ts";
 
 /** A small deterministic generator (mulberry32), so a failure reproduces. */
@@ -123,5 +123,14 @@ describe("Python text helpers match python3", () => {
     assert.deepEqual(mismatches.slice(0, 20), [], `${mismatches.length} of ${texts.length * 3} differ`);
     // The allowance stays an allowance: a handful of newly assigned code points, not a category.
     assert.ok(drift.size < 200, `${drift.size} code points set aside as newer Unicode than python3's`);
+  });
+
+  test('f"{x:.3f}" of confidences: ties to even, -0.0, and the ends of 0..1', { skip: skipWithoutPython }, () => {
+    const random = generator(3);
+    const values = [0, -0, 1, 0.0625, 0.0005, 0.0015, 0.0025, 0.9995, 0.1235, 0.5, 1 / 3, 2 / 3, 5e-324, 0.1, 0.7, 0.9];
+    for (let i = 0; i < 500; i++) values.push(random(), Math.round(random() * 2000) / 2000);
+    const expected = JSON.parse(python("import json, sys\nprint(json.dumps([f'{x:.3f}' for x in json.load(sys.stdin)]))\n", `[${values.map((x) => (Object.is(x, -0) ? "-0.0" : String(x))).join(",")}]`)) as string[];
+    const mismatches = values.map((x, i) => [String(x), pythonFixed3(x), expected[i]]).filter(([, ours, theirs]) => ours !== theirs);
+    assert.deepEqual(mismatches, []);
   });
 });

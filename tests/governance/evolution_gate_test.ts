@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
-import { canonicalJson } from "../../src/canonical/mod.ts";
+import { canonicalJson, pythonFixed3 } from "../../src/canonical/mod.ts";
 import { ZaxyError } from "../../src/errors.ts";
 import {
   autonomyTiers,
@@ -18,7 +18,6 @@ import {
   evolutionOps,
   gateEventPayload,
   gateEventType,
-  pythonFixed3,
   resolveEvolutionPolicy,
 } from "../../src/governance/evolutionGate.ts";
 import { makeTempDir, python, removeTempDirs, skipWithoutPython } from "../eventloom/testkit.ts";
