@@ -3,7 +3,7 @@
  * token (DESIGN §5), so 100 000 events of ~95 tokens take ~60 MB here instead of the 600 MB
  * of a dense 100 000 × 1536 f32 matrix. Rows are densified only a cluster at a time, for the
  * geometry kernels (src/vector/geometry.ts). Rows are built from cached per-token buckets
- * (tokenBuckets.ts) and equal the kernel's `hashEmbedMany` rows stored as f32, bit for bit
+ * (src/vector/tokenBuckets.ts) and equal the kernel's `hashEmbedMany` rows stored as f32, bit for bit
  * (tests/compaction/audit_differential_test.ts).
  *
  * Each row also gets a one-permutation MinHash sketch of its token set (`sketchBins` bins, each
@@ -14,21 +14,10 @@
  * What must never change without re-measuring: the hash, the bin and band counts.
  */
 import { pythonCaseFold } from "../vector/caseFold.ts";
-import { TokenBuckets } from "./tokenBuckets.ts";
-import { fnvOffset, fnvPrime, tokenHashFinal } from "./tokenHash.ts";
+import { isPythonSpace, TokenBuckets } from "../vector/tokenBuckets.ts";
+import { fnvOffset, fnvPrime, tokenHashFinal } from "../vector/tokenHash.ts";
 
-export { tokenHash32 } from "./tokenHash.ts";
-
-/**
- * Python's `str.isspace()` for a UTF-16 code unit: \t \n \v \f \r, U+001C..U+001F, space,
- * U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000 (the set of
- * src/canonical/pythonText.ts; none is a surrogate, so code units suffice).
- */
-function isPythonSpace(c: number): boolean {
-  if (c <= 0x20) return (c >= 0x09 && c <= 0x0d) || c >= 0x1c;
-  if (c < 0x85) return false;
-  return c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
-}
+export { tokenHash32 } from "../vector/tokenHash.ts";
 
 export const sketchBins = 64;
 export const binsPerBand = 4;

@@ -2,7 +2,7 @@
  * Instantiates the AssemblyScript kernels (wasm/canonical.ts, wasm/vector.ts, wasm/geometry.ts)
  * from the bytes build.ts embeds, base64-encoded, in `src/generated/<name>Wasm.ts`. Each owner
  * (src/canonical/wasmKernel.ts, src/vector/hashEmbeddingKernel.ts, src/vector/geometry.ts,
- * src/compaction/tokenBuckets.ts) passes its own bytes, so loading one kernel never decodes
+ * src/vector/tokenBuckets.ts) passes its own bytes, so loading one kernel never decodes
  * another's.
  *
  * A kernel's module is compiled once per process and cached by name; every instance gets its own

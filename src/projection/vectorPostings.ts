@@ -23,13 +23,14 @@
  * exactCosineTop(index, hashEmbedMany(["which editor"], 1536)[0], 10); // [{ key: 12, similarity: 0.61 }, ...]
  */
 import { BinaryFile, f64Bytes, fileHeader, headerBytes, u32Bytes } from "../platform/binaryFile.ts";
-import { embeddingTokens, entityEmbeddingText, tokenBucketCodes } from "../vector/mod.ts";
+import { entityEmbeddingText } from "../vector/mod.ts";
+import { TokenBuckets } from "../vector/tokenBuckets.ts";
 import type { EntityRow } from "./types.ts";
 
 export const vectorPostingsMagic = "ZXVPOS01";
 
-/** Texts tokenised and embedded per batch (their token lists are held together). */
-const embedBatchRows = 4096;
+/** Texts embedded between two progress reports. */
+const progressRows = 4096;
 
 /** Decoded postings kept by an open file for the buckets searched most recently (12 bytes each). */
 const cachedPostingsMax = 2_000_000;
@@ -94,53 +95,43 @@ class PostingBuilder {
   }
 }
 
-/** Distinct tokens whose bucket codes one build remembers (a session's vocabulary is far smaller than its tokens). */
-const cachedTokensMax = 1_000_000;
-
 /**
- * The hash embedding of many texts, sparse, hashing each distinct token once: the kernel's
- * arithmetic (integer counts per bucket, their squares summed, each divided by the square root)
- * done in the same IEEE-754 operations, so each value is the kernel's bit for bit (the tests
- * compare them).
+ * The hash embedding of many texts, sparse: each distinct token's bucket and sign come from a
+ * token cache (src/vector/tokenBuckets.ts, the kernel's SHA-256), found by scanning the text
+ * without splitting it into strings (a Map of token strings, looked up once per token of 100k
+ * texts, was most of a reproject's vector time). The arithmetic is the kernel's (integer counts
+ * per bucket, their squares summed, each divided by the square root) in the same IEEE-754
+ * operations, so each value is the kernel's bit for bit (the tests compare them).
  */
 class SparseEmbedder {
-  private readonly codes = new Map<string, number>();
+  private readonly tokens: TokenBuckets;
   private readonly counts: Float64Array;
   private readonly marks: Uint8Array;
   private touched: Uint32Array;
+  private distinct = 0;
 
   constructor(readonly dim: number) {
+    this.tokens = new TokenBuckets(dim);
     this.counts = new Float64Array(dim);
     this.marks = new Uint8Array(dim);
     this.touched = new Uint32Array(Math.min(dim, 256));
   }
 
-  /** Hashes the tokens of `tokenLists` not seen yet, in one kernel call. */
-  learn(tokenLists: readonly string[][]): void {
-    if (this.codes.size > cachedTokensMax) this.codes.clear();
-    const unseen = new Set<string>();
-    for (const tokens of tokenLists) for (const token of tokens) if (!this.codes.has(token)) unseen.add(token);
-    if (unseen.size === 0) return;
-    const tokens = [...unseen];
-    const codes = tokenBucketCodes(tokens, this.dim);
-    tokens.forEach((token, i) => this.codes.set(token, codes[i]));
-  }
-
-  /** Calls `emit(bucket, value)` for each non-zero of the embedding of `tokens` (all learnt). */
-  embed(tokens: readonly string[], emit: (bucket: number, value: number) => void): void {
-    const { counts, marks } = this;
-    let distinct = 0;
-    for (const token of tokens) {
-      const code = this.codes.get(token)!;
-      const bucket = code >> 1;
+  /** Calls `emit(bucket, value)` for each non-zero of the embedding of `text`. */
+  embed(text: string, emit: (bucket: number, value: number) => void): void {
+    const { counts, marks, tokens } = this;
+    this.distinct = 0;
+    tokens.eachTokenSlot(text, (slot) => {
+      const bucket = tokens.bucket[slot];
       if (marks[bucket] === 0) {
         marks[bucket] = 1;
-        if (distinct === this.touched.length) this.growTouched();
-        this.touched[distinct++] = bucket;
+        if (this.distinct === this.touched.length) this.growTouched();
+        this.touched[this.distinct++] = bucket;
       }
-      counts[bucket] += code & 1 ? 1 : -1;
-    }
+      counts[bucket] += tokens.positive[slot] === 1 ? 1 : -1;
+    });
     const touched = this.touched;
+    const distinct = this.distinct;
     let sumSquares = 0;
     for (let i = 0; i < distinct; i++) {
       const v = counts[touched[i]];
@@ -173,7 +164,7 @@ export function embedPostings(rows: readonly EntityRow[], dim: number, keyBase: 
   return embedTextPostings(rows.length, (i) => entityEmbeddingText(rows[i].name, rows[i].entityType, rows[i].summary), dim, keyBase, onProgress);
 }
 
-/** The postings of `count` texts' hash embeddings (text i is `textOf(i)`, under key `keyBase + i`), embedded a batch at a time. */
+/** The postings of `count` texts' hash embeddings (text i is `textOf(i)`, under key `keyBase + i`), reporting progress every few thousand. */
 export function embedTextPostings(
   count: number,
   textOf: (index: number) => string,
@@ -184,16 +175,10 @@ export function embedTextPostings(
   if (!Number.isInteger(dim) || dim < 1 || dim > 0xffff) throw new RangeError(`vector postings hold 1..65535 dimensions, got ${dim}`);
   const builder = new PostingBuilder();
   const embedder = new SparseEmbedder(dim);
-  for (let start = 0; start < count; start += embedBatchRows) {
-    const end = Math.min(count, start + embedBatchRows);
-    const tokenLists: string[][] = [];
-    for (let i = start; i < end; i++) tokenLists.push(embeddingTokens(textOf(i)));
-    embedder.learn(tokenLists);
-    tokenLists.forEach((tokens, i) => {
-      const key = keyBase + start + i;
-      embedder.embed(tokens, (bucket, value) => builder.push(bucket, key, value));
-    });
-    onProgress?.(end, count);
+  for (let i = 0; i < count; i++) {
+    const key = keyBase + i;
+    embedder.embed(textOf(i), (bucket, value) => builder.push(bucket, key, value));
+    if ((i + 1) % progressRows === 0 || i + 1 === count) onProgress?.(i + 1, count);
   }
   return groupByBucket(builder, dim, keyBase, count);
 }

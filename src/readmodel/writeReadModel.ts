@@ -69,6 +69,16 @@ function removeOtherGenerations(dir: string, manifest: ReadModelManifest): void 
 /** Entity versions plus events from which a read-model write collects garbage between its tables. */
 const largeWriteRowsMin = 20_000;
 
+export interface WriteReadModelOptions {
+  /**
+   * Called once nothing more is read from `events` (nor from `index`'s folds and verbatim index),
+   * before the tables built from the rows alone: a caller that keeps no other use for the events
+   * can drop them here (100k parsed events are ~300 MB, and the collector let the garbage of the
+   * remaining tables pile up on top of them: the peak of a 100k-event reproject).
+   */
+  releaseEvents?: () => void;
+}
+
 /**
  * Writes the read model of an in-memory index built over `rows` at their head (its BM25 indexes,
  * names and adjacency are stored as they are, so answers cannot drift); `events` are the verified
@@ -82,6 +92,7 @@ export function writeReadModel(
   rows: SessionGraphRows,
   events: readonly EventRecord[],
   warn?: (message: string) => void,
+  options: WriteReadModelOptions = {},
 ): ReadModelManifest | null {
   const sessionId = index.sessionId;
   const problem = rowsProblem(rows, events);
@@ -107,11 +118,24 @@ export function writeReadModel(
     fs.closeSync(fd);
   }
 
+  // What needs the events first (the spans, the verbatim index, the folds), so that the caller
+  // can release them before the tables built from the rows alone.
+  const eventCount = events.length;
+  const collect = rows.entities.length + eventCount >= largeWriteRowsMin ? collectGarbageNow : () => requestGarbageCollection();
+  const eventsFile = writeFile(dir, `events-${generation}.bin`, eventSpansChunks(spans));
+  const verbatimName = `verbatim-${generation}.bin`;
+  const verbatim = writeBm25Segment(path.join(dir, verbatimName), { docBase: 0, index: index.verbatim });
+  const folds = storedFoldState(index.folds);
+  options.releaseEvents?.();
+  // Each table's encoding is garbage once written, and each BM25 index is read once and not kept
+  // (a `RowsReadModelSource` builds it on the read). A large session collects between them, so
+  // that one's garbage is freed before the next grows: left to the collector, they stacked up
+  // (100k events: ~1.42 GB peak in a catch-up, ~1.0 GB with the collections, ~0.3 s more).
+  collect();
   const entities = writeFile(dir, `entities-${generation}.bin`, entityTableChunks(rows.entities));
   const names = writeFile(dir, `names-${generation}.bin`, sortedTableChunks(index.byName));
   const adjacency = adjacencyChunks(rows.entities.length, index.adjacency);
   const adjacencyFile = writeFile(dir, `adjacency-${generation}.bin`, adjacency.chunks);
-  const eventsFile = writeFile(dir, `events-${generation}.bin`, eventSpansChunks(spans));
   const positionsByKey = new Map<string, number[]>();
   const positionOfKey = new Map<string, number>();
   rows.entities.forEach((entity, position) => {
@@ -121,19 +145,11 @@ export function writeReadModel(
     positionOfKey.set(entity.nodeKey, position);
   });
   const nodeKeys = writeFile(dir, `nodekeys-${generation}.bin`, sortedTableChunks(positionsByKey));
-  // Each table's encoding is garbage once written, and each BM25 index is read once and not kept
-  // (a `RowsReadModelSource` builds it on the read). A large session collects between them, so
-  // that one's garbage is freed before the next grows: left to the collector, they stacked up
-  // (100k events: ~1.42 GB peak in a catch-up, ~1.0 GB with the collections, ~0.3 s more).
-  const collect = rows.entities.length + events.length >= largeWriteRowsMin ? collectGarbageNow : () => requestGarbageCollection();
   collect();
   const relations = writeFile(dir, `relations-${generation}.bin`, relationTableChunks(rows.entities.length, rows.relations, positionOfKey));
   collect();
   const keywordName = `keyword-${generation}.bin`;
   const keyword = writeBm25Segment(path.join(dir, keywordName), { docBase: 0, index: index.keyword });
-  collect();
-  const verbatimName = `verbatim-${generation}.bin`;
-  const verbatim = writeBm25Segment(path.join(dir, verbatimName), { docBase: 0, index: index.verbatim });
   requestGarbageCollection();
 
   const manifest: ReadModelManifest = {
@@ -152,7 +168,7 @@ export function writeReadModel(
       node_keys: nodeKeys,
     },
     relation_types: adjacency.relationTypes,
-    folds: storedFoldState(index.folds),
+    folds,
   };
   writeChunksAtomically(manifestPath(root, sessionId), [manifestBytes(root, manifest)]);
   removeOtherGenerations(dir, manifest);

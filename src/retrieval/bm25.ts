@@ -134,6 +134,11 @@ const nonAscii = /[^\x00-\x7f]/;
 class TermTable {
   private slots = new Int32Array(1024); // termId + 1; 0 is empty
   private hashes = new Int32Array(256);
+  // The terms' UTF-16 code units back to back (term t is chars[charStart[t], charStart[t + 1])):
+  // comparing against these instead of the term strings saves a pointer chase per lookup, which
+  // was most of the cost of indexing 100k events.
+  private charStart = new Int32Array(257);
+  private chars = new Uint16Array(4096);
   readonly terms: string[] = [];
 
   get size(): number {
@@ -167,18 +172,19 @@ class TermTable {
   private find(hash: number, text: string, start: number, end: number, foldUpper: boolean): number {
     const mask = this.slots.length - 1;
     const length = end - start;
+    const chars = this.chars;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
       const entry = this.slots[slot];
       if (entry === 0) return -1;
       const id = entry - 1;
       if (this.hashes[id] !== hash) continue;
-      const term = this.terms[id];
-      if (term.length !== length) continue;
+      const at = this.charStart[id];
+      if (this.charStart[id + 1] - at !== length) continue;
       let i = 0;
       for (; i < length; i++) {
         let code = text.charCodeAt(start + i);
         if (foldUpper && code >= 0x41 && code <= 0x5a) code += 32;
-        if (code !== term.charCodeAt(i)) break;
+        if (code !== chars[at + i]) break;
       }
       if (i === length) return id;
     }
@@ -188,6 +194,17 @@ class TermTable {
     const id = this.terms.length;
     this.terms.push(term);
     if (id === this.hashes.length) this.hashes = grown(this.hashes, id + 1);
+    if (id + 1 >= this.charStart.length) this.charStart = grown(this.charStart, id + 2);
+    const at = this.charStart[id];
+    if (at + term.length > this.chars.length) {
+      let size = this.chars.length * 2;
+      while (size < at + term.length) size *= 2;
+      const bigger = new Uint16Array(size);
+      bigger.set(this.chars.subarray(0, at));
+      this.chars = bigger;
+    }
+    for (let k = 0; k < term.length; k++) this.chars[at + k] = term.charCodeAt(k);
+    this.charStart[id + 1] = at + term.length;
     this.hashes[id] = hash;
     // Keep the load factor at or below one half so probes stay short.
     if (2 * this.terms.length > this.slots.length) this.rehash();

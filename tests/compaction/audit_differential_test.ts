@@ -17,7 +17,7 @@ import { isJsonObject, parseJsonBytes } from "../../src/canonical/mod.ts";
 import { auditLog } from "../../src/compaction/audit.ts";
 import { AuditVectors, bandCount, binsPerBand, sketchBins, tokenHash32 } from "../../src/compaction/auditVectors.ts";
 import { bandScanMax } from "../../src/compaction/clustering.ts";
-import { TokenBuckets } from "../../src/compaction/tokenBuckets.ts";
+import { TokenBuckets } from "../../src/vector/tokenBuckets.ts";
 import { contextTokens, eventContext } from "../../src/compaction/eventContext.ts";
 import { eventIdentities } from "../../src/compaction/identities.ts";
 import { type EventRecord, readLogLines, recordFromLine } from "../../src/eventloom/mod.ts";

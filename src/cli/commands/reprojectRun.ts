@@ -62,15 +62,18 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
         // The read model that fresh processes answer from (readmodel/), at the rebuilt head.
         const readModelStarted = performance.now();
         display.phase("read model");
-        const source = new RowsReadModelSource(sessionId, rows, events);
-        writeReadModel(ctx.global.eventloomPath, sessionLogPath(ctx.global.eventloomPath, sessionId, "read"), source, rows, events, warn);
-        readModelMs = performance.now() - readModelStarted;
         // The vectors need the rows and, of the log, only the event at a saved index's head: the
-        // parsed events (~3 KB each) are emptied in place, so nothing that still names the array
-        // keeps them, and collected with the read model's garbage before the vector postings
-        // are built (the projector drops them after this hook anyway; without this collection
-        // the 100k-event peak was 1.43 GB instead of 1.05 GB).
+        // parsed events (~3 KB each) are emptied in place as soon as the read model is done with
+        // them, so nothing that still names the array keeps them while its row tables are built
+        // (the projector drops them after this hook anyway; 100k events: 1.2 GB peak before).
         const headEvents = vectorHeadEvents(ctx.global.eventloomPath, sessionId, events);
+        const source = new RowsReadModelSource(sessionId, rows, events);
+        writeReadModel(ctx.global.eventloomPath, sessionLogPath(ctx.global.eventloomPath, sessionId, "read"), source, rows, events, warn, {
+          releaseEvents: () => {
+            events.length = 0;
+          },
+        });
+        readModelMs = performance.now() - readModelStarted;
         events.length = 0;
         collectGarbageNow();
         const vectorsStarted = performance.now();

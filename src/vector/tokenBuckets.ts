@@ -18,7 +18,8 @@
  */
 import { vectorWasmBase64 } from "../generated/vectorWasm.ts";
 import { instantiateWasmKernel } from "../platform/wasmKernel.ts";
-import { tokenHash32 } from "./tokenHash.ts";
+import { pythonCaseFold } from "./caseFold.ts";
+import { fnvOffset, fnvPrime, tokenHash32, tokenHashFinal } from "./tokenHash.ts";
 
 interface Sha256Exports {
   memory: WebAssembly.Memory;
@@ -43,6 +44,18 @@ function shaInstance(): Sha256Exports {
 }
 
 const encoder = new TextEncoder();
+
+/**
+ * Python's `str.isspace()` for a UTF-16 code unit: \t \n \v \f \r, U+001C..U+001F, space,
+ * U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000 (the set of
+ * src/canonical/pythonText.ts; none is a surrogate, so code units suffice).
+ */
+export function isPythonSpace(c: number): boolean {
+  if (c <= 0x20) return (c >= 0x09 && c <= 0x0d) || c >= 0x1c;
+  if (c < 0x85) return false;
+  return c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
+}
+
 
 /**
  * @example
@@ -126,6 +139,44 @@ export class TokenBuckets {
       if (k === length) return slot;
     }
     return this.insert(text.slice(start, end).toLowerCase(), hash);
+  }
+
+  /**
+   * Calls `visit(slot)` for each token of Python's `text.casefold().split()` in order (one empty
+   * token when there are none, as the embedding hashes `[""]`), each slot valid during its call
+   * only. Splitting before folding gives the same tokens: casefold maps each code point on its
+   * own, whitespace folds to itself and nothing folds to whitespace (checked over all of Unicode
+   * with python3). An ASCII token is lowercased and hashed as it is read and found without
+   * building its string; a token with non-ASCII characters is folded with `pythonCaseFold`.
+   *
+   * @example
+   * let tokens = 0;
+   * buckets.eachTokenSlot("Cache  cache", () => tokens++); // tokens === 2, the same slot twice
+   */
+  eachTokenSlot(text: string, visit: (slot: number) => void): void {
+    const length = text.length;
+    let tokenCount = 0;
+    let i = 0;
+    while (i < length) {
+      let c = text.charCodeAt(i);
+      if (isPythonSpace(c)) {
+        i++;
+        continue;
+      }
+      const start = i;
+      let h = fnvOffset;
+      let ascii = true;
+      do {
+        if (c >= 0x41 && c <= 0x5a) c += 32;
+        else if (c >= 0x80) ascii = false;
+        h = Math.imul(h ^ c, fnvPrime);
+        if (++i === length) break;
+        c = text.charCodeAt(i);
+      } while (!isPythonSpace(c));
+      visit(ascii ? this.slotOfLoweredAscii(text, start, i, tokenHashFinal(h)) : this.slotOf(pythonCaseFold(text.slice(start, i))));
+      tokenCount++;
+    }
+    if (tokenCount === 0) visit(this.slotOf(""));
   }
 
   private insert(token: string, hash: number): number {
