@@ -2,12 +2,13 @@
  * Eventloom: the append-only, SHA-256 hash-chained JSONL event log that is Zaxy's only source
  * of truth. Reads both line envelopes (legacy and eventloom.v1, mixed in one file), verifies
  * them as Python's reference verifier does, and appends in either envelope under a flock shared
- * with the Python implementation.
+ * with the Python implementation, through an appender that fixes the event rules every append
+ * keeps (`eventAppender`; the library's is src/events/append.ts).
  *
  * @example
- * import { appendEvents, verifyLog } from "./mod.ts";
+ * import { eventAppender, verifyLog } from "./mod.ts";
  * import { fromJs } from "../canonical/mod.ts";
- * await appendEvents(".eventloom", "default", [{ type: "goal.created", actor: "agent", payload: fromJs({ title: "Ship" }) }]);
+ * await eventAppender([]).appendEvents(".eventloom", "default", [{ type: "goal.created", actor: "agent", payload: fromJs({ title: "Ship" }) }]);
  * (await verifyLog(".eventloom/default.jsonl")).ok; // true
  */
 export * from "./append.ts";
