@@ -10,7 +10,7 @@ import * as path from "node:path";
 import type { CausalEdge } from "../folds/causalEdges.ts";
 import type { CandidateState } from "../folds/consolidationStatus.ts";
 import { derivedFileKey, derivedMac, derivedMacMatches } from "../eventloom/derivedKey.ts";
-import { projectionsDir } from "../projection/snapshot.ts";
+import { projectionsDir } from "../projection/projectionsDir.ts";
 import type { ProjectionHead } from "../projection/types.ts";
 
 /**
