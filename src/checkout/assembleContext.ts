@@ -39,7 +39,7 @@ export interface AssembleInput {
   /** Token budget for the prompt; absent means unbudgeted. */
   maxTokens?: number;
   /**
-   * Rebuilds and repairs of the projection done for this answer (a damaged row cache, vector
+   * Rebuilds and repairs of the projection done for this answer (a damaged read model, vector
    * index or graph store, an interrupted write): each becomes a warning, so an answer given
    * right after a repair says so.
    */

@@ -3,7 +3,7 @@
  * verifies the log first (integrity failure: exit 1; unknown session: exit 2). The CLI and the
  * MCP tool read the session's index as a fresh read finds it (`withReadSession`: warm, the
  * on-disk read model, or the read model plus a tail), one entity version at a time: a fresh
- * process does not parse the log or load the row cache to list the memories
+ * process does not parse the log or load every row to list the memories
  * (docs/memory-model.md). With the `model` embedding, the analysed memories and the goals are
  * embedded by the bundled model first (triggerModelVectors.ts, loaded only then).
  */

@@ -1,7 +1,7 @@
 /**
  * The root's key for derived files: an HMAC-SHA-256 key that authenticates the files under
- * `projections/` a read trusts instead of verifying the log again (the verified checkpoint, the
- * row cache, the read-model manifest, which pins every read-model file by its SHA-256).
+ * `projections/` a read trusts instead of verifying the log again (the verified checkpoint and
+ * the read-model manifest, which pins every read-model file by its SHA-256).
  *
  * Why a key: those files carry SHA-256 checksums over their own public fields, which catch
  * damage but not a forgery: whoever can write `projections/` can recompute them. A MAC under a

@@ -14,7 +14,7 @@
  *    authority_status[, copy_cell_ids]}` is appended (`forget_id` is `forget:` + 24 hex of
  *    SHA-256 over canonical {target, cell_id, reason}, as in Python). A process stopped between
  *    2 and 3 leaves the record in the vault; the same forget run again writes it to the log;
- * 4. every derived copy under `<root>/projections` (read models, row caches, vector indexes, the
+ * 4. every derived copy under `<root>/projections` (read models, vector indexes, the
  *    graph store), which may hold the content, is deleted; the next read rebuilds it from the log,
  *    where the content no longer opens. The log and its hash chain are untouched.
  */
@@ -40,7 +40,7 @@ import { resolveEvolutionPolicy } from "../governance/policySettings.ts";
 import { runInterruptible } from "../platform/interrupt.ts";
 import { sha256Hex } from "../platform/mod.ts";
 import { crashTestPause } from "../projection/crashTestPause.ts";
-import { projectionsDir } from "../projection/snapshot.ts";
+import { projectionsDir } from "../projection/projectionsDir.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { sharedMemoryService } from "./service.ts";
 

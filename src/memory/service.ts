@@ -289,7 +289,8 @@ export class MemoryService implements SessionReader {
     rowsForReadModel: SessionGraphRows | null;
   }> {
     const { projectSession } = await import("../projection/projector.ts");
-    const projected = await projectSession(this.root, sessionId, { warn: this.options.warn, lockWaitMs: readLockWaitMs });
+    const { readModelBaseRows } = await import("../readmodel/readModelRows.ts");
+    const projected = await projectSession(this.root, sessionId, { warn: this.options.warn, lockWaitMs: readLockWaitMs, baseRows: readModelBaseRows });
     const repair = (message: string) => {
       projected.warnings.push(message);
       projected.repairs.push(message);
@@ -314,12 +315,12 @@ export class MemoryService implements SessionReader {
     }
     projected.timingsMs.vector_index = Math.round((performance.now() - mark) * 100) / 100;
     if (projected.rows === null || vectors === null) return { projected, vectors, rowsForReadModel: null };
-    // A missing read model is news only when the projection and the vector index were already
-    // current (a read model is written with both): else this is the session's first read, a
-    // catch-up, or the first read since the vector index could not be loaded, which write a
-    // read model as a matter of course.
+    // A missing read model is news only when the vector index was already at the log head (a
+    // read model is written with it): else this is the session's first read, a catch-up, or the
+    // first read since the vector index could not be loaded, which write a read model as a
+    // matter of course.
     if (readModelRepair === missingReadModel) {
-      if ((projected.source === "cache" || projected.source === "store") && vectors.action === "loaded") repair(`read model of session ${JSON.stringify(sessionId)} was missing; rebuilt from the log`);
+      if (vectors.action === "loaded") repair(`read model of session ${JSON.stringify(sessionId)} was missing; rebuilt from the log`);
     } else if (readModelRepair !== null) repair(readModelRepair);
     return { projected, vectors, rowsForReadModel: projected.rows };
   }

@@ -1,5 +1,5 @@
 /**
- * Temp files of atomic writes (`<file>.tmp-<pid>`: the row cache, the vector index and its side
+ * Temp files of atomic writes (`<file>.tmp-<pid>`: the vector index and its side
  * file) are renamed into place when complete; a process killed between write and rename leaves
  * one behind. They are never read, only wasted space, so whoever opens the store removes those
  * whose writer is gone. A live pid (the writer, or an unrelated process that reused the number)

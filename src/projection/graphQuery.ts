@@ -23,7 +23,7 @@ import { graphQueryMemoryBytesMax, graphQueryRowsMax, graphQueryStartMsMax, grap
 import { lockFile, requestGarbageCollection } from "../platform/mod.ts";
 import { WebWorker, workerSpecifier } from "../platform/process.ts";
 import { type GraphQueryJob, type GraphQueryRows, queryTimeoutError } from "./graphQueryRun.ts";
-import { projectionDbPath, projectSession } from "./projector.ts";
+import { type ProjectOptions, projectionDbPath, projectSession } from "./projector.ts";
 import { projectionLockWaitMs } from "./kuzuStore.ts";
 
 export const graphRowsMax = graphQueryRowsMax;
@@ -97,7 +97,14 @@ export interface GraphQueryResult {
  * }, console.warn);
  * ```
  */
-export async function queryGraph(root: string, sessionId: string, request: GraphQueryRequest, warn: (message: string) => void): Promise<GraphQueryResult> {
+export async function queryGraph(
+  root: string,
+  sessionId: string,
+  request: GraphQueryRequest,
+  warn: (message: string) => void,
+  /** The read model's rows, which spare reading the store back when it is at their head. */
+  baseRows?: ProjectOptions["baseRows"],
+): Promise<GraphQueryResult> {
   if (typeof request.query !== "string" || request.query.trim() === "") {
     throw inputError("invalid_query", "query must be a non-empty Cypher statement", { field: "query" });
   }
@@ -112,7 +119,7 @@ export async function queryGraph(root: string, sessionId: string, request: Graph
   let projected: Awaited<ReturnType<typeof projectSession>>;
   let answer: GraphQueryRows;
   try {
-    projected = await projectSession(root, sessionId, { graphStore: "sync", onStoreFailure: "throw", warn });
+    projected = await projectSession(root, sessionId, { graphStore: "sync", onStoreFailure: "throw", warn, baseRows });
     const dbPath = path.resolve(projectionDbPath(root));
     const lock = await lockFile(`${dbPath}.lock`, "exclusive", projectionLockWaitMs, true);
     try {

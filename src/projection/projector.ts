@@ -3,9 +3,11 @@
  *
  * Order of trust: the log is verified first, and a log that fails verification is never
  * projected (the caller gets `integrity_failure`, exit 1). The projection's durable state is the
- * row cache (`snapshot.ts`), used only when it passes its own checks (checksum, counts) and its
- * head is an event of the verified log (same seq, same hash); the events after its head are
- * folded on top of it, and any other state is rebuilt from the log. The Kuzu graph store is a
+ * read model's entity and relation tables, which the caller hands in (`baseRows`,
+ * readmodel/readModelRows.ts) after their own checks (authenticated manifest, SHA-256, counts).
+ * They are used only when their head is an event of the verified log (same seq, same hash): the
+ * events after it are folded on top of them, and any other state is rebuilt from the log; the
+ * caller writes the read model at the new head. The Kuzu graph store is a
  * copy that no read answers from: it is brought up to date only when asked (`graphStore:
  * "sync"`), where its head must be an event of the verified log and the session's stored rows
  * must add up to the counts the head records; if not, the log was rewritten or tampered, or a
@@ -21,7 +23,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { EventRecord } from "../eventloom/envelope.ts";
-import { isZaxyError } from "../errors.ts";
 import { fileSystemErrorCode, fileSystemReason } from "../eventloom/root.ts";
 import { readVerifiedEvents } from "../eventloom/replay.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
@@ -35,7 +36,7 @@ import { deleteDatabaseFiles, headCountMismatch, KuzuStore } from "./kuzuStore.t
 import { loadKuzu } from "./kuzuRuntime.ts";
 import { removeOrphanTempFiles } from "../platform/orphanTempFiles.ts";
 import { ProjectionCorruptError, ProjectionInterruptedError, ProjectionWriteError } from "./projectionErrors.ts";
-import { projectionsDir, readSnapshotChecked, removeSnapshot, snapshotPath, writeSnapshot } from "./snapshot.ts";
+import { projectionsDir } from "./projectionsDir.ts";
 import type { GraphDiff, ProjectionHead, SessionGraphRows } from "./types.ts";
 import { unknownSessionError } from "../eventloom/session.ts";
 
@@ -45,9 +46,16 @@ export interface ProjectOptions {
   /** Rebuild the session from scratch even when the head matches (`zaxy reproject`). */
   rebuild?: boolean;
   /**
+   * The rows a catch-up may continue from: the session's read model's, when it passes its checks
+   * (`readModelBaseRows`, readmodel/readModelRows.ts), else null. The read model lives above the
+   * projection, so its callers pass it in. Without it, a catch-up folds the whole log (or, with
+   * the graph store, reads the store's rows back).
+   */
+  baseRows?: (root: string, sessionId: string) => SessionGraphRows | null;
+  /**
    * Whether the Kuzu graph store is brought up to the log head too (`sync`: `zaxy graph sync`,
    * `zaxy reproject --graph-store`), or left where it is (`lazy`, the default). No
-   * read answers from Kuzu (retrieval reads the row cache, the read model and the vector index),
+   * read answers from Kuzu (retrieval reads the read model and the vector index),
    * so reads and catch-ups leave it to the commands that use it: loading kuzu-wasm and bulk
    * loading its tables was most of a catch-up's time and of a reproject's (100k events: ~17 s of
    * ~30 s), and its heap is never given back.
@@ -81,7 +89,7 @@ export interface ProjectedSession {
   rows: SessionGraphRows | null;
   degraded: boolean;
   degradedReason: string | null;
-  /** `cache` (row cache at head), `store` (Kuzu already at head), `caught_up`, `rebuilt`. */
+  /** `cache` (read model at head), `store` (Kuzu already at head), `caught_up`, `rebuilt`. */
   source: "cache" | "store" | "caught_up" | "rebuilt" | "degraded";
   /** Events folded by this call. */
   eventsApplied: number;
@@ -168,21 +176,21 @@ export async function projectSession(root: string, sessionId: string, options: P
   const syncGraphStore = options.graphStore === "sync";
   const result = await verifiedSession(root, sessionId, options, report);
   const logHead = result.events.at(-1);
-  const cached = options.rebuild ? null : usableRowCache(root, sessionId, syncGraphStore, report.repair);
+  const cached = options.rebuild ? null : options.baseRows?.(root, sessionId) ?? null;
   if (!syncGraphStore && cached?.head && logHead !== undefined && cached.head.seq === logHead.seq && cached.head.hash === logHead.hash) {
     report.lap("read_cache");
     result.rows = cached;
     return result;
   }
-  // This call writes the row cache (and its caller the vector index): temp files of writers
-  // that died doing the same are removed first.
-  const orphanTemps = removeOrphanTempFiles([path.dirname(snapshotPath(root, sessionId)), path.join(projectionsDir(root), "vectors")]);
+  // This call's caller writes the vector index: temp files of writers that died doing the same
+  // are removed first.
+  const orphanTemps = removeOrphanTempFiles([path.join(projectionsDir(root), "vectors")]);
   if (orphanTemps.length > 0) {
     report.repair(`Removed ${orphanTemps.length} temp file(s) left by an interrupted projection write: ${orphanTemps.map((file) => path.basename(file)).join(", ")}`);
   }
   if (!syncGraphStore) {
     const { warn, repair, lap, skipLap } = report;
-    await projectFromRowCache({ root, sessionId, events: result.events, cached, options, result, warn, repair, lap, skipLap, mayRecreate: false });
+    await projectFromReadModel({ root, sessionId, events: result.events, cached, options, result, warn, repair, lap, skipLap, mayRecreate: false });
     return result;
   }
   return await projectThroughStore(root, sessionId, options, result, cached, report);
@@ -248,20 +256,6 @@ async function verifiedSession(root: string, sessionId: string, options: Project
   return result;
 }
 
-/** Stage 2: the row cache when it passes its checks (at any head); a damaged one is removed. */
-function usableRowCache(root: string, sessionId: string, syncGraphStore: boolean, repair: (message: string) => void): SessionGraphRows | null {
-  const read = readSnapshotChecked(root, sessionId);
-  if (read.status === "invalid") {
-    repair(`row cache "${snapshotPath(root, sessionId)}" is not used: ${read.reason}; rebuilding it from ${syncGraphStore ? "the graph store" : "the log"}`);
-    try {
-      removeSnapshot(root, sessionId);
-    } catch {
-      // A read-only root keeps the file; it is refused again, never used.
-    }
-  }
-  return read.status === "ok" ? read.rows : null;
-}
-
 /**
  * Stage 3 with the graph store: opens it and brings it up to the log, recreating the database
  * once when the session's old rows must go and rebuilding it once when it turns out damaged.
@@ -317,7 +311,6 @@ async function projectThroughStore(root: string, sessionId: string, options: Pro
       repair(`projection database is damaged (${error.message}); deleting and rebuilding it`);
       store.close();
       deleteDatabaseFiles(dbPath);
-      removeSnapshot(root, sessionId);
       cached = null;
     } finally {
       store.close();
@@ -329,7 +322,7 @@ interface SyncContext {
   root: string;
   sessionId: string;
   events: EventRecord[];
-  /** The verified row cache, when there is one (maybe at an older head). */
+  /** The read model's verified rows, when there are any (maybe at an older head). */
   cached: SessionGraphRows | null;
   options: ProjectOptions;
   result: ProjectedSession;
@@ -375,7 +368,7 @@ async function syncStore(store: KuzuStore, context: SyncContext): Promise<"done"
   } else {
     // Rebuilding over rows of this session (an older projection, or a rebuild that never wrote
     // its head): start a fresh database. Other sessions lose their rows in the store too; their
-    // row caches stay valid, and their next sync rebuilds each from its log, into the fresh
+    // read models stay valid, and their next sync rebuilds each from its log, into the fresh
     // database, without another recreate.
     if (store.hasSessionRows(sessionId)) {
       if (!context.mayRecreate) throw new ProjectionCorruptError(`session ${sessionId} still has rows in a freshly created projection database`);
@@ -390,7 +383,6 @@ async function syncStore(store: KuzuStore, context: SyncContext): Promise<"done"
     }
     // A store without the session's rows is not news: reads never write it, so a session the
     // store has not seen since it was deleted or recreated is simply not synced yet.
-    removeSnapshot(root, sessionId);
     lap("clear_session");
   }
   const { rows, diff } = foldEvents(sessionId, base, context.events, (storeHead?.seq ?? 0) + 1);
@@ -418,7 +410,6 @@ async function syncStore(store: KuzuStore, context: SyncContext): Promise<"done"
   result.eventsApplied = diff?.newEvents.length ?? 0;
   result.rows = rows;
   result.source = storeHead === null ? "rebuilt" : diff === null ? "store" : "caught_up";
-  writeRowCache(context);
   return "done";
 }
 
@@ -435,33 +426,19 @@ async function runBeforeStoreWrite(rows: SessionGraphRows, context: SyncContext)
   context.skipLap();
 }
 
-function writeRowCache(context: SyncContext): void {
-  const { root, sessionId, result, warn, lap } = context;
-  try {
-    writeSnapshot(root, sessionId, result.rows!);
-  } catch (error) {
-    // The answer does not need the cache; without it the next catch-up folds the whole log.
-    // A link under the root (refused, never written through) is no reason to fail the read either.
-    if (fileSystemErrorCode(error) === undefined && !(isZaxyError(error) && error.code === "unsafe_path")) throw error;
-    warn(`row cache of session ${sessionId} not written (${storeFailureReason(error)}); the next catch-up folds the whole log`);
-  }
-  lap("write_cache");
-}
-
 /**
- * Brings the session's rows up to the log without the graph store: from the row cache when its
- * head is an event of the verified log (the cache passed its checksum and count checks when it
- * was read), else from scratch. The cache is the projection's durable state here, as the store
- * is in `syncStore`.
+ * Brings the session's rows up to the log without the graph store: from the read model's rows
+ * when their head is an event of the verified log (they passed their checksum and count checks
+ * when they were read), else from scratch. The read model is the projection's durable state
+ * here, as the store is in `syncStore`.
  */
-async function projectFromRowCache(context: SyncContext): Promise<void> {
-  const { root, sessionId, cached, options, result, repair } = context;
+async function projectFromReadModel(context: SyncContext): Promise<void> {
+  const { sessionId, cached, options, result, repair } = context;
   let base: SessionGraphRows | undefined;
   if (cached !== null && !options.rebuild) {
     if (cached.head === null || headInLog(cached.head, context.events)) base = cached;
     else {
-      repair(`row cache head (seq ${cached.head.seq}) is not an event of the verified log (rewritten or tampered); rebuilding session ${sessionId} from its log`);
-      removeSnapshot(root, sessionId);
+      repair(`read model head (seq ${cached.head.seq}) is not an event of the verified log (rewritten or tampered); rebuilding session ${sessionId} from its log`);
     }
   }
   const { rows, diff } = foldEvents(sessionId, base, context.events, (base?.head?.seq ?? 0) + 1);
@@ -470,5 +447,4 @@ async function projectFromRowCache(context: SyncContext): Promise<void> {
   result.eventsApplied = diff?.newEvents.length ?? 0;
   result.rows = rows;
   result.source = base === undefined ? "rebuilt" : "caught_up";
-  writeRowCache(context);
 }

@@ -100,7 +100,7 @@ export interface EventRow {
 
 /**
  * The last event a session's projection reflects (Kuzu `ProjectionHead`) and the rows it covers.
- * The counts are what a reader checks the stored rows against: a store or row cache whose rows
+ * The counts are what a reader checks the stored rows against: a store or read model whose rows
  * do not add up to its head's counts lost or gained rows behind the head's back (an interrupted
  * write, a truncated file) and is rebuilt, never served.
  */

@@ -7,7 +7,7 @@
  * every session from a reset projection, the token budget, and that none of this writes to the log.
  *
  * One fixture directory is shared (each command that loads Kuzu costs ~1 s); reads after the
- * first find the row cache at the log head and skip Kuzu.
+ * first find the read model at the log head and skip Kuzu.
  */
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -99,7 +99,7 @@ describe("zaxy memory status, checkout and query", () => {
     assert.equal(status.projection.head_hash, null);
     assert.equal(status.projection.behind_by, 7);
     assert.equal(status.projection.up_to_date, false);
-    assert.equal(status.projection.row_cache, null);
+    assert.equal(status.projection.entity_versions, 0);
     assert.equal(status.vectors, null);
     assert.ok(!fs.existsSync(path.join(dir, ".eventloom", "projections")), "status never projects");
     assertLogsUnchanged();
@@ -148,7 +148,7 @@ describe("zaxy memory status, checkout and query", () => {
     assertLogsUnchanged();
   });
 
-  test("status after the read: up to date, behind_by 0, row cache and vectors reported", slow, () => {
+  test("status after the read: up to date, behind_by 0, read model and vectors reported", slow, () => {
     const status = jsonOk(["memory", "status"]);
     assert.equal(status.projection.behind_by, 0);
     assert.equal(status.projection.up_to_date, true);
@@ -156,7 +156,7 @@ describe("zaxy memory status, checkout and query", () => {
     assert.match(status.projection.head_hash, /^[0-9a-f]{64}$/);
     const last = JSON.parse(readLines(logs.default)[6]);
     assert.equal(status.projection.head_hash, last.hash ?? last.integrity.hash.slice("sha256:".length));
-    assert.ok(status.projection.row_cache !== null);
+    assert.equal(status.read_model.head_seq, 7);
     assert.ok(status.projection.entity_versions > status.projection.current_entities, "superseded versions are kept");
     assert.equal(status.vectors.count, status.projection.entity_versions);
     assert.equal(status.vectors.head_seq, 7);
@@ -303,7 +303,7 @@ describe("zaxy reproject", () => {
     assert.deepEqual(all.sessions.map((s: { events: number }) => s.events), [7, 2]);
     assert.deepEqual([all.sessions[0].entity_versions, all.sessions[0].relations], [report.entity_versions, report.relations]);
     assert.ok(!fs.existsSync(path.join(dir, ".eventloom", "projections", "stray-file")), "--reset-projection deleted projections/");
-    for (const file of ["sessions/default.rows.json", "sessions/side.rows.json", "vectors/default.vectors", "vectors/side.vectors", "readmodel/default/manifest.json", "readmodel/side/manifest.json"]) {
+    for (const file of ["vectors/default.vectors", "vectors/side.vectors", "readmodel/default/manifest.json", "readmodel/side/manifest.json"]) {
       assert.ok(fs.existsSync(path.join(dir, ".eventloom", "projections", file)), file);
     }
     // No read answers from the Kuzu graph store: reproject leaves it to --graph-store.
@@ -323,7 +323,7 @@ describe("zaxy reproject", () => {
   test("reproject of an unknown session exits 2 and deletes nothing", slow, () => {
     const error = jsonError(["reproject", "--session-id", "nosuch", "--reset-projection"], 2, "unknown_session");
     assert.match(error.message, /nosuch/);
-    assert.ok(fs.existsSync(path.join(dir, ".eventloom", "projections", "sessions", "default.rows.json")));
+    assert.ok(fs.existsSync(path.join(dir, ".eventloom", "projections", "readmodel", "default", "manifest.json")));
   });
 });
 
@@ -341,7 +341,7 @@ describe("a tampered log is never projected", () => {
     lines[seq - 1] = lines[seq - 1].replace('"value":"emacs"', '"value":"emacz"');
     JSON.parse(lines[seq - 1]);
     writeLines(file, lines);
-    const cache = path.join(copy, ".eventloom", "projections", "sessions", "default.rows.json");
+    const cache = path.join(copy, ".eventloom", "projections", "readmodel", "default", "manifest.json");
     const cacheBytes = fs.readFileSync(cache);
 
     for (const command of [["memory", "checkout", "editor"], ["memory", "query", "editor"]]) {
@@ -365,7 +365,7 @@ describe("a tampered log is never projected", () => {
     assert.equal(reprojectDoc.ok, false);
     assert.equal(reprojectDoc.sessions[0].error.code, "integrity_failure");
     assert.match(reprojectDoc.sessions[0].error.message, new RegExp(`seq ${seq}\\b`));
-    assert.deepEqual(fs.readFileSync(cache), cacheBytes, "row cache unchanged");
+    assert.deepEqual(fs.readFileSync(cache), cacheBytes, "read model unchanged");
     assertLogsUnchanged();
   });
 });

@@ -3,7 +3,7 @@
  * Verified forgetting (issue 16 item 3), from the built binary and through the SDK client: with
  * forgetting on, memory payloads are sealed as AES-256-GCM cells; `memory forget` destroys a
  * cell's key and appends a tombstone; afterwards the content is unrecoverable from the log, the
- * projections, the vector index and the row caches, the chain still verifies (zaxy and
+ * projections, the vector index and the read models, the chain still verifies (zaxy and
  * ref_verify.py), and the event stays citable as forgotten.
  */
 import assert from "node:assert/strict";

@@ -2,7 +2,7 @@
 // test-lane: full (slow)
 /**
  * The projector end to end, in process (DESIGN §4, §6): projection is a pure function of the
- * verified log (incremental catch-up == rebuild), the Kuzu store agrees with the row cache,
+ * verified log (incremental catch-up == rebuild), the Kuzu store agrees with the read model's rows,
  * `<root>/projections` is disposable, a tampered log is never projected, a rewritten log or a
  * corrupt database is rebuilt with a warning, temporal validity of a twice-changed preference,
  * citations that name real events, and the inferred edge a task.completed citing its decision
@@ -23,7 +23,8 @@ import { validateMemoryRequest } from "../../src/memory/request.ts";
 import { MemoryService } from "../../src/memory/service.ts";
 import { KuzuStore } from "../../src/projection/kuzuStore.ts";
 import { type ProjectedSession, projectionDbPath, projectSession } from "../../src/projection/projector.ts";
-import { snapshotPath } from "../../src/projection/snapshot.ts";
+import { manifestPath, readModelDir } from "../../src/readmodel/manifest.ts";
+import { readModelBaseRows, readModelRows } from "../../src/readmodel/readModelRows.ts";
 import type { SessionGraphRows } from "../../src/projection/types.ts";
 import { vectorIndexPath } from "../../src/projection/vectorIndex.ts";
 import { makeTempDir, readLines, removeTempDirs, writeLines } from "../eventloom/testkit.ts";
@@ -214,10 +215,18 @@ describe("projection is a pure function of the log", () => {
     }
   });
 
-  test("the Kuzu store agrees with the row cache", slow, async () => {
+  test("the Kuzu store agrees with the read model's rows", slow, async () => {
     const stored = await readStore(fixture.root);
     assert.deepEqual(rowsOnly(stored), rowsOnly(fixture.projected.rows));
     assert.deepEqual(stored.head, fixture.projected.rows?.head);
+    // The fixture's last reads folded a tail over an older read model: one written at the head.
+    const copy = copyRoot(fixture.root, "projector-read-model-rows");
+    fs.rmSync(readModelDir(copy, session), { recursive: true });
+    await queryJson(copy, queries[0]);
+    const read = readModelRows(copy, session);
+    assert.equal(read.status, "ok");
+    assert.deepEqual(read.status === "ok" ? rowsOnly(read.rows) : null, rowsOnly(stored));
+    assert.deepEqual(read.status === "ok" ? read.rows.head : null, stored.head);
   });
 
   test("deleting <root>/projections and querying rebuilds it, with the same results", slow, async () => {
@@ -226,7 +235,7 @@ describe("projection is a pure function of the log", () => {
     for (const query of queries) before.push(await queryJson(copy, query));
     fs.rmSync(path.join(copy, "projections"), { recursive: true, force: true });
     const results = [await queryJson(copy, queries[0])];
-    for (const file of [snapshotPath(copy, session), vectorIndexPath(copy, session), `${vectorIndexPath(copy, session)}.json`]) {
+    for (const file of [manifestPath(copy, session), vectorIndexPath(copy, session), `${vectorIndexPath(copy, session)}.json`]) {
       assert.ok(fs.existsSync(file), `${file} exists again`);
     }
     for (const query of queries.slice(1)) results.push(await queryJson(copy, query));
@@ -239,11 +248,11 @@ describe("projection is a pure function of the log", () => {
 });
 
 describe("the log is trusted only when it verifies, and the projection only when it matches the log", () => {
-  test("a tampered log throws integrity_failure (exit 1) naming the seq; row cache and store head stay put", slow, async () => {
+  test("a tampered log throws integrity_failure (exit 1) naming the seq; read model and store head stay put", slow, async () => {
     const copy = copyRoot(fixture.root, "projector-tamper");
     // One more event, so an accepted projection would have advanced.
     await recordEvents(copy, session, [item("goal.created", "planner", { title: "After the cache" })], { clock: makeClock() });
-    const cacheBefore = fs.readFileSync(snapshotPath(copy, session));
+    const cacheBefore = fs.readFileSync(manifestPath(copy, session));
     const headBefore = (await readStore(copy)).head;
     const file = logPathOf(copy);
     const lines = readLines(file);
@@ -264,11 +273,11 @@ describe("the log is trusted only when it verifies, and the projection only when
       assert.match(error.message, new RegExp(`seq ${middle + 1}\\b`));
       return true;
     });
-    assert.deepEqual(fs.readFileSync(snapshotPath(copy, session)), cacheBefore, "row cache unchanged byte for byte");
+    assert.deepEqual(fs.readFileSync(manifestPath(copy, session)), cacheBefore, "read model unchanged byte for byte");
     assert.deepEqual((await readStore(copy)).head, headBefore, "store head not advanced");
     // The service refuses the same way.
     await assert.rejects(new MemoryService(copy).query(validateMemoryRequest({ sessionId: session, query: "Ship" })), { code: "integrity_failure" });
-    assert.deepEqual(fs.readFileSync(snapshotPath(copy, session)), cacheBefore);
+    assert.deepEqual(fs.readFileSync(manifestPath(copy, session)), cacheBefore);
   });
 
   for (const shape of ["shorter", "longer"] as const) {
@@ -281,9 +290,9 @@ describe("the log is trusted only when it verifies, and the projection only when
       const items = Array.from({ length: count }, (_, i) => item("goal.created", "rewriter", { title: `Rewritten goal ${i}` }));
       for (let i = 0; i < items.length; i += 50) await recordEvents(copy, session, items.slice(i, i + 50), { clock });
       const warnings: string[] = [];
-      const projected = await projectSession(copy, session, { warn: (m) => warnings.push(m) });
+      const projected = await projectSession(copy, session, { warn: (m) => warnings.push(m), baseRows: readModelBaseRows });
       assert.equal(projected.source, "rebuilt");
-      assert.ok(warnings.some((w) => /row cache head \(seq \d+\) is not an event of the verified log/.test(w)), JSON.stringify(warnings));
+      assert.ok(warnings.some((w) => /read model head \(seq \d+\) is not an event of the verified log/.test(w)), JSON.stringify(warnings));
       const rows = projected.rows!;
       const newHashes = new Set(projected.events.map((e) => e.hash));
       assert.equal(projected.events.length, count);
@@ -319,10 +328,11 @@ describe("the log is trusted only when it verifies, and the projection only when
     assert.deepEqual(await storeSessions(copy), [session]);
     assert.deepEqual(rowsOnly(await readStore(copy)), rowsOnly(rebuilt.rows));
 
-    // Reads answer the other session from its row cache, and catch it up from there, without the store.
-    assert.equal((await projectSession(copy, other)).source, "cache");
+    // A read writes the other session's read model; catch-ups start from it, without the store.
+    await new MemoryService(copy).query(validateMemoryRequest({ sessionId: other, query: "Other goal" }));
+    assert.equal((await projectSession(copy, other, { baseRows: readModelBaseRows })).source, "cache");
     await recordEvents(copy, other, [item("task.proposed", "planner", { taskId: "T-9", summary: "Other task" })], { clock });
-    const caughtUp = await projectSession(copy, other);
+    const caughtUp = await projectSession(copy, other, { baseRows: readModelBaseRows });
     assert.equal(caughtUp.source, "caught_up");
     assert.deepEqual(rowsOnly(caughtUp.rows), rowsOnly((await projectSession(copyRoot(copy, "projector-two-sessions-check"), other, { rebuild: true })).rows));
     assert.deepEqual(await storeSessions(copy), [session]);
@@ -355,7 +365,7 @@ describe("the log is trusted only when it verifies, and the projection only when
     const random = new Uint8Array(64 * 1024);
     for (let i = 0; i < random.length; i += 65536) crypto.getRandomValues(random.subarray(i, i + 65536));
     fs.writeFileSync(db, random);
-    fs.rmSync(snapshotPath(copy, session));
+    fs.rmSync(readModelDir(copy, session), { recursive: true });
     const warnings: string[] = [];
     const projected = await projectSession(copy, session, { graphStore: "sync", warn: (m) => warnings.push(m) });
     assert.equal(projected.degraded, false, projected.degradedReason ?? "");

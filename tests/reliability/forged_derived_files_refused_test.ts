@@ -2,7 +2,7 @@
 /**
  * Derived files forged by someone who can write `projections/` but cannot read `keys/`
  * (docs/reliability.md, "Derived files and the root key"): they recompute every public checksum
- * (a checkpoint's `prefix_sha256` and `checksum`, a row cache's `body_sha256`, a read-model
+ * (a checkpoint's `prefix_sha256` and `checksum`, a read-model
  * manifest's recorded SHA-256 values) as an attacker would, and a read still refuses the file,
  * says so, and answers from the log; the file is written again. The root's key is a 0600 file in
  * a 0700 directory; a root made before keys existed keeps working; a root whose key cannot be
@@ -33,12 +33,11 @@ function readRoot(): { dir: string; root: string; zaxy: (...args: string[]) => R
   }
   const first = zaxy("memory", "checkout", "bravo release", "--json");
   assert.equal(first.code, 0, first.stderr);
-  assert.ok(fs.existsSync(checkpointOf(root)) && fs.existsSync(rowsOf(root)) && fs.existsSync(manifestOf(root)));
+  assert.ok(fs.existsSync(checkpointOf(root)) && fs.existsSync(manifestOf(root)));
   return { dir, root, zaxy };
 }
 
 const checkpointOf = (root: string) => path.join(root, "projections", "verified", "default.json");
-const rowsOf = (root: string) => path.join(root, "projections", "sessions", "default.rows.json");
 const readModelOf = (root: string) => path.join(root, "projections", "readmodel", "default");
 const manifestOf = (root: string) => path.join(readModelOf(root), "manifest.json");
 
@@ -59,20 +58,6 @@ function forgeCheckpoint(root: string): void {
   cp.prefix_sha256 = sha256(prefix);
   cp.checksum = sha256(JSON.stringify([cp.schema, cp.seq, cp.hash, cp.bytes, cp.lines, cp.prefix_sha256]));
   fs.writeFileSync(file, `${JSON.stringify(cp)}\n`);
-}
-
-/** Replaces `from` by `to` in rows.json's body and recomputes `body_bytes` and `body_sha256`. */
-function forgeRows(root: string, from: string, to: string): void {
-  const file = rowsOf(root);
-  const text = fs.readFileSync(file, "utf8");
-  const newline = text.indexOf("\n");
-  const header = JSON.parse(text.slice(0, newline));
-  const body = text.slice(newline + 1);
-  assert.ok(body.includes(from));
-  const forged = body.split(from).join(to);
-  header.body_bytes = Buffer.byteLength(forged);
-  header.body_sha256 = sha256(forged);
-  fs.writeFileSync(file, `${JSON.stringify(header)}\n${forged}`);
 }
 
 /** Replaces `from` by `to` (same length) in the read model's entity table and re-records its SHA-256 in a re-checksummed manifest. */
@@ -99,9 +84,8 @@ describe("derived files forged without the root's key", () => {
     const { root, zaxy } = readRoot();
     editLogLine2(root, "bravo", "BRAVO");
     forgeCheckpoint(root);
-    // Without a read model or row cache the projection folds the log the checkpoint vouches for.
+    // Without a read model the projection folds the log the checkpoint vouches for.
     fs.rmSync(readModelOf(root), { recursive: true });
-    fs.rmSync(rowsOf(root));
     for (const args of [["memory", "checkout", "BRAVO release", "--json"], ["memory", "query", "BRAVO", "--json"]]) {
       const run = zaxy(...args);
       assert.equal(run.code, 1, `${args.join(" ")}: ${run.stdout}${run.stderr}`);
@@ -135,23 +119,6 @@ describe("derived files forged without the root's key", () => {
     const again = zaxy("memory", "checkout", "bravo release", "--json");
     assert.equal(again.code, 0);
     assert.equal(again.stderr, "", "the rewritten checkpoint is trusted");
-  });
-
-  test("a row cache re-checksummed after an edit is refused with a warning and rebuilt from the log", slow, () => {
-    const { root, zaxy } = readRoot();
-    forgeRows(root, "Ship the bravo release", "Ship the BRAVO release");
-    // Without a read model, the projection's row cache is what the next read would serve.
-    fs.rmSync(readModelOf(root), { recursive: true });
-    const run = zaxy("memory", "checkout", "bravo release", "--json");
-    assert.equal(run.code, 0, run.stderr);
-    assert.ok(!run.stdout.includes("BRAVO"), run.stdout);
-    assert.match(run.stdout, /Ship the bravo release/);
-    assert.match(run.stderr, /row cache .*is not used: it is not authenticated by this root's key/);
-    assert.ok(!fs.readFileSync(rowsOf(root), "utf8").includes("BRAVO"), "the row cache is rebuilt from the log");
-    const query = zaxy("memory", "query", "bravo", "--json");
-    assert.equal(query.code, 0);
-    assert.ok(!query.stdout.includes("BRAVO"));
-    assert.equal(query.stderr, "");
   });
 
   test("a read-model entity table re-recorded in a re-checksummed manifest is refused with a warning and rebuilt", slow, () => {

@@ -1,7 +1,7 @@
 // test-lane: full (slow)
 /**
- * A read on a full disk (a real tmpfs): the derived state a read writes (row cache, vector
- * index, read model, verified checkpoint) is a cache, so a read that cannot write it still
+ * A read on a full disk (a real tmpfs): the derived state a read writes (vector index,
+ * read model, verified checkpoint) is a cache, so a read that cannot write it still
  * answers, says it is degraded, and leaves no partial files to fill the disk further. The graph
  * store is written only by `zaxy graph sync` (and reproject --graph-store): Kuzu reports the full
  * disk as a short write, and closing a database in that state would abort its wasm runtime, so
@@ -38,7 +38,7 @@ describe("reads on a full disk", () => {
         assert.equal(run.code, 0, run.stderr);
       }
       const log = fs.readFileSync(path.join(dir, ".eventloom", "default.jsonl"));
-      // Room for the verified checkpoint, not for the row cache (two pages) or the vector index
+      // Room for the verified checkpoint, not for the vector index
       // (its bucket offsets alone are 6 KB at dimension 1536).
       const filler = fillDisk(dir, 8 * 1024);
       const full = checkout(dir);

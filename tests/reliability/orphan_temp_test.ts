@@ -33,7 +33,6 @@ describe("temp files left by an interrupted projection write", () => {
     const projections = path.join(dir, ".eventloom", "projections");
     const dead = deadPid();
     const orphans = [
-      path.join(projections, "sessions", `default.rows.json.tmp-${dead}`),
       path.join(projections, "vectors", `default.vectors.tmp-${dead}`),
       path.join(projections, "vectors", `default.vectors.json.tmp-${dead}`),
     ];
@@ -49,7 +48,7 @@ describe("temp files left by an interrupted projection write", () => {
     assert.equal(read.code, 0, read.stderr);
     for (const file of orphans) assert.equal(fs.existsSync(file), false, `${file} is still there`);
     assert.equal(fs.existsSync(live), true, "a live writer's temp file was removed");
-    assert.match(read.stderr, /Removed 3 temp file\(s\) left by an interrupted projection write: /);
+    assert.match(read.stderr, /Removed 2 temp file\(s\) left by an interrupted projection write: /);
     for (const file of orphans) assert.ok(read.stderr.includes(path.basename(file)), read.stderr);
     const results = JSON.parse(read.stdout).results as Array<{ content: string }>;
     assert.ok(results.some((r) => r.content.includes("Tag the release")), JSON.stringify(results));

@@ -2,7 +2,7 @@
 /**
  * The projection under crashes, signals and corrupted read-model files (issue 12, items 5, 6, 8),
  * driven through the built binary: real `kill -9` / SIGTERM / SIGINT of `zaxy memory checkout`
- * and `zaxy reproject` at moments observed on disk, and real damage to `rows.json`, the vector
+ * and `zaxy reproject` at moments observed on disk, and real damage to the read model's entity table, the vector
  * index and its metadata, and `embedded.kuzu`. Every case checks the answer, not just the exit:
  * `identity-code-00042` is recorded by event 1043 only, and alice's editor preference changes
  * from vim (seq 1) to helix (seq 6001) inside the 10,000-event catch-up.
@@ -12,7 +12,6 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -240,30 +239,18 @@ describe("item 5: a killed or signalled graph-store catch-up never leaves a head
   }
 });
 
-/** Rewrites rows.json with its first `keep` entities; `resign` also fixes its byte count and checksum. */
-function cutRowCache(dir: string, keep: number, resign: boolean): void {
-  const file = path.join(projectionsOf(dir), "sessions", "default.rows.json");
-  const text = fs.readFileSync(file, "utf8");
-  const newline = text.indexOf("\n");
-  const header = JSON.parse(text.slice(0, newline));
-  const body = JSON.parse(text.slice(newline + 1));
-  assert.equal(body.entities.length, totalEvents + 1, "the cache holds every entity version before the cut");
-  body.entities = body.entities.slice(0, keep);
-  const bodyText = JSON.stringify(body);
-  if (resign) {
-    header.body_bytes = Buffer.byteLength(bodyText);
-    header.body_sha256 = createHash("sha256").update(bodyText).digest("hex");
-  }
-  fs.writeFileSync(file, `${JSON.stringify(header)}\n${bodyText}`);
-}
-
-/** Replaces `from` by `to` (same length) in rows.json's body, leaving its header as it was. */
-function editRowCache(dir: string, from: string, to: string): void {
-  const file = path.join(projectionsOf(dir), "sessions", "default.rows.json");
-  const text = fs.readFileSync(file, "utf8");
+/** Replaces `from` by `to` (same length) in the read model's entity table, leaving its manifest as it was. */
+function editEntityTable(dir: string, from: string, to: string): void {
+  const readModel = path.join(projectionsOf(dir), "readmodel", "default");
+  const name = fs.readdirSync(readModel).find((file) => file.startsWith("entities-"));
+  assert.ok(name !== undefined, "the read model has an entity table");
+  const file = path.join(readModel, name);
+  const bytes = fs.readFileSync(file);
   assert.equal(from.length, to.length);
-  assert.ok(text.includes(from));
-  fs.writeFileSync(file, text.replace(from, to));
+  const at = bytes.indexOf(from);
+  assert.ok(at >= 0);
+  bytes.write(to, at, "latin1");
+  fs.writeFileSync(file, bytes);
 }
 
 function vectorMeta(dir: string): { count: number; bytes: number } {
@@ -272,7 +259,7 @@ function vectorMeta(dir: string): { count: number; bytes: number } {
 
 /**
  * Removes the session's read model (issue 14), so that the next read goes through the projection
- * (row cache, Kuzu store) these tests damage: with a read model at the log head, a fresh read
+ * (Kuzu store) these tests damage: with a read model at the log head, a fresh read
  * answers from it and touches neither, which is right, but leaves their checks unexercised.
  */
 function withoutReadModel(dir: string): string {
@@ -288,25 +275,18 @@ function query(dir: string, text: string): { seqs: number[]; warnings: string[];
   return { seqs, warnings: diagnostics.projection.warnings, stderr: run.stderr };
 }
 
-describe("item 6: a row cache is served only when its checksum and counts hold", () => {
-  const cases: Array<[string, (dir: string) => void, RegExp]> = [
-    ["cut to 100 of 11,001 entities with its header intact", (dir) => cutRowCache(dir, 100, false), /its body has [0-9]+ bytes, its header records [0-9]+/],
-    // Re-signed without the root's key (docs/reliability.md, "Derived files and the root key").
-    ["cut to 100 of 11,001 entities and re-signed (right size and checksum)", (dir) => cutRowCache(dir, 100, true), /it is not authenticated by this root's key/],
-    ["with one digit changed (same size)", (dir) => editRowCache(dir, "identity-code-00042", "identity-code-00043"), /does not match the SHA-256 its header records/],
-  ];
-  for (const [how, damage, reason] of cases) {
-    test(`rows.json ${how} is not served and does not seed the vector index`, slow, () => {
-      const dir = withoutReadModel(copyOf(caught, "proj-cut-cache"));
-      damage(dir);
-      const { seqs, warnings, stderr } = query(dir, "identity-code-00042");
-      assert.equal(seqs[0], identitySeq);
-      assert.ok(warnings.some((w) => /row cache ".*default\.rows\.json" is not used/.test(w) && reason.test(w)), warnings.join("\n"));
-      assert.match(stderr, /zaxy: warning: row cache ".*default\.rows\.json" is not used/);
-      assert.equal(vectorMeta(dir).count, totalEvents + 1, "the vector index still covers every entity version");
-      assert.deepEqual(assertCorrectAnswers(dir).warnings, [], "the rewritten cache is sound");
-    });
-  }
+describe("item 6: a read model's rows are served and continued only when their checksum holds", () => {
+  test("an entity table with one digit changed (same size) is not served and does not seed the vector index", slow, () => {
+    const dir = copyOf(caught, "proj-edit-entities");
+    editEntityTable(dir, "identity-code-00042", "identity-code-00043");
+    const { seqs, warnings, stderr } = query(dir, "identity-code-00042");
+    assert.equal(seqs[0], identitySeq);
+    const reason = /read model of session "default" is rebuilt from the log: .*entities-.*\.bin.* does not match the SHA-256 its manifest records/;
+    assert.ok(warnings.some((w) => reason.test(w)), warnings.join("\n"));
+    assert.match(stderr, /zaxy: warning: read model of session "default" is rebuilt from the log/);
+    assert.equal(vectorMeta(dir).count, totalEvents + 1, "the vector index still covers every entity version");
+    assert.deepEqual(assertCorrectAnswers(dir).warnings, [], "the rewritten read model is sound");
+  });
 });
 
 describe("item 8: every rebuild of a damaged read-model file says so", () => {
@@ -335,20 +315,10 @@ describe("item 8: every rebuild of a damaged read-model file says so", () => {
     assert.equal(vectorMeta(dir).count, totalEvents + 1);
   });
 
-  test("a broken rows.json is rebuilt with a warning", slow, () => {
-    const dir = withoutReadModel(copyOf(caught, "proj-cache-garbage"));
-    fs.writeFileSync(path.join(projectionsOf(dir), "sessions", "default.rows.json"), "{\"schema\": \"zaxy.projection.rows.v3\", trunc");
-    const { seqs, warnings, stderr } = query(dir, "identity-code-00042");
-    assert.equal(seqs[0], identitySeq);
-    assert.ok(warnings.some((w) => w.includes("default.rows.json\" is not used: its header line is not JSON")), warnings.join("\n"));
-    assert.match(stderr, /zaxy: warning: row cache .* is not used: its header line is not JSON/);
-  });
-
   test("a 0-byte embedded.kuzu is rebuilt with a warning by the next sync; reads never open it", slow, () => {
     const dir = withoutReadModel(copyOf(caught, "proj-kuzu-empty"));
     const kuzu = path.join(projectionsOf(dir), "embedded.kuzu");
     fs.truncateSync(kuzu, 0);
-    fs.rmSync(path.join(projectionsOf(dir), "sessions", "default.rows.json"));
     const { seqs, warnings } = query(dir, "identity-code-00042");
     assert.equal(seqs[0], identitySeq);
     assert.deepEqual(warnings, []);
@@ -367,7 +337,7 @@ describe("item 8: every rebuild of a damaged read-model file says so", () => {
     assert.equal((await child.exited).signal, "SIGKILL");
     const left = loadDirs(dir);
     assert.equal(left.length, 1, "the killed reproject left its load folder");
-    // Reproject writes the read model and the row cache before the graph store (issue 14: its
+    // Reproject writes the read model before the graph store (issue 14: its
     // memory does not stack on Kuzu's), and reads never open the store, with or without them.
     assertCorrectAnswers(dir);
     withoutReadModel(dir);

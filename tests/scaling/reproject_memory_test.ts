@@ -3,27 +3,25 @@
 /**
  * Issue 14 item 3 (reproject): `zaxy reproject` keeps its memory bounded by building the vector
  * index and the read model from the folded rows before the graph store is written, releasing the
- * parsed events before Kuzu's bulk load, streaming the Kuzu CSV cells and writing the row cache
- * in blocks. None of that may change a byte: the row cache, the vector index, the read model and
+ * parsed events before Kuzu's bulk load and streaming the Kuzu CSV cells. None of that may
+ * change a byte: the vector index, the read model and
  * the checkout answers must be those of the plain pipeline (project, then vectors, then the read
  * model from the same rows and events), which this file runs in process as the reference.
  *
  * Peak RSS is a benchmark number (README "Scaling"), not a test: it depends on the machine's load.
  */
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { mixedSessionItems, sampleQueries, writeMixedSession } from "../../src/bench/mixedSession.ts";
-import { derivedFileKey, derivedMac } from "../../src/eventloom/derivedKey.ts";
 import { projectSession } from "../../src/projection/projector.ts";
-import { readSnapshotChecked, snapshotPath, snapshotSchema, writeSnapshot } from "../../src/projection/snapshot.ts";
-import type { EntityRow, RelationRow, SessionGraphRows } from "../../src/projection/types.ts";
+import type { SessionGraphRows } from "../../src/projection/types.ts";
 import { foldLogRows } from "../../src/projection/foldLog.ts";
 import { syncVectorIndex, vectorIndexPath } from "../../src/projection/vectorIndex.ts";
 import { exactCosineTop } from "../../src/projection/vectorPostings.ts";
 import { readModelDir } from "../../src/readmodel/manifest.ts";
+import { readModelRows } from "../../src/readmodel/readModelRows.ts";
 import { writeReadModel } from "../../src/readmodel/writeReadModel.ts";
 import { buildSessionIndex } from "../../src/retrieval/sessionIndex.ts";
 import { defaultEmbeddingDim, hashEmbedMany, hashEmbedManyInto } from "../../src/vector/hashEmbedding.ts";
@@ -90,7 +88,7 @@ describe("zaxy reproject with bounded memory", () => {
   });
 
   test("design 014: reproject reports every event and row and the read model phase", () => {
-    const reference = readSnapshotChecked(referenceRoot, sessionId);
+    const reference = readModelRows(referenceRoot, sessionId);
     assert.equal(reference.status, "ok");
     const rows = (reference as { rows: SessionGraphRows }).rows;
     assert.equal(report.ok, true);
@@ -98,15 +96,14 @@ describe("zaxy reproject with bounded memory", () => {
     assert.equal(one.events, 1200);
     assert.equal(one.entity_versions, rows.entities.length);
     assert.equal(one.relations, rows.relations.length);
-    for (const phase of ["verify_and_read", "fold", "write_cache", "read_model"]) {
+    for (const phase of ["verify_and_read", "fold", "read_model"]) {
       assert.equal(typeof one.phases_ms[phase], "number", phase);
     }
     // No read answers from the graph store: reproject leaves it to --graph-store.
     assert.equal(one.phases_ms.write_store, undefined);
   });
 
-  test("design 014: reproject writes the row cache and the vector index byte for byte as the plain pipeline", () => {
-    assert.deepEqual(fs.readFileSync(snapshotPath(cliRoot, sessionId)), fs.readFileSync(snapshotPath(referenceRoot, sessionId)));
+  test("design 014: reproject writes the vector index byte for byte as the plain pipeline", () => {
     assert.deepEqual(fs.readFileSync(vectorIndexPath(cliRoot, sessionId)), fs.readFileSync(vectorIndexPath(referenceRoot, sessionId)));
     assert.equal(
       withoutStamps(fs.readFileSync(`${vectorIndexPath(cliRoot, sessionId)}.json`, "utf8")),
@@ -148,9 +145,6 @@ describe("projectSession beforeStoreWrite", () => {
     const plain = path.join(cwd, "plain", ".eventloom");
     await writeMixedSession(hooked, sessionId, mixedSessionItems(300, 5).items);
     copySessionLog(hooked, plain);
-    // One key for both roots, so their authenticated row caches can be compared byte for byte.
-    derivedFileKey(hooked);
-    fs.cpSync(path.join(hooked, "keys"), path.join(plain, "keys"), { recursive: true });
     let seen: { rows: SessionGraphRows; eventCount: number; lastHash: string } | undefined;
     const withHook = await projectSession(hooked, sessionId, {
       rebuild: true,
@@ -167,81 +161,10 @@ describe("projectSession beforeStoreWrite", () => {
     assert.deepEqual(withHook.rows, without.rows);
     assert.deepEqual(withHook.events, [], "the parsed events are released after the hook");
     assert.equal(without.events.length, 300);
-    assert.deepEqual(fs.readFileSync(snapshotPath(hooked, sessionId)), fs.readFileSync(snapshotPath(plain, sessionId)));
-    // The graph store holds the same rows: a second (catch-up) read comes back from it unchanged.
+    // A second projection folds the log to the same rows.
     const reread = await projectSession(hooked, sessionId, {});
     assert.deepEqual(reread.rows, without.rows);
     assert.equal(reread.events.length, 300);
-  });
-});
-
-function entity(i: number): EntityRow {
-  return {
-    nodeKey: `s\x1fdocument\x1fdoc ${i}\x1f${i + 1}`,
-    sessionId,
-    name: `doc ${i} "quoted" ✓ 𝄞`,
-    entityType: "document",
-    summary: i % 7 === 0 ? null : `summary ${i} ${"é".repeat(300)} \\ backslash \n newline`,
-    propertiesJson: JSON.stringify({ path: `docs/${i}.md`, size: i }),
-    validFrom: "2026-01-01T00:00:00Z",
-    validTo: i % 3 === 0 ? "2026-02-01T00:00:00Z" : null,
-    sourceEventSeq: i + 1,
-    sourceEventHash: "a".repeat(64),
-    vectorKey: i,
-  };
-}
-
-function relation(i: number): RelationRow {
-  return {
-    relKey: `s\x1frel\x1f${i}`,
-    sessionId,
-    sourceKey: `s\x1fdocument\x1fdoc ${i}\x1f${i + 1}`,
-    targetKey: `s\x1fdocument\x1fdoc ${i + 1}\x1f${i + 2}`,
-    relationType: "mentions",
-    validFrom: "2026-01-01T00:00:00Z",
-    validTo: null,
-    inferred: i % 2 === 0,
-    confidence: i % 5 === 0 ? 0.1 + 0.2 : 1,
-    inferenceMethod: i % 2 === 0 ? "co-occurrence" : null,
-    sourceEventSeq: i + 1,
-    sourceEventHash: "b".repeat(64),
-    evidenceJson: "[]",
-  };
-}
-
-describe("row cache written in blocks", () => {
-  test("design 014: a row cache written in several blocks is the header line and JSON.stringify of its tuples", () => {
-    const root = makeTempDir("zaxy-reprojmem-cache");
-    const entities = Array.from({ length: 3000 }, (_, i) => entity(i));
-    const relations = Array.from({ length: 2999 }, (_, i) => relation(i));
-    const head = {
-      sessionId,
-      seq: 3000,
-      hash: "c".repeat(64),
-      eventCount: 3000,
-      entityCount: entities.length,
-      currentEntityCount: entities.filter((e) => e.validTo === null).length,
-      relationCount: relations.length,
-      currentRelationCount: relations.length,
-    };
-    writeSnapshot(root, sessionId, { entities, relations, head });
-    const body = Buffer.from(JSON.stringify({
-      entities: entities.map((e) => [e.nodeKey, e.name, e.entityType, e.summary, e.propertiesJson, e.validFrom, e.validTo, e.sourceEventSeq, e.sourceEventHash, e.vectorKey]),
-      relations: relations.map((r) => [
-        r.relKey, r.sourceKey, r.targetKey, r.relationType, r.validFrom, r.validTo, r.inferred, r.confidence, r.inferenceMethod,
-        r.sourceEventSeq, r.sourceEventHash, r.evidenceJson,
-      ]),
-    }), "utf8");
-    assert.ok(body.length > 2 * 1024 * 1024, `the body spans several blocks of 1 Mi characters (${body.length} bytes)`);
-    const unsigned = { schema: snapshotSchema, session_id: sessionId, head, body_bytes: body.length, body_sha256: createHash("sha256").update(body).digest("hex") };
-    // The header ends with its MAC under the root's key (derivedKey.ts).
-    const header = { ...unsigned, mac: derivedMac(derivedFileKey(root)!, [unsigned]) };
-    const expected = Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`, "utf8"), body]);
-    assert.deepEqual(fs.readFileSync(snapshotPath(root, sessionId)), expected);
-    const read = readSnapshotChecked(root, sessionId);
-    assert.equal(read.status, "ok");
-    assert.deepEqual((read as { rows: SessionGraphRows }).rows.entities, entities);
-    assert.deepEqual(fs.readdirSync(path.dirname(snapshotPath(root, sessionId))), [`${sessionId}.rows.json`], "no temp file is left");
   });
 });
 

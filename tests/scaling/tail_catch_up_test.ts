@@ -35,10 +35,10 @@ function zaxyOk(root: string, args: string[]): string {
   return run.stdout;
 }
 
-/** Every file under the read model and row caches, with its bytes: what a read must not rewrite. */
+/** Every file under the read model and the vector index, with its bytes: what a read must not rewrite. */
 function derivedFiles(root: string): Map<string, string> {
   const out = new Map<string, string>();
-  for (const dir of [readModelDir(root, sessionId), path.join(root, "projections", "sessions"), path.join(root, "projections", "vectors")]) {
+  for (const dir of [readModelDir(root, sessionId), path.join(root, "projections", "vectors")]) {
     if (!fs.existsSync(dir)) continue;
     for (const name of fs.readdirSync(dir)) out.set(path.join(dir, name), fs.readFileSync(path.join(dir, name)).toString("base64"));
   }
@@ -126,7 +126,7 @@ describe("tail catch-up on the read model (issue 14)", () => {
     // The tail changed what the folds answer: the new causal edge, the contradicted one, the preference.
     const editor = JSON.parse(zaxyOk(root, ["memory", "checkout", "editor", "--json"]));
     assert.ok(editor.current_facts.some((fact: { content: string }) => fact.content.includes("editor=helix")), JSON.stringify(editor.current_facts));
-    assert.deepEqual(derivedFiles(root), derived, "a tail read rewrites no read-model file, row cache or vector index");
+    assert.deepEqual(derivedFiles(root), derived, "a tail read rewrites no read-model file or vector index");
     // Status says where each derived state stands and what the next read does.
     const status = JSON.parse(zaxyOk(root, ["memory", "status", "--json"]));
     assert.deepEqual([status.read_model.head_seq, status.read_model.behind_by, status.read_model.next_read], [headBefore.head_seq, tailLength, "read_model_tail"]);

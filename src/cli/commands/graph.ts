@@ -1,7 +1,7 @@
 /**
  * `zaxy graph sync [--all]`: bring the Kuzu graph store (`<root>/projections/embedded.kuzu`) up to
- * the sessions' log heads. No read answers from the store (retrieval reads the row cache, the
- * read model and the vector index), so reads leave it behind; this is the command that brings it
+ * the sessions' log heads. No read answers from the store (retrieval reads the read model and
+ * the vector index), so reads leave it behind; this is the command that brings it
  * up to date, incrementally from the store's own head, or by a rebuild of the session when that
  * head is not an event of the verified log or its rows do not add up to it. `zaxy memory status
  * --graph` reports how far behind it is without changing it.

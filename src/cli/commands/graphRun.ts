@@ -24,6 +24,7 @@ interface SyncReport {
 export async function runGraphSync(ctx: CommandContext): Promise<number> {
   const root = ctx.global.eventloomPath;
   const { assertSessionLogExists, projectSession } = await import("../../projection/projector.ts");
+  const { readModelBaseRows } = await import("../../readmodel/readModelRows.ts");
   const all = booleanOption(ctx, "all");
   if (!all) assertSessionLogExists(root, ctx.global.sessionId);
   const sessions = all ? sessionLogsUnderRoot(root).map(sessionIdOfPath) : [ctx.global.sessionId];
@@ -35,7 +36,7 @@ export async function runGraphSync(ctx: CommandContext): Promise<number> {
     display.phase("reading the log and the store");
     try {
       const onProgress = phaseCallback(display, { write: "graph store" }, { write: "rows" });
-      const projected = await projectSession(root, sessionId, { graphStore: "sync", onStoreFailure: "throw", warn, onProgress }).finally(() => display.done());
+      const projected = await projectSession(root, sessionId, { graphStore: "sync", onStoreFailure: "throw", warn, onProgress, baseRows: readModelBaseRows }).finally(() => display.done());
       const rows = projected.rows!;
       reports.push({
         session_id: sessionId,

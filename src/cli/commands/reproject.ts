@@ -13,8 +13,8 @@ export const reprojectCommand = defineCommand({
   summary: "Rebuild the graph projection and vector index from the log",
   description:
     "Rebuilds the session's projection from scratch (--all: every session under the root):\n" +
-    "verify, extract, fold with temporal validity, then build the session's read model, vector\n" +
-    "index (postings of the hash embeddings) and row cache from the folded rows. --graph-store also bulk-loads the rows into the\n" +
+    "verify, extract, fold with temporal validity, then build the session's read model and vector\n" +
+    "index (postings of the hash embeddings) from the folded rows. --graph-store also bulk-loads the rows into the\n" +
     "Kuzu graph store (<root>/projections/embedded.kuzu), which no read answers from and which\n" +
     "is otherwise brought up to date only by `zaxy graph sync`.\n" +
     "--reset-projection deletes everything under <root>/projections first (a corrupt or\n" +

@@ -124,7 +124,7 @@ export async function runReproject(ctx: CommandContext): Promise<number> {
     assertSessionLogExists(root, ctx.global.sessionId);
   }
   if (booleanOption(ctx, "reset-projection")) {
-    const { projectionsDir } = await import("../../projection/snapshot.ts");
+    const { projectionsDir } = await import("../../projection/projectionsDir.ts");
     fs.rmSync(projectionsDir(root), { recursive: true, force: true });
   }
   const reports: SessionReport[] = [];

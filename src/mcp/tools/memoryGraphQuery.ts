@@ -21,11 +21,12 @@ export const memoryGraphQueryTool = defineTool({
   }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(args, ctx) {
+    const { readModelBaseRows } = await import("../../readmodel/readModelRows.ts");
     return await queryGraph(ctx.eventloomPath, resolveSessionId(ctx, args.session_id), {
       query: args.query,
       params: args.params,
       limit: args.limit,
       timeoutMs: args.timeout_ms,
-    }, (message) => process.stderr.write(`zaxy serve: warning: ${message}\n`));
+    }, (message) => process.stderr.write(`zaxy serve: warning: ${message}\n`), readModelBaseRows);
   },
 });

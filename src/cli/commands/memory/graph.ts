@@ -44,13 +44,14 @@ export const memoryGraphCommand = defineCommand({
       params[pair.slice(0, at)] = paramValue(pair.slice(at + 1));
     }
     const { queryGraph } = await import("../../../projection/graphQuery.ts");
+    const { readModelBaseRows } = await import("../../../readmodel/readModelRows.ts");
     const result = await queryGraph(ctx.global.eventloomPath, ctx.global.sessionId, {
       query: ctx.positionals[0],
       params,
       limit: intOption(ctx, "limit", 1, 10_000),
       timeoutMs: intOption(ctx, "timeout-ms", 1, 60_000),
       timeoutField: "--timeout-ms",
-    }, (message) => ctx.io.stderr(`zaxy: warning: ${message}\n`));
+    }, (message) => ctx.io.stderr(`zaxy: warning: ${message}\n`), readModelBaseRows);
     emit(ctx, "zaxy.memory.graph.v1", result, () => {
       const lines = [result.columns.join("\t")];
       for (const row of result.rows) lines.push(result.columns.map((column) => JSON.stringify(row[column])).join("\t"));

@@ -10,7 +10,7 @@ export const memoryStatusCommand = defineCommand({
   summary: "Log integrity and projection state of the session (read-only)",
   description:
     "Verifies the session's log and reports the read model's and the projection's heads, how\n" +
-    "many events each is behind, the entity and relation counts (from the row cache) and the\n" +
+    "many events each is behind, the entity and relation counts (from the read model) and the\n" +
     "vector index. A read folds up to 1000 events past the read model in memory; a read past\n" +
     "that (or zaxy reproject) catches the projection up and rewrites the read model; status\n" +
     "never does. --graph also reports the Kuzu graph store's head, counts and how far behind\n" +

@@ -26,31 +26,25 @@ type Warn = (message: string) => void;
 type Integrity = Awaited<ReturnType<typeof verifyLog>>;
 type UnauthorisedEvent = { seq: number; hash: string; event_type: string; actor: string; reason: string };
 
-/** The row cache's head and counts, read without changing anything. */
-async function projectionSection(root: string, sessionId: string, events: number, integrityOk: boolean, warn: Warn): Promise<Record<string, unknown>> {
+/**
+ * The projection's head and counts as the read model records them (its manifest's head), read
+ * without changing anything; a read model that cannot be used is reported under `read_model`.
+ */
+async function projectionSection(root: string, events: number, integrityOk: boolean, sessionId: string): Promise<Record<string, unknown>> {
   const { projectionDbPath } = await import("../../../projection/projector.ts");
-  const { readSnapshotChecked, snapshotPath } = await import("../../../projection/snapshot.ts");
-  const cacheRead = readSnapshotChecked(root, sessionId);
-  const cache = cacheRead.status === "ok" ? cacheRead.rows : null;
-  // Status changes nothing: a damaged cache is reported here and replaced by the next read.
-  const cacheProblem = cacheRead.status === "invalid" ? cacheRead.reason : null;
-  if (cacheProblem !== null) {
-    warn(`row cache "${snapshotPath(root, sessionId)}" is not used: ${cacheProblem}; the next read rebuilds it`);
-  }
-  const head = cache?.head ?? null;
-  const entities = cache?.entities ?? [];
+  const { readManifest } = await import("../../../readmodel/manifest.ts");
+  const manifest = readManifest(root, sessionId);
+  const head = manifest === "missing" || "problem" in manifest ? null : manifest.head;
   return {
     database: projectionDbPath(root),
-    row_cache: cache === null ? null : snapshotPath(root, sessionId),
-    row_cache_problem: cacheProblem,
     head_seq: head?.seq ?? 0,
     head_hash: head?.hash ?? null,
     behind_by: Math.max(0, events - (head?.seq ?? 0)),
     up_to_date: integrityOk && head !== null && head.seq === events,
-    entity_versions: entities.length,
-    current_entities: entities.filter((e) => e.validTo === null).length,
-    relations: cache?.relations.length ?? 0,
-    current_relations: cache?.relations.filter((r) => r.validTo === null).length ?? 0,
+    entity_versions: head?.entityCount ?? 0,
+    current_entities: head?.currentEntityCount ?? 0,
+    relations: head?.relationCount ?? 0,
+    current_relations: head?.currentRelationCount ?? 0,
   };
 }
 
@@ -164,7 +158,7 @@ export async function runMemoryStatus(ctx: CommandContext): Promise<number> {
   const integrity = await verifyLog(logPath);
   const warn: Warn = (message) => ctx.io.stderr(`zaxy: warning: ${message}\n`);
   const events = integrity.ok ? integrity.total_events : countLogEvents(logPath);
-  const projection = await projectionSection(root, sessionId, events, integrity.ok, warn);
+  const projection = await projectionSection(root, events, integrity.ok, sessionId);
   const vectors = await vectorsSection(root, sessionId);
   // Only a verified chain is read; a broken one reports nothing it could not trust.
   const invalidDerived = integrity.ok ? invalidDerivedEventsInLog(logPath) : [];
