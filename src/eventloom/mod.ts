@@ -6,9 +6,10 @@
  * keeps (`eventAppender`; the library's is src/events/append.ts).
  *
  * @example
- * import { eventAppender, verifyLog } from "./mod.ts";
+ * import { verifyLog } from "./mod.ts";
+ * import { appendEvents } from "../events/append.ts"; // the appender with zaxy's event rules
  * import { fromJs } from "../canonical/mod.ts";
- * await eventAppender([]).appendEvents(".eventloom", "default", [{ type: "goal.created", actor: "agent", payload: fromJs({ title: "Ship" }) }]);
+ * await appendEvents(".eventloom", "default", [{ type: "goal.created", actor: "agent", payload: fromJs({ title: "Ship" }) }]);
  * (await verifyLog(".eventloom/default.jsonl")).ok; // true
  */
 export * from "./append.ts";

@@ -32,7 +32,7 @@ test("runReprojectBench reports phases, rows, vector build, per-row baseline and
   assert.equal(doc.events, 300);
   assert.equal(doc.reproject.source, "rebuilt");
   assert.ok(doc.reproject.seconds > 0);
-  for (const phase of ["verify_and_read", "open_store", "fold", "write_store", "write_cache"]) {
+  for (const phase of ["verify_and_read", "open_store", "fold", "write_store"]) {
     assert.equal(typeof doc.reproject.phases_ms[phase], "number", phase);
   }
   const rows = doc.reproject.rows_written;
