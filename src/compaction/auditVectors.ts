@@ -13,9 +13,7 @@
  * Jaccard J, P(share a band) = 1 − (1 − J⁴)¹⁶: 0.94 at J = 0.6, 0.996 at 0.7, > 0.9999 at 0.8.
  * What must never change without re-measuring: the hash, the bin and band counts.
  */
-import { pythonCaseFold } from "../vector/caseFold.ts";
-import { isPythonSpace, TokenBuckets } from "../vector/tokenBuckets.ts";
-import { fnvOffset, fnvPrime, tokenHashFinal } from "../vector/tokenHash.ts";
+import { TokenBuckets } from "../vector/tokenBuckets.ts";
 
 export { tokenHash32 } from "../vector/tokenHash.ts";
 
@@ -90,34 +88,12 @@ export class AuditVectors {
    * Adds one row from a context text: the same row as `add(contextTokens(text))` (Python's
    * `text.casefold().split()`), in one scan. Splitting before folding gives the same tokens:
    * casefold maps each code point on its own, whitespace folds to itself and nothing folds to
-   * whitespace (checked over all of Unicode with python3). An ASCII token is lowercased and
-   * hashed as it is read and found in the cache without building its string; a token with
-   * non-ASCII characters is folded with `pythonCaseFold`.
+   * whitespace (checked over all of Unicode with python3). The scan is the token cache's
+   * (`TokenBuckets.eachTokenSlot`), which the vector postings use too.
    */
   addText(text: string): void {
     this.startRow();
-    const cache = this.tokens;
-    const length = text.length;
-    let tokenCount = 0;
-    let i = 0;
-    while (i < length) {
-      let c = text.charCodeAt(i);
-      if (isPythonSpace(c)) { i++; continue; }
-      const start = i;
-      let h = fnvOffset;
-      let ascii = true;
-      do {
-        if (c >= 0x41 && c <= 0x5a) c += 32;
-        else if (c >= 0x80) ascii = false;
-        h = Math.imul(h ^ c, fnvPrime);
-        if (++i === length) break;
-        c = text.charCodeAt(i);
-      } while (!isPythonSpace(c));
-      this.accumulate(ascii ? cache.slotOfLoweredAscii(text, start, i, tokenHashFinal(h)) : cache.slotOf(pythonCaseFold(text.slice(start, i))));
-      tokenCount++;
-    }
-    // Python's split of blank text is empty; the embedding then hashes one empty token.
-    if (tokenCount === 0) this.accumulate(cache.slotOf(""));
+    this.tokens.eachTokenSlot(text, (slot) => this.accumulate(slot));
     this.finishRow();
   }
 
