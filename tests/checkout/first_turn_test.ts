@@ -124,14 +124,14 @@ describe("memory checkout and memory query of a session with no events yet", () 
     assert.deepEqual(fs.readdirSync(bare), [], "no .eventloom created");
   });
 
-  test("an invalid session id is still exit 2 invalid_session_id naming session_id; nothing written", slow, () => {
+  test("an invalid session id is still exit 2 invalid_session_id naming --session-id; nothing written", slow, () => {
     const before = listing(root);
     for (const command of ["checkout", "query"]) {
       const run = zaxyIn(dir, ["memory", command, "q", "--session-id", "a/b", "--json"]);
       assert.equal(run.code, 2, `${command}: ${run.stdout}${run.stderr}`);
       assert.deepEqual(stackTraceLines(run.stderr), []);
       const { error } = JSON.parse(run.stdout);
-      assert.deepEqual([error.code, error.field], ["invalid_session_id", "session_id"]);
+      assert.deepEqual([error.code, error.field], ["invalid_session_id", "--session-id"]);
       assert.match(error.message, /^Cannot read session "a\/b": session ids are 1-128 of/);
     }
     assert.deepEqual(listing(root), before);

@@ -117,7 +117,7 @@ describe("zaxy memory consolidation", () => {
     assert.deepEqual(status.authority_status_counts, { non_authoritative: 3 });
 
     const rejected = jsonOk(["memory", "consolidation", "review", "--candidate-id", claim, "--status", "rejected", "--rationale", "flaky"]);
-    refused(["memory", "rollback", "--target-seq", String(accepted.seq), "--target-hash", accepted.hash, "--reason", "r"], "rollback_not_latest_review", "target_seq", /only the current \(latest\) review is reversible/);
+    refused(["memory", "rollback", "--target-seq", String(accepted.seq), "--target-hash", accepted.hash, "--reason", "r"], "rollback_not_latest_review", "--target-seq", /only the current \(latest\) review is reversible/);
     const rolled = jsonOk(["memory", "rollback", "--target-seq", String(rejected.seq), "--target-hash", rejected.hash, "--reason", "rejected by mistake"]);
     assert.deepEqual(rolled.reverts, { event_type: "consolidation.candidate.reviewed", candidate_id: claim, to_status: "accepted" });
     assert.deepEqual(rolled.target, { seq: rejected.seq, hash: rejected.hash });
@@ -130,26 +130,26 @@ describe("zaxy memory consolidation", () => {
     const text = zaxy(["memory", "consolidation", "status"]);
     assert.equal(text.stdout.split("\n")[0], "Consolidation status for default: pending=2, accepted=1, rejected=0, deferred=0, conflicted=0");
     assert.match(text.stdout, new RegExp(`^${claim}  +claim  +accepted  +seq \\d+$`, "m"));
-    refused(["memory", "rollback", "--target-seq", String(rejected.seq), "--target-hash", rejected.hash, "--reason", "again"], "already_rolled_back", "target_seq", /already rolled back/);
-    refused(["memory", "rollback", "--target-seq", "1", "--target-hash", first.events[0].hash, "--reason", "r"], "rollback_hash_mismatch", "target_hash", /does not match/);
-    refused(["memory", "rollback", "--target-seq", String(first.events[0].seq), "--target-hash", first.events[0].hash, "--reason", "r"], "not_rollbackable", "target_seq", /not a reversible evolution/);
+    refused(["memory", "rollback", "--target-seq", String(rejected.seq), "--target-hash", rejected.hash, "--reason", "again"], "already_rolled_back", "--target-seq", /already rolled back/);
+    refused(["memory", "rollback", "--target-seq", "1", "--target-hash", first.events[0].hash, "--reason", "r"], "rollback_hash_mismatch", "--target-hash", /does not match/);
+    refused(["memory", "rollback", "--target-seq", String(first.events[0].seq), "--target-hash", first.events[0].hash, "--reason", "r"], "not_rollbackable", "--target-seq", /not a reversible evolution/);
   });
 
   test("bad input exits 2 naming the field and writes nothing", slow, () => {
     const [seq, hash] = [first.events[0].seq, first.events[0].hash];
     const propose = (extra: string[]) => ["memory", "consolidation", "propose", "--candidate-type", "claim", "--title", "T", "--summary", "S", "--method", "manual", ...extra];
-    refused(propose(["--source-event", `${seq}:${hash}`, "--confidence", "1.5"]), "invalid_consolidation_candidate", "confidence", /between 0.0 and 1.0/);
+    refused(propose(["--source-event", `${seq}:${hash}`, "--confidence", "1.5"]), "invalid_consolidation_candidate", "--confidence", /between 0.0 and 1.0/);
     refused(propose(["--source-event", `${seq}:${hash}`, "--confidence", "high"]), "invalid_option", "--confidence", /must be a number/);
     refused(propose(["--source-event", `${seq}:${hash.toUpperCase()}`, "--confidence", "0.5"]), "invalid_source_event", "--source-event", /SEQ:HASH/);
     refused(propose(["--source-event", `2:${hash}`, "--confidence", "0.5"]), "uncited_source_event", "source_events[0]", /not an event of session/);
     refused(propose(["--confidence", "0.5"]), "usage", "--source-event", /--source-event/);
     refused([...propose(["--source-event", `${seq}:${hash}`, "--confidence", "0.5"]).slice(0, 5), "--title", "  "], "usage", "--summary", /--summary is required/);
-    refused(["memory", "consolidation", "review", "--candidate-id", "consolidation:claim:" + "0".repeat(24), "--status", "accepted", "--rationale", "r"], "unknown_candidate", "candidate_id", /Unknown consolidation candidate/);
-    refused(["memory", "consolidation", "review", "--candidate-id", first.events[0].candidate_id, "--status", "approved", "--rationale", "r"], "invalid_consolidation_review", "status", /accepted, conflicted, deferred, rejected/);
-    refused(["memory", "consolidation", "review", "--candidate-id", "consolidation:claim:XYZ", "--status", "accepted", "--rationale", "r"], "invalid_candidate_id", "candidate_id", /not a consolidation candidate id/);
-    refused(["memory", "consolidation", "review", "--candidate-id", first.events[0].candidate_id, "--status", "accepted", "--rationale", " "], "invalid_consolidation_review", "rationale", /non-empty/);
+    refused(["memory", "consolidation", "review", "--candidate-id", "consolidation:claim:" + "0".repeat(24), "--status", "accepted", "--rationale", "r"], "unknown_candidate", "--candidate-id", /Unknown consolidation candidate/);
+    refused(["memory", "consolidation", "review", "--candidate-id", first.events[0].candidate_id, "--status", "approved", "--rationale", "r"], "invalid_consolidation_review", "--status", /accepted, conflicted, deferred, rejected/);
+    refused(["memory", "consolidation", "review", "--candidate-id", "consolidation:claim:XYZ", "--status", "accepted", "--rationale", "r"], "invalid_candidate_id", "--candidate-id", /not a consolidation candidate id/);
+    refused(["memory", "consolidation", "review", "--candidate-id", first.events[0].candidate_id, "--status", "accepted", "--rationale", " "], "invalid_consolidation_review", "--rationale", /non-empty/);
     refused(["memory", "consolidation", "propose-from-log", "--window-size", "51"], "invalid_option", "--window-size", /1\.\.50/);
-    refused(["memory", "consolidation", "propose-from-log", "--purpose", "   "], "invalid_consolidation_candidate", "purpose", /non-empty/);
+    refused(["memory", "consolidation", "propose-from-log", "--purpose", "   "], "invalid_consolidation_candidate", "--purpose", /non-empty/);
     const unknown = zaxy(["memory", "consolidation", "status", "--session-id", "nope", "--json"]);
     assert.equal(unknown.code, 2);
     assert.equal(JSON.parse(unknown.stdout).error.code, "unknown_session");

@@ -288,8 +288,8 @@ describe("rules in checkout and rule rollback", () => {
     assert.ok(!second.text.includes("always run the zebracorn dryrun"), "the rolled-back rule leaves checkout");
     assert.ok(!second.text.includes("verify the quokkafish canary"));
 
-    refused(e, ["memory", "rollback", "--target-seq", String(active.rule.seq), "--target-hash", active.rule.hash, "--reason", "again"], "target_seq", /already rolled back/);
-    refused(e, ["memory", "rollback", "--target-seq", String(active.outcome_event.seq), "--target-hash", active.outcome_event.hash, "--reason", "r"], "target_seq", /memory\.outcome\.recorded\) is not a reversible evolution/);
+    refused(e, ["memory", "rollback", "--target-seq", String(active.rule.seq), "--target-hash", active.rule.hash, "--reason", "again"], "--target-seq", /already rolled back/);
+    refused(e, ["memory", "rollback", "--target-seq", String(active.outcome_event.seq), "--target-hash", active.outcome_event.hash, "--reason", "r"], "--target-seq", /memory\.outcome\.recorded\) is not a reversible evolution/);
     refused(e, ["memory", "rollback", "--target-seq", String(pending.rule.seq), "--target-hash", pending.rule.hash, "--reason", "r", "--confidence", "7"], "--confidence", /between 0\.0 and 1\.0/);
     const pendingRolled = jsonOk(e, ["memory", "rollback", "--target-seq", String(pending.rule.seq), "--target-hash", pending.rule.hash, "--reason", "not needed", "--confidence", "0.5"]);
     assert.deepEqual([pendingRolled.rule.previous_review_status, pendingRolled.rule.within_rollback_window, pendingRolled.gate.decision], ["pending", null, "requires_review"]);

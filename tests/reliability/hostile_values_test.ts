@@ -77,10 +77,11 @@ describe("invalid UTF-8 is refused, never replaced by U+FFFD", () => {
   test("memory append: an event type or actor given as invalid UTF-8 on the command line (U+FFFD after decoding) is exit 2", () => {
     const { dir, log, before } = seeded();
     // The shell passes the raw byte 0xFF; the runtime decodes argv leniently into U+FFFD.
-    for (const [args, field] of [[`"$(printf 'note.\\377')" --actor agent`, "event_type"], [`note.added --actor "$(printf 'ag\\377ent')"`, "actor"]]) {
+    // The CLI names a field by its flag when it has one (--actor); TYPE is a positional argument.
+    for (const [args, field, jsonField] of [[`"$(printf 'note.\\377')" --actor agent`, "event_type", "event_type"], [`note.added --actor "$(printf 'ag\\377ent')"`, "actor", "--actor"]]) {
       const run = spawnSync("sh", ["-c", `"$0" "$@" memory append ${args} --json`, zaxyInvocation.command, ...zaxyInvocation.args], { cwd: dir, env: childEnv(), encoding: "utf8" });
       const error = assertRefusedJson({ code: run.status, stdout: run.stdout, stderr: run.stderr }, [new RegExp(`^Cannot append: ${field} ".*\ufffd.*" contains U\\+FFFD, the mark of invalid UTF-8 replaced by a decoder`)], log, before, field);
-      assert.equal(error.field, field);
+      assert.equal(error.field, jsonField);
     }
   });
 
