@@ -1,8 +1,11 @@
 /** Entry point of the compiled binary and of `bun run` / `deno run` from source. */
 import * as fs from "node:fs";
-import { main } from "../cli/main.ts";
+import { zaxyVersion } from "../version.ts";
 
-const code = await main(process.argv.slice(2));
+const argv = process.argv.slice(2);
+// `zaxy --version` is what scripts and installers call to probe the binary: answer it without
+// loading the command tree (the answer is the same as the command tree's, a test checks it).
+const code = argv.length === 1 && argv[0] === "--version" ? printVersion() : await (await import("../cli/main.ts")).main(argv);
 process.exitCode = code;
 // kuzu-wasm's Emscripten runtime sets process.exitCode itself when it shuts down (at exit, after
 // a command that loaded it); the command's own code must win.
@@ -10,6 +13,11 @@ process.once("exit", () => {
   process.exitCode = code;
   reportPeakRss();
 });
+
+function printVersion(): number {
+  fs.writeSync(1, `zaxy ${zaxyVersion}\n`);
+  return 0;
+}
 
 /**
  * This process's own peak resident set. Linux's VmHWM belongs to the address space, which exec
