@@ -308,15 +308,7 @@ export async function openReadModel(
     if (restamped.size > 0) restampManifest(root, sessionId, manifest, restamped);
     // The fold base is read only by a tail catch-up: a read at the log head never builds it.
     let foldBase: ReadModelFoldBase | undefined;
-    return {
-      status: "opened",
-      index,
-      manifest,
-      get foldBase() {
-        return foldBase ??= index.foldBase();
-      },
-      tail: atHead ? [] : tail,
-    };
+    return { status: "opened", index, manifest, get foldBase() { return foldBase ??= index.foldBase(); }, tail: atHead ? [] : tail };
   } catch (error) {
     closeAll();
     if (error instanceof ReadModelCorruptError) return { status: "invalid", reason: error.message };
