@@ -14,6 +14,7 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { ioError, isZaxyError } from "../errors.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { SessionGraphRows } from "../projection/types.ts";
 import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
@@ -33,6 +34,16 @@ function scratchParent(): string {
   const stat = fs.lstatSync(dir);
   if (!stat.isDirectory() || (uid !== null && stat.uid !== uid)) throw new Error(`${dir} is not a directory of this user`);
   return dir;
+}
+
+/** Neither the root nor the temp directory could hold the read model a read needs (exit 3). */
+function scratchUnwritable(sessionId: string, error: unknown): Error {
+  const reason = error instanceof Error ? error.message : String(error);
+  return ioError(
+    "unwritable_scratch",
+    `Cannot read session ${JSON.stringify(sessionId)}: its read model cannot be written under the root, nor under the temp directory ${os.tmpdir()} (${reason}); ` +
+      "make the root writable, or set TMPDIR to a writable directory outside it",
+  );
 }
 
 function isInside(parent: string, child: string): boolean {
@@ -56,9 +67,14 @@ export async function openScratchReadModel(
   if (events.length === 0) return new EmptySessionIndex(sessionId, rows);
   const last = events[events.length - 1];
   const name = createHash("sha256").update(JSON.stringify([path.resolve(root), sessionId, last.seq, last.hash])).digest("hex").slice(0, 24);
-  const dir = path.join(scratchParent(), `${name}-${process.pid}-${++scratchBuilds}`);
-  if (isInside(path.resolve(root), dir)) throw new Error(`the system temp directory ${os.tmpdir()} is inside the root: set TMPDIR to a directory outside it`);
-  fs.mkdirSync(dir, { mode: 0o700 });
+  let dir: string;
+  try {
+    dir = path.join(scratchParent(), `${name}-${process.pid}-${++scratchBuilds}`);
+    if (isInside(path.resolve(root), dir)) throw new Error(`it is inside the root`);
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (error) {
+    throw scratchUnwritable(sessionId, error);
+  }
   try {
     const logCopy = path.join(dir, "log.jsonl");
     fs.copyFileSync(logPath, logCopy);
@@ -69,6 +85,9 @@ export async function openScratchReadModel(
     const opening = await openReadModel(dir, sessionId, logCopy, async () => vectors);
     if (opening.status === "opened") return opening.index;
     throw new Error(`read model of session ${JSON.stringify(sessionId)} built for this read cannot be opened: ${opening.status === "missing" ? "it is missing" : opening.reason}`);
+  } catch (error) {
+    // A file system that refuses the scratch files (full, read-only) is the user's to fix.
+    throw typeof (error as NodeJS.ErrnoException).code === "string" && !isZaxyError(error) ? scratchUnwritable(sessionId, error) : error;
   } finally {
     // Open descriptors keep what the index reads.
     fs.rmSync(dir, { recursive: true, force: true });

@@ -85,6 +85,26 @@ describe("a read model built outside the root", () => {
     assert.ok(fs.existsSync(path.join(dir, "manifest.json")), "the root's read model is written again");
   });
 
+  test("when neither the root nor the temp directory can hold the read model, the read fails with exit 3 and says what to change", slow, async () => {
+    const parent = path.dirname(readModelDir(root, sessionId));
+    fs.rmSync(parent, { recursive: true, force: true });
+    fs.writeFileSync(parent, "not a directory");
+    const notADirectory = path.join(tempDir, "file");
+    fs.writeFileSync(notADirectory, "");
+    process.env.TMPDIR = path.join(notADirectory, "tmp");
+    try {
+      await assert.rejects(new MemoryService(root, { warn: () => {} }).checkout(request(queries[0])), (error: Error & { code?: string; exitCode?: number }) => {
+        assert.equal(error.code, "unwritable_scratch");
+        assert.equal(error.exitCode, 3);
+        assert.match(error.message, /^Cannot read session "s": its read model cannot be written under the root, nor under the temp directory .*; make the root writable, or set TMPDIR to a writable directory outside it$/);
+        return true;
+      });
+    } finally {
+      process.env.TMPDIR = tempDir;
+      fs.rmSync(parent, { force: true });
+    }
+  });
+
   test("the causal and consolidation read of a session (its rows and events) opens the same read model", slow, async () => {
     const service = new MemoryService(root);
     const session = await service.session(sessionId);
