@@ -29,7 +29,7 @@ import { embeddingModelId, readEmbeddingSettings } from "../semantic/embeddingSe
 import { loadRootProjectionFiles } from "../retrieval/projectionLane.ts";
 import { checkProjectionRefs, unresolvedRefWarnings } from "../retrieval/projectionRefs.ts";
 import type { CachedSession, ProjectionDiagnostics, ReadSession, SessionReader } from "../retrieval/readSession.ts";
-import { buildSessionIndex, type SessionIndex } from "../retrieval/sessionIndex.ts";
+import { EmptySessionIndex, type SessionIndex } from "../retrieval/sessionIndex.ts";
 import type { RetrievalResult, RetrievedContext, SemanticReceipt } from "../retrieval/types.ts";
 import { defaultEmbeddingDim } from "../vector/mod.ts";
 import { checkoutFeatureContributions, checkoutFeatures } from "./checkoutFeatures.ts";
@@ -37,7 +37,7 @@ import { maxRecentEventsMax, type MemoryRequest } from "./request.ts";
 
 /**
  * How long a read waits for another process that holds the graph store (a reproject, another
- * catch-up) before answering from the log folded in memory instead (degraded, marked in
+ * catch-up) before answering from the log folded without it instead (degraded, marked in
  * diagnostics and warned).
  */
 export const readLockWaitMs = 5000;
@@ -148,8 +148,9 @@ export class MemoryService implements SessionReader {
 
   /**
    * The session's index at its log head for a read: kept warm, else the on-disk read model when
-   * it is at the log head (readmodel/: a fresh process reads only what the query touches), else
-   * the projection caught up in memory (`session`), which then writes the read model.
+   * it is at the log head or a short tail behind it (readmodel/: a fresh process reads only what
+   * the query touches), else the projection caught up, which writes the read model it answers
+   * from (`catchUp`).
    */
   async readSession(sessionId: string): Promise<ReadSession> {
     const file = sessionLogPath(this.root, sessionId, "read");
@@ -171,10 +172,12 @@ export class MemoryService implements SessionReader {
     if (opening.status === "invalid") return await this.catchUp(sessionId, `read model of session ${JSON.stringify(sessionId)} is rebuilt from the log: ${opening.reason}`);
     if (opening.status === "missing") return await this.catchUp(sessionId, missingReadModel);
     if (opening.status !== "opened") return await this.catchUp(sessionId, null);
-    let index: SessionIndex;
+    let index = opening.index;
     try {
-      const { overlayTail } = await import("../readmodel/tailCatchUp.ts");
-      index = await overlayTail(opening.index, opening.manifest, opening.foldBase, opening.tail);
+      if (opening.tail.length > 0) {
+        const { overlayTail } = await import("../readmodel/tailCatchUp.ts");
+        index = await overlayTail(opening.index, opening.manifest, opening.foldBase, opening.tail);
+      }
     } catch (error) {
       opening.index.close();
       if (!(error instanceof ReadModelCorruptError)) throw error;
@@ -207,8 +210,9 @@ export class MemoryService implements SessionReader {
 
   /**
    * The session's projection at its log head with every event and row in memory, projecting or
-   * catching up first when the log changed; writes the read model for the next fresh process.
-   * `readModelRepair` is the reason the read model is being rebuilt, when it was unusable.
+   * catching up first when the log changed; its index is the read model written at that head (for
+   * the next fresh process too). `readModelRepair` is the reason the read model is being rebuilt,
+   * when it was unusable.
    */
   async session(sessionId: string, readModelRepair: string | null = null): Promise<CachedSession> {
     const file = sessionLogPath(this.root, sessionId, "read");
@@ -216,66 +220,81 @@ export class MemoryService implements SessionReader {
     if (cached !== undefined && "projected" in cached && fs.existsSync(file) && cached.fingerprint === fingerprint(file)) {
       return this.touch(sessionId, cached) as CachedSession;
     }
-    const { projected, vectors, rowsForReadModel } = await this.projectWithVectors(sessionId, readModelRepair);
-    // Degraded: no store, and no vector index either (nothing derived is written from a read
-    // that could not open the store); the rows come from the same fold the store would hold.
-    const rows = projected.rows ?? foldLogRows(sessionId, projected.events);
-    const index = buildSessionIndex(sessionId, rows, projected.events, vectors);
-    if (rowsForReadModel !== null) {
-      const written = performance.now();
-      try {
-        const { writeReadModel } = await import("../readmodel/writeReadModel.ts");
-        writeReadModel(this.root, projected.logPath, index, rowsForReadModel, projected.events, this.options.warn);
-      } catch (error) {
-        // The read model only speeds up the next fresh process; this answer does not need it.
-        this.noteReadModelNotWritten(projected, error);
-      }
-      projected.timingsMs.read_model_write = Math.round((performance.now() - written) * 100) / 100;
-    }
-    return this.rememberInMemory(sessionId, projected, rows, index, vectors);
+    const { projected, rows, vectors, index } = await this.projectAndOpen(sessionId, readModelRepair);
+    const entry: CachedSession = {
+      fingerprint: fingerprint(projected.logPath),
+      // The rows and events are held with the entry: its memory grows with the log.
+      logBytes: fs.statSync(projected.logPath).size,
+      index,
+      projected,
+      rows,
+      repairs: projected.repairs,
+      projection: projectionDiagnostics(projected, vectors?.path ?? null),
+    };
+    this.remember(sessionId, entry);
+    return entry;
   }
 
   /**
    * A read whose read model is missing, unusable or too far behind (more than a tail): catches
    * the projection up, writes the read model from the rows the way `zaxy reproject` does (each
    * BM25 index built, written and dropped in turn) and answers from the model, so the whole
-   * session is never indexed in memory at once (100k events: ~1.85 GB peak when it was). Without
-   * a vector index, or when the model cannot be written or opened, it answers from memory as
-   * `session` does.
+   * session is never indexed in memory at once (100k events: ~1.85 GB peak when it was).
    */
   private async catchUp(sessionId: string, readModelRepair: string | null): Promise<ReadSession> {
-    const file = sessionLogPath(this.root, sessionId, "read");
-    // The answer comes from the read model, which views the vector file: the index is not kept in
-    // memory while the read model is written.
-    const caught = await this.projectWithVectors(sessionId, readModelRepair);
-    const { projected, vectors } = caught;
-    if (caught.rowsForReadModel === null) return this.answerInMemory(sessionId, projected, vectors);
-    const written = performance.now();
-    let manifest = null;
-    try {
-      const { writeReadModel } = await import("../readmodel/writeReadModel.ts");
-      const { RowsReadModelSource } = await import("../readmodel/readModelSource.ts");
-      const source = new RowsReadModelSource(sessionId, caught.rowsForReadModel, projected.events);
-      manifest = writeReadModel(this.root, projected.logPath, source, caught.rowsForReadModel, projected.events, this.options.warn);
-    } catch (error) {
-      this.noteReadModelNotWritten(projected, error);
-    }
-    projected.timingsMs.read_model_write = Math.round((performance.now() - written) * 100) / 100;
-    if (manifest === null) return this.answerInMemory(sessionId, projected, vectors);
-    // Answered from the model just written: the rows and events are garbage from here on.
-    const diagnostics = projectionDiagnostics(projected, vectors?.path ?? null);
-    const repairs = projected.repairs;
-    const before = fingerprint(file);
-    const { openReadModel } = await import("../readmodel/diskSessionIndex.ts");
-    const dim = this.options.embeddingDim ?? defaultEmbeddingDim;
-    const opening = await openReadModel(this.root, sessionId, file, async (opened) => {
-      const { viewVectorIndexAt } = await import("../projection/vectorIndex.ts");
-      return await viewVectorIndexAt(this.root, sessionId, opened.head, opened.head.entityCount, dim);
-    }, { eventsMax: 0, bytesMax: 0 });
-    if (opening.status !== "opened") return await this.session(sessionId);
-    const entry: ReadSession = { fingerprint: before, logBytes: 0, index: opening.index, projection: diagnostics, repairs };
+    const { projected, vectors, index } = await this.projectAndOpen(sessionId, readModelRepair);
+    // Answered from the model: the rows and events are garbage from here on.
+    const entry: ReadSession = {
+      fingerprint: fingerprint(projected.logPath),
+      logBytes: 0,
+      index,
+      projection: projectionDiagnostics(projected, vectors?.path ?? null),
+      repairs: projected.repairs,
+    };
     this.remember(sessionId, entry);
     return entry;
+  }
+
+  /**
+   * Brings the projection up to the log head and opens the read model at that head: the root's,
+   * written now, or, when it cannot be written or opened (a read-only root, the store held by
+   * another process, a full disk, an interrupted last append), one built for this read in a
+   * scratch directory outside the root (readmodel/scratchReadModel.ts). A degraded read (no
+   * store, and no vector index either) folds the log the way the store would hold it.
+   */
+  private async projectAndOpen(sessionId: string, readModelRepair: string | null): Promise<{
+    projected: ProjectedSession;
+    rows: SessionGraphRows;
+    vectors: SessionVectorIndex | null;
+    index: SessionIndex;
+  }> {
+    const { projected, vectors, rowsForReadModel } = await this.projectWithVectors(sessionId, readModelRepair);
+    const rows = projected.rows ?? foldLogRows(sessionId, projected.events);
+    if (rowsForReadModel !== null) {
+      const written = performance.now();
+      let manifest = null;
+      try {
+        const { writeReadModel } = await import("../readmodel/writeReadModel.ts");
+        const { RowsReadModelSource } = await import("../readmodel/readModelSource.ts");
+        const source = new RowsReadModelSource(sessionId, rowsForReadModel, projected.events);
+        manifest = writeReadModel(this.root, projected.logPath, source, rowsForReadModel, projected.events, this.options.warn);
+      } catch (error) {
+        this.noteReadModelNotWritten(projected, error);
+      }
+      projected.timingsMs.read_model_write = Math.round((performance.now() - written) * 100) / 100;
+      if (manifest !== null) {
+        const { openReadModel } = await import("../readmodel/diskSessionIndex.ts");
+        const dim = this.options.embeddingDim ?? defaultEmbeddingDim;
+        // The model views the vector file: the vectors synced above need not stay in memory.
+        const opening = await openReadModel(this.root, sessionId, projected.logPath, async (opened) => {
+          const { viewVectorIndexAt } = await import("../projection/vectorIndex.ts");
+          return await viewVectorIndexAt(this.root, sessionId, opened.head, opened.head.entityCount, dim);
+        });
+        if (opening.status === "opened") return { projected, rows, vectors, index: opening.index };
+      }
+    }
+    const { openScratchReadModel } = await import("../readmodel/scratchReadModel.ts");
+    return { projected, rows, vectors, index: await openScratchReadModel(this.root, sessionId, projected.logPath, rows, projected.events, vectors) };
   }
 
   /**
@@ -325,33 +344,10 @@ export class MemoryService implements SessionReader {
     return { projected, vectors, rowsForReadModel: projected.rows };
   }
 
-  /**
-   * The answer from the rows and events indexed in memory: a degraded read (no store, and no
-   * vector index either) folds the log the way the store would hold it.
-   */
-  private answerInMemory(sessionId: string, projected: ProjectedSession, vectors: SessionVectorIndex | null): CachedSession {
-    const rows = projected.rows ?? foldLogRows(sessionId, projected.events);
-    return this.rememberInMemory(sessionId, projected, rows, buildSessionIndex(sessionId, rows, projected.events, vectors), vectors);
-  }
-
   private noteReadModelNotWritten(projected: ProjectedSession, error: unknown): void {
     const message = `read model of session ${JSON.stringify(projected.sessionId)} not written: ${error instanceof Error ? error.message : String(error)}`;
     projected.warnings.push(message);
     this.options.warn?.(message);
-  }
-
-  private rememberInMemory(sessionId: string, projected: ProjectedSession, rows: SessionGraphRows, index: SessionIndex, vectors: SessionVectorIndex | null): CachedSession {
-    const entry: CachedSession = {
-      fingerprint: fingerprint(projected.logPath),
-      logBytes: fs.statSync(projected.logPath).size,
-      index,
-      projected,
-      rows,
-      repairs: projected.repairs,
-      projection: projectionDiagnostics(projected, vectors?.path ?? null),
-    };
-    this.remember(sessionId, entry);
-    return entry;
   }
 
   private touch(sessionId: string, cached: ReadSession): ReadSession {
@@ -663,7 +659,7 @@ function noEventsSession(sessionId: string): ReadSession {
   return {
     fingerprint: "",
     logBytes: 0,
-    index: buildSessionIndex(sessionId, foldLogRows(sessionId, []), [], null),
+    index: new EmptySessionIndex(sessionId, foldLogRows(sessionId, [])),
     projection: {
       source: "no_log",
       events_applied: 0,

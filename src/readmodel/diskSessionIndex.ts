@@ -134,7 +134,8 @@ class DiskSessionIndex implements SessionIndex {
 export type ReadModelOpening =
   /**
    * `foldBase` reads `index`'s files (and holds it): the rows at the model's head for a tail
-   * catch-up; `tail` the verified events after the model's head (empty at the log head).
+   * catch-up, built when first read; `tail` the verified events after the model's head (empty at
+   * the log head).
    */
   | { status: "opened"; index: SessionIndex; manifest: ReadModelManifest; foldBase: ReadModelFoldBase; tail: EventRecord[] }
   | { status: "missing" }
@@ -305,7 +306,9 @@ export async function openReadModel(
       manifest,
     );
     if (restamped.size > 0) restampManifest(root, sessionId, manifest, restamped);
-    return { status: "opened", index, manifest, foldBase: index.foldBase(), tail: atHead ? [] : tail };
+    // The fold base is read only by a tail catch-up: a read at the log head never builds it.
+    let foldBase: ReadModelFoldBase | undefined;
+    return { status: "opened", index, manifest, get foldBase() { return foldBase ??= index.foldBase(); }, tail: atHead ? [] : tail };
   } catch (error) {
     closeAll();
     if (error instanceof ReadModelCorruptError) return { status: "invalid", reason: error.message };

@@ -1,9 +1,8 @@
 /**
  * What the read-model writer stores (writeReadModel.ts): the in-memory index's name table,
- * adjacency, BM25 indexes and whole-session folds. A `MemorySessionIndex` is one, when a
- * catch-up already built it to answer. `RowsReadModelSource` is one for a writer that answers
- * nothing (`zaxy reproject`): it builds each BM25 index only when the writer asks for it and keeps
- * none, so the keyword index is garbage before the verbatim one is built (over 100k events the
+ * adjacency, BM25 indexes and whole-session folds. A `MemorySessionIndex` is one (tests write
+ * from the reference index). `RowsReadModelSource` is what reads and `zaxy reproject` write from:
+ * it builds each BM25 index only when the writer asks for it and keeps none, so the keyword index is garbage before the verbatim one is built (over 100k events the
  * two held together added ~700 MB to a reproject's peak).
  */
 import type { EventRecord } from "../eventloom/envelope.ts";

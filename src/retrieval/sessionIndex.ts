@@ -18,10 +18,13 @@ export interface Neighbour {
 }
 
 /**
- * What retrieval and checkout read from one session at one head. Two implementations: in memory
- * (`buildSessionIndex`, from rows and events; what a server keeps warm and what a degraded read
- * uses) and on disk (`readmodel/diskSessionIndex.ts`, read lazily so a fresh process pays for
- * what a query touches). Both must give the same answers: positions, order and scores.
+ * What retrieval and checkout read from one session at one head. Every read answers from the
+ * on-disk read model (`readmodel/diskSessionIndex.ts`, read lazily so a fresh process pays for
+ * what a query touches; a degraded read builds one in a scratch directory), or from
+ * `EmptySessionIndex` for a session with no events. `buildSessionIndex` builds the same index in
+ * memory from rows and events: the reference the read model is tested against, and what a
+ * benchmark over a dataset without a log searches. All must give the same answers: positions,
+ * order and scores.
  */
 export interface SessionIndex {
   readonly sessionId: string;
@@ -93,7 +96,10 @@ export class MemorySessionFolds extends RegistrySessionFolds {
   }
 }
 
-/** The in-memory index: every structure built up front from the rows and events. */
+/**
+ * The in-memory index: every structure built up front from the rows and events (the reference
+ * implementation; reads go through the read model).
+ */
 export class MemorySessionIndex implements SessionIndex {
   readonly entityCount: number;
   readonly eventCount: number;
@@ -215,4 +221,64 @@ export function buildSessionIndex(
   const verbatim = new Bm25Index({ averageLengthFloor: 1 });
   for (const event of events) verbatim.add(rawEventText(event));
   return new MemorySessionIndex(sessionId, events, entities, namePositionsOf(entities), byVectorKey, keyword, verbatim, adjacency, vectors, rows);
+}
+
+/**
+ * The index of a session with no events: no event, no entity version, no vector index; its folds
+ * are those of an empty log. What a read of a session without a log (or with an empty one)
+ * answers from; there is nothing to write a read model of.
+ */
+export class EmptySessionIndex implements SessionIndex {
+  readonly eventCount = 0;
+  readonly entityCount = 0;
+  readonly vectors = null;
+  readonly folds: SessionFolds;
+
+  constructor(readonly sessionId: string, rows: SessionGraphRows | null) {
+    this.folds = new MemorySessionFolds(sessionId, rows, []);
+  }
+
+  event(position: number): EventRecord {
+    throw new RangeError(`session ${JSON.stringify(this.sessionId)} has no event at position ${position}`);
+  }
+
+  eventRange(): EventRecord[] {
+    return [];
+  }
+
+  entity(position: number): EntityRow {
+    throw new RangeError(`session ${JSON.stringify(this.sessionId)} has no entity version at position ${position}`);
+  }
+
+  namePositions(): readonly number[] {
+    return [];
+  }
+
+  positionOfVectorKey(): number | undefined {
+    return undefined;
+  }
+
+  keywordSearch(): Bm25Hit[] {
+    return [];
+  }
+
+  verbatimSearch(): Bm25Hit[] {
+    return [];
+  }
+
+  keywordCorpus(): Bm25Corpus {
+    return new Bm25Index().corpus();
+  }
+
+  verbatimCorpus(): Bm25Corpus {
+    return new Bm25Index({ averageLengthFloor: 1 }).corpus();
+  }
+
+  neighbours(): readonly Neighbour[] {
+    return [];
+  }
+
+  close(): void {
+    // Nothing is open.
+  }
 }

@@ -20,6 +20,7 @@ import { triggerSessionConsolidation } from "../../src/consolidation/triggerSess
 import { MemoryService } from "../../src/memory/service.ts";
 import { readModelDir } from "../../src/readmodel/manifest.ts";
 import { retrieve } from "../../src/retrieval/engine.ts";
+import { buildSessionIndex } from "../../src/retrieval/sessionIndex.ts";
 import { CausalSession, ref } from "../causal/testkit.ts";
 import { runZaxy } from "../cli/zaxy.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
@@ -85,8 +86,10 @@ before(async () => {
 describe("read model (issue 14)", () => {
   test("a fresh process answers from the read model exactly as the in-memory index: every lane, fold and citation", slow, async () => {
     const memory = new MemoryService(root);
-    const full = await memory.session(sessionId);
-    assert.notEqual(full.projection.source, "read_model");
+    const projected = await memory.session(sessionId);
+    assert.notEqual(projected.projection.source, "read_model");
+    // The reference: the same rows and events indexed in memory.
+    const full = { index: buildSessionIndex(sessionId, projected.rows, projected.projected.events, projected.index.vectors) };
     const disk = new MemoryService(root);
     const opened = await disk.readSession(sessionId);
     assert.equal(opened.projection.source, "read_model");
