@@ -147,18 +147,33 @@ export async function readVerifiedLog(root: string, sessionId: string): Promise<
 }
 
 /**
- * Events folded between two garbage-collection requests. Extraction makes several short-lived
- * objects per event, which Bun's collector let pile up: folding 100k events peaked at ~1 GB RSS
- * for ~370 MB of live heap, and at ~650 MB with a request every 10k events.
+ * Events folded between two garbage-collection requests, at least. Extraction makes several
+ * short-lived objects per event, which Bun's collector let pile up: folding 100k events peaked at
+ * ~1 GB RSS for ~370 MB of live heap, and at ~650 MB with a request every 10k events.
  */
-const foldEventsPerCollection = 10_000;
+const foldEventsPerCollectionMin = 10_000;
+
+/**
+ * Past the minimum, the gap between two requests grows with the events already folded (a
+ * quarter of them). A collection marks the whole live heap (the events and the rows so far), so
+ * requests at a fixed gap cost the square of the session's length: at 1M events the fold spent
+ * most of its ~250 s in them (~80x the 100k fold's time for 10x the events). With the gap growing
+ * in proportion, their total work is a constant multiple of the final heap.
+ */
+function foldEventsBeforeCollection(eventsFolded: number): number {
+  return Math.max(foldEventsPerCollectionMin, Math.floor(eventsFolded / 4));
+}
 
 /** The rows at the head and the diff to write; the fold's lookup maps are garbage once it returns. */
 function foldEvents(sessionId: string, base: SessionGraphRows | undefined, events: readonly EventRecord[], fromSeq: number): { rows: SessionGraphRows; diff: GraphDiff | null } {
   const fold = new GraphFold(sessionId, base);
+  let nextCollectionAt = fromSeq - 1 + foldEventsPerCollectionMin;
   for (let i = fromSeq - 1; i < events.length; i++) {
     fold.apply(events[i], extractEvent(events[i]));
-    if ((i + 1) % foldEventsPerCollection === 0) requestGarbageCollection();
+    if (i + 1 === nextCollectionAt) {
+      requestGarbageCollection();
+      nextCollectionAt += foldEventsBeforeCollection(i + 1 - (fromSeq - 1));
+    }
   }
   const diff = fold.diff();
   return { rows: fold.rows(), diff };
