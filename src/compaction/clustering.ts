@@ -35,34 +35,43 @@ export interface Clustering {
 }
 
 /**
+ * Slots for `rowCount` rows at most 80 % full. Not a power of two: at a million rows the next
+ * power of two would take 60 % more memory, and a slot is 16 bands wide.
+ */
+function slotsFor(rowCount: number): number {
+  return Math.max(16, Math.ceil(rowCount * 1.25));
+}
+
+/** `key`'s home slot among `slots` (multiply-high: every slot reachable, no power of two needed). */
+function homeSlot(key: number, slots: number): number {
+  return Math.min(slots - 1, Math.floor((key * slots) / 4294967296));
+}
+
+/**
  * For each band, the rows inserted under each band key, newest first: a hash table from key to
  * the newest row, and per (row, band) the previous row with the same key. Flat typed arrays
- * (O(n) memory, no per-key objects) instead of a Map of arrays per band.
+ * (O(n) memory, no per-key objects) instead of a Map of arrays per band. A slot holds only its
+ * row + 1 (0: empty); the key is the row's own band key, read from the vectors.
  */
-class BandTables {
-  /** Per slot, interleaved: [band key, newest row + 1 (0: empty)]. One cache line per probe. */
+class LeaderTables {
   private readonly slots: Uint32Array;
   private readonly previous: Int32Array;
-  private readonly slotMask: number;
   private readonly slotsPerBand: number;
 
   constructor(private readonly vectors: AuditVectors, rowCount: number) {
-    let slots = 16;
-    while (slots < rowCount * 1.25) slots *= 2;
-    this.slotsPerBand = slots;
-    this.slotMask = slots - 1;
-    this.slots = new Uint32Array(slots * bandCount * 2);
+    this.slotsPerBand = slotsFor(rowCount);
+    this.slots = new Uint32Array(this.slotsPerBand * bandCount);
     this.previous = new Int32Array(rowCount * bandCount);
   }
 
-  /** Index (of the key) of `key`'s slot in band `band`: its own, or the empty one where it would go. */
+  /** Index of `key`'s slot in band `band`: its own, or the empty one where it would go. */
   private slotOf(band: number, key: number): number {
     const base = band * this.slotsPerBand;
-    let i = key & this.slotMask;
+    let i = homeSlot(key, this.slotsPerBand);
     for (;;) {
-      const at = (base + i) * 2;
-      if (this.slots[at + 1] === 0 || this.slots[at] === key) return at;
-      i = (i + 1) & this.slotMask;
+      const entry = this.slots[base + i];
+      if (entry === 0 || this.vectors.bandKey(entry - 1, band) === key) return base + i;
+      i = i + 1 === this.slotsPerBand ? 0 : i + 1;
     }
   }
 
@@ -73,7 +82,7 @@ class BandTables {
   matesOf(row: number, stamp: Int32Array, out: Int32Array): number {
     let count = 0;
     for (let b = 0; b < bandCount; b++) {
-      let mate = this.slots[this.slotOf(b, this.vectors.bandKey(row, b)) + 1] - 1;
+      let mate = this.slots[this.slotOf(b, this.vectors.bandKey(row, b))] - 1;
       for (let k = 0; k < bandScanMax && mate >= 0; k++) {
         if (stamp[mate] !== row) {
           stamp[mate] = row;
@@ -87,12 +96,56 @@ class BandTables {
 
   insert(row: number): void {
     for (let b = 0; b < bandCount; b++) {
-      const key = this.vectors.bandKey(row, b);
-      const at = this.slotOf(b, key);
-      this.previous[row * bandCount + b] = this.slots[at + 1] - 1;
-      this.slots[at] = key;
-      this.slots[at + 1] = row + 1;
+      const at = this.slotOf(b, this.vectors.bandKey(row, b));
+      this.previous[row * bandCount + b] = this.slots[at] - 1;
+      this.slots[at] = row + 1;
     }
+  }
+}
+
+/**
+ * Every non-zero row's band-mates in log order, known before clustering starts (every such row
+ * is inserted, in order): per (row, band) the newest earlier non-zero row with the same key, or
+ * -1. Built one band at a time with one band's table, so only the chains stay.
+ */
+class EveryoneChains {
+  private readonly newestBefore: Int32Array;
+
+  constructor(vectors: AuditVectors, rowCount: number) {
+    this.newestBefore = new Int32Array(rowCount * bandCount).fill(-1);
+    const slots = slotsFor(rowCount);
+    const table = new Uint32Array(slots);
+    for (let b = 0; b < bandCount; b++) {
+      table.fill(0);
+      for (let row = 0; row < rowCount; row++) {
+        if (vectors.isZero(row)) continue;
+        const key = vectors.bandKey(row, b);
+        let i = homeSlot(key, slots);
+        for (;;) {
+          const entry = table[i];
+          if (entry === 0 || vectors.bandKey(entry - 1, b) === key) break;
+          i = i + 1 === slots ? 0 : i + 1;
+        }
+        this.newestBefore[row * bandCount + b] = table[i] - 1;
+        table[i] = row + 1;
+      }
+    }
+  }
+
+  /** As `LeaderTables.matesOf`, over every earlier non-zero row. */
+  matesOf(row: number, stamp: Int32Array, out: Int32Array): number {
+    let count = 0;
+    for (let b = 0; b < bandCount; b++) {
+      let mate = this.newestBefore[row * bandCount + b];
+      for (let k = 0; k < bandScanMax && mate >= 0; k++) {
+        if (stamp[mate] !== row) {
+          stamp[mate] = row;
+          out[count++] = mate;
+        }
+        mate = this.newestBefore[mate * bandCount + b];
+      }
+    }
+    return count;
   }
 }
 
@@ -111,8 +164,8 @@ export function clusterRows(vectors: AuditVectors, threshold: number): Clusterin
   const clusterOf = new Int32Array(n);
   const nearestNeighbour = new Int32Array(n).fill(-1);
   const nearestCosine = new Float64Array(n);
-  const leaders = new BandTables(vectors, n);
-  const everyone = new BandTables(vectors, n);
+  const leaders = new LeaderTables(vectors, n);
+  const everyone = new EveryoneChains(vectors, n);
   const leaderStamp = new Int32Array(n).fill(-1);
   const mateStamp = new Int32Array(n).fill(-1);
   const scattered = new Float64Array(vectors.dim);
@@ -154,7 +207,6 @@ export function clusterRows(vectors: AuditVectors, threshold: number): Clusterin
           nearestCosine[mate] = cosine;
         }
       }
-      everyone.insert(row);
       vectors.clear(row, scattered);
     }
     if (best >= 0) {

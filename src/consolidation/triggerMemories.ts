@@ -140,6 +140,34 @@ export function indexedMemories(index: SessionIndex): ConsolidationMemory[] {
 }
 
 /**
+ * What `trigger_consolidation` reads of the memories `indexedMemories(index)` lists: the
+ * `maxMemories` most recent and every active goal (older ones included), in the same order, so
+ * `mostRecentMemories` and `activeGoals` of the result equal theirs of the full list. A session of
+ * a million events has hundreds of thousands of current memories; only the analysed ones and the
+ * goals are built as memories, the rest are ranked from three numbers each.
+ */
+export function triggerMemories(index: SessionIndex, maxMemories: number): ConsolidationMemory[] {
+  const positions: number[] = [];
+  const seqs: number[] = [];
+  const vectorKeys: number[] = [];
+  const goals: boolean[] = [];
+  for (let position = 0; position < index.entityCount; position++) {
+    const row = index.entity(position);
+    if (row.validTo !== null || nonMemoryEntityTypes.has(row.entityType)) continue;
+    positions.push(position);
+    seqs.push(row.sourceEventSeq);
+    vectorKeys.push(row.vectorKey);
+    goals.push(row.entityType === goalEntityType);
+  }
+  // indexedMemories' order (a stable sort by seq, then vector key): ties keep projection order.
+  const order = Array.from(positions.keys()).sort((x, y) => seqs[x] - seqs[y] || vectorKeys[x] - vectorKeys[y] || x - y);
+  const firstAnalysed = Math.max(0, order.length - maxMemories);
+  return order
+    .filter((i, rank) => rank >= firstAnalysed || goals[i])
+    .map((i) => new IndexedMemory(index.entity(positions[i]), index));
+}
+
+/**
  * The session's current memories, oldest first (source event seq, then projection order).
  * `events` is the verified log (for the citations' thread).
  */

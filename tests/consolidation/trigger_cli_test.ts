@@ -61,6 +61,20 @@ describe("zaxy memory consolidation trigger", () => {
     assert.deepEqual(fs.readFileSync(logPath), before);
   });
 
+  test("--max-memories analyses only the most recent memories, and a goal older than them still counts", slow, () => {
+    const all = runZaxy(["memory", "consolidation", "trigger", "--json"], { cwd: dir });
+    const recent = runZaxy(["memory", "consolidation", "trigger", "--max-memories", "3", "--json"], { cwd: dir });
+    assert.equal(recent.code, 0, recent.stderr);
+    const [allDoc, recentDoc] = [JSON.parse(all.stdout), JSON.parse(recent.stdout)];
+    // The three decisions; the goal and its actor are older.
+    assert.equal(recentDoc.statistics.memories_analyzed, 3);
+    assert.equal(recentDoc.statistics.pairs_evaluated, 3);
+    const [pair] = recentDoc.candidates_sample;
+    assert.deepEqual(pair.memories.map((m: { name: string }) => m.name), ["Use Postgres for invoices", "Store invoices in Postgres"]);
+    assert.ok(pair.alignments.some((alignment: number) => alignment > 0), JSON.stringify(pair.alignments));
+    assert.deepEqual(pair.alignments, allDoc.candidates_sample[0].alignments);
+  });
+
   test("--strategy temporal and --min-similarity are applied; the text output names the pair", slow, () => {
     const strict = runZaxy(["memory", "consolidation", "trigger", "--min-similarity", "0.99", "--json"], { cwd: dir });
     assert.equal(strict.code, 0, strict.stderr);

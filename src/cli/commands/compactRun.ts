@@ -8,7 +8,7 @@ import { inputError } from "../../errors.ts";
 import { choiceOption, intOption } from "../args.ts";
 import { booleanOption, type CommandContext, stringOption } from "../command.ts";
 import { commandProgress } from "../progress.ts";
-import { NdjsonWriter, emit } from "../output.ts";
+import { NdjsonWriter, emit, emitStreamed } from "../output.ts";
 
 export interface CompactFlags {
   log: string;
@@ -199,7 +199,7 @@ async function runAudit(ctx: CommandContext, flags: CompactFlags): Promise<numbe
     await writer.flush();
     return report.safe ? 0 : 1;
   }
-  emit(ctx, "zaxy.compact.audit.v1", doc, () => renderAuditText(report));
+  await emitStreamed(ctx, "zaxy.compact.audit.v1", doc, () => renderAuditText(report));
   return report.safe ? 0 : 1;
 }
 
