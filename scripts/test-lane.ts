@@ -2,7 +2,7 @@
  * `npm test` (`bun scripts/test-lane.ts`): runs a test lane under Bun and ends with one line
  * "N passed, N failed". The quick lane (default) is every test file not marked
  * `// test-lane: full` (scripts/testLanes.ts); `full` is every file, under Bun only (`npm run
- * test:all` adds Deno).
+ * test:all` and .ci/run add Deno, scripts/deno-test.sh).
  *
  * First it builds dist/zaxy with build.ts when the binary is missing or older than src/, wasm/,
  * build.ts or package.json: the build also writes src/generated/ (the WebAssembly kernels and
@@ -11,8 +11,12 @@
  *
  * The files run in `--jobs` bun test worker processes (default 2: the CLI tests wait on the
  * processes they spawn, so two workers keep two cores busy; each file gets a fresh global).
+ * scripts/test-timings.json holds each file's last measured duration: the workers start the
+ * slowest files first, so no long file starts last and runs alone while the other worker idles.
+ * `--update-timings` rewrites it with this run's durations (the order only; never the outcome).
+ * `--junit PATH` keeps the JUnit report (.ci/run counts it).
  *
- * Usage: bun scripts/test-lane.ts [quick|full] [--list] [--jobs N] [--no-build]
+ * Usage: bun scripts/test-lane.ts [quick|full] [--list] [--jobs N] [--no-build] [--junit PATH] [--update-timings]
  * Exit status: 0 when every test passed, 1 when one failed, 2 on bad usage.
  */
 import { spawnSync } from "node:child_process";
@@ -25,13 +29,17 @@ const root = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.met
 const bun = path.join(root, "node_modules", ".bin", "bun");
 const binary = path.join(root, "dist", "zaxy");
 const testTimeoutMs = 120_000;
-const usage = "usage: bun scripts/test-lane.ts [quick|full] [--list] [--jobs N] [--no-build]";
+const timings = path.join(root, "scripts", "test-timings.json");
+const usage = "usage: bun scripts/test-lane.ts [quick|full] [--list] [--jobs N] [--no-build] [--junit PATH] [--update-timings]";
 
 interface Options {
   lane: Lane;
   list: boolean;
   jobs: number;
   build: boolean;
+  /** Where to keep the JUnit report; undefined: a temporary file, removed after counting. */
+  junit: string | undefined;
+  updateTimings: boolean;
 }
 
 function usageError(message: string): never {
@@ -40,13 +48,18 @@ function usageError(message: string): never {
 }
 
 function parseOptions(args: string[]): Options {
-  const options: Options = { lane: "quick", list: false, jobs: 2, build: true };
+  const options: Options = { lane: "quick", list: false, jobs: 2, build: true, junit: undefined, updateTimings: false };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === "quick" || arg === "full") options.lane = arg;
     else if (arg === "--list") options.list = true;
     else if (arg === "--no-build") options.build = false;
-    else if (arg === "--jobs") {
+    else if (arg === "--update-timings") options.updateTimings = true;
+    else if (arg === "--junit") {
+      const junit = args[++i];
+      if (junit === undefined || junit === "") usageError("--junit needs the path of the JUnit report to write");
+      options.junit = path.resolve(junit);
+    }    else if (arg === "--jobs") {
       const jobs = Number(args[++i]);
       if (!Number.isInteger(jobs) || jobs < 1) usageError(`--jobs must be a whole number of at least 1 (got ${JSON.stringify(args[i] ?? "")})`);
       options.jobs = jobs;
@@ -110,13 +123,17 @@ function main(): number {
       return 1;
     }
   }
-  const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "zaxy-test-lane-")), "bun.xml");
+  const report = options.junit ?? path.join(fs.mkdtempSync(path.join(os.tmpdir(), "zaxy-test-lane-")), "bun.xml");
+  if (options.junit !== undefined) fs.rmSync(report, { force: true });
   process.stderr.write(`test-lane: ${options.lane} lane: ${files.length} files in ${options.jobs} bun test process${options.jobs === 1 ? "" : "es"}\n`);
   const parallel = options.jobs > 1 ? [`--parallel=${options.jobs}`] : [];
-  const args = ["test", `--timeout=${testTimeoutMs}`, ...parallel, "--reporter=junit", `--reporter-outfile=${report}`, ...files.map((file) => `./${file}`)];
+  const order = options.updateTimings || (parallel.length > 0 && fs.existsSync(timings)) ? [`--timings=${timings}`] : [];
+  const update = options.updateTimings ? ["--update-timings"] : [];
+  const args = ["test", `--timeout=${testTimeoutMs}`, ...parallel, ...order, ...update, "--reporter=junit", `--reporter-outfile=${report}`, ...files.map((file) => `./${file}`)];
+  if (options.updateTimings && !fs.existsSync(timings)) fs.writeFileSync(timings, `${JSON.stringify({ version: 1, files: {} }, null, 2)}\n`);
   const run = spawnSync(bun, args, { cwd: root, stdio: "inherit" });
   const counts = fs.existsSync(report) ? countJunit(fs.readFileSync(report, "utf8")) : { passed: 0, failed: 0, skipped: 0 };
-  fs.rmSync(path.dirname(report), { recursive: true, force: true });
+  if (options.junit === undefined) fs.rmSync(path.dirname(report), { recursive: true, force: true });
   // A file that fails outside any test case (an import error, a crash) shows only in the status.
   if (run.status !== 0 && counts.failed === 0) counts.failed = 1;
   const wallMs = performance.now() - started;

@@ -47,7 +47,7 @@ test("the committed set has at least 40 related and 40 unrelated train questions
 });
 
 test("bench checkout-quality --json: no unrelated question answered from memory, recall not below the query baseline, per split", { timeout: 120_000 }, () => {
-  const run = runZaxy(["bench", "checkout-quality", "--json"], { cwd: makeTempDir("zaxy-bench-checkout-quality") });
+  const run = runZaxy(["bench", "checkout-quality", "--json"], { cwd: makeTempDir("zaxy-bench-checkout-quality"), timeoutMs: 115_000 });
   assert.equal(run.code, 0, run.stderr);
   assert.equal(run.stderr, "", "no progress when stderr is not a terminal");
   const doc = JSON.parse(run.stdout);
@@ -109,7 +109,7 @@ test("bench checkout-quality --json: no unrelated question answered from memory,
 });
 
 test("bench checkout-quality --split held-out prints one split as text", { timeout: 120_000 }, () => {
-  const run = runZaxy(["bench", "checkout-quality", "--split", "held-out"], { cwd: makeTempDir("zaxy-bench-checkout-quality") });
+  const run = runZaxy(["bench", "checkout-quality", "--split", "held-out"], { cwd: makeTempDir("zaxy-bench-checkout-quality"), timeoutMs: 115_000 });
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stdout, /^machine: /);
   assert.match(run.stdout, /\nheld-out: 3 sessions, \d+ events\n/);

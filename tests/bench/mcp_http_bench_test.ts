@@ -13,7 +13,7 @@ after(removeTempDirs);
 
 test("bench mcp-http reports RSS at the checkpoint and the end, and a runaway graph query stopped at its limit", { timeout: 300_000 }, () => {
   const dir = makeTempDir("zaxy-bench-mcp-http");
-  const run = runZaxy(["bench", "mcp-http", "--calls", "300", "--checkpoint", "100", "--json"], { cwd: dir });
+  const run = runZaxy(["bench", "mcp-http", "--calls", "300", "--checkpoint", "100", "--json"], { cwd: dir, timeoutMs: 290_000 });
   assert.equal(run.code, 0, run.stderr);
   const doc = JSON.parse(run.stdout);
   assert.equal(doc.calls, 300);

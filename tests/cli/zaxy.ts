@@ -38,6 +38,8 @@ export interface ZaxyRunOptions {
   env?: Record<string, string>;
   /** Bytes or text written to stdin; stdin is closed (empty) when absent. */
   input?: string | Uint8Array;
+  /** Kill the child after this long (default 60 s); a whole bench run needs its test's budget. */
+  timeoutMs?: number;
 }
 
 function newestMtimeMs(dir: string): number {
@@ -80,7 +82,7 @@ export function runZaxy(args: string[], options: ZaxyRunOptions): ZaxyRun {
     env: childEnv(options.env),
     input: options.input ?? "",
     encoding: "utf8",
-    timeout: runTimeoutMs,
+    timeout: options.timeoutMs ?? runTimeoutMs,
     maxBuffer: 64 * 1024 * 1024,
   });
   if (run.error) throw run.error;
@@ -102,7 +104,7 @@ export function runProcess(command: string, args: string[], options: ZaxyRunOpti
     child.stderr.setEncoding("utf8");
     child.stdout.on("data", (chunk: string) => void (stdout += chunk));
     child.stderr.on("data", (chunk: string) => void (stderr += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), runTimeoutMs);
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? runTimeoutMs);
     child.on("error", (error) => {
       clearTimeout(timer);
       reject(error);

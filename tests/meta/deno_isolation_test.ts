@@ -58,3 +58,31 @@ test("scripts/deno-test.sh finds the marked files with the same marker", () => {
   const script = fs.readFileSync(path.join(repoRoot, "scripts", "deno-test.sh"), "utf8");
   assert.ok(script.includes(`marker='^${marker}'`), "the script's marker and this test's must agree");
 });
+
+/** Every .ts file under `dir`: the test files and the helpers they import. */
+function tsFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...tsFiles(full));
+    else if (entry.name.endsWith(".ts")) out.push(full);
+  }
+  return out.sort();
+}
+
+test("no test changes process.env or the working directory, which the files of the shared parallel Deno run share", () => {
+  const processWide = new RegExp(
+    [String.raw`process\.env(\.\w+|\[[^\]]+\])\s*=[^=]`, String.raw`delete\s+process\.env`, String.raw`process\.chdir\(`, String.raw`Deno\.chdir\(`, String.raw`Deno\.env\.(set|delete)\(`]
+      .map((part) => `(${part})`)
+      .join("|"),
+  );
+  for (const sample of ['process.env.X = "1";', "process.env[key] = value;", "delete process.env.X;", "process.chdir(dir);", 'Deno.env.set("X", "1");']) {
+    assert.ok(processWide.test(sample), sample);
+  }
+  assert.ok(!processWide.test('process.env.X === "1"'));
+  const thisFile = fileURLToPath(import.meta.url); // quotes each pattern as a sample
+  const changing = tsFiles(path.join(repoRoot, "tests"))
+    .filter((file) => file !== thisFile && processWide.test(fs.readFileSync(file, "utf8")))
+    .map((file) => path.relative(repoRoot, file));
+  assert.deepEqual(changing, [], "pass the variables a child needs through its env option, and paths instead of a working directory");
+});

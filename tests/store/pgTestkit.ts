@@ -28,10 +28,14 @@ export function serverProgramsExist(): boolean {
   return spawnSync("sh", ["-c", "command -v pg_ctl >/dev/null && command -v initdb >/dev/null || [ -x \"$(pg_config --bindir 2>/dev/null)/pg_ctl\" ]"]).status === 0;
 }
 
-/** Starts a private cluster (scripts/pg-cluster.sh); its URL has a password and SCRAM on TCP. */
-export function startPrivateCluster(label = "zaxy-pg"): PgServer {
+/**
+ * Starts a private cluster (scripts/pg-cluster.sh); its URL has a password and SCRAM on TCP.
+ * `env` adds variables for the script (PG_CLUSTER_SSL) without setting them in this process, which
+ * other test files share when they run in parallel in one process (deno test --parallel).
+ */
+export function startPrivateCluster(label = "zaxy-pg", env: Record<string, string> = {}): PgServer {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${label}-`));
-  const run = spawnSync(clusterScript, ["start", dir], { encoding: "utf8", timeout: 120_000 });
+  const run = spawnSync(clusterScript, ["start", dir], { encoding: "utf8", timeout: 120_000, env: { ...process.env, ...env } });
   if (run.status !== 0) throw new Error(`pg-cluster.sh start failed (${run.status}): ${run.stderr}`);
   return { adminUrl: run.stdout.trim(), clusterDir: dir };
 }

@@ -190,16 +190,7 @@ describe("the store under concurrency and faults", { skip: server === undefined 
   });
 
   test("TLS: sslmode=require and the default (prefer) connect encrypted to a server that only accepts TLS; disable is refused; verify-full refuses a self-signed certificate", async () => {
-    const own = (() => {
-      const previous = process.env.PG_CLUSTER_SSL;
-      process.env.PG_CLUSTER_SSL = "1";
-      try {
-        return startPrivateCluster("zaxy-pg-tls");
-      } finally {
-        if (previous === undefined) delete process.env.PG_CLUSTER_SSL;
-        else process.env.PG_CLUSTER_SSL = previous;
-      }
-    })();
+    const own = startPrivateCluster("zaxy-pg-tls", { PG_CLUSTER_SSL: "1" });
     try {
       const dir = makeTempDir("zaxy-tls");
       const url = own.adminUrl;
