@@ -128,6 +128,11 @@ export function derivedMacMatches(key: Buffer, parts: readonly unknown[], mac: u
   return timingSafeEqual(Buffer.from(derivedMac(key, parts), "hex"), Buffer.from(mac, "hex"));
 }
 
+/** Forgets the cached key of one root that is gone (a read model built in a scratch directory). */
+export function forgetDerivedKey(root: string): void {
+  keysByRoot.delete(path.resolve(root));
+}
+
 /** Forgets cached keys (tests that delete a root's key within one process). */
 export function forgetDerivedKeys(): void {
   keysByRoot.clear();

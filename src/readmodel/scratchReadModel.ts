@@ -15,6 +15,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { ioError, isZaxyError } from "../errors.ts";
+import { forgetDerivedKey } from "../eventloom/derivedKey.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { SessionGraphRows } from "../projection/types.ts";
 import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
@@ -89,7 +90,8 @@ export async function openScratchReadModel(
     // A file system that refuses the scratch files (full, read-only) is the user's to fix.
     throw typeof (error as NodeJS.ErrnoException).code === "string" && !isZaxyError(error) ? scratchUnwritable(sessionId, error) : error;
   } finally {
-    // Open descriptors keep what the index reads.
+    // Open descriptors keep what the index reads; a server must not keep the gone directory's key.
     fs.rmSync(dir, { recursive: true, force: true });
+    forgetDerivedKey(dir);
   }
 }
