@@ -99,31 +99,30 @@ export class NdjsonWriter {
 /**
  * `emit` for a document too large to hold as one string (a million-event audit report is
  * ~180 MB of JSON, and `displayJson` builds it from tens of millions of parts): the same bytes,
- * written a top-level key at a time, an array's elements in chunks of about 64 KiB, waiting while
- * stdout's reader catches up.
+ * written a top-level key at a time, an array's elements in chunks of about 64 KiB.
  */
-export async function emitStreamed(ctx: CommandContext, schema: string, doc: Record<string, unknown>, text: () => string): Promise<void> {
+export function emitStreamed(ctx: CommandContext, schema: string, doc: Record<string, unknown>, text: () => string): void {
   if (!ctx.global.json) {
     emit(ctx, schema, doc, text);
     return;
   }
   const out = new ChunkedStdout(ctx.io);
   let first = true;
-  await out.write("{");
+  out.write("{");
   for (const [key, value] of Object.entries({ schema, ...doc })) {
     if (value === undefined) continue;
-    await out.write(`${first ? "" : ","}${displayJson(key)}:`);
+    out.write(`${first ? "" : ","}${displayJson(key)}:`);
     first = false;
     if (!Array.isArray(value)) {
-      await out.write(displayJson(value));
+      out.write(displayJson(value));
       continue;
     }
-    await out.write("[");
-    for (let i = 0; i < value.length; i++) await out.write(i === 0 ? displayJson(value[i]) : "," + displayJson(value[i]));
-    await out.write("]");
+    out.write("[");
+    for (let i = 0; i < value.length; i++) out.write(i === 0 ? displayJson(value[i]) : "," + displayJson(value[i]));
+    out.write("]");
   }
-  await out.write("}\n");
-  await out.flush();
+  out.write("}\n");
+  out.flush();
 }
 
 /** Text for stdout, passed on in chunks of about 64 KiB. */
@@ -133,18 +132,19 @@ class ChunkedStdout {
 
   constructor(private readonly io: CommandIo) {}
 
-  async write(text: string): Promise<void> {
+  write(text: string): void {
     this.pending.push(text);
     this.pendingChars += text.length;
-    if (this.pendingChars >= 1 << 16) await this.flush();
+    if (this.pendingChars >= 1 << 16) this.flush();
   }
 
-  async flush(): Promise<void> {
+  flush(): void {
     if (this.pending.length === 0) return;
     const text = this.pending.join("");
     this.pending = [];
     this.pendingChars = 0;
-    if (this.io.stdoutFlowing !== undefined) await this.io.stdoutFlowing(text);
-    else this.io.stdout(text);
+    // Written as `emit` writes (straight to fd 1): a runtime's stdout stream may queue chunks
+    // for a file without pushing back, holding the whole document after all.
+    this.io.stdout(text);
   }
 }

@@ -199,7 +199,7 @@ async function runAudit(ctx: CommandContext, flags: CompactFlags): Promise<numbe
     await writer.flush();
     return report.safe ? 0 : 1;
   }
-  await emitStreamed(ctx, "zaxy.compact.audit.v1", doc, () => renderAuditText(report));
+  emitStreamed(ctx, "zaxy.compact.audit.v1", doc, () => renderAuditText(report));
   return report.safe ? 0 : 1;
 }
 
