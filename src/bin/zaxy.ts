@@ -1,5 +1,6 @@
 /** Entry point of the compiled binary and of `bun run` / `deno run` from source. */
 import * as fs from "node:fs";
+import { processIo } from "../cli/processIo.ts";
 import { zaxyVersion } from "../version.ts";
 
 const argv = process.argv.slice(2);
@@ -15,7 +16,8 @@ process.once("exit", () => {
 });
 
 function printVersion(): number {
-  fs.writeSync(1, `zaxy ${zaxyVersion}\n`);
+  // Through the process's stdout writer: a full disk or a closed pipe is reported as for any command.
+  processIo().stdout(`zaxy ${zaxyVersion}\n`);
   return 0;
 }
 

@@ -54,6 +54,8 @@ export const cachedSessionsMax = 16;
 
 export interface ServiceOptions {
   warn?: (message: string) => void;
+  /** Where a read builds a read model it cannot write under the root; the system temp directory by default. */
+  scratchDir?: string;
   embeddingDim?: number;
   /** Bound on the summed log size of the warm sessions; defaults to `cachedSessionLogBytesMax`. */
   cachedLogBytesMax?: number;
@@ -294,7 +296,7 @@ export class MemoryService implements SessionReader {
       }
     }
     const { openScratchReadModel } = await import("../readmodel/scratchReadModel.ts");
-    return { projected, rows, vectors, index: await openScratchReadModel(this.root, sessionId, projected.logPath, rows, projected.events, vectors) };
+    return { projected, rows, vectors, index: await openScratchReadModel(this.root, sessionId, projected.logPath, rows, projected.events, vectors, this.options.scratchDir) };
   }
 
   /**

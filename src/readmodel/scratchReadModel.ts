@@ -28,9 +28,9 @@ import { writeReadModel } from "./writeReadModel.ts";
 let scratchBuilds = 0;
 
 /** `<temp>/zaxy-scratch-<uid>`, created private to this user; refused if someone else's or a link. */
-function scratchParent(): string {
+function scratchParent(tempDir: string): string {
   const uid = typeof process.getuid === "function" ? process.getuid() : null;
-  const dir = path.join(os.tmpdir(), `zaxy-scratch-${uid ?? "user"}`);
+  const dir = path.join(tempDir, `zaxy-scratch-${uid ?? "user"}`);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const stat = fs.lstatSync(dir);
   if (!stat.isDirectory() || (uid !== null && stat.uid !== uid)) throw new Error(`${dir} is not a directory of this user`);
@@ -38,11 +38,11 @@ function scratchParent(): string {
 }
 
 /** Neither the root nor the temp directory could hold the read model a read needs (exit 3). */
-function scratchUnwritable(sessionId: string, error: unknown): Error {
+function scratchUnwritable(sessionId: string, tempDir: string, error: unknown): Error {
   const reason = error instanceof Error ? error.message : String(error);
   return ioError(
     "unwritable_scratch",
-    `Cannot read session ${JSON.stringify(sessionId)}: its read model cannot be written under the root, nor under the temp directory ${os.tmpdir()} (${reason}); ` +
+    `Cannot read session ${JSON.stringify(sessionId)}: its read model cannot be written under the root, nor under the temp directory ${tempDir} (${reason}); ` +
       "make the root writable, or set TMPDIR to a writable directory outside it",
   );
 }
@@ -64,17 +64,18 @@ export async function openScratchReadModel(
   rows: SessionGraphRows,
   events: readonly EventRecord[],
   vectors: SessionVectorIndex | null,
+  tempDir: string = os.tmpdir(),
 ): Promise<SessionIndex> {
   if (events.length === 0) return new EmptySessionIndex(sessionId, rows);
   const last = events[events.length - 1];
   const name = createHash("sha256").update(JSON.stringify([path.resolve(root), sessionId, last.seq, last.hash])).digest("hex").slice(0, 24);
   let dir: string;
   try {
-    dir = path.join(scratchParent(), `${name}-${process.pid}-${++scratchBuilds}`);
+    dir = path.join(scratchParent(tempDir), `${name}-${process.pid}-${++scratchBuilds}`);
     if (isInside(path.resolve(root), dir)) throw new Error(`it is inside the root`);
     fs.mkdirSync(dir, { mode: 0o700 });
   } catch (error) {
-    throw scratchUnwritable(sessionId, error);
+    throw scratchUnwritable(sessionId, tempDir, error);
   }
   try {
     const logCopy = path.join(dir, "log.jsonl");
@@ -88,7 +89,7 @@ export async function openScratchReadModel(
     throw new Error(`read model of session ${JSON.stringify(sessionId)} built for this read cannot be opened: ${opening.status === "missing" ? "it is missing" : opening.reason}`);
   } catch (error) {
     // A file system that refuses the scratch files (full, read-only) is the user's to fix.
-    throw typeof (error as NodeJS.ErrnoException).code === "string" && !isZaxyError(error) ? scratchUnwritable(sessionId, error) : error;
+    throw typeof (error as NodeJS.ErrnoException).code === "string" && !isZaxyError(error) ? scratchUnwritable(sessionId, tempDir, error) : error;
   } finally {
     // Open descriptors keep what the index reads; a server must not keep the gone directory's key.
     fs.rmSync(dir, { recursive: true, force: true });

@@ -39,6 +39,7 @@ test("zaxy --version --json and --version followed by other words still go throu
 test("the entry imports the command tree only when the argument is not a plain --version", () => {
   const entry = fs.readFileSync(path.join(repoRoot, "src", "bin", "zaxy.ts"), "utf8");
   const staticImports = [...entry.matchAll(/^import\s[^;]*?from\s*"([^"]+)"/gm)].map((match) => match[1]);
-  assert.ok(!staticImports.some((specifier) => specifier.includes("cli/")), `static imports: ${staticImports.join(", ")}`);
+  const commandTree = ["../cli/main.ts", "../cli/root.ts", "../cli/dispatch.ts"];
+  assert.ok(!staticImports.some((specifier) => commandTree.includes(specifier)), `static imports: ${staticImports.join(", ")}`);
   assert.match(entry, /await import\("\.\.\/cli\/main\.ts"\)/);
 });

@@ -19,13 +19,7 @@ let root = "";
 let queries: string[] = [];
 let whole: unknown[] = [];
 let tempDir = "";
-const tmpdirBefore = process.env.TMPDIR;
-
-after(() => {
-  if (tmpdirBefore === undefined) delete process.env.TMPDIR;
-  else process.env.TMPDIR = tmpdirBefore;
-  removeTempDirs();
-});
+after(removeTempDirs);
 
 function request(query: string) {
   return { sessionId, query, limit: 10, depth: 2, maxTokens: 4000, replayFromSeq: 1, maxRecentEvents: 20, semantic: false } as Parameters<MemoryService["checkout"]>[0];
@@ -41,7 +35,7 @@ function answer(checkout: unknown): unknown {
 }
 
 async function answers(warnings: string[] = []): Promise<unknown[]> {
-  const service = new MemoryService(root, { warn: (message) => warnings.push(message) });
+  const service = new MemoryService(root, { warn: (message) => warnings.push(message), scratchDir: tempDir });
   const out: unknown[] = [];
   for (const query of queries) out.push(answer(await service.checkout(request(query))));
   return out;
@@ -59,9 +53,8 @@ before(async () => {
   const session = mixedSessionItems(120, 11);
   await writeMixedSession(root, sessionId, session.items);
   queries = [...sampleQueries(session, 6, 3), "zzz-no-match"];
-  whole = await answers();
   tempDir = makeTempDir("scratchTmp");
-  process.env.TMPDIR = tempDir;
+  whole = await answers();
 });
 
 describe("a read model built outside the root", () => {
@@ -91,16 +84,14 @@ describe("a read model built outside the root", () => {
     fs.writeFileSync(parent, "not a directory");
     const notADirectory = path.join(tempDir, "file");
     fs.writeFileSync(notADirectory, "");
-    process.env.TMPDIR = path.join(notADirectory, "tmp");
     try {
-      await assert.rejects(new MemoryService(root, { warn: () => {} }).checkout(request(queries[0])), (error: Error & { code?: string; exitCode?: number }) => {
+      await assert.rejects(new MemoryService(root, { warn: () => {}, scratchDir: path.join(notADirectory, "tmp") }).checkout(request(queries[0])), (error: Error & { code?: string; exitCode?: number }) => {
         assert.equal(error.code, "unwritable_scratch");
         assert.equal(error.exitCode, 3);
         assert.match(error.message, /^Cannot read session "s": its read model cannot be written under the root, nor under the temp directory .*; make the root writable, or set TMPDIR to a writable directory outside it$/);
         return true;
       });
     } finally {
-      process.env.TMPDIR = tempDir;
       fs.rmSync(parent, { force: true });
     }
   });
