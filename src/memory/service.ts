@@ -12,7 +12,7 @@ import type { CheckoutLane } from "../checkout/lane.ts";
 import { buildLongHorizonPlan, longHorizonLane } from "../consolidation/longHorizonLane.ts";
 import { mergeLane } from "../checkout/mergeLanes.ts";
 import { projectionLane } from "../checkout/projectionLane.ts";
-import { inputError } from "../errors.ts";
+import { inputError, isZaxyError } from "../errors.ts";
 import { ReadModelCorruptError } from "../platform/readModelError.ts";
 import { readFleetEnabled, readLongHorizonConfig } from "../eventloom/config.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
@@ -29,7 +29,7 @@ import { embeddingModelId, readEmbeddingSettings } from "../semantic/embeddingSe
 import { loadRootProjectionFiles } from "../retrieval/projectionLane.ts";
 import { checkProjectionRefs, unresolvedRefWarnings } from "../retrieval/projectionRefs.ts";
 import type { CachedSession, ProjectionDiagnostics, ReadSession, SessionReader } from "../retrieval/readSession.ts";
-import { EmptySessionIndex, type SessionIndex } from "../retrieval/sessionIndex.ts";
+import { buildSessionIndex, EmptySessionIndex, type SessionIndex } from "../retrieval/sessionIndex.ts";
 import type { RetrievalResult, RetrievedContext, SemanticReceipt } from "../retrieval/types.ts";
 import { defaultEmbeddingDim } from "../vector/mod.ts";
 import { checkoutFeatureContributions, checkoutFeatures } from "./checkoutFeatures.ts";
@@ -296,7 +296,15 @@ export class MemoryService implements SessionReader {
       }
     }
     const { openScratchReadModel } = await import("../readmodel/scratchReadModel.ts");
-    return { projected, rows, vectors, index: await openScratchReadModel(this.root, sessionId, projected.logPath, rows, projected.events, vectors, this.options.scratchDir) };
+    try {
+      return { projected, rows, vectors, index: await openScratchReadModel(this.root, sessionId, projected.logPath, rows, projected.events, vectors, this.options.scratchDir) };
+    } catch (error) {
+      if (!isZaxyError(error) || error.code !== "unwritable_scratch") throw error;
+      // A read must answer on a full disk or a read-only file system too: the same index, kept in
+      // this process's memory for this read only.
+      this.options.warn?.(`${error.message}; answered from an index held in memory`);
+      return { projected, rows, vectors, index: buildSessionIndex(sessionId, rows, projected.events, vectors) };
+    }
   }
 
   /**

@@ -37,12 +37,12 @@ function scratchParent(tempDir: string): string {
   return dir;
 }
 
-/** Neither the root nor the temp directory could hold the read model a read needs (exit 3). */
+/** Neither the root nor the temp directory could hold the read model a read needs (the service then answers from memory). */
 function scratchUnwritable(sessionId: string, tempDir: string, error: unknown): Error {
   const reason = error instanceof Error ? error.message : String(error);
   return ioError(
     "unwritable_scratch",
-    `Cannot read session ${JSON.stringify(sessionId)}: its read model cannot be written under the root, nor under the temp directory ${tempDir} (${reason}); ` +
+    `read model of session ${JSON.stringify(sessionId)} cannot be written under the root, nor under the temp directory ${tempDir} (${reason}); ` +
       "make the root writable, or set TMPDIR to a writable directory outside it",
   );
 }
