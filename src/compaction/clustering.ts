@@ -48,6 +48,20 @@ function homeSlot(key: number, slots: number): number {
 }
 
 /**
+ * Index of `key`'s slot in the `slots` slots of band `band` starting at `base` of `table` (each
+ * holding row + 1, 0 when empty; the key is that row's band key): its own, or the empty one where
+ * it would go.
+ */
+function bandSlot(table: Uint32Array, base: number, slots: number, vectors: AuditVectors, band: number, key: number): number {
+  let i = homeSlot(key, slots);
+  for (;;) {
+    const entry = table[base + i];
+    if (entry === 0 || vectors.bandKey(entry - 1, band) === key) return base + i;
+    i = i + 1 === slots ? 0 : i + 1;
+  }
+}
+
+/**
  * For each band, the rows inserted under each band key, newest first: a hash table from key to
  * the newest row, and per (row, band) the previous row with the same key. Flat typed arrays
  * (O(n) memory, no per-key objects) instead of a Map of arrays per band. A slot holds only its
@@ -66,13 +80,7 @@ class LeaderTables {
 
   /** Index of `key`'s slot in band `band`: its own, or the empty one where it would go. */
   private slotOf(band: number, key: number): number {
-    const base = band * this.slotsPerBand;
-    let i = homeSlot(key, this.slotsPerBand);
-    for (;;) {
-      const entry = this.slots[base + i];
-      if (entry === 0 || this.vectors.bandKey(entry - 1, band) === key) return base + i;
-      i = i + 1 === this.slotsPerBand ? 0 : i + 1;
-    }
+    return bandSlot(this.slots, band * this.slotsPerBand, this.slotsPerBand, this.vectors, band, key);
   }
 
   /**
@@ -119,13 +127,7 @@ class EveryoneChains {
       table.fill(0);
       for (let row = 0; row < rowCount; row++) {
         if (vectors.isZero(row)) continue;
-        const key = vectors.bandKey(row, b);
-        let i = homeSlot(key, slots);
-        for (;;) {
-          const entry = table[i];
-          if (entry === 0 || vectors.bandKey(entry - 1, b) === key) break;
-          i = i + 1 === slots ? 0 : i + 1;
-        }
+        const i = bandSlot(table, 0, slots, vectors, b, vectors.bandKey(row, b));
         this.newestBefore[row * bandCount + b] = table[i] - 1;
         table[i] = row + 1;
       }
