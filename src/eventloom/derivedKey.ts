@@ -116,7 +116,7 @@ export function derivedFileKey(root: string, create = true): Buffer | null {
 
 /**
  * HMAC-SHA-256 hex of `parts` (JSON-encoded as one array, so no two part lists share bytes), e.g.
- * `derivedMac(key, ["zaxy.verified_checkpoint.v2", "default", 7, ...])`.
+ * `derivedMac(key, ["zaxy.verified_checkpoint.v3", "default", 7, ...])`.
  */
 export function derivedMac(key: Buffer, parts: readonly unknown[]): string {
   return createHmac("sha256", key).update(JSON.stringify(parts)).digest("hex");

@@ -11,6 +11,18 @@
  * prefix (truncated, or rewritten by `zaxy compact`/`zaxy repair`), a damaged checkpoint, and a
  * leftover append intent (`intent.ts`: an interrupted append needs the full verifier's handling).
  *
+ * A read that finds the log exactly as it was when checkpointed skips even that hash: the
+ * checkpoint also records the log's file identity (`file`: device, inode, size, modification and
+ * change times in nanoseconds). Every write to a file sets its change time to the current time,
+ * and no system call lets its owner set the change time back, so a log whose identity still
+ * matches has not been written since. The identity is recorded only once the change time is more
+ * than `settledChangeMs` old: an edit within the same timestamp tick as the last change (file
+ * systems keep times in ticks of a few milliseconds to two seconds) would otherwise leave the
+ * change time as it was. A log that has just been appended to is therefore hashed by the next
+ * read, which records its identity once it has settled; at a million events that hash is most
+ * of a cold read's cost. Someone who can set the system clock can defeat this, as they can
+ * defeat any time-based check; they can also read the root's key.
+ *
  * What is trusted: the checkpoint sits under `projections/`, which someone may be able to write
  * without being able to read the root's key (`derivedKey.ts`). Its `checksum` only catches damage:
  * anyone can recompute it, and `prefix_sha256`, after editing the log. So the checkpoint also
@@ -21,18 +33,21 @@
  * `projections/` it is derived and may be deleted (the next read verifies in full and writes it
  * again).
  *
- * Format (`zaxy.verified_checkpoint.v2`, one JSON line at `<root>/projections/verified/<session>.json`;
- * never change a key without a new schema; v1 files, without `mac`, are verified in full and rewritten):
- *   {"schema","seq","hash","bytes","lines","prefix_sha256","checksum","mac"}
+ * Format (`zaxy.verified_checkpoint.v3`, one JSON line at `<root>/projections/verified/<session>.json`;
+ * never change a key without a new schema; files of an older schema (v1 without `mac`, v2 without
+ * `file`) are verified in full and rewritten):
+ *   {"schema","seq","hash","bytes","lines","prefix_sha256","file","checksum","mac"}
  *   seq            events in the prefix (the position of its last event)
  *   hash           that event's stored hash, 64 hex (the next event must link to it)
  *   bytes          prefix length; the prefix ends right after the newline closing event `seq`
  *   lines          physical lines in the prefix (blank lines count), so tail verdicts name absolute lines
  *   prefix_sha256  SHA-256 hex of the prefix's raw bytes
- *   checksum       SHA-256 hex of JSON [schema, seq, hash, bytes, lines, prefix_sha256]: a damaged
- *                  file is ignored, never used to start the chain from a wrong place
+ *   file           "<device>:<inode>:<size>:<mtime ns>:<ctime ns>" of the whole log when its change
+ *                  time had settled, or null (not settled yet: the next read hashes the prefix)
+ *   checksum       SHA-256 hex of JSON [schema, seq, hash, bytes, lines, prefix_sha256, file]: a
+ *                  damaged file is ignored, never used to start the chain from a wrong place
  *   mac            HMAC-SHA-256 hex under the root's key of JSON [schema, session, seq, hash, bytes,
- *                  lines, prefix_sha256]
+ *                  lines, prefix_sha256, file]
  * A checkpoint vouches for the rules the prefix was verified under: bump the schema whenever
  * `verify.ts` starts refusing something it accepted, so every prefix is verified again.
  */
@@ -53,7 +68,13 @@ import { refuseLinkUnderRoot, validateSessionId } from "./session.ts";
 import { storedHashBefore } from "./verifyParallel.ts";
 import { type IntegrityReport, mergeRanges, scanRange, verifyLog } from "./verify.ts";
 
-export const verifiedCheckpointSchema = "zaxy.verified_checkpoint.v2" as const;
+export const verifiedCheckpointSchema = "zaxy.verified_checkpoint.v3" as const;
+
+/**
+ * How old a log's change time must be before its identity is recorded. Two seconds covers the
+ * coarsest timestamps in use (FAT's two-second ticks; network file systems round to one).
+ */
+export const settledChangeMs = 2000;
 
 export interface VerifiedCheckpoint {
   schema: typeof verifiedCheckpointSchema;
@@ -62,6 +83,8 @@ export interface VerifiedCheckpoint {
   bytes: number;
   lines: number;
   prefix_sha256: string;
+  /** The log's identity when the checkpoint was written (see the format above), or null. */
+  file: string | null;
   checksum: string;
   mac: string;
 }
@@ -133,12 +156,31 @@ export function verifiedCheckpointPath(root: string, sessionId: string): string 
 }
 
 function checkpointChecksum(c: Omit<VerifiedCheckpoint, "checksum" | "mac">): string {
-  return sha256Hex(JSON.stringify([c.schema, c.seq, c.hash, c.bytes, c.lines, c.prefix_sha256]));
+  return sha256Hex(JSON.stringify([c.schema, c.seq, c.hash, c.bytes, c.lines, c.prefix_sha256, c.file]));
 }
 
 /** What the MAC covers: every field but the checksum, and the session the file is named after. */
 function macParts(file: string, c: Omit<VerifiedCheckpoint, "checksum" | "mac">): unknown[] {
-  return [c.schema, path.basename(file, ".json"), c.seq, c.hash, c.bytes, c.lines, c.prefix_sha256];
+  return [c.schema, path.basename(file, ".json"), c.seq, c.hash, c.bytes, c.lines, c.prefix_sha256, c.file];
+}
+
+const fileIdentityPattern = /^[0-9]+:[0-9]+:[0-9]+:[0-9]+:[0-9]+$/;
+
+/**
+ * The identity of the open log `fd` as a checkpoint records it, or null while its change time is
+ * within `settledChangeMs` of now (or ahead of this machine's clock).
+ */
+function settledFileIdentity(fd: number): string | null {
+  const stat = fs.fstatSync(fd, { bigint: true });
+  const settledBeforeNs = BigInt(Date.now() - settledChangeMs) * 1_000_000n;
+  if (stat.ctimeNs >= settledBeforeNs) return null;
+  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+}
+
+/** The identity of the open log `fd` now, settled or not: what a recorded identity is compared with. */
+function currentFileIdentity(fd: number): string {
+  const stat = fs.fstatSync(fd, { bigint: true });
+  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
 }
 
 /** The root a checkpoint file belongs to (`<root>/projections/verified/<session>.json`). */
@@ -173,7 +215,7 @@ export function readVerifiedCheckpoint(file: string): { checkpoint: VerifiedChec
   if (typeof parsed !== "object" || parsed === null || parsed.schema !== verifiedCheckpointSchema) {
     return { problem: `the checkpoint's schema is not ${verifiedCheckpointSchema}` };
   }
-  const { seq, hash, bytes, lines, prefix_sha256: prefix, checksum, mac } = parsed;
+  const { seq, hash, bytes, lines, prefix_sha256: prefix, file: identity, checksum, mac } = parsed;
   const counts = [seq, bytes, lines].every((n) => Number.isSafeInteger(n) && (n as number) >= 1);
   if (!counts || (lines as number) < (seq as number) || (bytes as number) < (lines as number)) {
     return { problem: "the checkpoint's seq, bytes and lines are not consistent counts" };
@@ -181,7 +223,10 @@ export function readVerifiedCheckpoint(file: string): { checkpoint: VerifiedChec
   if (typeof hash !== "string" || !hex64.test(hash) || typeof prefix !== "string" || !hex64.test(prefix)) {
     return { problem: "the checkpoint's hash or prefix_sha256 is not 64 lowercase hex" };
   }
-  const checkpoint = { schema: verifiedCheckpointSchema, seq, hash, bytes, lines, prefix_sha256: prefix } as Omit<VerifiedCheckpoint, "checksum" | "mac">;
+  if (identity !== null && (typeof identity !== "string" || !fileIdentityPattern.test(identity))) {
+    return { problem: "the checkpoint's file is neither null nor a file identity" };
+  }
+  const checkpoint = { schema: verifiedCheckpointSchema, seq, hash, bytes, lines, prefix_sha256: prefix, file: identity } as Omit<VerifiedCheckpoint, "checksum" | "mac">;
   if (checksum !== checkpointChecksum(checkpoint)) return { problem: "the checkpoint does not match its checksum (damaged)" };
   const key = derivedFileKey(rootOfCheckpoint(file));
   if (key === null) return { problem: "the root has no key to authenticate the checkpoint with (read-only root?)" };
@@ -201,7 +246,7 @@ export function writeVerifiedCheckpoint(file: string, checkpoint: Omit<VerifiedC
   if (key === null) throw new Error(`the root has no key to authenticate it with (${rootOfCheckpoint(file)}/keys cannot be read or created)`);
   const body = {
     schema: verifiedCheckpointSchema as typeof verifiedCheckpointSchema, seq: checkpoint.seq, hash: checkpoint.hash, bytes: checkpoint.bytes,
-    lines: checkpoint.lines, prefix_sha256: checkpoint.prefix_sha256,
+    lines: checkpoint.lines, prefix_sha256: checkpoint.prefix_sha256, file: checkpoint.file,
   };
   const ordered: VerifiedCheckpoint = { ...body, checksum: checkpointChecksum(body), mac: derivedMac(key, macParts(file, body)) };
   writeFileAtomic(file, `${JSON.stringify(ordered)}\n`);
@@ -301,7 +346,7 @@ function nextCheckpoint(fd: number, integrity: IntegrityReport, hash: Hash, hash
   const newlines = hashRange(fd, hashedBytes, end, hash, linesHashed === undefined);
   const headHash = storedHashBefore(fd, end);
   if (headHash === null || !hex64.test(headHash)) return undefined;
-  return { seq: integrity.total_events, hash: headHash, bytes: end, lines: linesHashed ?? newlines, prefix_sha256: hash.digest("hex") };
+  return { seq: integrity.total_events, hash: headHash, bytes: end, lines: linesHashed ?? newlines, prefix_sha256: hash.digest("hex"), file: settledFileIdentity(fd) };
 }
 
 async function verifyLocked(logPath: string, checkpointFile: string, lock: boolean, write: boolean): Promise<LockedVerdict & { fd: number; release(): void }> {
@@ -320,9 +365,15 @@ async function verifyLocked(logPath: string, checkpointFile: string, lock: boole
       fallbackReason = `byte ${read.checkpoint.bytes - 1} of the log no longer ends a line`;
     } else {
       const cp = read.checkpoint;
+      // Unwritten since it was checkpointed: its prefix is the one verified, unhashed. The hash
+      // is still taken when the checkpoint moves on (its digest continues over the new bytes).
+      const unwritten = cp.file !== null && cp.file === currentFileIdentity(fd);
       const hash = createHash("sha256");
-      hashRange(fd, 0, cp.bytes, hash, false);
-      if (hash.copy().digest("hex") !== cp.prefix_sha256) {
+      const prefixHashed = () => {
+        hashRange(fd, 0, cp.bytes, hash, false);
+        return hash;
+      };
+      if (!unwritten && prefixHashed().copy().digest("hex") !== cp.prefix_sha256) {
         fallbackReason = `the first ${cp.bytes} bytes of the log changed since they were verified`;
       } else if (storedHashBefore(fd, cp.bytes) !== cp.hash) {
         fallbackReason = `event ${cp.seq} does not carry the hash the checkpoint records`;
@@ -331,7 +382,13 @@ async function verifyLocked(logPath: string, checkpointFile: string, lock: boole
         const range = scanRange(fd, cp.bytes, sizeBytes, true, { eventBase: cp.seq, lineBase: cp.lines, prevHash: cp.hash });
         const integrity = mergeRanges(sizeBytes, [range], false);
         const moved = integrity.ok && integrity.total_events !== cp.seq;
-        const next = write && moved ? nextCheckpoint(fd, integrity, hash, cp.bytes, range.lastLine) : undefined;
+        // Not moved, but not recorded as unwritten either: record the identity once it has settled.
+        const settled = write && !moved && integrity.ok && !unwritten ? settledFileIdentity(fd) : null;
+        const next = write && moved
+          ? nextCheckpoint(fd, integrity, unwritten ? prefixHashed() : hash, cp.bytes, range.lastLine)
+          : settled !== null
+          ? { seq: cp.seq, hash: cp.hash, bytes: cp.bytes, lines: cp.lines, prefix_sha256: cp.prefix_sha256, file: settled }
+          : undefined;
         const headHash = !integrity.ok ? null : next?.hash ?? (integrity.total_events === cp.seq ? cp.hash : storedHashBefore(fd, sizeBytes));
         return { integrity, fromCheckpoint: true, fallbackReason: null, prefixSeq: cp.seq, prefixBytes: cp.bytes, next, headHash, refused: null, fd, release: log.release };
       }

@@ -420,12 +420,42 @@ describe("DESIGN §2.4, issue 14: verifyWithCheckpoint gives verifyLog's verdict
     assert.equal(checked.integrity.interrupted_append?.state, "unreadable_intent");
   });
 
+  test("a log unwritten since its settled checkpoint: its identity is recorded; an edit in place that keeps size and mtime is still refused", slow, async () => {
+    const { log, checkpoint } = await checkpointedLog();
+    const fresh = readVerifiedCheckpoint(checkpoint) as { checkpoint: { file: string | null } };
+    assert.equal(fresh.checkpoint.file, null, "a log changed within the last 2 s records no identity");
+    // Change times are settled after 2 s; no call can age one, so this test waits.
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const settling = await verifyWithCheckpoint(log, checkpoint);
+    assert.equal(settling.fromCheckpoint, true);
+    const stat = fs.statSync(log, { bigint: true });
+    const settled = readVerifiedCheckpoint(checkpoint) as { checkpoint: { seq: number; file: string | null } };
+    assert.equal(settled.checkpoint.seq, 6);
+    assert.equal(settled.checkpoint.file, `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`);
+    const unwritten = await verifyWithCheckpoint(log, checkpoint);
+    assert.equal(unwritten.fromCheckpoint, true);
+    assert.deepEqual(unwritten.integrity, await verifyLog(log));
+
+    const bytes = fs.readFileSync(log);
+    const at = bytes.indexOf("choice 2");
+    const fd = fs.openSync(log, "r+");
+    fs.writeSync(fd, Buffer.from("choice X"), 0, 8, at);
+    fs.closeSync(fd);
+    fs.utimesSync(log, stat.atime, stat.mtime);
+    assert.equal(fs.statSync(log).size, bytes.length);
+    const edited = await verifyWithCheckpoint(log, checkpoint);
+    assert.equal(edited.fromCheckpoint, false);
+    assert.equal(edited.fallbackReason, `the first ${bytes.length} bytes of the log changed since they were verified`);
+    assert.equal(edited.integrity.ok, false);
+    assert.deepEqual(edited.integrity, await verifyLog(log));
+  });
+
   test("the trust model: a checkpoint rewritten to vouch for a tampered prefix is believed (as a recomputed chain would be), and `zaxy verify` still refuses", slow, async () => {
     const { log, checkpoint } = await checkpointedLog();
     const lines = fs.readFileSync(log, "utf8").replace("choice 2", "choice X");
     fs.writeFileSync(log, lines);
     const bytes = fs.readFileSync(log);
-    const read = readVerifiedCheckpoint(checkpoint) as { checkpoint: { seq: number; hash: string; bytes: number; lines: number } };
+    const read = readVerifiedCheckpoint(checkpoint) as { checkpoint: { seq: number; hash: string; bytes: number; lines: number; file: string | null } };
     writeVerifiedCheckpoint(checkpoint, { ...read.checkpoint, prefix_sha256: sha256Hex(bytes) });
     assert.equal((await verifyWithCheckpoint(log, checkpoint)).integrity.ok, true);
     const verify = runZaxy(["verify", log, "--json"], { cwd: path.dirname(log) });
