@@ -7,7 +7,7 @@
  * Relation type names are listed in the manifest (`relation_types`), indexed by type id.
  */
 import type { Neighbour } from "../retrieval/sessionIndex.ts";
-import { BinaryFile, fileHeader, headerBytes, u32Bytes } from "../platform/binaryFile.ts";
+import { BinaryFile, type FileSection, fileHeader, headerBytes, u32Bytes, u32Section } from "../platform/binaryFile.ts";
 
 export const adjacencyMagic = "ZXADJS01";
 
@@ -39,6 +39,10 @@ export class AdjacencyTable {
   private readonly neighbourCount: number;
   private readonly neighboursAt: number;
   private readonly typesAt: number;
+  /** Read range by range, and whole once a traversal has touched enough of them (binaryFile.ts). */
+  private readonly start: FileSection<Uint32Array>;
+  private readonly neighbourEntities: FileSection<Uint32Array>;
+  private readonly neighbourTypes: FileSection<Uint32Array>;
 
   constructor(private readonly file: BinaryFile, private readonly relationTypes: readonly string[]) {
     this.entities = file.u32(headerBytes);
@@ -46,29 +50,20 @@ export class AdjacencyTable {
     this.neighboursAt = headerBytes + 8 + 4 * (this.entities + 1);
     this.typesAt = this.neighboursAt + 4 * this.neighbourCount;
     file.check(this.typesAt + 4 * this.neighbourCount === file.size, "has sections that do not add up to its size");
+    this.start = u32Section(file, headerBytes + 8, this.entities + 1);
+    this.neighbourEntities = u32Section(file, this.neighboursAt, this.neighbourCount);
+    this.neighbourTypes = u32Section(file, this.typesAt, this.neighbourCount);
   }
-
-  /**
-   * The whole table, read on the first traversal: 12 bytes per relation end, small next to what
-   * a query's many single-node reads would cost in system calls.
-   */
-  private loaded?: { start: Uint32Array; entities: Uint32Array; types: Uint32Array };
 
   /** The first `limit` neighbours of `position` (a hub can have tens of thousands). */
   neighbours(position: number, limit: number): Neighbour[] {
     if (!(position >= 0 && position < this.entities)) return [];
-    this.loaded ??= {
-      start: this.file.u32Array(headerBytes + 8, this.entities + 1),
-      entities: this.file.u32Array(this.neighboursAt, this.neighbourCount),
-      types: this.file.u32Array(this.typesAt, this.neighbourCount),
-    };
-    const from = this.loaded.start[position];
-    const end = this.loaded.start[position + 1];
+    const [from, end] = this.start.range(position, position + 2);
     this.file.check(from <= end && end <= this.neighbourCount, `has a bad neighbour range at position ${position}`);
     const to = Math.min(end, from + Math.max(0, limit));
     if (from === to) return [];
-    const entities = this.loaded.entities.subarray(from, to);
-    const types = this.loaded.types.subarray(from, to);
+    const entities = this.neighbourEntities.range(from, to);
+    const types = this.neighbourTypes.range(from, to);
     const out: Neighbour[] = [];
     for (let i = 0; i < entities.length; i++) {
       const relationType = this.relationTypes[types[i]];

@@ -6,7 +6,7 @@
  *   header "ZXENTS01" | count u32 | 0 u32 | offsets f64[count + 1] (into the heap) | heap
  */
 import type { EntityRow } from "../projection/types.ts";
-import { BinaryFile, f64Bytes, fileHeader, headerBytes } from "../platform/binaryFile.ts";
+import { BinaryFile, f64Bytes, f64Section, type FileSection, fileHeader, headerBytes } from "../platform/binaryFile.ts";
 
 export const entityTableMagic = "ZXENTS01";
 
@@ -30,8 +30,8 @@ export class EntityTable {
   private readonly cache = new Map<number, EntityRow>();
   /** Rows kept after reading (a few hundred bytes each): a server's repeated queries touch the same ones. */
   private static readonly cachedRowsMax = 32_768;
-  /** The offsets table, read whole on the first row read (8 bytes per version): one read per row after. */
-  private offsets?: Float64Array;
+  /** The offsets table (8 bytes per version), read pair by pair, and whole once many were (binaryFile.ts). */
+  private readonly offsets: FileSection<Float64Array>;
 
   constructor(private readonly file: BinaryFile, private readonly sessionId: string) {
     this.count = file.u32(headerBytes);
@@ -39,15 +39,14 @@ export class EntityTable {
     file.check(this.heapStart <= file.size, `holds ${this.count} versions but is only ${file.size} bytes`);
     const heapBytes = file.f64Array(headerBytes + 8 + 8 * this.count, 1)[0];
     file.check(this.heapStart + heapBytes === file.size, "has a heap that does not end at the end of the file");
+    this.offsets = f64Section(file, headerBytes + 8, this.count + 1);
   }
 
   row(position: number): EntityRow {
     const cached = this.cache.get(position);
     if (cached !== undefined) return cached;
     this.file.check(Number.isInteger(position) && position >= 0 && position < this.count, `has no version at position ${position}`);
-    this.offsets ??= this.file.f64Array(headerBytes + 8, this.count + 1);
-    const start = this.offsets[position];
-    const end = this.offsets[position + 1];
+    const [start, end] = this.offsets.range(position, position + 2);
     this.file.check(end >= start, `has a negative-length version at position ${position}`);
     let tuple: EntityTuple;
     try {

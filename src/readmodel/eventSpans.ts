@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
 import { isBlankLine } from "../eventloom/blank.ts";
 import { type EventRecord, recordFromLine } from "../eventloom/envelope.ts";
-import { BinaryFile, f64Bytes, fileHeader, headerBytes } from "../platform/binaryFile.ts";
+import { BinaryFile, f64Bytes, f64Section, type FileSection, fileHeader, headerBytes } from "../platform/binaryFile.ts";
 
 export const eventSpansMagic = "ZXEVTS01";
 
@@ -69,21 +69,20 @@ export class EventSpans {
   readonly count: number;
   private readonly cache = new Map<number, EventRecord>();
   private static readonly cachedEventsMax = 4096;
-  /** The spans table, read whole on the first event read (16 bytes per event). */
-  private spans?: Float64Array;
+  /** The spans table (16 bytes per event), read span by span, and whole once many were (binaryFile.ts). */
+  private readonly spans: FileSection<Float64Array>;
 
   constructor(private readonly file: BinaryFile, private readonly logFd: number, private readonly logBytes: number) {
     this.count = file.u32(headerBytes);
     file.check(headerBytes + 8 + 16 * this.count === file.size, "has sections that do not add up to its size");
+    this.spans = f64Section(file, headerBytes + 8, 2 * this.count);
   }
 
   event(position: number): EventRecord {
     const cached = this.cache.get(position);
     if (cached !== undefined) return cached;
     this.file.check(Number.isInteger(position) && position >= 0 && position < this.count, `has no event at position ${position}`);
-    this.spans ??= this.file.f64Array(headerBytes + 8, 2 * this.count);
-    const start = this.spans[2 * position];
-    const end = this.spans[2 * position + 1];
+    const [start, end] = this.spans.range(2 * position, 2 * position + 2);
     this.file.check(start <= end && end <= this.logBytes, `has a span outside the verified log at position ${position}`);
     const bytes = Buffer.allocUnsafe(end - start);
     let done = 0;

@@ -5,7 +5,7 @@
  *   header "ZXKEYS01" | keys u32 | values u32 | heap bytes u32 | 0 u32
  *   | key offsets u32[keys + 1] | value offsets u32[keys + 1] | values i32[values] | key heap
  */
-import { BinaryFile, fileHeader, headerBytes, u32Bytes } from "../platform/binaryFile.ts";
+import { BinaryFile, byteSection, type FileSection, fileHeader, headerBytes, u32Bytes, u32Section } from "../platform/binaryFile.ts";
 
 export const sortedTableMagic = "ZXKEYS01";
 
@@ -30,8 +30,9 @@ export function sortedTableChunks(entries: ReadonlyMap<string, readonly number[]
 export class SortedTable {
   private readonly keys: number;
   private readonly valueCount: number;
-  private keyOffsets?: Uint32Array;
-  private keyHeap?: Buffer;
+  /** Read probe by probe, and whole once a server's lookups have touched enough (binaryFile.ts). */
+  private readonly keyOffsets: FileSection<Uint32Array>;
+  private readonly keyHeap: FileSection<Buffer>;
   private readonly valueOffsetsAt: number;
   private readonly valuesAt: number;
   private readonly heapAt: number;
@@ -44,20 +45,21 @@ export class SortedTable {
     this.valuesAt = this.valueOffsetsAt + 4 * (this.keys + 1);
     this.heapAt = this.valuesAt + 4 * this.valueCount;
     file.check(this.heapAt + heapBytes === file.size, "has sections that do not add up to its size");
+    this.keyOffsets = u32Section(file, headerBytes + 16, this.keys + 1);
+    this.keyHeap = byteSection(file, this.heapAt, heapBytes);
   }
 
   /** The values of `key`, or an empty list. */
   get(key: string): number[] {
     if (this.keys === 0) return [];
-    // The key offsets and heap are loaded once: bytes, not objects, and only for a lookup.
-    this.keyOffsets ??= this.file.u32Array(headerBytes + 16, this.keys + 1);
-    this.keyHeap ??= this.file.bytes(this.heapAt, this.file.size - this.heapAt);
     const wanted = Buffer.from(key, "utf8");
     let low = 0;
     let high = this.keys - 1;
     while (low <= high) {
       const middle = (low + high) >> 1;
-      const order = Buffer.compare(this.keyHeap.subarray(this.keyOffsets[middle], this.keyOffsets[middle + 1]), wanted);
+      const [keyStart, keyEnd] = this.keyOffsets.range(middle, middle + 2);
+      this.file.check(keyStart <= keyEnd, `has a negative-length key ${middle}`);
+      const order = Buffer.compare(this.keyHeap.range(keyStart, keyEnd), wanted);
       if (order === 0) {
         const [from, to] = this.file.u32Array(this.valueOffsetsAt + 4 * middle, 2);
         this.file.check(from <= to && to <= this.valueCount, `has a bad value range for key ${middle}`);
