@@ -131,7 +131,9 @@ async function indexedRun(memories: readonly ConsolidationMemory[], threshold: n
   const parameters: TriggerParameters = { ...validateTriggerParameters({ strategy: "similarity", minSimilarity: threshold }), maxMemories: memories.length };
   const outcome = await triggerConsolidation(memories, parameters, { goals: [] });
   const seconds = (performance.now() - started) / 1000;
-  const phases = Object.fromEntries(Object.entries(outcome.timingsMs).map(([k, v]) => [k, round(v, 1)])) as unknown as TriggerPhaseTimingsMs;
+  const phases: TriggerPhaseTimingsMs = { ...outcome.timingsMs };
+  // Object.keys types its result string[]; these are the keys of a TriggerPhaseTimingsMs.
+  for (const key of Object.keys(phases) as (keyof TriggerPhaseTimingsMs)[]) phases[key] = round(phases[key], 1);
   return {
     run: {
       memories: memories.length,

@@ -9,7 +9,7 @@ import { ExitCode, ioError, isZaxyError } from "../errors.ts";
 import type { CommandContext, CommandIo } from "./command.ts";
 
 /** Prints `doc` as JSON (with `schema` first) in --json mode, else the text rendering. */
-export function emit(ctx: CommandContext, schema: string, doc: Record<string, unknown>, text: () => string): void {
+export function emit(ctx: CommandContext, schema: string, doc: object, text: () => string): void {
   if (ctx.global.json) {
     ctx.io.stdout(displayJson({ schema, ...doc }) + "\n");
   } else {

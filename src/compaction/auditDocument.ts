@@ -5,7 +5,7 @@
 import { JsonNumber } from "../canonical/mod.ts";
 import { auditFloatKeys, type CompactionAuditReport } from "./audit.ts";
 
-function floatsAsPython(value: Record<string, unknown>): Record<string, unknown> {
+function floatsAsPython(value: object): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
     out[key] = auditFloatKeys.has(key) && typeof item === "number" ? JsonNumber.float(item) : item;
@@ -18,9 +18,9 @@ function floatsAsPython(value: Record<string, unknown>): Record<string, unknown>
  * displayJson(auditDocument(report)) // '{"safe":true,…,"identity_recall":1.0,…}'
  */
 export function auditDocument(report: CompactionAuditReport): Record<string, unknown> {
-  const doc = floatsAsPython(report as unknown as Record<string, unknown>);
-  doc.clusters = report.clusters.map((cluster) => floatsAsPython(cluster as unknown as Record<string, unknown>));
-  doc.singleton_clusters = floatsAsPython(report.singleton_clusters as unknown as Record<string, unknown>);
+  const doc = floatsAsPython(report);
+  doc.clusters = report.clusters.map((cluster) => floatsAsPython(cluster));
+  doc.singleton_clusters = floatsAsPython(report.singleton_clusters);
   doc.remediation = report.remediation.map((step) => ({ ...step, details: floatsAsPython(step.details) }));
   return doc;
 }

@@ -79,7 +79,8 @@ export interface LongHorizonInput {
   query: string;
 }
 
-export interface LongHorizonItem {
+/** A type, not an interface: a plain JSON object, as a lane's diagnostics must be. */
+export type LongHorizonItem = {
   candidate_id: string;
   candidate_type: string | null;
   citation: string;
@@ -89,9 +90,9 @@ export interface LongHorizonItem {
   confidence: number | null;
   non_authoritative: true;
   authority_status: string;
-}
+};
 
-export interface LongHorizonDiagnostics {
+export type LongHorizonDiagnostics = {
   enabled: true;
   recent_window: number;
   episodic_count: number;
@@ -99,7 +100,7 @@ export interface LongHorizonDiagnostics {
   consolidated_count: number;
   items: LongHorizonItem[];
   non_authoritative: true;
-}
+};
 
 /** A remote-tier context: a retrieved context from the `consolidated` lane. */
 export type ConsolidatedContext = LaneContext<typeof consolidatedLane>;
@@ -313,6 +314,6 @@ export function longHorizonLane(plan: LongHorizonPlan): CheckoutLane {
     merge: longHorizonMergeRule,
     countedWhenEmpty: false,
     raisesContextLimit: false,
-    report: { key: "long_horizon", diagnostics: plan.diagnostics as unknown as PlainJson, promptLine: plan.promptLine, mandatoryGuidance: [] },
+    report: { key: "long_horizon", diagnostics: plan.diagnostics, promptLine: plan.promptLine, mandatoryGuidance: [] },
   };
 }

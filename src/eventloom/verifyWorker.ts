@@ -13,14 +13,10 @@
  * A store's seq ranges have their own worker, src/store/storeVerifyWorker.ts.
  */
 import * as fs from "node:fs";
+import { workerScope } from "../platform/workerScope.ts";
 import { type ChainStart, countRange, scanBytes, scanRange } from "./verify.ts";
 
-interface WorkerScope {
-  onmessage: ((event: MessageEvent) => void) | null;
-  postMessage(message: unknown, transfer?: Transferable[]): void;
-}
-
-const scope = globalThis as unknown as WorkerScope;
+const scope = workerScope();
 let fd = -1;
 
 function openLog(path: string): number {

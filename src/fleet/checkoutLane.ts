@@ -59,7 +59,8 @@ export interface FleetLaneInput {
   warn?: (message: string) => void;
 }
 
-export interface FleetLaneItem {
+/** Types, not interfaces: plain JSON objects, as a lane's diagnostics must be. */
+export type FleetLaneItem = {
   fleet_id: string;
   promotion_id: string;
   kind: string;
@@ -74,10 +75,10 @@ export interface FleetLaneItem {
   origin_session: string;
   non_authoritative: true;
   authority_status: string;
-}
+};
 
 /** A member event replayed into the lane (only present when there are any). */
-export interface FleetLaneMemberEvent {
+export type FleetLaneMemberEvent = {
   /** The fleet whose lane carried it, or `global` for the reserved deployment-wide scope. */
   fleet_id: string;
   session_id: string;
@@ -89,9 +90,9 @@ export interface FleetLaneMemberEvent {
   visibility_scope: string;
   non_authoritative: true;
   authority_status: string;
-}
+};
 
-export interface FleetLaneDiagnostics {
+export type FleetLaneDiagnostics = {
   /** Every item of the lane: promotions and member events. */
   count: number;
   non_authoritative: true;
@@ -99,7 +100,7 @@ export interface FleetLaneDiagnostics {
   member_events?: FleetLaneMemberEvent[];
   /** Fleets whose thread could not be read (broken chain); only present when there are any. */
   unavailable?: Array<{ fleet_id: string; reason: string }>;
-}
+};
 
 /** A fleet item as a retrieved context (`source` and `sourceLane` are `fleet`). */
 export type FleetContext = LaneContext<typeof fleetLaneName>;
@@ -351,7 +352,7 @@ export function fleetCheckoutLane(lane: FleetLane): CheckoutLane {
     countedWhenEmpty: false,
     raisesContextLimit: true,
     report: reported
-      ? { key: "fleet", diagnostics: lane.diagnostics as unknown as PlainJson, promptLine: lane.promptLine, mandatoryGuidance: lane.mandatoryGuidance }
+      ? { key: "fleet", diagnostics: lane.diagnostics, promptLine: lane.promptLine, mandatoryGuidance: lane.mandatoryGuidance }
       : null,
   };
 }

@@ -14,6 +14,8 @@
  * Memory Checkout, and a feature never imports the checkout orchestrator.
  */
 import { queryCausal, validateCausalQuery } from "../causal/causalQuery.ts";
+import type { CausalQueryResult } from "../causal/traversal.ts";
+import type { EvidenceItem } from "../checkout/mod.ts";
 import { sortedChoices } from "../events/causalTaxonomy.ts";
 import { inputError } from "../errors.ts";
 import type { PlainJson } from "../projection/types.ts";
@@ -60,15 +62,31 @@ export function validateExplainOutcome(input: ExplainOutcomeInput, names: Explai
   return { sessionId: query.sessionId, outcome: query.entityName, phase: validateReasoningPhase(input.phase, names.phase ?? "phase"), depth: query.depth };
 }
 
+/** A `results[]` item: a causal query result, or in the checkout fallback a cited evidence item. */
+export type ExplainOutcomeResult = CausalQueryResult | { source: "checkout"; content: string; citation: string };
+
+/** A cited `evidence[]` item (citation, content and source first). */
+type ReasoningEvidence = { citation: string; content: string; source: string; [key: string]: PlainJson };
+
+/** The `explain_outcome` document (see the module header). */
+export type ExplainOutcomeDocument = {
+  primitive: "explain_outcome";
+  phase: ReasoningPhase;
+  session_id: string;
+  outcome: string;
+  depth: number;
+  fallback_used: boolean;
+  result_count: number;
+  results: ExplainOutcomeResult[];
+  evidence: ReasoningEvidence[];
+};
+
 /** Python `_causal_result_reasoning_evidence`. */
-function causalEvidenceItem(result: { [key: string]: PlainJson }): { [key: string]: PlainJson } {
-  const source = result.source as { name: string };
-  const target = result.target as { name: string };
-  const evidence = result.evidence as { [key: string]: PlainJson };
-  const summary = evidence.summary;
+function causalEvidenceItem(result: CausalQueryResult): ReasoningEvidence {
+  const summary = result.evidence.summary;
   return {
     citation: result.citation,
-    content: typeof summary === "string" && summary !== "" ? summary : `${source.name} ${result.relation_type} ${target.name}`,
+    content: typeof summary === "string" && summary !== "" ? summary : `${result.source.name} ${result.relation_type} ${result.target.name}`,
     source: "causal_predecessor",
     confidence: result.confidence,
     review_status: result.review_status,
@@ -77,14 +95,16 @@ function causalEvidenceItem(result: { [key: string]: PlainJson }): { [key: strin
 }
 
 /** Python `_checkout_reasoning_evidence`: citation, content, source and the scalar identity keys. */
-function checkoutEvidenceItem(item: { [key: string]: PlainJson }): { [key: string]: PlainJson } {
-  const out: { [key: string]: PlainJson } = {
+function checkoutEvidenceItem(item: EvidenceItem): ReasoningEvidence {
+  const out: ReasoningEvidence = {
     citation: item.citation,
     content: String(item.content ?? ""),
     source: typeof item.source === "string" && item.source !== "" ? item.source : "checkout",
   };
+  // Python's list of identity keys, looked up by name: an item has only some of them.
+  const fields: { readonly [key: string]: unknown } = { ...item };
   for (const key of ["entity_name", "entity_type", "event_type", "event_seq", "event_hash", "source_event_seq", "source_event_hash", "authority_status", "review_status"]) {
-    const value = item[key];
+    const value = fields[key];
     if ((typeof value === "string" && value !== "") || typeof value === "number" || typeof value === "boolean") out[key] = value;
   }
   return out;
@@ -97,15 +117,15 @@ function checkoutEvidenceItem(item: { [key: string]: PlainJson }): { [key: strin
  * doc.fallback_used; // false when "deploy failed" has causal predecessors
  * ```
  */
-export async function explainOutcome(service: MemoryService, request: ExplainOutcomeRequest): Promise<{ [key: string]: PlainJson }> {
+export async function explainOutcome(service: MemoryService, request: ExplainOutcomeRequest): Promise<ExplainOutcomeDocument> {
   const causal = await queryCausal(service, {
     sessionId: request.sessionId,
     direction: "predecessors",
     entityName: request.outcome,
     depth: request.depth,
   });
-  let results: { [key: string]: PlainJson }[] = causal.map((result) => ({ ...result }) as unknown as { [key: string]: PlainJson });
-  let evidence = results.map(causalEvidenceItem);
+  let results: ExplainOutcomeResult[] = causal.map((result) => ({ ...result }));
+  let evidence = causal.map(causalEvidenceItem);
   const fallbackUsed = results.length === 0;
   if (fallbackUsed) {
     const checkout = await service.checkout(validateMemoryRequest({
@@ -113,7 +133,7 @@ export async function explainOutcome(service: MemoryService, request: ExplainOut
       query: request.outcome,
       limit: Math.max(1, Math.min(limitMax, request.depth * 2)),
     }));
-    evidence = checkout.evidence.map((item) => checkoutEvidenceItem(item as unknown as { [key: string]: PlainJson }));
+    evidence = checkout.evidence.map(checkoutEvidenceItem);
     results = evidence.map((item) => ({ source: "checkout", content: item.content, citation: item.citation }));
   }
   return {

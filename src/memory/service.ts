@@ -81,8 +81,33 @@ function fingerprint(file: string): string {
   return `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
 }
 
-export function contextJson(context: RetrievedContext): { [key: string]: PlainJson } {
-  const out: { [key: string]: PlainJson } = {
+/** A retrieved context as a document item: `results[]` of `memory query`, in this key order. */
+export type ContextJson = {
+  content: string;
+  source: RetrievedContext["source"];
+  source_lane: string;
+  score: number;
+  valid_from: string | null;
+  valid_to: string | null;
+  citation: string | null;
+  event_seq: number | null;
+  event_hash: string | null;
+  entity_name?: string;
+  entity_type?: string;
+  score_explanation: { [key: string]: PlainJson };
+  metadata: { [key: string]: PlainJson };
+};
+
+/** What `query` answers: the ranked contexts and how they were found. */
+export type MemoryQueryDocument = {
+  session_id: string;
+  query: string;
+  results: ContextJson[];
+  diagnostics: { [key: string]: PlainJson };
+};
+
+export function contextJson(context: RetrievedContext): ContextJson {
+  return {
     content: context.content,
     source: context.source,
     source_lane: context.sourceLane,
@@ -92,12 +117,11 @@ export function contextJson(context: RetrievedContext): { [key: string]: PlainJs
     citation: context.citation,
     event_seq: context.eventSeq,
     event_hash: context.eventHash,
+    ...(context.entityName === undefined ? {} : { entity_name: context.entityName }),
+    ...(context.entityType === undefined ? {} : { entity_type: context.entityType }),
+    score_explanation: context.scoreExplanation,
+    metadata: context.metadata,
   };
-  if (context.entityName !== undefined) out.entity_name = context.entityName;
-  if (context.entityType !== undefined) out.entity_type = context.entityType;
-  out.score_explanation = context.scoreExplanation;
-  out.metadata = context.metadata;
-  return out;
 }
 
 /** What a read reports of its semantic lane (`diagnostics.semantic`): the model and what it compared. */
@@ -515,11 +539,11 @@ export class MemoryService implements SessionReader {
   }
 
   /** Ranked, cited contexts (current and superseded) with per-lane counts. */
-  async query(request: MemoryRequest): Promise<{ [key: string]: PlainJson }> {
+  async query(request: MemoryRequest): Promise<MemoryQueryDocument> {
     return await this.withReadModelFallback(request.sessionId, () => this.queryOnce(request));
   }
 
-  private async queryOnce(request: MemoryRequest): Promise<{ [key: string]: PlainJson }> {
+  private async queryOnce(request: MemoryRequest): Promise<MemoryQueryDocument> {
     const { session, retrieval } = await this.retrieval(request);
     return {
       session_id: request.sessionId,
@@ -532,7 +556,7 @@ export class MemoryService implements SessionReader {
         ...(retrieval.degraded ? { degraded_reason: retrieval.degradedReason ?? null } : {}),
         ...(retrieval.warnings === undefined ? {} : { warnings: retrieval.warnings }),
         ...(retrieval.semantic === undefined ? {} : { semantic: retrieval.semantic }),
-        projection: session.projection as unknown as PlainJson,
+        projection: { ...session.projection },
       },
     };
   }

@@ -11,6 +11,7 @@
  *   `{role, content, source}` and assemble context for it (or for `query`) in one call.
  */
 import { fromJs } from "../canonical/mod.ts";
+import type { ContextAssembly, MemoryCheckout } from "../checkout/mod.ts";
 import { inputError, isZaxyError } from "../errors.ts";
 import { appendedEventJson, type AppendedEventJson } from "../eventloom/append.ts";
 import { citationUri } from "../eventloom/citation.ts";
@@ -93,7 +94,7 @@ export interface BootstrapPacket {
   handoff: HandoffSummary;
   recent_events: EventView[];
   /** A cited checkout for `current_task` (null without one). */
-  checkout: { [key: string]: unknown } | null;
+  checkout: MemoryCheckout | null;
   guidance: string[];
   event: AppendedEventJson;
 }
@@ -103,10 +104,10 @@ export async function sessionBootstrap(root: string, sessionId: string, request:
   const currentTask = request.currentTask === undefined ? null : nonEmpty(request.currentTask, "current_task");
   const verified = await readVerifiedEvents(sessionLogPath(root, sessionId, "read"), { sessionId });
   const events = verified?.events ?? [];
-  let checkout: { [key: string]: unknown } | null = null;
+  let checkout: MemoryCheckout | null = null;
   if (currentTask !== null && events.length > 0) {
     try {
-      checkout = await sharedMemoryService(root).checkout(validateMemoryRequest({ sessionId, query: currentTask, maxRecentEvents: 0 })) as unknown as { [key: string]: unknown };
+      checkout = await sharedMemoryService(root).checkout(validateMemoryRequest({ sessionId, query: currentTask, maxRecentEvents: 0 }));
     } catch (error) {
       if (!isZaxyError(error) || error.code !== "unknown_session") throw error;
     }
@@ -140,7 +141,7 @@ export async function contextAfterTurn(
   root: string,
   sessionId: string,
   request: { role: unknown; content: unknown; query?: unknown; source?: unknown } & Omit<MemoryRequestInput, "sessionId" | "query">,
-): Promise<{ session_id: string; turn: AppendedEventJson; context: { [key: string]: unknown } }> {
+): Promise<{ session_id: string; turn: AppendedEventJson; context: ContextAssembly }> {
   const role = nonEmpty(request.role, "role");
   const content = nonEmpty(request.content, "content");
   const source = request.source === undefined ? "mcp" : nonEmpty(request.source, "source");
@@ -148,5 +149,5 @@ export async function contextAfterTurn(
   const assembly = validateMemoryRequest({ sessionId, query: query.slice(0, 4096), limit: request.limit, maxRecentEvents: request.maxRecentEvents, maxTokens: request.maxTokens });
   const recorded = await recordEvents(root, sessionId, [{ type: transcriptTurnType, actor: role, payload: fromJs({ role, content, source }) }]);
   const context = await sharedMemoryService(root).assemble(assembly);
-  return { session_id: sessionId, turn: appendedEventJson(recorded.events[0]), context: context as unknown as { [key: string]: unknown } };
+  return { session_id: sessionId, turn: appendedEventJson(recorded.events[0]), context };
 }

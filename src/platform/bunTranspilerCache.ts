@@ -24,8 +24,7 @@ export async function disableBunTranspilerCache(): Promise<void> {
     setenv: { args: ["ptr", "ptr", "i32"], returns: "i32" },
   });
   try {
-    const setenv = lib.symbols.setenv as unknown as (name: Uint8Array, value: Uint8Array, overwrite: number) => number;
-    setenv(new TextEncoder().encode(`${name}\0`), new TextEncoder().encode("0\0"), 0);
+    lib.symbols.setenv(new TextEncoder().encode(`${name}\0`), new TextEncoder().encode("0\0"), 0);
     process.env[name] = "0";
   } finally {
     lib.close();

@@ -9,7 +9,8 @@ import * as zlib from "node:zlib";
 
 type Crc32 = (bytes: Uint8Array, previous?: number) => number;
 
-const nativeCrc32 = (zlib as unknown as { crc32?: Crc32 }).crc32;
+// Typed as always there (@types/node), but absent before Node 22.2 and in older Bun and Deno.
+const nativeCrc32: Crc32 | undefined = zlib.crc32;
 
 let table: Int32Array | undefined;
 

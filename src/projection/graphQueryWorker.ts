@@ -13,6 +13,7 @@
  * worker's event loop, which the synchronous Kuzu call that follows would hold up.
  */
 import { isZaxyError } from "../errors.ts";
+import { workerScope } from "../platform/workerScope.ts";
 import { type GraphQueryJob, runGraphQuery } from "./graphQueryRun.ts";
 import { loadKuzu } from "./kuzuRuntime.ts";
 
@@ -21,7 +22,7 @@ interface WorkerScope {
   postMessage(message: unknown): void;
 }
 
-const scope = globalThis as unknown as WorkerScope;
+const scope: WorkerScope = workerScope();
 // Kuzu starts loading as soon as the worker exists: its owner brings the session's graph up to
 // date meanwhile and sends the statement afterwards.
 const kuzuLoading = loadKuzu();

@@ -61,7 +61,7 @@ interface TfRuntime {
   io: { fromMemory(artifacts: Record<string, unknown>): unknown };
 }
 
-const runtime = tf as unknown as TfRuntime;
+const runtime: TfRuntime = tf;
 
 let backendReady: Promise<void> | undefined;
 

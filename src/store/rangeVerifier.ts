@@ -26,7 +26,8 @@ export class RangeVerifier {
   readonly #waiting: { message: unknown; transfer: Transferable[]; bytes: number; index: number }[] = [];
   #running = 0;
   readonly #allDone: (() => void)[] = [];
-  readonly #results: RangeResult[] = [];
+  /** In dispatch order; a range's slot stays undefined until its worker is done. */
+  readonly #results: (RangeResult | undefined)[] = [];
   #failure: Error | undefined;
   #pendingBytes = 0;
   /** Buffers the workers handed back once verified, to be filled again (no fresh memory to fault in). */
@@ -94,7 +95,7 @@ export class RangeVerifier {
   /** Queues a range; the first idle worker takes it (not a fixed one: a slower worker gets fewer). */
   #dispatch(message: unknown, transfer: Transferable[], bytes = 0): void {
     const index = this.#results.length;
-    this.#results.push(undefined as unknown as RangeResult);
+    this.#results.push(undefined);
     this.#waiting.push({ message, transfer, bytes, index });
     if (this.#idle.length === 0 && this.#workers.length < workersMax) this.#spawn();
     this.#pump();
@@ -138,6 +139,9 @@ export class RangeVerifier {
       this.#idle.length = 0;
     }
     if (this.#failure !== undefined) throw this.#failure;
-    return this.#results;
+    return this.#results.map((result, index) => {
+      if (result === undefined) throw new Error(`verify worker finished range ${index} without a result`);
+      return result;
+    });
   }
 }

@@ -31,6 +31,12 @@ async function lockMirror(logPath: string, waitMs: number, thread: string) {
   }
 }
 
+/**
+ * The rows of one statement of the append's opening round trip: the head row (`seq`, `hash`) or
+ * the request record (`first_seq`, `events`); every column is checked where it is read.
+ */
+type StatementRows = { seq?: unknown; hash?: unknown; first_seq?: unknown; events?: unknown }[];
+
 /** Error codes of a failure that may have come after the server committed (connection lost, no answer). */
 const outcomeUnknownCodes = new Set(["store_unreachable", "store_timeout", "store_tls_failed"]);
 
@@ -71,15 +77,15 @@ export function storeThreadStore(client: StoreClient, mirrorRoot: string, schema
             // its row lock, and this append's request record if a first attempt committed it.
             // The thread is a validated session id and the request id is checked by
             // requestIdProblem, so both can be written inline.
-            const results = await tx.unsafe(
+            const results = await tx.unsafe<StatementRows[]>(
               `SET LOCAL lock_timeout = '${Math.max(1, Math.floor(lockWaitMs))}ms'; ` +
                 `INSERT INTO eventloom_heads (thread, seq) VALUES ('${sessionId}', 0) ON CONFLICT (thread) DO NOTHING; ` +
                 `SELECT seq, hash FROM eventloom_heads WHERE thread = '${sessionId}' FOR UPDATE; ` +
                 `SELECT first_seq, events FROM eventloom_requests WHERE thread = '${sessionId}' AND request_id = '${request.id}' AND batch = ${batch}`,
             );
             // The client leaves out some results of statements without rows: the last two are the SELECTs.
-            const heads = results[results.length - 2] as unknown as { seq?: unknown; hash?: unknown }[];
-            const prior = results[results.length - 1] as unknown as { first_seq?: unknown; events?: unknown }[];
+            const heads = results[results.length - 2];
+            const prior = results[results.length - 1];
             lock = await lockMirror(logPath, lockWaitMs, sessionId);
             const caught = await catchUpThread(tx, sessionId, logPath, { audit: false });
             // Under the head row's lock the rows and the head row must agree exactly: a thread

@@ -8,14 +8,10 @@
  *   out: {kind: "progress", rows}*, {kind: "done", range}
  *   out on any failure: {kind: "error", message[, code][, timeoutMs]}
  */
+import { workerScope } from "../platform/workerScope.ts";
 import { type StoreRangeRequest, verifyStoreRange } from "./storeRangeScan.ts";
 
-interface WorkerScope {
-  onmessage: ((event: MessageEvent) => void) | null;
-  postMessage(message: unknown, transfer?: Transferable[]): void;
-}
-
-const scope = globalThis as unknown as WorkerScope;
+const scope = workerScope();
 
 scope.onmessage = (event: MessageEvent) => {
   const message = event.data as { kind: "verifyStoreRange" } & StoreRangeRequest;

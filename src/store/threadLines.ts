@@ -47,7 +47,7 @@ export async function streamThreadLines(q: Queryable, thread: string, afterSeq: 
     const to = Math.min(uptoSeq, from + pageRows);
     next = to;
     inFlight.push(
-      q`SELECT line FROM eventloom_events WHERE thread = ${thread} AND seq > ${from} AND seq <= ${to} ORDER BY seq`.raw() as unknown as Promise<Buffer[][]>,
+      q`SELECT line FROM eventloom_events WHERE thread = ${thread} AND seq > ${from} AND seq <= ${to} ORDER BY seq`.raw(),
     );
   };
   request();

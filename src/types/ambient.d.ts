@@ -2,8 +2,9 @@
  * What the type checker cannot find by itself (`npm run check`, tsconfig.json): Bun's FFI and
  * build API, used only where the code runs under Bun (src/platform/mod.ts's flock, build.ts), the
  * files the compiled binary embeds (`import path from "x.node" with { type: "file" }` gives the
- * file's path), and kuzu-wasm's untyped JavaScript, which src/projection/kuzuRuntime.ts narrows
- * to the few members it calls. Only what the code uses is declared.
+ * file's path), kuzu-wasm's untyped JavaScript, which src/projection/kuzuRuntime.ts narrows
+ * to the few members it calls, and TF.js as @energetic-ai/core bundles it. Only what the code
+ * uses is declared.
  */
 
 declare module "bun:ffi" {
@@ -11,10 +12,12 @@ declare module "bun:ffi" {
     args: string[];
     returns: string;
   }
+  /** An argument of a foreign function: a number, or a typed array passed as a pointer to its bytes ("ptr"). */
+  type FfiArgument = number | Uint8Array;
   export function dlopen<Symbols extends Record<string, FfiSignature>>(
     path: string,
     symbols: Symbols,
-  ): { symbols: { [name in keyof Symbols]: (...args: number[]) => number }; close(): void };
+  ): { symbols: { [name in keyof Symbols]: (...args: FfiArgument[]) => number }; close(): void };
   export const read: { i32(pointer: never, byteOffset: number): number };
 }
 
@@ -33,6 +36,20 @@ declare module "*.node" {
 declare module "*.wasm" {
   const path: string;
   export default path;
+}
+
+/**
+ * TF.js as bundled by @energetic-ai/core, the members src/semantic/semanticEmbedder.ts calls. The
+ * package's own declarations re-export TF.js packages npm does not install, so they name none of
+ * these; this declaration stands in for them.
+ */
+declare module "@energetic-ai/core" {
+  export function env(): { set(flag: string, value: boolean): void };
+  export function setWasmPaths(paths: Record<string, string>): void;
+  export function setBackend(name: string): Promise<boolean>;
+  export function ready(): Promise<void>;
+  export function loadGraphModel(handler: unknown): Promise<unknown>;
+  export const io: { fromMemory(artifacts: Record<string, unknown>): unknown };
 }
 
 declare module "*/kuzu-wasm/nodejs/kuzu/kuzu_wasm.js" {

@@ -33,6 +33,6 @@ export async function runMemoryCheckout(ctx: CommandContext): Promise<number> {
   // Loaded on use, so commands that never read memory do not pay for the retrieval stack.
   const { MemoryService } = await import("../../../memory/service.ts");
   const checkout = await new MemoryService(ctx.global.eventloomPath, { warn: stderrWarn(ctx) }).checkout(request);
-  emit(ctx, "zaxy.memory.checkout.v1", checkout as unknown as Record<string, unknown>, () => checkout.prompt);
+  emit(ctx, "zaxy.memory.checkout.v1", checkout, () => checkout.prompt);
   return 0;
 }

@@ -3,14 +3,6 @@ import { booleanOption, defineCommand } from "../../command.ts";
 import { emit, NdjsonWriter } from "../../output.ts";
 import { memoryRequest, retrievalOptions, stderrWarn } from "./requestOptions.ts";
 
-interface ResultView {
-  score: number;
-  source_lane: string;
-  content: string;
-  citation: string | null;
-  valid_to: string | null;
-}
-
 export const memoryQueryCommand = defineCommand({
   name: "query",
   summary: "Ranked, cited contexts for a query (exact, vector, keyword, traversal, verbatim lanes; semantic with --semantic)",
@@ -29,7 +21,7 @@ export const memoryQueryCommand = defineCommand({
     // Loaded on use, so commands that never read memory do not pay for the retrieval stack.
     const { MemoryService } = await import("../../../memory/service.ts");
     const result = await new MemoryService(ctx.global.eventloomPath, { warn: stderrWarn(ctx) }).query(request);
-    const results = result.results as unknown as ResultView[];
+    const results = result.results;
     if (booleanOption(ctx, "ndjson")) {
       const writer = new NdjsonWriter(ctx.io);
       for (const item of results) await writer.write(item);

@@ -4,21 +4,14 @@
  * `explain_outcome` document (docs/causal.md); text: `explain_outcome for <session>:
  * result_count=N` then one line per result.
  */
+import type { ExplainOutcomeResult } from "../../../../memory/explainOutcome.ts";
 import { defineCommand } from "../../../command.ts";
 import { emit } from "../../../output.ts";
 import { stderrWarn } from "../requestOptions.ts";
 
-interface ResultView {
-  source: string | { name: string };
-  target?: { name: string };
-  relation_type?: string;
-  content?: string;
-  citation: string;
-}
-
-function resultLine(result: ResultView): string {
-  if (typeof result.source === "string") return `- ${result.content} (${result.citation})`;
-  return `- ${result.source.name} -> ${result.target?.name} [${result.relation_type}] (${result.citation})`;
+function resultLine(result: ExplainOutcomeResult): string {
+  if (result.source === "checkout") return `- ${result.content} (${result.citation})`;
+  return `- ${result.source.name} -> ${result.target.name} [${result.relation_type}] (${result.citation})`;
 }
 
 export const memoryReasoningExplainOutcomeCommand = defineCommand({
@@ -43,7 +36,7 @@ export const memoryReasoningExplainOutcomeCommand = defineCommand({
       { outcome: "OUTCOME", phase: "--phase", depth: "--depth" },
     );
     const doc = await explainOutcome(new MemoryService(ctx.global.eventloomPath, { warn: stderrWarn(ctx) }), request);
-    const results = doc.results as unknown as ResultView[];
+    const results = doc.results;
     emit(ctx, "zaxy.memory.reasoning.explain_outcome.v1", doc, () =>
       [`explain_outcome for ${request.sessionId}: result_count=${results.length}${doc.fallback_used ? " (checkout fallback)" : ""}`, ...results.map(resultLine)].join("\n"));
     return 0;
