@@ -13,9 +13,9 @@
  *   hits the query matched (exact, keyword, or a hash-embedding cosine of 0.25 or more) start
  *   one, and a hub entity (an actor, a session: hubEntities.ts) reached on the way is not
  *   expanded, so one keyword hit does not spread through its author to every fact of a session.
- * - verbatim: BM25 over raw event text (0.8), inflected and name-varied as the keyword lane, so an event is
- *   findable even if extraction summarised it away; at least one verbatim context is kept when
- *   any matched.
+ * - verbatim: BM25 over raw event text (0.8), with the inflected and other-name passes of the
+ *   keyword lane, so an event is findable even if extraction summarised it away; at least one
+ *   verbatim context is kept when any matched.
  * - semantic: the current facts nearest the query in a sentence model's space, at least
  *   `semanticCentredSimilarityMin` (semanticLane.ts; scored by `semanticLaneScore`), when the caller computed
  *   them (`options.semantic`): they add candidates a paraphrase finds and seed no traversal.
