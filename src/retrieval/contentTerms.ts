@@ -7,8 +7,10 @@
  * - Content terms: `[a-z0-9]` runs of the casefolded query (two characters or more, so `db` and
  *   `pg` count), minus English function and question words, each reduced by a light stemmer so
  *   `billing` meets `bill` and `migrations` meets `migrate`.
+ * - A text's stems include those of the other names of what it names (nameVariants.ts).
  */
 import { stemTerm } from "./stem.ts";
+import { nameVariantTerms } from "./nameVariants.ts";
 import { keywordTerms } from "./terms.ts";
 
 /**
@@ -49,7 +51,14 @@ export function queryContentTerms(query: string): Array<[string, string]> {
   return out;
 }
 
-/** The stems of the keyword terms of `text`. */
+/**
+ * The stems of the keyword terms of `text` and of the other names of what it names
+ * (nameVariants.ts), so a question that says "postgres", "pg16" or "db" meets a memory that says
+ * "PostgreSQL 16" or "database".
+ */
 export function textStems(text: string): Set<string> {
-  return new Set(keywordTerms(text).map(stemTerm));
+  const terms = keywordTerms(text);
+  const stems = new Set(terms.map(stemTerm));
+  for (const variant of nameVariantTerms(terms)) stems.add(stemTerm(variant));
+  return stems;
 }

@@ -5,15 +5,17 @@
  * - exact: entity names equal to the query or to one of its words/phrases (weight 1.0).
  * - vector: the exact cosine of the hash embeddings, from the session's vector postings
  *   (vectorLane.ts), so the answer does not depend on how the index was built (0.95 · cosine).
- * - keyword: BM25 over entity text, plus Python's expanded query at 0.92 and the query with the
- *   other forms of its words the index holds ("spec" for "specs", stem.ts) at 0.9 (0.8 · score).
+ * - keyword: BM25 over entity text, plus Python's expanded query at 0.92, the query with the
+ *   other forms of its words the index holds ("spec" for "specs", stem.ts) at 0.9 and the query
+ *   with the other names of what it names ("postgresql" for "postgres", "database" for "db",
+ *   nameVariants.ts) at 0.85 (0.8 · score).
  * - traversal: current relations from the best hits, depth 2 by default, 0.95 per hop (0.9). Only
  *   hits the query matched (exact, keyword, or a hash-embedding cosine of 0.25 or more) start
  *   one, and a hub entity (an actor, a session: hubEntities.ts) reached on the way is not
  *   expanded, so one keyword hit does not spread through its author to every fact of a session.
- * - verbatim: BM25 over raw event text (0.8), inflected as the keyword lane, so an event is
- *   findable even if extraction summarised it away; at least one verbatim context is kept when
- *   any matched.
+ * - verbatim: BM25 over raw event text (0.8), with the inflected and other-name passes of the
+ *   keyword lane, so an event is findable even if extraction summarised it away; at least one
+ *   verbatim context is kept when any matched.
  * - semantic: the current facts nearest the query in a sentence model's space, at least
  *   `semanticCentredSimilarityMin` (semanticLane.ts; scored by `semanticLaneScore`), when the caller computed
  *   them (`options.semantic`): they add candidates a paraphrase finds and seed no traversal.
@@ -46,8 +48,9 @@ import { reinforcementKey } from "../folds/reinforcement.ts";
 import { reinforcementFactor } from "./reinforcement.ts";
 import { vectorLaneHits } from "./vectorLane.ts";
 import { rawEventText, type SessionIndex } from "./sessionIndex.ts";
-import { expandQuery, queryTerms } from "./terms.ts";
+import { expandQuery, queryTerms, stopWords } from "./terms.ts";
 import { inflectionVariants } from "./stem.ts";
+import { nameVariantTerms } from "./nameVariants.ts";
 import type { Bm25Corpus } from "./bm25.ts";
 import type { LaneName, RetrievalResult, RetrievedContext } from "./types.ts";
 import { type SemanticLaneResult, semanticScoreAnchorSimilarity } from "./semanticLane.ts";
@@ -62,6 +65,15 @@ export const expansionWeight = 0.92;
 export const inflectionWeight = 0.9;
 /** Most inflected forms one query adds to a BM25 lane: a bound on what one query scores. */
 const inflectedTermsMax = 32;
+/**
+ * The weight of the name-variant pass of a BM25 lane (the query's words plus the other names of
+ * what they name, nameVariants.ts) relative to the pass with the words as written. Below the
+ * inflected pass: "specs" for "spec" is a spelling, "postgres" for "PostgreSQL" a reading, so a
+ * memory in the query's own words ranks first.
+ */
+export const nameVariantWeight = 0.85;
+/** Most name variants (and their inflections) one query adds to a BM25 lane. */
+const nameVariantTermsMax = 32;
 export const traversalDecay = 0.95;
 export const mmrLambda = 0.7;
 export const multiLaneBonus = 0.05;
@@ -325,6 +337,26 @@ export function inflectedTerms(terms: readonly string[], corpus: Bm25Corpus): st
   return out;
 }
 
+/**
+ * The other names of what the query's terms name (nameVariants.ts) and their other forms
+ * (stem.ts), those the corpus holds and the query does not name, first-seen order, at most
+ * `nameVariantTermsMax`: "postgresql" for "postgres", "database" and "databases" for "db".
+ */
+export function nameVariantCorpusTerms(terms: readonly string[], corpus: Bm25Corpus): string[] {
+  const own = new Set(terms);
+  const out: string[] = [];
+  for (const variant of nameVariantTerms(terms)) {
+    // The small words of a long form ("to" in "end to end") are dropped, as from the query.
+    if (stopWords.has(variant)) continue;
+    for (const form of [variant, ...inflectionVariants(variant)]) {
+      if (out.length >= nameVariantTermsMax) return out;
+      if (own.has(form) || out.includes(form) || corpus.termPostings(form).length === 0) continue;
+      out.push(form);
+    }
+  }
+  return out;
+}
+
 /** The keyword and hash-vector lane scores scaled by `wordLaneFactorWithSemantic`. */
 function weakenWordLanes(candidates: Map<string, Candidate>): void {
   for (const candidate of candidates.values()) {
@@ -358,6 +390,11 @@ export function retrieve(index: SessionIndex, query: string, options: RetrieveOp
     const hits = index.keywordSearch([...terms, ...keywordInflections], laneHitsMax);
     laneCounts.keyword += bm25Lane(candidates, "entity", hits, "keyword", laneWeights.keyword * inflectionWeight);
   }
+  const keywordNames = nameVariantCorpusTerms(terms, index.keywordCorpus());
+  if (keywordNames.length > 0) {
+    const hits = index.keywordSearch([...terms, ...keywordInflections, ...keywordNames], laneHitsMax);
+    laneCounts.keyword += bm25Lane(candidates, "entity", hits, "keyword", laneWeights.keyword * nameVariantWeight);
+  }
   const expanded = expandQuery(query);
   if (expanded !== null) {
     laneCounts.keyword += bm25Lane(candidates, "entity", index.keywordSearch(queryTerms(expanded), laneHitsMax), "keyword", laneWeights.keyword * expansionWeight);
@@ -383,6 +420,11 @@ export function retrieve(index: SessionIndex, query: string, options: RetrieveOp
   if (verbatimInflections.length > 0) {
     const hits = index.verbatimSearch([...terms, ...verbatimInflections], laneHitsMax).filter(notSelfReport);
     laneCounts.verbatim += bm25Lane(candidates, "event", hits, "verbatim", laneWeights.verbatim * inflectionWeight);
+  }
+  const verbatimNames = nameVariantCorpusTerms(terms, index.verbatimCorpus());
+  if (verbatimNames.length > 0) {
+    const hits = index.verbatimSearch([...terms, ...verbatimInflections, ...verbatimNames], laneHitsMax).filter(notSelfReport);
+    laneCounts.verbatim += bm25Lane(candidates, "event", hits, "verbatim", laneWeights.verbatim * nameVariantWeight);
   }
   dropWithheldRules(index, candidates);
   return rank(index, candidates, options.limit, laneCounts);
