@@ -1,3 +1,4 @@
+// deno-test: own-process (loads kuzu-wasm in this process; scripts/deno-test.sh runs it alone)
 // test-lane: full (slow)
 /**
  * The first checkout of a new session (docs/checkout.md "A session with no events yet"): agents
@@ -15,7 +16,7 @@ import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { type McpServer, startMcpServer } from "../mcp/mcpTestClient.ts";
-import { runZaxyInProcess } from "../cli/inProcess.ts";
+import { runZaxyInProcess } from "../cli/inProcessRoot.ts";
 import { runZaxy, stackTraceLines, type ZaxyRun } from "../cli/zaxy.ts";
 
 after(removeTempDirs);

@@ -10,8 +10,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { makeTempDir, readLines, refVerify, removeTempDirs, skipWithoutPython } from "../eventloom/testkit.ts";
-import { runZaxyInProcess } from "./inProcess.ts";
-import { repoRoot, runZaxy, stackTraceLines, zaxyInvocation, type ZaxyRun } from "./zaxy.ts";
+import { runCliCaptured } from "./inProcess.ts";
+import { childEnv, repoRoot, runZaxy, stackTraceLines, zaxyInvocation, type ZaxyRun } from "./zaxy.ts";
 
 after(removeTempDirs);
 
@@ -29,10 +29,19 @@ function json(run: ZaxyRun, label = ""): Record<string, any> {
   return JSON.parse(run.stdout);
 }
 
+/**
+ * Runs zaxy in this process on `<dir>/.eventloom` (given explicitly: a relative root would
+ * resolve against this process's directory), for setup and help, which are not about a process.
+ */
+async function inProcess(args: string[], options: { cwd: string }): Promise<ZaxyRun> {
+  const run = await runCliCaptured([...args, "--eventloom-path", path.join(options.cwd, ".eventloom")], { cwd: options.cwd, env: childEnv() });
+  return { code: run.code, stdout: run.out, stderr: run.err };
+}
+
 /** Appends `count` events (a goal, then tasks) to the session in `dir` (in this process: setup, not the contract). */
 async function seed(dir: string, count: number, extra: string[] = []): Promise<void> {
   for (let i = 1; i <= count; i++) {
-    ok(await runZaxyInProcess(["memory", "append", i === 1 ? "goal.created" : "task.started", "--actor", `a${i}`, "--payload-json", JSON.stringify({ task_id: `k${i}`, title: `t${i}` }), ...extra], { cwd: dir }));
+    ok(await inProcess(["memory", "append", i === 1 ? "goal.created" : "task.started", "--actor", `a${i}`, "--payload-json", JSON.stringify({ task_id: `k${i}`, title: `t${i}` }), ...extra], { cwd: dir }));
   }
 }
 
@@ -44,7 +53,7 @@ describe("help and version", () => {
     // here); the root's help is also asked of a real process and must be the same bytes.
     const visit = async (words: string[]): Promise<void> => {
       visited.push(words.join(" "));
-      const run = ok(await runZaxyInProcess([...words, "--help"], { cwd: dir }), `zaxy ${words.join(" ")} --help`);
+      const run = ok(await inProcess([...words, "--help"], { cwd: dir }), `zaxy ${words.join(" ")} --help`);
       if (words.length === 0) assert.equal(ok(runZaxy(["--help"], { cwd: dir })).stdout, run.stdout, "the binary prints the same help");
       assert.match(run.stdout, new RegExp(`^Usage: zaxy${words.map((w) => " " + w).join("")}( |\\n)`));
       assert.match(run.stdout, /Global options:/);

@@ -1,3 +1,4 @@
+// deno-test: own-process (loads kuzu-wasm in this process; scripts/deno-test.sh runs it alone)
 // test-lane: full (slow)
 /**
  * `zaxy graph sync` (issue 14): no read answers from the Kuzu graph store, so reads leave it
@@ -9,7 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
-import { runZaxyInProcess } from "./inProcess.ts";
+import { runZaxyInProcess } from "./inProcessRoot.ts";
 import { runZaxy, stackTraceLines } from "./zaxy.ts";
 
 after(removeTempDirs);

@@ -1,3 +1,4 @@
+// deno-test: own-process (loads kuzu-wasm in this process; scripts/deno-test.sh runs it alone)
 // test-lane: full (slow)
 /**
  * The semantic lane as a read's default (src/memory/service.ts `wantsSemantic`) through real CLI
@@ -14,7 +15,7 @@ import type { AddressInfo } from "node:net";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
-import { runZaxyInProcess } from "./inProcess.ts";
+import { runZaxyInProcess } from "./inProcessRoot.ts";
 import { runZaxy, runZaxyAsync, stackTraceLines, type ZaxyRun } from "./zaxy.ts";
 
 const slow = { timeout: 240_000 };

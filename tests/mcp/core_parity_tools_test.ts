@@ -1,3 +1,4 @@
+// deno-test: own-process (loads kuzu-wasm in this process; scripts/deno-test.sh runs it alone)
 // test-lane: full (slow)
 /**
  * Python's core profile, completed (issue 16 item 1): memory_invalidate, memory_capabilities and
@@ -8,7 +9,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { runZaxyInProcess } from "../cli/inProcess.ts";
+import { runZaxyInProcess } from "../cli/inProcessRoot.ts";
 import { runZaxy } from "../cli/zaxy.ts";
 import { makeTempDir } from "../eventloom/testkit.ts";
 import { type McpServer, removeTempDirs, skipWithoutBinary as skip, startMcpServer, tempEventloomRoot } from "./mcpTestClient.ts";
