@@ -297,7 +297,8 @@ describe("memory_edit: a cited correction becomes the current fact; rolling it b
 });
 
 describe("the graph is queryable: read-only Cypher (CLI and MCP)", { skip }, () => {
-  test("CLI: the docs' example queries run; writes are refused before anything opens; a bad query and a timeout exit 2", { timeout: 120_000 }, async () => {
+  // Each graph query starts a worker that loads its own Kuzu: seconds apiece on a loaded machine.
+  test("CLI: the docs' example queries run; writes are refused before anything opens; a bad query and a timeout exit 2", { timeout: 300_000 }, async () => {
     const dir = makeTempDir("zaxy-graph-cli");
     const z = inProcess(dir);
     assert.equal((await z(["memory", "append", "user.preference_changed", "--allow-envelope-switch", "--actor", "agent-1", "--payload-json", '{"user":"ci","key":"editor","value":"vim"}'])).code, 0);
