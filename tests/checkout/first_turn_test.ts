@@ -1,4 +1,3 @@
-// deno-test: own-process (loads kuzu-wasm in this process; scripts/deno-test.sh runs it alone)
 // test-lane: full (slow)
 /**
  * The first checkout of a new session (docs/checkout.md "A session with no events yet"): agents
@@ -16,7 +15,6 @@ import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { type McpServer, startMcpServer } from "../mcp/mcpTestClient.ts";
-import { runZaxyInProcess } from "../cli/inProcessRoot.ts";
 import { runZaxy, stackTraceLines, type ZaxyRun } from "../cli/zaxy.ts";
 
 after(removeTempDirs);
@@ -53,17 +51,6 @@ function jsonOkIn(dir: string, args: string[]): any {
   return JSON.parse(run.stdout);
 }
 
-/**
- * Writes a fixture (appends, a fleet and its promotion) in this process: the commands under test
- * are the reads, which run in a real process; a process per setup step only cost time.
- */
-// deno-lint-ignore no-explicit-any
-async function setupIn(dir: string, args: string[]): Promise<any> {
-  const run = await runZaxyInProcess([...args, "--json"], { cwd: dir });
-  assert.equal(run.code, 0, `${args.join(" ")}: ${run.stdout}${run.stderr}`);
-  return JSON.parse(run.stdout);
-}
-
 /** `zaxy serve` run as the CLI tests run zaxy (the built binary, or the sources under Bun). */
 function serve(root: string, clientName: string): Promise<McpServer> {
   return startMcpServer(root, { clientName });
@@ -87,11 +74,11 @@ describe("memory checkout and memory query of a session with no events yet", () 
   let dir = "";
   let root = "";
 
-  before(async () => {
+  before(() => {
     dir = makeTempDir("zaxy-first-turn");
     root = path.join(dir, ".eventloom");
     // Another session's memory must not leak into the new session's answer.
-    await setupIn(dir, ["memory", "append", "decision.made", "--actor", "alice", "--payload-json", JSON.stringify({ text: "postgres is the release database" })]);
+    jsonOkIn(dir, ["memory", "append", "decision.made", "--actor", "alice", "--payload-json", JSON.stringify({ text: "postgres is the release database" })]);
   }, slow);
 
   test("memory checkout answers an empty, cited-nothing checkout (ask_user, low confidence, a warning why) and writes nothing", slow, () => {
@@ -183,7 +170,7 @@ describe("MCP memory_checkout, memory_query and context_assemble of a new sessio
   before(async () => {
     const dir = makeTempDir("zaxy-first-turn-mcp");
     root = path.join(dir, ".eventloom");
-    await setupIn(dir, ["memory", "append", "decision.made", "--actor", "alice", "--payload-json", JSON.stringify({ text: "postgres is the release database" })]);
+    jsonOkIn(dir, ["memory", "append", "decision.made", "--actor", "alice", "--payload-json", JSON.stringify({ text: "postgres is the release database" })]);
     mcp = await serve(root, "zaxy-first-turn-test");
   }, slow);
 
@@ -232,16 +219,16 @@ describe("a fleet member's first checkout sees the fleet lane", () => {
   // deno-lint-ignore no-explicit-any
   let promotion: any;
 
-  before(async () => {
+  before(() => {
     dir = makeTempDir("zaxy-first-turn-fleet");
     root = path.join(dir, ".eventloom");
     fs.mkdirSync(root, { recursive: true });
     fs.writeFileSync(path.join(root, "config.json"), JSON.stringify({ schema: "zaxy.config.v1", envelope: "v1", fleet_enabled: true }, null, 2) + "\n");
-    await setupIn(dir, ["fleet", "create", "alpha", "--summary", "Auth workers"]);
-    for (const agent of ["agent-a", "agent-b"]) await setupIn(dir, ["fleet", "enroll", "alpha", "--agent", agent, "--actor", "coordinator"]);
-    await setupIn(dir, ["fleet", "assign-trust", "alpha", "--agent", "agent-b", "--trust-tier", "trusted", "--actor", "coordinator"]);
-    const origin = await setupIn(dir, ["memory", "append", "task.completed", "--actor", "agent-a", "--session-id", "agent-a", "--payload-json", JSON.stringify({ title: "JWKS cache expiry caused the auth failures" })]);
-    promotion = await setupIn(dir, [
+    jsonOkIn(dir, ["fleet", "create", "alpha", "--summary", "Auth workers"]);
+    for (const agent of ["agent-a", "agent-b"]) jsonOkIn(dir, ["fleet", "enroll", "alpha", "--agent", agent, "--actor", "coordinator"]);
+    jsonOkIn(dir, ["fleet", "assign-trust", "alpha", "--agent", "agent-b", "--trust-tier", "trusted", "--actor", "coordinator"]);
+    const origin = jsonOkIn(dir, ["memory", "append", "task.completed", "--actor", "agent-a", "--session-id", "agent-a", "--payload-json", JSON.stringify({ title: "JWKS cache expiry caused the auth failures" })]);
+    promotion = jsonOkIn(dir, [
       "fleet", "promote-outcome", "alpha", "--outcome", "failure", "--summary", "JWKS cache expiry caused the auth failures",
       "--claim-key", "auth.cause", "--source-event", `${origin.seq}:${origin.hash}`, "--confidence", "0.9",
       "--origin-session", "agent-a", "--actor", "agent-a",
