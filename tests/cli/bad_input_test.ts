@@ -98,6 +98,21 @@ function setup(files: BadCase["files"], dir: string): void {
   }
 }
 
+/** A directory whose log holds one appended event, made once and copied into each --json case. */
+let seededTemplate: string | undefined;
+
+function seededDir(): string {
+  if (seededTemplate === undefined) {
+    const template = makeTempDir("bad-json-template");
+    const seeded = runZaxy(["memory", "append", "note.added", "--actor", "seed", "--payload-json", '{"n":1}'], { cwd: template });
+    assert.equal(seeded.code, 0, seeded.stderr);
+    seededTemplate = template;
+  }
+  const dir = makeTempDir("bad-json");
+  fs.cpSync(seededTemplate, dir, { recursive: true });
+  return dir;
+}
+
 describe("zaxy memory append rejects bad input with exit 2 and writes nothing", () => {
   for (const c of cases) {
     test(`${c.name}: exit 2, message on stderr, stdout empty, nothing created in a fresh directory`, () => {
@@ -114,9 +129,8 @@ describe("zaxy memory append rejects bad input with exit 2 and writes nothing", 
     });
 
     test(`${c.name}: --json prints one {"error": {code: "${c.code}", message}} document; an existing log is unchanged`, () => {
-      const dir = makeTempDir("bad-json");
-      const seeded = runZaxy(["memory", "append", "note.added", "--actor", "seed", "--payload-json", '{"n":1}'], { cwd: dir });
-      assert.equal(seeded.code, 0, seeded.stderr);
+      const dir = seededDir();
+      assert.equal(readLines(path.join(dir, ".eventloom", "default.jsonl")).length, 1);
       setup(c.files, dir);
       const before = snapshot(dir);
       const run = runZaxy([...c.args, "--json"], { cwd: dir, input: c.input, env: c.env });

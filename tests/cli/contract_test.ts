@@ -10,7 +10,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { makeTempDir, readLines, refVerify, removeTempDirs, skipWithoutPython } from "../eventloom/testkit.ts";
-import { repoRoot, runZaxy, stackTraceLines, zaxyInvocation, type ZaxyRun } from "./zaxy.ts";
+import { runCliCaptured } from "./inProcess.ts";
+import { childEnv, repoRoot, runZaxy, stackTraceLines, zaxyInvocation, type ZaxyRun } from "./zaxy.ts";
 
 after(removeTempDirs);
 
@@ -28,29 +29,41 @@ function json(run: ZaxyRun, label = ""): Record<string, any> {
   return JSON.parse(run.stdout);
 }
 
-/** Appends `count` events (a goal, then tasks) to the session in `dir`. */
-function seed(dir: string, count: number, extra: string[] = []): void {
+/**
+ * Runs zaxy in this process on `<dir>/.eventloom` (given explicitly: a relative root would
+ * resolve against this process's directory), for setup and help, which are not about a process.
+ */
+async function inProcess(args: string[], options: { cwd: string }): Promise<ZaxyRun> {
+  const run = await runCliCaptured([...args, "--eventloom-path", path.join(options.cwd, ".eventloom")], { cwd: options.cwd, env: childEnv() });
+  return { code: run.code, stdout: run.out, stderr: run.err };
+}
+
+/** Appends `count` events (a goal, then tasks) to the session in `dir` (in this process: setup, not the contract). */
+async function seed(dir: string, count: number, extra: string[] = []): Promise<void> {
   for (let i = 1; i <= count; i++) {
-    ok(runZaxy(["memory", "append", i === 1 ? "goal.created" : "task.started", "--actor", `a${i}`, "--payload-json", JSON.stringify({ task_id: `k${i}`, title: `t${i}` }), ...extra], { cwd: dir }));
+    ok(await inProcess(["memory", "append", i === 1 ? "goal.created" : "task.started", "--actor", `a${i}`, "--payload-json", JSON.stringify({ task_id: `k${i}`, title: `t${i}` }), ...extra], { cwd: dir }));
   }
 }
 
 describe("help and version", () => {
-  test("--help works at every level of the command tree (exit 0, usage on stdout, stderr empty)", () => {
+  test("--help works at every level of the command tree (exit 0, usage on stdout, stderr empty)", async () => {
     const dir = makeTempDir("help");
     const visited: string[] = [];
-    const visit = (words: string[]): void => {
+    // The tree is walked in this process (one process per command made this the slowest test
+    // here); the root's help is also asked of a real process and must be the same bytes.
+    const visit = async (words: string[]): Promise<void> => {
       visited.push(words.join(" "));
-      const run = ok(runZaxy([...words, "--help"], { cwd: dir }), `zaxy ${words.join(" ")} --help`);
+      const run = ok(await inProcess([...words, "--help"], { cwd: dir }), `zaxy ${words.join(" ")} --help`);
+      if (words.length === 0) assert.equal(ok(runZaxy(["--help"], { cwd: dir })).stdout, run.stdout, "the binary prints the same help");
       assert.match(run.stdout, new RegExp(`^Usage: zaxy${words.map((w) => " " + w).join("")}( |\\n)`));
       assert.match(run.stdout, /Global options:/);
       assert.match(run.stdout, /--json/);
       const commands = /\nCommands:\n((?: {2}\S+ +.*\n)+)/.exec(run.stdout);
       if (commands) {
-        for (const line of commands[1].trimEnd().split("\n")) visit([...words, line.trim().split(/\s+/)[0]]);
+        for (const line of commands[1].trimEnd().split("\n")) await visit([...words, line.trim().split(/\s+/)[0]]);
       }
     };
-    visit([]);
+    await visit([]);
     for (const expected of ["", "init", "verify", "replay", "memory", "memory append", "memory ingest", "memory log", "repair"]) {
       assert.ok(visited.includes(expected), `zaxy ${expected} --help was visited`);
     }
@@ -193,9 +206,9 @@ describe("zaxy memory ingest", () => {
     assert.equal(readLines(path.join(dir, ".eventloom", "default.jsonl")).length, 3);
   });
 
-  test("one invalid item rejects the whole batch: exit 2, every problem named by line, log bytes unchanged", () => {
+  test("one invalid item rejects the whole batch: exit 2, every problem named by line, log bytes unchanged", async () => {
     const dir = makeTempDir("ingest");
-    seed(dir, 1);
+    await seed(dir, 1);
     const file = path.join(dir, ".eventloom", "default.jsonl");
     const before = fs.readFileSync(file);
     const bad = [
@@ -221,9 +234,9 @@ describe("zaxy memory ingest", () => {
 });
 
 describe("zaxy replay", () => {
-  test("--from-seq/--to-seq is an inclusive window; integrity covers the whole log; handoff summarises the window", () => {
+  test("--from-seq/--to-seq is an inclusive window; integrity covers the whole log; handoff summarises the window", async () => {
     const dir = makeTempDir("replay");
-    seed(dir, 5);
+    await seed(dir, 5);
     const file = path.join(dir, ".eventloom", "default.jsonl");
     const doc = json(runZaxy(["replay", file, "--from-seq", "2", "--to-seq", "4", "--json"], { cwd: dir }));
     assert.equal(doc.schema, "zaxy.replay.v1");
@@ -245,9 +258,9 @@ describe("zaxy replay", () => {
     assert.deepEqual([beyond.events, beyond.handoff.event_count], [[], 0], "an empty window is not a failure");
   });
 
-  test("from > to, a zero or non-integer seq, and a missing log are exit 2 naming the option", () => {
+  test("from > to, a zero or non-integer seq, and a missing log are exit 2 naming the option", async () => {
     const dir = makeTempDir("replay");
-    seed(dir, 2);
+    await seed(dir, 2);
     const file = path.join(dir, ".eventloom", "default.jsonl");
     for (const [args, code, pattern] of [
       [["--from-seq", "3", "--to-seq", "2"], "invalid_window", /--from-seq 3 is after --to-seq 2/],
@@ -272,9 +285,9 @@ describe("zaxy replay", () => {
     assert.match(noArg.stderr, /Cannot replay .*nobody\.jsonl: no such file/);
   });
 
-  test("a broken log replays with exit 1 and still shows its events", () => {
+  test("a broken log replays with exit 1 and still shows its events", async () => {
     const dir = makeTempDir("replay");
-    seed(dir, 3);
+    await seed(dir, 3);
     const file = path.join(dir, ".eventloom", "default.jsonl");
     const lines = readLines(file);
     lines[1] = lines[1].replace('"actorId":"a2"', '"actorId":"a9"');
@@ -291,9 +304,9 @@ describe("zaxy replay", () => {
 });
 
 describe("zaxy memory log", () => {
-  test("--limit N shows the last N events, newest last; total_events counts the session", () => {
+  test("--limit N shows the last N events, newest last; total_events counts the session", async () => {
     const dir = makeTempDir("log");
-    seed(dir, 5);
+    await seed(dir, 5);
     const doc = json(runZaxy(["memory", "log", "--limit", "2", "--json"], { cwd: dir }));
     assert.equal(doc.schema, "zaxy.memory.log.v1");
     assert.deepEqual([doc.session_id, doc.total_events, doc.events.map((e: { seq: number }) => e.seq)], ["default", 5, [4, 5]]);
@@ -322,10 +335,10 @@ describe("zaxy memory log", () => {
 });
 
 describe("zaxy verify", () => {
-  test("--all verifies every *.jsonl under the root: exit 0 when all are fine, 1 when one is broken", () => {
+  test("--all verifies every *.jsonl under the root: exit 0 when all are fine, 1 when one is broken", async () => {
     const dir = makeTempDir("verify-all");
-    seed(dir, 2, ["--session-id", "alpha"]);
-    seed(dir, 3, ["--session-id", "beta"]);
+    await seed(dir, 2, ["--session-id", "alpha"]);
+    await seed(dir, 3, ["--session-id", "beta"]);
     const root = path.join(dir, ".eventloom");
     const good = json(runZaxy(["verify", "--all", "--json"], { cwd: dir }));
     assert.equal(good.ok, true);
@@ -363,9 +376,9 @@ describe("zaxy verify", () => {
     assert.match(both.stderr, /not both/);
   });
 
-  test("without LOG, verify checks the current session's log", () => {
+  test("without LOG, verify checks the current session's log", async () => {
     const dir = makeTempDir("verify-session");
-    seed(dir, 2, ["--session-id", "s1"]);
+    await seed(dir, 2, ["--session-id", "s1"]);
     const doc = json(runZaxy(["verify", "--session-id", "s1", "--json"], { cwd: dir }));
     assert.deepEqual(doc.logs.map((l: { path: string; total_events: number }) => [path.basename(l.path), l.total_events]), [["s1.jsonl", 2]]);
     const absent = runZaxy(["verify", "--session-id", "nobody"], { cwd: dir });

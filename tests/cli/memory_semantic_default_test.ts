@@ -1,3 +1,4 @@
+// deno-test: own-process (loads kuzu-wasm in this process; scripts/deno-test.sh runs it alone)
 // test-lane: full (slow)
 /**
  * The semantic lane as a read's default (src/memory/service.ts `wantsSemantic`) through real CLI
@@ -14,6 +15,7 @@ import type { AddressInfo } from "node:net";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
+import { runZaxyInProcess } from "./inProcessRoot.ts";
 import { runZaxy, runZaxyAsync, stackTraceLines, type ZaxyRun } from "./zaxy.ts";
 
 const slow = { timeout: 240_000 };
@@ -71,14 +73,39 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
 /** Appends decisions in one `memory ingest` (one process for any number). */
 function ingest(dir: string, texts: string[]): void {
-  const lines = texts.map((decision) => JSON.stringify({ event_type: "decision.made", actor: "architect", payload: { decision, rationale: "agreed in the weekly review" } }));
-  ok(runZaxy(["memory", "ingest", "-", "--json"], { cwd: dir, input: lines.join("\n") + "\n" }), "ingest");
+  ok(runZaxy(["memory", "ingest", "-", "--json"], { cwd: dir, input: ingestLines(texts) }), "ingest");
+}
+
+function ingestLines(texts: string[]): string {
+  return texts.map((decision) => JSON.stringify({ event_type: "decision.made", actor: "architect", payload: { decision, rationale: "agreed in the weekly review" } })).join("\n") + "\n";
 }
 
 function query(dir: string, q: string, ...flags: string[]) {
   const run = ok(runZaxy(["memory", "query", q, ...flags, "--json"], { cwd: dir }), `query ${q} ${flags.join(" ")}`);
   return { doc: JSON.parse(run.stdout), stderr: run.stderr };
 }
+
+/**
+ * The same commands in this process, for the tests that are about what a read embeds and stores
+ * rather than about separate processes: the bundled model then loads once, not per command.
+ */
+const inProcess = {
+  async run(dir: string, args: string[], what: string, input?: string): Promise<ZaxyRun> {
+    return ok(await runZaxyInProcess(args, { cwd: dir, input }), what);
+  },
+  async ingest(dir: string, texts: string[]): Promise<void> {
+    await inProcess.run(dir, ["memory", "ingest", "-", "--json"], "ingest", ingestLines(texts));
+  },
+  async query(dir: string, q: string, ...flags: string[]) {
+    const run = await inProcess.run(dir, ["memory", "query", q, ...flags, "--json"], `query ${q} ${flags.join(" ")}`);
+    return { doc: JSON.parse(run.stdout), stderr: run.stderr };
+  },
+};
+
+/** A read embeds at most this many facts; the rest wait for `zaxy memory embed`. */
+const readEmbedBudget = 128;
+/** Enough facts to leave some past one read's budget (the size is not the point). */
+const budgetFactCount = readEmbedBudget + 40;
 
 type Result = { content: string; score_explanation: { lanes: Record<string, number> } };
 
@@ -147,26 +174,26 @@ describe("the semantic lane by default, through the CLI", () => {
   });
 });
 
-test("a read's embedding budget: the rest is reported with a hint to `zaxy memory embed`, which embeds it all", slow, () => {
+test("a read's embedding budget: the rest is reported with a hint to `zaxy memory embed`, which embeds it all", slow, async () => {
   const dir = makeTempDir("cli-semantic-budget");
-  ingest(dir, Array.from({ length: 300 }, (_, i) => `Service ${i} deploys to region ${i % 7} with ${i % 5} replicas`));
-  const before = query(dir, paraphrase);
+  await inProcess.ingest(dir, Array.from({ length: budgetFactCount }, (_, i) => `Service ${i} deploys to region ${i % 7} with ${i % 5} replicas`));
+  const before = await inProcess.query(dir, paraphrase);
   const semantic = before.doc.diagnostics.semantic;
   assert.equal(semantic.ran, true);
   assert.ok(semantic.facts_not_embedded > 0, JSON.stringify(semantic));
-  assert.equal(semantic.embedded_now, 128);
+  assert.equal(semantic.embedded_now, readEmbedBudget);
   const warnings = before.doc.diagnostics.warnings as string[];
   assert.ok(warnings.some((w) => /compared \d+ of \d+ current facts/.test(w) && w.includes("zaxy memory embed")), JSON.stringify(warnings));
   assert.match(before.stderr, /zaxy memory embed/);
 
-  const embed = JSON.parse(ok(runZaxy(["memory", "embed", "--json"], { cwd: dir }), "embed").stdout);
+  const embed = JSON.parse((await inProcess.run(dir, ["memory", "embed", "--json"], "embed")).stdout);
   assert.equal(embed.session_id, "default");
   assert.equal(embed.semantic.facts_not_embedded, 0);
-  assert.equal(embed.semantic.facts_compared, 300);
-  assert.equal(embed.semantic.embedded_now, 300 - 128);
+  assert.equal(embed.semantic.facts_compared, budgetFactCount);
+  assert.equal(embed.semantic.embedded_now, budgetFactCount - readEmbedBudget);
   assert.ok(fs.existsSync(embed.vectors_file) || fs.existsSync(path.join(dir, embed.vectors_file)), embed.vectors_file);
 
-  const afterEmbed = query(dir, paraphrase);
+  const afterEmbed = await inProcess.query(dir, paraphrase);
   assert.equal(afterEmbed.doc.diagnostics.semantic.embedded_now, 0);
   assert.equal(afterEmbed.doc.diagnostics.semantic.facts_not_embedded, 0);
   assert.ok(!((afterEmbed.doc.diagnostics.warnings ?? []) as string[]).some((w) => w.includes("zaxy memory embed")));
@@ -175,22 +202,22 @@ test("a read's embedding budget: the rest is reported with a hint to `zaxy memor
 
 test("forgetting a fact removes its vector, and a semantic query no longer returns it", slow, async () => {
   const dir = makeTempDir("cli-semantic-forget");
-  ok(runZaxy(["config", "set", "forgetting_enabled", "true", "--json"], { cwd: dir }), "config");
+  await inProcess.run(dir, ["config", "set", "forgetting_enabled", "true", "--json"], "config");
   const appended = JSON.parse(
-    ok(runZaxy(["memory", "append", "decision.made", "--actor", "architect", "--payload-json", JSON.stringify({ decision: postgres, rationale: "agreed in the weekly review" }), "--json"], { cwd: dir }), "append").stdout,
+    (await inProcess.run(dir, ["memory", "append", "decision.made", "--actor", "architect", "--payload-json", JSON.stringify({ decision: postgres, rationale: "agreed in the weekly review" }), "--json"], "append")).stdout,
   );
-  ingest(dir, decisions.filter((d) => d !== postgres));
+  await inProcess.ingest(dir, decisions.filter((d) => d !== postgres));
   const { canonicalSemanticText } = await import("../../src/semantic/semanticText.ts");
   const key = sha256(canonicalSemanticText(`${postgres}: agreed in the weekly review`));
-  const seen = query(dir, paraphrase, "--semantic");
+  const seen = await inProcess.query(dir, paraphrase, "--semantic");
   assert.ok((seen.doc.results as Result[]).some((r) => r.content.includes(postgres)));
   const files = vecFiles(dir);
   assert.equal(files.length, 1);
   assert.ok(vecKeys(files[0]).includes(key), "the fact's vector is keyed by the SHA-256 of its text");
 
-  ok(runZaxy(["memory", "forget", "--target-seq", String(appended.seq), "--target-hash", appended.hash, "--reason", "user asked", "--json"], { cwd: dir }), "forget");
+  await inProcess.run(dir, ["memory", "forget", "--target-seq", String(appended.seq), "--target-hash", appended.hash, "--reason", "user asked", "--json"], "forget");
   for (const file of vecFiles(dir)) assert.ok(!vecKeys(file).includes(key), `${file} still holds the forgotten fact's vector`);
-  const later = query(dir, paraphrase, "--semantic");
+  const later = await inProcess.query(dir, paraphrase, "--semantic");
   assert.equal(later.doc.diagnostics.semantic.ran, true);
   assert.ok((later.doc.results as Result[]).every((r) => !r.content.includes(postgres)), JSON.stringify(later.doc.results));
   for (const file of vecFiles(dir)) assert.ok(!vecKeys(file).includes(key), `${file} holds the forgotten fact's vector again`);

@@ -4,12 +4,25 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { runZaxy } from "../cli/zaxy.ts";
+import { runZaxy, type ZaxyRun } from "../cli/zaxy.ts";
 import { makeTempDir } from "../eventloom/testkit.ts";
 
+/**
+ * One `zaxy demo --dir DIR --json` run (seconds under load) shared by the tests that read its
+ * document and directory; what they run afterwards only reads the directory.
+ */
+let sharedDemo: { dir: string; run: ZaxyRun } | undefined;
+
+function demoJson(): { dir: string; run: ZaxyRun } {
+  if (sharedDemo === undefined) {
+    const dir = makeTempDir("zaxy-demo");
+    sharedDemo = { dir, run: runZaxy(["demo", "--dir", dir, "--json"], { cwd: dir }) };
+  }
+  return sharedDemo;
+}
+
 test("demo records a cited session, verifies it and catches the tampered copy", () => {
-  const dir = makeTempDir("zaxy-demo");
-  const run = runZaxy(["demo", "--dir", dir, "--json"], { cwd: dir });
+  const { dir, run } = demoJson();
   assert.equal(run.code, 0, run.stderr);
   assert.equal(run.stderr, "");
   const doc = JSON.parse(run.stdout);
@@ -47,8 +60,7 @@ test("demo prints a readable text report", () => {
 });
 
 test("demo checkout cites only the current release branch and counts the superseded ones", () => {
-  const dir = makeTempDir("zaxy-demo");
-  const run = runZaxy(["demo", "--dir", dir, "--json"], { cwd: dir });
+  const { dir, run } = demoJson();
   assert.equal(run.code, 0, run.stderr);
   const { checkout } = JSON.parse(run.stdout);
   const log = fs.readFileSync(path.join(dir, ".eventloom", "demo-agent.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
@@ -71,8 +83,7 @@ test("demo checkout cites only the current release branch and counts the superse
 });
 
 test("demo explains the failure causally: predecessors walk back both hops, each cited by its causal.edge.generated event", () => {
-  const dir = makeTempDir("zaxy-demo");
-  const run = runZaxy(["demo", "--dir", dir, "--json"], { cwd: dir });
+  const { dir, run } = demoJson();
   assert.equal(run.code, 0, run.stderr);
   const { causal, events } = JSON.parse(run.stdout);
   const log = fs.readFileSync(path.join(dir, ".eventloom", "demo-agent.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
@@ -93,8 +104,7 @@ test("demo explains the failure causally: predecessors walk back both hops, each
 });
 
 test("demo proposes candidates from the session once, reviews one, and replays the status", () => {
-  const dir = makeTempDir("zaxy-demo");
-  const run = runZaxy(["demo", "--dir", dir, "--json"], { cwd: dir });
+  const { dir, run } = demoJson();
   assert.equal(run.code, 0, run.stderr);
   const { consolidation } = JSON.parse(run.stdout);
   const created = consolidation.first.events.map((e: { candidate_id: string }) => e.candidate_id);
@@ -119,8 +129,7 @@ test("demo proposes candidates from the session once, reviews one, and replays t
 });
 
 test("demo audits near-duplicate runbooks as unsafe and an exemplar projection keeps every identity", () => {
-  const dir = makeTempDir("zaxy-demo");
-  const run = runZaxy(["demo", "--dir", dir, "--json"], { cwd: dir });
+  const { dir, run } = demoJson();
   assert.equal(run.code, 0, run.stderr);
   const { compaction } = JSON.parse(run.stdout);
   assert.equal(compaction.audit.safe, false);
@@ -170,8 +179,7 @@ test("demo refuses a --dir that already holds an Eventloom, writing nothing", ()
 });
 
 test("demo promotes the agent's lesson into a fleet, refuses an unenrolled agent, and another agent's checkout cites it", () => {
-  const dir = makeTempDir("zaxy-demo");
-  const run = runZaxy(["demo", "--dir", dir, "--json"], { cwd: dir });
+  const { dir, run } = demoJson();
   assert.equal(run.code, 0, run.stderr);
   const { fleet, events } = JSON.parse(run.stdout);
   assert.equal(fleet.refused.rejected, true);

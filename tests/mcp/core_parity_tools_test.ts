@@ -1,3 +1,4 @@
+// deno-test: own-process (loads kuzu-wasm in this process; scripts/deno-test.sh runs it alone)
 // test-lane: full (slow)
 /**
  * Python's core profile, completed (issue 16 item 1): memory_invalidate, memory_capabilities and
@@ -8,12 +9,22 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
+import { runZaxyInProcess } from "../cli/inProcessRoot.ts";
 import { runZaxy } from "../cli/zaxy.ts";
 import { makeTempDir } from "../eventloom/testkit.ts";
 import { type McpServer, removeTempDirs, skipWithoutBinary as skip, startMcpServer, tempEventloomRoot } from "./mcpTestClient.ts";
 
 after(removeTempDirs);
 const slow = { timeout: 60_000 };
+
+/**
+ * The CLI twins run in this process: they are about what each command prints and writes, and a
+ * process per call (each graph query loading Kuzu) made this file one of the slowest. Exit codes
+ * of a real process are covered by tests/cli/contract_test.ts; `zaxy verify` (it opens its log by
+ * a name relative to the working directory), the export's relative `--output` and the MCP
+ * bundle's verify-export still run the binary.
+ */
+const inProcess = (dir: string) => (args: string[]) => runZaxyInProcess(args, { cwd: dir });
 
 function logTypes(root: string): string[] {
   return fs.readFileSync(path.join(root, "default.jsonl"), "utf8").trim().split("\n").map((line) => {
@@ -92,10 +103,10 @@ describe("core profile parity tools over MCP", { skip }, () => {
 });
 
 describe("core profile parity commands (CLI)", () => {
-  test("memory invalidate, capabilities and feeling-of-knowing: JSON contracts, bad input exits 2 with nothing written, reproject agrees", () => {
+  test("memory invalidate, capabilities and feeling-of-knowing: JSON contracts, bad input exits 2 with nothing written, reproject agrees", async () => {
     const dir = makeTempDir("zaxy-parity-cli");
-    const z = (args: string[]) => runZaxy(args, { cwd: dir });
-    assert.equal(z(["memory", "append", "user.preference_changed", "--allow-envelope-switch", "--actor", "ci", "--payload-json", '{"user":"ci","key":"editor","value":"vim"}']).code, 0);
+    const z = inProcess(dir);
+    assert.equal((await z(["memory", "append", "user.preference_changed", "--allow-envelope-switch", "--actor", "ci", "--payload-json", '{"user":"ci","key":"editor","value":"vim"}'])).code, 0);
     const log = path.join(dir, ".eventloom", "default.jsonl");
     const size = fs.statSync(log).size;
     for (const bad of [
@@ -103,29 +114,29 @@ describe("core profile parity commands (CLI)", () => {
       ["--entity-type", "preference", "--invalid-at", "2026-01-01T00:00:00"],
       ["--entity-type", "nothing", "--invalid-at", "2026-01-01T00:00:00Z"],
     ]) {
-      const run = z(["memory", "invalidate", "ci:editor", ...bad, "--json"]);
+      const run = await z(["memory", "invalidate", "ci:editor", ...bad, "--json"]);
       assert.equal(run.code, 2, run.stderr);
       assert.ok(["invalid_request", "unknown_memory"].includes(JSON.parse(run.stdout).error.code));
       assert.equal(fs.statSync(log).size, size, "nothing written");
     }
-    const early = z(["memory", "invalidate", "ci:editor", "--entity-type", "preference", "--invalid-at", "2001-01-01T00:00:00Z", "--json"]);
+    const early = await z(["memory", "invalidate", "ci:editor", "--entity-type", "preference", "--invalid-at", "2001-01-01T00:00:00Z", "--json"]);
     assert.equal(early.code, 2);
     assert.match(JSON.parse(early.stdout).error.message, /before the fact became current/);
-    const invalidated = JSON.parse(z(["memory", "invalidate", "ci:editor", "--entity-type", "preference", "--invalid-at", new Date().toISOString(), "--reason", "gone", "--json"]).stdout);
+    const invalidated = JSON.parse((await z(["memory", "invalidate", "ci:editor", "--entity-type", "preference", "--invalid-at", new Date().toISOString(), "--reason", "gone", "--json"])).stdout);
     assert.deepEqual([invalidated.schema, invalidated.status, invalidated.event_type, invalidated.seq], ["zaxy.memory.invalidate.v1", "invalidated", "memory.invalidated", 2]);
-    const factsOf = () => JSON.parse(z(["memory", "checkout", "which editor does ci use", "--json"]).stdout).current_facts.map((f: { entity_name: string }) => f.entity_name);
-    assert.ok(!factsOf().includes("ci:editor"));
-    assert.equal(z(["reproject", "--json"]).code, 0);
-    assert.ok(!factsOf().includes("ci:editor"), "a reproject folds the invalidation the same way");
-    const caps = JSON.parse(z(["memory", "capabilities", "--profile", "full", "--json"]).stdout);
+    const factsOf = async () => JSON.parse((await z(["memory", "checkout", "which editor does ci use", "--json"])).stdout).current_facts.map((f: { entity_name: string }) => f.entity_name);
+    assert.ok(!(await factsOf()).includes("ci:editor"));
+    assert.equal((await z(["reproject", "--json"])).code, 0);
+    assert.ok(!(await factsOf()).includes("ci:editor"), "a reproject folds the invalidation the same way");
+    const caps = JSON.parse((await z(["memory", "capabilities", "--profile", "full", "--json"])).stdout);
     assert.equal(caps.schema, "zaxy.capabilities.v1");
     assert.equal(caps.profile.listed.length, caps.tools.length);
-    assert.equal(z(["memory", "capabilities", "--profile", "most"]).code, 2);
-    const fok = JSON.parse(z(["memory", "feeling-of-knowing", "which editor does ci use", "--cue", "tool=helix", "--json"]).stdout);
+    assert.equal((await z(["memory", "capabilities", "--profile", "most"])).code, 2);
+    const fok = JSON.parse((await z(["memory", "feeling-of-knowing", "which editor does ci use", "--cue", "tool=helix", "--json"])).stdout);
     assert.equal(fok.schema, "zaxy.memory.feeling_of_knowing.v1");
     assert.ok(["likely", "possible", "unlikely"].includes(fok.prediction));
-    assert.equal(z(["memory", "feeling-of-knowing", "x", "--cue", "novalue"]).code, 2);
-    assert.equal(z(["verify"]).code, 0);
+    assert.equal((await z(["memory", "feeling-of-knowing", "x", "--cue", "novalue"])).code, 2);
+    assert.equal(runZaxy(["verify"], { cwd: dir }).code, 0);
   });
 });
 
@@ -165,26 +176,26 @@ describe("sessions, get by citation, instructions over MCP", { skip }, () => {
 });
 
 describe("sessions and get (CLI)", () => {
-  test("memory sessions and memory get: JSON contracts, an interop log's own thread name resolves, a tampered log exits 1", () => {
+  test("memory sessions and memory get: JSON contracts, an interop log's own thread name resolves, a tampered log exits 1", async () => {
     const dir = makeTempDir("zaxy-get-cli");
-    const z = (args: string[]) => runZaxy(args, { cwd: dir });
-    const appended = JSON.parse(z(["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"x"}', "--json"]).stdout);
-    const sessions = JSON.parse(z(["memory", "sessions", "--json"]).stdout);
+    const z = inProcess(dir);
+    const appended = JSON.parse((await z(["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"x"}', "--json"])).stdout);
+    const sessions = JSON.parse((await z(["memory", "sessions", "--json"])).stdout);
     assert.equal(sessions.schema, "zaxy.memory.sessions.v1");
     assert.deepEqual(sessions.sessions.map((s: { session_id: string; kind: string }) => [s.session_id, s.kind]), [["default", "session"]]);
-    const got = JSON.parse(z(["memory", "get", appended.citation, "--json"]).stdout);
+    const got = JSON.parse((await z(["memory", "get", appended.citation, "--json"])).stdout);
     assert.deepEqual([got.schema, got.event.citation], ["zaxy.memory.get.v1", appended.citation]);
-    assert.equal(z(["memory", "get", "eventloom://default/events/1#abc"]).code, 2);
+    assert.equal((await z(["memory", "get", "eventloom://default/events/1#abc"])).code, 2);
     // A Python log names its thread apart from its file: the citation's thread finds the log.
     const interop = path.join(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), "..", "..", "fixtures", "interop", "legacy-worker-release.jsonl");
     fs.copyFileSync(interop, path.join(dir, ".eventloom", "py-log.jsonl"));
     const line = JSON.parse(fs.readFileSync(interop, "utf8").split("\n")[0]);
     const citation = `eventloom://${line.thread}/events/1#${line.hash.slice(0, 12)}`;
-    const fromPython = JSON.parse(z(["memory", "get", citation, "--json"]).stdout);
+    const fromPython = JSON.parse((await z(["memory", "get", citation, "--json"])).stdout);
     assert.equal(fromPython.session_id, "py-log");
     const log = path.join(dir, ".eventloom", "default.jsonl");
     fs.writeFileSync(log, fs.readFileSync(log, "utf8").replace('"title":"x"', '"title":"y"'));
-    assert.equal(z(["memory", "get", appended.citation]).code, 1);
+    assert.equal((await z(["memory", "get", appended.citation])).code, 1);
   });
 });
 
@@ -218,21 +229,21 @@ describe("verbatim, bootstrap, after-turn over MCP and the CLI", { skip }, () =>
     assert.deepEqual([last.type, last.actor, last.payload], ["transcript.turn", "user", { role: "user", content: "did npm test pass?", source: "mcp" }]);
   });
 
-  test("CLI: verbatim, bootstrap and after-turn print their JSON contracts; bad input exits 2 and writes nothing", () => {
+  test("CLI: verbatim, bootstrap and after-turn print their JSON contracts; bad input exits 2 and writes nothing", async () => {
     const dir = makeTempDir("zaxy-start-cli");
-    const z = (args: string[]) => runZaxy(args, { cwd: dir });
-    assert.equal(z(["memory", "append", "decision.made", "--actor", "a", "--payload-json", '{"decision":"pin the resolver"}']).code, 0);
-    const verbatim = JSON.parse(z(["memory", "verbatim", "resolver", "--json"]).stdout);
+    const z = inProcess(dir);
+    assert.equal((await z(["memory", "append", "decision.made", "--actor", "a", "--payload-json", '{"decision":"pin the resolver"}'])).code, 0);
+    const verbatim = JSON.parse((await z(["memory", "verbatim", "resolver", "--json"])).stdout);
     assert.deepEqual([verbatim.schema, verbatim.result_count], ["zaxy.memory.verbatim.v1", 1]);
-    const boot = JSON.parse(z(["memory", "bootstrap", "--json"]).stdout);
+    const boot = JSON.parse((await z(["memory", "bootstrap", "--json"])).stdout);
     assert.deepEqual([boot.schema, boot.total_events, boot.event.seq], ["zaxy.memory.bootstrap.v1", 1, 2]);
     const size = fs.statSync(path.join(dir, ".eventloom", "default.jsonl")).size;
-    const missing = z(["memory", "after-turn", "--role", "user", "--json"]);
+    const missing = await z(["memory", "after-turn", "--role", "user", "--json"]);
     assert.equal(missing.code, 2);
     assert.equal(fs.statSync(path.join(dir, ".eventloom", "default.jsonl")).size, size);
-    const turn = JSON.parse(z(["memory", "after-turn", "--role", "user", "--content", "why pin the resolver?", "--json"]).stdout);
+    const turn = JSON.parse((await z(["memory", "after-turn", "--role", "user", "--content", "why pin the resolver?", "--json"])).stdout);
     assert.deepEqual([turn.schema, turn.turn.event_type, turn.turn.seq], ["zaxy.memory.after_turn.v1", "transcript.turn", 3]);
-    assert.equal(z(["verify"]).code, 0);
+    assert.equal(runZaxy(["verify"], { cwd: dir }).code, 0);
   });
 });
 
@@ -269,52 +280,53 @@ describe("memory_edit: a cited correction becomes the current fact; rolling it b
     assert.equal((await mcp.callOk("memory_replay", {})).events.length, count, "refusals write nothing");
   });
 
-  test("CLI: memory edit prints its contract; a fact stated again after the correction keeps that statement on rollback", () => {
+  test("CLI: memory edit prints its contract; a fact stated again after the correction keeps that statement on rollback", async () => {
     const dir = makeTempDir("zaxy-edit-cli");
-    const z = (args: string[]) => runZaxy(args, { cwd: dir });
-    const stated = JSON.parse(z(["memory", "append", "user.preference_changed", "--allow-envelope-switch", "--actor", "ci", "--payload-json", '{"user":"ci","key":"editor","value":"vim"}', "--json"]).stdout);
-    const edit = JSON.parse(z(["memory", "edit", "--target-seq", "1", "--target-hash", stated.hash, "--content", "editor=nano", "--reason", "typo", "--json"]).stdout);
+    const z = inProcess(dir);
+    const stated = JSON.parse((await z(["memory", "append", "user.preference_changed", "--allow-envelope-switch", "--actor", "ci", "--payload-json", '{"user":"ci","key":"editor","value":"vim"}', "--json"])).stdout);
+    const edit = JSON.parse((await z(["memory", "edit", "--target-seq", "1", "--target-hash", stated.hash, "--content", "editor=nano", "--reason", "typo", "--json"])).stdout);
     assert.deepEqual([edit.schema, edit.event_type, edit.seq], ["zaxy.memory.edit.v1", "memory.corrected", 2]);
-    assert.equal(z(["memory", "append", "user.preference_changed", "--allow-envelope-switch", "--actor", "ci", "--payload-json", '{"user":"ci","key":"editor","value":"helix"}']).code, 0);
-    assert.equal(z(["memory", "rollback", "--target-seq", String(edit.seq), "--target-hash", edit.hash, "--reason", "undo"]).code, 0);
-    const facts = JSON.parse(z(["memory", "checkout", "which editor does ci use", "--json"]).stdout).current_facts;
+    assert.equal((await z(["memory", "append", "user.preference_changed", "--allow-envelope-switch", "--actor", "ci", "--payload-json", '{"user":"ci","key":"editor","value":"helix"}'])).code, 0);
+    assert.equal((await z(["memory", "rollback", "--target-seq", String(edit.seq), "--target-hash", edit.hash, "--reason", "undo"])).code, 0);
+    const facts = JSON.parse((await z(["memory", "checkout", "which editor does ci use", "--json"])).stdout).current_facts;
     assert.match(facts.find((f: { entity_name: string }) => f.entity_name === "ci:editor").content, /editor=helix/);
-    const bad = z(["memory", "edit", "--target-seq", "1", "--target-hash", "xyz", "--content", "a", "--reason", "b", "--json"]);
+    const bad = await z(["memory", "edit", "--target-seq", "1", "--target-hash", "xyz", "--content", "a", "--reason", "b", "--json"]);
     assert.equal(bad.code, 2);
-    assert.equal(z(["verify"]).code, 0);
+    assert.equal(runZaxy(["verify"], { cwd: dir }).code, 0);
   });
 });
 
 describe("the graph is queryable: read-only Cypher (CLI and MCP)", { skip }, () => {
-  test("CLI: the docs' example queries run; writes are refused before anything opens; a bad query and a timeout exit 2", { timeout: 120_000 }, () => {
+  // Each graph query starts a worker that loads its own Kuzu: seconds apiece on a loaded machine.
+  test("CLI: the docs' example queries run; writes are refused before anything opens; a bad query and a timeout exit 2", { timeout: 300_000 }, async () => {
     const dir = makeTempDir("zaxy-graph-cli");
-    const z = (args: string[]) => runZaxy(args, { cwd: dir });
-    assert.equal(z(["memory", "append", "user.preference_changed", "--allow-envelope-switch", "--actor", "agent-1", "--payload-json", '{"user":"ci","key":"editor","value":"vim"}']).code, 0);
-    assert.equal(z(["memory", "append", "user.preference_changed", "--allow-envelope-switch", "--actor", "agent-1", "--payload-json", '{"user":"ci","key":"editor","value":"helix"}']).code, 0);
-    const byType = JSON.parse(z(["memory", "graph", "MATCH (e:Entity) WHERE e.session_id = $session_id AND e.valid_to IS NULL RETURN e.entity_type AS type, count(*) AS n ORDER BY n DESC", "--json"]).stdout);
+    const z = inProcess(dir);
+    assert.equal((await z(["memory", "append", "user.preference_changed", "--allow-envelope-switch", "--actor", "agent-1", "--payload-json", '{"user":"ci","key":"editor","value":"vim"}'])).code, 0);
+    assert.equal((await z(["memory", "append", "user.preference_changed", "--allow-envelope-switch", "--actor", "agent-1", "--payload-json", '{"user":"ci","key":"editor","value":"helix"}'])).code, 0);
+    const byType = JSON.parse((await z(["memory", "graph", "MATCH (e:Entity) WHERE e.session_id = $session_id AND e.valid_to IS NULL RETURN e.entity_type AS type, count(*) AS n ORDER BY n DESC", "--json"])).stdout);
     assert.equal(byType.schema, "zaxy.memory.graph.v1");
     assert.deepEqual(byType.columns, ["type", "n"]);
     assert.ok(byType.rows.some((row: { type: string; n: number }) => row.type === "preference" && row.n === 1));
     assert.equal(byType.graph.head_seq, 2);
-    const history = JSON.parse(z(["memory", "graph", "MATCH (e:Entity {entity_type: 'preference', name: $name}) WHERE e.session_id = $session_id RETURN e.summary AS said, e.valid_to AS until, e ORDER BY e.valid_from", "--param", "name=ci:editor", "--json"]).stdout);
+    const history = JSON.parse((await z(["memory", "graph", "MATCH (e:Entity {entity_type: 'preference', name: $name}) WHERE e.session_id = $session_id RETURN e.summary AS said, e.valid_to AS until, e ORDER BY e.valid_from", "--param", "name=ci:editor", "--json"])).stdout);
     assert.deepEqual(history.rows.map((row: { said: string }) => row.said), ["editor=vim", "editor=helix"]);
     assert.notEqual(history.rows[0].until, null);
     assert.equal(history.rows[1].until, null);
     assert.match(history.rows[1].e.citation, /^eventloom:\/\/default\/events\/2#[0-9a-f]{12}$/);
-    const limited = JSON.parse(z(["memory", "graph", "MATCH (e:Entity) RETURN e.name AS name", "--limit", "1", "--json"]).stdout);
+    const limited = JSON.parse((await z(["memory", "graph", "MATCH (e:Entity) RETURN e.name AS name", "--limit", "1", "--json"])).stdout);
     assert.deepEqual([limited.row_count, limited.truncated], [1, true]);
     for (const write of ["MATCH (e:Entity) SET e.name = 'x' RETURN e", "CREATE (:Entity {node_key: 'x'})", "MATCH (e:Entity) DETACH DELETE e", "CALL show_tables() RETURN *"]) {
-      const refused = z(["memory", "graph", write, "--json"]);
+      const refused = await z(["memory", "graph", write, "--json"]);
       assert.equal(refused.code, 2, write);
       assert.equal(JSON.parse(refused.stdout).error.code, "read_only");
     }
-    const quoted = JSON.parse(z(["memory", "graph", "MATCH (e:Entity) WHERE e.name = 'CREATE' RETURN count(*) AS n", "--json"]).stdout);
+    const quoted = JSON.parse((await z(["memory", "graph", "MATCH (e:Entity) WHERE e.name = 'CREATE' RETURN count(*) AS n", "--json"])).stdout);
     assert.deepEqual(quoted.rows, [{ n: 0 }]);
-    const bad = z(["memory", "graph", "MATCH (e:Entity RETURN e", "--json"]);
+    const bad = await z(["memory", "graph", "MATCH (e:Entity RETURN e", "--json"]);
     assert.deepEqual([bad.code, JSON.parse(bad.stdout).error.code], [2, "invalid_query"]);
-    const slowQuery = z(["memory", "graph", "MATCH (a)-[*1..30]->(b) RETURN count(*)", "--timeout-ms", "1", "--json"]);
+    const slowQuery = await z(["memory", "graph", "MATCH (a)-[*1..30]->(b) RETURN count(*)", "--timeout-ms", "1", "--json"]);
     assert.equal(slowQuery.code, 2);
-    assert.equal(z(["verify"]).code, 0);
+    assert.equal(runZaxy(["verify"], { cwd: dir }).code, 0);
   });
 
   test("MCP: memory_graph_query answers from the synced projection and refuses writes", slow, async () => {
@@ -333,45 +345,45 @@ describe("the graph is queryable: read-only Cypher (CLI and MCP)", { skip }, () 
 });
 
 describe("export bundles: signed, filtered, verified (CLI and MCP)", { skip }, () => {
-  test("CLI: a signed export verifies; a changed line, a changed field or another signer is caught (exit 1); filters and sensitivity exclusion", { timeout: 120_000 }, () => {
+  test("CLI: a signed export verifies; a changed line, a changed field or another signer is caught (exit 1); filters and sensitivity exclusion", { timeout: 120_000 }, async () => {
     const dir = makeTempDir("zaxy-export-cli");
-    const z = (args: string[]) => runZaxy(args, { cwd: dir });
-    assert.equal(z(["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"ship"}']).code, 0);
-    assert.equal(z(["memory", "append", "decision.made", "--actor", "a", "--payload-json", '{"decision":"rotate","api_key":"sk-abcdefghijklmnopqrstuvwx"}']).code, 0);
-    assert.equal(z(["memory", "append", "task.proposed", "--actor", "a", "--payload-json", '{"title":"t"}']).code, 0);
+    const z = inProcess(dir);
+    assert.equal((await z(["memory", "append", "goal.created", "--actor", "a", "--payload-json", '{"title":"ship"}'])).code, 0);
+    assert.equal((await z(["memory", "append", "decision.made", "--actor", "a", "--payload-json", '{"decision":"rotate","api_key":"sk-abcdefghijklmnopqrstuvwx"}'])).code, 0);
+    assert.equal((await z(["memory", "append", "task.proposed", "--actor", "a", "--payload-json", '{"title":"t"}'])).code, 0);
     const log = fs.readFileSync(path.join(dir, ".eventloom", "default.jsonl"), "utf8").trim().split("\n");
-    const summary = JSON.parse(z(["memory", "export", "--sign", "--output", "b.json", "--json"]).stdout);
+    // A relative --output resolves against the working directory: a real process.
+    const summary = JSON.parse(runZaxy(["memory", "export", "--sign", "--output", "b.json", "--json"], { cwd: dir }).stdout);
+    const at = (name: string) => path.join(dir, name);
     assert.deepEqual([summary.schema, summary.event_count, summary.signed], ["zaxy.memory.export.v1", 3, true]);
     assert.equal((fs.statSync(path.join(dir, ".eventloom", "keys", "export-ed25519.pkcs8")).mode & 0o777), 0o600);
     const bundle = JSON.parse(fs.readFileSync(path.join(dir, "b.json"), "utf8"));
     assert.deepEqual(bundle.events.map((e: { line: string }) => e.line), log, "the bundle carries the exact lines");
-    const report = JSON.parse(z(["memory", "verify-export", "b.json", "--key-id", summary.key_id, "--json"]).stdout);
+    const report = JSON.parse((await z(["memory", "verify-export", at("b.json"), "--key-id", summary.key_id, "--json"])).stdout);
     assert.deepEqual([report.ok, report.events_verified, report.links_checked, report.signature_valid, report.signer_pinned], [true, 3, 2, true, true]);
-    const tamper = (edit: (b: typeof bundle) => void, name: string) => {
+    const tamper = async (edit: (b: typeof bundle) => void, name: string) => {
       const copy = JSON.parse(JSON.stringify(bundle));
       edit(copy);
       fs.writeFileSync(path.join(dir, name), JSON.stringify(copy));
-      const run = z(["memory", "verify-export", name, "--json"]);
+      const run = await z(["memory", "verify-export", at(name), "--json"]);
       assert.equal(run.code, 1, name);
       return JSON.parse(run.stdout).problems.join("; ");
     };
-    assert.match(tamper((b) => void (b.events[0].line = b.events[0].line.replace("ship", "shop")), "line.json"), /Event 1 hash mismatch/);
-    assert.match(tamper((b) => void (b.session_id = "other"), "field.json"), /digest mismatch/);
-    assert.match(tamper((b) => void b.events.pop(), "dropped.json"), /event_count/);
-    assert.equal(z(["memory", "verify-export", "b.json", "--key-id", "0000000000000000"]).code, 1);
-    const filtered = JSON.parse((() => {
-      z(["memory", "export", "--exclude-sensitivity", "restricted", "--output", "f.json"]);
-      return fs.readFileSync(path.join(dir, "f.json"), "utf8");
-    })());
+    assert.match(await tamper((b) => void (b.events[0].line = b.events[0].line.replace("ship", "shop")), "line.json"), /Event 1 hash mismatch/);
+    assert.match(await tamper((b) => void (b.session_id = "other"), "field.json"), /digest mismatch/);
+    assert.match(await tamper((b) => void b.events.pop(), "dropped.json"), /event_count/);
+    assert.equal((await z(["memory", "verify-export", at("b.json"), "--key-id", "0000000000000000"])).code, 1);
+    await z(["memory", "export", "--exclude-sensitivity", "restricted", "--output", at("f.json")]);
+    const filtered = JSON.parse(fs.readFileSync(at("f.json"), "utf8"));
     assert.deepEqual(filtered.events.map((e: { seq: number }) => e.seq), [1, 3]);
     assert.deepEqual(filtered.excluded, { by_sensitivity: 1, by_filter: 0 });
-    assert.equal(JSON.parse(z(["memory", "verify-export", "f.json", "--json"]).stdout).ok, true);
-    const window = JSON.parse(z(["memory", "export", "--since-seq", "2", "--max-seq", "2"]).stdout);
+    assert.equal(JSON.parse((await z(["memory", "verify-export", at("f.json"), "--json"])).stdout).ok, true);
+    const window = JSON.parse((await z(["memory", "export", "--since-seq", "2", "--max-seq", "2"])).stdout);
     assert.deepEqual(window.events.map((e: { seq: number }) => e.seq), [2]);
-    assert.equal(z(["memory", "export", "--since-time", "yesterday"]).code, 2);
-    assert.equal(z(["memory", "export", "--key", "k"]).code, 2);
+    assert.equal((await z(["memory", "export", "--since-time", "yesterday"])).code, 2);
+    assert.equal((await z(["memory", "export", "--key", "k"])).code, 2);
     // A device or a FIFO is refused unread (it would never end or block), exit 2.
-    const device = z(["memory", "verify-export", "/dev/zero", "--json"]);
+    const device = await z(["memory", "verify-export", "/dev/zero", "--json"]);
     assert.deepEqual([device.code, JSON.parse(device.stdout).error.code], [2, "invalid_bundle"]);
     assert.match(JSON.parse(device.stdout).error.message, /not a regular file/);
   });

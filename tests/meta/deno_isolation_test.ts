@@ -13,7 +13,10 @@ import { fileURLToPath } from "node:url";
 const repoRoot = path.resolve(fileURLToPath(new URL("../../", import.meta.url)));
 const marker = "// deno-test: own-process";
 
-/** Modules whose functions open the Kuzu graph store (or the selftest) in the calling process. */
+/**
+ * Modules whose functions open the Kuzu graph store (or the selftest) in the calling process, and
+ * the test helper that runs CLI commands there.
+ */
 const kuzuLoading = [
   "src/projection/kuzuRuntime.ts",
   "src/projection/kuzuStore.ts",
@@ -22,6 +25,8 @@ const kuzuLoading = [
   "src/diagnostics/mod.ts",
   "src/diagnostics/selftest.ts",
   "src/bench/reprojectBench.ts",
+  // Runs CLI commands in the test process; graph sync, graph queries and reprojects load Kuzu.
+  "tests/cli/inProcessRoot.ts",
 ].map((file) => path.join(repoRoot, file));
 
 function testFiles(dir: string): string[] {

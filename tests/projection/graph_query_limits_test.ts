@@ -17,10 +17,19 @@ const slow = { timeout: 180_000 };
 const runaway = "UNWIND range(1, 30000000) AS x RETURN count(x)";
 const warn = (message: string) => assert.fail(`unexpected warning: ${message}`);
 
-async function sessionRoot(): Promise<string> {
-  const root = path.join(makeTempDir("zaxy-graph-limits"), ".eventloom");
-  await appendEvents(root, "s", [{ type: "goal.created", actor: "agent-1", payload: fromJs({ title: "Ship the release" }) }]);
-  return root;
+/**
+ * One session for every test (made once): the queries only read it, and the first brings its
+ * graph up to date, so the tests after it skip that step.
+ */
+let sharedRoot: Promise<string> | undefined;
+
+function sessionRoot(): Promise<string> {
+  sharedRoot ??= (async () => {
+    const root = path.join(makeTempDir("zaxy-graph-limits"), ".eventloom");
+    await appendEvents(root, "s", [{ type: "goal.created", actor: "agent-1", payload: fromJs({ title: "Ship the release" }) }]);
+    return root;
+  })();
+  return sharedRoot;
 }
 
 test("queryGraph stops a statement that grows the process past its memory bound, keeps this thread running, and answers the next query", slow, async () => {
