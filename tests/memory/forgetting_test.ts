@@ -1,3 +1,4 @@
+// deno-test: own-process (runs zaxy in this process, which may load kuzu-wasm; scripts/deno-test.sh runs it alone)
 // test-lane: full (slow)
 /**
  * Verified forgetting (issue 16 item 3), from the CLI (run in this process) and through the built

@@ -1,3 +1,4 @@
+// deno-test: own-process (runs zaxy in this process, which may load kuzu-wasm; scripts/deno-test.sh runs it alone)
 // test-lane: full (kill -9, log of 10000+ events, slow)
 /**
  * Batches are all or nothing across a crash (issue 12, item 3). `zaxy memory ingest` of a

@@ -1,3 +1,4 @@
+// deno-test: own-process (runs zaxy in this process, which may load kuzu-wasm; scripts/deno-test.sh runs it alone)
 // test-lane: full (slow)
 /**
  * Issue 12 item 7: the same log gives the same answer. A realistic mixed session (2,500 events:

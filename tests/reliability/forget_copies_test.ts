@@ -1,3 +1,4 @@
+// deno-test: own-process (runs zaxy in this process, which may load kuzu-wasm; scripts/deno-test.sh runs it alone)
 // test-lane: full (slow)
 /**
  * Forgetting erases every copy the engine made of an event's content (docs/forgetting.md

@@ -1,3 +1,4 @@
+// deno-test: own-process (runs zaxy in this process, which may load kuzu-wasm; scripts/deno-test.sh runs it alone)
 // test-lane: full (kill -9, slow)
 /**
  * `memory forget` killed half-way (docs/forgetting.md "Interrupted forgets"): the record of who

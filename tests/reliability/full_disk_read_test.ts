@@ -1,3 +1,4 @@
+// deno-test: own-process (runs zaxy in this process, which may load kuzu-wasm; scripts/deno-test.sh runs it alone)
 // test-lane: full (slow)
 /**
  * A read on a full disk (a real tmpfs): the derived state a read writes (vector index,

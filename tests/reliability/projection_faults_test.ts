@@ -1,3 +1,4 @@
+// deno-test: own-process (runs zaxy in this process, which may load kuzu-wasm; scripts/deno-test.sh runs it alone)
 // test-lane: full (kill -9, log of 10000+ events, slow)
 /**
  * The projection under crashes, signals and corrupted read-model files (issue 12, items 5, 6, 8),

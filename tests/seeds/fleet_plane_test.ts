@@ -1,3 +1,4 @@
+// deno-test: own-process (runs zaxy in this process, which may load kuzu-wasm; scripts/deno-test.sh runs it alone)
 // test-lane: full (slow)
 /**
  * Design 003 (the I7 fleet plane, /work/shared/seeds/003_ac7d84283a2606e0.txt) against the
