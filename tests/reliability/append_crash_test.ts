@@ -1,3 +1,4 @@
+// deno-test: own-process (runs zaxy in this process, which may load kuzu-wasm; scripts/deno-test.sh runs it alone)
 // test-lane: full (kill -9, log of 10000+ events, slow)
 /**
  * Batches are all or nothing across a crash (issue 12, item 3). `zaxy memory ingest` of a
@@ -7,6 +8,9 @@
  * back to the pre-batch bytes exactly and saves the removed bytes to a `.bak`, and a retry
  * commits the whole batch once. Also: what recovery does when another writer (the Python
  * implementation ignores intents) appended after an interrupted batch.
+ *
+ * Only the killed ingest is a real process; the commands before and after it run the CLI in this
+ * process (tests/reliability/inProcessZaxy.ts).
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -18,7 +22,8 @@ import { appendEvents } from "../../src/events/append.ts";
 import { beginAppend, eventHashPrefixChars, intentPath, sha256BeforeBatch } from "../../src/eventloom/intent.ts";
 import { sha256Hex } from "../../src/platform/mod.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
-import { childEnv, runZaxy, zaxyInvocation } from "../cli/zaxy.ts";
+import { childEnv, type ZaxyRun, zaxyInvocation } from "../cli/zaxy.ts";
+import { runZaxyInProcess } from "./inProcessZaxy.ts";
 
 after(removeTempDirs);
 
@@ -31,8 +36,8 @@ function logOf(dir: string): string {
   return path.join(dir, ".eventloom", "default.jsonl");
 }
 
-function run(dir: string, args: string[]): { code: number | null; stdout: string; stderr: string } {
-  return runZaxy(args, { cwd: dir });
+function run(dir: string, args: string[]): Promise<ZaxyRun> {
+  return runZaxyInProcess(args, { cwd: dir });
 }
 
 /** Events whose actor is `actor`, whatever the envelope. */
@@ -40,8 +45,8 @@ function eventsBy(file: string, actor: string): number {
   return fs.readFileSync(file, "utf8").split("\n").filter((line) => line.includes(`"actorId":"${actor}"`) || line.includes(`"actor":"${actor}"`)).length;
 }
 
-function verifyDoc(dir: string): { code: number | null; stderr: string; log: { ok: boolean; total_events: number; interrupted_append?: { state: string; events_written: number } } } {
-  const result = run(dir, ["verify", "--json"]);
+async function verifyDoc(dir: string): Promise<{ code: number | null; stderr: string; log: { ok: boolean; total_events: number; interrupted_append?: { state: string; events_written: number } } }> {
+  const result = await run(dir, ["verify", logOf(dir), "--json"]);
   return { code: result.code, stderr: result.stderr, log: JSON.parse(result.stdout).logs[0] };
 }
 
@@ -81,14 +86,14 @@ describe("a crash mid-ingest", () => {
     let crashes = 0;
     for (let attempt = 0; attempt < attemptsMax && crashes < crashesWanted; attempt++) {
       const dir = makeTempDir("append-crash");
-      for (const i of [1, 2, 3]) assert.equal(run(dir, ["memory", "append", "note.added", "--actor", "agent", "--payload-json", JSON.stringify({ i })]).code, 0);
+      for (const i of [1, 2, 3]) assert.equal((await run(dir, ["memory", "append", "note.added", "--actor", "agent", "--payload-json", JSON.stringify({ i })])).code, 0);
       const pre = fs.readFileSync(logOf(dir));
       const crashed = await ingestKilledMidWrite(dir, batchFile, pre.length);
       const intent = intentPath(logOf(dir));
       const intentDoc = fs.existsSync(intent) ? JSON.parse(fs.readFileSync(intent, "utf8")) : undefined;
       if (intentDoc === undefined || crashed.length >= intentDoc.log_bytes_after) {
         // The kill landed after the whole batch was written: it is committed, exactly once.
-        const ingested = run(dir, ["memory", "append", "note.added", "--actor", "agent"]);
+        const ingested = await run(dir, ["memory", "append", "note.added", "--actor", "agent"]);
         assert.equal(ingested.code, 0, ingested.stderr);
         assert.equal(eventsBy(logOf(dir), "bulk"), batchEvents);
         continue;
@@ -97,7 +102,7 @@ describe("a crash mid-ingest", () => {
       assert.equal(intentDoc.log_bytes_before, pre.length);
 
       // Readers: the half batch is not committed; verify covers the log before it and says so.
-      const verified = verifyDoc(dir);
+      const verified = await verifyDoc(dir);
       assert.equal(verified.code, 0);
       assert.equal(verified.log.ok, true);
       assert.equal(verified.log.total_events, 3);
@@ -109,7 +114,7 @@ describe("a crash mid-ingest", () => {
       const removed = crashed.subarray(pre.length);
       let backupPath: string;
       if (recovery === "append") {
-        const appended = run(dir, ["memory", "append", "note.added", "--actor", "agent", "--payload-json", '{"i":4}', "--json"]);
+        const appended = await run(dir, ["memory", "append", "note.added", "--actor", "agent", "--payload-json", '{"i":4}', "--json"]);
         assert.equal(appended.code, 0, appended.stderr);
         const doc = JSON.parse(appended.stdout);
         assert.equal(doc.seq, 4);
@@ -121,14 +126,14 @@ describe("a crash mid-ingest", () => {
         assert.deepEqual(now.subarray(0, pre.length), pre, "the pre-batch bytes are untouched");
         assert.equal(now.subarray(pre.length).toString("utf8").split("\n").length, 2, "exactly one new line after them");
       } else if (recovery === "repair") {
-        const repaired = run(dir, ["repair", "--truncate-torn-tail", "--json"]);
+        const repaired = await run(dir, ["repair", "--truncate-torn-tail", "--json"]);
         assert.equal(repaired.code, 0, repaired.stdout + repaired.stderr);
         const doc = JSON.parse(repaired.stdout);
         assert.deepEqual([doc.repaired, doc.removed_bytes, doc.events_kept, doc.interrupted_append.state], [true, removed.length, 3, "partial"]);
         backupPath = doc.backup_path;
         assert.deepEqual(fs.readFileSync(logOf(dir)), pre);
       } else {
-        const retried = run(dir, ["memory", "ingest", batchFile, "--json"]);
+        const retried = await run(dir, ["memory", "ingest", batchFile, "--json"]);
         assert.equal(retried.code, 0, retried.stderr);
         const doc = JSON.parse(retried.stdout);
         assert.equal(doc.imported, batchEvents);
@@ -139,12 +144,12 @@ describe("a crash mid-ingest", () => {
       assert.equal(fs.existsSync(intent), false);
 
       if (recovery !== "retry") {
-        const retried = run(dir, ["memory", "ingest", batchFile, "--json"]);
+        const retried = await run(dir, ["memory", "ingest", batchFile, "--json"]);
         assert.equal(retried.code, 0, retried.stderr);
         assert.equal(JSON.parse(retried.stdout).imported, batchEvents);
         assert.equal(JSON.parse(retried.stdout).warnings, undefined);
       }
-      const final = verifyDoc(dir);
+      const final = await verifyDoc(dir);
       assert.deepEqual([final.code, final.log.ok, final.log.interrupted_append], [0, true, undefined]);
       assert.equal(final.log.total_events, 3 + (recovery === "append" ? 1 : 0) + batchEvents);
       assert.equal(eventsBy(logOf(dir), "bulk"), batchEvents, "the batch is in the log exactly once");
@@ -213,7 +218,7 @@ describe("an interrupted batch and another writer", () => {
     const s = await scenario();
     const bytes = await withForeignEvent(s, 3);
     crashedLog(s, bytes);
-    const appended = run(s.dir, ["memory", "append", "note.added", "--actor", "agent", "--json"]);
+    const appended = await run(s.dir, ["memory", "append", "note.added", "--actor", "agent", "--json"]);
     assert.equal(appended.code, 1, appended.stdout + appended.stderr);
     const error = JSON.parse(appended.stdout).error;
     assert.equal(error.code, "interrupted_append_conflict");
@@ -221,9 +226,9 @@ describe("an interrupted batch and another writer", () => {
     assert.match(error.hint, /delete .*default\.jsonl\.intent to keep the log as it is/);
     assert.deepEqual(fs.readFileSync(logOf(s.dir)), bytes);
     assert.equal(fs.existsSync(intentPath(logOf(s.dir))), true);
-    const verified = verifyDoc(s.dir);
+    const verified = await verifyDoc(s.dir);
     assert.equal(verified.log.interrupted_append?.state, "conflict");
-    const repaired = run(s.dir, ["repair", "--truncate-torn-tail", "--json"]);
+    const repaired = await run(s.dir, ["repair", "--truncate-torn-tail", "--json"]);
     assert.equal(repaired.code, 1);
     assert.equal(JSON.parse(repaired.stdout).error.code, "interrupted_append_conflict");
     assert.deepEqual(fs.readFileSync(logOf(s.dir)), bytes);
@@ -233,31 +238,31 @@ describe("an interrupted batch and another writer", () => {
     const s = await scenario();
     const bytes = await withForeignEvent(s, 0);
     crashedLog(s, bytes);
-    const appended = run(s.dir, ["memory", "append", "note.added", "--actor", "agent", "--json"]);
+    const appended = await run(s.dir, ["memory", "append", "note.added", "--actor", "agent", "--json"]);
     assert.equal(appended.code, 0, appended.stderr);
     assert.match(JSON.parse(appended.stdout).warnings[0], /was interrupted before writing any of its events; the \d+ bytes after byte \d+ are another writer's; removed the intent \(the log is unchanged\)\.$/);
     assert.deepEqual(fs.readFileSync(logOf(s.dir)).subarray(0, bytes.length), bytes);
     assert.equal(fs.existsSync(intentPath(logOf(s.dir))), false);
-    assert.deepEqual([verifyDoc(s.dir).log.ok, verifyDoc(s.dir).log.total_events], [true, 2 + 1 + 1]);
+    assert.deepEqual([(await verifyDoc(s.dir)).log.ok, (await verifyDoc(s.dir)).log.total_events], [true, 2 + 1 + 1]);
   });
 
   test("the whole batch then another writer's event: the batch stays committed, the other event too, and the intent is dropped with a warning", { timeout: 60_000 }, async () => {
     const s = await scenario();
     const bytes = await withForeignEvent(s, 5);
     crashedLog(s, bytes);
-    const appended = run(s.dir, ["memory", "append", "note.added", "--actor", "agent", "--json"]);
+    const appended = await run(s.dir, ["memory", "append", "note.added", "--actor", "agent", "--json"]);
     assert.equal(appended.code, 0, appended.stderr);
     assert.match(JSON.parse(appended.stdout).warnings[0], /was interrupted after writing all of it; \d+ bytes another writer appended follow it; the batch is whole, so it stays committed\.$/);
     assert.deepEqual(fs.readFileSync(logOf(s.dir)).subarray(0, bytes.length), bytes);
     assert.equal(fs.existsSync(intentPath(logOf(s.dir))), false);
-    assert.deepEqual([verifyDoc(s.dir).log.ok, verifyDoc(s.dir).log.total_events], [true, 2 + 5 + 1 + 1]);
+    assert.deepEqual([(await verifyDoc(s.dir)).log.ok, (await verifyDoc(s.dir)).log.total_events], [true, 2 + 5 + 1 + 1]);
   });
 
   test("3 whole batch lines and no torn tail: the next append rolls them back to the pre-batch bytes", { timeout: 60_000 }, async () => {
     const s = await scenario();
     const threeLines = s.batch.subarray(0, s.batch.indexOf(0x0a, s.batch.indexOf(0x0a, s.batch.indexOf(0x0a) + 1) + 1) + 1);
     crashedLog(s, Buffer.concat([s.pre, threeLines]));
-    const appended = run(s.dir, ["memory", "append", "note.added", "--actor", "agent", "--json"]);
+    const appended = await run(s.dir, ["memory", "append", "note.added", "--actor", "agent", "--json"]);
     assert.equal(appended.code, 0, appended.stderr);
     assert.equal(JSON.parse(appended.stdout).seq, 3);
     assert.match(JSON.parse(appended.stdout).warnings[0], /interrupted after writing 3 whole events/);
@@ -269,7 +274,7 @@ describe("an interrupted batch and another writer", () => {
     const threeLines = s.batch.subarray(0, s.batch.indexOf(0x0a, s.batch.indexOf(0x0a, s.batch.indexOf(0x0a) + 1) + 1) + 1);
     const bytes = Buffer.concat([s.pre, threeLines]);
     crashedLog(s, bytes);
-    const compacted = run(s.dir, ["compact", logOf(s.dir), "--json"]);
+    const compacted = await run(s.dir, ["compact", logOf(s.dir), "--json"]);
     assert.equal(compacted.code, 1, compacted.stdout + compacted.stderr);
     const error = JSON.parse(compacted.stdout).error;
     assert.equal(error.code, "interrupted_append");
@@ -283,7 +288,7 @@ describe("an interrupted batch and another writer", () => {
     const torn = Buffer.from('{"seq":3,"payload":{"cut');
     fs.writeFileSync(logOf(s.dir), Buffer.concat([s.pre, torn]));
     fs.writeFileSync(intentPath(logOf(s.dir)), "");
-    const repaired = run(s.dir, ["repair", "--truncate-torn-tail", "--json"]);
+    const repaired = await run(s.dir, ["repair", "--truncate-torn-tail", "--json"]);
     assert.equal(repaired.code, 0, repaired.stdout + repaired.stderr);
     const doc = JSON.parse(repaired.stdout);
     assert.deepEqual([doc.repaired, doc.removed_bytes, doc.events_kept, doc.interrupted_append.state], [true, torn.length, 2, "unreadable_intent"]);
@@ -296,7 +301,7 @@ describe("an interrupted batch and another writer", () => {
   test("an empty intent (a crash while recording it) is removed with a warning and the log is unchanged", { timeout: 60_000 }, async () => {
     const s = await scenario();
     fs.writeFileSync(intentPath(logOf(s.dir)), "");
-    const appended = run(s.dir, ["memory", "append", "note.added", "--actor", "agent", "--json"]);
+    const appended = await run(s.dir, ["memory", "append", "note.added", "--actor", "agent", "--json"]);
     assert.equal(appended.code, 0, appended.stderr);
     assert.match(JSON.parse(appended.stdout).warnings[0], /is unreadable: its append died while recording it, before writing to the log; removed the intent \(the log is unchanged\)\.$/);
     assert.deepEqual(fs.readFileSync(logOf(s.dir)).subarray(0, s.pre.length), s.pre);

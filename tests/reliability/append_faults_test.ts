@@ -1,3 +1,4 @@
+// deno-test: own-process (runs zaxy in this process, which may load kuzu-wasm; scripts/deno-test.sh runs it alone)
 // test-lane: full (slow)
 /**
  * The Eventloom write path under faults (issue 12, items 2 and 4), driven through the built CLI:
@@ -8,6 +9,9 @@
  * - A tampered tail (a wrong last hash, a seq gap, a forged prev link) is never extended:
  *   `memory append`, `memory ingest` and MCP `memory_append` refuse with exit 1 /
  *   `integrity_failure` and the verifier's own message, and the log's bytes are unchanged.
+ *
+ * Set-up appends and verify reports run the CLI in this process (tests/reliability/
+ * inProcessZaxy.ts); the commands under test are real processes.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -19,6 +23,7 @@ import { legacyPreimage, v1Preimage } from "../../src/eventloom/envelope.ts";
 import { makeTempDir, removeTempDirs, sha256Hex } from "../eventloom/testkit.ts";
 import { startMcpServer } from "../mcp/mcpTestClient.ts";
 import { runZaxy } from "../cli/zaxy.ts";
+import { runZaxyInProcess } from "./inProcessZaxy.ts";
 
 after(removeTempDirs);
 
@@ -29,8 +34,8 @@ function logOf(dir: string): string {
   return path.join(dir, ".eventloom", "default.jsonl");
 }
 
-function appendNote(dir: string, i: number): void {
-  const run = runZaxy(["memory", "append", "note.added", "--actor", "agent", "--payload-json", JSON.stringify({ i })], { cwd: dir });
+async function appendNote(dir: string, i: number): Promise<void> {
+  const run = await runZaxyInProcess(["memory", "append", "note.added", "--actor", "agent", "--payload-json", JSON.stringify({ i })], { cwd: dir });
   assert.equal(run.code, 0, run.stderr);
 }
 
@@ -39,8 +44,8 @@ function besideLog(dir: string): string[] {
   return fs.readdirSync(path.join(dir, ".eventloom")).filter((name) => name !== "default.jsonl" && name !== "config.json").sort();
 }
 
-function verifyJson(dir: string): { ok: boolean; total_events: number; broken_reason: string | null } {
-  const run = runZaxy(["verify", "--json"], { cwd: dir });
+async function verifyJson(dir: string): Promise<{ ok: boolean; total_events: number; broken_reason: string | null }> {
+  const run = await runZaxyInProcess(["verify", logOf(dir), "--json"], { cwd: dir });
   return JSON.parse(run.stdout).logs[0];
 }
 
@@ -102,9 +107,9 @@ async function withSmallDisk(body: (disk: SmallDisk) => void | Promise<void>): P
 
 describe("append on a full disk", { skip: skipFullDisk }, () => {
   test("memory append --payload-file on a full tmpfs exits 3 (write_failed) and leaves the log byte-identical; it works after space is freed", slow, async () => {
-    await withSmallDisk((disk) => {
-      appendNote(disk.dir, 1);
-      appendNote(disk.dir, 2);
+    await withSmallDisk(async (disk) => {
+      await appendNote(disk.dir, 1);
+      await appendNote(disk.dir, 2);
       const before = fs.readFileSync(logOf(disk.dir));
       const payloadFile = path.join(makeTempDir("append-payload"), "big.json");
       fs.writeFileSync(payloadFile, JSON.stringify({ blob: "y".repeat(300_000) }));
@@ -125,16 +130,16 @@ describe("append on a full disk", { skip: skipFullDisk }, () => {
       assert.deepEqual(fs.readFileSync(logOf(disk.dir)), before);
       assert.deepEqual(besideLog(disk.dir), []);
       disk.free();
-      appendNote(disk.dir, 3);
+      await appendNote(disk.dir, 3);
       const after = fs.readFileSync(logOf(disk.dir));
       assert.deepEqual(after.subarray(0, before.length), before);
-      assert.deepEqual([verifyJson(disk.dir).ok, verifyJson(disk.dir).total_events], [true, 3]);
+      assert.deepEqual([(await verifyJson(disk.dir)).ok, (await verifyJson(disk.dir)).total_events], [true, 3]);
     });
   });
 
   test("memory ingest of 200 events on a full tmpfs exits 3 with none of them committed and the log byte-identical; a retry after freeing space imports all 200", slow, async () => {
-    await withSmallDisk((disk) => {
-      appendNote(disk.dir, 1);
+    await withSmallDisk(async (disk) => {
+      await appendNote(disk.dir, 1);
       const before = fs.readFileSync(logOf(disk.dir));
       const batchFile = path.join(makeTempDir("append-batch"), "batch.jsonl");
       // About 650 kB: more than the 200 KiB left free, less than the disk once freed.
@@ -147,19 +152,19 @@ describe("append on a full disk", { skip: skipFullDisk }, () => {
       assert.deepEqual(fs.readFileSync(logOf(disk.dir)), before);
       assert.deepEqual(besideLog(disk.dir), []);
       // The log still takes appends and reads as before (no torn tail to repair).
-      assert.deepEqual([verifyJson(disk.dir).ok, verifyJson(disk.dir).total_events], [true, 1]);
+      assert.deepEqual([(await verifyJson(disk.dir)).ok, (await verifyJson(disk.dir)).total_events], [true, 1]);
       disk.free();
       const retry = runZaxy(["memory", "ingest", batchFile, "--json"], { cwd: disk.dir });
       assert.equal(retry.code, 0, retry.stdout + retry.stderr);
       assert.equal(JSON.parse(retry.stdout).imported, 200);
-      assert.deepEqual([verifyJson(disk.dir).ok, verifyJson(disk.dir).total_events], [true, 201]);
+      assert.deepEqual([(await verifyJson(disk.dir)).ok, (await verifyJson(disk.dir)).total_events], [true, 201]);
     });
   });
 
   test("zaxy repair on a full tmpfs exits 3 (backup_failed), removes nothing and leaves no .bak; after freeing space it repairs with a full backup", slow, async () => {
-    await withSmallDisk((disk) => {
-      appendNote(disk.dir, 1);
-      appendNote(disk.dir, 2);
+    await withSmallDisk(async (disk) => {
+      await appendNote(disk.dir, 1);
+      await appendNote(disk.dir, 2);
       const file = logOf(disk.dir);
       // A torn last line of 20 kB (a crash mid-write of a big event, e.g. by an older zaxy).
       const intact = fs.readFileSync(file);
@@ -256,10 +261,10 @@ const tamperCases: TamperCase[] = [
 ];
 
 /** Three events, then the last line edited by `tamper`. */
-function tamperedLog(tamperCase: TamperCase): { dir: string; bytes: Buffer } {
+async function tamperedLog(tamperCase: TamperCase): Promise<{ dir: string; bytes: Buffer }> {
   const dir = makeTempDir("append-tampered");
-  assert.equal(runZaxy(["init", "--envelope", tamperCase.envelope], { cwd: dir }).code, 0);
-  for (const i of [1, 2, 3]) appendNote(dir, i);
+  assert.equal((await runZaxyInProcess(["init", "--envelope", tamperCase.envelope], { cwd: dir })).code, 0);
+  for (const i of [1, 2, 3]) await appendNote(dir, i);
   const file = logOf(dir);
   const lines = fs.readFileSync(file, "utf8").trimEnd().split("\n");
   const last = parseJsonBytes(new TextEncoder().encode(lines[2])) as JsonObject;
@@ -271,9 +276,9 @@ function tamperedLog(tamperCase: TamperCase): { dir: string; bytes: Buffer } {
 
 describe("append to a tampered tail", () => {
   for (const tamperCase of tamperCases) {
-    test(`memory append and memory ingest refuse ${tamperCase.name}: exit 1, integrity_failure with the verifier's message, bytes unchanged`, slow, () => {
-      const { dir, bytes } = tamperedLog(tamperCase);
-      const verified = verifyJson(dir);
+    test(`memory append and memory ingest refuse ${tamperCase.name}: exit 1, integrity_failure with the verifier's message, bytes unchanged`, slow, async () => {
+      const { dir, bytes } = await tamperedLog(tamperCase);
+      const verified = await verifyJson(dir);
       assert.deepEqual([verified.ok, verified.broken_reason], [false, tamperCase.reason]);
       const expected = `Cannot append to session "default": its last event fails verification (${tamperCase.reason})`;
       const append = runZaxy(["memory", "append", "note.added", "--actor", "agent", "--payload-json", '{"i":4}', "--json"], { cwd: dir });
@@ -290,19 +295,19 @@ describe("append to a tampered tail", () => {
     });
   }
 
-  test("an intact log of either envelope still takes appends after the tail check (the first event included)", slow, () => {
+  test("an intact log of either envelope still takes appends after the tail check (the first event included)", slow, async () => {
     for (const envelope of ["legacy", "v1"]) {
       const dir = makeTempDir("append-intact");
-      assert.equal(runZaxy(["init", "--envelope", envelope], { cwd: dir }).code, 0);
-      for (const i of [1, 2, 3]) appendNote(dir, i);
-      assert.deepEqual([verifyJson(dir).ok, verifyJson(dir).total_events], [true, 3]);
+      assert.equal((await runZaxyInProcess(["init", "--envelope", envelope], { cwd: dir })).code, 0);
+      for (const i of [1, 2, 3]) await appendNote(dir, i);
+      assert.deepEqual([(await verifyJson(dir)).ok, (await verifyJson(dir)).total_events], [true, 3]);
     }
   });
 
   // The MCP error code of a failed check is item 15 of issue 12 (today `internal_error`); what
   // this test pins is that the append is refused with the verifier's message and nothing written.
   test("MCP memory_append and memory_ingest refuse a tampered tail with the verifier's message; the log is unchanged", slow, async () => {
-    const { dir, bytes } = tamperedLog(tamperCases[2]);
+    const { dir, bytes } = await tamperedLog(tamperCases[2]);
     const mcp = await startMcpServer(path.join(dir, ".eventloom"));
     try {
       const expected = `Cannot append to session "default": its last event fails verification (${tamperCases[2].reason})`;

@@ -1,3 +1,4 @@
+// deno-test: own-process (runs zaxy in this process, which may load kuzu-wasm; scripts/deno-test.sh runs it alone)
 // test-lane: full (slow)
 /**
  * Issue 12 item 7: the same log gives the same answer. A realistic mixed session (2,500 events:
@@ -15,6 +16,10 @@
  * Nothing is excluded from the comparison: a `--json` checkout holds no timings or clock
  * readings, and the query's `diagnostics.projection` (how this read found the projection) is the
  * same because every compared read finds the projection at the log head.
+ *
+ * The rebuilds run the built binary; the reads run in this process (tests/reliability/
+ * inProcessZaxy.ts), each with a fresh memory service as the binary has, so 160 reads do not pay
+ * 160 process starts. Every compared answer comes from the same kind of run.
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -28,7 +33,8 @@ import { embedPostings, MemoryVectorPostings } from "../../src/projection/vector
 import { vectorLaneHits } from "../../src/retrieval/vectorLane.ts";
 import { entityEmbeddingText, hashEmbedMany } from "../../src/vector/mod.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
-import { runZaxy } from "../cli/zaxy.ts";
+import { runZaxy, type ZaxyRun } from "../cli/zaxy.ts";
+import { runZaxyInProcess } from "./inProcessZaxy.ts";
 
 after(removeTempDirs);
 
@@ -47,21 +53,33 @@ interface Answers {
 }
 
 /**
- * Runs zaxy, expecting exit 0. Compared reads find the projection current and must be silent;
- * the steps that build it (`quietStderr: false`) may say so on stderr.
+ * Expects exit 0. Compared reads find the projection current and must be silent; the steps that
+ * build it (`quietStderr: false`) may say so on stderr.
  */
-function zaxyOk(args: string[], cwd: string, quietStderr = true): string {
-  const run = runZaxy(args, { cwd });
+function assertOk(run: ZaxyRun, args: string[], quietStderr: boolean): string {
   assert.equal(run.code, 0, `${args.join(" ")}: ${run.stdout.slice(0, 500)}${run.stderr}`);
   if (quietStderr) assert.equal(run.stderr, "", args.join(" "));
   return run.stdout;
 }
 
-function answers(cwd: string): Answers {
+/** Runs the built binary in `cwd`, expecting exit 0. */
+function zaxyOk(args: string[], cwd: string, quietStderr = true): string {
+  return assertOk(runZaxy(args, { cwd }), args, quietStderr);
+}
+
+/**
+ * Runs zaxy in this process on `cwd`'s root, expecting exit 0. Paths read as the binary run in
+ * `cwd` prints them (`.eventloom/...`), so that answers from different roots compare.
+ */
+async function zaxyInProcessOk(args: string[], cwd: string, quietStderr = true): Promise<string> {
+  return assertOk(await runZaxyInProcess(args, { cwd }), args, quietStderr).replaceAll(cwd + path.sep, "");
+}
+
+async function answers(cwd: string): Promise<Answers> {
   const out: Answers = { checkouts: [], queries: [] };
   for (const query of queries) {
-    out.checkouts.push(zaxyOk(["memory", "checkout", query, "--json"], cwd));
-    out.queries.push(zaxyOk(["memory", "query", query, "--limit", "100", "--json"], cwd));
+    out.checkouts.push(await zaxyInProcessOk(["memory", "checkout", query, "--json"], cwd));
+    out.queries.push(await zaxyInProcessOk(["memory", "query", query, "--limit", "100", "--json"], cwd));
   }
   return out;
 }
@@ -101,50 +119,50 @@ before(async () => {
 });
 
 describe("rebuilds are deterministic", () => {
-  test("two clean rebuilds of one log give byte-identical checkouts, queries and vector index files", slow, () => {
+  test("two clean rebuilds of one log give byte-identical checkouts, queries and vector index files", slow, async () => {
     rebuild(dir);
     const firstIndex = vectorIndexSha256(dir);
-    const first = answers(dir);
+    const first = await answers(dir);
     // The vector lane took part: otherwise this would not test it.
     const vectorHits = first.queries.map((doc) => JSON.parse(doc).diagnostics.source_lanes.vector as number);
     assert.ok(vectorHits.every((hits) => hits > 0), `vector hits per query: ${vectorHits.join(",")}`);
 
     rebuild(dir);
-    const second = answers(dir);
+    const second = await answers(dir);
     rebuiltAnswers = first;
     assertSameAnswers(second, first, "second rebuild");
     assert.equal(vectorIndexSha256(dir), firstIndex, "the rebuilt vector index file differs");
   });
 
   /** A root holding the log's first `prefixCount` events, read once, then given the rest. */
-  function grownRoot(prefixCount: number): string {
+  async function grownRoot(prefixCount: number): Promise<string> {
     const lines = fs.readFileSync(path.join(dir, ".eventloom", "default.jsonl"), "utf8").split(/(?<=\n)/);
     const grown = makeTempDir("zaxy-determinism-catchup");
     const log = path.join(grown, ".eventloom", "default.jsonl");
     fs.mkdirSync(path.dirname(log));
     fs.writeFileSync(log, lines.slice(0, prefixCount).join(""));
-    zaxyOk(["memory", "checkout", "warm up", "--json"], grown, false);
+    await zaxyInProcessOk(["memory", "checkout", "warm up", "--json"], grown, false);
     fs.appendFileSync(log, lines.slice(prefixCount).join(""));
     return grown;
   }
 
-  test("a catch-up that appends to the vector index answers exactly like a rebuild of the same log", slow, () => {
+  test("a catch-up that appends to the vector index answers exactly like a rebuild of the same log", slow, async () => {
     assert.ok(rebuiltAnswers, "needs the rebuild test's answers");
     // A tail longer than the 1,000 events a read folds in memory: the read continues from the
     // read model's rows and catches the read model and the vector index up.
     const prefixCount = 1400;
-    const caughtUp = grownRoot(prefixCount);
-    const first = JSON.parse(zaxyOk(["memory", "query", "catch up", "--json"], caughtUp, false));
+    const caughtUp = await grownRoot(prefixCount);
+    const first = JSON.parse(await zaxyInProcessOk(["memory", "query", "catch up", "--json"], caughtUp, false));
     assert.equal(first.diagnostics.projection.source, "caught_up");
     assert.equal(first.diagnostics.projection.events_applied, eventCount - prefixCount);
-    assertSameAnswers(answers(caughtUp), rebuiltAnswers, "catch-up");
+    assertSameAnswers(await answers(caughtUp), rebuiltAnswers, "catch-up");
   });
 
-  test("a tail folded on the read model answers exactly like a rebuild of the same log", slow, () => {
+  test("a tail folded on the read model answers exactly like a rebuild of the same log", slow, async () => {
     assert.ok(rebuiltAnswers, "needs the rebuild test's answers");
     const prefixCount = eventCount - 1000;
-    const grown = grownRoot(prefixCount);
-    const first = JSON.parse(zaxyOk(["memory", "query", "catch up", "--json"], grown, false));
+    const grown = await grownRoot(prefixCount);
+    const first = JSON.parse(await zaxyInProcessOk(["memory", "query", "catch up", "--json"], grown, false));
     assert.equal(first.diagnostics.projection.source, "read_model_tail");
     assert.equal(first.diagnostics.projection.events_applied, eventCount - prefixCount);
     // Byte for byte, but for how the projection was found (`read_model_tail` vs `read_model`).
@@ -156,7 +174,7 @@ describe("rebuilds are deterministic", () => {
         return JSON.stringify(answer);
       }),
     });
-    assertSameAnswers(withoutProjection(answers(grown)), withoutProjection(rebuiltAnswers), "tail");
+    assertSameAnswers(withoutProjection(await answers(grown)), withoutProjection(rebuiltAnswers), "tail");
   });
 });
 

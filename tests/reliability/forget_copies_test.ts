@@ -1,3 +1,4 @@
+// deno-test: own-process (runs zaxy in this process, which may load kuzu-wasm; scripts/deno-test.sh runs it alone)
 // test-lane: full (slow)
 /**
  * Forgetting erases every copy the engine made of an event's content (docs/forgetting.md
@@ -5,16 +6,17 @@
  * rolling the correction back quotes it again (`reverts.restore_content`, `reverts.entity_name`
  * of `memory.rolled_back`, a bookkeeping event that is otherwise plain): each copy is sealed as
  * its own erasable cell, and forgetting the original destroys the copies' keys with its own.
- * Real CLI processes: append → edit → rollback → forget the original and the correction; then no
- * file under the root holds the value (log, vault, projections, read models, graph), and no
- * checkout, query or replay serves it, before and after a reproject.
+ * The CLI, run in this process: append → edit → rollback → forget the original and the correction;
+ * then no file under the root holds the value (log, vault, projections, read models, graph), and
+ * no checkout, query or replay serves it, before and after a reproject.
  */
 import assert from "node:assert/strict";
 import * as path from "node:path";
 import { after, test } from "node:test";
-import { runZaxy, type ZaxyRun } from "../cli/zaxy.ts";
+import type { ZaxyRun } from "../cli/zaxy.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { holding } from "./filesHolding.ts";
+import { runZaxyInProcess } from "./inProcessZaxy.ts";
 
 after(removeTempDirs);
 
@@ -27,34 +29,34 @@ function ok(run: ZaxyRun, what: string): { [key: string]: any } {
   return JSON.parse(run.stdout);
 }
 
-test("edit, rollback, then forgetting the original and the correction leaves the value in no file under the root and in no answer", { timeout: 300_000 }, () => {
+test("edit, rollback, then forgetting the original and the correction leaves the value in no file under the root and in no answer", { timeout: 300_000 }, async () => {
   const dir = makeTempDir("zaxy-forget-copies");
   const root = path.join(dir, ".eventloom");
-  const z = (args: string[]) => runZaxy([...args, "--json"], { cwd: dir });
-  ok(z(["init", "--forgetting"]), "init");
-  const original = ok(z(["memory", "append", "user.preference_changed", "--allow-envelope-switch", "--actor", "ci", "--payload-json", JSON.stringify({ user: "ci", key: "branch", value })]), "append");
-  const edit = ok(z(["memory", "edit", "--target-seq", String(original.seq), "--target-hash", original.hash, "--content", corrected, "--reason", "wrong branch"]), "edit");
+  const z = (args: string[]) => runZaxyInProcess([...args, "--json"], { cwd: dir });
+  ok(await z(["init", "--forgetting"]), "init");
+  const original = ok(await z(["memory", "append", "user.preference_changed", "--allow-envelope-switch", "--actor", "ci", "--payload-json", JSON.stringify({ user: "ci", key: "branch", value })]), "append");
+  const edit = ok(await z(["memory", "edit", "--target-seq", String(original.seq), "--target-hash", original.hash, "--content", corrected, "--reason", "wrong branch"]), "edit");
   assert.equal(edit.previous_content, `branch=${value}`, "the correction quotes the fact it corrects");
-  const rollback = ok(z(["memory", "rollback", "--target-seq", String(edit.seq), "--target-hash", edit.hash, "--reason", "the edit was wrong"]), "rollback");
+  const rollback = ok(await z(["memory", "rollback", "--target-seq", String(edit.seq), "--target-hash", edit.hash, "--reason", "the edit was wrong"]), "rollback");
   assert.equal(rollback.reverts.restore_content, `branch=${value}`, "the rollback restores the quoted value");
-  assert.ok(JSON.stringify(ok(z(["memory", "checkout", "which branch does ci use"]), "checkout").current_facts).includes(value), "checkout serves the restored value");
+  assert.ok(JSON.stringify(ok(await z(["memory", "checkout", "which branch does ci use"]), "checkout").current_facts).includes(value), "checkout serves the restored value");
   assert.deepEqual(holding(root, value).filter((file) => file.endsWith(".jsonl")), [], "no log line holds the value in clear");
 
-  const forgot = ok(z(["memory", "forget", "--target-seq", String(original.seq), "--target-hash", original.hash, "--reason", "user asked"]), "forget original");
+  const forgot = ok(await z(["memory", "forget", "--target-seq", String(original.seq), "--target-hash", original.hash, "--reason", "user asked"]), "forget original");
   assert.equal(forgot.status, "forgotten");
   assert.ok(Array.isArray(forgot.copy_cell_ids) && forgot.copy_cell_ids.length >= 2, "the correction's and the rollback's copies are erased with it");
-  ok(z(["memory", "forget", "--target-seq", String(edit.seq), "--target-hash", edit.hash, "--reason", "user asked"]), "forget correction");
+  ok(await z(["memory", "forget", "--target-seq", String(edit.seq), "--target-hash", edit.hash, "--reason", "user asked"]), "forget correction");
 
-  const answers = () => [
-    z(["memory", "checkout", "which branch does ci use"]),
-    z(["memory", "query", "branch kestrel"]),
-    z(["replay"]),
-    z(["memory", "log"]),
+  const answers = async () => [
+    await z(["memory", "checkout", "which branch does ci use"]),
+    await z(["memory", "query", "branch kestrel"]),
+    await z(["replay"]),
+    await z(["memory", "log"]),
   ].map((run, i) => JSON.stringify(ok(run, `reader ${i}`)));
-  for (const answer of answers()) assert.ok(!answer.includes(value), "no reader serves the value");
-  ok(z(["reproject"]), "reproject");
-  ok(z(["graph", "sync"]), "graph sync");
-  for (const answer of answers()) assert.ok(!answer.includes(value), "no reader serves the value after a rebuild");
+  for (const answer of await answers()) assert.ok(!answer.includes(value), "no reader serves the value");
+  ok(await z(["reproject"]), "reproject");
+  ok(await z(["graph", "sync"]), "graph sync");
+  for (const answer of await answers()) assert.ok(!answer.includes(value), "no reader serves the value after a rebuild");
   assert.deepEqual(holding(root, value), [], "no file under the root holds the value");
-  ok(z(["verify"]), "verify");
+  ok(await z(["verify", path.join(root, "default.jsonl")]), "verify");
 });

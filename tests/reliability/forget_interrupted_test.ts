@@ -1,3 +1,4 @@
+// deno-test: own-process (runs zaxy in this process, which may load kuzu-wasm; scripts/deno-test.sh runs it alone)
 // test-lane: full (kill -9, slow)
 /**
  * `memory forget` killed half-way (docs/forgetting.md "Interrupted forgets"): the record of who
@@ -8,6 +9,10 @@
  * finishes it (exit 0, writing the `memory.forgotten` record with the first run's reason) or says
  * it is already forgotten because the record is there; in the end the log holds exactly one
  * record for the target, the target reads `[FORGOTTEN]`, and the chain verifies.
+ *
+ * The template and the forgets that are stopped are real processes; the re-runs and checks run
+ * the CLI in this process. The template must not be opened here: this process's readers open a
+ * cell with the key of any vault it opened, and every trial is a copy of the template's keys.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -16,6 +21,7 @@ import * as path from "node:path";
 import { after, before, test } from "node:test";
 import { childEnv, runZaxy, type ZaxyRun, zaxyInvocation } from "../cli/zaxy.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
+import { runZaxyInProcess } from "./inProcessZaxy.ts";
 
 after(removeTempDirs);
 
@@ -79,9 +85,9 @@ async function killForget(dir: string, signal: NodeJS.Signals, when: (startedMs:
 }
 
 /** A re-run finishes the forget; exactly one record, with the first run's reason, and the chain verifies. */
-function assertCompletes(dir: string, point: string): void {
+async function assertCompletes(dir: string, point: string): Promise<void> {
   const recordedBefore = records(dir).length;
-  const again = runZaxy(forgetArgs(), { cwd: dir });
+  const again = await runZaxyInProcess(forgetArgs(), { cwd: dir });
   if (recordedBefore === 0) {
     assert.equal(again.code, 0, `${point}: the re-run must finish the forget\n${again.stderr}${again.stdout}`);
     const out = JSON.parse(again.stdout);
@@ -95,9 +101,9 @@ function assertCompletes(dir: string, point: string): void {
   assert.equal(recorded.length, 1, `${point}: exactly one memory.forgotten record`);
   const payload = JSON.parse(recorded[0]).payload;
   assert.deepEqual([payload.target.seq, payload.target.hash, payload.reason], [1, targetHash, reason], point);
-  const replay = JSON.parse(ok(runZaxy(["replay", "--json"], { cwd: dir }), "replay").stdout);
+  const replay = JSON.parse(ok(await runZaxyInProcess(["replay", "--json"], { cwd: dir }), "replay").stdout);
   assert.equal(replay.events[0].payload.content, "[FORGOTTEN]", point);
-  ok(runZaxy(["verify"], { cwd: dir }), `${point}: verify`);
+  ok(await runZaxyInProcess(["verify", path.join(dir, ".eventloom", "default.jsonl")], { cwd: dir }), `${point}: verify`);
 }
 
 function trialDir(name: string): string {
@@ -111,7 +117,7 @@ test("memory forget killed (kill -9) after the key is destroyed and before its r
   const ended = await killForget(dir, "SIGKILL", (_, child) => keyDestroyed(dir) || child.stderr().includes("zaxy: test pause at forget-key-destroyed"), { ZAXY_TEST_PAUSE_AT: "forget-key-destroyed" });
   assert.equal(ended.signal, "SIGKILL", "killed before it finished");
   assert.ok(keyDestroyed(dir), "the key was destroyed");
-  assertCompletes(dir, "after the key is destroyed");
+  await assertCompletes(dir, "after the key is destroyed");
 });
 
 test("memory forget killed (kill -9 and SIGTERM) after its gate, as soon as the key is gone, and at 0.2-0.35 s: a re-run always ends with one record", { timeout: 600_000 }, async () => {
@@ -128,6 +134,6 @@ test("memory forget killed (kill -9 and SIGTERM) after its gate, as soon as the 
   for (const trial of trials) {
     const dir = trialDir(trial.name);
     await killForget(dir, trial.signal, trial.when(dir));
-    assertCompletes(dir, trial.name);
+    await assertCompletes(dir, trial.name);
   }
 });

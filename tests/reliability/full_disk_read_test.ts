@@ -1,3 +1,4 @@
+// deno-test: own-process (runs zaxy in this process, which may load kuzu-wasm; scripts/deno-test.sh runs it alone)
 // test-lane: full (slow)
 /**
  * A read on a full disk (a real tmpfs): the derived state a read writes (vector index,
@@ -13,6 +14,7 @@ import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { runZaxy } from "../cli/zaxy.ts";
+import { runZaxyInProcess } from "./inProcessZaxy.ts";
 import { canMountTmpfs, fillDisk, mountTmpfs, unmount } from "./fsFaults.ts";
 
 after(removeTempDirs);
@@ -23,20 +25,25 @@ function filesUnder(dir: string): string[] {
   return fs.readdirSync(dir, { recursive: true, encoding: "utf8" }).map((name) => String(name)).sort();
 }
 
+/** The set-up's 12 appends, run in this process: only the reads and syncs on the full disk are under test. */
+async function appendDecisions(dir: string): Promise<void> {
+  for (let i = 1; i <= 12; i++) {
+    const run = await runZaxyInProcess(["memory", "append", "decision.made", "--actor", "agent", "--payload-json", JSON.stringify({ decision: `use sqlite database ${i}` })], { cwd: dir });
+    assert.equal(run.code, 0, run.stderr);
+  }
+}
+
 function checkout(root: string): { code: number | null; doc: { warnings: string[]; current_facts: Array<{ content: string }> }; stderr: string } {
   const run = runZaxy(["memory", "checkout", "which database", "--json"], { cwd: root });
   return { code: run.code, doc: JSON.parse(run.stdout), stderr: run.stderr };
 }
 
 describe("reads on a full disk", () => {
-  test("issue 14: the first checkout on a full disk answers degraded (exit 0, degraded warning), leaves no temp files, and a read after space is freed is whole again", slow, () => {
+  test("issue 14: the first checkout on a full disk answers degraded (exit 0, degraded warning), leaves no temp files, and a read after space is freed is whole again", slow, async () => {
     const dir = makeTempDir("fullDiskRead");
     assert.ok(mountTmpfs(dir, 2048), "mount tmpfs");
     try {
-      for (let i = 1; i <= 12; i++) {
-        const run = runZaxy(["memory", "append", "decision.made", "--actor", "agent", "--payload-json", JSON.stringify({ decision: `use sqlite database ${i}` })], { cwd: dir });
-        assert.equal(run.code, 0, run.stderr);
-      }
+      await appendDecisions(dir);
       const log = fs.readFileSync(path.join(dir, ".eventloom", "default.jsonl"));
       // Room for the verified checkpoint, not for the vector index
       // (its bucket offsets alone are 6 KB at dimension 1536).
@@ -64,14 +71,11 @@ describe("reads on a full disk", () => {
     }
   });
 
-  test("issue 14: zaxy graph sync on a full disk exits 3 with projection_write_failed, no abort, no temp files; after space is freed it completes", slow, () => {
+  test("issue 14: zaxy graph sync on a full disk exits 3 with projection_write_failed, no abort, no temp files; after space is freed it completes", slow, async () => {
     const dir = makeTempDir("fullDiskGraphSync");
     assert.ok(mountTmpfs(dir, 2048), "mount tmpfs");
     try {
-      for (let i = 1; i <= 12; i++) {
-        const run = runZaxy(["memory", "append", "decision.made", "--actor", "agent", "--payload-json", JSON.stringify({ decision: `use sqlite database ${i}` })], { cwd: dir });
-        assert.equal(run.code, 0, run.stderr);
-      }
+      await appendDecisions(dir);
       assert.equal(checkout(dir).code, 0);
       // Room for the store's lock file, not for its first write-ahead log.
       const filler = fillDisk(dir, 4 * 1024);

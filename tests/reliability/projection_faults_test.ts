@@ -1,3 +1,4 @@
+// deno-test: own-process (runs zaxy in this process, which may load kuzu-wasm; scripts/deno-test.sh runs it alone)
 // test-lane: full (kill -9, log of 10000+ events, slow)
 /**
  * The projection under crashes, signals and corrupted read-model files (issue 12, items 5, 6, 8),
@@ -9,6 +10,9 @@
  *
  * Fixture: 1,000 events projected, then 10,000 more appended (the "behind" root); the "caught"
  * root is the same after one full catch-up. Each case works on a copy.
+ *
+ * Only the processes killed or signalled are real ones; every other step (set-up, reads, status,
+ * syncs after a kill) runs in this process, which loads Kuzu's WASM once instead of once per step.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -16,7 +20,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
-import { childEnv, runZaxy, zaxyInvocation } from "../cli/zaxy.ts";
+import { childEnv, zaxyInvocation } from "../cli/zaxy.ts";
+import { runZaxyInProcess } from "./inProcessZaxy.ts";
 
 after(removeTempDirs);
 
@@ -46,8 +51,8 @@ function preference(value: string): unknown {
   return { event_type: "user.preference_changed", actor: "alice", payload: { user: "alice", key: "editor", value } };
 }
 
-function zaxyOk(args: string[], dir: string, env: Record<string, string> = {}): { json: Record<string, unknown>; stderr: string } {
-  const run = runZaxy([...args, "--json"], { cwd: dir, env });
+async function zaxyOk(args: string[], dir: string): Promise<{ json: Record<string, unknown>; stderr: string }> {
+  const run = await runZaxyInProcess([...args, "--json"], { cwd: dir });
   assert.equal(run.code, 0, `zaxy ${args.join(" ")}: exit ${run.code}\n${run.stderr}`);
   return { json: JSON.parse(run.stdout), stderr: run.stderr };
 }
@@ -94,8 +99,8 @@ interface GraphStatus {
   head_problem: string | null;
 }
 
-function graphStatus(dir: string): GraphStatus {
-  return zaxyOk(["memory", "status", "--graph"], dir).json.graph as GraphStatus;
+async function graphStatus(dir: string): Promise<GraphStatus> {
+  return (await zaxyOk(["memory", "status", "--graph"], dir)).json.graph as GraphStatus;
 }
 
 interface Fact {
@@ -111,13 +116,13 @@ function seqOf(citation: string): number {
  * The answers a sound projection gives: checkout cites event 1043 first for identity-code-00042,
  * and helix (seq 6002) is alice's only current editor. Returns the checkout's warnings and stderr.
  */
-function assertCorrectAnswers(dir: string): { warnings: string[]; stderr: string } {
-  const checkout = zaxyOk(["memory", "checkout", "identity-code-00042"], dir);
+async function assertCorrectAnswers(dir: string): Promise<{ warnings: string[]; stderr: string }> {
+  const checkout = await zaxyOk(["memory", "checkout", "identity-code-00042"], dir);
   const facts = checkout.json.current_facts as Fact[];
   assert.ok(facts.length > 0, "checkout has current facts");
   assert.equal(seqOf(facts[0].citation), identitySeq, `first fact: ${facts[0].content}`);
   assert.match(facts[0].content, /identity-code-00042/);
-  const editor = zaxyOk(["memory", "checkout", "alice editor preference"], dir);
+  const editor = await zaxyOk(["memory", "checkout", "alice editor preference"], dir);
   const editors = (editor.json.current_facts as Fact[]).filter((fact) => fact.content.startsWith("alice:editor"));
   assert.deepEqual(editors.map((fact) => [fact.content.includes("helix"), seqOf(fact.citation)]), [[true, helixSeq]]);
   return { warnings: checkout.json.warnings as string[], stderr: checkout.stderr + editor.stderr };
@@ -140,34 +145,34 @@ before(async () => {
   later.splice(5000, 0, preference("helix"));
   fs.writeFileSync(path.join(behind, "early.jsonl"), jsonl(early));
   fs.writeFileSync(path.join(behind, "later.jsonl"), jsonl(later));
-  zaxyOk(["memory", "ingest", "early.jsonl", "--allow-envelope-switch"], behind);
+  await zaxyOk(["memory", "ingest", path.join(behind, "early.jsonl"), "--allow-envelope-switch"], behind);
   // Reads do not bring the graph store up to date (issue 14): `zaxy graph sync` does.
-  zaxyOk(["graph", "sync"], behind);
-  zaxyOk(["memory", "checkout", "editor"], behind);
-  zaxyOk(["memory", "ingest", "later.jsonl"], behind);
+  await zaxyOk(["graph", "sync"], behind);
+  await zaxyOk(["memory", "checkout", "editor"], behind);
+  await zaxyOk(["memory", "ingest", path.join(behind, "later.jsonl")], behind);
   caught = copyOf(behind, "proj-caught");
-  zaxyOk(["graph", "sync"], caught);
-  zaxyOk(["memory", "checkout", "editor"], caught);
+  await zaxyOk(["graph", "sync"], caught);
+  await zaxyOk(["memory", "checkout", "editor"], caught);
 }, { timeout: 300_000 });
 
 /** `zaxy graph sync`: its report of the session and its stderr. */
-function graphSync(dir: string): { source: string; stderr: string } {
-  const run = zaxyOk(["graph", "sync"], dir);
+async function graphSync(dir: string): Promise<{ source: string; stderr: string }> {
+  const run = await zaxyOk(["graph", "sync"], dir);
   const [session] = run.json.sessions as Array<{ source: string }>;
   return { source: session.source, stderr: run.stderr };
 }
 
 describe("item 5: a killed or signalled graph-store catch-up never leaves a head beyond its rows", () => {
-  test("the fixture: the behind root's store head is at seq 1000, the caught root answers from all 11,000 events", slow, () => {
-    const status = graphStatus(behind);
+  test("the fixture: the behind root's store head is at seq 1000, the caught root answers from all 11,000 events", slow, async () => {
+    const status = await graphStatus(behind);
     assert.equal(status.head?.seq, earlyEvents);
     assert.equal(status.counts.events, earlyEvents);
-    assert.equal(graphStatus(caught).head?.seq, totalEvents);
-    assert.deepEqual(assertCorrectAnswers(copyOf(caught, "proj-fixture")).warnings, []);
+    assert.equal((await graphStatus(caught)).head?.seq, totalEvents);
+    assert.deepEqual((await assertCorrectAnswers(copyOf(caught, "proj-fixture"))).warnings, []);
     // A read answers at the log head without bringing the store up: it stays behind.
     const read = copyOf(behind, "proj-fixture-read");
-    assertCorrectAnswers(read);
-    assert.equal(graphStatus(read).head?.seq, earlyEvents);
+    await assertCorrectAnswers(read);
+    assert.equal((await graphStatus(read)).head?.seq, earlyEvents);
   });
 
   test("kill -9 while the catch-up's commit checkpoints (.shadow exists): the head never runs ahead of the rows, the next read answers from 11,000 events", slow, async () => {
@@ -179,13 +184,13 @@ describe("item 5: a killed or signalled graph-store catch-up never leaves a head
     assert.equal((await child.exited).signal, "SIGKILL");
 
     // Before the fix the head said seq 11000 here while the store held 1,000 events.
-    const status = graphStatus(dir);
+    const status = await graphStatus(dir);
     assert.ok(status.head !== null);
     assert.ok(status.head.seq === earlyEvents || status.head.seq === totalEvents, `head ${status.head.seq}`);
     if (status.head.seq === totalEvents) assert.equal(status.counts.events, totalEvents);
-    assertCorrectAnswers(dir);
-    graphSync(dir);
-    const after = graphStatus(dir);
+    await assertCorrectAnswers(dir);
+    await graphSync(dir);
+    const after = await graphStatus(dir);
     assert.equal(after.head?.seq, totalEvents);
     assert.equal(after.counts.events, totalEvents);
     assert.equal(after.head_problem, null);
@@ -197,19 +202,19 @@ describe("item 5: a killed or signalled graph-store catch-up never leaves a head
     await waitFor("the pause before the head", () => child.stderr().includes("zaxy: test pause at projection-head"), child);
     child.kill("SIGKILL");
     assert.equal((await child.exited).signal, "SIGKILL");
-    const status = graphStatus(dir);
+    const status = await graphStatus(dir);
     assert.equal(status.head?.seq, earlyEvents, "the head did not move");
     assert.equal(status.counts.events, totalEvents, "the rows did");
     assert.match(status.head_problem ?? "", /^the head \(seq 1000\) records other counts: the store holds 11000 of 1000 events/);
 
     // Reads never answer from the store: its damage is not theirs to report.
-    assert.deepEqual(assertCorrectAnswers(dir).warnings, []);
-    const sync = graphSync(dir);
+    assert.deepEqual((await assertCorrectAnswers(dir)).warnings, []);
+    const sync = await graphSync(dir);
     assert.equal(sync.source, "rebuilt");
     assert.match(sync.stderr, /zaxy: warning: the graph projection of session default claims head seq 1000 but holds 11000 of 1000 events/);
     // Repaired once: the next sync finds it at the head.
-    assert.deepEqual(graphSync(dir), { source: "store", stderr: "" });
-    assert.equal(graphStatus(dir).head_problem, null);
+    assert.deepEqual((await graphSync(dir)), { source: "store", stderr: "" });
+    assert.equal((await graphStatus(dir)).head_problem, null);
   });
 
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
@@ -231,10 +236,10 @@ describe("item 5: a killed or signalled graph-store catch-up never leaves a head
         new RegExp(`zaxy: warning: ${signal}: Stopped writing session default's projection \\(seq 1000 to 11000\\).*left at its previous head \\(seq 1000\\)`),
       );
       assert.deepEqual(loadDirs(dir), []);
-      const status = graphStatus(dir);
+      const status = await graphStatus(dir);
       assert.equal(status.head?.seq, earlyEvents);
       assert.equal(status.counts.events, earlyEvents);
-      if (signal === "SIGTERM") assert.deepEqual(graphSync(dir), { source: "caught_up", stderr: "" }, "a clean stop needs no repair");
+      if (signal === "SIGTERM") assert.deepEqual((await graphSync(dir)), { source: "caught_up", stderr: "" }, "a clean stop needs no repair");
     });
   }
 });
@@ -268,34 +273,34 @@ function withoutReadModel(dir: string): string {
 }
 
 /** `memory query` JSON: its results' seqs and the projection warnings in its diagnostics. */
-function query(dir: string, text: string): { seqs: number[]; warnings: string[]; stderr: string } {
-  const run = zaxyOk(["memory", "query", text], dir);
+async function query(dir: string, text: string): Promise<{ seqs: number[]; warnings: string[]; stderr: string }> {
+  const run = await zaxyOk(["memory", "query", text], dir);
   const diagnostics = run.json.diagnostics as { projection: { warnings: string[] } };
   const seqs = (run.json.results as Array<{ event_seq: number }>).map((r) => r.event_seq);
   return { seqs, warnings: diagnostics.projection.warnings, stderr: run.stderr };
 }
 
 describe("item 6: a read model's rows are served and continued only when their checksum holds", () => {
-  test("an entity table with one digit changed (same size) is not served and does not seed the vector index", slow, () => {
+  test("an entity table with one digit changed (same size) is not served and does not seed the vector index", slow, async () => {
     const dir = copyOf(caught, "proj-edit-entities");
     editEntityTable(dir, "identity-code-00042", "identity-code-00043");
-    const { seqs, warnings, stderr } = query(dir, "identity-code-00042");
+    const { seqs, warnings, stderr } = await query(dir, "identity-code-00042");
     assert.equal(seqs[0], identitySeq);
     const reason = /read model of session "default" is rebuilt from the log: .*entities-.*\.bin.* does not match the SHA-256 its manifest records/;
     assert.ok(warnings.some((w) => reason.test(w)), warnings.join("\n"));
     assert.match(stderr, /zaxy: warning: read model of session "default" is rebuilt from the log/);
     assert.equal(vectorMeta(dir).count, totalEvents + 1, "the vector index still covers every entity version");
-    assert.deepEqual(assertCorrectAnswers(dir).warnings, [], "the rewritten read model is sound");
+    assert.deepEqual((await assertCorrectAnswers(dir)).warnings, [], "the rewritten read model is sound");
   });
 });
 
 describe("item 8: every rebuild of a damaged read-model file says so", () => {
-  test("a truncated .vectors index is rebuilt with a warning naming its size", slow, () => {
+  test("a truncated .vectors index is rebuilt with a warning naming its size", slow, async () => {
     const dir = copyOf(caught, "proj-vectors-cut");
     const index = path.join(projectionsOf(dir), "vectors", "default.vectors");
     const bytes = fs.statSync(index).size;
     fs.truncateSync(index, Math.floor(bytes / 2));
-    const { seqs, warnings, stderr } = query(dir, "identity-code-00042");
+    const { seqs, warnings, stderr } = await query(dir, "identity-code-00042");
     assert.equal(seqs[0], identitySeq);
     const message = `the index file has ${Math.floor(bytes / 2)} bytes, its metadata records ${bytes}`;
     assert.ok(warnings.some((w) => w.includes("default.vectors\" is rebuilt from the projected rows") && w.includes(message)), warnings.join("\n"));
@@ -304,10 +309,10 @@ describe("item 8: every rebuild of a damaged read-model file says so", () => {
     assert.equal(vectorMeta(dir).count, totalEvents + 1);
   });
 
-  test("garbage in .vectors.json is rebuilt with a warning; checkout lists it in warnings", slow, () => {
+  test("garbage in .vectors.json is rebuilt with a warning; checkout lists it in warnings", slow, async () => {
     const dir = copyOf(caught, "proj-vectors-meta");
     fs.writeFileSync(path.join(projectionsOf(dir), "vectors", "default.vectors.json"), "\x00\x01garbage{");
-    const checkout = zaxyOk(["memory", "checkout", "identity-code-00042"], dir);
+    const checkout = await zaxyOk(["memory", "checkout", "identity-code-00042"], dir);
     const warnings = checkout.json.warnings as string[];
     assert.ok(warnings.some((w) => w.startsWith("projection repaired: vector index") && w.endsWith("default.vectors.json\" is not JSON")), warnings.join("\n"));
     assert.match(checkout.stderr, /zaxy: warning: vector index .* is rebuilt from the projected rows: its metadata file .* is not JSON/);
@@ -315,19 +320,19 @@ describe("item 8: every rebuild of a damaged read-model file says so", () => {
     assert.equal(vectorMeta(dir).count, totalEvents + 1);
   });
 
-  test("a 0-byte embedded.kuzu is rebuilt with a warning by the next sync; reads never open it", slow, () => {
+  test("a 0-byte embedded.kuzu is rebuilt with a warning by the next sync; reads never open it", slow, async () => {
     const dir = withoutReadModel(copyOf(caught, "proj-kuzu-empty"));
     const kuzu = path.join(projectionsOf(dir), "embedded.kuzu");
     fs.truncateSync(kuzu, 0);
-    const { seqs, warnings } = query(dir, "identity-code-00042");
+    const { seqs, warnings } = await query(dir, "identity-code-00042");
     assert.equal(seqs[0], identitySeq);
     // The read model this test removed is news; the store is not the read's to report.
     assert.deepEqual(warnings, ['read model of session "default" was missing; rebuilt from the log']);
     assert.equal(fs.statSync(kuzu).size, 0, "a read left the store alone");
-    const sync = graphSync(dir);
+    const sync = await graphSync(dir);
     assert.equal(sync.source, "rebuilt");
     assert.match(sync.stderr, /zaxy: warning: The graph projection ".*embedded\.kuzu" is an empty \(0-byte\) file; rebuilding it from the logs/);
-    assert.equal(graphStatus(dir).counts.events, totalEvents);
+    assert.equal((await graphStatus(dir)).counts.events, totalEvents);
   });
 
   test("kill -9 of zaxy reproject --graph-store mid-load leaves a load folder; reads answer without it, the next sync removes it and rebuilds, with warnings", slow, async () => {
@@ -340,15 +345,15 @@ describe("item 8: every rebuild of a damaged read-model file says so", () => {
     assert.equal(left.length, 1, "the killed reproject left its load folder");
     // Reproject writes the read model before the graph store (issue 14: its
     // memory does not stack on Kuzu's), and reads never open the store, with or without them.
-    assertCorrectAnswers(dir);
+    await assertCorrectAnswers(dir);
     withoutReadModel(dir);
-    assertCorrectAnswers(dir);
+    await assertCorrectAnswers(dir);
     assert.equal(loadDirs(dir).length, 1, "a read does not open the store");
 
-    const sync = graphSync(dir);
+    const sync = await graphSync(dir);
     assert.deepEqual(loadDirs(dir), []);
     assert.ok(sync.stderr.includes(`zaxy: warning: Removed 1 bulk-load folder(s) left by an interrupted projection write: ${left[0]}`), sync.stderr);
-    const status = graphStatus(dir);
+    const status = await graphStatus(dir);
     assert.equal(status.head?.seq, totalEvents);
     assert.equal(status.counts.events, totalEvents);
   });
