@@ -172,6 +172,11 @@ export interface VerifiedReadOptions {
    * checkpoint is refreshed (`verifiedCheckpoint.ts`). The verdict and the events are the same.
    */
   checkpointPath?: string;
+  /**
+   * Each verified event in seq order, handed over instead of returned (`events` is then empty),
+   * once the log passed verification: a caller that folds a large log needs no event after it.
+   */
+  eachEvent?: (event: EventRecord) => void;
 }
 
 export interface VerifiedEvents {
@@ -204,7 +209,8 @@ export async function readVerifiedEvents(logPath: string, options: VerifiedReadO
   let checkedEvents: EventRecord[] | undefined;
   let checkpointRefused: string | undefined;
   if (options.checkpointPath !== undefined) {
-    const checked = await verifyWithCheckpoint(logPath, options.checkpointPath, { lock: options.lock !== false, events: "all" });
+    const each = options.eachEvent;
+    const checked = await verifyWithCheckpoint(logPath, options.checkpointPath, { lock: options.lock !== false, events: each === undefined ? "all" : { each } });
     integrity = checked.integrity;
     checkedEvents = checked.tailEvents;
     checkpointRefused = checked.checkpointRefused ?? undefined;
@@ -220,6 +226,12 @@ export async function readVerifiedEvents(logPath: string, options: VerifiedReadO
     const failure = `fails verification at seq ${integrity.broken_at_seq} (${integrity.broken_reason})`;
     const message = options.failureMessage?.(failure) ?? `The log of session ${JSON.stringify(options.sessionId)} ${failure}`;
     throw checkError("integrity_failure", message, { line: integrity.line ?? undefined, hint: `run \`zaxy verify ${logPath}\` for the full report` });
+  }
+  if (options.eachEvent !== undefined) {
+    if (checkedEvents === undefined && integrity.total_events > 0) {
+      for (const event of windowEvents(logPath, { toSeq: integrity.total_events })) options.eachEvent(event);
+    }
+    return checkpointRefused === undefined ? { integrity, events: [] } : { integrity, events: [], checkpointRefused };
   }
   // An empty log has no window to read (`toSeq: 0` is refused as bad input).
   const events = checkedEvents ?? (integrity.total_events === 0 ? [] : readEvents(logPath, { toSeq: integrity.total_events }).events);

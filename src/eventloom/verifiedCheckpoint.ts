@@ -111,10 +111,12 @@ export interface CheckpointVerifyOptions {
    * none, `{ afterBytes, afterSeq }` the events from byte `afterBytes` on, numbered after
    * `afterSeq` (a reader that already holds the first `afterSeq` events, e.g. a read model: it
    * checks the first one links to what it holds; none are parsed when more than `eventsMax`
-   * events or `bytesMax` bytes follow). Parsing happens after the lock is released,
-   * from the file the verdict covers.
+   * events or `bytesMax` bytes follow), `{ each }` every verified event handed to `each` in seq
+   * order and not kept (`tailEvents` stays empty: a caller that folds a large log one event at a
+   * time never holds them all). Parsing happens after the lock is released, from the file the
+   * verdict covers.
    */
-  events?: "tail" | "all" | "none" | { afterBytes: number; afterSeq: number; eventsMax?: number; bytesMax?: number };
+  events?: "tail" | "all" | "none" | { afterBytes: number; afterSeq: number; eventsMax?: number; bytesMax?: number } | { each: (event: EventRecord) => void };
   /** Default true: write or refresh the checkpoint when the verified head moved (best effort). */
   writeCheckpoint?: boolean;
 }
@@ -269,13 +271,14 @@ function byteAt(fd: number, offset: number): number {
 
 
 /** Parses the events in [start, end) of `fd`, numbering them after `eventsBefore` (as `readEvents` does). */
-function parseEvents(fd: number, start: number, end: number, eventsBefore: number, eventsMax: number): EventRecord[] {
+function parseEvents(fd: number, start: number, end: number, eventsBefore: number, eventsMax: number, each?: (event: EventRecord) => void): EventRecord[] {
   const events: EventRecord[] = [];
+  const take = each ?? ((event: EventRecord) => events.push(event));
   for (const { bytes, position } of readRangeLines(fd, start, end)) {
     if (eventsBefore + position > eventsMax) break;
     try {
       const parsed = parseJsonBytes(bytes);
-      if (isJsonObject(parsed)) events.push(recordFromLine(parsed, eventsBefore + position));
+      if (isJsonObject(parsed)) take(recordFromLine(parsed, eventsBefore + position));
     } catch {
       // Unreachable after an ok verdict; readEvents skips such a line too.
     }
@@ -430,7 +433,10 @@ export async function verifyWithCheckpoint(logPath: string, checkpointFile: stri
     // only its verified bytes are read.
     verdict.release();
     const wanted = options.events ?? "tail";
-    if (integrity.ok && typeof wanted === "object") {
+    if (typeof wanted === "object" && "each" in wanted) {
+      tailStartSeq = 0;
+      if (integrity.ok) parseEvents(fd, 0, integrity.bytes, 0, integrity.total_events, wanted.each);
+    } else if (integrity.ok && typeof wanted === "object") {
       tailStartSeq = wanted.afterSeq;
       const following = integrity.total_events - wanted.afterSeq;
       const followingBytes = integrity.bytes - wanted.afterBytes;

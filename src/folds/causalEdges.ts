@@ -111,6 +111,8 @@ export const causalEdgesFold: SessionFold<readonly CausalEdge[], CausalEdge[]> =
     }
     return edges;
   },
+  // Events are reached by seq, through `lookups`, for the relations' citations.
+  readsEvent: () => false,
   encode: (edges) => [...edges],
   decode: (edges) => edges,
 };

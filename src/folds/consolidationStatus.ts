@@ -210,6 +210,7 @@ export const consolidationCandidatesFold: SessionFold<ReadonlyMap<string, Candid
   name: "consolidation_candidates",
   empty: () => new Map(),
   apply: (base, tail) => continueConsolidationCandidates(base, tail.events),
+  readsEvent: (event) => consolidationStepOf(event) !== undefined,
   encode: (candidates) => [...candidates],
   decode: (entries) => new Map(entries),
 };

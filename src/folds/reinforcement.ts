@@ -55,6 +55,7 @@ export const reinforcementFold: SessionFold<ReadonlyMap<string, number>, Array<[
     }
     return net;
   },
+  readsEvent: (event) => event.type === reinforcedEventType || event.type === feedbackEventType,
   encode: (net) => [...net],
   decode: (entries) => new Map(entries),
 };

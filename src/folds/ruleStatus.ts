@@ -113,6 +113,7 @@ export const withheldRuleSeqsFold: SessionFold<ReadonlySet<number>, number[]> = 
     // Rules are withheld in seq order; a rolled-back earlier rule lands among the others.
     return added ? new Set([...withheld].sort((a, b) => a - b)) : withheld;
   },
+  readsEvent: (event) => event.type === ruleProposedEventType || rollbackTargetOf(event) !== undefined,
   encode: (withheld) => [...withheld],
   decode: (seqs) => new Set(seqs),
 };

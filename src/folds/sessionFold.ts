@@ -45,6 +45,12 @@ export interface SessionFold<State, Json> {
   readonly name: string;
   empty(): State;
   apply(state: State, tail: FoldTail): State;
+  /**
+   * False for an event `apply` passes over without effect, wherever it stands in a tail (a fold
+   * that iterates no events reads none): a whole log can then be folded from the events some
+   * fold reads, with `lookups` reaching the others, without holding every event.
+   */
+  readsEvent(event: EventRecord): boolean;
   encode(state: State): Json;
   decode(json: Json): State;
 }

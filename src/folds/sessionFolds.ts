@@ -95,6 +95,27 @@ export function wholeLogFoldSource(sessionId: string, rows: SessionGraphRows | n
   return (fold) => fold.apply(fold.empty(), tail ??= wholeLogTail(sessionId, rows, events));
 }
 
+/** Whether some registered fold reads `event` (`SessionFold.readsEvent`). */
+export function someSessionFoldReads(event: EventRecord): boolean {
+  for (const fold of Object.values(sessionFoldRegistry)) if (fold.readsEvent(event)) return true;
+  return false;
+}
+
+/**
+ * A whole log as a fold source when only the events some fold reads were kept (in seq order):
+ * every other event is reached by seq through `eventAt`, read again from the log. Gives the
+ * same states as `wholeLogFoldSource` over every event.
+ */
+export function keptEventsFoldSource(sessionId: string, rows: SessionGraphRows, keptEvents: readonly EventRecord[], eventAt: (seq: number) => EventRecord | undefined): FoldSource {
+  const tail: FoldTail = {
+    sessionId,
+    events: keptEvents,
+    changes: { newEntities: rows.entities, closedEntities: [], newRelations: rows.relations, closedRelations: [] },
+    lookups: { baseEntity: () => undefined, event: eventAt },
+  };
+  return (fold) => fold.apply(fold.empty(), tail);
+}
+
 /** The folds of a whole log (see `wholeLogFoldSource`). */
 export function sessionFoldsOfLog(sessionId: string, rows: SessionGraphRows | null, events: readonly EventRecord[]): SessionFolds {
   return new RegistrySessionFolds(wholeLogFoldSource(sessionId, rows, events));

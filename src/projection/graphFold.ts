@@ -96,14 +96,21 @@ export class GraphFold {
   private readonly closedEntities = new Map<string, string>();
   private readonly closedRelations = new Map<string, string>();
   private readonly newEvents: EventRow[] = [];
+  /** False when the caller reads only `rows()`: the event rows (one per event) are then not kept. */
+  private readonly keepEventRows: boolean;
+  private eventsApplied = 0;
   private previousHead: ProjectionHead | null;
   private head: ProjectionHead | null;
   private relationOrdinal = 0;
   private currentSeq = 0;
 
-  /** `base`: the rows already projected (incremental catch-up); omit for a full reproject. */
-  constructor(sessionId: string, base?: SessionGraphRows) {
+  /**
+   * `base`: the rows already projected (incremental catch-up); omit for a full reproject.
+   * `keepEventRows: false` for a caller that reads only `rows()` (`diff()` is then refused).
+   */
+  constructor(sessionId: string, base?: SessionGraphRows, options: { keepEventRows?: boolean } = {}) {
     this.sessionId = sessionId;
+    this.keepEventRows = options.keepEventRows !== false;
     this.previousHead = base?.head ?? null;
     this.head = this.previousHead === null ? null : { ...this.previousHead };
     if (base === undefined) return;
@@ -160,7 +167,8 @@ export class GraphFold {
     }
     this.currentSeq = event.seq;
     this.relationOrdinal = 0;
-    this.newEvents.push({
+    this.eventsApplied++;
+    if (this.keepEventRows) this.newEvents.push({
       eventKey: eventKey(this.sessionId, event.seq),
       sessionId: this.sessionId,
       seq: event.seq,
@@ -223,7 +231,8 @@ export class GraphFold {
 
   /** What changed since the base; null when nothing was applied. */
   diff(): GraphDiff | null {
-    if (this.head === null || this.newEvents.length === 0) return null;
+    if (!this.keepEventRows) throw new Error("projection fold: diff() is not available on a fold that keeps no event rows; read rows()");
+    if (this.head === null || this.eventsApplied === 0) return null;
     return {
       sessionId: this.sessionId,
       newEntities: this.newEntities,

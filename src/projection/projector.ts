@@ -179,6 +179,70 @@ function foldEvents(sessionId: string, base: SessionGraphRows | undefined, event
   return { rows: fold.rows(), diff };
 }
 
+export interface StreamedRebuild {
+  logPath: string;
+  integrity: IntegrityReport;
+  /** The rows at the log head, folded from scratch. */
+  rows: SessionGraphRows;
+  eventCount: number;
+  warnings: string[];
+  repairs: string[];
+  /** `verify_and_read` (verification and parsing) and `fold`, though they interleave. */
+  timingsMs: { [phase: string]: number };
+}
+
+/**
+ * A session's rows rebuilt from its log without the graph store, verifying and folding in one
+ * pass (`zaxy reproject`): once the log passed verification each event is parsed, folded, handed
+ * to `onEvent` and dropped, so no more than one parsed event is held at a time (holding them
+ * all was most of a 1M-event reproject's ~9 GB peak). The rows are those `projectSession` gives
+ * with `rebuild: true`; a log that fails verification throws the same errors before any event
+ * is folded.
+ */
+export async function rebuildSessionStreamed(
+  root: string,
+  sessionId: string,
+  options: { warn?: (message: string) => void; onEvent?: (event: EventRecord) => void } = {},
+): Promise<StreamedRebuild> {
+  const report = projectionReport(options);
+  const started = performance.now();
+  const logPath = sessionLogPath(root, sessionId, "read");
+  const fold = new GraphFold(sessionId, undefined, { keepEventRows: false });
+  let eventCount = 0;
+  let foldMs = 0;
+  let nextCollectionAt = foldEventsPerCollectionMin;
+  const { integrity, checkpointRefused } = await readVerifiedEvents(logPath, {
+    sessionId,
+    checkpointPath: verifiedCheckpointPath(root, sessionId),
+    missing: () => unknownSessionError(sessionId, logPath),
+    failureMessage: (failure) => `The log of session ${JSON.stringify(sessionId)} ${failure}; it will not be projected`,
+    eachEvent: (event) => {
+      const foldStarted = performance.now();
+      fold.apply(event, extractEvent(event));
+      options.onEvent?.(event);
+      eventCount++;
+      if (eventCount === nextCollectionAt) {
+        requestGarbageCollection();
+        nextCollectionAt += foldEventsBeforeCollection(eventCount);
+      }
+      foldMs += performance.now() - foldStarted;
+    },
+  });
+  if (checkpointRefused !== undefined) {
+    report.repair(`verified checkpoint "${verifiedCheckpointPath(root, sessionId)}" is not used: ${checkpointRefused.replace(/^the checkpoint /, "it ")}; the log was verified in full and the checkpoint written again`);
+  }
+  // The caller writes the vector index: temp files of writers that died doing the same go first.
+  const orphanTemps = removeOrphanTempFiles([path.join(projectionsDir(root), "vectors")]);
+  if (orphanTemps.length > 0) {
+    report.repair(`Removed ${orphanTemps.length} temp file(s) left by an interrupted projection write: ${orphanTemps.map((file) => path.basename(file)).join(", ")}`);
+  }
+  const rows = fold.rows();
+  const totalMs = performance.now() - started;
+  report.timingsMs.verify_and_read = Math.round((totalMs - foldMs) * 100) / 100;
+  report.timingsMs.fold = Math.round(foldMs * 100) / 100;
+  return { logPath, integrity, rows, eventCount, warnings: report.warnings, repairs: report.repairs, timingsMs: report.timingsMs };
+}
+
 /**
  * The session's projection at the head of its verified log.
  *

@@ -234,12 +234,20 @@ export type LogEvents = readonly { readonly hash: string }[];
  * would otherwise sit on top of).
  */
 export function vectorHeadEvents(root: string, sessionId: string, events: LogEvents): LogEvents {
-  const read = readMeta(vectorIndexPath(root, sessionId));
+  const headSeq = savedVectorHeadSeq(root, sessionId);
   const kept: { hash: string }[] = [];
-  if (read !== "missing" && !("problem" in read) && Number.isSafeInteger(read.head_seq) && read.head_seq > 0 && read.head_seq <= events.length) {
-    kept[read.head_seq - 1] = { hash: events[read.head_seq - 1].hash };
-  }
+  if (headSeq !== null && headSeq <= events.length) kept[headSeq - 1] = { hash: events[headSeq - 1].hash };
   return kept;
+}
+
+/**
+ * The seq of the session's saved index's recorded head (null when there is no readable index,
+ * or it records none): the one event whose hash `syncVectorIndex` checks, for a caller that
+ * sees the events pass one at a time.
+ */
+export function savedVectorHeadSeq(root: string, sessionId: string): number | null {
+  const read = readMeta(vectorIndexPath(root, sessionId));
+  return read !== "missing" && !("problem" in read) && Number.isSafeInteger(read.head_seq) && read.head_seq > 0 ? read.head_seq : null;
 }
 
 /**

@@ -8,7 +8,6 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { EventRecord } from "../eventloom/envelope.ts";
 import { refuseLinkUnderRoot } from "../eventloom/session.ts";
 import { fileStamp, writeChunksAtomically } from "../platform/atomicFile.ts";
 import { createHash } from "node:crypto";
@@ -25,7 +24,7 @@ import { sortedTableChunks } from "./sortedTable.ts";
 import { storedFoldState } from "./tailFolds.ts";
 
 /** Why these rows cannot be written as a read model, or null. */
-function rowsProblem(rows: SessionGraphRows, events: readonly EventRecord[]): string | null {
+function rowsProblem(rows: SessionGraphRows, events: HeadOfLog): string | null {
   const head = rows.head;
   if (head === null || events.length === 0) return "the session has no events";
   if (head.seq !== events.length || events[events.length - 1].hash !== head.hash) return `the rows' head (seq ${head.seq}) is not the last of ${events.length} events`;
@@ -66,6 +65,13 @@ function removeOtherGenerations(dir: string, manifest: ReadModelManifest): void 
   }
 }
 
+/**
+ * What the writer reads of the verified events: their number (`length`) and the last one's hash
+ * (the events themselves, or a sparse array holding only the last, for a caller that folded the
+ * log one event at a time).
+ */
+export type HeadOfLog = readonly { readonly hash: string }[];
+
 /** Entity versions plus events from which a read-model write collects garbage between its tables. */
 const largeWriteRowsMin = 20_000;
 
@@ -90,7 +96,7 @@ export function writeReadModel(
   logPath: string,
   index: ReadModelSource,
   rows: SessionGraphRows,
-  events: readonly EventRecord[],
+  events: HeadOfLog,
   warn?: (message: string) => void,
   options: WriteReadModelOptions = {},
 ): ReadModelManifest | null {

@@ -25,9 +25,12 @@ import { replayRules, withheldRuleEventSeqs } from "../../src/folds/ruleStatus.t
 import { noGraphChanges, type SessionFold, wholeLogTail } from "../../src/folds/sessionFold.ts";
 import {
   continueSessionFolds,
+  keptEventsFoldSource,
+  RegistrySessionFolds,
   sessionFoldRegistry,
   sessionFoldsOfLog,
   storedFoldState,
+  someSessionFoldReads,
   storedSessionFolds,
 } from "../../src/folds/sessionFolds.ts";
 import { recordEvents } from "../../src/recording/record.ts";
@@ -291,6 +294,20 @@ describe("session fold registry", () => {
       assert.deepEqual([...withheldRuleEventSeqs(events)], [...referenceWithheldRuleSeqs(events)], `seed ${seed}: withheldRuleEventSeqs`);
       assert.equal(JSON.stringify(causalEdges(sessionId, rows, events)), JSON.stringify(referenceCausalEdges(rows, events)), `seed ${seed}: causalEdges`);
       assert.equal(JSON.stringify([...replayConsolidation(events).candidates]), JSON.stringify([...referenceCandidates(events)]), `seed ${seed}: replayConsolidation`);
+    }
+  });
+
+  test("folding only the events some fold reads, the others looked up by seq, gives the whole log's state, for every registered fold", () => {
+    for (const [seed, { events, rows }] of logs) {
+      const kept = events.filter(someSessionFoldReads);
+      assert.ok(kept.length < events.length, `seed ${seed}: every event is read by some fold`);
+      const looked: number[] = [];
+      const folds = new RegistrySessionFolds(keptEventsFoldSource(sessionId, rows, kept, (seq) => {
+        looked.push(seq);
+        return events[seq - 1];
+      }));
+      assert.equal(JSON.stringify(storedFoldState(folds)), JSON.stringify(storedFoldState(sessionFoldsOfLog(sessionId, rows, events))), `seed ${seed}`);
+      assert.ok(looked.length > 0, `seed ${seed}: no event was looked up`);
     }
   });
 

@@ -26,7 +26,76 @@ interface SessionReport {
 const phaseLabels: Record<string, string> = { write: "graph store", vectors: "vector postings" };
 const phaseUnits: Record<string, ProgressUnit> = { write: "rows", vectors: "vectors" };
 
+/**
+ * Without the graph store: the log is verified and folded in one pass that keeps no parsed event
+ * (projection/projector.ts `rebuildSessionStreamed`); what the read model and the vector index
+ * need of the events is collected as they pass. Same files as a fold over the held events.
+ */
+async function reprojectStreamed(ctx: CommandContext, sessionId: string): Promise<SessionReport> {
+  const { rebuildSessionStreamed } = await import("../../projection/projector.ts");
+  const { savedVectorHeadSeq, syncVectorIndex } = await import("../../projection/vectorIndex.ts");
+  const { defaultEmbeddingDim } = await import("../../vector/hashEmbedding.ts");
+  const { StreamedEventCollector, StreamedReadModelSource } = await import("../../readmodel/streamedReadModelSource.ts");
+  const { writeReadModel } = await import("../../readmodel/writeReadModel.ts");
+  const root = ctx.global.eventloomPath;
+  const started = performance.now();
+  const display = commandProgress(ctx, `reproject ${sessionId}`);
+  const progress = phaseCallback(display, phaseLabels, phaseUnits);
+  display.phase("verifying and folding the log");
+  const warn = (m: string) => ctx.io.stderr(`zaxy: warning: ${m}\n`);
+  try {
+    // The vector index checks its saved head against the log: the one event it reads.
+    const vectorHeadSeq = savedVectorHeadSeq(root, sessionId);
+    let vectorHeadHash: string | undefined;
+    let collector: InstanceType<typeof StreamedEventCollector> | null = new StreamedEventCollector();
+    const collect = collector;
+    const rebuilt = await rebuildSessionStreamed(root, sessionId, {
+      warn,
+      onEvent: (event) => {
+        collect.add(event);
+        if (event.seq === vectorHeadSeq) vectorHeadHash = event.hash;
+      },
+    });
+    const { rows, eventCount } = rebuilt;
+    if (eventCount >= foldCollectionEventsMin) collectGarbageNow();
+    else requestGarbageCollection();
+    const readModelStarted = performance.now();
+    display.phase("read model");
+    const source = new StreamedReadModelSource(sessionId, rows, collector, rebuilt.logPath, rebuilt.integrity.bytes);
+    const headEvents = collector.headEvents();
+    collector = null;
+    writeReadModel(root, sessionLogPath(root, sessionId, "read"), source, rows, headEvents, warn, { releaseEvents: () => source.release() });
+    const readModelMs = performance.now() - readModelStarted;
+    collectGarbageNow();
+    const vectorsStarted = performance.now();
+    const vectorEvents: { hash: string }[] = [];
+    if (vectorHeadSeq !== null && vectorHeadHash !== undefined) vectorEvents[vectorHeadSeq - 1] = { hash: vectorHeadHash };
+    // The index itself is not kept: readers open the saved file.
+    const vectors = await syncVectorIndex(root, sessionId, rows, vectorEvents, defaultEmbeddingDim, (done, total) => progress("vectors", done, total), warn);
+    vectors.index.close();
+    const vectorSeconds = Math.round(performance.now() - vectorsStarted) / 1000;
+    const graphSeconds = (performance.now() - started) / 1000 - vectorSeconds - readModelMs / 1000;
+    rebuilt.timingsMs.read_model = Math.round(readModelMs * 100) / 100;
+    display.done();
+    return {
+      session_id: sessionId,
+      ok: true,
+      events: eventCount,
+      entity_versions: rows.entities.length,
+      relations: rows.relations.length,
+      seconds: Math.round(graphSeconds * 1000) / 1000,
+      vector_seconds: vectorSeconds,
+      phases_ms: rebuilt.timingsMs,
+    };
+  } catch (error) {
+    display.done();
+    if (!isZaxyError(error) || error.exitCode === ExitCode.ioError) throw error;
+    return { session_id: sessionId, ok: false, error: { code: error.code, message: error.message } };
+  }
+}
+
 async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<SessionReport> {
+  if (!booleanOption(ctx, "graph-store")) return await reprojectStreamed(ctx, sessionId);
   const { projectSession } = await import("../../projection/projector.ts");
   const { syncVectorIndex, vectorHeadEvents } = await import("../../projection/vectorIndex.ts");
   const { defaultEmbeddingDim } = await import("../../vector/hashEmbedding.ts");

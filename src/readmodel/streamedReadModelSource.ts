@@ -1,0 +1,86 @@
+/**
+ * A read-model source for a log folded one event at a time (`zaxy reproject`): what the writer
+ * needs of the events is collected as they pass, so none is held after its turn. The verbatim
+ * BM25 index is built as they pass (the same documents in the same order as
+ * `RowsReadModelSource`'s, so the stored segment is the same bytes); of the events themselves
+ * only those some whole-session fold reads are kept (few), and the folds reach any other event
+ * by seq, read again from the log (`LogEventReader`).
+ *
+ * @example
+ * const collector = new StreamedEventCollector();
+ * // for each verified event: fold it, then collector.add(event)
+ * const source = new StreamedReadModelSource(sessionId, rows, collector, logPath, logBytes);
+ * writeReadModel(root, logPath, source, rows, collector.headEvents(), warn, { releaseEvents: () => source.release() });
+ */
+import type { EventRecord } from "../eventloom/envelope.ts";
+import { keptEventsFoldSource, RegistrySessionFolds, type SessionFolds, someSessionFoldReads } from "../folds/sessionFolds.ts";
+import type { SessionGraphRows } from "../projection/types.ts";
+import { Bm25Index } from "../retrieval/bm25.ts";
+import { currentAdjacency, entitySearchText, type Neighbour, namePositionsOf, rawEventText } from "../retrieval/sessionIndex.ts";
+import { LogEventReader } from "./logEventReader.ts";
+import type { ReadModelSource } from "./readModelSource.ts";
+
+/** What the read model needs of each event of a log, taken as the events pass in seq order. */
+export class StreamedEventCollector {
+  // The same options as buildSessionIndex's: the stored segment must score as the in-memory one.
+  private verbatim: Bm25Index | null = new Bm25Index({ averageLengthFloor: 1 });
+  /** The events some whole-session fold reads, in seq order. */
+  readonly foldEvents: EventRecord[] = [];
+  count = 0;
+  headHash = "";
+
+  add(event: EventRecord): void {
+    this.verbatim!.add(rawEventText(event));
+    if (someSessionFoldReads(event)) this.foldEvents.push(event);
+    this.count++;
+    this.headHash = event.hash;
+  }
+
+  /** The verbatim index, handed over once: the collector keeps no reference to it. */
+  takeVerbatim(): Bm25Index {
+    if (this.verbatim === null) throw new Error("the verbatim index of a streamed log is taken once");
+    const verbatim = this.verbatim;
+    this.verbatim = null;
+    return verbatim;
+  }
+
+  /** The log as the writer checks it against the rows' head: its length and its last event's hash. */
+  headEvents(): readonly { readonly hash: string }[] {
+    const events: { hash: string }[] = [];
+    if (this.count > 0) events[this.count - 1] = { hash: this.headHash };
+    return events;
+  }
+}
+
+export class StreamedReadModelSource implements ReadModelSource {
+  readonly byName: ReadonlyMap<string, readonly number[]>;
+  readonly adjacency: ReadonlyMap<number, readonly Neighbour[]>;
+  readonly folds: SessionFolds;
+  private readonly collected: StreamedEventCollector;
+  private readonly reader: LogEventReader;
+
+  constructor(readonly sessionId: string, private readonly rows: SessionGraphRows, collected: StreamedEventCollector, logPath: string, logBytes: number) {
+    this.collected = collected;
+    this.byName = namePositionsOf(rows.entities);
+    this.adjacency = currentAdjacency(rows.entities, rows.relations);
+    this.reader = new LogEventReader(logPath, logBytes, collected.count);
+    this.folds = new RegistrySessionFolds(keptEventsFoldSource(sessionId, rows, collected.foldEvents, (seq) => this.reader.event(seq)));
+  }
+
+  get keyword(): Bm25Index {
+    const keyword = new Bm25Index();
+    for (const entity of this.rows.entities) keyword.add(entitySearchText(entity));
+    return keyword;
+  }
+
+  /** Handed over once: the writer stores it and nothing here keeps it. */
+  get verbatim(): Bm25Index {
+    return this.collected.takeVerbatim();
+  }
+
+  /** Drops the kept events and closes the log, once the writer has stored the folds. */
+  release(): void {
+    this.collected.foldEvents.length = 0;
+    this.reader.close();
+  }
+}
