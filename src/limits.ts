@@ -202,11 +202,23 @@ export const graphQueryStartMsMax = 60_000;
 export const semanticPoolEntitiesMax = 4096;
 
 /**
- * Most facts one read embeds (those without a stored vector, newest first): about a second of CPU
- * with the bundled model. A session's first reads after a large import cover it step by step and
- * say how much they compared; `zaxy memory embed` embeds all of it at once.
+ * Most facts one read embeds (those without a stored vector, newest first). The bundled model
+ * takes 10-40 ms per fact (longer texts cost more) and its working memory grows with the batch, so
+ * 16 keep a cold read within a few tenths of a second and its memory near that of a read that
+ * embeds nothing: facts appended since the last read fit, a large import does not. Such a session's
+ * first reads cover it step by step and say how much they compared; `zaxy serve` embeds the rest
+ * while it is idle, and `zaxy memory embed` embeds all of it at once.
  */
-export const semanticEmbedPerReadMax = 128;
+export const semanticEmbedPerReadMax = 16;
+
+/**
+ * `zaxy serve` embeds the facts reads left without a vector while idle, this many per step: a call
+ * that arrives meanwhile waits for at most one step (about 0.1 s with the bundled model).
+ */
+export const semanticIdleEmbedBatchMax = 4;
+
+/** Pause before each idle embedding step: calls that come in a burst are answered first. */
+export const semanticIdleEmbedDelayMs = 250;
 
 /**
  * Most texts in one request to an embedding server. OpenAI accepts up to 2048 inputs per request

@@ -5,6 +5,7 @@
  * re-projecting. A changed log is verified and caught up again before the next answer.
  */
 import * as fs from "node:fs";
+import * as timers from "node:timers";
 import { openVault } from "../eventloom/forgetting.ts";
 import { defineRootSlot, Root } from "../eventloom/rootHandle.ts";
 import { assembleContext, type AssembleInput, buildCheckout, type ContextAssembly, type MemoryCheckout } from "../checkout/mod.ts";
@@ -16,7 +17,7 @@ import { inputError, isZaxyError } from "../errors.ts";
 import { ReadModelCorruptError } from "../platform/readModelError.ts";
 import { readFleetEnabled, readLongHorizonConfig } from "../eventloom/config.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
-import { cachedSessionLogBytesMax, readModelTailBytesMax, readModelTailEventsMax } from "../limits.ts";
+import { cachedSessionLogBytesMax, readModelTailBytesMax, readModelTailEventsMax, semanticIdleEmbedBatchMax, semanticIdleEmbedDelayMs } from "../limits.ts";
 import type { ProjectedSession } from "../projection/projector.ts";
 import { foldLogRows } from "../projection/foldLog.ts";
 import type { PlainJson, SessionGraphRows } from "../projection/types.ts";
@@ -163,6 +164,10 @@ export class MemoryService implements SessionReader {
   private readonly pendingRepairs = new Map<string, string[]>();
   /** Sentence vectors of the facts this service compared (semantic lane), per model, kept across reads. */
   private semanticVectors = new Map<string, SemanticVectorCache>();
+  /** Whether reads leave idle embedding behind them (`embedFactsWhileIdle`). */
+  private idleEmbeddingOn = false;
+  /** Sessions with idle embedding scheduled, by session id. */
+  private readonly idleEmbedding = new Map<string, ReturnType<typeof timers.setTimeout>>();
 
   constructor(
     readonly root: string,
@@ -457,13 +462,15 @@ export class MemoryService implements SessionReader {
     const { configuredSemanticEmbedders } = await import("../semantic/embedderChoice.ts");
     const { semanticLane, SemanticVectorCache } = await import("../retrieval/semanticLane.ts");
     const { primary, fallback } = await configuredSemanticEmbedders(this.root);
-    const run = (embedder: SemanticEmbedder) => {
+    const run = async (embedder: SemanticEmbedder) => {
       let cache = this.semanticVectors.get(embedder.receipt.id);
       if (cache === undefined) {
         cache = new SemanticVectorCache(embedder.receipt.id, this.root);
         this.semanticVectors.set(embedder.receipt.id, cache);
       }
-      return semanticLane(sessionId, index, query, embedder, cache, { limit: laneHitsMax, embedMax });
+      const lane = await semanticLane(sessionId, index, query, embedder, cache, { limit: laneHitsMax, embedMax });
+      if (lane.notEmbedded > 0) this.embedWhileIdle(sessionId, embedder, cache);
+      return lane;
     };
     try {
       return { lane: await run(primary) };
@@ -473,6 +480,42 @@ export class MemoryService implements SessionReader {
       lane.fallbackReason = error.message;
       return { lane, warning: `semantic lane: ${error.message}; ranked with the bundled model ${lane.model.id} instead` };
     }
+  }
+
+  /**
+   * From now on, a read that leaves facts without a vector has them embedded a few at a time while
+   * no call runs (`zaxy serve`: a long-lived process whose later reads gain from it; a one-shot
+   * command leaves them to later reads or `zaxy memory embed`).
+   */
+  embedFactsWhileIdle(): void {
+    this.idleEmbeddingOn = true;
+  }
+
+  /**
+   * Once `embedFactsWhileIdle` was called, embeds `semanticIdleEmbedBatchMax` more of the session's facts that have
+   * no vector yet every `semanticIdleEmbedDelayMs`, until none is left. It works on the session as
+   * the last read saw it and only while that is still the log's state: after an append or a forget
+   * it stops, and the next read starts it again on the new state (so it never embeds a forgotten
+   * text). A call arriving meanwhile waits for at most one small batch. The timer never keeps the
+   * process alive.
+   */
+  private embedWhileIdle(sessionId: string, embedder: SemanticEmbedder, cache: SemanticVectorCache): void {
+    if (!this.idleEmbeddingOn || this.idleEmbedding.has(sessionId)) return;
+    const step = async () => {
+      this.idleEmbedding.delete(sessionId);
+      const session = this.cache.get(sessionId);
+      const file = sessionLogPath(this.root, sessionId, "read");
+      if (session === undefined || !fs.existsSync(file) || session.fingerprint !== fingerprint(file) || embedder.receipt.dim === 0) return;
+      try {
+        const pending = await cache.embedPending(sessionId, session.index, embedder, embedder.receipt.dim, semanticIdleEmbedBatchMax);
+        if (pending > 0) this.embedWhileIdle(sessionId, embedder, cache);
+      } catch (error) {
+        this.options.warn?.(`semantic lane: embedding the facts of session ${JSON.stringify(sessionId)} while idle stopped: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    };
+    const timer = timers.setTimeout(() => void step(), semanticIdleEmbedDelayMs);
+    timer.unref();
+    this.idleEmbedding.set(sessionId, timer);
   }
 
   /**
@@ -520,7 +563,7 @@ export class MemoryService implements SessionReader {
       if (warning !== undefined) semanticWarnings.push(warning);
       if (lane.notEmbedded > 0) {
         semanticWarnings.push(
-          `semantic lane compared ${lane.poolSize - lane.notEmbedded} of ${lane.poolSize} current facts; the rest have no vector yet (later reads embed them, or run \`zaxy memory embed --session ${request.sessionId}\`)`,
+          `semantic lane compared ${lane.poolSize - lane.notEmbedded} of ${lane.poolSize} current facts; the rest have no vector yet (later reads embed them, or run \`zaxy memory embed --session-id ${request.sessionId}\`)`,
         );
       }
       retrieved = { ...retrieve(session.index, request.query, { limit: request.limit, depth: request.depth, semantic: lane }), semantic: semanticReceipt(lane) };

@@ -132,6 +132,8 @@ interface PoolVectors {
 export class SemanticVectorCache {
   private readonly stores = new Map<string, VectorStore>();
   private readonly pools = new WeakMap<SessionIndex, PoolVectors>();
+  /** Per pool, the embedding under way (see `poolOf`). */
+  private readonly filling = new WeakMap<PoolVectors, Promise<unknown>>();
 
   constructor(readonly modelId: string, private readonly root: string | null = null) {}
 
@@ -152,7 +154,8 @@ export class SemanticVectorCache {
 
   /**
    * The pool of `index` (`semanticPool`) with the vectors the store holds, embedding at most
-   * `embedMax` of those it does not, newest first; returns how many it embedded.
+   * `embedMax` of those it does not, newest first; returns how many it embedded. Calls on one pool
+   * run one after another, so a read and `zaxy serve`'s idle embedding never embed a fact twice.
    */
   async poolOf(sessionId: string, index: SessionIndex, embedder: SemanticEmbedder, dim: number, embedMax: number): Promise<PoolVectors & { embedded: number }> {
     let entry = this.pools.get(index);
@@ -161,8 +164,21 @@ export class SemanticVectorCache {
       entry = { pool, vectors: pool.map(() => undefined) };
       this.pools.set(index, entry);
     }
+    const pool = entry;
+    const run = (this.filling.get(pool) ?? Promise.resolve()).then(() => this.fill(sessionId, pool, embedder, dim, embedMax));
+    this.filling.set(pool, run.catch(() => undefined));
+    return { ...pool, embedded: await run };
+  }
+
+  /** How many facts of the pool of `index` have no vector yet after embedding up to `embedMax`. */
+  async embedPending(sessionId: string, index: SessionIndex, embedder: SemanticEmbedder, dim: number, embedMax: number): Promise<number> {
+    const { vectors } = await this.poolOf(sessionId, index, embedder, dim, embedMax);
+    return vectors.reduce((count, vector) => count + (vector === undefined ? 1 : 0), 0);
+  }
+
+  private async fill(sessionId: string, entry: PoolVectors, embedder: SemanticEmbedder, dim: number, embedMax: number): Promise<number> {
     const missing = entry.vectors.flatMap((vector, i) => (vector === undefined ? [i] : []));
-    if (missing.length === 0) return { ...entry, embedded: 0 };
+    if (missing.length === 0) return 0;
     const store = this.storeOf(sessionId, dim);
     const toEmbed: number[] = [];
     for (const i of missing) {
@@ -175,7 +191,7 @@ export class SemanticVectorCache {
       for (const [n, i] of toEmbed.entries()) entry.vectors[i] = fresh[n];
       store?.add(toEmbed.map((i, n) => [textKey(entry.pool[i].text), fresh[n]] as const));
     }
-    return { ...entry, embedded: toEmbed.length };
+    return toEmbed.length;
   }
 }
 

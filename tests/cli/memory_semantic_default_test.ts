@@ -103,7 +103,7 @@ const inProcess = {
 };
 
 /** A read embeds at most this many facts; the rest wait for `zaxy memory embed`. */
-const readEmbedBudget = 128;
+const readEmbedBudget = 16;
 /** Enough facts to leave some past one read's budget (the size is not the point). */
 const budgetFactCount = readEmbedBudget + 40;
 

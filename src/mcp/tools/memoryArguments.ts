@@ -52,7 +52,12 @@ export function memoryRequestOf(args: MemoryArguments, ctx: ToolContext): Memory
   });
 }
 
-/** The server's warm service; projection warnings go to stderr (stdout carries MCP only). */
+/**
+ * The server's warm service; projection warnings go to stderr (stdout carries MCP only). A server
+ * lives long, so facts its reads could not compare yet are embedded while it is idle.
+ */
 export function serverMemoryService(ctx: ToolContext): MemoryService {
-  return sharedMemoryService(ctx.root ?? ctx.eventloomPath, { warn: (message) => process.stderr.write(`zaxy serve: warning: ${message}\n`) });
+  const service = sharedMemoryService(ctx.root ?? ctx.eventloomPath, { warn: (message) => process.stderr.write(`zaxy serve: warning: ${message}\n`) });
+  service.embedFactsWhileIdle();
+  return service;
 }

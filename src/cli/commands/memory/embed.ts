@@ -1,4 +1,5 @@
 /** `zaxy memory embed`: every current fact the semantic lane compares, embedded and stored now. */
+import { semanticEmbedPerReadMax, semanticPoolEntitiesMax } from "../../../limits.ts";
 import { defineCommand } from "../../command.ts";
 import { emit } from "../../output.ts";
 import { stderrWarn } from "./requestOptions.ts";
@@ -7,16 +8,17 @@ export const memoryEmbedCommand = defineCommand({
   name: "embed",
   summary: "Embed the session's current facts for the semantic lane now, rather than a few per read",
   description:
-    "Reads cover the semantic lane step by step: each embeds at most 128 current facts that have no\n" +
-    "stored vector yet, newest first, and says how many it could not compare. This embeds all of\n" +
-    "them (the newest 4096 current facts) with the configured model (embedding.provider; the bundled\n" +
-    "one by default) and stores them under <root>/projections/semantic/, where later reads, rebuilds\n" +
-    "and reprojects find them. A model server that fails is exit 3 with its error (reads fall back to\n" +
-    "the bundled model instead). --json prints {session_id, semantic{model_id, weights_sha256,\n" +
-    "facts_compared, facts_not_embedded, embedded_now, ...}, vectors_file}.",
+    `Reads cover the semantic lane step by step: each embeds at most ${semanticEmbedPerReadMax} current facts that have\n` +
+    "no stored vector yet, newest first, and says how many it could not compare; `zaxy serve` embeds\n" +
+    `the rest while it is idle. This embeds all of them (the newest ${semanticPoolEntitiesMax} current facts) now,\n` +
+    "with the configured model (embedding.provider; the bundled one by default), and stores them\n" +
+    "under <root>/projections/semantic/, where later reads, rebuilds and reprojects find them. A model\n" +
+    "server that fails is exit 3 with its error (reads fall back to the bundled model instead).\n" +
+    "--json prints {session_id, semantic{model_id, weights_sha256, facts_compared, facts_not_embedded,\n" +
+    "embedded_now, ...}, vectors_file}.",
   options: {},
   positionals: [],
-  examples: ["zaxy memory embed", "zaxy --session s1 memory embed --json"],
+  examples: ["zaxy memory embed", "zaxy memory embed --session-id s1 --json"],
   async run(ctx) {
     const { MemoryService } = await import("../../../memory/service.ts");
     const sessionId = ctx.global.sessionId;
