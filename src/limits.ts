@@ -213,11 +213,11 @@ export const semanticEmbedPerReadMax = 16;
 
 /**
  * `zaxy serve` embeds the facts reads left without a vector while idle, this many per step: a call
- * that arrives meanwhile waits for at most one step (about 0.1 s with the bundled model).
+ * that arrives during a step waits for it (about 0.1 s with the bundled model).
  */
 export const semanticIdleEmbedBatchMax = 4;
 
-/** Pause before each idle embedding step: calls that come in a burst are answered first. */
+/** How long no read may have started before `zaxy serve` embeds while idle: a burst of calls is answered first. */
 export const semanticIdleEmbedDelayMs = 250;
 
 /**

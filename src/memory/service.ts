@@ -166,6 +166,8 @@ export class MemoryService implements SessionReader {
   private semanticVectors = new Map<string, SemanticVectorCache>();
   /** Whether reads leave idle embedding behind them (`embedFactsWhileIdle`). */
   private idleEmbeddingOn = false;
+  /** When the last read started (`performance.now()`): idle embedding waits for a quiet spell. */
+  private lastReadStartMs = 0;
   /** Sessions with idle embedding scheduled, by session id. */
   private readonly idleEmbedding = new Map<string, ReturnType<typeof timers.setTimeout>>();
 
@@ -184,6 +186,7 @@ export class MemoryService implements SessionReader {
    * from (`catchUp`).
    */
   async readSession(sessionId: string): Promise<ReadSession> {
+    this.lastReadStartMs = performance.now();
     const file = sessionLogPath(this.root, sessionId, "read");
     const cached = this.cache.get(sessionId);
     if (cached !== undefined && fs.existsSync(file) && cached.fingerprint === fingerprint(file)) return this.touch(sessionId, cached);
@@ -492,28 +495,31 @@ export class MemoryService implements SessionReader {
   }
 
   /**
-   * Once `embedFactsWhileIdle` was called, embeds `semanticIdleEmbedBatchMax` more of the session's facts that have
-   * no vector yet every `semanticIdleEmbedDelayMs`, until none is left. It works on the session as
-   * the last read saw it and only while that is still the log's state: after an append or a forget
-   * it stops, and the next read starts it again on the new state (so it never embeds a forgotten
-   * text). A call arriving meanwhile waits for at most one small batch. The timer never keeps the
-   * process alive.
+   * Once `embedFactsWhileIdle` was called, embeds `semanticIdleEmbedBatchMax` more of the session's
+   * facts that have no vector yet per step, until none is left. A step runs only when no read has
+   * started for `semanticIdleEmbedDelayMs`; steps follow each other with a pause that lets a call
+   * in, so a call waits for at most one step. It works on the session as the last read saw it and
+   * only while that is still the log's state: after an append or a forget it stops, and the next
+   * read starts it again on the new state (so it never embeds a forgotten text). The timer never
+   * keeps the process alive.
    */
-  private embedWhileIdle(sessionId: string, embedder: SemanticEmbedder, cache: SemanticVectorCache): void {
+  private embedWhileIdle(sessionId: string, embedder: SemanticEmbedder, cache: SemanticVectorCache, delayMs = semanticIdleEmbedDelayMs): void {
     if (!this.idleEmbeddingOn || this.idleEmbedding.has(sessionId)) return;
     const step = async () => {
       this.idleEmbedding.delete(sessionId);
+      const quietMs = performance.now() - this.lastReadStartMs;
+      if (quietMs < semanticIdleEmbedDelayMs) return this.embedWhileIdle(sessionId, embedder, cache, semanticIdleEmbedDelayMs - quietMs);
       const session = this.cache.get(sessionId);
       const file = sessionLogPath(this.root, sessionId, "read");
       if (session === undefined || !fs.existsSync(file) || session.fingerprint !== fingerprint(file) || embedder.receipt.dim === 0) return;
       try {
         const pending = await cache.embedPending(sessionId, session.index, embedder, embedder.receipt.dim, semanticIdleEmbedBatchMax);
-        if (pending > 0) this.embedWhileIdle(sessionId, embedder, cache);
+        if (pending > 0) this.embedWhileIdle(sessionId, embedder, cache, 1);
       } catch (error) {
         this.options.warn?.(`semantic lane: embedding the facts of session ${JSON.stringify(sessionId)} while idle stopped: ${error instanceof Error ? error.message : String(error)}`);
       }
     };
-    const timer = timers.setTimeout(() => void step(), semanticIdleEmbedDelayMs);
+    const timer = timers.setTimeout(() => void step(), delayMs);
     timer.unref();
     this.idleEmbedding.set(sessionId, timer);
   }

@@ -63,7 +63,7 @@ function commandWordsProblem(words: readonly string[]): string | null {
 }
 
 function* commandsWithExamples(node: Command | CommandGroup, path: string[]): Generator<{ path: string; examples: readonly string[] }> {
-  if (node.examples !== undefined && node.examples.length > 0) yield { path: path.join(" "), examples: node.examples };
+  if (node.kind !== "group" && node.examples !== undefined && node.examples.length > 0) yield { path: path.join(" "), examples: node.examples };
   if (node.kind === "group") for (const child of node.children) yield* commandsWithExamples(child, [...path, child.name]);
 }
 

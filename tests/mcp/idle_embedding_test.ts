@@ -35,7 +35,7 @@ function ingestFacts(root: string): void {
   const lines = Array.from({ length: factCount }, (_, i) =>
     JSON.stringify({ event_type: "decision.made", actor: "architect", payload: { decision: `Service ${i} deploys to region ${i % 7} with ${i % 5} replicas`, rationale: "capacity review" } })
   ).join("\n") + "\n";
-  const run = runZaxy(["memory", "ingest", "-", "--eventloom-path", root, "--json"], { input: lines });
+  const run = runZaxy(["memory", "ingest", "-", "--eventloom-path", root, "--json"], { cwd: path.dirname(root), input: lines });
   assert.equal(run.code, 0, run.stdout + run.stderr);
 }
 
@@ -69,7 +69,7 @@ test("zaxy serve embeds the facts a read left without a vector while idle; the n
 test("a one-shot CLI read embeds its budget and exits; the rest waits for later reads", { skip, timeout: 120_000 }, () => {
   const root = tempEventloomRoot("zaxy-cli-no-idle-embed");
   ingestFacts(root);
-  const run = runZaxy(["memory", "query", paraphrase, "--semantic", "--eventloom-path", root, "--json"], {});
+  const run = runZaxy(["memory", "query", paraphrase, "--semantic", "--eventloom-path", root, "--json"], { cwd: path.dirname(root) });
   assert.equal(run.code, 0, run.stdout + run.stderr);
   const doc = JSON.parse(run.stdout);
   assert.equal(doc.diagnostics.semantic.embedded_now, readEmbedBudget);
