@@ -25,10 +25,8 @@ const kuzuLoading = [
   "src/diagnostics/mod.ts",
   "src/diagnostics/selftest.ts",
   "src/bench/reprojectBench.ts",
-  // Runs CLI commands in the test process; graph sync, graph queries and reprojects load Kuzu.
+  // Runs any zaxy command in the test process; graph sync, graph queries and reprojects load Kuzu.
   "tests/cli/inProcessRoot.ts",
-  // Runs any zaxy command in the test process, `graph sync` and `memory status --graph` included.
-  "tests/reliability/inProcessZaxy.ts",
 ].map((file) => path.join(repoRoot, file));
 
 function testFiles(dir: string): string[] {
