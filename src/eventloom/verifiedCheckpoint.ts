@@ -169,20 +169,27 @@ function macParts(file: string, c: Omit<VerifiedCheckpoint, "checksum" | "mac">)
 const fileIdentityPattern = /^[0-9]+:[0-9]+:[0-9]+:[0-9]+:[0-9]+$/;
 
 /**
- * The identity of the open log `fd` as a checkpoint records it, or null while its change time is
- * within `settledChangeMs` of now (or ahead of this machine's clock).
+ * The open log's stat, taken on first use and then kept: one verification compares the recorded
+ * identity with it and records it again, and the log does not change under its lock.
  */
-function settledFileIdentity(fd: number): string | null {
-  const stat = fs.fstatSync(fd, { bigint: true });
-  const settledBeforeNs = BigInt(Date.now() - settledChangeMs) * 1_000_000n;
-  if (stat.ctimeNs >= settledBeforeNs) return null;
+function logStatOnce(fd: number): () => fs.BigIntStats {
+  let stat: fs.BigIntStats | undefined;
+  return () => (stat ??= fs.fstatSync(fd, { bigint: true }));
+}
+
+/** The identity of the log with `stat`, settled or not: what a recorded identity is compared with. */
+function fileIdentity(stat: fs.BigIntStats): string {
   return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
 }
 
-/** The identity of the open log `fd` now, settled or not: what a recorded identity is compared with. */
-function currentFileIdentity(fd: number): string {
-  const stat = fs.fstatSync(fd, { bigint: true });
-  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+/**
+ * The identity of the log with `stat` as a checkpoint records it, or null while its change time
+ * is within `settledChangeMs` of now (or ahead of this machine's clock).
+ */
+function settledFileIdentity(stat: fs.BigIntStats): string | null {
+  const settledBeforeNs = BigInt(Date.now() - settledChangeMs) * 1_000_000n;
+  if (stat.ctimeNs >= settledBeforeNs) return null;
+  return fileIdentity(stat);
 }
 
 /** The root a checkpoint file belongs to (`<root>/projections/verified/<session>.json`). */
@@ -338,18 +345,18 @@ interface LockedVerdict {
 }
 
 /**
- * The checkpoint for the verified log `fd` (verified `integrity`), given the hash state of the
- * first `hashedBytes` bytes and the physical lines there. Undefined when the verified bytes do
- * not end with a newline (a valid last line awaiting its newline: the next append adds it) or
- * hold no event.
+ * The checkpoint for the verified log `fd` (verified `integrity`, stat by `logStat`), given the
+ * hash state of the first `hashedBytes` bytes and the physical lines there. Undefined when the
+ * verified bytes do not end with a newline (a valid last line awaiting its newline: the next
+ * append adds it) or hold no event.
  */
-function nextCheckpoint(fd: number, integrity: IntegrityReport, hash: Hash, hashedBytes: number, linesHashed: number | undefined) {
+function nextCheckpoint(fd: number, logStat: () => fs.BigIntStats, integrity: IntegrityReport, hash: Hash, hashedBytes: number, linesHashed: number | undefined) {
   const end = integrity.bytes;
   if (!integrity.ok || integrity.interrupted_append !== undefined || integrity.total_events === 0 || end === 0 || byteAt(fd, end - 1) !== 0x0a) return undefined;
   const newlines = hashRange(fd, hashedBytes, end, hash, linesHashed === undefined);
   const headHash = storedHashBefore(fd, end);
   if (headHash === null || !hex64.test(headHash)) return undefined;
-  return { seq: integrity.total_events, hash: headHash, bytes: end, lines: linesHashed ?? newlines, prefix_sha256: hash.digest("hex"), file: settledFileIdentity(fd) };
+  return { seq: integrity.total_events, hash: headHash, bytes: end, lines: linesHashed ?? newlines, prefix_sha256: hash.digest("hex"), file: settledFileIdentity(logStat()) };
 }
 
 async function verifyLocked(logPath: string, checkpointFile: string, lock: boolean, write: boolean): Promise<LockedVerdict & { fd: number; release(): void }> {
@@ -357,6 +364,7 @@ async function verifyLocked(logPath: string, checkpointFile: string, lock: boole
   const log = await openLocked(logPath, lock);
   try {
     const { fd, sizeBytes } = log;
+    const logStat = logStatOnce(fd);
     let fallbackReason: string;
     if ("problem" in read) {
       fallbackReason = read.problem;
@@ -370,7 +378,7 @@ async function verifyLocked(logPath: string, checkpointFile: string, lock: boole
       const cp = read.checkpoint;
       // Unwritten since it was checkpointed: its prefix is the one verified, unhashed. The hash
       // is still taken when the checkpoint moves on (its digest continues over the new bytes).
-      const unwritten = cp.file !== null && cp.file === currentFileIdentity(fd);
+      const unwritten = cp.file !== null && cp.file === fileIdentity(logStat());
       const hash = createHash("sha256");
       const prefixHashed = () => {
         hashRange(fd, 0, cp.bytes, hash, false);
@@ -386,9 +394,9 @@ async function verifyLocked(logPath: string, checkpointFile: string, lock: boole
         const integrity = mergeRanges(sizeBytes, [range], false);
         const moved = integrity.ok && integrity.total_events !== cp.seq;
         // Not moved, but not recorded as unwritten either: record the identity once it has settled.
-        const settled = write && !moved && integrity.ok && !unwritten ? settledFileIdentity(fd) : null;
+        const settled = write && !moved && integrity.ok && !unwritten ? settledFileIdentity(logStat()) : null;
         const next = write && moved
-          ? nextCheckpoint(fd, integrity, unwritten ? prefixHashed() : hash, cp.bytes, range.lastLine)
+          ? nextCheckpoint(fd, logStat, integrity, unwritten ? prefixHashed() : hash, cp.bytes, range.lastLine)
           : settled !== null
           ? { seq: cp.seq, hash: cp.hash, bytes: cp.bytes, lines: cp.lines, prefix_sha256: cp.prefix_sha256, file: settled }
           : undefined;
@@ -397,7 +405,7 @@ async function verifyLocked(logPath: string, checkpointFile: string, lock: boole
       }
     }
     const integrity = await verifyLog(logPath, { lock: false });
-    const next = write ? nextCheckpoint(fd, integrity, createHash("sha256"), 0, undefined) : undefined;
+    const next = write ? nextCheckpoint(fd, logStat, integrity, createHash("sha256"), 0, undefined) : undefined;
     const headHash = !integrity.ok || integrity.total_events === 0 ? null : next?.hash ?? storedHashBefore(fd, integrity.bytes);
     const refused = "forged" in read && read.forged === true ? read.problem : null;
     return { integrity, fromCheckpoint: false, fallbackReason, prefixSeq: 0, prefixBytes: 0, next, headHash, refused, fd, release: log.release };

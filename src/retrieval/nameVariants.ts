@@ -94,19 +94,27 @@ const versionDigitsMax = 4;
 /** Each group's names as terms (a multi-word name split into its words). */
 const groupTerms: readonly (readonly string[][])[] = nameGroups.map((group) => group.map((name) => keywordTerms(name)));
 
-/** One-word name → the groups it belongs to, in lexicon order. */
-const groupsByWord: ReadonlyMap<string, readonly number[]> = (() => {
-  const map = new Map<string, number[]>();
+/** A name of a group, as terms: `[group, ["pull", "request"]]`. */
+type GroupName = readonly [number, readonly string[]];
+
+/** The groups' names that `accept` takes, keyed by their first word; each key's names in lexicon order. */
+function namesByFirstWord(accept: (terms: readonly string[]) => boolean): Map<string, GroupName[]> {
+  const map = new Map<string, GroupName[]>();
   groupTerms.forEach((names, group) => {
     for (const terms of names) {
-      if (terms.length !== 1) continue;
+      if (!accept(terms)) continue;
       const list = map.get(terms[0]) ?? [];
-      if (!list.includes(group)) list.push(group);
+      list.push([group, terms]);
       map.set(terms[0], list);
     }
   });
   return map;
-})();
+}
+
+/** One-word name → the groups it belongs to, in lexicon order. */
+const groupsByWord: ReadonlyMap<string, readonly number[]> = new Map(
+  [...namesByFirstWord((terms) => terms.length === 1)].map(([word, names]) => [word, [...new Set(names.map(([group]) => group))]]),
+);
 
 /** The groups `word` names: as written, or as the plural of a one-word name ("repos", "dbs"). */
 function groupsOf(word: string): readonly number[] {
@@ -119,18 +127,7 @@ function groupsOf(word: string): readonly number[] {
 }
 
 /** First word of a multi-word name → its groups and words ("pull" → [group, ["pull", "request"]]). */
-const phrasesByFirstWord: ReadonlyMap<string, ReadonlyArray<readonly [number, readonly string[]]>> = (() => {
-  const map = new Map<string, Array<readonly [number, readonly string[]]>>();
-  groupTerms.forEach((names, group) => {
-    for (const terms of names) {
-      if (terms.length < 2) continue;
-      const list = map.get(terms[0]) ?? [];
-      list.push([group, terms]);
-      map.set(terms[0], list);
-    }
-  });
-  return map;
-})();
+const phrasesByFirstWord: ReadonlyMap<string, readonly GroupName[]> = namesByFirstWord((terms) => terms.length >= 2);
 
 /** The groups whose multi-word names start at `terms[at]`. */
 function phraseGroupsAt(terms: readonly string[], at: number): number[] {
@@ -152,18 +149,21 @@ function isVersion(term: string): boolean {
   return term.length <= versionDigitsMax && /^\d+$/.test(term);
 }
 
+/** Appends `term` to `out` unless it is there already (variants keep their first-seen order). */
+function addVariant(term: string, out: string[]): void {
+  if (!out.includes(term)) out.push(term);
+}
+
 /** Adds the names of `groups`, and with `version` the version and the fused forms, to `out`. */
 function addGroupVariants(groups: readonly number[], version: string | null, out: string[]): void {
   for (const group of groups) {
     for (const terms of groupTerms[group]) {
-      for (const term of terms) if (!out.includes(term)) out.push(term);
+      for (const term of terms) addVariant(term, out);
     }
     if (version === null) continue;
-    if (!out.includes(version)) out.push(version);
+    addVariant(version, out);
     for (const terms of groupTerms[group]) {
-      if (terms.length !== 1) continue;
-      const fused = `${terms[0]}${version}`;
-      if (!out.includes(fused)) out.push(fused);
+      if (terms.length === 1) addVariant(`${terms[0]}${version}`, out);
     }
   }
 }

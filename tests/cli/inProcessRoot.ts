@@ -11,10 +11,14 @@ import { childEnv, type ZaxyRun } from "./zaxy.ts";
 /**
  * Runs the CLI in this process on the Eventloom root `<cwd>/.eventloom`, with the environment a
  * child of `runZaxy` would get, and returns what `runZaxy` returns: for tests of what a command
- * prints and writes, without paying for a process (and a Kuzu or model load) per call. The root is
- * passed as `--eventloom-path` because every other relative path a command takes resolves against
- * this process's directory, not `cwd`: give any other path (an `--output`, a bundle) absolute.
- * `zaxy verify` names its log relative to `cwd` and opens that name, so it needs a real process.
+ * prints and writes, and for set-up, reads and syncs around the real process a test is about,
+ * without paying for a process (and a Kuzu or model load, ~1-5 s) per call. Kills, signals and
+ * the exit of a real process stay with the built binary.
+ *
+ * The root is passed as `--eventloom-path` because every other relative path a command takes
+ * resolves against this process's directory, not `cwd` (tests leave it alone): give any other path
+ * (a log to verify, an `--output`, a bundle) absolute. Paths in the output are then absolute where
+ * the binary run in `cwd` prints them relative to it (`.eventloom/...`).
  *
  * @example
  * const run = await runZaxyInProcess(["memory", "append", "goal.created", "--actor", "a", "--json"], { cwd: dir });

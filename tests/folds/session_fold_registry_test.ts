@@ -8,13 +8,16 @@
  * Logs are generated through the real appender and producers from a fixed seed (printed): rules
  * generated, proposed and rolled back, feedback of each kind, causal explanations and their
  * contradictions, consolidation candidates created (duplicates too), reviewed, invalidated and
- * their reviews rolled back.
+ * their reviews rolled back. One more log interleaves them with the bench's mixed agent session
+ * (src/bench/mixedSession.ts: tasks, decisions, tool calls, documents, preferences, goals).
  */
 import assert from "node:assert/strict";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { seededRandom } from "../../src/bench/measure.ts";
+import { mixedSessionItems } from "../../src/bench/mixedSession.ts";
 import { fromJs, intField, isJsonObject, stringField } from "../../src/canonical/mod.ts";
+import type { AppendItem } from "../../src/eventloom/append.ts";
 import type { EventRecord } from "../../src/eventloom/envelope.ts";
 import { readEvents } from "../../src/eventloom/replay.ts";
 import { causalRelationOfLabel } from "../../src/events/causalTaxonomy.ts";
@@ -22,7 +25,7 @@ import { type CausalEdge, causalEdgeOf, causalEdges } from "../../src/folds/caus
 import { type CandidateState, replayConsolidation } from "../../src/folds/consolidationStatus.ts";
 import { normalizeFeedback, reinforcementKey } from "../../src/folds/reinforcement.ts";
 import { replayRules, withheldRuleEventSeqs } from "../../src/folds/ruleStatus.ts";
-import { noGraphChanges, type SessionFold, wholeLogTail } from "../../src/folds/sessionFold.ts";
+import { type FoldTail, noGraphChanges, type SessionFold, wholeLogTail } from "../../src/folds/sessionFold.ts";
 import {
   continueSessionFolds,
   keptEventsFoldSource,
@@ -146,8 +149,11 @@ interface Ref {
   hash: string;
 }
 
-/** Writes a log of `eventsPerLog` or more events chosen by `seed`; returns its events (threads varied, as worker threads). */
-async function generatedLog(seed: number): Promise<EventRecord[]> {
+/**
+ * Writes a log of `eventsPerLog` or more events chosen by `seed`, each chosen event after the next
+ * of `interleaved` until all of those are in; returns its events (threads varied, as worker threads).
+ */
+async function generatedLog(seed: number, interleaved: readonly AppendItem[] = []): Promise<EventRecord[]> {
   const root = path.join(makeTempDir(), ".eventloom");
   const random = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
@@ -164,7 +170,13 @@ async function generatedLog(seed: number): Promise<EventRecord[]> {
   const reviews: Ref[] = [];
   const candidateIds: string[] = [];
   const edges: Array<Ref & { cause: string; effect: string; relation: string }> = [];
-  while (written.length < eventsPerLog) {
+  let interleavedNext = 0;
+  while (written.length < eventsPerLog || interleavedNext < interleaved.length) {
+    if (interleavedNext < interleaved.length) {
+      const item = interleaved[interleavedNext++];
+      const result = await recordEvents(root, sessionId, [item], { clock });
+      for (const event of [...result.events, ...result.generated]) written.push({ seq: event.seq, hash: event.hash });
+    }
     const action = pick(["note", "rule", "rule", "rollback", "feedback", "feedback", "explain", "explain", "contradict", "candidate", "review", "invalidate"]);
     if (action === "note" || written.length === 0) {
       await record("observation.recorded", { summary: `${pick(names)} seen again` });
@@ -235,29 +247,53 @@ function storedJson<State, Json>(fold: SessionFold<State, Json>, state: State): 
   return JSON.stringify(fold.encode(state));
 }
 
-/** The state `fold` had at `from` events, stored as JSON, continued over events from..head. */
-function continuedAt<State, Json>(fold: SessionFold<State, Json>, events: readonly EventRecord[], from: number, head: number): State {
+/** `tail` with only the events `fold` reads; the others stay reachable through its lookups. */
+function tailReadBy<State, Json>(fold: SessionFold<State, Json>, tail: FoldTail): FoldTail {
+  return { ...tail, events: tail.events.filter((event) => fold.readsEvent(event)) };
+}
+
+/**
+ * The state `fold` had at `from` events, stored as JSON, continued over events from..head (over
+ * the tail `narrow` makes of them, when given).
+ */
+function continuedAt<State, Json>(
+  fold: SessionFold<State, Json>,
+  events: readonly EventRecord[],
+  from: number,
+  head: number,
+  narrow: (tail: FoldTail) => FoldTail = (tail) => tail,
+): State {
   const baseRows = foldLogRows(sessionId, events.slice(0, from));
   const base = fold.decode(JSON.parse(storedJson(fold, fold.apply(fold.empty(), wholeLogTail(sessionId, baseRows, events.slice(0, from))))) as Json);
   const graph = new GraphFold(sessionId, baseRows);
   const tail = events.slice(from, head);
   for (const event of tail) graph.apply(event, extractEvent(event));
   const baseEntities = new Map(baseRows.entities.map((entity) => [entity.nodeKey, entity]));
-  return fold.apply(base, {
-    sessionId,
-    events: tail,
-    changes: graph.diff() ?? noGraphChanges,
-    lookups: { baseEntity: (nodeKey) => baseEntities.get(nodeKey), event: (seq) => (seq >= 1 && seq <= head ? events[seq - 1] : undefined) },
-  });
+  return fold.apply(
+    base,
+    narrow({
+      sessionId,
+      events: tail,
+      changes: graph.diff() ?? noGraphChanges,
+      lookups: { baseEntity: (nodeKey) => baseEntities.get(nodeKey), event: (seq) => (seq >= 1 && seq <= head ? events[seq - 1] : undefined) },
+    }),
+  );
 }
 
 const logs = new Map<number, { events: EventRecord[]; rows: SessionGraphRows }>();
+/** The seed of the log interleaved with the bench's mixed session, and how many of its events. */
+const mixedSeed = 53;
+const mixedEventCount = 90;
+const mixed = mixedSessionItems(mixedEventCount, mixedSeed);
+let mixedLog: { events: EventRecord[]; rows: SessionGraphRows };
 
 before(async () => {
   for (const seed of seeds) {
     const events = await generatedLog(seed);
     logs.set(seed, { events, rows: foldLogRows(sessionId, events) });
   }
+  const events = await generatedLog(mixedSeed, mixed.items);
+  mixedLog = { events, rows: foldLogRows(sessionId, events) };
 }, slow);
 
 describe("session fold registry", () => {
@@ -349,6 +385,38 @@ describe("session fold registry", () => {
       // Each fold is computed once and remembered.
       assert.equal(continued.causalEdges(), continued.causalEdges());
       assert.equal(whole.reinforcement(), whole.reinforcement());
+    }
+  });
+
+  test("each fold's readsEvent is exact: folding only the events it reads gives its state over every event, whole or continued", slow, () => {
+    const all: Array<[string, { events: EventRecord[]; rows: SessionGraphRows }]> = [
+      ...[...logs].map(([seed, log]): [string, typeof log] => [`seed ${seed}`, log]),
+      [`seed ${mixedSeed} with the mixed session`, mixedLog],
+    ];
+    // The interleaved log holds every event type of the other logs and of the bench's mix.
+    console.log(`seed ${mixedSeed} with ${mixedEventCount} mixed-session events: ${mixedLog.events.length} events`);
+    const mixedTypes = new Set(mixedLog.events.map((event) => event.type));
+    const otherTypes = [...logs.values()].flatMap((log) => log.events.map((event) => event.type));
+    for (const type of new Set([...otherTypes, ...Object.keys(mixed.typeCounts)])) assert.ok(mixedTypes.has(type), `the interleaved log has no ${type}`);
+    const readCounts = new Map<string, number>();
+    for (const [label, { events, rows }] of all) {
+      for (const fold of Object.values(sessionFoldRegistry) as SessionFold<unknown, unknown>[]) {
+        const whole = wholeLogTail(sessionId, rows, events);
+        const read = tailReadBy(fold, whole);
+        readCounts.set(fold.name, (readCounts.get(fold.name) ?? 0) + read.events.length);
+        const expected = storedJson(fold, fold.apply(fold.empty(), whole));
+        assert.equal(storedJson(fold, fold.apply(fold.empty(), read)), expected, `${label}: ${fold.name} over only the events it reads`);
+        for (const k of [Math.floor(events.length / 3), Math.floor(events.length / 2)]) {
+          const continued = continuedAt(fold, events, k, events.length, (tail) => tailReadBy(fold, tail));
+          assert.equal(storedJson(fold, continued), expected, `${label}: ${fold.name} stored at ${k}, continued over only the events it reads`);
+        }
+      }
+    }
+    // Every fold that iterates events read some and passed over others (the check had something to drop).
+    const eventTotal = all.reduce((sum, [, log]) => sum + log.events.length, 0);
+    for (const [name, count] of readCounts) {
+      if (name === sessionFoldRegistry.causalEdges.name) assert.equal(count, 0, `${name} reads no events: it folds graph changes`);
+      else assert.ok(count > 0 && count < eventTotal, `${name} read ${count} of ${eventTotal} events`);
     }
   });
 });

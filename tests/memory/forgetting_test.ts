@@ -15,7 +15,7 @@ import { after, describe, test } from "node:test";
 import type { ZaxyRun } from "../cli/zaxy.ts";
 import { makeTempDir, refVerify, removeTempDirs, skipWithoutPython } from "../eventloom/testkit.ts";
 import { skipWithoutBinary as skip, startMcpServer } from "../mcp/mcpTestClient.ts";
-import { runZaxyInProcess } from "../reliability/inProcessZaxy.ts";
+import { runZaxyInProcess } from "../cli/inProcessRoot.ts";
 
 after(removeTempDirs);
 const secret = "launch-zebra-omega-7731";

@@ -9,6 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { filesUnder } from "./sourceFiles.ts";
 
 const repoRoot = path.resolve(fileURLToPath(new URL("../../", import.meta.url)));
 const marker = "// deno-test: own-process";
@@ -25,21 +26,9 @@ const kuzuLoading = [
   "src/diagnostics/mod.ts",
   "src/diagnostics/selftest.ts",
   "src/bench/reprojectBench.ts",
-  // Runs CLI commands in the test process; graph sync, graph queries and reprojects load Kuzu.
+  // Runs any zaxy command in the test process; graph sync, graph queries and reprojects load Kuzu.
   "tests/cli/inProcessRoot.ts",
-  // Runs any zaxy command in the test process, `graph sync` and `memory status --graph` included.
-  "tests/reliability/inProcessZaxy.ts",
 ].map((file) => path.join(repoRoot, file));
-
-function testFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...testFiles(full));
-    else if (entry.name.endsWith("_test.ts")) out.push(full);
-  }
-  return out.sort();
-}
 
 function importsOf(file: string): string[] {
   const text = fs.readFileSync(file, "utf8");
@@ -50,7 +39,7 @@ function importsOf(file: string): string[] {
 test("every test file that loads kuzu-wasm in process is marked to run in a Deno process of its own, and only those", () => {
   const unmarked: string[] = [];
   const stale: string[] = [];
-  for (const file of testFiles(path.join(repoRoot, "tests"))) {
+  for (const file of filesUnder(path.join(repoRoot, "tests"), { suffix: "_test.ts" })) {
     const loadsKuzu = importsOf(file).some((target) => kuzuLoading.includes(target));
     const marked = fs.readFileSync(file, "utf8").startsWith(marker);
     const name = path.relative(repoRoot, file);
@@ -66,17 +55,6 @@ test("scripts/deno-test.sh finds the marked files with the same marker", () => {
   assert.ok(script.includes(`marker='^${marker}'`), "the script's marker and this test's must agree");
 });
 
-/** Every .ts file under `dir`: the test files and the helpers they import. */
-function tsFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...tsFiles(full));
-    else if (entry.name.endsWith(".ts")) out.push(full);
-  }
-  return out.sort();
-}
-
 test("no test changes process.env or the working directory, which the files of the shared parallel Deno run share", () => {
   const processWide = new RegExp(
     [String.raw`process\.env(\.\w+|\[[^\]]+\])\s*=[^=]`, String.raw`delete\s+process\.env`, String.raw`process\.chdir\(`, String.raw`Deno\.chdir\(`, String.raw`Deno\.env\.(set|delete)\(`]
@@ -88,7 +66,8 @@ test("no test changes process.env or the working directory, which the files of t
   }
   assert.ok(!processWide.test('process.env.X === "1"'));
   const thisFile = fileURLToPath(import.meta.url); // quotes each pattern as a sample
-  const changing = tsFiles(path.join(repoRoot, "tests"))
+  // Every .ts file under tests/: the test files and the helpers they import.
+  const changing = filesUnder(path.join(repoRoot, "tests"))
     .filter((file) => file !== thisFile && processWide.test(fs.readFileSync(file, "utf8")))
     .map((file) => path.relative(repoRoot, file));
   assert.deepEqual(changing, [], "pass the variables a child needs through its env option, and paths instead of a working directory");

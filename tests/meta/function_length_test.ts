@@ -10,21 +10,11 @@ import * as path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import * as ts from "typescript";
+import { filesUnder } from "./sourceFiles.ts";
 
 const repoRoot = path.resolve(fileURLToPath(new URL("../../", import.meta.url)));
 const functionLinesMax = 120;
 const excludedDirs = ["src/wasm", "src/generated"].map((dir) => path.join(repoRoot, dir));
-
-function sourceFiles(dir: string): string[] {
-  if (excludedDirs.includes(dir)) return [];
-  const out: string[] = [];
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...sourceFiles(full));
-    else if (entry.name.endsWith(".ts")) out.push(full);
-  }
-  return out.sort();
-}
 
 function functionName(node: ts.Node): string {
   const named = node as ts.Node & { name?: ts.Node };
@@ -79,7 +69,7 @@ test("the line counter flags each kind of function one line over the limit and n
 
 // Parsing the whole tree takes a few seconds on a loaded machine.
 test(`no function in src/ is longer than ${functionLinesMax} lines`, { timeout: 120_000 }, () => {
-  const files = sourceFiles(path.join(repoRoot, "src"));
+  const files = filesUnder(path.join(repoRoot, "src"), { excludedDirs });
   assert.ok(files.length > 100, `expected the source tree, found ${files.length} files`);
   const tooLong = files.flatMap(longFunctions);
   assert.deepEqual(tooLong, [], `split these into named stages:\n${tooLong.join("\n")}`);

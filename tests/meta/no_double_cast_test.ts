@@ -9,22 +9,12 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { filesUnder } from "./sourceFiles.ts";
 
 const repoRoot = path.resolve(fileURLToPath(new URL("../../", import.meta.url)));
 const excludedDirs = ["src/generated"].map((dir) => path.join(repoRoot, dir));
 /** Written with a space class so this file's own source never matches it. */
 const doubleCast = /\bas\s+unknown\s+as\b/;
-
-function sourceFiles(dir: string): string[] {
-  if (excludedDirs.includes(dir)) return [];
-  const out: string[] = [];
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...sourceFiles(full));
-    else if (entry.name.endsWith(".ts")) out.push(full);
-  }
-  return out.sort();
-}
 
 /** `path:line: text` for each line of `file` with a double cast. */
 function doubleCasts(file: string): string[] {
@@ -44,7 +34,7 @@ test("the double-cast scan finds a cast written across spaces and none in plain 
 });
 
 test("no source file in src/ casts through unknown (`as unknown as`)", () => {
-  const files = sourceFiles(path.join(repoRoot, "src"));
+  const files = filesUnder(path.join(repoRoot, "src"), { excludedDirs });
   assert.ok(files.length > 100, `expected the source tree under ${repoRoot}/src, found ${files.length} files`);
   assert.deepEqual(files.flatMap(doubleCasts), []);
 });

@@ -9,6 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { filesUnder } from "./sourceFiles.ts";
 
 const repoRoot = path.resolve(fileURLToPath(new URL("../../", import.meta.url)));
 
@@ -107,16 +108,7 @@ for (const entry of entries) {
 }
 
 test("each heavy package is still imported somewhere (the list above is not stale)", () => {
-  const sources: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (entry.name.endsWith(".ts")) sources.push(fs.readFileSync(full, "utf8"));
-    }
-  };
-  walk(path.join(repoRoot, "src"));
-  const all = sources.join("\n");
+  const all = filesUnder(path.join(repoRoot, "src")).map((file) => fs.readFileSync(file, "utf8")).join("\n");
   for (const pkg of ["kuzu-wasm", "usearch", "@modelcontextprotocol/sdk", "postgres", "@energetic-ai/", "zod"]) {
     assert.ok(all.includes(`"${pkg}`) || all.includes(`/${pkg}`), `${pkg} is no longer used; drop it from the list`);
   }

@@ -10,7 +10,7 @@
  * implementation ignores intents) appended after an interrupted batch.
  *
  * Only the killed ingest is a real process; the commands before and after it run the CLI in this
- * process (tests/reliability/inProcessZaxy.ts).
+ * process (tests/cli/inProcessRoot.ts).
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -23,7 +23,7 @@ import { beginAppend, eventHashPrefixChars, intentPath, sha256BeforeBatch } from
 import { sha256Hex } from "../../src/platform/mod.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { childEnv, type ZaxyRun, zaxyInvocation } from "../cli/zaxy.ts";
-import { runZaxyInProcess } from "./inProcessZaxy.ts";
+import { runZaxyInProcess } from "../cli/inProcessRoot.ts";
 
 after(removeTempDirs);
 

@@ -10,8 +10,8 @@
  *   `memory append`, `memory ingest` and MCP `memory_append` refuse with exit 1 /
  *   `integrity_failure` and the verifier's own message, and the log's bytes are unchanged.
  *
- * Set-up appends and verify reports run the CLI in this process (tests/reliability/
- * inProcessZaxy.ts); the commands under test are real processes.
+ * Set-up appends and verify reports run the CLI in this process (tests/cli/inProcessRoot.ts);
+ * the commands under test are real processes.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -23,7 +23,7 @@ import { legacyPreimage, v1Preimage } from "../../src/eventloom/envelope.ts";
 import { makeTempDir, removeTempDirs, sha256Hex } from "../eventloom/testkit.ts";
 import { startMcpServer } from "../mcp/mcpTestClient.ts";
 import { runZaxy } from "../cli/zaxy.ts";
-import { runZaxyInProcess } from "./inProcessZaxy.ts";
+import { runZaxyInProcess } from "../cli/inProcessRoot.ts";
 
 after(removeTempDirs);
 

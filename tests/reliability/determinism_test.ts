@@ -17,9 +17,8 @@
  * readings, and the query's `diagnostics.projection` (how this read found the projection) is the
  * same because every compared read finds the projection at the log head.
  *
- * The rebuilds run the built binary; the reads run in this process (tests/reliability/
- * inProcessZaxy.ts), each with a fresh memory service as the binary has, so 160 reads do not pay
- * 160 process starts. Every compared answer comes from the same kind of run.
+ * The rebuilds run the built binary; the reads run in this process (tests/cli/inProcessRoot.ts),
+ * each with a fresh memory service as the binary has, so 160 reads do not pay 160 process starts. Every compared answer comes from the same kind of run.
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -34,7 +33,7 @@ import { vectorLaneHits } from "../../src/retrieval/vectorLane.ts";
 import { entityEmbeddingText, hashEmbedMany } from "../../src/vector/mod.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { runZaxy, type ZaxyRun } from "../cli/zaxy.ts";
-import { runZaxyInProcess } from "./inProcessZaxy.ts";
+import { runZaxyInProcess } from "../cli/inProcessRoot.ts";
 
 after(removeTempDirs);
 

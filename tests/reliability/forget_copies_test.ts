@@ -16,7 +16,7 @@ import { after, test } from "node:test";
 import type { ZaxyRun } from "../cli/zaxy.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { holding } from "./filesHolding.ts";
-import { runZaxyInProcess } from "./inProcessZaxy.ts";
+import { runZaxyInProcess } from "../cli/inProcessRoot.ts";
 
 after(removeTempDirs);
 

@@ -21,7 +21,7 @@ import * as path from "node:path";
 import { after, before, test } from "node:test";
 import { childEnv, runZaxy, type ZaxyRun, zaxyInvocation } from "../cli/zaxy.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
-import { runZaxyInProcess } from "./inProcessZaxy.ts";
+import { runZaxyInProcess } from "../cli/inProcessRoot.ts";
 
 after(removeTempDirs);
 

@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { runZaxy } from "../cli/zaxy.ts";
-import { runZaxyInProcess } from "./inProcessZaxy.ts";
+import { runZaxyInProcess } from "../cli/inProcessRoot.ts";
 import { canMountTmpfs, fillDisk, mountTmpfs, unmount } from "./fsFaults.ts";
 
 after(removeTempDirs);

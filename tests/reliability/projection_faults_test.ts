@@ -21,7 +21,7 @@ import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { childEnv, zaxyInvocation } from "../cli/zaxy.ts";
-import { runZaxyInProcess } from "./inProcessZaxy.ts";
+import { runZaxyInProcess } from "../cli/inProcessRoot.ts";
 
 after(removeTempDirs);
 

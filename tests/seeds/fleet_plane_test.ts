@@ -14,7 +14,7 @@ import { after, describe, test } from "node:test";
 import { stackTraceLines, type ZaxyRun } from "../cli/zaxy.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { skipWithoutBinary as skip, startMcpServer } from "../mcp/mcpTestClient.ts";
-import { runZaxyInProcess } from "../reliability/inProcessZaxy.ts";
+import { runZaxyInProcess } from "../cli/inProcessRoot.ts";
 
 after(removeTempDirs);
 const slow = { timeout: 120_000 };

@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { sessionIdOfPath, sessionLogPath, sessionLogsUnderRoot } from "../../eventloom/session.ts";
 import { ExitCode, isZaxyError } from "../../errors.ts";
+import type { SessionGraphRows } from "../../projection/types.ts";
 import { booleanOption, type CommandContext } from "../command.ts";
 import { emit } from "../output.ts";
 import { commandProgress, phaseCallback, type ProgressUnit } from "../progress.ts";
@@ -21,6 +22,55 @@ interface SessionReport {
   vector_seconds?: number;
   phases_ms?: Record<string, number>;
   error?: { code: string; message: string };
+}
+
+/** What one session's reproject measured, whichever path it took. */
+interface ReprojectedRun {
+  /** `performance.now()` when the session's reproject began. */
+  startedMs: number;
+  eventCount: number;
+  rows: SessionGraphRows;
+  vectorSeconds: number;
+  readModelMs: number;
+  /** The fold's phase timings; `read_model` is added to them. */
+  timingsMs: Record<string, number>;
+}
+
+/**
+ * The report of a session that was reprojected. `seconds` is the fold and the graph store: the
+ * wall time since the start less the read model's and the vectors' own times, which are
+ * reported apart (`phases_ms.read_model`, `vector_seconds`).
+ */
+function sessionReport(sessionId: string, run: ReprojectedRun): SessionReport {
+  const { startedMs, eventCount, rows, vectorSeconds, readModelMs, timingsMs } = run;
+  const graphSeconds = (performance.now() - startedMs) / 1000 - vectorSeconds - readModelMs / 1000;
+  timingsMs.read_model = Math.round(readModelMs * 100) / 100;
+  return {
+    session_id: sessionId,
+    ok: true,
+    events: eventCount,
+    entity_versions: rows.entities.length,
+    relations: rows.relations.length,
+    seconds: Math.round(graphSeconds * 1000) / 1000,
+    vector_seconds: vectorSeconds,
+    phases_ms: timingsMs,
+  };
+}
+
+/**
+ * The report of a session that could not be reprojected (a bad or tampered log): the other
+ * sessions still run. I/O and internal errors are not the session's and are rethrown.
+ */
+function failedSessionReport(sessionId: string, error: unknown): SessionReport {
+  if (!isZaxyError(error) || error.exitCode === ExitCode.ioError) throw error;
+  return { session_id: sessionId, ok: false, error: { code: error.code, message: error.message } };
+}
+
+/** The text form of one session's report: one line. */
+function sessionReportLine(r: SessionReport): string {
+  return r.ok
+    ? `${r.session_id}: ${r.events} events -> ${r.entity_versions} entity versions, ${r.relations} relations in ${r.seconds} s (vectors ${r.vector_seconds} s)`
+    : `${r.session_id}: NOT projected: ${r.error?.message}`;
 }
 
 const phaseLabels: Record<string, string> = { write: "graph store", vectors: "vector postings" };
@@ -74,23 +124,12 @@ async function reprojectStreamed(ctx: CommandContext, sessionId: string): Promis
     const vectors = await syncVectorIndex(root, sessionId, rows, vectorEvents, defaultEmbeddingDim, (done, total) => progress("vectors", done, total), warn);
     vectors.index.close();
     const vectorSeconds = Math.round(performance.now() - vectorsStarted) / 1000;
-    const graphSeconds = (performance.now() - started) / 1000 - vectorSeconds - readModelMs / 1000;
-    rebuilt.timingsMs.read_model = Math.round(readModelMs * 100) / 100;
+    const report = sessionReport(sessionId, { startedMs: started, eventCount, rows, vectorSeconds, readModelMs, timingsMs: rebuilt.timingsMs });
     display.done();
-    return {
-      session_id: sessionId,
-      ok: true,
-      events: eventCount,
-      entity_versions: rows.entities.length,
-      relations: rows.relations.length,
-      seconds: Math.round(graphSeconds * 1000) / 1000,
-      vector_seconds: vectorSeconds,
-      phases_ms: rebuilt.timingsMs,
-    };
+    return report;
   } catch (error) {
     display.done();
-    if (!isZaxyError(error) || error.exitCode === ExitCode.ioError) throw error;
-    return { session_id: sessionId, ok: false, error: { code: error.code, message: error.message } };
+    return failedSessionReport(sessionId, error);
   }
 }
 
@@ -160,24 +199,19 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
         vectorSeconds = Math.round(performance.now() - vectorsStarted) / 1000;
       },
     });
-    const rows = projected.rows!;
-    const graphSeconds = (performance.now() - started) / 1000 - vectorSeconds - readModelMs / 1000;
-    projected.timingsMs.read_model = Math.round(readModelMs * 100) / 100;
+    const report = sessionReport(sessionId, {
+      startedMs: started,
+      eventCount,
+      rows: projected.rows!,
+      vectorSeconds,
+      readModelMs,
+      timingsMs: projected.timingsMs,
+    });
     display.done();
-    return {
-      session_id: sessionId,
-      ok: true,
-      events: eventCount,
-      entity_versions: rows.entities.length,
-      relations: rows.relations.length,
-      seconds: Math.round(graphSeconds * 1000) / 1000,
-      vector_seconds: vectorSeconds,
-      phases_ms: projected.timingsMs,
-    };
+    return report;
   } catch (error) {
     display.done();
-    if (!isZaxyError(error) || error.exitCode === ExitCode.ioError) throw error;
-    return { session_id: sessionId, ok: false, error: { code: error.code, message: error.message } };
+    return failedSessionReport(sessionId, error);
   }
 }
 
@@ -202,13 +236,7 @@ export async function runReproject(ctx: CommandContext): Promise<number> {
   emit(ctx, "zaxy.reproject.v1", { ok, root: path.resolve(root), sessions: reports }, () =>
     reports.length === 0
       ? "No sessions to reproject."
-      : reports
-        .map((r) =>
-          r.ok
-            ? `${r.session_id}: ${r.events} events -> ${r.entity_versions} entity versions, ${r.relations} relations in ${r.seconds} s (vectors ${r.vector_seconds} s)`
-            : `${r.session_id}: NOT projected: ${r.error?.message}`
-        )
-        .join("\n"),
+      : reports.map(sessionReportLine).join("\n"),
   );
   return ok ? 0 : 1;
 }
