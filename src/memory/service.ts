@@ -408,8 +408,12 @@ export class MemoryService implements SessionReader {
   dropAll(): void {
     this.cache.clear();
     this.pendingRepairs.clear();
-    // The semantic lane's vectors are keyed by fact text: a forgotten fact's text goes with them.
+    // The semantic lane's vectors are keyed by fact text: a forgotten fact's text goes with them,
+    // and an embedding under way must not store one after the forget deleted the files.
+    for (const vectors of this.semanticVectors.values()) vectors.close();
     this.semanticVectors.clear();
+    for (const timer of this.idleEmbedding.values()) timers.clearTimeout(timer);
+    this.idleEmbedding.clear();
   }
 
   private remember(sessionId: string, entry: ReadSession): void {
@@ -461,7 +465,7 @@ export class MemoryService implements SessionReader {
    * replaced by the bundled model for the whole read, with the reason in the receipt and a warning:
    * a read never fails because an endpoint is down.
    */
-  private async semanticLane(sessionId: string, index: SessionIndex, query: string, embedMax?: number): Promise<{ lane: SemanticLaneResult; warning?: string }> {
+  private async semanticLane(sessionId: string, index: SessionIndex, query: string, logFingerprint: string): Promise<{ lane: SemanticLaneResult; warning?: string }> {
     const { configuredSemanticEmbedders } = await import("../semantic/embedderChoice.ts");
     const { semanticLane, SemanticVectorCache } = await import("../retrieval/semanticLane.ts");
     const { primary, fallback } = await configuredSemanticEmbedders(this.root);
@@ -471,7 +475,7 @@ export class MemoryService implements SessionReader {
         cache = new SemanticVectorCache(embedder.receipt.id, this.root);
         this.semanticVectors.set(embedder.receipt.id, cache);
       }
-      const lane = await semanticLane(sessionId, index, query, embedder, cache, { limit: laneHitsMax, embedMax });
+      const lane = await semanticLane(sessionId, index, query, embedder, cache, { limit: laneHitsMax, storeWhile: () => this.logUnchanged(sessionId, logFingerprint) });
       if (lane.notEmbedded > 0) this.embedWhileIdle(sessionId, embedder, cache);
       return lane;
     };
@@ -483,6 +487,13 @@ export class MemoryService implements SessionReader {
       lane.fallbackReason = error.message;
       return { lane, warning: `semantic lane: ${error.message}; ranked with the bundled model ${lane.model.id} instead` };
     }
+  }
+
+  /** Whether the session's log is as it was when a read saw it at `logFingerprint` (a session without a log: ""). */
+  private logUnchanged(sessionId: string, logFingerprint: string): boolean {
+    const file = sessionLogPath(this.root, sessionId, "read");
+    if (!fs.existsSync(file)) return logFingerprint === "";
+    return fingerprint(file) === logFingerprint;
   }
 
   /**
@@ -510,10 +521,10 @@ export class MemoryService implements SessionReader {
       const quietMs = performance.now() - this.lastReadStartMs;
       if (quietMs < semanticIdleEmbedDelayMs) return this.embedWhileIdle(sessionId, embedder, cache, semanticIdleEmbedDelayMs - quietMs);
       const session = this.cache.get(sessionId);
-      const file = sessionLogPath(this.root, sessionId, "read");
-      if (session === undefined || !fs.existsSync(file) || session.fingerprint !== fingerprint(file) || embedder.receipt.dim === 0) return;
+      if (session === undefined || !this.logUnchanged(sessionId, session.fingerprint) || embedder.receipt.dim === 0) return;
       try {
-        const pending = await cache.embedPending(sessionId, session.index, embedder, embedder.receipt.dim, semanticIdleEmbedBatchMax);
+        const storeWhile = () => this.logUnchanged(sessionId, session.fingerprint);
+        const pending = await cache.embedPending(sessionId, session.index, embedder, embedder.receipt.dim, semanticIdleEmbedBatchMax, storeWhile);
         if (pending > 0) this.embedWhileIdle(sessionId, embedder, cache, 1);
       } catch (error) {
         this.options.warn?.(`semantic lane: embedding the facts of session ${JSON.stringify(sessionId)} while idle stopped: ${error instanceof Error ? error.message : String(error)}`);
@@ -565,7 +576,7 @@ export class MemoryService implements SessionReader {
     let retrieved = retrieve(session.index, request.query, { limit: request.limit, depth: request.depth });
     const semanticWarnings: string[] = [];
     if (MemoryService.wantsSemantic(request, retrieved)) {
-      const { lane, warning } = await this.semanticLane(request.sessionId, session.index, request.query);
+      const { lane, warning } = await this.semanticLane(request.sessionId, session.index, request.query, session.fingerprint);
       if (warning !== undefined) semanticWarnings.push(warning);
       if (lane.notEmbedded > 0) {
         semanticWarnings.push(

@@ -134,6 +134,8 @@ export class SemanticVectorCache {
   private readonly pools = new WeakMap<SessionIndex, PoolVectors>();
   /** Per pool, the embedding under way (see `poolOf`). */
   private readonly filling = new WeakMap<PoolVectors, Promise<unknown>>();
+  /** Set by `close`: nothing more is stored. */
+  private closed = false;
 
   constructor(readonly modelId: string, private readonly root: string | null = null) {}
 
@@ -156,8 +158,11 @@ export class SemanticVectorCache {
    * The pool of `index` (`semanticPool`) with the vectors the store holds, embedding at most
    * `embedMax` of those it does not, newest first; returns how many it embedded. Calls on one pool
    * run one after another, so a read and `zaxy serve`'s idle embedding never embed a fact twice.
+   * Fresh vectors are stored only if `storeWhile` still holds once the model has answered (the
+   * session's log unchanged since `index` was read): a forget in between must not get a forgotten
+   * text's vector written back.
    */
-  async poolOf(sessionId: string, index: SessionIndex, embedder: SemanticEmbedder, dim: number, embedMax: number): Promise<PoolVectors & { embedded: number }> {
+  async poolOf(sessionId: string, index: SessionIndex, embedder: SemanticEmbedder, dim: number, embedMax: number, storeWhile?: () => boolean): Promise<PoolVectors & { embedded: number }> {
     let entry = this.pools.get(index);
     if (entry === undefined) {
       const pool = semanticPool(index);
@@ -165,18 +170,23 @@ export class SemanticVectorCache {
       this.pools.set(index, entry);
     }
     const pool = entry;
-    const run = (this.filling.get(pool) ?? Promise.resolve()).then(() => this.fill(sessionId, pool, embedder, dim, embedMax));
+    const run = (this.filling.get(pool) ?? Promise.resolve()).then(() => this.fill(sessionId, pool, embedder, dim, embedMax, storeWhile));
     this.filling.set(pool, run.catch(() => undefined));
     return { ...pool, embedded: await run };
   }
 
   /** How many facts of the pool of `index` have no vector yet after embedding up to `embedMax`. */
-  async embedPending(sessionId: string, index: SessionIndex, embedder: SemanticEmbedder, dim: number, embedMax: number): Promise<number> {
-    const { vectors } = await this.poolOf(sessionId, index, embedder, dim, embedMax);
+  async embedPending(sessionId: string, index: SessionIndex, embedder: SemanticEmbedder, dim: number, embedMax: number, storeWhile?: () => boolean): Promise<number> {
+    const { vectors } = await this.poolOf(sessionId, index, embedder, dim, embedMax, storeWhile);
     return vectors.reduce((count, vector) => count + (vector === undefined ? 1 : 0), 0);
   }
 
-  private async fill(sessionId: string, entry: PoolVectors, embedder: SemanticEmbedder, dim: number, embedMax: number): Promise<number> {
+  /** Stores nothing more: the vectors' texts may have been forgotten (the owner drops this cache). */
+  close(): void {
+    this.closed = true;
+  }
+
+  private async fill(sessionId: string, entry: PoolVectors, embedder: SemanticEmbedder, dim: number, embedMax: number, storeWhile?: () => boolean): Promise<number> {
     const missing = entry.vectors.flatMap((vector, i) => (vector === undefined ? [i] : []));
     if (missing.length === 0) return 0;
     const store = this.storeOf(sessionId, dim);
@@ -189,7 +199,7 @@ export class SemanticVectorCache {
     if (toEmbed.length > 0) {
       const fresh = (await embedder.embed(toEmbed.map((i) => entry.pool[i].text))).map(quantised);
       for (const [n, i] of toEmbed.entries()) entry.vectors[i] = fresh[n];
-      store?.add(toEmbed.map((i, n) => [textKey(entry.pool[i].text), fresh[n]] as const));
+      if (!this.closed && (storeWhile?.() ?? true)) store?.add(toEmbed.map((i, n) => [textKey(entry.pool[i].text), fresh[n]] as const));
     }
     return toEmbed.length;
   }
@@ -278,10 +288,10 @@ export async function semanticLane(
   query: string,
   embedder: SemanticEmbedder,
   cache: SemanticVectorCache,
-  options: { limit: number; embedMax?: number; centredMin?: number },
+  options: { limit: number; embedMax?: number; centredMin?: number; storeWhile?: () => boolean },
 ): Promise<SemanticLaneResult> {
   const [queryVector] = (await embedder.embed([expandAbbreviations(query)])).map(quantised);
-  const { pool, vectors, embedded } = await cache.poolOf(sessionId, index, embedder, queryVector.length, options.embedMax ?? semanticEmbedPerReadMax);
+  const { pool, vectors, embedded } = await cache.poolOf(sessionId, index, embedder, queryVector.length, options.embedMax ?? semanticEmbedPerReadMax, options.storeWhile);
   const mean = centringMean(vectors, queryVector.length);
   const centredQuery = centred(queryVector, mean);
   const centredMin = options.centredMin ?? semanticCentredSimilarityMin;

@@ -229,3 +229,76 @@ test("SemanticVectorCache with a root keeps vectors on disk: another cache (a la
   assert.notEqual(new SemanticVectorCache("other", root).storeFile("s", 2), file);
   assert.equal(textKey(semanticPool(index)[0].text).length, 64);
 });
+
+/** A model that answers when told to, with a fixed vector per text, and counts what it embedded. */
+function heldEmbedder(): SemanticEmbedder & { release(): void; texts: string[] } {
+  const waiting: Array<() => void> = [];
+  const texts: string[] = [];
+  return {
+    receipt: { id: "held-test-model", weights_sha256: null, dim: 4 },
+    texts,
+    release: () => waiting.splice(0).forEach((go) => go()),
+    async embed(batch) {
+      texts.push(...batch);
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      return batch.map((text) => Float32Array.from([text.length % 7, 1, 0.5, 0.25]).map((x, _, a) => x / Math.hypot(...a)));
+    },
+  };
+}
+
+async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe("SemanticVectorCache stores fresh vectors only while the session is as read", () => {
+  test("storeWhile false once the model answered: the vectors serve this read, nothing is written", async () => {
+    const root = makeTempDir("semantic-store-while");
+    const index = indexOf(facts);
+    const embedder = heldEmbedder();
+    let current = true;
+    const filling = new SemanticVectorCache(embedder.receipt.id, root).poolOf("s", index, embedder, 4, 10, () => current);
+    await settle();
+    current = false; // e.g. a forget appended its tombstone while the model ran
+    embedder.release();
+    const pool = await filling;
+    assert.equal(pool.embedded, facts.length);
+    assert.ok(pool.vectors.every((vector) => vector !== undefined));
+    const again = new SemanticVectorCache(embedder.receipt.id, root);
+    const fresh = heldEmbedder();
+    const read = again.poolOf("s", index, fresh, 4, 0);
+    assert.equal((await read).vectors.filter((vector) => vector !== undefined).length, 0, "no vector was stored");
+  });
+
+  test("a closed cache stores nothing, even for an embedding already under way", async () => {
+    const root = makeTempDir("semantic-store-closed");
+    const index = indexOf(facts);
+    const embedder = heldEmbedder();
+    const cache = new SemanticVectorCache(embedder.receipt.id, root);
+    const filling = cache.poolOf("s", index, embedder, 4, 10);
+    await settle();
+    cache.close();
+    embedder.release();
+    await filling;
+    const reread = await new SemanticVectorCache(embedder.receipt.id, root).poolOf("s", index, heldEmbedder(), 4, 0);
+    assert.equal(reread.vectors.filter((vector) => vector !== undefined).length, 0);
+  });
+
+  test("two fills of one pool run one after the other: no text is embedded twice", async () => {
+    const root = makeTempDir("semantic-store-serial");
+    const index = indexOf(facts);
+    const embedder = heldEmbedder();
+    const cache = new SemanticVectorCache(embedder.receipt.id, root);
+    const first = cache.poolOf("s", index, embedder, 4, 2);
+    const second = cache.poolOf("s", index, embedder, 4, 10);
+    for (let i = 0; i < 3; i++) {
+      await settle();
+      embedder.release();
+    }
+    assert.equal((await first).embedded, 2);
+    assert.equal((await second).embedded, facts.length - 2);
+    assert.equal(new Set(embedder.texts).size, embedder.texts.length, JSON.stringify(embedder.texts));
+    assert.equal(embedder.texts.length, facts.length);
+    const reread = await new SemanticVectorCache(embedder.receipt.id, root).poolOf("s", index, heldEmbedder(), 4, 0);
+    assert.equal(reread.vectors.filter((vector) => vector !== undefined).length, facts.length, "all stored once");
+  });
+});
