@@ -36,7 +36,7 @@ import { inputError } from "../errors.ts";
 import { invariant } from "../invariant.ts";
 import { auditUncitedEventsListedMax } from "../limits.ts";
 import { readLogLines, recordFromLine, verifyLog } from "../eventloom/mod.ts";
-import { requestGarbageCollection } from "../platform/mod.ts";
+import { collectGarbageNow, requestGarbageCollection } from "../platform/mod.ts";
 import type { ProgressSink } from "../progress.ts";
 import type { EventRecord, IntegrityReport } from "../eventloom/mod.ts";
 import { pythonCaseFold } from "../vector/caseFold.ts";
@@ -61,6 +61,8 @@ export const temporalWindowMs = 3_600_000;
 export const clusterThresholdRange = { above: 0, below: 1 } as const;
 /** Events parsed between garbage-collection requests in pass one. */
 const gcEveryEvents = 4096;
+/** Event refs built for the report between garbage-collection requests. */
+const gcEveryRefs = 65536;
 /** Clusters measured between garbage-collection requests. */
 const gcEveryClusters = 1024;
 
@@ -419,12 +421,12 @@ function clusterContentIdentities(multi: readonly MultiEventCluster[], facts: Au
   return multi.map(({ rows }, m) => {
     const content: number[] = [];
     for (const row of rows) {
-      for (const id of facts.contentOf(row)) {
+      facts.eachContent(row, (id) => {
         if (seenIn[id] !== m) {
           seenIn[id] = m;
           content.push(id);
         }
-      }
+      });
     }
     return content;
   });
@@ -530,14 +532,13 @@ function scoreSingletons(input: ScoringInput, tally: RecallTally): SinglesTally 
     const c = clusterOf[row];
     if (input.groups.clusterSizes[c] !== 1) continue;
     singles.clusters++;
-    const content = facts.contentOf(row);
-    singles.contentIdentities += content.length;
-    for (const id of content) {
+    singles.contentIdentities += facts.contentCount(row);
+    facts.eachContent(row, (id) => {
       tally.recoveredGlobally.add(id);
       tally.variantHits.centroid.add(id);
       tally.variantHits.medoid.add(id);
       tally.variantHits.exemplars.add(id);
-    }
+    });
     if (facts.cited(row)) singles.cited++;
     if (nearest[row] >= 0) {
       singles.nnEvents++;
@@ -634,18 +635,20 @@ function logIdentities(facts: AuditFacts): { identities: string[]; eventRefs: Se
   const eventRefs = new Set<string>();
   const seenContent = new Uint8Array(facts.identityCount);
   for (let row = 0; row < facts.count; row++) {
+    // Building a million refs leaves a few short-lived strings each (template pieces).
+    if (row % gcEveryRefs === gcEveryRefs - 1) requestGarbageCollection();
     const ref = facts.eventRef(row);
     if (!eventRefs.has(ref)) {
       const asContent = facts.identityIdOfText(ref);
       if (asContent === undefined || seenContent[asContent] === 0) identities.push(ref);
       eventRefs.add(ref);
     }
-    for (const id of facts.contentOf(row)) {
-      if (seenContent[id] === 1) continue;
+    facts.eachContent(row, (id) => {
+      if (seenContent[id] === 1) return;
       seenContent[id] = 1;
       const text = facts.identityText(id);
       if (!text.startsWith(eventRefPrefix) || !eventRefs.has(text)) identities.push(text);
-    }
+    });
   }
   return { identities, eventRefs };
 }
@@ -734,15 +737,22 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
   progress?.phase("clustering");
   const clusters = clusterEvents(vectors, n, opts);
   const groups = groupClusters(clusters, n);
+  // Between stages, what the last one dropped is freed before the next allocates: typed arrays
+  // (the clustering's tables, ~250 MB at a million events) are outside the collector's heap
+  // accounting, and the allocator does not hand freed pages back.
+  collectGarbageNow();
 
   progress?.phase("measuring clusters");
   const geometry = measureClusters(vectors, groups.multi, opts);
+  vectors.release();
   vectors = null;
+  collectGarbageNow();
   const clusterContent = clusterContentIdentities(groups.multi, pass.facts);
 
   progress?.phase("reading representatives");
   const representativeHits = readRepresentativeHits(path, geometry, clusterContent, clusters.clusterOf, groups.multiIndex, pass.facts);
 
+  collectGarbageNow();
   progress?.phase("scoring recall");
   const input: ScoringInput = { opts, facts: pass.facts, clusters, groups, geometry, clusterContent, representativeHits };
   const tally: RecallTally = {
@@ -754,6 +764,13 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
     nnPreserved: 0,
   };
   const singles = scoreSingletons(input, tally);
-  const clusterReports = groups.multi.map((_, m) => scoreCluster(input, m, tally));
-  return verifiedChainReport(base, pass, clusters.clusterCount, clusterReports, singles, tally);
+  const clusterReports = groups.multi.map((_, m) => {
+    // Scoring a cluster leaves a few small arrays; 90 000 clusters' worth is ~300 MB.
+    if (m % gcEveryClusters === gcEveryClusters - 1) requestGarbageCollection();
+    return scoreCluster(input, m, tally);
+  });
+  const report = verifiedChainReport(base, pass, clusters.clusterCount, clusterReports, singles, tally);
+  // The caller prints the report next: what building it dropped is freed first.
+  collectGarbageNow();
+  return report;
 }

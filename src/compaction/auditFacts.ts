@@ -19,6 +19,7 @@
  * facts.identityText(facts.contentOf(0)[0]); // "docs/a.md:1-5"
  */
 import { citationHashChars, citationUri } from "../eventloom/mod.ts";
+import { invariant } from "../invariant.ts";
 import { GrowableArray } from "./growableArray.ts";
 
 /** One event's facts as pass one reads them. */
@@ -42,6 +43,9 @@ export interface EventFactInput {
 export function detached(text: string): string {
   return JSON.parse(JSON.stringify(text)) as string;
 }
+
+// `eventRef` reads the prefix back as twelve code units.
+invariant(citationHashChars === 12, `event refs carry ${citationHashChars} hash characters, the fact table reads 12`);
 
 export class AuditFacts {
   private readonly seqs = new GrowableArray(new Float64Array(1 << 12), (n) => new Float64Array(n));
@@ -139,6 +143,21 @@ export class AuditFacts {
     return this.contentIds.data.subarray(this.contentStart.data[row], this.contentStart.data[row + 1]);
   }
 
+  /**
+   * Calls `visit` with each of the event's content identities (pool ids, the event's order):
+   * `contentOf` without a view object per event, for the loops over every event.
+   */
+  eachContent(row: number, visit: (id: number) => void): void {
+    const ids = this.contentIds.data;
+    const end = this.contentStart.data[row + 1];
+    for (let k = this.contentStart.data[row]; k < end; k++) visit(ids[k]);
+  }
+
+  /** How many content identities the event has. */
+  contentCount(row: number): number {
+    return this.contentStart.data[row + 1] - this.contentStart.data[row];
+  }
+
   /** The text of content identity `id`. */
   identityText(id: number): string {
     return this.identities[id];
@@ -155,7 +174,11 @@ export class AuditFacts {
     if (prefix === undefined) {
       const chars = this.hashChars.data;
       const at = row * citationHashChars;
-      prefix = String.fromCharCode(...chars.subarray(at, at + citationHashChars));
+      // Twelve arguments, not a spread: one flat string and no garbage per event.
+      prefix = String.fromCharCode(
+        chars[at], chars[at + 1], chars[at + 2], chars[at + 3], chars[at + 4], chars[at + 5],
+        chars[at + 6], chars[at + 7], chars[at + 8], chars[at + 9], chars[at + 10], chars[at + 11],
+      );
     }
     return citationUri(this.threads[this.threadIds.data[row]], this.seqs.data[row], prefix);
   }

@@ -159,6 +159,16 @@ export class AuditVectors {
     this.bands.length = bandBase + bandCount;
   }
 
+  /**
+   * Drops every row (the vectors are empty after). What holds the vectors may outlive them: the
+   * collector scans the stack conservatively, and a stale reference there kept ~400 MB of rows
+   * alive through the rest of a million-event audit.
+   */
+  release(): void {
+    for (const column of [this.indices, this.values, this.offsets, this.norms, this.bands]) column.clear();
+    this.offsets.push(0);
+  }
+
   /** Band `band`'s key for `row`. */
   bandKey(row: number, band: number): number {
     return this.bands.data[row * bandCount + band];

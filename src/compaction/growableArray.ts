@@ -12,11 +12,17 @@ export class GrowableArray<T extends NumberArray> {
     this.data[this.length++] = value;
   }
 
+  /** Drops the values and their storage. */
+  clear(): void {
+    this.data = this.make(0);
+    this.length = 0;
+  }
+
   /** Makes room for `more` values past `length`. */
   reserve(more: number): void {
     if (this.length + more <= this.data.length) return;
     // 1.5x: the largest arrays (one entry per non-zero of the log) overshoot by at most half.
-    let size = Math.ceil(this.data.length * 1.5);
+    let size = Math.max(1, Math.ceil(this.data.length * 1.5));
     while (size < this.length + more) size = Math.ceil(size * 1.5);
     const bigger = this.make(size);
     bigger.set(this.data.subarray(0, this.length));
