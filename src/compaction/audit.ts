@@ -23,10 +23,12 @@
  * `missing_identities` count content identities only: event refs are backpointers every
  * representative carries (`backpointer_coverage`).
  *
- * Memory is O(n) small state (per event: seq, event ref, content identities, citation flag,
- * window; its sparse vector and band keys) plus one cluster's dense rows at a time (in one reused
- * buffer): the log is streamed twice and never held, context texts are never kept (pass two keeps
- * one flag per representative and identity of its cluster, not the representative's text).
+ * Memory is O(n) small state in typed columns (per event: seq, citation flag, window, the event
+ * ref's parts and content identities as ids into one pool, auditFacts.ts; its sparse vector and
+ * band keys) plus one cluster's dense rows at a time (in one reused buffer): the log is streamed
+ * twice and never held, context texts are never kept (pass two keeps one flag per representative
+ * and identity of its cluster, not the representative's text). Each stage's garbage is collected
+ * before the next stage allocates, so the peak is the largest stage's live data.
  */
 import * as fs from "node:fs";
 import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
