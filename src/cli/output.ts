@@ -3,9 +3,10 @@
  * carries exactly one JSON document (an error is `{"error": {code, message, hint}}`).
  */
 import { displayJson } from "../canonical/displayJson.ts";
-import type { JsonValue } from "../canonical/mod.ts";
+import { type JsonValue, writeJsonString } from "../canonical/mod.ts";
 import { fileSystemErrorCode, fileSystemReason } from "../eventloom/root.ts";
 import { ExitCode, ioError, isZaxyError } from "../errors.ts";
+import { requestGarbageCollection } from "../platform/mod.ts";
 import type { CommandContext, CommandIo } from "./command.ts";
 
 /** Prints `doc` as JSON (with `schema` first) in --json mode, else the text rendering. */
@@ -118,17 +119,26 @@ export function emitStreamed(ctx: CommandContext, schema: string, doc: Record<st
       continue;
     }
     out.write("[");
-    for (let i = 0; i < value.length; i++) out.write(i === 0 ? displayJson(value[i]) : "," + displayJson(value[i]));
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out.write(",");
+      // A string (a long list of identities) straight to its JSON text: no pieces to join per item.
+      const item = value[i];
+      out.write(typeof item === "string" ? writeJsonString(item, false) : displayJson(item));
+    }
     out.write("]");
   }
   out.write("}\n");
   out.flush();
 }
 
+/** Characters written between garbage-collection requests (see `ChunkedStdout.flush`). */
+const gcEveryChars = 1 << 20;
+
 /** Text for stdout, passed on in chunks of about 64 KiB. */
 class ChunkedStdout {
   private pending: string[] = [];
   private pendingChars = 0;
+  private charsSinceCollection = 0;
 
   constructor(private readonly io: CommandIo) {}
 
@@ -142,7 +152,14 @@ class ChunkedStdout {
     if (this.pending.length === 0) return;
     const text = this.pending.join("");
     this.pending = [];
+    this.charsSinceCollection += this.pendingChars;
     this.pendingChars = 0;
+    // Each chunk leaves its pieces, its text and its encoded bytes (outside the collector's heap
+    // accounting): a document of a few hundred MB piled up as much garbage again before a collection.
+    if (this.charsSinceCollection >= gcEveryChars) {
+      this.charsSinceCollection = 0;
+      requestGarbageCollection();
+    }
     // Written as `emit` writes (straight to fd 1): a runtime's stdout stream may queue chunks
     // for a file without pushing back, holding the whole document after all.
     this.io.stdout(text);

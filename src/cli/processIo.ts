@@ -25,8 +25,16 @@ function stdoutFailed(error: NodeJS.ErrnoException): never {
   process.exit(3);
 }
 
+/** Characters of text encoded into one reused buffer (longer texts get their own). */
+const scratchChars = 1 << 17;
+
 function stdoutWriter(): { write(text: string): void; stream(): NodeJS.WriteStream } {
   let stream: NodeJS.WriteStream | undefined;
+  // Streamed documents arrive in ~64 KiB pieces: one buffer for all of them, not a fresh array
+  // each (typed arrays are outside the collector's heap accounting and piled up as garbage).
+  // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+  let scratch: Uint8Array | undefined;
+  const encoder = new TextEncoder();
   const takeStream = (): NodeJS.WriteStream => {
     if (stream === undefined) {
       stream = process.stdout;
@@ -42,7 +50,13 @@ function stdoutWriter(): { write(text: string): void; stream(): NodeJS.WriteStre
         stream.write(text);
         return;
       }
-      const bytes = new TextEncoder().encode(text);
+      let bytes: Uint8Array;
+      if (text.length <= scratchChars) {
+        scratch ??= new Uint8Array(scratchChars * 3);
+        bytes = scratch.subarray(0, encoder.encodeInto(text, scratch).written);
+      } else {
+        bytes = encoder.encode(text);
+      }
       let offset = 0;
       try {
         while (offset < bytes.length) offset += fs.writeSync(1, bytes, offset);
@@ -50,7 +64,8 @@ function stdoutWriter(): { write(text: string): void; stream(): NodeJS.WriteStre
         const code = (error as NodeJS.ErrnoException).code;
         if (code === "EPIPE") process.exit(0);
         if (code !== "EAGAIN") stdoutFailed(error as NodeJS.ErrnoException);
-        takeStream().write(bytes.subarray(offset));
+        // A copy: the stream may hold the bytes past this call, and the scratch is reused.
+        takeStream().write(bytes.slice(offset));
       }
     },
     stream: takeStream,

@@ -23,10 +23,12 @@
  * `missing_identities` count content identities only: event refs are backpointers every
  * representative carries (`backpointer_coverage`).
  *
- * Memory is O(n) small state (per event: seq, event ref, content identities, citation flag,
- * window; its sparse vector and band keys) plus one cluster's dense rows at a time (in one reused
- * buffer): the log is streamed twice and never held, context texts are never kept (pass two keeps
- * one flag per representative and identity of its cluster, not the representative's text).
+ * Memory is O(n) small state in typed columns (per event: seq, citation flag, window, the event
+ * ref's parts and content identities as ids into one pool, auditFacts.ts; its sparse vector and
+ * band keys) plus one cluster's dense rows at a time (in one reused buffer): the log is streamed
+ * twice and never held, context texts are never kept (pass two keeps one flag per representative
+ * and identity of its cluster, not the representative's text). Each stage's garbage is collected
+ * before the next stage allocates, so the peak is the largest stage's live data.
  */
 import * as fs from "node:fs";
 import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
@@ -36,12 +38,13 @@ import { inputError } from "../errors.ts";
 import { invariant } from "../invariant.ts";
 import { auditUncitedEventsListedMax } from "../limits.ts";
 import { readLogLines, recordFromLine, verifyLog } from "../eventloom/mod.ts";
-import { requestGarbageCollection } from "../platform/mod.ts";
+import { collectGarbageNow, requestGarbageCollection } from "../platform/mod.ts";
 import type { ProgressSink } from "../progress.ts";
 import type { EventRecord, IntegrityReport } from "../eventloom/mod.ts";
 import { pythonCaseFold } from "../vector/caseFold.ts";
 import { centroidOf, cosineDistancesTo, farthestPointExemplars, meanPairwiseCosineDistance, medoidIndex } from "../vector/geometry.ts";
 import { defaultEmbeddingDim } from "../vector/hashEmbedding.ts";
+import { AuditFacts, detached } from "./auditFacts.ts";
 import { AuditVectors } from "./auditVectors.ts";
 import { clusterRows, defaultClusterThreshold } from "./clustering.ts";
 import { eventContext } from "./eventContext.ts";
@@ -60,6 +63,8 @@ export const temporalWindowMs = 3_600_000;
 export const clusterThresholdRange = { above: 0, below: 1 } as const;
 /** Events parsed between garbage-collection requests in pass one. */
 const gcEveryEvents = 4096;
+/** Event refs built for the report between garbage-collection requests. */
+const gcEveryRefs = 65536;
 /** Clusters measured between garbage-collection requests. */
 const gcEveryClusters = 1024;
 
@@ -196,24 +201,6 @@ export function pythonAuditReport(report: CompactionAuditReport): Record<string,
   };
 }
 
-interface EventFacts {
-  seq: number;
-  eventRef: string;
-  content: string[];
-  cited: boolean;
-  /** UTC window index, or NaN when the timestamp does not parse. */
-  window: number;
-}
-
-/**
- * A copy of `text` that shares no storage with the line it was parsed from. Engines return
- * slices of the parsed line's text as views that keep the whole line alive (~1 KB per event);
- * identities are kept for every event, so they must not pin every line of the log.
- */
-function detached(text: string): string {
-  return JSON.parse(JSON.stringify(text)) as string;
-}
-
 function ratio(hits: number, total: number): number {
   return total === 0 ? 1 : hits / total;
 }
@@ -298,14 +285,14 @@ function brokenChainReport(integrity: IntegrityReport, base: ReportSettings): Co
 
 /** What pass one keeps of the log: small facts per event (the vectors go to `AuditVectors`). */
 interface EventPass {
-  facts: EventFacts[];
+  facts: AuditFacts;
   uncited: { count: number; listed: UncitedEvent[] };
   invalidDerived: InvalidDerivedEvent[];
 }
 
 /** Stage 2, pass one: streams the log into `vectors` (one row per event) and the event facts. */
 function readEventFacts(path: string, vectors: AuditVectors, progress: ProgressSink | undefined): EventPass {
-  const facts: EventFacts[] = [];
+  const facts = new AuditFacts();
   const uncited = { count: 0, listed: [] as UncitedEvent[] };
   const invalidDerived: InvalidDerivedEvent[] = [];
   for (const record of readRecords(path)) {
@@ -314,7 +301,7 @@ function readEventFacts(path: string, vectors: AuditVectors, progress: ProgressS
     const ids = eventIdentities(record);
     const ms = Date.parse(record.timestamp);
     const cited = hasSourceCitation(record);
-    facts.push({ seq: record.seq, eventRef: detached(ids.eventRef), content: ids.content.map(detached), cited, window: Math.floor(ms / temporalWindowMs) });
+    facts.add({ seq: record.seq, thread: record.thread, hash: record.hash, content: ids.content, cited, window: Math.floor(ms / temporalWindowMs) });
     if (!cited) {
       uncited.count++;
       if (uncited.listed.length < auditUncitedEventsListedMax) uncited.listed.push({ seq: record.seq, hash: detached(record.hash), event_type: detached(record.type) });
@@ -322,11 +309,11 @@ function readEventFacts(path: string, vectors: AuditVectors, progress: ProgressS
     vectors.addText(eventContext(record));
     // Parsing leaves ~10 KB of garbage per event; collecting now and then keeps the peak near
     // the live data instead of the collector's heuristics.
-    if (facts.length % gcEveryEvents === 0) requestGarbageCollection();
-    if ((facts.length & 1023) === 0) progress?.update(facts.length);
+    if (facts.count % gcEveryEvents === 0) requestGarbageCollection();
+    if ((facts.count & 1023) === 0) progress?.update(facts.count);
   }
   // Every later stage addresses an event by its row in both.
-  invariant(vectors.count === facts.length, `pass one embedded ${vectors.count} rows for ${facts.length} events`);
+  invariant(vectors.count === facts.count, `pass one embedded ${vectors.count} rows for ${facts.count} events`);
   return { facts, uncited, invalidDerived };
 }
 
@@ -430,12 +417,19 @@ function measureClusters(vectors: AuditVectors, multi: readonly MultiEventCluste
   });
 }
 
-/** Each multi-event cluster's content identities, first seen first. */
-function clusterContentIdentities(multi: readonly MultiEventCluster[], facts: readonly EventFacts[]): string[][] {
-  return multi.map(({ rows }) => {
-    const content: string[] = [];
-    const seen = new Set<string>();
-    for (const row of rows) for (const id of facts[row].content) if (!seen.has(id)) { seen.add(id); content.push(id); }
+/** Each multi-event cluster's content identities (pool ids), first seen first. */
+function clusterContentIdentities(multi: readonly MultiEventCluster[], facts: AuditFacts): number[][] {
+  const seenIn = new Int32Array(facts.identityCount).fill(-1);
+  return multi.map(({ rows }, m) => {
+    const content: number[] = [];
+    for (const row of rows) {
+      facts.eachContent(row, (id) => {
+        if (seenIn[id] !== m) {
+          seenIn[id] = m;
+          content.push(id);
+        }
+      });
+    }
     return content;
   });
 }
@@ -447,7 +441,7 @@ function clusterContentIdentities(multi: readonly MultiEventCluster[], facts: re
  * thousands of KB-sized strings at once on a large log; a representative represents only the
  * cluster it belongs to, so its flags are per identity of that one cluster.
  */
-function readRepresentativeHits(path: string, geometry: readonly Geometry[], clusterContent: readonly string[][], clusterOf: Int32Array, multiIndex: Int32Array): Map<number, Uint8Array> {
+function readRepresentativeHits(path: string, geometry: readonly Geometry[], clusterContent: readonly number[][], clusterOf: Int32Array, multiIndex: Int32Array, facts: AuditFacts): Map<number, Uint8Array> {
   const needed = new Set<number>();
   for (const g of geometry) {
     needed.add(g.centroidRep);
@@ -467,7 +461,7 @@ function readRepresentativeHits(path: string, geometry: readonly Geometry[], clu
           const ids = eventIdentities(record);
           const haystack = pythonCaseFold([eventContext(record), ids.eventRef, ...ids.content].join("\n"));
           const content = clusterContent[multiIndex[clusterOf[row]]];
-          representativeHits.set(row, Uint8Array.from(content, (id) => (haystack.includes(pythonCaseFold(id)) ? 1 : 0)));
+          representativeHits.set(row, Uint8Array.from(content, (id) => (haystack.includes(pythonCaseFold(facts.identityText(id))) ? 1 : 0)));
         }
         if (++parsedCount % gcEveryEvents === 0) requestGarbageCollection();
       }
@@ -479,12 +473,33 @@ function readRepresentativeHits(path: string, geometry: readonly Geometry[], clu
   return representativeHits;
 }
 
+/** A set of content identities (pool ids), as one flag per identity of the log. */
+class IdentitySet {
+  private readonly flags: Uint8Array;
+  size = 0;
+
+  constructor(identityCount: number) {
+    this.flags = new Uint8Array(identityCount);
+  }
+
+  add(id: number): void {
+    if (this.flags[id] === 0) {
+      this.flags[id] = 1;
+      this.size++;
+    }
+  }
+
+  has(id: number): boolean {
+    return this.flags[id] === 1;
+  }
+}
+
 /** What scoring accumulates over every cluster, single or multi-event. */
 interface RecallTally {
   /** Content identities the audited operator recovers, anywhere in the log. */
-  recoveredGlobally: Set<string>;
+  recoveredGlobally: IdentitySet;
   /** Per operator (centroid representative, medoid, exemplars): content identities recovered. */
-  variantHits: { centroid: Set<string>; medoid: Set<string>; exemplars: Set<string> };
+  variantHits: { centroid: IdentitySet; medoid: IdentitySet; exemplars: IdentitySet };
   pairCount: number;
   pairDistanceSum: number;
   nnEvents: number;
@@ -502,11 +517,11 @@ interface SinglesTally {
 /** Everything the scoring stage reads. */
 interface ScoringInput {
   opts: AuditSettings;
-  facts: readonly EventFacts[];
+  facts: AuditFacts;
   clusters: EventClusters;
   groups: ClusterGroups;
   geometry: readonly Geometry[];
-  clusterContent: readonly string[][];
+  clusterContent: readonly number[][];
   representativeHits: ReadonlyMap<number, Uint8Array>;
 }
 
@@ -515,18 +530,18 @@ function scoreSingletons(input: ScoringInput, tally: RecallTally): SinglesTally 
   const { facts } = input;
   const { clusterOf, nearest } = input.clusters;
   const singles: SinglesTally = { clusters: 0, contentIdentities: 0, cited: 0, nnEvents: 0, nnPreserved: 0 };
-  for (let row = 0; row < facts.length; row++) {
+  for (let row = 0; row < facts.count; row++) {
     const c = clusterOf[row];
     if (input.groups.clusterSizes[c] !== 1) continue;
     singles.clusters++;
-    singles.contentIdentities += facts[row].content.length;
-    for (const id of facts[row].content) {
+    singles.contentIdentities += facts.contentCount(row);
+    facts.eachContent(row, (id) => {
       tally.recoveredGlobally.add(id);
       tally.variantHits.centroid.add(id);
       tally.variantHits.medoid.add(id);
       tally.variantHits.exemplars.add(id);
-    }
-    if (facts[row].cited) singles.cited++;
+    });
+    if (facts.cited(row)) singles.cited++;
     if (nearest[row] >= 0) {
       singles.nnEvents++;
       if (clusterOf[nearest[row]] === c) singles.nnPreserved++;
@@ -544,19 +559,24 @@ function scoreCluster(input: ScoringInput, m: number, tally: RecallTally): Clust
   const { cluster: c, rows } = input.groups.multi[m];
   const g = input.geometry[m];
   const content = input.clusterContent[m];
-  const recovers = (reps: number[]) => {
+  // Which of `content` (by index) some of `reps` recovers.
+  const recovers = (reps: number[]): boolean[] => {
     const hits = reps.map((r) => input.representativeHits.get(r) as Uint8Array);
-    return content.filter((_, i) => hits.some((flags) => flags[i] === 1));
+    return content.map((_, i) => hits.some((flags) => flags[i] === 1));
   };
+  const count = (recovered: boolean[]) => recovered.filter((hit) => hit).length;
   const centroidHits = recovers([g.centroidRep]);
   const medoidHits = recovers([g.medoid]);
   const exemplarHits = recovers(g.exemplars);
-  for (const id of centroidHits) tally.variantHits.centroid.add(id);
-  for (const id of medoidHits) tally.variantHits.medoid.add(id);
-  for (const id of exemplarHits) tally.variantHits.exemplars.add(id);
+  content.forEach((id, i) => {
+    if (centroidHits[i]) tally.variantHits.centroid.add(id);
+    if (medoidHits[i]) tally.variantHits.medoid.add(id);
+    if (exemplarHits[i]) tally.variantHits.exemplars.add(id);
+  });
   const auditedHits = opts.strategy === "medoid" ? medoidHits : exemplarHits;
-  for (const id of auditedHits) tally.recoveredGlobally.add(id);
-  const auditedSet = new Set(auditedHits);
+  content.forEach((id, i) => {
+    if (auditedHits[i]) tally.recoveredGlobally.add(id);
+  });
   let clusterNnEvents = 0;
   let clusterNnPreserved = 0;
   for (const row of rows) {
@@ -570,31 +590,31 @@ function scoreCluster(input: ScoringInput, m: number, tally: RecallTally): Clust
   tally.pairCount += pairs;
   tally.pairDistanceSum += g.meanPairwise * pairs;
   const windows = new Set<number>();
-  for (const row of rows) if (!Number.isNaN(facts[row].window)) windows.add(facts[row].window);
+  for (const row of rows) if (!Number.isNaN(facts.window(row))) windows.add(facts.window(row));
   const repRows = opts.strategy === "medoid" ? [g.medoid] : g.exemplars;
-  const repWindows = new Set(repRows.map((r) => facts[r].window).filter((w) => !Number.isNaN(w)));
-  const medoidRecall = ratio(medoidHits.length, content.length);
-  const exemplarRecall = ratio(exemplarHits.length, content.length);
-  const cited = rows.filter((row) => facts[row].cited).length;
+  const repWindows = new Set(repRows.map((r) => facts.window(r)).filter((w) => !Number.isNaN(w)));
+  const medoidRecall = ratio(count(medoidHits), content.length);
+  const exemplarRecall = ratio(count(exemplarHits), content.length);
+  const cited = rows.filter((row) => facts.cited(row)).length;
   return {
     cluster_id: c,
     size: rows.length,
-    first_seq: facts[rows[0]].seq,
-    last_seq: facts[rows[rows.length - 1]].seq,
-    event_seqs: rows.map((row) => facts[row].seq),
+    first_seq: facts.seq(rows[0]),
+    last_seq: facts.seq(rows[rows.length - 1]),
+    event_seqs: rows.map((row) => facts.seq(row)),
     mean_within_cluster_distance: pythonRound4(g.meanPairwise),
     mean_distance_to_centroid: pythonRound4(g.meanToCentroid),
     regime: medoidRecall === 1 ? "tight" : "spread",
     recommended_operator: medoidRecall === 1 ? "medoid" : exemplarRecall === 1 ? "exemplar" : "keep_all",
     content_identity_count: content.length,
-    centroid_representative_seq: facts[g.centroidRep].seq,
-    medoid_seq: facts[g.medoid].seq,
-    exemplar_seqs: g.exemplars.map((row) => facts[row].seq),
-    identity_recall_centroid: pythonRound4(ratio(centroidHits.length, content.length)),
+    centroid_representative_seq: facts.seq(g.centroidRep),
+    medoid_seq: facts.seq(g.medoid),
+    exemplar_seqs: g.exemplars.map((row) => facts.seq(row)),
+    identity_recall_centroid: pythonRound4(ratio(count(centroidHits), content.length)),
     identity_recall_medoid: pythonRound4(medoidRecall),
     identity_recall_exemplars: pythonRound4(exemplarRecall),
-    identity_recall: pythonRound4(ratio(auditedHits.length, content.length)),
-    missing_identities: content.filter((id) => !auditedSet.has(id)),
+    identity_recall: pythonRound4(ratio(count(auditedHits), content.length)),
+    missing_identities: content.filter((_, i) => !auditedHits[i]).map((id) => facts.identityText(id)),
     backpointer_coverage: 1,
     citation_coverage: pythonRound4(ratio(cited, rows.length)),
     nearest_neighbour_events: clusterNnEvents,
@@ -604,32 +624,50 @@ function scoreCluster(input: ScoringInput, m: number, tally: RecallTally): Clust
   } satisfies ClusterReport;
 }
 
-/** Every identity of the log (event refs included) and its content identities, first seen first. */
-function logIdentities(facts: readonly EventFacts[]): { identities: string[]; allContent: string[] } {
-  const allContent: string[] = [];
+/** Every event ref is `citationUri`'s, so only strings with this prefix can equal one. */
+const eventRefPrefix = "eventloom://";
+
+/**
+ * Every identity of the log (event refs included), first seen first, and the set of event refs.
+ * An event ref that is also some event's content identity (or another event's ref) is listed
+ * once, where it is first seen, as either.
+ */
+function logIdentities(facts: AuditFacts): { identities: string[]; eventRefs: Set<string> } {
   const identities: string[] = [];
-  const seenContent = new Set<string>();
-  const seenAll = new Set<string>();
-  for (const fact of facts) {
-    if (!seenAll.has(fact.eventRef)) { seenAll.add(fact.eventRef); identities.push(fact.eventRef); }
-    for (const id of fact.content) {
-      if (!seenAll.has(id)) { seenAll.add(id); identities.push(id); }
-      if (!seenContent.has(id)) { seenContent.add(id); allContent.push(id); }
+  const eventRefs = new Set<string>();
+  const seenContent = new Uint8Array(facts.identityCount);
+  for (let row = 0; row < facts.count; row++) {
+    // Building a million refs leaves a few short-lived strings each (template pieces).
+    if (row % gcEveryRefs === gcEveryRefs - 1) requestGarbageCollection();
+    const ref = facts.eventRef(row);
+    if (!eventRefs.has(ref)) {
+      const asContent = facts.identityIdOfText(ref);
+      if (asContent === undefined || seenContent[asContent] === 0) identities.push(ref);
+      eventRefs.add(ref);
     }
+    facts.eachContent(row, (id) => {
+      if (seenContent[id] === 1) return;
+      seenContent[id] = 1;
+      const text = facts.identityText(id);
+      if (!text.startsWith(eventRefPrefix) || !eventRefs.has(text)) identities.push(text);
+    });
   }
-  return { identities, allContent };
+  return { identities, eventRefs };
 }
 
 /** Stage 7: the whole-log report from the clusters' scores; an identity counts once, recovered if any cluster holding it recovers it. */
 function verifiedChainReport(base: ReportSettings, pass: EventPass, clusterCount: number, clusters: ClusterReport[], singles: SinglesTally, tally: RecallTally): CompactionAuditReport {
   const { facts } = pass;
-  const n = facts.length;
-  const { identities, allContent } = logIdentities(facts);
-  const eventRefs = new Set(facts.map((f) => f.eventRef));
-  const missing = allContent.filter((id) => !tally.recoveredGlobally.has(id));
-  const missingSet = new Set(missing);
-  const recall = pythonRound4(ratio(allContent.length - missing.length, allContent.length));
-  const coverage = pythonRound4(ratio(facts.filter((f) => f.cited).length, n));
+  const n = facts.count;
+  const contentCount = facts.identityCount;
+  // Pool ids are first-seen order over the log: the order content identities are listed in.
+  const missing: string[] = [];
+  for (let id = 0; id < contentCount; id++) if (!tally.recoveredGlobally.has(id)) missing.push(facts.identityText(id));
+  const { identities, eventRefs } = logIdentities(facts);
+  // An identity that is not an event ref is a content identity.
+  const identityHits = identities.filter((id) => eventRefs.has(id) || tally.recoveredGlobally.has(facts.identityIdOfText(id) as number));
+  const recall = pythonRound4(ratio(contentCount - missing.length, contentCount));
+  const coverage = pythonRound4(ratio(facts.citedCount, n));
   const reasons = unsafeReasons(true, recall, coverage);
   const report: CompactionAuditReport = {
     safe: reasons.length === 0,
@@ -641,18 +679,18 @@ function verifiedChainReport(base: ReportSettings, pass: EventPass, clusterCount
     citation_coverage: coverage,
     mean_within_cluster_distance: pythonRound4(tally.pairCount === 0 ? 0 : tally.pairDistanceSum / tally.pairCount),
     identities,
-    identity_hits: identities.filter((id) => eventRefs.has(id) || !missingSet.has(id)),
+    identity_hits: identityHits,
     missing_identities: missing,
     unsafe_reasons: reasons,
     ...base,
     cluster_count: clusterCount,
     singleton_cluster_count: singles.clusters,
-    content_identity_count: allContent.length,
+    content_identity_count: contentCount,
     backpointer_count: eventRefs.size,
     backpointer_coverage: 1,
-    identity_recall_centroid: pythonRound4(ratio(tally.variantHits.centroid.size, allContent.length)),
-    identity_recall_medoid: pythonRound4(ratio(tally.variantHits.medoid.size, allContent.length)),
-    identity_recall_exemplars: pythonRound4(ratio(tally.variantHits.exemplars.size, allContent.length)),
+    identity_recall_centroid: pythonRound4(ratio(tally.variantHits.centroid.size, contentCount)),
+    identity_recall_medoid: pythonRound4(ratio(tally.variantHits.medoid.size, contentCount)),
+    identity_recall_exemplars: pythonRound4(ratio(tally.variantHits.exemplars.size, contentCount)),
     nearest_neighbour_events: tally.nnEvents,
     nearest_neighbour_preservation: pythonRound4(ratio(tally.nnPreserved, tally.nnEvents)),
     invalid_derived_events: pass.invalidDerived,
@@ -696,31 +734,45 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
   // Released once the cluster geometry is measured: the report needs only the small facts.
   let vectors: AuditVectors | null = new AuditVectors(opts.embeddingDim);
   const pass = readEventFacts(path, vectors, progress);
-  const n = pass.facts.length;
+  const n = pass.facts.count;
 
   progress?.phase("clustering");
   const clusters = clusterEvents(vectors, n, opts);
   const groups = groupClusters(clusters, n);
+  // Between stages, what the last one dropped is freed before the next allocates: typed arrays
+  // (the clustering's tables, ~250 MB at a million events) are outside the collector's heap
+  // accounting, and the allocator does not hand freed pages back.
+  collectGarbageNow();
 
   progress?.phase("measuring clusters");
   const geometry = measureClusters(vectors, groups.multi, opts);
+  vectors.release();
   vectors = null;
+  collectGarbageNow();
   const clusterContent = clusterContentIdentities(groups.multi, pass.facts);
 
   progress?.phase("reading representatives");
-  const representativeHits = readRepresentativeHits(path, geometry, clusterContent, clusters.clusterOf, groups.multiIndex);
+  const representativeHits = readRepresentativeHits(path, geometry, clusterContent, clusters.clusterOf, groups.multiIndex, pass.facts);
 
+  collectGarbageNow();
   progress?.phase("scoring recall");
   const input: ScoringInput = { opts, facts: pass.facts, clusters, groups, geometry, clusterContent, representativeHits };
   const tally: RecallTally = {
-    recoveredGlobally: new Set(),
-    variantHits: { centroid: new Set(), medoid: new Set(), exemplars: new Set() },
+    recoveredGlobally: new IdentitySet(pass.facts.identityCount),
+    variantHits: { centroid: new IdentitySet(pass.facts.identityCount), medoid: new IdentitySet(pass.facts.identityCount), exemplars: new IdentitySet(pass.facts.identityCount) },
     pairCount: 0,
     pairDistanceSum: 0,
     nnEvents: 0,
     nnPreserved: 0,
   };
   const singles = scoreSingletons(input, tally);
-  const clusterReports = groups.multi.map((_, m) => scoreCluster(input, m, tally));
-  return verifiedChainReport(base, pass, clusters.clusterCount, clusterReports, singles, tally);
+  const clusterReports = groups.multi.map((_, m) => {
+    // Scoring a cluster leaves a few small arrays; 90 000 clusters' worth is ~300 MB.
+    if (m % gcEveryClusters === gcEveryClusters - 1) requestGarbageCollection();
+    return scoreCluster(input, m, tally);
+  });
+  const report = verifiedChainReport(base, pass, clusters.clusterCount, clusterReports, singles, tally);
+  // The caller prints the report next: what building it dropped is freed first.
+  collectGarbageNow();
+  return report;
 }

@@ -71,6 +71,10 @@ class LeaderTables {
   private readonly slots: Uint32Array;
   private readonly previous: Int32Array;
   private readonly slotsPerBand: number;
+  // The slots `matesOf` found for `foundFor`, per band: a row that then leads a cluster is
+  // inserted there (nothing is inserted in between), without probing the table again.
+  private readonly found = new Int32Array(bandCount);
+  private foundFor = -1;
 
   constructor(private readonly vectors: AuditVectors, rowCount: number) {
     this.slotsPerBand = slotsFor(rowCount);
@@ -89,8 +93,11 @@ class LeaderTables {
    */
   matesOf(row: number, stamp: Int32Array, out: Int32Array): number {
     let count = 0;
+    this.foundFor = row;
     for (let b = 0; b < bandCount; b++) {
-      let mate = this.slots[this.slotOf(b, this.vectors.bandKey(row, b))] - 1;
+      const at = this.slotOf(b, this.vectors.bandKey(row, b));
+      this.found[b] = at;
+      let mate = this.slots[at] - 1;
       for (let k = 0; k < bandScanMax && mate >= 0; k++) {
         if (stamp[mate] !== row) {
           stamp[mate] = row;
@@ -103,8 +110,9 @@ class LeaderTables {
   }
 
   insert(row: number): void {
+    const found = this.foundFor === row;
     for (let b = 0; b < bandCount; b++) {
-      const at = this.slotOf(b, this.vectors.bandKey(row, b));
+      const at = found ? this.found[b] : this.slotOf(b, this.vectors.bandKey(row, b));
       this.previous[row * bandCount + b] = this.slots[at] - 1;
       this.slots[at] = row + 1;
     }

@@ -16,6 +16,7 @@ function table(): Map<number, string> {
 }
 
 const asciiNoUpper = /^[^A-Z\u0080-\u{10FFFF}]*$/u;
+const asciiOnly = /^[\x00-\x7f]*$/;
 
 /**
  * @example
@@ -23,6 +24,8 @@ const asciiNoUpper = /^[^A-Z\u0080-\u{10FFFF}]*$/u;
  */
 export function pythonCaseFold(text: string): string {
   if (asciiNoUpper.test(text)) return text;
+  // On ASCII, casefold maps A-Z and nothing else, as toLowerCase does (and natively).
+  if (asciiOnly.test(text)) return text.toLowerCase();
   const map = table();
   let out = "";
   for (const ch of text) {

@@ -107,3 +107,20 @@ test("--whole-log treats the log as one cluster; thresholds outside (0, 1) are r
     await assert.rejects(auditLog(log, { clusterThreshold: bad }), (e: Error & { details?: { field?: string } }) => e.details?.field === "cluster_threshold" && e.message.startsWith("`cluster_threshold` must be a number in (0, 1)"));
   }
 });
+
+test("an identity that is also an event ref is listed once, where it is first seen, and counts as a hit", async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "zaxy-audit-"));
+  const first = await appendEvents(root, "default", [{ type: "note.added", actor: "agent", payload: fromJs({ content: "alpha identity-code-0001" }) }]);
+  const firstRef = (await auditLog(first.logPath)).identities[0];
+  // The second event cites the first by its ref, as a path.
+  await appendEvents(root, "default", [{ type: "document.indexed", actor: "agent", payload: fromJs({ path: firstRef, content: "beta" }) }]);
+  const report = await auditLog(first.logPath);
+  assert.match(firstRef, /^eventloom:\/\/default\/events\/1#[0-9a-f]{12}$/);
+  const secondRef = report.identities[2];
+  assert.match(secondRef, /^eventloom:\/\/default\/events\/2#[0-9a-f]{12}$/);
+  assert.deepEqual(report.identities, [firstRef, "identity-code-0001", secondRef]);
+  assert.deepEqual(report.identity_hits, report.identities);
+  assert.equal(report.identity_count, 3);
+  assert.equal(report.backpointer_count, 2);
+  assert.equal(report.content_identity_count, 2);
+});

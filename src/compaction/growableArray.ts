@@ -1,0 +1,31 @@
+/**
+ * A typed array that grows as values are pushed: the audit's per-event and per-non-zero columns
+ * (auditVectors.ts, auditFacts.ts), which must not be one JS number or object per value.
+ */
+type NumberArray = Uint8Array | Uint16Array | Uint32Array | Float32Array | Float64Array;
+
+export class GrowableArray<T extends NumberArray> {
+  length = 0;
+  constructor(public data: T, private readonly make: (n: number) => T) {}
+  push(value: number): void {
+    if (this.length === this.data.length) this.reserve(1);
+    this.data[this.length++] = value;
+  }
+
+  /** Drops the values and their storage. */
+  clear(): void {
+    this.data = this.make(0);
+    this.length = 0;
+  }
+
+  /** Makes room for `more` values past `length`. */
+  reserve(more: number): void {
+    if (this.length + more <= this.data.length) return;
+    // 1.5x: the largest arrays (one entry per non-zero of the log) overshoot by at most half.
+    let size = Math.max(1, Math.ceil(this.data.length * 1.5));
+    while (size < this.length + more) size = Math.ceil(size * 1.5);
+    const bigger = this.make(size);
+    bigger.set(this.data.subarray(0, this.length));
+    this.data = bigger;
+  }
+}
