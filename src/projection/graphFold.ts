@@ -27,6 +27,7 @@
  * rule only looks at identities the events name and at the relations touching their latest
  * versions, so both bases give the same diff.
  */
+import { DetachedStringPool, detachedString } from "../canonical/detachedString.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import {
   entityNodeKey,
@@ -73,8 +74,8 @@ export class GraphFold {
   private readonly activeEntities = new Map<string, EntityRow>();
   /** Latest version of each entity whose latest statement was stale: it has no current version. */
   private readonly retiredEntities = new Map<string, EntityRow>();
-  /** Identity of every version's node key, to refuse a (practically impossible) hash collision. */
-  private readonly identityByNodeKey = new Map<string, string>();
+  /** The version of every node key, to refuse a (practically impossible) hash collision. */
+  private readonly versionByNodeKey = new Map<string, EntityRow>();
   private readonly activeRelations = new Map<string, RelationRow>();
   /** Current relations by endpoint node key, for copying onto a new version. */
   private readonly relationsByNode = new Map<string, RelationRow[]>();
@@ -103,6 +104,14 @@ export class GraphFold {
   private head: ProjectionHead | null;
   private relationOrdinal = 0;
   private currentSeq = 0;
+  /**
+   * The strings a row keeps of an event are detached from the event's line (which they would
+   * otherwise keep alive, canonical/detachedString.ts): types and methods once per value, the
+   * event's hash and timestamps once per event.
+   */
+  private readonly typeStrings = new DetachedStringPool();
+  private readonly eventStrings = new DetachedStringPool();
+  private eventHash = "";
 
   /**
    * `base`: the rows already projected (incremental catch-up); omit for a full reproject.
@@ -119,7 +128,7 @@ export class GraphFold {
       const copy = { ...row };
       this.allEntities.push(copy);
       this.baseEntityKeys.add(copy.nodeKey);
-      this.identityByNodeKey.set(copy.nodeKey, versionIdentity(copy.entityType, copy.name, copy.sourceEventSeq));
+      this.versionByNodeKey.set(copy.nodeKey, copy);
       if (copy.validTo === null) this.activeEntities.set(identityOf(copy.entityType, copy.name), copy);
     }
     // Every closed version was replaced by a newer one, unless its entity was retired.
@@ -167,6 +176,8 @@ export class GraphFold {
     }
     this.currentSeq = event.seq;
     this.relationOrdinal = 0;
+    this.eventStrings.clear();
+    this.eventHash = detachedString(event.hash);
     this.eventsApplied++;
     if (this.keepEventRows) this.newEvents.push({
       eventKey: eventKey(this.sessionId, event.seq),
@@ -262,7 +273,7 @@ export class GraphFold {
     if (active !== undefined && active.summary === entity.summary && active.propertiesJson === propertiesJson) return active;
     if (active !== undefined && active.sourceEventSeq === event.seq) {
       // Two versions from one event would share a node key: the later statement wins.
-      active.summary = entity.summary;
+      active.summary = this.detachedText(entity.summary);
       active.propertiesJson = propertiesJson;
       if (marked) this.retire(identity, active, entity.observedAt);
       return active;
@@ -270,7 +281,7 @@ export class GraphFold {
     const retired = active === undefined ? this.retiredEntities.get(identity) : undefined;
     if (retired !== undefined && (retired.sourceEventSeq === event.seq || (retired.summary === entity.summary && retired.propertiesJson === propertiesJson))) {
       if (retired.sourceEventSeq === event.seq) {
-        retired.summary = entity.summary;
+        retired.summary = this.detachedText(entity.summary);
         retired.propertiesJson = propertiesJson;
       }
       return retired;
@@ -283,7 +294,7 @@ export class GraphFold {
 
   /** Closes a version created by the current event and leaves its entity without a current one. */
   private retire(identity: string, row: EntityRow, observedAt: string): void {
-    row.validTo = observedAt;
+    row.validTo = this.eventStrings.detached(observedAt);
     this.activeEntities.delete(identity);
     this.retiredEntities.set(identity, row);
   }
@@ -298,34 +309,36 @@ export class GraphFold {
     active: EntityRow | undefined,
   ): EntityRow {
     const nodeKey = entityNodeKey(this.sessionId, entityType, name, event.seq);
-    const identity = versionIdentity(entityType, name, event.seq);
     // On a lazy base only the loaded versions are known here. A new version's key hashes a seq
     // above the base head, so it can equal an unloaded base version's key only by a SHA-256
     // collision in 96 bits; the check guards the loaded ones and the new ones.
-    const existing = this.identityByNodeKey.get(nodeKey);
-    if (existing !== undefined && existing !== identity) {
-      throw new Error(`projection fold: node key collision between ${JSON.stringify(existing)} and ${JSON.stringify(identity)}`);
+    const existing = this.versionByNodeKey.get(nodeKey);
+    if (existing !== undefined && (existing.entityType !== entityType || existing.name !== name || existing.sourceEventSeq !== event.seq)) {
+      const identity = versionIdentity(entityType, name, event.seq);
+      throw new Error(`projection fold: node key collision between ${JSON.stringify(versionIdentity(existing.entityType, existing.name, existing.sourceEventSeq))} and ${JSON.stringify(identity)}`);
     }
-    this.identityByNodeKey.set(nodeKey, identity);
+    // The entity's earlier version already holds a detached copy of its name.
+    const earlier = active ?? this.retiredEntities.get(identityOf(entityType, name));
     const row: EntityRow = {
       nodeKey,
       sessionId: this.sessionId,
-      name,
-      entityType,
-      summary,
+      name: earlier !== undefined && earlier.name === name ? earlier.name : detachedString(name),
+      entityType: this.typeStrings.detached(entityType),
+      summary: this.detachedText(summary),
       propertiesJson,
-      validFrom: observedAt,
+      validFrom: this.eventStrings.detached(observedAt),
       validTo: null,
       sourceEventSeq: event.seq,
-      sourceEventHash: event.hash,
+      sourceEventHash: this.eventHash,
       vectorKey: this.baseEntityCount + this.newEntities.length,
     };
+    this.versionByNodeKey.set(nodeKey, row);
     this.allEntities.push(row);
     this.newEntities.push(row);
     this.activeEntities.set(identityOf(entityType, name), row);
     if (active !== undefined) {
-      active.validTo = observedAt;
-      if (this.baseEntityKeys.has(active.nodeKey)) this.closedEntities.set(active.nodeKey, observedAt);
+      active.validTo = row.validFrom;
+      if (this.baseEntityKeys.has(active.nodeKey)) this.closedEntities.set(active.nodeKey, row.validFrom);
       this.copyRelations(active, row);
     }
     return row;
@@ -346,7 +359,7 @@ export class GraphFold {
     if (stored === null) return;
     const row = { ...stored };
     this.baseEntityKeys.add(row.nodeKey);
-    this.identityByNodeKey.set(row.nodeKey, versionIdentity(row.entityType, row.name, row.sourceEventSeq));
+    this.versionByNodeKey.set(row.nodeKey, row);
     if (row.validTo === null) this.activeEntities.set(identity, row);
     else this.retiredEntities.set(identity, row);
     // Its relations are read when a rule needs them (`relationsNeeded`): an edge from a new
@@ -437,16 +450,20 @@ export class GraphFold {
       sessionId: this.sessionId,
       sourceKey: source.nodeKey,
       targetKey: target.nodeKey,
-      relationType: edge.relationType,
-      validFrom: edge.validFrom,
-      validTo: edge.validTo,
+      relationType: this.typeStrings.detached(edge.relationType),
+      validFrom: this.eventStrings.detached(edge.validFrom),
+      validTo: edge.validTo === null ? null : this.eventStrings.detached(edge.validTo),
       inferred: edge.inferred,
       confidence: edge.confidence,
-      inferenceMethod: edge.inferenceMethod,
+      inferenceMethod: edge.inferenceMethod === null ? null : this.typeStrings.detached(edge.inferenceMethod),
       sourceEventSeq: event.seq,
-      sourceEventHash: event.hash,
+      sourceEventHash: this.eventHash,
       evidenceJson: sortedKeyJson(edge.evidence),
     });
+  }
+
+  private detachedText(text: string | null): string | null {
+    return text === null ? null : detachedString(text);
   }
 
   private nextRelationKey(): string {
@@ -469,7 +486,7 @@ export class GraphFold {
   }
 
   private closeRelation(row: RelationRow, validTo: string): void {
-    row.validTo = validTo;
+    row.validTo = this.eventStrings.detached(validTo);
     this.activeRelations.delete(relationIdentity(row.sourceKey, row.targetKey, row.relationType));
     for (const nodeKey of [row.sourceKey, row.targetKey]) {
       const list = this.relationsByNode.get(nodeKey);
@@ -477,6 +494,6 @@ export class GraphFold {
       const index = list.indexOf(row);
       if (index >= 0) list.splice(index, 1);
     }
-    if (this.baseRelationKeys.has(row.relKey)) this.closedRelations.set(row.relKey, validTo);
+    if (this.baseRelationKeys.has(row.relKey)) this.closedRelations.set(row.relKey, row.validTo);
   }
 }

@@ -23,6 +23,7 @@
  * recomputes the length norms, in O(entries). A search walks the postings of its terms into a
  * reused score array and keeps the best `limit` in a bounded heap.
  */
+import { detachedString } from "../canonical/detachedString.ts";
 import { pythonCaseFold } from "../vector/caseFold.ts";
 
 /** Term-frequency saturation. */
@@ -157,7 +158,7 @@ class TermTable {
     let hash = fnvOffset;
     for (let i = 0; i < term.length; i++) hash = Math.imul(hash ^ term.charCodeAt(i), fnvPrime);
     const id = this.find(hash, term, 0, term.length, false);
-    return id >= 0 ? id : this.insert(hash, term);
+    return id >= 0 ? id : this.insert(hash, detachedString(term));
   }
 
   /**
@@ -166,7 +167,8 @@ class TermTable {
    */
   internRange(hash: number, text: string, start: number, end: number): number {
     const id = this.find(hash, text, start, end, true);
-    return id >= 0 ? id : this.insert(hash, text.slice(start, end).toLowerCase());
+    // Detached: a slice would keep the whole document's text alive for as long as the index.
+    return id >= 0 ? id : this.insert(hash, detachedString(text.slice(start, end).toLowerCase()));
   }
 
   private find(hash: number, text: string, start: number, end: number, foldUpper: boolean): number {
@@ -257,6 +259,12 @@ export class Bm25Index {
   private entryDocs = new Int32Array(1024);
   private entryCounts = new Int32Array(1024);
   private entryCount = 0;
+  /**
+   * Whether `build` moved the entries into the postings and dropped them: the entries are as
+   * large as the postings, and an index that is written out and dropped (the read model's) would
+   * hold both. They are taken back from the postings before the next addition.
+   */
+  private entriesInPostings = false;
   /** Per term: the last document that used it and that document's entry, to count repeats. */
   private lastDocOfTerm = new Int32Array(256).fill(-1);
   private lastEntryOfTerm = new Int32Array(256);
@@ -433,6 +441,7 @@ export class Bm25Index {
 
   /** Counts one occurrence of a term in the document being added. */
   private count(termId: number, docId: number): void {
+    if (this.entriesInPostings) this.entriesFromPostings();
     if (termId >= this.lastDocOfTerm.length) {
       const size = Math.max(termId + 1, this.lastDocOfTerm.length * 2);
       const lastDoc = new Int32Array(size).fill(-1);
@@ -458,6 +467,23 @@ export class Bm25Index {
     this.lastEntryOfTerm[termId] = entry;
   }
 
+  /**
+   * The entries back from the postings, term by term. Their order differs from the order they
+   * were added in, but `build` sorts them by term, stably, and each term's documents ascend in
+   * both orders: the postings built next are the same.
+   */
+  private entriesFromPostings(): void {
+    const entries = this.postingDocs.length;
+    const capacity = Math.max(1024, 2 * entries);
+    this.entryTerms = new Int32Array(capacity);
+    for (let t = 0; t + 1 < this.postingStart.length; t++) this.entryTerms.fill(t, this.postingStart[t], this.postingStart[t + 1]);
+    this.entryDocs = new Int32Array(capacity);
+    this.entryDocs.set(this.postingDocs);
+    this.entryCounts = new Int32Array(capacity);
+    this.entryCounts.set(this.postingCounts);
+    this.entriesInPostings = false;
+  }
+
   /** Postings (a counting sort of the entries by term, stable in document order) and norms. */
   private build(): void {
     if (this.builtFor === this.docCount) return;
@@ -477,6 +503,8 @@ export class Bm25Index {
     this.postingStart = start;
     this.postingDocs = docs;
     this.postingCounts = counts;
+    this.entryTerms = this.entryDocs = this.entryCounts = new Int32Array(0);
+    this.entriesInPostings = true;
 
     const n = this.docCount;
     const average = bm25AverageLength(this.totalLength, n, this.averageLengthFloor);
