@@ -1,27 +1,17 @@
 /**
- * What the read-model writer stores (writeReadModel.ts): the in-memory index's name table,
- * adjacency, BM25 indexes and whole-session folds. A `MemorySessionIndex` is one (tests write
- * from the reference index). `RowsReadModelSource` is what reads and `zaxy reproject` write from:
+ * What the read-model writer stores besides the tables it derives from the rows themselves
+ * (writeReadModel.ts): the in-memory index's BM25 indexes and whole-session folds. A
+ * `MemorySessionIndex` is one (tests write from the reference index). `RowsReadModelSource` is what reads and `zaxy reproject` write from:
  * it builds each BM25 index only when the writer asks for it and keeps none, so the keyword index is garbage before the verbatim one is built (over 100k events the
  * two held together added ~700 MB to a reproject's peak).
  */
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { SessionGraphRows } from "../projection/types.ts";
 import { Bm25Index } from "../retrieval/bm25.ts";
-import {
-  currentAdjacency,
-  entitySearchText,
-  MemorySessionFolds,
-  type Neighbour,
-  namePositionsOf,
-  rawEventText,
-  type SessionFolds,
-} from "../retrieval/sessionIndex.ts";
+import { entitySearchText, MemorySessionFolds, rawEventText, type SessionFolds } from "../retrieval/sessionIndex.ts";
 
 export interface ReadModelSource {
   readonly sessionId: string;
-  readonly byName: ReadonlyMap<string, readonly number[]>;
-  readonly adjacency: ReadonlyMap<number, readonly Neighbour[]>;
   readonly folds: SessionFolds;
   /** BM25 over entity text, by entity position. */
   readonly keyword: Bm25Index;
@@ -31,13 +21,9 @@ export interface ReadModelSource {
 
 /** Built from the rows and events at their head; each BM25 index is built anew on every read. */
 export class RowsReadModelSource implements ReadModelSource {
-  readonly byName: ReadonlyMap<string, readonly number[]>;
-  readonly adjacency: ReadonlyMap<number, readonly Neighbour[]>;
   readonly folds: SessionFolds;
 
   constructor(readonly sessionId: string, private readonly rows: SessionGraphRows, private readonly events: readonly EventRecord[]) {
-    this.byName = namePositionsOf(rows.entities);
-    this.adjacency = currentAdjacency(rows.entities, rows.relations);
     this.folds = new MemorySessionFolds(sessionId, rows, events);
   }
 
