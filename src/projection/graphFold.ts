@@ -46,6 +46,7 @@ import {
   type RelationRow,
   type SessionGraphRows,
 } from "./types.ts";
+import { ActiveRelationIndex } from "./activeRelationIndex.ts";
 import type { LazyFoldBase } from "./lazyFoldBase.ts";
 import { propertiesMarkStale } from "./staleMarker.ts";
 
@@ -65,10 +66,6 @@ function versionIdentity(entityType: string, name: string, seq: number): string 
   return entityType + keySeparator + name + keySeparator + String(seq);
 }
 
-function relationIdentity(sourceKey: string, targetKey: string, relationType: string): string {
-  return sourceKey + keySeparator + targetKey + keySeparator + relationType;
-}
-
 export class GraphFold {
   readonly sessionId: string;
   private readonly activeEntities = new Map<string, EntityRow>();
@@ -76,7 +73,7 @@ export class GraphFold {
   private readonly retiredEntities = new Map<string, EntityRow>();
   /** The version of every node key, to refuse a (practically impossible) hash collision. */
   private readonly versionByNodeKey = new Map<string, EntityRow>();
-  private readonly activeRelations = new Map<string, RelationRow>();
+  private readonly activeRelations = new ActiveRelationIndex();
   /** Current relations by endpoint node key, for copying onto a new version. */
   private readonly relationsByNode = new Map<string, RelationRow[]>();
   private readonly baseEntityKeys = new Set<string>();
@@ -403,7 +400,7 @@ export class GraphFold {
         row = { ...stored };
         this.loadedRelations.set(row.relKey, row);
         this.baseRelationKeys.add(row.relKey);
-        if (row.validTo === null) this.activeRelations.set(relationIdentity(row.sourceKey, row.targetKey, row.relationType), row);
+        if (row.validTo === null) this.activeRelations.set(row);
       }
       if (row.validTo === null) current.push(row);
     }
@@ -419,7 +416,7 @@ export class GraphFold {
       if (relation.validTo !== null) continue;
       const sourceKey = relation.sourceKey === from.nodeKey ? to.nodeKey : relation.sourceKey;
       const targetKey = relation.targetKey === from.nodeKey ? to.nodeKey : relation.targetKey;
-      if (this.activeRelations.has(relationIdentity(sourceKey, targetKey, relation.relationType))) continue;
+      if (this.activeRelations.has(sourceKey, targetKey, relation.relationType)) continue;
       // The copy keeps the citation of the event that asserted the relation (e.g. the
       // `causal.edge.generated` event), not the event that created the new entity version.
       this.addRelation({ ...relation, relKey: this.nextRelationKey(), sourceKey, targetKey });
@@ -438,8 +435,7 @@ export class GraphFold {
     const source = this.resolve(edge.source, event);
     const target = this.resolve(edge.target, event);
     this.relationBetweenNeeded(source, target);
-    const identity = relationIdentity(source.nodeKey, target.nodeKey, edge.relationType);
-    const active = this.activeRelations.get(identity);
+    const active = this.activeRelations.get(source.nodeKey, target.nodeKey, edge.relationType);
     if (edge.validTo !== null && active !== undefined) {
       this.closeRelation(active, edge.validTo);
       return;
@@ -477,7 +473,7 @@ export class GraphFold {
   }
 
   private indexActiveRelation(row: RelationRow): void {
-    this.activeRelations.set(relationIdentity(row.sourceKey, row.targetKey, row.relationType), row);
+    this.activeRelations.set(row);
     for (const nodeKey of row.sourceKey === row.targetKey ? [row.sourceKey] : [row.sourceKey, row.targetKey]) {
       const list = this.relationsByNode.get(nodeKey);
       if (list === undefined) this.relationsByNode.set(nodeKey, [row]);
@@ -487,7 +483,7 @@ export class GraphFold {
 
   private closeRelation(row: RelationRow, validTo: string): void {
     row.validTo = this.eventStrings.detached(validTo);
-    this.activeRelations.delete(relationIdentity(row.sourceKey, row.targetKey, row.relationType));
+    this.activeRelations.delete(row.sourceKey, row.targetKey, row.relationType);
     for (const nodeKey of [row.sourceKey, row.targetKey]) {
       const list = this.relationsByNode.get(nodeKey);
       if (list === undefined) continue;
