@@ -6,7 +6,8 @@
  * two held together added ~700 MB to a reproject's peak).
  */
 import type { EventRecord } from "../eventloom/envelope.ts";
-import type { SessionGraphRows } from "../projection/types.ts";
+import type { EntityRow, SessionGraphRows } from "../projection/types.ts";
+import { requestGarbageCollection } from "../platform/mod.ts";
 import { Bm25Index } from "../retrieval/bm25.ts";
 import { entitySearchText, MemorySessionFolds, rawEventText, type SessionFolds } from "../retrieval/sessionIndex.ts";
 
@@ -19,6 +20,23 @@ export interface ReadModelSource {
   readonly verbatim: Bm25Index;
 }
 
+/** Entities indexed between two garbage-collection requests while the keyword index is built. */
+const keywordEntitiesPerCollection = 100_000;
+
+/**
+ * The keyword index over the entity versions' text. Each version's text is garbage once indexed
+ * (its properties parsed, its parts joined): requested collections keep it from piling up on top
+ * of the rows (1M events: ~1 GB of it while the index was built).
+ */
+export function keywordIndexOf(entities: readonly EntityRow[]): Bm25Index {
+  const keyword = new Bm25Index();
+  entities.forEach((entity, position) => {
+    keyword.add(entitySearchText(entity));
+    if ((position + 1) % keywordEntitiesPerCollection === 0) requestGarbageCollection();
+  });
+  return keyword;
+}
+
 /** Built from the rows and events at their head; each BM25 index is built anew on every read. */
 export class RowsReadModelSource implements ReadModelSource {
   readonly folds: SessionFolds;
@@ -28,9 +46,7 @@ export class RowsReadModelSource implements ReadModelSource {
   }
 
   get keyword(): Bm25Index {
-    const keyword = new Bm25Index();
-    for (const entity of this.rows.entities) keyword.add(entitySearchText(entity));
-    return keyword;
+    return keywordIndexOf(this.rows.entities);
   }
 
   get verbatim(): Bm25Index {

@@ -17,9 +17,9 @@ import type { EventRecord } from "../eventloom/envelope.ts";
 import { keptSeqsFoldSource, RegistrySessionFolds, type SessionFolds, sessionFoldsReading } from "../folds/sessionFolds.ts";
 import type { SessionGraphRows } from "../projection/types.ts";
 import { Bm25Index } from "../retrieval/bm25.ts";
-import { entitySearchText, rawEventText } from "../retrieval/sessionIndex.ts";
+import { rawEventText } from "../retrieval/sessionIndex.ts";
 import { LogEventReader } from "./logEventReader.ts";
-import type { ReadModelSource } from "./readModelSource.ts";
+import { keywordIndexOf, type ReadModelSource } from "./readModelSource.ts";
 
 /** What the read model needs of each event of a log, taken as the events pass in seq order. */
 export class StreamedEventCollector {
@@ -81,9 +81,7 @@ export class StreamedReadModelSource implements ReadModelSource {
   }
 
   get keyword(): Bm25Index {
-    const keyword = new Bm25Index();
-    for (const entity of this.rows.entities) keyword.add(entitySearchText(entity));
-    return keyword;
+    return keywordIndexOf(this.rows.entities);
   }
 
   /** Handed over once: the writer stores it and nothing here keeps it. */

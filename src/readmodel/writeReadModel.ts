@@ -59,6 +59,30 @@ function removeOtherGenerations(dir: string, manifest: ReadModelManifest): void 
 }
 
 /**
+ * The tables written from the rows alone, one after another; what each one builds over the rows
+ * (key groups, endpoint positions) is garbage when this returns, before the keyword index grows.
+ */
+function writeRowTables(dir: string, generation: string, rows: SessionGraphRows, collect: () => void) {
+  const entities = writeTableFile(dir, `entities-${generation}.bin`, (fd) => writeEntityTable(fd, rows.entities));
+  const names = writeTableFile(dir, `names-${generation}.bin`, (fd) => writeSortedTable(fd, KeyGroups.of(rows.entities.length, (p) => rows.entities[p].name.toLowerCase())));
+  collect();
+  // Relation endpoints resolve to the entity version with their node key, the later one if two
+  // shared it (as `currentAdjacency` resolves them), -1 if none.
+  const byNodeKey = KeyGroups.of(rows.entities.length, (p) => rows.entities[p].nodeKey);
+  const sources = new Int32Array(rows.relations.length);
+  const targets = new Int32Array(rows.relations.length);
+  rows.relations.forEach((relation, id) => {
+    sources[id] = byNodeKey.lastPosition(relation.sourceKey);
+    targets[id] = byNodeKey.lastPosition(relation.targetKey);
+  });
+  const { chunks, relationTypes } = adjacencyChunks(rows.entities.length, rows.relations, sources, targets);
+  const adjacency = writeTableFile(dir, `adjacency-${generation}.bin`, (fd) => writeChunks(fd, chunks));
+  const nodeKeys = writeTableFile(dir, `nodekeys-${generation}.bin`, (fd) => writeSortedTable(fd, byNodeKey));
+  const relations = writeTableFile(dir, `relations-${generation}.bin`, (fd) => writeRelationTable(fd, rows.entities.length, rows.relations, sources, targets));
+  return { entities, names, adjacency, relationTypes, nodeKeys, relations };
+}
+
+/**
  * What the writer reads of the verified events: their number (`length`) and the last one's hash
  * (the events themselves, or a sparse array holding only the last, for a caller that folded the
  * log one event at a time).
@@ -133,22 +157,7 @@ export function writeReadModel(
   // the collector, they stacked up (100k events: ~1.42 GB peak in a catch-up, ~1.0 GB with the
   // collections, ~0.3 s more).
   collect();
-  const entities = writeTableFile(dir, `entities-${generation}.bin`, (fd) => writeEntityTable(fd, rows.entities));
-  const names = writeTableFile(dir, `names-${generation}.bin`, (fd) => writeSortedTable(fd, KeyGroups.of(rows.entities.length, (p) => rows.entities[p].name.toLowerCase())));
-  collect();
-  // Relation endpoints resolve to the entity version with their node key, the later one if two
-  // shared it (as `currentAdjacency` resolves them), -1 if none.
-  const byNodeKey = KeyGroups.of(rows.entities.length, (p) => rows.entities[p].nodeKey);
-  const sources = new Int32Array(rows.relations.length);
-  const targets = new Int32Array(rows.relations.length);
-  rows.relations.forEach((relation, id) => {
-    sources[id] = byNodeKey.lastPosition(relation.sourceKey);
-    targets[id] = byNodeKey.lastPosition(relation.targetKey);
-  });
-  const adjacency = adjacencyChunks(rows.entities.length, rows.relations, sources, targets);
-  const adjacencyFile = writeTableFile(dir, `adjacency-${generation}.bin`, (fd) => writeChunks(fd, adjacency.chunks));
-  const nodeKeys = writeTableFile(dir, `nodekeys-${generation}.bin`, (fd) => writeSortedTable(fd, byNodeKey));
-  const relations = writeTableFile(dir, `relations-${generation}.bin`, (fd) => writeRelationTable(fd, rows.entities.length, rows.relations, sources, targets));
+  const { entities, names, adjacency, relationTypes, nodeKeys, relations } = writeRowTables(dir, generation, rows, collect);
   collect();
   const keywordName = `keyword-${generation}.bin`;
   const keyword = writeBm25Segment(path.join(dir, keywordName), { docBase: 0, index: index.keyword });
@@ -162,14 +171,14 @@ export function writeReadModel(
     files: {
       entities,
       names,
-      adjacency: adjacencyFile,
+      adjacency,
       events: eventsFile,
       keyword: { name: keywordName, bytes: keyword.bytes, sha256: keyword.sha256, stamp: fileStamp(path.join(dir, keywordName)) },
       verbatim: { name: verbatimName, bytes: verbatim.bytes, sha256: verbatim.sha256, stamp: fileStamp(path.join(dir, verbatimName)) },
       relations,
       node_keys: nodeKeys,
     },
-    relation_types: adjacency.relationTypes,
+    relation_types: relationTypes,
     folds,
   };
   writeChunksAtomically(manifestPath(root, sessionId), [manifestBytes(root, manifest)]);
