@@ -13,12 +13,13 @@ import {
   compareBytes,
   docIdMax,
   encodeHeader,
-  encodePostings,
+  encodePostingsInto,
   entryBytes,
   entryChecksum,
   headerFor,
   ioChunkBytes,
   loneSurrogate,
+  postingBytesMax,
   postingListBytesMax,
   type SegmentHeader,
   utf8,
@@ -95,6 +96,9 @@ export class SegmentFileWriter {
   private termPostingsStart = 0;
   private termDocumentFrequency = 0;
   private termPostingsCrc = 0;
+  /** One term entry, reused: the term table's writer copies it. */
+  private readonly entry = new Uint8Array(entryBytes);
+  private readonly entryView = new DataView(this.entry.buffer);
 
   constructor(
     private readonly fd: number,
@@ -126,8 +130,8 @@ export class SegmentFileWriter {
     const key = this.termKey as Uint8Array;
     const postingsBytes = this.postingsCursor - this.termPostingsStart;
     if (postingsBytes > postingListBytesMax) throw new RangeError(`a BM25 posting list of ${postingsBytes} bytes passes the format's ${postingListBytesMax}`);
-    const entry = new Uint8Array(entryBytes);
-    const view = new DataView(entry.buffer);
+    const entry = this.entry;
+    const view = this.entryView;
     view.setBigUint64(0, BigInt(this.keyCursor), true);
     view.setBigUint64(8, BigInt(this.termPostingsStart), true);
     view.setUint32(16, key.length, true);
@@ -225,12 +229,15 @@ function writePostings(file: string, docBase: number, postings: Bm25Postings): W
   const sizes = { docBase, docCount: docLengths.length, termCount: terms.length, totalLength: postings.totalLength, averageLengthFloor: postings.averageLengthFloor };
   return writeSegmentFile(file, (fd) => {
     const writer = new SegmentFileWriter(fd, sizes, keyBytes);
+    // One buffer for every term's postings: a buffer per term was garbage as large as the
+    // postings several times over (1M events: ~1 GB while the keyword segment was written).
+    let documentFrequencyMax = 0;
+    for (let id = 0; id < terms.length; id++) documentFrequencyMax = Math.max(documentFrequencyMax, termStart[id + 1] - termStart[id]);
+    const encoded = new Uint8Array(postingBytesMax * documentFrequencyMax);
     for (const id of order) {
-      const termDocs = docs.subarray(termStart[id], termStart[id + 1]);
-      const lengths = new Uint32Array(termDocs.length);
-      for (let k = 0; k < termDocs.length; k++) lengths[k] = docLengths[termDocs[k]];
+      const bytes = encodePostingsInto(encoded, docs, counts, docLengths, termStart[id], termStart[id + 1], -1);
       writer.beginTerm(keys[id]);
-      writer.addPostings(encodePostings(termDocs, counts.subarray(termStart[id], termStart[id + 1]), lengths, -1), termDocs.length);
+      writer.addPostings(encoded.subarray(0, bytes), termStart[id + 1] - termStart[id]);
       writer.endTerm();
     }
     return writer.finish();
