@@ -46,7 +46,7 @@ import {
   type RelationRow,
   type SessionGraphRows,
 } from "./types.ts";
-import { ActiveRelationIndex } from "./activeRelationIndex.ts";
+import { ActiveRelationIndex, EntityIdentityIndex } from "./identityIndexes.ts";
 import type { LazyFoldBase } from "./lazyFoldBase.ts";
 import { propertiesMarkStale } from "./staleMarker.ts";
 
@@ -68,9 +68,9 @@ function versionIdentity(entityType: string, name: string, seq: number): string 
 
 export class GraphFold {
   readonly sessionId: string;
-  private readonly activeEntities = new Map<string, EntityRow>();
+  private readonly activeEntities = new EntityIdentityIndex();
   /** Latest version of each entity whose latest statement was stale: it has no current version. */
-  private readonly retiredEntities = new Map<string, EntityRow>();
+  private readonly retiredEntities = new EntityIdentityIndex();
   /** The version of every node key, to refuse a (practically impossible) hash collision. */
   private readonly versionByNodeKey = new Map<string, EntityRow>();
   private readonly activeRelations = new ActiveRelationIndex();
@@ -126,14 +126,13 @@ export class GraphFold {
       this.allEntities.push(copy);
       this.baseEntityKeys.add(copy.nodeKey);
       this.versionByNodeKey.set(copy.nodeKey, copy);
-      if (copy.validTo === null) this.activeEntities.set(identityOf(copy.entityType, copy.name), copy);
+      if (copy.validTo === null) this.activeEntities.set(copy.entityType, copy.name, copy);
     }
     // Every closed version was replaced by a newer one, unless its entity was retired.
     for (const row of this.allEntities) {
-      const identity = identityOf(row.entityType, row.name);
-      if (this.activeEntities.has(identity)) continue;
-      const latest = this.retiredEntities.get(identity);
-      if (latest === undefined || row.sourceEventSeq > latest.sourceEventSeq) this.retiredEntities.set(identity, row);
+      if (this.activeEntities.has(row.entityType, row.name)) continue;
+      const latest = this.retiredEntities.get(row.entityType, row.name);
+      if (latest === undefined || row.sourceEventSeq > latest.sourceEventSeq) this.retiredEntities.set(row.entityType, row.name, row);
     }
     for (const row of base.relations) {
       const copy = { ...row };
@@ -262,20 +261,20 @@ export class GraphFold {
   }
 
   private upsertEntity(entity: ExtractedEntity, event: EventRecord): EntityRow {
-    const identity = identityOf(entity.entityType, entity.name);
-    this.loadIdentity(identity, entity.entityType, entity.name);
+    const { entityType, name } = entity;
+    this.loadIdentity(entityType, name);
     const propertiesJson = sortedKeyJson(entity.properties);
     const marked = propertiesMarkStale(entity.properties);
-    const active = this.activeEntities.get(identity);
+    const active = this.activeEntities.get(entityType, name);
     if (active !== undefined && active.summary === entity.summary && active.propertiesJson === propertiesJson) return active;
     if (active !== undefined && active.sourceEventSeq === event.seq) {
       // Two versions from one event would share a node key: the later statement wins.
       active.summary = this.detachedText(entity.summary);
       active.propertiesJson = propertiesJson;
-      if (marked) this.retire(identity, active, entity.observedAt);
+      if (marked) this.retire(entityType, name, active, entity.observedAt);
       return active;
     }
-    const retired = active === undefined ? this.retiredEntities.get(identity) : undefined;
+    const retired = active === undefined ? this.retiredEntities.get(entityType, name) : undefined;
     if (retired !== undefined && (retired.sourceEventSeq === event.seq || (retired.summary === entity.summary && retired.propertiesJson === propertiesJson))) {
       if (retired.sourceEventSeq === event.seq) {
         retired.summary = this.detachedText(entity.summary);
@@ -284,16 +283,16 @@ export class GraphFold {
       return retired;
     }
     const row = this.createVersion(entity.entityType, entity.name, entity.summary, propertiesJson, entity.observedAt, event, active);
-    if (marked || (retired !== undefined && entity.summary === null)) this.retire(identity, row, entity.observedAt);
-    else this.retiredEntities.delete(identity);
+    if (marked || (retired !== undefined && entity.summary === null)) this.retire(entityType, name, row, entity.observedAt);
+    else this.retiredEntities.delete(entityType, name);
     return row;
   }
 
   /** Closes a version created by the current event and leaves its entity without a current one. */
-  private retire(identity: string, row: EntityRow, observedAt: string): void {
+  private retire(entityType: string, name: string, row: EntityRow, observedAt: string): void {
     row.validTo = this.eventStrings.detached(observedAt);
-    this.activeEntities.delete(identity);
-    this.retiredEntities.set(identity, row);
+    this.activeEntities.delete(entityType, name);
+    this.retiredEntities.set(entityType, name, row);
   }
 
   private createVersion(
@@ -310,12 +309,13 @@ export class GraphFold {
     // above the base head, so it can equal an unloaded base version's key only by a SHA-256
     // collision in 96 bits; the check guards the loaded ones and the new ones.
     const existing = this.versionByNodeKey.get(nodeKey);
-    if (existing !== undefined && (existing.entityType !== entityType || existing.name !== name || existing.sourceEventSeq !== event.seq)) {
+    if (existing !== undefined) {
       const identity = versionIdentity(entityType, name, event.seq);
-      throw new Error(`projection fold: node key collision between ${JSON.stringify(versionIdentity(existing.entityType, existing.name, existing.sourceEventSeq))} and ${JSON.stringify(identity)}`);
+      const existingIdentity = versionIdentity(existing.entityType, existing.name, existing.sourceEventSeq);
+      if (existingIdentity !== identity) throw new Error(`projection fold: node key collision between ${JSON.stringify(existingIdentity)} and ${JSON.stringify(identity)}`);
     }
     // The entity's earlier version already holds a detached copy of its name.
-    const earlier = active ?? this.retiredEntities.get(identityOf(entityType, name));
+    const earlier = active ?? this.retiredEntities.get(entityType, name);
     const row: EntityRow = {
       nodeKey,
       sessionId: this.sessionId,
@@ -332,7 +332,7 @@ export class GraphFold {
     this.versionByNodeKey.set(nodeKey, row);
     this.allEntities.push(row);
     this.newEntities.push(row);
-    this.activeEntities.set(identityOf(entityType, name), row);
+    this.activeEntities.set(entityType, name, row);
     if (active !== undefined) {
       active.validTo = row.validFrom;
       if (this.baseEntityKeys.has(active.nodeKey)) this.closedEntities.set(active.nodeKey, row.validFrom);
@@ -349,16 +349,18 @@ export class GraphFold {
    * two resolved versions, whose relation touches both), so nothing else of the base is ever
    * consulted.
    */
-  private loadIdentity(identity: string, entityType: string, name: string): void {
-    if (this.lazyBase === null || this.loadedIdentities.has(identity)) return;
+  private loadIdentity(entityType: string, name: string): void {
+    if (this.lazyBase === null) return;
+    const identity = identityOf(entityType, name);
+    if (this.loadedIdentities.has(identity)) return;
     this.loadedIdentities.add(identity);
     const stored = this.lazyBase.latestVersion(entityType, name);
     if (stored === null) return;
     const row = { ...stored };
     this.baseEntityKeys.add(row.nodeKey);
     this.versionByNodeKey.set(row.nodeKey, row);
-    if (row.validTo === null) this.activeEntities.set(identity, row);
-    else this.retiredEntities.set(identity, row);
+    if (row.validTo === null) this.activeEntities.set(entityType, name, row);
+    else this.retiredEntities.set(entityType, name, row);
     // Its relations are read when a rule needs them (`relationsNeeded`): an edge from a new
     // version to a stored hub (every event names its actor) needs none of the hub's thousands.
     this.relationsPending.add(row.nodeKey);
@@ -424,9 +426,8 @@ export class GraphFold {
   }
 
   private resolve(ref: EntityRef, event: EventRecord): EntityRow {
-    const identity = identityOf(ref.entityType, ref.name);
-    this.loadIdentity(identity, ref.entityType, ref.name);
-    const latest = this.activeEntities.get(identity) ?? this.retiredEntities.get(identity);
+    this.loadIdentity(ref.entityType, ref.name);
+    const latest = this.activeEntities.get(ref.entityType, ref.name) ?? this.retiredEntities.get(ref.entityType, ref.name);
     if (latest !== undefined) return latest;
     return this.createVersion(ref.entityType, ref.name, null, "{}", event.timestamp, event, undefined);
   }
