@@ -24,6 +24,7 @@ import {
   type SegmentHeader,
   utf8,
 } from "./bm25SegmentFormat.ts";
+import { PositionalWriter, writeFully } from "./tableFileWriter.ts";
 
 /** What the writer reports: the size and the lowercase hex SHA-256 of the file it wrote. */
 export interface WrittenBm25Segment {
@@ -40,43 +41,6 @@ export type Bm25SegmentSource =
   | { docBase: number; averageLengthFloor: number; termsPerDoc: readonly (readonly string[])[] }
   | { docBase: number; index: Bm25Index };
 
-
-/**
- * Writes bytes at increasing positions through a buffer, so a section streamed a term at a time
- * costs one system call per 64 KiB.
- */
-class PositionalWriter {
-  private readonly buffer = new Uint8Array(ioChunkBytes);
-  private used = 0;
-
-  constructor(
-    private readonly fd: number,
-    private position: number,
-  ) {}
-
-  write(bytes: Uint8Array): void {
-    if (this.used + bytes.length > this.buffer.length) this.flush();
-    if (bytes.length >= this.buffer.length) {
-      writeFully(this.fd, bytes, this.position);
-      this.position += bytes.length;
-      return;
-    }
-    this.buffer.set(bytes, this.used);
-    this.used += bytes.length;
-  }
-
-  flush(): void {
-    if (this.used === 0) return;
-    writeFully(this.fd, this.buffer.subarray(0, this.used), this.position);
-    this.position += this.used;
-    this.used = 0;
-  }
-}
-
-function writeFully(fd: number, bytes: Uint8Array, position: number): void {
-  let done = 0;
-  while (done < bytes.length) done += fs.writeSync(fd, bytes, done, bytes.length - done, position + done);
-}
 
 /**
  * Lays out one segment file as its terms are fed in key order, each with its postings (in one
