@@ -155,10 +155,11 @@ const foldEventsPerCollectionMin = 10_000;
 
 /**
  * Events folded between two requests, at most: past it the garbage of the gap, not the rows, made
- * the fold's peak (1M events, one pass: 3.4 GB RSS with the last gaps at 150-180k events, 3.15 GB
- * with gaps of 100k, for ~5 s more).
+ * the fold's peak. 1M events in one pass, four runs each: 3.4-3.6 GB peak RSS with gaps of at
+ * most 100k, 2.9-3.5 GB (three of four under 3 GB) with 50k for ~3 s more, 2.8 GB with 25k for
+ * ~12 s more; the last gaps of a quarter of the events folded (150-230k) peaked higher still.
  */
-const foldEventsPerCollectionMax = 100_000;
+const foldEventsPerCollectionMax = 50_000;
 
 /**
  * Past the minimum, the gap between two requests grows with the events already folded (a
