@@ -16,3 +16,4 @@ export * from "./nonFinite.ts";
 export * from "./pythonText.ts";
 export * from "./pythonIndentedJson.ts";
 export * from "./plainJson.ts";
+export * from "./detachedString.ts";

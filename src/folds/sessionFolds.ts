@@ -101,6 +101,44 @@ export function someSessionFoldReads(event: EventRecord): boolean {
   return false;
 }
 
+/** The registered folds in registry order: bit `i` of `sessionFoldsReading` is fold `i`. */
+const registeredFolds: readonly SessionFold<unknown, unknown>[] = Object.values(sessionFoldRegistry);
+
+/** Which registered folds read `event`: bit `i` set when the `i`-th of the registry does. */
+export function sessionFoldsReading(event: EventRecord): number {
+  let folds = 0;
+  registeredFolds.forEach((fold, i) => {
+    if (fold.readsEvent(event)) folds |= 1 << i;
+  });
+  return folds;
+}
+
+/**
+ * A whole log as a fold source when only the seqs of the events some fold reads were kept, each
+ * with `sessionFoldsReading`'s bits: a fold is given the events it reads, read again by seq when
+ * it is computed and dropped after it, so that no parsed event is held while the log is folded.
+ * Gives the same states as `keptEventsFoldSource` over the events themselves (a fold passes over
+ * the events it does not read).
+ */
+export function keptSeqsFoldSource(
+  sessionId: string,
+  rows: SessionGraphRows,
+  kept: { readonly seqs: ArrayLike<number>; readonly folds: ArrayLike<number>; readonly count: number },
+  eventAt: (seq: number) => EventRecord | undefined,
+): FoldSource {
+  return (fold) => {
+    const bit = 1 << registeredFolds.indexOf(fold as SessionFold<unknown, unknown>);
+    const events: EventRecord[] = [];
+    for (let i = 0; i < kept.count; i++) {
+      if ((kept.folds[i] & bit) === 0) continue;
+      const event = eventAt(kept.seqs[i]);
+      if (event === undefined) throw new Error(`the log has no event ${kept.seqs[i]}, which a fold read as it was folded`);
+      events.push(event);
+    }
+    return keptEventsFoldSource(sessionId, rows, events, eventAt)(fold);
+  };
+}
+
 /**
  * A whole log as a fold source when only the events some fold reads were kept (in seq order):
  * every other event is reached by seq through `eventAt`, read again from the log. Gives the

@@ -27,6 +27,7 @@
  * rule only looks at identities the events name and at the relations touching their latest
  * versions, so both bases give the same diff.
  */
+import { DetachedStringPool, detachedString } from "../canonical/detachedString.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import {
   entityNodeKey,
@@ -45,6 +46,7 @@ import {
   type RelationRow,
   type SessionGraphRows,
 } from "./types.ts";
+import { ActiveRelationIndex, EntityIdentityIndex } from "./identityIndexes.ts";
 import type { LazyFoldBase } from "./lazyFoldBase.ts";
 import { propertiesMarkStale } from "./staleMarker.ts";
 
@@ -64,18 +66,14 @@ function versionIdentity(entityType: string, name: string, seq: number): string 
   return entityType + keySeparator + name + keySeparator + String(seq);
 }
 
-function relationIdentity(sourceKey: string, targetKey: string, relationType: string): string {
-  return sourceKey + keySeparator + targetKey + keySeparator + relationType;
-}
-
 export class GraphFold {
   readonly sessionId: string;
-  private readonly activeEntities = new Map<string, EntityRow>();
+  private readonly activeEntities = new EntityIdentityIndex();
   /** Latest version of each entity whose latest statement was stale: it has no current version. */
-  private readonly retiredEntities = new Map<string, EntityRow>();
-  /** Identity of every version's node key, to refuse a (practically impossible) hash collision. */
-  private readonly identityByNodeKey = new Map<string, string>();
-  private readonly activeRelations = new Map<string, RelationRow>();
+  private readonly retiredEntities = new EntityIdentityIndex();
+  /** The version of every node key, to refuse a (practically impossible) hash collision. */
+  private readonly versionByNodeKey = new Map<string, EntityRow>();
+  private readonly activeRelations = new ActiveRelationIndex();
   /** Current relations by endpoint node key, for copying onto a new version. */
   private readonly relationsByNode = new Map<string, RelationRow[]>();
   private readonly baseEntityKeys = new Set<string>();
@@ -103,6 +101,14 @@ export class GraphFold {
   private head: ProjectionHead | null;
   private relationOrdinal = 0;
   private currentSeq = 0;
+  /**
+   * The strings a row keeps of an event are detached from the event's line (which they would
+   * otherwise keep alive, canonical/detachedString.ts): types and methods once per value, the
+   * event's hash and timestamps once per event.
+   */
+  private readonly typeStrings = new DetachedStringPool();
+  private readonly eventStrings = new DetachedStringPool();
+  private eventHash = "";
 
   /**
    * `base`: the rows already projected (incremental catch-up); omit for a full reproject.
@@ -119,15 +125,14 @@ export class GraphFold {
       const copy = { ...row };
       this.allEntities.push(copy);
       this.baseEntityKeys.add(copy.nodeKey);
-      this.identityByNodeKey.set(copy.nodeKey, versionIdentity(copy.entityType, copy.name, copy.sourceEventSeq));
-      if (copy.validTo === null) this.activeEntities.set(identityOf(copy.entityType, copy.name), copy);
+      this.versionByNodeKey.set(copy.nodeKey, copy);
+      if (copy.validTo === null) this.activeEntities.set(copy.entityType, copy.name, copy);
     }
     // Every closed version was replaced by a newer one, unless its entity was retired.
     for (const row of this.allEntities) {
-      const identity = identityOf(row.entityType, row.name);
-      if (this.activeEntities.has(identity)) continue;
-      const latest = this.retiredEntities.get(identity);
-      if (latest === undefined || row.sourceEventSeq > latest.sourceEventSeq) this.retiredEntities.set(identity, row);
+      if (this.activeEntities.has(row.entityType, row.name)) continue;
+      const latest = this.retiredEntities.get(row.entityType, row.name);
+      if (latest === undefined || row.sourceEventSeq > latest.sourceEventSeq) this.retiredEntities.set(row.entityType, row.name, row);
     }
     for (const row of base.relations) {
       const copy = { ...row };
@@ -167,6 +172,8 @@ export class GraphFold {
     }
     this.currentSeq = event.seq;
     this.relationOrdinal = 0;
+    this.eventStrings.clear();
+    this.eventHash = detachedString(event.hash);
     this.eventsApplied++;
     if (this.keepEventRows) this.newEvents.push({
       eventKey: eventKey(this.sessionId, event.seq),
@@ -254,38 +261,38 @@ export class GraphFold {
   }
 
   private upsertEntity(entity: ExtractedEntity, event: EventRecord): EntityRow {
-    const identity = identityOf(entity.entityType, entity.name);
-    this.loadIdentity(identity, entity.entityType, entity.name);
+    const { entityType, name } = entity;
+    this.loadIdentity(entityType, name);
     const propertiesJson = sortedKeyJson(entity.properties);
     const marked = propertiesMarkStale(entity.properties);
-    const active = this.activeEntities.get(identity);
+    const active = this.activeEntities.get(entityType, name);
     if (active !== undefined && active.summary === entity.summary && active.propertiesJson === propertiesJson) return active;
     if (active !== undefined && active.sourceEventSeq === event.seq) {
       // Two versions from one event would share a node key: the later statement wins.
-      active.summary = entity.summary;
+      active.summary = this.detachedText(entity.summary);
       active.propertiesJson = propertiesJson;
-      if (marked) this.retire(identity, active, entity.observedAt);
+      if (marked) this.retire(entityType, name, active, entity.observedAt);
       return active;
     }
-    const retired = active === undefined ? this.retiredEntities.get(identity) : undefined;
+    const retired = active === undefined ? this.retiredEntities.get(entityType, name) : undefined;
     if (retired !== undefined && (retired.sourceEventSeq === event.seq || (retired.summary === entity.summary && retired.propertiesJson === propertiesJson))) {
       if (retired.sourceEventSeq === event.seq) {
-        retired.summary = entity.summary;
+        retired.summary = this.detachedText(entity.summary);
         retired.propertiesJson = propertiesJson;
       }
       return retired;
     }
     const row = this.createVersion(entity.entityType, entity.name, entity.summary, propertiesJson, entity.observedAt, event, active);
-    if (marked || (retired !== undefined && entity.summary === null)) this.retire(identity, row, entity.observedAt);
-    else this.retiredEntities.delete(identity);
+    if (marked || (retired !== undefined && entity.summary === null)) this.retire(entityType, name, row, entity.observedAt);
+    else this.retiredEntities.delete(entityType, name);
     return row;
   }
 
   /** Closes a version created by the current event and leaves its entity without a current one. */
-  private retire(identity: string, row: EntityRow, observedAt: string): void {
-    row.validTo = observedAt;
-    this.activeEntities.delete(identity);
-    this.retiredEntities.set(identity, row);
+  private retire(entityType: string, name: string, row: EntityRow, observedAt: string): void {
+    row.validTo = this.eventStrings.detached(observedAt);
+    this.activeEntities.delete(entityType, name);
+    this.retiredEntities.set(entityType, name, row);
   }
 
   private createVersion(
@@ -298,34 +305,37 @@ export class GraphFold {
     active: EntityRow | undefined,
   ): EntityRow {
     const nodeKey = entityNodeKey(this.sessionId, entityType, name, event.seq);
-    const identity = versionIdentity(entityType, name, event.seq);
     // On a lazy base only the loaded versions are known here. A new version's key hashes a seq
     // above the base head, so it can equal an unloaded base version's key only by a SHA-256
     // collision in 96 bits; the check guards the loaded ones and the new ones.
-    const existing = this.identityByNodeKey.get(nodeKey);
-    if (existing !== undefined && existing !== identity) {
-      throw new Error(`projection fold: node key collision between ${JSON.stringify(existing)} and ${JSON.stringify(identity)}`);
+    const existing = this.versionByNodeKey.get(nodeKey);
+    if (existing !== undefined) {
+      const identity = versionIdentity(entityType, name, event.seq);
+      const existingIdentity = versionIdentity(existing.entityType, existing.name, existing.sourceEventSeq);
+      if (existingIdentity !== identity) throw new Error(`projection fold: node key collision between ${JSON.stringify(existingIdentity)} and ${JSON.stringify(identity)}`);
     }
-    this.identityByNodeKey.set(nodeKey, identity);
+    // The entity's earlier version already holds a detached copy of its name.
+    const earlier = active ?? this.retiredEntities.get(entityType, name);
     const row: EntityRow = {
       nodeKey,
       sessionId: this.sessionId,
-      name,
-      entityType,
-      summary,
+      name: earlier !== undefined && earlier.name === name ? earlier.name : detachedString(name),
+      entityType: this.typeStrings.detached(entityType),
+      summary: this.detachedText(summary),
       propertiesJson,
-      validFrom: observedAt,
+      validFrom: this.eventStrings.detached(observedAt),
       validTo: null,
       sourceEventSeq: event.seq,
-      sourceEventHash: event.hash,
+      sourceEventHash: this.eventHash,
       vectorKey: this.baseEntityCount + this.newEntities.length,
     };
+    this.versionByNodeKey.set(nodeKey, row);
     this.allEntities.push(row);
     this.newEntities.push(row);
-    this.activeEntities.set(identityOf(entityType, name), row);
+    this.activeEntities.set(entityType, name, row);
     if (active !== undefined) {
-      active.validTo = observedAt;
-      if (this.baseEntityKeys.has(active.nodeKey)) this.closedEntities.set(active.nodeKey, observedAt);
+      active.validTo = row.validFrom;
+      if (this.baseEntityKeys.has(active.nodeKey)) this.closedEntities.set(active.nodeKey, row.validFrom);
       this.copyRelations(active, row);
     }
     return row;
@@ -339,16 +349,18 @@ export class GraphFold {
    * two resolved versions, whose relation touches both), so nothing else of the base is ever
    * consulted.
    */
-  private loadIdentity(identity: string, entityType: string, name: string): void {
-    if (this.lazyBase === null || this.loadedIdentities.has(identity)) return;
+  private loadIdentity(entityType: string, name: string): void {
+    if (this.lazyBase === null) return;
+    const identity = identityOf(entityType, name);
+    if (this.loadedIdentities.has(identity)) return;
     this.loadedIdentities.add(identity);
     const stored = this.lazyBase.latestVersion(entityType, name);
     if (stored === null) return;
     const row = { ...stored };
     this.baseEntityKeys.add(row.nodeKey);
-    this.identityByNodeKey.set(row.nodeKey, versionIdentity(row.entityType, row.name, row.sourceEventSeq));
-    if (row.validTo === null) this.activeEntities.set(identity, row);
-    else this.retiredEntities.set(identity, row);
+    this.versionByNodeKey.set(row.nodeKey, row);
+    if (row.validTo === null) this.activeEntities.set(entityType, name, row);
+    else this.retiredEntities.set(entityType, name, row);
     // Its relations are read when a rule needs them (`relationsNeeded`): an edge from a new
     // version to a stored hub (every event names its actor) needs none of the hub's thousands.
     this.relationsPending.add(row.nodeKey);
@@ -390,7 +402,7 @@ export class GraphFold {
         row = { ...stored };
         this.loadedRelations.set(row.relKey, row);
         this.baseRelationKeys.add(row.relKey);
-        if (row.validTo === null) this.activeRelations.set(relationIdentity(row.sourceKey, row.targetKey, row.relationType), row);
+        if (row.validTo === null) this.activeRelations.set(row);
       }
       if (row.validTo === null) current.push(row);
     }
@@ -406,7 +418,7 @@ export class GraphFold {
       if (relation.validTo !== null) continue;
       const sourceKey = relation.sourceKey === from.nodeKey ? to.nodeKey : relation.sourceKey;
       const targetKey = relation.targetKey === from.nodeKey ? to.nodeKey : relation.targetKey;
-      if (this.activeRelations.has(relationIdentity(sourceKey, targetKey, relation.relationType))) continue;
+      if (this.activeRelations.has(sourceKey, targetKey, relation.relationType)) continue;
       // The copy keeps the citation of the event that asserted the relation (e.g. the
       // `causal.edge.generated` event), not the event that created the new entity version.
       this.addRelation({ ...relation, relKey: this.nextRelationKey(), sourceKey, targetKey });
@@ -414,9 +426,8 @@ export class GraphFold {
   }
 
   private resolve(ref: EntityRef, event: EventRecord): EntityRow {
-    const identity = identityOf(ref.entityType, ref.name);
-    this.loadIdentity(identity, ref.entityType, ref.name);
-    const latest = this.activeEntities.get(identity) ?? this.retiredEntities.get(identity);
+    this.loadIdentity(ref.entityType, ref.name);
+    const latest = this.activeEntities.get(ref.entityType, ref.name) ?? this.retiredEntities.get(ref.entityType, ref.name);
     if (latest !== undefined) return latest;
     return this.createVersion(ref.entityType, ref.name, null, "{}", event.timestamp, event, undefined);
   }
@@ -425,8 +436,7 @@ export class GraphFold {
     const source = this.resolve(edge.source, event);
     const target = this.resolve(edge.target, event);
     this.relationBetweenNeeded(source, target);
-    const identity = relationIdentity(source.nodeKey, target.nodeKey, edge.relationType);
-    const active = this.activeRelations.get(identity);
+    const active = this.activeRelations.get(source.nodeKey, target.nodeKey, edge.relationType);
     if (edge.validTo !== null && active !== undefined) {
       this.closeRelation(active, edge.validTo);
       return;
@@ -437,16 +447,20 @@ export class GraphFold {
       sessionId: this.sessionId,
       sourceKey: source.nodeKey,
       targetKey: target.nodeKey,
-      relationType: edge.relationType,
-      validFrom: edge.validFrom,
-      validTo: edge.validTo,
+      relationType: this.typeStrings.detached(edge.relationType),
+      validFrom: this.eventStrings.detached(edge.validFrom),
+      validTo: edge.validTo === null ? null : this.eventStrings.detached(edge.validTo),
       inferred: edge.inferred,
       confidence: edge.confidence,
-      inferenceMethod: edge.inferenceMethod,
+      inferenceMethod: edge.inferenceMethod === null ? null : this.typeStrings.detached(edge.inferenceMethod),
       sourceEventSeq: event.seq,
-      sourceEventHash: event.hash,
+      sourceEventHash: this.eventHash,
       evidenceJson: sortedKeyJson(edge.evidence),
     });
+  }
+
+  private detachedText(text: string | null): string | null {
+    return text === null ? null : detachedString(text);
   }
 
   private nextRelationKey(): string {
@@ -460,7 +474,7 @@ export class GraphFold {
   }
 
   private indexActiveRelation(row: RelationRow): void {
-    this.activeRelations.set(relationIdentity(row.sourceKey, row.targetKey, row.relationType), row);
+    this.activeRelations.set(row);
     for (const nodeKey of row.sourceKey === row.targetKey ? [row.sourceKey] : [row.sourceKey, row.targetKey]) {
       const list = this.relationsByNode.get(nodeKey);
       if (list === undefined) this.relationsByNode.set(nodeKey, [row]);
@@ -469,14 +483,14 @@ export class GraphFold {
   }
 
   private closeRelation(row: RelationRow, validTo: string): void {
-    row.validTo = validTo;
-    this.activeRelations.delete(relationIdentity(row.sourceKey, row.targetKey, row.relationType));
+    row.validTo = this.eventStrings.detached(validTo);
+    this.activeRelations.delete(row.sourceKey, row.targetKey, row.relationType);
     for (const nodeKey of [row.sourceKey, row.targetKey]) {
       const list = this.relationsByNode.get(nodeKey);
       if (list === undefined) continue;
       const index = list.indexOf(row);
       if (index >= 0) list.splice(index, 1);
     }
-    if (this.baseRelationKeys.has(row.relKey)) this.closedRelations.set(row.relKey, validTo);
+    if (this.baseRelationKeys.has(row.relKey)) this.closedRelations.set(row.relKey, row.validTo);
   }
 }

@@ -6,32 +6,65 @@
  *   | neighbour i32[neighbours] | type id i32[neighbours]
  * Relation type names are listed in the manifest (`relation_types`), indexed by type id.
  */
+import type { RelationRow } from "../projection/types.ts";
 import type { Neighbour } from "../retrieval/sessionIndex.ts";
 import { BinaryFile, type FileSection, fileHeader, headerBytes, u32Bytes, u32Section } from "../platform/binaryFile.ts";
 
 export const adjacencyMagic = "ZXADJS01";
 
-export function adjacencyChunks(entityCount: number, adjacency: ReadonlyMap<number, readonly Neighbour[]>): { chunks: Buffer[]; relationTypes: string[] } {
-  const typeIds = new Map<string, number>();
+/**
+ * The table's chunks and its relation type names, from the relations and their endpoints' entity
+ * positions (-1: no stored version): each current relation with both endpoints stored links
+ * source to target and, unless it is a self-loop, target to source, in relation order. Type ids
+ * are numbered in the order the table first lists them.
+ */
+export function adjacencyChunks(entityCount: number, relations: readonly RelationRow[], sources: Int32Array, targets: Int32Array): { chunks: Buffer[]; relationTypes: string[] } {
+  const linked = (id: number) => relations[id].validTo === null && sources[id] >= 0 && targets[id] >= 0;
   const start = new Uint32Array(entityCount + 1);
-  const neighbours: number[] = [];
-  const types: number[] = [];
-  for (let position = 0; position < entityCount; position++) {
-    for (const neighbour of adjacency.get(position) ?? []) {
-      let id = typeIds.get(neighbour.relationType);
-      if (id === undefined) {
-        id = typeIds.size;
-        typeIds.set(neighbour.relationType, id);
-      }
-      neighbours.push(neighbour.entity);
-      types.push(id);
+  for (let id = 0; id < relations.length; id++) {
+    if (!linked(id)) continue;
+    start[sources[id] + 1]++;
+    if (targets[id] !== sources[id]) start[targets[id] + 1]++;
+  }
+  for (let position = 0; position < entityCount; position++) start[position + 1] += start[position];
+  const neighbours = new Uint32Array(start[entityCount]);
+  // Types by first use in relation order first, renumbered below in the table's order.
+  const typesInRelationOrder = new Map<string, number>();
+  const rawTypes = new Uint32Array(neighbours.length);
+  const next = start.slice(0, entityCount);
+  for (let id = 0; id < relations.length; id++) {
+    if (!linked(id)) continue;
+    const relationType = relations[id].relationType;
+    let raw = typesInRelationOrder.get(relationType);
+    if (raw === undefined) {
+      raw = typesInRelationOrder.size;
+      typesInRelationOrder.set(relationType, raw);
     }
-    start[position + 1] = neighbours.length;
+    const source = sources[id];
+    const target = targets[id];
+    neighbours[next[source]] = target;
+    rawTypes[next[source]++] = raw;
+    if (target !== source) {
+      neighbours[next[target]] = source;
+      rawTypes[next[target]++] = raw;
+    }
+  }
+  const rawNames = [...typesInRelationOrder.keys()];
+  const idOfRaw = new Int32Array(rawNames.length).fill(-1);
+  const relationTypes: string[] = [];
+  const types = new Uint32Array(neighbours.length);
+  for (let at = 0; at < rawTypes.length; at++) {
+    const raw = rawTypes[at];
+    if (idOfRaw[raw] < 0) {
+      idOfRaw[raw] = relationTypes.length;
+      relationTypes.push(rawNames[raw]);
+    }
+    types[at] = idOfRaw[raw];
   }
   const counts = Buffer.alloc(8);
   counts.writeUInt32LE(entityCount, 0);
   counts.writeUInt32LE(neighbours.length, 4);
-  return { chunks: [fileHeader(adjacencyMagic), counts, u32Bytes(start), u32Bytes(neighbours), u32Bytes(types)], relationTypes: [...typeIds.keys()] };
+  return { chunks: [fileHeader(adjacencyMagic), counts, u32Bytes(start), u32Bytes(neighbours), u32Bytes(types)], relationTypes };
 }
 
 export class AdjacencyTable {

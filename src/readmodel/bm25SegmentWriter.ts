@@ -13,16 +13,18 @@ import {
   compareBytes,
   docIdMax,
   encodeHeader,
-  encodePostings,
+  encodePostingsInto,
   entryBytes,
   entryChecksum,
   headerFor,
   ioChunkBytes,
   loneSurrogate,
+  postingBytesMax,
   postingListBytesMax,
   type SegmentHeader,
   utf8,
 } from "./bm25SegmentFormat.ts";
+import { PositionalWriter, writeFully } from "./tableFileWriter.ts";
 
 /** What the writer reports: the size and the lowercase hex SHA-256 of the file it wrote. */
 export interface WrittenBm25Segment {
@@ -39,43 +41,6 @@ export type Bm25SegmentSource =
   | { docBase: number; averageLengthFloor: number; termsPerDoc: readonly (readonly string[])[] }
   | { docBase: number; index: Bm25Index };
 
-
-/**
- * Writes bytes at increasing positions through a buffer, so a section streamed a term at a time
- * costs one system call per 64 KiB.
- */
-class PositionalWriter {
-  private readonly buffer = new Uint8Array(ioChunkBytes);
-  private used = 0;
-
-  constructor(
-    private readonly fd: number,
-    private position: number,
-  ) {}
-
-  write(bytes: Uint8Array): void {
-    if (this.used + bytes.length > this.buffer.length) this.flush();
-    if (bytes.length >= this.buffer.length) {
-      writeFully(this.fd, bytes, this.position);
-      this.position += bytes.length;
-      return;
-    }
-    this.buffer.set(bytes, this.used);
-    this.used += bytes.length;
-  }
-
-  flush(): void {
-    if (this.used === 0) return;
-    writeFully(this.fd, this.buffer.subarray(0, this.used), this.position);
-    this.position += this.used;
-    this.used = 0;
-  }
-}
-
-function writeFully(fd: number, bytes: Uint8Array, position: number): void {
-  let done = 0;
-  while (done < bytes.length) done += fs.writeSync(fd, bytes, done, bytes.length - done, position + done);
-}
 
 /**
  * Lays out one segment file as its terms are fed in key order, each with its postings (in one
@@ -95,6 +60,9 @@ export class SegmentFileWriter {
   private termPostingsStart = 0;
   private termDocumentFrequency = 0;
   private termPostingsCrc = 0;
+  /** One term entry, reused: the term table's writer copies it. */
+  private readonly entry = new Uint8Array(entryBytes);
+  private readonly entryView = new DataView(this.entry.buffer);
 
   constructor(
     private readonly fd: number,
@@ -126,8 +94,8 @@ export class SegmentFileWriter {
     const key = this.termKey as Uint8Array;
     const postingsBytes = this.postingsCursor - this.termPostingsStart;
     if (postingsBytes > postingListBytesMax) throw new RangeError(`a BM25 posting list of ${postingsBytes} bytes passes the format's ${postingListBytesMax}`);
-    const entry = new Uint8Array(entryBytes);
-    const view = new DataView(entry.buffer);
+    const entry = this.entry;
+    const view = this.entryView;
     view.setBigUint64(0, BigInt(this.keyCursor), true);
     view.setBigUint64(8, BigInt(this.termPostingsStart), true);
     view.setUint32(16, key.length, true);
@@ -225,12 +193,15 @@ function writePostings(file: string, docBase: number, postings: Bm25Postings): W
   const sizes = { docBase, docCount: docLengths.length, termCount: terms.length, totalLength: postings.totalLength, averageLengthFloor: postings.averageLengthFloor };
   return writeSegmentFile(file, (fd) => {
     const writer = new SegmentFileWriter(fd, sizes, keyBytes);
+    // One buffer for every term's postings: a buffer per term was garbage as large as the
+    // postings several times over (1M events: ~1 GB while the keyword segment was written).
+    let documentFrequencyMax = 0;
+    for (let id = 0; id < terms.length; id++) documentFrequencyMax = Math.max(documentFrequencyMax, termStart[id + 1] - termStart[id]);
+    const encoded = new Uint8Array(postingBytesMax * documentFrequencyMax);
     for (const id of order) {
-      const termDocs = docs.subarray(termStart[id], termStart[id + 1]);
-      const lengths = new Uint32Array(termDocs.length);
-      for (let k = 0; k < termDocs.length; k++) lengths[k] = docLengths[termDocs[k]];
+      const bytes = encodePostingsInto(encoded, docs, counts, docLengths, termStart[id], termStart[id + 1], -1);
       writer.beginTerm(keys[id]);
-      writer.addPostings(encodePostings(termDocs, counts.subarray(termStart[id], termStart[id + 1]), lengths, -1), termDocs.length);
+      writer.addPostings(encoded.subarray(0, bytes), termStart[id + 1] - termStart[id]);
       writer.endTerm();
     }
     return writer.finish();

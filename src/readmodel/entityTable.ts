@@ -7,20 +7,27 @@
  */
 import type { EntityRow } from "../projection/types.ts";
 import { BinaryFile, f64Bytes, f64Section, type FileSection, fileHeader, headerBytes } from "../platform/binaryFile.ts";
+import { PositionalWriter, writeChunks } from "./tableFileWriter.ts";
 
 export const entityTableMagic = "ZXENTS01";
 
 type EntityTuple = [string, string, string, string | null, string, string, string | null, number, string, number];
 
-export function entityTableChunks(entities: readonly EntityRow[]): Buffer[] {
-  const rows = entities.map((e) =>
-    Buffer.from(JSON.stringify([e.nodeKey, e.name, e.entityType, e.summary, e.propertiesJson, e.validFrom, e.validTo, e.sourceEventSeq, e.sourceEventHash, e.vectorKey] satisfies EntityTuple), "utf8")
-  );
-  const offsets = new Float64Array(rows.length + 1);
-  for (let i = 0; i < rows.length; i++) offsets[i + 1] = offsets[i] + rows[i].length;
+/**
+ * Writes the table of `entities` into `fd`: the heap first, at its final offset, one row at a
+ * time, then the offsets it produced and the header before it.
+ */
+export function writeEntityTable(fd: number, entities: readonly EntityRow[]): void {
+  const offsets = new Float64Array(entities.length + 1);
+  const heap = new PositionalWriter(fd, headerBytes + 8 + offsets.byteLength);
+  entities.forEach((e, i) => {
+    const tuple: EntityTuple = [e.nodeKey, e.name, e.entityType, e.summary, e.propertiesJson, e.validFrom, e.validTo, e.sourceEventSeq, e.sourceEventHash, e.vectorKey];
+    offsets[i + 1] = offsets[i] + heap.writeText(JSON.stringify(tuple));
+  });
+  heap.flush();
   const counts = Buffer.alloc(8);
-  counts.writeUInt32LE(rows.length, 0);
-  return [fileHeader(entityTableMagic), counts, f64Bytes(offsets), ...rows];
+  counts.writeUInt32LE(entities.length, 0);
+  writeChunks(fd, [fileHeader(entityTableMagic), counts, f64Bytes(offsets)]);
 }
 
 /** Versions read on demand; the most recently read are kept, up to a bound. */

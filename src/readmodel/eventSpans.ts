@@ -22,35 +22,43 @@ export function scanEventSpans(logPath: string, logBytes: number, count: number)
   const fd = fs.openSync(logPath, "r");
   try {
     let found = 0;
+    // `buffer[0, held)` holds the log's bytes from `lineStart`: a line carried over from the last
+    // read, then this read. One buffer, reused (grown only for a line longer than it): a buffer
+    // per read was ~1 MB of garbage per MB of log.
+    let buffer = Buffer.allocUnsafe(scanChunkBytes);
+    let held = 0;
     let lineStart = 0;
-    let carry = Buffer.alloc(0);
     let offset = 0;
-    const chunk = Buffer.allocUnsafe(scanChunkBytes);
-    const take = (buffer: Buffer, base: number, start: number, end: number) => {
-      if (found < count && !isBlankLine(buffer, start - base, end - base)) {
+    const take = (start: number, end: number) => {
+      if (found < count && !isBlankLine(buffer, start - lineStart, end - lineStart)) {
         spans[2 * found] = start;
         spans[2 * found + 1] = end;
         found++;
       }
     };
     while (offset < logBytes && found < count) {
-      const read = fs.readSync(fd, chunk, 0, Math.min(chunk.length, logBytes - offset), offset);
+      if (held === buffer.length) {
+        const bigger = Buffer.allocUnsafe(2 * buffer.length);
+        buffer.copy(bigger, 0, 0, held);
+        buffer = bigger;
+      }
+      const read = fs.readSync(fd, buffer, held, Math.min(buffer.length - held, logBytes - offset), offset);
       if (read === 0) break;
-      // `buffer` holds the bytes from `lineStart` (carried over) to the end of this read.
-      const buffer = carry.length === 0 ? chunk.subarray(0, read) : Buffer.concat([carry, chunk.subarray(0, read)]);
-      const base = lineStart;
+      const end = held + read;
+      const bytes = buffer.subarray(0, end);
       let at = 0;
       for (;;) {
-        const nl = buffer.indexOf(0x0a, at);
+        const nl = bytes.indexOf(0x0a, at);
         if (nl < 0) break;
-        take(buffer, base, base + at, base + nl);
+        take(lineStart + at, lineStart + nl);
         at = nl + 1;
       }
-      lineStart = base + at;
-      carry = Buffer.from(buffer.subarray(at));
+      buffer.copyWithin(0, at, end);
+      held = end - at;
+      lineStart += at;
       offset += read;
     }
-    if (found < count && carry.length > 0) take(carry, lineStart, lineStart, lineStart + carry.length);
+    if (found < count && held > 0) take(lineStart, lineStart + held);
     if (found !== count) throw new Error(`the log "${logPath}" holds ${found} events in its first ${logBytes} bytes, ${count} were expected`);
   } finally {
     fs.closeSync(fd);

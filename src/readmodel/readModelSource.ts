@@ -1,27 +1,18 @@
 /**
- * What the read-model writer stores (writeReadModel.ts): the in-memory index's name table,
- * adjacency, BM25 indexes and whole-session folds. A `MemorySessionIndex` is one (tests write
- * from the reference index). `RowsReadModelSource` is what reads and `zaxy reproject` write from:
+ * What the read-model writer stores besides the tables it derives from the rows themselves
+ * (writeReadModel.ts): the in-memory index's BM25 indexes and whole-session folds. A
+ * `MemorySessionIndex` is one (tests write from the reference index). `RowsReadModelSource` is what reads and `zaxy reproject` write from:
  * it builds each BM25 index only when the writer asks for it and keeps none, so the keyword index is garbage before the verbatim one is built (over 100k events the
  * two held together added ~700 MB to a reproject's peak).
  */
 import type { EventRecord } from "../eventloom/envelope.ts";
-import type { SessionGraphRows } from "../projection/types.ts";
+import type { EntityRow, SessionGraphRows } from "../projection/types.ts";
+import { requestGarbageCollection } from "../platform/mod.ts";
 import { Bm25Index } from "../retrieval/bm25.ts";
-import {
-  currentAdjacency,
-  entitySearchText,
-  MemorySessionFolds,
-  type Neighbour,
-  namePositionsOf,
-  rawEventText,
-  type SessionFolds,
-} from "../retrieval/sessionIndex.ts";
+import { entitySearchText, MemorySessionFolds, rawEventText, type SessionFolds } from "../retrieval/sessionIndex.ts";
 
 export interface ReadModelSource {
   readonly sessionId: string;
-  readonly byName: ReadonlyMap<string, readonly number[]>;
-  readonly adjacency: ReadonlyMap<number, readonly Neighbour[]>;
   readonly folds: SessionFolds;
   /** BM25 over entity text, by entity position. */
   readonly keyword: Bm25Index;
@@ -29,22 +20,33 @@ export interface ReadModelSource {
   readonly verbatim: Bm25Index;
 }
 
+/** Entities indexed between two garbage-collection requests while the keyword index is built. */
+const keywordEntitiesPerCollection = 100_000;
+
+/**
+ * The keyword index over the entity versions' text. Each version's text is garbage once indexed
+ * (its properties parsed, its parts joined): requested collections keep it from piling up on top
+ * of the rows (1M events: ~1 GB of it while the index was built).
+ */
+export function keywordIndexOf(entities: readonly EntityRow[]): Bm25Index {
+  const keyword = new Bm25Index();
+  entities.forEach((entity, position) => {
+    keyword.add(entitySearchText(entity));
+    if ((position + 1) % keywordEntitiesPerCollection === 0) requestGarbageCollection();
+  });
+  return keyword;
+}
+
 /** Built from the rows and events at their head; each BM25 index is built anew on every read. */
 export class RowsReadModelSource implements ReadModelSource {
-  readonly byName: ReadonlyMap<string, readonly number[]>;
-  readonly adjacency: ReadonlyMap<number, readonly Neighbour[]>;
   readonly folds: SessionFolds;
 
   constructor(readonly sessionId: string, private readonly rows: SessionGraphRows, private readonly events: readonly EventRecord[]) {
-    this.byName = namePositionsOf(rows.entities);
-    this.adjacency = currentAdjacency(rows.entities, rows.relations);
     this.folds = new MemorySessionFolds(sessionId, rows, events);
   }
 
   get keyword(): Bm25Index {
-    const keyword = new Bm25Index();
-    for (const entity of this.rows.entities) keyword.add(entitySearchText(entity));
-    return keyword;
+    return keywordIndexOf(this.rows.entities);
   }
 
   get verbatim(): Bm25Index {

@@ -17,6 +17,7 @@
  */
 import type { RelationRow } from "../projection/types.ts";
 import { BinaryFile, f64Bytes, fileHeader, headerBytes, u32Bytes } from "../platform/binaryFile.ts";
+import { PositionalWriter, writeChunks } from "./tableFileWriter.ts";
 
 export const relationTableMagic = "ZXRELS01";
 
@@ -37,42 +38,41 @@ function i32Bytes(values: Int32Array): Buffer {
 }
 
 /**
- * The file's chunks. `positionOfKey` resolves a node key to its entity position (built once by
- * the caller over the same rows the entity table holds).
+ * Writes the table of `relations` into `fd`, given their endpoints' entity positions (-1: no
+ * stored version; resolved once by the caller over the same rows the entity table holds): the
+ * heap first, at its final offset, one row at a time, then the sections before it.
  */
-export function relationTableChunks(entityCount: number, relations: readonly RelationRow[], positionOfKey: ReadonlyMap<string, number>): Buffer[] {
-  const sources = new Int32Array(relations.length);
-  const targets = new Int32Array(relations.length);
-  const buckets: number[][] = Array.from({ length: entityCount + 1 }, () => []);
-  const rows: string[] = [];
-  relations.forEach((r, id) => {
-    const source = positionOfKey.get(r.sourceKey) ?? -1;
-    const target = positionOfKey.get(r.targetKey) ?? -1;
-    sources[id] = source;
-    targets[id] = target;
-    if (r.validTo === null) {
-      if (source >= 0) buckets[source].push(id);
-      if (target >= 0 && target !== source) buckets[target].push(id);
-      if (source < 0 || target < 0) buckets[entityCount].push(id);
-    }
-    rows.push(JSON.stringify([
-      r.relKey, r.sourceKey, r.targetKey, r.relationType, r.validFrom, r.validTo, r.inferred, r.confidence, r.inferenceMethod, r.sourceEventSeq, r.sourceEventHash, r.evidenceJson,
-    ] satisfies RelationTuple));
-  });
+export function writeRelationTable(fd: number, entityCount: number, relations: readonly RelationRow[], sources: Int32Array, targets: Int32Array): void {
+  // Bucket p < entityCount: the current relations with an endpoint at p; bucket entityCount: those with an unstored endpoint.
+  const buckets = (id: number, each: (bucket: number) => void) => {
+    if (relations[id].validTo !== null) return;
+    const source = sources[id];
+    const target = targets[id];
+    if (source >= 0) each(source);
+    if (target >= 0 && target !== source) each(target);
+    if (source < 0 || target < 0) each(entityCount);
+  };
   const start = new Uint32Array(entityCount + 2);
-  buckets.forEach((bucket, p) => {
-    start[p + 1] = start[p] + bucket.length;
-  });
+  for (let id = 0; id < relations.length; id++) buckets(id, (bucket) => start[bucket + 1]++);
+  for (let bucket = 0; bucket <= entityCount; bucket++) start[bucket + 1] += start[bucket];
   const ids = new Uint32Array(start[entityCount + 1]);
-  buckets.forEach((bucket, p) => ids.set(bucket, start[p]));
-  const offsets = new Float64Array(rows.length + 1);
-  for (let i = 0; i < rows.length; i++) offsets[i + 1] = offsets[i] + Buffer.byteLength(rows[i], "utf8");
+  const next = start.slice(0, entityCount + 1);
+  for (let id = 0; id < relations.length; id++) buckets(id, (bucket) => ids[next[bucket]++] = id);
+  const offsets = new Float64Array(relations.length + 1);
+  const heapAt = headerBytes + countsBytes + 8 * relations.length + start.byteLength + ids.byteLength + offsets.byteLength;
+  const heap = new PositionalWriter(fd, heapAt);
+  relations.forEach((r, id) => {
+    const tuple: RelationTuple = [
+      r.relKey, r.sourceKey, r.targetKey, r.relationType, r.validFrom, r.validTo, r.inferred, r.confidence, r.inferenceMethod, r.sourceEventSeq, r.sourceEventHash, r.evidenceJson,
+    ];
+    offsets[id + 1] = offsets[id] + heap.writeText(JSON.stringify(tuple));
+  });
+  heap.flush();
   const counts = Buffer.alloc(countsBytes);
   counts.writeUInt32LE(relations.length, 0);
   counts.writeUInt32LE(entityCount, 4);
   counts.writeUInt32LE(ids.length, 8);
-  // One encoding of the whole heap: a buffer per row costs more than the rows' JSON itself.
-  return [fileHeader(relationTableMagic), counts, i32Bytes(sources), i32Bytes(targets), u32Bytes(start), u32Bytes(ids), f64Bytes(offsets), Buffer.from(rows.join(""), "utf8")];
+  writeChunks(fd, [fileHeader(relationTableMagic), counts, i32Bytes(sources), i32Bytes(targets), u32Bytes(start), u32Bytes(ids), f64Bytes(offsets)]);
 }
 
 /**

@@ -6,25 +6,47 @@
  *   | key offsets u32[keys + 1] | value offsets u32[keys + 1] | values i32[values] | key heap
  */
 import { BinaryFile, byteSection, type FileSection, fileHeader, headerBytes, u32Bytes, u32Section } from "../platform/binaryFile.ts";
+import type { KeyGroups } from "./keyGroups.ts";
+import { PositionalWriter } from "./tableFileWriter.ts";
 
 export const sortedTableMagic = "ZXKEYS01";
 
-export function sortedTableChunks(entries: ReadonlyMap<string, readonly number[]>): Buffer[] {
-  const keys = [...entries.keys()].map((key) => ({ key, bytes: Buffer.from(key, "utf8") }));
-  keys.sort((a, b) => Buffer.compare(a.bytes, b.bytes));
+const surrogate = /[\uD800-\uDFFF]/;
+
+/**
+ * The groups' ids in the order of their keys' UTF-8 bytes. Without surrogates, UTF-16 code unit
+ * order is code point order, which is UTF-8 byte order: the strings are compared as they are.
+ * A surrogate (a pair, or a lone one, which UTF-8 spells as U+FFFD) is compared by its bytes.
+ */
+function idsInKeyOrder(keys: readonly string[]): Uint32Array {
+  const ids = new Uint32Array(keys.length);
+  for (let id = 0; id < ids.length; id++) ids[id] = id;
+  if (!keys.some((key) => surrogate.test(key))) return ids.sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0));
+  const bytes = keys.map((key) => Buffer.from(key, "utf8"));
+  // Array sort is stable: keys with the same bytes stay in group order.
+  return Uint32Array.from(Array.from(ids).sort((a, b) => Buffer.compare(bytes[a], bytes[b])));
+}
+
+/** Writes the table of `groups` (each key with its positions) into `fd`. */
+export function writeSortedTable(fd: number, groups: KeyGroups): void {
+  const { keys, start, positions } = groups;
+  const order = idsInKeyOrder(keys);
   const keyOffsets = new Uint32Array(keys.length + 1);
   const valueOffsets = new Uint32Array(keys.length + 1);
-  const values: number[] = [];
-  keys.forEach(({ key, bytes }, i) => {
-    keyOffsets[i + 1] = keyOffsets[i] + bytes.length;
-    for (const value of entries.get(key)!) values.push(value);
-    valueOffsets[i + 1] = values.length;
+  const values = new Uint32Array(positions.length);
+  order.forEach((id, i) => {
+    keyOffsets[i + 1] = keyOffsets[i] + Buffer.byteLength(keys[id], "utf8");
+    values.set(positions.subarray(start[id], start[id + 1]), valueOffsets[i]);
+    valueOffsets[i + 1] = valueOffsets[i] + start[id + 1] - start[id];
   });
   const counts = Buffer.alloc(16);
   counts.writeUInt32LE(keys.length, 0);
   counts.writeUInt32LE(values.length, 4);
   counts.writeUInt32LE(keyOffsets[keys.length], 8);
-  return [fileHeader(sortedTableMagic), counts, u32Bytes(keyOffsets), u32Bytes(valueOffsets), u32Bytes(values), ...keys.map((k) => k.bytes)];
+  const out = new PositionalWriter(fd, 0);
+  for (const chunk of [fileHeader(sortedTableMagic), counts, u32Bytes(keyOffsets), u32Bytes(valueOffsets), u32Bytes(values)]) out.write(chunk);
+  for (const id of order) out.writeText(keys[id]);
+  out.flush();
 }
 
 export class SortedTable {

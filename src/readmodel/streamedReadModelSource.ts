@@ -2,9 +2,10 @@
  * A read-model source for a log folded one event at a time (`zaxy reproject`): what the writer
  * needs of the events is collected as they pass, so none is held after its turn. The verbatim
  * BM25 index is built as they pass (the same documents in the same order as
- * `RowsReadModelSource`'s, so the stored segment is the same bytes); of the events themselves
- * only those some whole-session fold reads are kept (few), and the folds reach any other event
- * by seq, read again from the log (`LogEventReader`).
+ * `RowsReadModelSource`'s, so the stored segment is the same bytes). No event is kept: of those
+ * some whole-session fold reads, only the seq is (with which folds read it), and the folds read
+ * them, and any other event they look up, again from the log (`LogEventReader`) when they are
+ * computed. At a million events the kept events were ~400 MB, held while the log was folded.
  *
  * @example
  * const collector = new StreamedEventCollector();
@@ -13,27 +14,43 @@
  * writeReadModel(root, logPath, source, rows, collector.headEvents(), warn, { releaseEvents: () => source.release() });
  */
 import type { EventRecord } from "../eventloom/envelope.ts";
-import { keptEventsFoldSource, RegistrySessionFolds, type SessionFolds, someSessionFoldReads } from "../folds/sessionFolds.ts";
+import { keptSeqsFoldSource, RegistrySessionFolds, type SessionFolds, sessionFoldsReading } from "../folds/sessionFolds.ts";
 import type { SessionGraphRows } from "../projection/types.ts";
 import { Bm25Index } from "../retrieval/bm25.ts";
-import { currentAdjacency, entitySearchText, type Neighbour, namePositionsOf, rawEventText } from "../retrieval/sessionIndex.ts";
+import { rawEventText } from "../retrieval/sessionIndex.ts";
 import { LogEventReader } from "./logEventReader.ts";
-import type { ReadModelSource } from "./readModelSource.ts";
+import { keywordIndexOf, type ReadModelSource } from "./readModelSource.ts";
 
 /** What the read model needs of each event of a log, taken as the events pass in seq order. */
 export class StreamedEventCollector {
   // The same options as buildSessionIndex's: the stored segment must score as the in-memory one.
   private verbatim: Bm25Index | null = new Bm25Index({ averageLengthFloor: 1 });
-  /** The events some whole-session fold reads, in seq order. */
-  readonly foldEvents: EventRecord[] = [];
+  /** The seqs of the events some whole-session fold reads, in seq order, and which folds read each. */
+  readonly foldEvents = { seqs: new Uint32Array(64), folds: new Uint32Array(64), count: 0 };
   count = 0;
   headHash = "";
 
   add(event: EventRecord): void {
     this.verbatim!.add(rawEventText(event));
-    if (someSessionFoldReads(event)) this.foldEvents.push(event);
+    const folds = sessionFoldsReading(event);
+    if (folds !== 0) this.keep(event.seq, folds);
     this.count++;
     this.headHash = event.hash;
+  }
+
+  private keep(seq: number, folds: number): void {
+    const kept = this.foldEvents;
+    if (kept.count === kept.seqs.length) {
+      const seqs = new Uint32Array(2 * kept.count);
+      seqs.set(kept.seqs);
+      const bits = new Uint32Array(2 * kept.count);
+      bits.set(kept.folds);
+      kept.seqs = seqs;
+      kept.folds = bits;
+    }
+    kept.seqs[kept.count] = seq;
+    kept.folds[kept.count] = folds;
+    kept.count++;
   }
 
   /** The verbatim index, handed over once: the collector keeps no reference to it. */
@@ -53,24 +70,18 @@ export class StreamedEventCollector {
 }
 
 export class StreamedReadModelSource implements ReadModelSource {
-  readonly byName: ReadonlyMap<string, readonly number[]>;
-  readonly adjacency: ReadonlyMap<number, readonly Neighbour[]>;
   readonly folds: SessionFolds;
   private readonly collected: StreamedEventCollector;
   private readonly reader: LogEventReader;
 
   constructor(readonly sessionId: string, private readonly rows: SessionGraphRows, collected: StreamedEventCollector, logPath: string, logBytes: number) {
     this.collected = collected;
-    this.byName = namePositionsOf(rows.entities);
-    this.adjacency = currentAdjacency(rows.entities, rows.relations);
     this.reader = new LogEventReader(logPath, logBytes, collected.count);
-    this.folds = new RegistrySessionFolds(keptEventsFoldSource(sessionId, rows, collected.foldEvents, (seq) => this.reader.event(seq)));
+    this.folds = new RegistrySessionFolds(keptSeqsFoldSource(sessionId, rows, collected.foldEvents, (seq) => this.reader.event(seq)));
   }
 
   get keyword(): Bm25Index {
-    const keyword = new Bm25Index();
-    for (const entity of this.rows.entities) keyword.add(entitySearchText(entity));
-    return keyword;
+    return keywordIndexOf(this.rows.entities);
   }
 
   /** Handed over once: the writer stores it and nothing here keeps it. */
@@ -78,9 +89,8 @@ export class StreamedReadModelSource implements ReadModelSource {
     return this.collected.takeVerbatim();
   }
 
-  /** Drops the kept events and closes the log, once the writer has stored the folds. */
+  /** Closes the log, once the writer has stored the folds. */
   release(): void {
-    this.collected.foldEvents.length = 0;
     this.reader.close();
   }
 }

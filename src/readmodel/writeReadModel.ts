@@ -10,17 +10,18 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { refuseLinkUnderRoot } from "../eventloom/session.ts";
 import { fileStamp, writeChunksAtomically } from "../platform/atomicFile.ts";
-import { createHash } from "node:crypto";
 import type { SessionGraphRows } from "../projection/types.ts";
 import { collectGarbageNow, requestGarbageCollection } from "../platform/mod.ts";
 import type { ReadModelSource } from "./readModelSource.ts";
 import { adjacencyChunks } from "./adjacencyTable.ts";
 import { writeBm25Segment } from "./bm25Segment.ts";
-import { entityTableChunks } from "./entityTable.ts";
+import { writeEntityTable } from "./entityTable.ts";
 import { eventSpansChunks, scanEventSpans } from "./eventSpans.ts";
-import { manifestBytes, manifestPath, type ReadModelFile, type ReadModelManifest, readModelDir, readModelSchema } from "./manifest.ts";
-import { relationTableChunks } from "./relationTable.ts";
-import { sortedTableChunks } from "./sortedTable.ts";
+import { KeyGroups } from "./keyGroups.ts";
+import { manifestBytes, manifestPath, type ReadModelManifest, readModelDir, readModelSchema } from "./manifest.ts";
+import { writeRelationTable } from "./relationTable.ts";
+import { writeSortedTable } from "./sortedTable.ts";
+import { writeChunks, writeTableFile } from "./tableFileWriter.ts";
 import { storedFoldState } from "./tailFolds.ts";
 
 /** Why these rows cannot be written as a read model, or null. */
@@ -35,14 +36,6 @@ function rowsProblem(rows: SessionGraphRows, events: HeadOfLog): string | null {
   // The vector lane maps a vector key to a position without a table: they must be the same.
   const bad = rows.entities.findIndex((entity, position) => entity.vectorKey !== position);
   return bad < 0 ? null : `entity version ${bad} has vector key ${rows.entities[bad].vectorKey}`;
-}
-
-function writeFile(dir: string, name: string, chunks: readonly Uint8Array[]): ReadModelFile {
-  // One buffer, one write: the entity table alone is ~100k small chunks.
-  const body = Buffer.concat(chunks);
-  const file = path.join(dir, name);
-  const bytes = writeChunksAtomically(file, [body]);
-  return { name, bytes, sha256: createHash("sha256").update(body).digest("hex"), stamp: fileStamp(file) };
 }
 
 /** A writer's temp file older than this is left over from a crash, not being written. */
@@ -66,6 +59,30 @@ function removeOtherGenerations(dir: string, manifest: ReadModelManifest): void 
 }
 
 /**
+ * The tables written from the rows alone, one after another; what each one builds over the rows
+ * (key groups, endpoint positions) is garbage when this returns, before the keyword index grows.
+ */
+function writeRowTables(dir: string, generation: string, rows: SessionGraphRows, collect: () => void) {
+  const entities = writeTableFile(dir, `entities-${generation}.bin`, (fd) => writeEntityTable(fd, rows.entities));
+  const names = writeTableFile(dir, `names-${generation}.bin`, (fd) => writeSortedTable(fd, KeyGroups.of(rows.entities.length, (p) => rows.entities[p].name.toLowerCase())));
+  collect();
+  // Relation endpoints resolve to the entity version with their node key, the later one if two
+  // shared it (as `currentAdjacency` resolves them), -1 if none.
+  const byNodeKey = KeyGroups.of(rows.entities.length, (p) => rows.entities[p].nodeKey);
+  const sources = new Int32Array(rows.relations.length);
+  const targets = new Int32Array(rows.relations.length);
+  rows.relations.forEach((relation, id) => {
+    sources[id] = byNodeKey.lastPosition(relation.sourceKey);
+    targets[id] = byNodeKey.lastPosition(relation.targetKey);
+  });
+  const { chunks, relationTypes } = adjacencyChunks(rows.entities.length, rows.relations, sources, targets);
+  const adjacency = writeTableFile(dir, `adjacency-${generation}.bin`, (fd) => writeChunks(fd, chunks));
+  const nodeKeys = writeTableFile(dir, `nodekeys-${generation}.bin`, (fd) => writeSortedTable(fd, byNodeKey));
+  const relations = writeTableFile(dir, `relations-${generation}.bin`, (fd) => writeRelationTable(fd, rows.entities.length, rows.relations, sources, targets));
+  return { entities, names, adjacency, relationTypes, nodeKeys, relations };
+}
+
+/**
  * What the writer reads of the verified events: their number (`length`) and the last one's hash
  * (the events themselves, or a sparse array holding only the last, for a caller that folded the
  * log one event at a time).
@@ -86,10 +103,11 @@ export interface WriteReadModelOptions {
 }
 
 /**
- * Writes the read model of an in-memory index built over `rows` at their head (its BM25 indexes,
- * names and adjacency are stored as they are, so answers cannot drift); `events` are the verified
- * events through the head, `logPath` the log they were read from. Returns the manifest, or null
- * (with the reason through `warn`) when the rows cannot be written.
+ * Writes the read model of an in-memory index built over `rows` at their head (its BM25 indexes
+ * and folds are stored as they are, so answers cannot drift; the names and adjacency tables are
+ * derived from the rows as `namePositionsOf` and `currentAdjacency` derive the index's); `events`
+ * are the verified events through the head, `logPath` the log they were read from. Returns the
+ * manifest, or null (with the reason through `warn`) when the rows cannot be written.
  */
 export function writeReadModel(
   root: string,
@@ -128,31 +146,18 @@ export function writeReadModel(
   // can release them before the tables built from the rows alone.
   const eventCount = events.length;
   const collect = rows.entities.length + eventCount >= largeWriteRowsMin ? collectGarbageNow : () => requestGarbageCollection();
-  const eventsFile = writeFile(dir, `events-${generation}.bin`, eventSpansChunks(spans));
+  const eventsFile = writeTableFile(dir, `events-${generation}.bin`, (fd) => writeChunks(fd, eventSpansChunks(spans)));
   const verbatimName = `verbatim-${generation}.bin`;
   const verbatim = writeBm25Segment(path.join(dir, verbatimName), { docBase: 0, index: index.verbatim });
   const folds = storedFoldState(index.folds);
   options.releaseEvents?.();
-  // Each table's encoding is garbage once written, and each BM25 index is read once and not kept
-  // (a `RowsReadModelSource` builds it on the read). A large session collects between them, so
-  // that one's garbage is freed before the next grows: left to the collector, they stacked up
-  // (100k events: ~1.42 GB peak in a catch-up, ~1.0 GB with the collections, ~0.3 s more).
+  // Each table is written as it is encoded, from the rows and typed arrays over them, and each
+  // BM25 index is read once and not kept (a `RowsReadModelSource` builds it on the read). A large
+  // session collects between them, so that one's garbage is freed before the next grows: left to
+  // the collector, they stacked up (100k events: ~1.42 GB peak in a catch-up, ~1.0 GB with the
+  // collections, ~0.3 s more).
   collect();
-  const entities = writeFile(dir, `entities-${generation}.bin`, entityTableChunks(rows.entities));
-  const names = writeFile(dir, `names-${generation}.bin`, sortedTableChunks(index.byName));
-  const adjacency = adjacencyChunks(rows.entities.length, index.adjacency);
-  const adjacencyFile = writeFile(dir, `adjacency-${generation}.bin`, adjacency.chunks);
-  const positionsByKey = new Map<string, number[]>();
-  const positionOfKey = new Map<string, number>();
-  rows.entities.forEach((entity, position) => {
-    const positions = positionsByKey.get(entity.nodeKey);
-    if (positions === undefined) positionsByKey.set(entity.nodeKey, [position]);
-    else positions.push(position);
-    positionOfKey.set(entity.nodeKey, position);
-  });
-  const nodeKeys = writeFile(dir, `nodekeys-${generation}.bin`, sortedTableChunks(positionsByKey));
-  collect();
-  const relations = writeFile(dir, `relations-${generation}.bin`, relationTableChunks(rows.entities.length, rows.relations, positionOfKey));
+  const { entities, names, adjacency, relationTypes, nodeKeys, relations } = writeRowTables(dir, generation, rows, collect);
   collect();
   const keywordName = `keyword-${generation}.bin`;
   const keyword = writeBm25Segment(path.join(dir, keywordName), { docBase: 0, index: index.keyword });
@@ -166,14 +171,14 @@ export function writeReadModel(
     files: {
       entities,
       names,
-      adjacency: adjacencyFile,
+      adjacency,
       events: eventsFile,
       keyword: { name: keywordName, bytes: keyword.bytes, sha256: keyword.sha256, stamp: fileStamp(path.join(dir, keywordName)) },
       verbatim: { name: verbatimName, bytes: verbatim.bytes, sha256: verbatim.sha256, stamp: fileStamp(path.join(dir, verbatimName)) },
       relations,
       node_keys: nodeKeys,
     },
-    relation_types: adjacency.relationTypes,
+    relation_types: relationTypes,
     folds,
   };
   writeChunksAtomically(manifestPath(root, sessionId), [manifestBytes(root, manifest)]);

@@ -18,11 +18,12 @@
  * on such broad queries the scores are the full BM25 that Python approximates.
  *
  * Layout: terms get dense ids from an open-addressing table; each addition appends one
- * (term, document, count) entry per distinct term; the first search after additions turns the
- * entries into compressed-row postings (typed arrays, documents ascending per term) and
- * recomputes the length norms, in O(entries). A search walks the postings of its terms into a
+ * (term, count) entry per distinct term after the entries of the documents before it; the first
+ * search after additions turns the entries into compressed-row postings (typed arrays, documents
+ * ascending per term) and recomputes the length norms, in O(entries). A search walks the postings of its terms into a
  * reused score array and keeps the best `limit` in a bounded heap.
  */
+import { detachedString } from "../canonical/detachedString.ts";
 import { pythonCaseFold } from "../vector/caseFold.ts";
 
 /** Term-frequency saturation. */
@@ -157,7 +158,7 @@ class TermTable {
     let hash = fnvOffset;
     for (let i = 0; i < term.length; i++) hash = Math.imul(hash ^ term.charCodeAt(i), fnvPrime);
     const id = this.find(hash, term, 0, term.length, false);
-    return id >= 0 ? id : this.insert(hash, term);
+    return id >= 0 ? id : this.insert(hash, detachedString(term));
   }
 
   /**
@@ -166,7 +167,8 @@ class TermTable {
    */
   internRange(hash: number, text: string, start: number, end: number): number {
     const id = this.find(hash, text, start, end, true);
-    return id >= 0 ? id : this.insert(hash, text.slice(start, end).toLowerCase());
+    // Detached: a slice would keep the whole document's text alive for as long as the index.
+    return id >= 0 ? id : this.insert(hash, detachedString(text.slice(start, end).toLowerCase()));
   }
 
   private find(hash: number, text: string, start: number, end: number, foldUpper: boolean): number {
@@ -252,11 +254,19 @@ export class Bm25Index {
   private docCount = 0;
   private totalLength = 0;
 
-  // Additions append one entry per (document, distinct term); ids ascend with document order.
+  // Additions append one entry per (document, distinct term), in document order: document d's
+  // entries are [docEntryStart[d], docEntryStart[d + 1]) (no document id per entry: a third of
+  // the entries' memory, ~130 MB for the verbatim index of a million events).
   private entryTerms = new Int32Array(1024);
-  private entryDocs = new Int32Array(1024);
   private entryCounts = new Int32Array(1024);
   private entryCount = 0;
+  private docEntryStart = new Int32Array(257);
+  /**
+   * Whether `build` moved the entries into the postings and dropped them: the entries are as
+   * large as the postings, and an index that is written out and dropped (the read model's) would
+   * hold both. They are taken back from the postings before the next addition.
+   */
+  private entriesInPostings = false;
   /** Per term: the last document that used it and that document's entry, to count repeats. */
   private lastDocOfTerm = new Int32Array(256).fill(-1);
   private lastEntryOfTerm = new Int32Array(256);
@@ -422,10 +432,13 @@ export class Bm25Index {
   private startDocument(): number {
     const docId = this.docCount;
     if (docId === this.docLengths.length) this.docLengths = grown(this.docLengths, docId + 1);
+    if (docId + 1 >= this.docEntryStart.length) this.docEntryStart = grown(this.docEntryStart, docId + 2);
+    if (this.entriesInPostings) this.entriesFromPostings();
     return docId;
   }
 
   private finishDocument(docId: number, length: number): void {
+    this.docEntryStart[docId + 1] = this.entryCount;
     this.docLengths[docId] = length;
     this.totalLength += length;
     this.docCount = docId + 1;
@@ -447,15 +460,37 @@ export class Bm25Index {
     const entry = this.entryCount;
     if (entry === this.entryTerms.length) {
       this.entryTerms = grown(this.entryTerms, entry + 1);
-      this.entryDocs = grown(this.entryDocs, entry + 1);
       this.entryCounts = grown(this.entryCounts, entry + 1);
     }
     this.entryTerms[entry] = termId;
-    this.entryDocs[entry] = docId;
     this.entryCounts[entry] = 1;
     this.entryCount = entry + 1;
     this.lastDocOfTerm[termId] = docId;
     this.lastEntryOfTerm[termId] = entry;
+  }
+
+  /**
+   * The entries back from the postings, document by document (a counting sort by document).
+   * Within a document they come in term order instead of the order the terms were first met, but
+   * `build` sorts the entries by term, stably in document order, so the postings it builds next
+   * are the same.
+   */
+  private entriesFromPostings(): void {
+    const entries = this.postingDocs.length;
+    const capacity = Math.max(1024, 2 * entries);
+    const entryTerms = new Int32Array(capacity);
+    const entryCounts = new Int32Array(capacity);
+    const next = this.docEntryStart.slice(0, this.docCount);
+    for (let t = 0; t + 1 < this.postingStart.length; t++) {
+      for (let at = this.postingStart[t]; at < this.postingStart[t + 1]; at++) {
+        const entry = next[this.postingDocs[at]]++;
+        entryTerms[entry] = t;
+        entryCounts[entry] = this.postingCounts[at];
+      }
+    }
+    this.entryTerms = entryTerms;
+    this.entryCounts = entryCounts;
+    this.entriesInPostings = false;
   }
 
   /** Postings (a counting sort of the entries by term, stable in document order) and norms. */
@@ -469,14 +504,18 @@ export class Bm25Index {
     const cursor = start.slice(0, termCount);
     const docs = new Int32Array(entries);
     const counts = new Int32Array(entries);
-    for (let e = 0; e < entries; e++) {
-      const at = cursor[this.entryTerms[e]]++;
-      docs[at] = this.entryDocs[e];
-      counts[at] = this.entryCounts[e];
+    for (let doc = 0; doc < this.docCount; doc++) {
+      for (let e = this.docEntryStart[doc]; e < this.docEntryStart[doc + 1]; e++) {
+        const at = cursor[this.entryTerms[e]]++;
+        docs[at] = doc;
+        counts[at] = this.entryCounts[e];
+      }
     }
     this.postingStart = start;
     this.postingDocs = docs;
     this.postingCounts = counts;
+    this.entryTerms = this.entryCounts = new Int32Array(0);
+    this.entriesInPostings = true;
 
     const n = this.docCount;
     const average = bm25AverageLength(this.totalLength, n, this.averageLengthFloor);

@@ -83,6 +83,26 @@ test("Bm25Index recomputes statistics after more documents are added", () => {
   assert.deepEqual(index.search(["postgres", "mysql"], 5), fresh.search(["postgres", "mysql"], 5));
 });
 
+test(`Bm25Index searched between additions exports the postings of one built in one go (seed ${propertySeed(0xb11d)})`, () => {
+  const rng = new Rng(propertySeed(0xb11d));
+  const words = ["postgres", "audit", "ledger", "migration", "tuning", "rollback", "queue", "cache"];
+  const texts = Array.from({ length: 300 }, () => Array.from({ length: rng.range(0, 12) }, () => rng.pick(words)).join(" "));
+  const inSteps = new Bm25Index();
+  const inOneGo = new Bm25Index();
+  texts.forEach((text, i) => {
+    inSteps.add(text);
+    inOneGo.add(text);
+    // A search builds the postings (and drops the entries): the next addition must start from them.
+    if (i % 37 === 0) inSteps.search(["postgres", "cache"], 3);
+  });
+  const exported = (index: Bm25Index) => {
+    const postings = index.exportPostings();
+    return { ...postings, termStart: Array.from(postings.termStart), docs: Array.from(postings.docs), counts: Array.from(postings.counts), docLengths: Array.from(postings.docLengths) };
+  };
+  assert.deepEqual(exported(inSteps), exported(inOneGo));
+  assert.deepEqual(inSteps.search(words, 300), inOneGo.search(words, 300));
+});
+
 test("Bm25Index takes a tokenizer and an average-length floor (the verbatim lane's max(avg, 1))", () => {
   const verbatim = new Bm25Index({ tokenize: (text) => text.split(" ").filter(Boolean), averageLengthFloor: 1 });
   verbatim.add("a");
