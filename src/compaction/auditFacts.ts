@@ -20,7 +20,7 @@
  */
 import { citationHashChars, citationUri } from "../eventloom/mod.ts";
 import { invariant } from "../invariant.ts";
-import { GrowableArray } from "./growableArray.ts";
+import { GrowableArray } from "../growableArray.ts";
 
 /** One event's facts as pass one reads them. */
 export interface EventFactInput {

@@ -14,7 +14,7 @@
  * What must never change without re-measuring: the hash, the bin and band counts.
  */
 import { TokenBuckets } from "../vector/tokenBuckets.ts";
-import { GrowableArray } from "./growableArray.ts";
+import { GrowableArray } from "../growableArray.ts";
 
 export { tokenHash32 } from "../vector/tokenHash.ts";
 

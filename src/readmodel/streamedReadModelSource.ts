@@ -14,6 +14,7 @@
  * writeReadModel(root, logPath, source, rows, collector.headEvents(), warn, { releaseEvents: () => source.release() });
  */
 import type { EventRecord } from "../eventloom/envelope.ts";
+import { GrowableArray } from "../growableArray.ts";
 import { keptSeqsFoldSource, RegistrySessionFolds, type SessionFolds, sessionFoldsReading } from "../folds/sessionFolds.ts";
 import type { SessionGraphRows } from "../projection/types.ts";
 import { Bm25Index } from "../retrieval/bm25.ts";
@@ -26,31 +27,25 @@ export class StreamedEventCollector {
   // The same options as buildSessionIndex's: the stored segment must score as the in-memory one.
   private verbatim: Bm25Index | null = new Bm25Index({ averageLengthFloor: 1 });
   /** The seqs of the events some whole-session fold reads, in seq order, and which folds read each. */
-  readonly foldEvents = { seqs: new Uint32Array(64), folds: new Uint32Array(64), count: 0 };
+  private readonly keptSeqs = new GrowableArray(new Uint32Array(64), (n) => new Uint32Array(n));
+  private readonly keptFolds = new GrowableArray(new Uint32Array(64), (n) => new Uint32Array(n));
   count = 0;
   headHash = "";
 
   add(event: EventRecord): void {
     this.verbatim!.add(rawEventText(event));
     const folds = sessionFoldsReading(event);
-    if (folds !== 0) this.keep(event.seq, folds);
+    if (folds !== 0) {
+      this.keptSeqs.push(event.seq);
+      this.keptFolds.push(folds);
+    }
     this.count++;
     this.headHash = event.hash;
   }
 
-  private keep(seq: number, folds: number): void {
-    const kept = this.foldEvents;
-    if (kept.count === kept.seqs.length) {
-      const seqs = new Uint32Array(2 * kept.count);
-      seqs.set(kept.seqs);
-      const bits = new Uint32Array(2 * kept.count);
-      bits.set(kept.folds);
-      kept.seqs = seqs;
-      kept.folds = bits;
-    }
-    kept.seqs[kept.count] = seq;
-    kept.folds[kept.count] = folds;
-    kept.count++;
+  /** The kept seqs with their fold bits (`keptSeqsFoldSource`'s input). */
+  get foldEvents(): { seqs: Uint32Array; folds: Uint32Array; count: number } {
+    return { seqs: this.keptSeqs.data, folds: this.keptFolds.data, count: this.keptSeqs.length };
   }
 
   /** The verbatim index, handed over once: the collector keeps no reference to it. */

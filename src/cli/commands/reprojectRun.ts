@@ -3,7 +3,6 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { sessionIdOfPath, sessionLogPath, sessionLogsUnderRoot } from "../../eventloom/session.ts";
 import { ExitCode, isZaxyError } from "../../errors.ts";
-import type { SessionGraphRows } from "../../projection/types.ts";
 import { booleanOption, type CommandContext } from "../command.ts";
 import { emit } from "../output.ts";
 import { commandProgress, phaseCallback, type ProgressUnit } from "../progress.ts";

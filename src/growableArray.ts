@@ -1,6 +1,12 @@
 /**
- * A typed array that grows as values are pushed: the audit's per-event and per-non-zero columns
- * (auditVectors.ts, auditFacts.ts), which must not be one JS number or object per value.
+ * A typed array that grows as values are pushed: columns with one value per event or per
+ * non-zero (the compaction audit's, the events a streamed reproject keeps for its folds), which
+ * must not be one JS number or object per value.
+ *
+ * @example
+ * const seqs = new GrowableArray(new Uint32Array(64), (n) => new Uint32Array(n));
+ * seqs.push(7);
+ * seqs.data.subarray(0, seqs.length); // Uint32Array [7]
  */
 type NumberArray = Uint8Array | Uint16Array | Uint32Array | Float32Array | Float64Array;
 
