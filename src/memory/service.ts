@@ -13,7 +13,7 @@ import type { CheckoutLane } from "../checkout/lane.ts";
 import { buildLongHorizonPlan, longHorizonLane } from "../consolidation/longHorizonLane.ts";
 import { mergeLane } from "../checkout/mergeLanes.ts";
 import { projectionLane } from "../checkout/projectionLane.ts";
-import { inputError, isZaxyError } from "../errors.ts";
+import { inputError, ioError, isZaxyError } from "../errors.ts";
 import { ReadModelCorruptError } from "../platform/readModelError.ts";
 import { readFleetEnabled, readLongHorizonConfig } from "../eventloom/config.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
@@ -189,7 +189,7 @@ export class MemoryService implements SessionReader {
     this.lastReadStartMs = performance.now();
     const file = sessionLogPath(this.root, sessionId, "read");
     const cached = this.cache.get(sessionId);
-    if (cached !== undefined && fs.existsSync(file) && cached.fingerprint === fingerprint(file)) return this.touch(sessionId, cached);
+    if (cached !== undefined && this.logUnchanged(sessionId, cached.fingerprint)) return this.touch(sessionId, cached);
     const { openReadModel } = await import("../readmodel/diskSessionIndex.ts");
     let before: string;
     try {
@@ -249,9 +249,8 @@ export class MemoryService implements SessionReader {
    * when it was unusable.
    */
   async session(sessionId: string, readModelRepair: string | null = null): Promise<CachedSession> {
-    const file = sessionLogPath(this.root, sessionId, "read");
     const cached = this.cache.get(sessionId);
-    if (cached !== undefined && "projected" in cached && fs.existsSync(file) && cached.fingerprint === fingerprint(file)) {
+    if (cached !== undefined && "projected" in cached && this.logUnchanged(sessionId, cached.fingerprint)) {
       return this.touch(sessionId, cached) as CachedSession;
     }
     const { projected, rows, vectors, index } = await this.projectAndOpen(sessionId, readModelRepair);
@@ -546,9 +545,17 @@ export class MemoryService implements SessionReader {
     const { primary } = await configuredSemanticEmbedders(this.root);
     return await this.withReadSession(sessionId, async (session) => {
       const cache = new SemanticVectorCache(primary.receipt.id, this.root);
-      const lane = await semanticLane(sessionId, session.index, "", primary, cache, { limit: 0, embedMax: Number.POSITIVE_INFINITY });
+      // As for a read: a fact forgotten while the model ran must not get its vector stored.
+      const storeWhile = () => this.logUnchanged(sessionId, session.fingerprint);
+      const lane = await semanticLane(sessionId, session.index, "", primary, cache, { limit: 0, embedMax: Number.POSITIVE_INFINITY, storeWhile });
       // The warm pools of this service were built before these vectors existed.
       this.semanticVectors.delete(primary.receipt.id);
+      if (!storeWhile()) {
+        throw ioError("log_changed", `Cannot store the vectors of session ${JSON.stringify(sessionId)}: its log changed while its facts were embedded (an append or a forget); none of this run's vectors was stored`, {
+          field: "session_id",
+          hint: "run `zaxy memory embed` again",
+        });
+      }
       return { receipt: semanticReceipt(lane), file: cache.storeFile(sessionId, lane.model.dim) };
     });
   }

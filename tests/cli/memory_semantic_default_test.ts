@@ -275,6 +275,41 @@ async function queryAsync(dir: string, q: string) {
   return { doc: JSON.parse(run.stdout), stderr: run.stderr };
 }
 
+test("zaxy memory embed stores nothing when the log changes while the model runs (exit 3, log_changed)", slow, async () => {
+  const dir = makeTempDir("cli-semantic-embed-changed");
+  ingest(dir, decisions);
+  let appended = false;
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (chunk: string) => void (body += chunk));
+    req.on("end", () => {
+      // Another writer appends while the facts are being embedded (a forget would too).
+      if (!appended) {
+        appended = true;
+        ok(runZaxy(["memory", "append", "decision.made", "--actor", "architect", "--payload-json", JSON.stringify({ decision: "Adopt Valkey for rate limits" })], { cwd: dir }), "append meanwhile");
+      }
+      const input = (JSON.parse(body).input ?? []) as string[];
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ object: "list", data: input.map((text, index) => ({ object: "embedding", index, embedding: bagOfWords(text) })) }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  servers.push(server);
+  configureServer(dir, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  const run = await runZaxyAsync(["memory", "embed", "--json"], { cwd: dir });
+  assert.equal(run.code, 3, run.stdout + run.stderr);
+  const error = JSON.parse(run.stdout).error;
+  assert.equal(error.code, "log_changed");
+  assert.match(error.message, /log changed while its facts were embedded.*none of this run's vectors was stored/);
+  assert.ok(appended);
+  assert.deepEqual(vecFiles(dir).flatMap(vecKeys), [], "no vector stored");
+  // Run again on the new state: every fact is embedded and stored.
+  const again = JSON.parse(ok(await runZaxyAsync(["memory", "embed", "--json"], { cwd: dir }), "embed again").stdout);
+  assert.equal(again.semantic.facts_not_embedded, 0);
+  assert.equal(vecFiles(dir).flatMap(vecKeys).length, decisions.length + 1);
+});
+
 describe("a configured model server", () => {
   for (const failure of ["a closed port", "a server answering 500"]) {
     test(`${failure}: the read falls back to the bundled model with the reason and a warning`, slow, async () => {

@@ -13,7 +13,9 @@ export const memoryEmbedCommand = defineCommand({
     `the rest while it is idle. This embeds all of them (the newest ${semanticPoolEntitiesMax} current facts) now,\n` +
     "with the configured model (embedding.provider; the bundled one by default), and stores them\n" +
     "under <root>/projections/semantic/, where later reads, rebuilds and reprojects find them. A model\n" +
-    "server that fails is exit 3 with its error (reads fall back to the bundled model instead).\n" +
+    "server that fails is exit 3 with its error (reads fall back to the bundled model instead); a\n" +
+    "log that changes while the facts are embedded (an append, a forget) is exit 3 log_changed, with\n" +
+    "nothing stored.\n" +
     "--json prints {session_id, semantic{model_id, weights_sha256, facts_compared, facts_not_embedded,\n" +
     "embedded_now, ...}, vectors_file}.",
   options: {},
