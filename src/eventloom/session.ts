@@ -1,5 +1,5 @@
 /**
- * Session ids and log paths. A session is one JSONL file directly under the Eventloom root;
+ * Session ids and log paths (the log's, and its append intent's). A session is one JSONL file directly under the Eventloom root;
  * ids are `^[A-Za-z0-9_.-]{1,128}$` and may not be `.` or `..`, so a path can never escape it.
  */
 import * as fs from "node:fs";
@@ -33,6 +33,14 @@ export function sessionLogPath(root: string, sessionId: string, action = "use"):
     });
   }
   return file;
+}
+
+/**
+ * `<log>.intent`: where an append records its intent before writing (`intent.ts`). A read checks
+ * only that it exists, so the name lives here with the log's.
+ */
+export function intentPath(logPath: string): string {
+  return `${logPath}.intent`;
 }
 
 /**
