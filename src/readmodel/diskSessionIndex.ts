@@ -22,16 +22,17 @@ import type { EntityRow } from "../projection/types.ts";
 import type { Bm25Hit } from "../retrieval/bm25.ts";
 import type { Bm25Corpus } from "../retrieval/bm25Corpus.ts";
 import type { Neighbour, SessionIndex } from "../retrieval/sessionIndex.ts";
-import { AdjacencyTable, adjacencyMagic } from "./adjacencyTable.ts";
+import { adjacencyMagic } from "./adjacencyTable.ts";
+import { AdjacencyTable, EntityTable, EventSpans, RelationTable, SortedTable } from "./tableReaders.ts";
 import { BinaryFile } from "../platform/binaryFile.ts";
 import { Bm25SegmentSet } from "./bm25Segment.ts";
-import { EntityTable, entityTableMagic } from "./entityTable.ts";
-import { EventSpans, eventSpansMagic } from "./eventSpans.ts";
+import { entityTableMagic } from "./entityTable.ts";
+import { eventSpansMagic } from "./eventSpans.ts";
 import { manifestBytes, manifestPath, type ReadModelFile, type ReadModelManifest, readManifest, readModelDir } from "./manifest.ts";
 import { type ReadModelFoldBase, readModelFoldBase } from "./readModelFoldBase.ts";
 import { ReadModelCorruptError } from "../platform/readModelError.ts";
-import { RelationTable, relationTableMagic } from "./relationTable.ts";
-import { SortedTable, sortedTableMagic } from "./sortedTable.ts";
+import { relationTableMagic } from "./relationTable.ts";
+import { sortedTableMagic } from "./sortedTable.ts";
 
 /**
  * Closes the files of an index nobody holds any more: a server drops evicted indexes without
