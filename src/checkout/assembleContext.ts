@@ -17,13 +17,11 @@
  *   # Context Warnings            (only when there are warnings)
  *   - {warning}
  */
-import { displayJson, JsonNumber, type JsonValue, pythonNumberRepr } from "../canonical/mod.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { withheldRuleEventSeqs } from "../folds/ruleStatus.ts";
 import type { PlainJson } from "../projection/types.ts";
 import type { RetrievalResult, RetrievedContext } from "../retrieval/types.ts";
-import { joinSections, packPrompt, type PromptBudget, type PromptSection, sectionWeights } from "./promptSections.ts";
-import { eventKeyFacts } from "./eventKeyFacts.ts";
+import { eventText, joinSections, packPrompt, type PromptBudget, type PromptSection, sectionWeights } from "./checkoutPrompt.ts";
 
 export interface AssembleInput {
   sessionId: string;
@@ -100,8 +98,6 @@ const assemblyPolicy: AssemblyPolicy = {
 /** Longest context text quoted in a warning, in code points (Python `_warning_label`). */
 const warningLabelChars = 80;
 
-const eventTextKeys = ["title", "summary", "content", "text", "decision", "task"] as const;
-
 /** Everything assembly derives, for `assembleContext` and for Memory Checkout. */
 export interface AssemblyParts {
   /** The contexts that made it into the prompt, in retrieval rank order. */
@@ -113,30 +109,6 @@ export interface AssemblyParts {
   shownEvents: readonly EventRecord[];
   contextCounts: ContextCounts;
   assemblyPolicy: AssemblyPolicy;
-}
-
-/** Python's `str(value)` for a truthy payload value, else undefined. */
-function payloadValueText(value: JsonValue | undefined): string | undefined {
-  if (value === undefined || value === null || value === false) return undefined;
-  if (value === true) return "True";
-  if (typeof value === "string") return value === "" ? undefined : value;
-  if (value instanceof JsonNumber) {
-    if (value.toNumber() === 0) return undefined;
-    return pythonNumberRepr(value);
-  }
-  if (Array.isArray(value) ? value.length === 0 : value.size === 0) return undefined;
-  // Python would print its repr; JSON text is close enough for a container nobody should use here.
-  return displayJson(value);
-}
-
-/** The text line shown under an event in `# Recent Events`. */
-export function eventText(event: EventRecord): string {
-  const parts: string[] = [];
-  for (const key of eventTextKeys) {
-    const text = payloadValueText(event.payload.get(key));
-    if (text !== undefined) parts.push(text);
-  }
-  return parts.length > 0 ? parts.join(" ") : eventKeyFacts(event) ?? `${event.type} by ${event.actor}`;
 }
 
 /** Citation, qualified by entity for graph contexts (one event can state several entities). */

@@ -17,21 +17,8 @@ import { compareCodePoints } from "../canonical/mod.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { type AssembleInput, assemblyParts, type AssemblyPolicy, type ContextCounts, selectContexts } from "./assembleContext.ts";
-import { type CheckoutGuidance, checkoutGuidance, type ExtraGuidance } from "./checkoutGuidance.ts";
-import {
-  currentFact,
-  type CurrentFact,
-  type EvidenceItem,
-  evidenceItem,
-  isCited,
-  isCurrentFact,
-  type ProvenanceItem,
-  provenanceItem,
-} from "./checkoutItems.ts";
+import { checkoutAssemblySections, type CheckoutGuidance, checkoutGuidance, checkoutPromptParts, type CheckoutQuality, checkoutQuality, checkoutSections, currentFact, type CurrentFact, type ElidedSection, type EvidenceItem, evidenceItem, type ExtraGuidance, isCited, isCurrentFact, joinSections, listedCitations, promptLabels, type PromptSection, type ProvenanceItem, provenanceItem } from "./checkoutPrompt.ts";
 import { packCheckoutPrompt } from "./checkoutBudget.ts";
-import { checkoutAssemblySections, checkoutPromptParts, checkoutSections, listedCitations, promptLabels } from "./checkoutPrompt.ts";
-import { type CheckoutQuality, checkoutQuality } from "./checkoutQuality.ts";
-import { type ElidedSection, joinSections, type PromptSection } from "./promptSections.ts";
 import { matchQuery, type QueryMatchReport } from "./queryMatch.ts";
 import { rankForCheckout } from "./rankForCheckout.ts";
 

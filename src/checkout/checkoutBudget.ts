@@ -15,13 +15,7 @@
  * What must never change: when nothing is cut the prompt is byte-identical to the unbudgeted one.
  */
 import { estimateTokens } from "../retrieval/tokenBudget.ts";
-import {
-  type CheckoutPromptParts,
-  evidenceHeading,
-  factsHeading,
-  noFactsLine,
-} from "./checkoutPrompt.ts";
-import { checkMaxTokens, type ElidedSection, joinSections, type PromptBudget, type PromptSection } from "./promptSections.ts";
+import { checkMaxTokens, type CheckoutPromptParts, type ElidedSection, evidenceHeading, factsHeading, joinSections, noFactsLine, type PromptBudget, type PromptSection } from "./checkoutPrompt.ts";
 
 /** What a budget keeps of each part. */
 interface Kept {

@@ -16,7 +16,7 @@
 import type { PlainJson } from "../projection/types.ts";
 import type { SessionFolds } from "../retrieval/sessionIndex.ts";
 import type { RetrievalResult } from "../retrieval/types.ts";
-import type { ExtraGuidance } from "./checkoutGuidance.ts";
+import type { ExtraGuidance } from "./checkoutPrompt.ts";
 
 export interface CheckoutFeatureInput {
   sessionId: string;

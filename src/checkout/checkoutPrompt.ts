@@ -1,4 +1,511 @@
 /**
+ * What a checkout presents, as records and as prompt text: the prompt's named sections (so a
+ * token budget can drop whole ones and say which), the per-context records (current facts,
+ * evidence, provenance), the model-facing guidance, the answerability signal, and the checkout's
+ * own prompt sections rendered from them (Python `format_memory_checkout_prompt`). The texts are
+ * part of the contract: agents and evaluations match on them.
+ */
+import { inputError } from "../errors.ts";
+import { estimateTokens, packSections } from "../retrieval/tokenBudget.ts";
+import { citationHashChars, citationUri } from "../eventloom/citation.ts";
+import type { PlainJson } from "../projection/types.ts";
+import type { RetrievedContext } from "../retrieval/types.ts";
+import { compareCodePoints, displayJson, formatPythonFloat, isJsonObject, JsonNumber, type JsonValue, pythonNumberRepr } from "../canonical/mod.ts";
+import type { EventRecord } from "../eventloom/envelope.ts";
+import type { QueryMatchReport } from "./queryMatch.ts";
+import { pythonStrRepr } from "../canonical/pythonText.ts";
+import { eventKeyFacts } from "./eventKeyFacts.ts";
+
+// ---------------------------------------------------------------------------
+/*
+ * Prompts are built from named sections so a token budget can drop whole sections and say which.
+ * Sections are separated by one blank line; the unbudgeted prompt is every section joined.
+ */
+export interface PromptSection {
+  /** Stable id reported when the section is elided, e.g. `current_facts`. */
+  id: string;
+  text: string;
+  /** Kept under any budget. */
+  mandatory: boolean;
+  /** Salience for the packer; optional sections are admitted by weight per token. */
+  weight: number;
+}
+
+/** One section a budget left out. */
+export interface ElidedSection {
+  section_id: string;
+  /** Estimated tokens of what was left out, including its separator. */
+  estimated_tokens: number;
+  /** For a list cut part way (a checkout's current facts, evidence): how many items were shown. */
+  items_kept?: number;
+  items_total?: number;
+  /** The section is shown in a condensed form (a checkout's guidance), not left out. */
+  condensed?: true;
+}
+
+export interface PromptBudget {
+  budget_requested: number;
+  /** Estimated tokens of the returned prompt. */
+  budget_used: number;
+  elided: ElidedSection[];
+}
+
+/**
+ * Packing weights of the optional sections. Facts matter most; warnings next (they say what not
+ * to trust); the bulky replay and the diagnostics, which repeat what the JSON carries, least.
+ */
+export const sectionWeights = {
+  current_facts: 1.0,
+  context_warnings: 0.9,
+  evidence: 0.8,
+  retrieved_context: 0.6,
+  recent_events: 0.5,
+  diagnostics: 0.3,
+} as const;
+
+const sectionSeparator = "\n\n";
+
+/** Every section, in order, as one prompt (Python joins lines and strips the result). */
+export function joinSections(sections: readonly PromptSection[]): string {
+  return sections.map((section) => section.text).join(sectionSeparator).trim();
+}
+
+/** Rejects a budget that is not a non-negative safe integer. */
+export function checkMaxTokens(maxTokens: number): void {
+  if (!Number.isSafeInteger(maxTokens) || maxTokens < 0) {
+    throw inputError("invalid_max_tokens", `Cannot pack the prompt into max_tokens ${maxTokens}: it must be an integer >= 0`, {
+      field: "max_tokens",
+      expected: "integer >= 0",
+      actual: String(maxTokens),
+    });
+  }
+}
+
+/**
+ * Packs sections into `maxTokens`. Each section is costed together with the separator that
+ * follows it, so the joined prompt never costs more than the packer counted: the prompt stays
+ * within budget whenever the mandatory sections alone fit.
+ *
+ * @example
+ * packPrompt([{ id: "header", text: "# Memory Checkout", mandatory: true, weight: 1 }], 0)
+ * // { prompt: "# Memory Checkout", budget: { budget_requested: 0, budget_used: 5, elided: [] } }
+ */
+export function packPrompt(sections: readonly PromptSection[], maxTokens: number): { prompt: string; budget: PromptBudget } {
+  checkMaxTokens(maxTokens);
+  const packed = packSections(
+    sections.map((section) => ({
+      id: section.id,
+      text: section.text + sectionSeparator,
+      mandatory: section.mandatory,
+      weight: section.weight,
+    })),
+    maxTokens,
+  );
+  const kept = new Set(packed.kept);
+  const prompt = joinSections(sections.filter((section) => kept.has(section.id)));
+  return {
+    prompt,
+    budget: {
+      budget_requested: maxTokens,
+      budget_used: estimateTokens(prompt),
+      elided: packed.elided.map((item) => ({ section_id: item.id, estimated_tokens: item.tokens })),
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------
+/*
+ * The per-context records of a checkout: current facts, evidence and provenance. Every one
+ * carries a citation; `event_hash` is the citation's 12-hex fragment, not the full hash.
+ */
+export interface CurrentFact {
+  content: string;
+  source: string;
+  score: number;
+  citation: string;
+  valid_from: string | null;
+  /** Always null: a fact is current only while its validity window is open. */
+  valid_to: null;
+  source_lane: string;
+  entity_name?: string;
+  entity_type?: string;
+  /** What a reviewed memory is worth (see `contextStanding`); absent for plain facts. */
+  review_status?: string;
+  authority_status?: string;
+  score_explanation?: { [key: string]: PlainJson };
+}
+
+export interface EvidenceItem {
+  citation: string;
+  content: string;
+  source: string;
+  source_lane: string;
+  score: number;
+  event_seq: number | null;
+  event_hash: string | null;
+  review_status?: string;
+  authority_status?: string;
+  /**
+   * `false` for low-relevance evidence: retrieved, but sharing no word with the query (absent
+   * otherwise). It is never a current fact and never raises confidence.
+   */
+  matches_query?: false;
+  score_explanation?: { [key: string]: PlainJson };
+}
+
+export interface ProvenanceItem {
+  citation: string;
+  event_seq: number | null;
+  event_hash: string | null;
+  source: string;
+  source_lane: string;
+  valid_from: string | null;
+  valid_to: string | null;
+  /** As in `EvidenceItem`. */
+  matches_query?: false;
+}
+
+/** A context that can be shown as a current fact: open validity window and a citation. */
+export function isCurrentFact(context: RetrievedContext): context is RetrievedContext & { citation: string; validTo: null } {
+  return context.validTo === null && Boolean(context.citation);
+}
+
+export function isCited(context: RetrievedContext): context is RetrievedContext & { citation: string } {
+  return Boolean(context.citation);
+}
+
+/**
+ * Seq and hash fragment named by a citation (Python `_citation_event_identity`): the digits after
+ * `/events/` and the text after the last `#`. Falls back to the context's own source event.
+ */
+function citedEvent(context: RetrievedContext & { citation: string }): { seq: number | null; hash: string | null } {
+  const citation = context.citation;
+  let seq: number | null = null;
+  const eventsAt = citation.indexOf("/events/");
+  if (eventsAt >= 0) {
+    const seqText = citation.slice(eventsAt + "/events/".length).split("#")[0].split("/")[0];
+    if (/^[0-9]+$/.test(seqText)) seq = Number(seqText);
+  }
+  const hashAt = citation.lastIndexOf("#");
+  let hash = hashAt >= 0 && hashAt < citation.length - 1 ? citation.slice(hashAt + 1) : null;
+  seq ??= context.eventSeq;
+  hash ??= context.eventHash === null ? null : context.eventHash.slice(0, citationHashChars);
+  return { seq, hash };
+}
+
+/**
+ * The review and authority status a context's metadata carries (a consolidation candidate, a
+ * fleet promotion), so a memory that is still under review, or never authoritative, says so
+ * wherever it is served instead of reading like a plain fact.
+ */
+export function contextStanding(context: RetrievedContext): { review_status?: string; authority_status?: string } {
+  const review = context.metadata.review_status;
+  const authority = context.metadata.authority_status;
+  return typeof review === "string" && typeof authority === "string" ? { review_status: review, authority_status: authority } : {};
+}
+
+function explanation(context: RetrievedContext): { score_explanation?: { [key: string]: PlainJson } } {
+  return Object.keys(context.scoreExplanation).length > 0 ? { score_explanation: context.scoreExplanation } : {};
+}
+
+export function currentFact(context: RetrievedContext & { citation: string; validTo: null }): CurrentFact {
+  const fact: CurrentFact = {
+    content: context.content,
+    source: context.source,
+    score: context.score,
+    citation: context.citation,
+    valid_from: context.validFrom,
+    valid_to: null,
+    source_lane: context.sourceLane,
+  };
+  if (context.entityName) fact.entity_name = context.entityName;
+  if (context.entityType) fact.entity_type = context.entityType;
+  return { ...fact, ...contextStanding(context), ...explanation(context) };
+}
+
+/** `matches_query: false` for low-relevance items (see `EvidenceItem`), nothing otherwise. */
+function relevance(matchesQuery: boolean): { matches_query?: false } {
+  return matchesQuery ? {} : { matches_query: false };
+}
+
+export function evidenceItem(context: RetrievedContext & { citation: string }, matchesQuery = true): EvidenceItem {
+  const event = citedEvent(context);
+  return {
+    citation: context.citation,
+    content: context.content,
+    source: context.source,
+    source_lane: context.sourceLane,
+    score: context.score,
+    event_seq: event.seq,
+    event_hash: event.hash,
+    ...contextStanding(context),
+    ...relevance(matchesQuery),
+    ...explanation(context),
+  };
+}
+
+export function provenanceItem(context: RetrievedContext & { citation: string }, matchesQuery = true): ProvenanceItem {
+  const event = citedEvent(context);
+  return {
+    citation: context.citation,
+    event_seq: event.seq,
+    event_hash: event.hash,
+    source: context.source,
+    source_lane: context.sourceLane,
+    valid_from: context.validFrom,
+    valid_to: context.validTo,
+    ...relevance(matchesQuery),
+  };
+}
+
+// ---------------------------------------------------------------------------
+/*
+ * Model-facing trust, ignore, refresh and feedback guidance (Python `build_checkout_guidance`).
+ * The texts are part of the contract: agents and evaluations match on them.
+ */
+/** A cited current fact as far as guidance needs it. */
+export interface GuidanceFact {
+  content: string;
+  source: string;
+  score: number;
+  citation: string;
+  entity_name?: string;
+  entity_type?: string;
+}
+
+export interface RecommendedCall {
+  tool: "memory_checkout";
+  query: string;
+  reason: string;
+}
+
+export interface FeedbackPayload {
+  entity_name: string;
+  entity_type: string;
+  feedback: "used";
+  actor: "assistant";
+  query: string;
+  source: string;
+  score: number;
+  citation: string;
+  importance: number;
+}
+
+export interface CheckoutGuidance {
+  trust: string[];
+  ignore: string[];
+  /**
+   * Mandatory lines (active fleet keystones, docs/fleet.md): cited, non-authoritative and
+   * reversible; present only when there are any, so other checkouts keep their bytes.
+   */
+  mandatory?: string[];
+  recommended_next_call: RecommendedCall;
+  feedback: { tool: "memory_feedback"; when: string; payloads: FeedbackPayload[] };
+}
+
+/** Extra trust and ignore lines contributed by optional features (causal, consolidation, ...). */
+export interface ExtraGuidance {
+  trust?: readonly string[];
+  ignore?: readonly string[];
+  mandatory?: readonly string[];
+}
+
+/** At most this many ready-made `memory_feedback` payloads, for the top-ranked facts. */
+export const feedbackPayloadsMax = 3;
+
+/** `importance` a checkout suggests for `used` feedback (Python's fixed 0.6). */
+const feedbackImportance = 0.6;
+
+/** The refresh query a checkout recommends for `query`. */
+export function refreshQuery(query: string): string {
+  return `current decisions, blockers, and next actions for: ${query}`;
+}
+
+function feedbackPayload(fact: GuidanceFact, query: string): FeedbackPayload {
+  return {
+    entity_name: fact.entity_name ? fact.entity_name : fact.content,
+    entity_type: fact.entity_type ? fact.entity_type : "memory",
+    feedback: "used",
+    actor: "assistant",
+    query,
+    source: fact.source,
+    score: fact.score,
+    citation: fact.citation,
+    importance: feedbackImportance,
+  };
+}
+
+export function checkoutGuidance(options: {
+  query: string;
+  currentFacts: readonly GuidanceFact[];
+  evidenceCount: number;
+  supersededExcluded: number;
+  extra?: ExtraGuidance;
+}): CheckoutGuidance {
+  const trust = [
+    "Use current_facts as the primary working memory for this turn.",
+    "Use cited evidence and provenance when making claims about remembered context.",
+  ];
+  const ignore = [
+    "Do not treat superseded contexts as current facts.",
+    "Do not rely on uncited facts without checking memory again or asking the user.",
+  ];
+  if (options.evidenceCount === 0) trust.push("Treat this checkout as low-confidence because it has no cited evidence.");
+  if (options.supersededExcluded > 0) ignore.push("Superseded contexts were excluded from current_facts but remain auditable.");
+  trust.push(...(options.extra?.trust ?? []));
+  ignore.push(...(options.extra?.ignore ?? []));
+  const mandatory = [...(options.extra?.mandatory ?? [])];
+  return {
+    trust,
+    ignore,
+    ...(mandatory.length > 0 ? { mandatory } : {}),
+    recommended_next_call: {
+      tool: "memory_checkout",
+      query: refreshQuery(options.query),
+      reason: "Refresh memory before major follow-up work, after compaction/resume, or when task scope changes.",
+    },
+    feedback: {
+      tool: "memory_feedback",
+      when: "After cited context materially informs a response.",
+      payloads: options.currentFacts.slice(0, feedbackPayloadsMax).map((fact) => feedbackPayload(fact, options.query)),
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------
+/*
+ * The answerability signal of a checkout (Python `build_checkout_quality`, plus the query match
+ * of queryMatch.ts; docs/checkout.md). Confidence is computed in hundredths so it is exact:
+ *   Python's base: 0.25 + 0.22·min(facts, 2) + 0.28·min(cited facts, 2) (+0.07 when superseded
+ *   contexts were excluded and there are facts), capped at 0.95, minus min(0.35, 0.18·warnings);
+ *   then capped by the match: 0.25 + 0.70·coverage of the query's content terms (0.50 when the
+ *   query has none); floored at 0.
+ * Answerability: no current fact, or current facts that cover less than a third of the query's
+ * content terms, is `ask_user`; `answer_from_memory` needs cited facts, no warnings and a
+ * confidence of 0.75 or more (so at least 5/7 of the content terms found); else
+ * `refresh_recommended`.
+ */
+export type Answerability = "answer_from_memory" | "refresh_recommended" | "ask_user";
+
+export interface AskUserAction {
+  type: "ask_user";
+  reason: string;
+}
+
+export interface CheckoutQuality {
+  answerability: Answerability;
+  /** 0..0.95, two decimals. */
+  confidence: number;
+  reasons: string[];
+  /** What to do before answering; null when memory can be answered from. */
+  required_action: RecommendedCall | AskUserAction | null;
+}
+
+export interface QualityInputs {
+  /** The query's content terms and those found in current facts (queryMatch.ts). */
+  queryTerms: readonly string[];
+  matchedTerms: readonly string[];
+  /**
+   * The query match's coverage (queryMatch.ts): matched / query terms, or more when the semantic
+   * lane matched a current fact; absent, matched / query terms.
+   */
+  coverage?: number | null;
+  currentFactCount: number;
+  currentCitationCount: number;
+  supersededExcluded: number;
+  warningCount: number;
+  recommendedNextCall: RecommendedCall;
+}
+
+/** Below this confidence a checkout never answers from memory. */
+export const answerConfidenceMin = 0.75;
+
+/** Below this share of the query's content terms found, memory is not the place to answer from. */
+export const askUserCoverageMax = 1 / 3;
+
+/** The confidence cap a query without content terms gets: nothing can show that memory matches. */
+const noTermsCapHundredths = 50;
+
+/** The share of the query memory covers: the exact matched share, raised by a semantic match. */
+function coverageOf(q: QualityInputs): number {
+  return Math.max(q.matchedTerms.length / q.queryTerms.length, q.coverage ?? 0);
+}
+
+function matchCapHundredths(q: QualityInputs): number {
+  if (q.queryTerms.length === 0) return noTermsCapHundredths;
+  return 25 + Math.round(70 * coverageOf(q));
+}
+
+function confidenceHundredths(q: QualityInputs): number {
+  let hundredths = 25 + 22 * Math.min(q.currentFactCount, 2) + 28 * Math.min(q.currentCitationCount, 2);
+  if (q.supersededExcluded > 0 && q.currentFactCount > 0) hundredths += 7;
+  hundredths = Math.min(95, hundredths, matchCapHundredths(q));
+  hundredths -= Math.min(35, 18 * q.warningCount);
+  return Math.max(0, hundredths);
+}
+
+function quoted(words: readonly string[]): string {
+  return words.map((word) => `'${word}'`).join(", ");
+}
+
+/** The reason line that says how much of the query memory covers. */
+function matchReason(q: QualityInputs): string {
+  if (q.queryTerms.length === 0) return "The query has no content words to match memory against; confidence is capped at 0.5.";
+  const missing = q.queryTerms.filter((term) => !q.matchedTerms.includes(term));
+  const lexical = q.matchedTerms.length / q.queryTerms.length;
+  if (coverageOf(q) > lexical) {
+    return `A current fact matches the question in other words (semantic lane); query terms found as written: ${quoted(q.matchedTerms) || "none"}.`;
+  }
+  if (q.matchedTerms.length === 0) return `Nothing in memory matches the query: no current fact mentions ${quoted(q.queryTerms)}.`;
+  const head = `Current facts match ${q.matchedTerms.length} of ${q.queryTerms.length} query terms (${quoted(q.matchedTerms)})`;
+  return missing.length === 0 ? `${head}.` : `${head}; not found in memory: ${quoted(missing)}.`;
+}
+
+/**
+ * @example
+ * checkoutQuality({ queryTerms: ["redis"], matchedTerms: ["redis"], currentFactCount: 1, currentCitationCount: 1,
+ *   supersededExcluded: 0, warningCount: 0, recommendedNextCall })
+ * // { answerability: "answer_from_memory", confidence: 0.75, reasons: [...], required_action: null }
+ */
+export function checkoutQuality(q: QualityInputs): CheckoutQuality {
+  const reasons: string[] = [];
+  if (q.currentFactCount > 0 && q.currentCitationCount > 0) reasons.push("Retrieved current facts with Eventloom citations.");
+  else if (q.currentFactCount > 0) reasons.push("Retrieved current facts, but they lack Eventloom citations.");
+  else reasons.push("No current facts were retrieved.");
+  reasons.push(matchReason(q));
+  if (q.supersededExcluded > 0) reasons.push("Superseded contexts were excluded from current facts.");
+  if (q.warningCount > 0) reasons.push("Checkout contains warnings that reduce confidence.");
+  const confidence = confidenceHundredths(q) / 100;
+  if (q.currentFactCount === 0) {
+    return {
+      answerability: "ask_user",
+      confidence,
+      reasons,
+      required_action: {
+        type: "ask_user",
+        reason: q.queryTerms.length > 0 && q.matchedTerms.length === 0
+          ? `Nothing in memory matches the query (${quoted(q.queryTerms)}); ask the user for the missing context before answering from memory.`
+          : "No current facts were retrieved; ask the user for the missing context before answering from memory.",
+      },
+    };
+  }
+  if (q.queryTerms.length > 0 && coverageOf(q) < askUserCoverageMax) {
+    const what = q.matchedTerms.length === 0 ? "nothing in memory matches the query" : "memory matches too little of the query";
+    return {
+      answerability: "ask_user",
+      confidence,
+      reasons,
+      required_action: { type: "ask_user", reason: `Retrieved facts are unrelated to the question (${what}); ask the user instead of answering from memory.` },
+    };
+  }
+  if (q.currentCitationCount > 0 && q.warningCount === 0 && confidence >= answerConfidenceMin) {
+    return { answerability: "answer_from_memory", confidence, reasons, required_action: null };
+  }
+  return { answerability: "refresh_recommended", confidence, reasons, required_action: { ...q.recommendedNextCall } };
+}
+
+// ---------------------------------------------------------------------------
+/*
  * The checkout's own prompt sections (Python `format_memory_checkout_prompt`, without its
  * repetition), in order:
  *   # Memory Checkout / Query: …   (header, mandatory)
@@ -19,18 +526,6 @@
  * so instead of repeating the old statement), and retrieved context lists only what is uncited. `{display}` is the context's prompt text (retrieval/contextDisplay.ts), else its
  * content; the JSON arrays keep every item and its content as they are.
  */
-import { compareCodePoints, formatPythonFloat, isJsonObject, JsonNumber } from "../canonical/mod.ts";
-import { citationUri } from "../eventloom/citation.ts";
-import type { EventRecord } from "../eventloom/envelope.ts";
-import type { RetrievedContext } from "../retrieval/types.ts";
-import { eventText } from "./assembleContext.ts";
-import type { CheckoutGuidance } from "./checkoutGuidance.ts";
-import type { CurrentFact, EvidenceItem } from "./checkoutItems.ts";
-import type { CheckoutQuality } from "./checkoutQuality.ts";
-import { type PromptSection, sectionWeights } from "./promptSections.ts";
-import type { QueryMatchReport } from "./queryMatch.ts";
-import { pythonStrRepr } from "../canonical/pythonText.ts";
-
 /** The diagnostics the prompt prints. */
 export interface PromptDiagnostics {
   source_lanes: { [lane: string]: number };
@@ -308,4 +803,30 @@ export function checkoutAssemblySections(
     out.push({ id: "context_warnings", text: ["# Context Warnings", ...laneLines].join("\n"), mandatory: true, weight: sectionWeights.context_warnings });
   }
   return out;
+}
+
+const eventTextKeys = ["title", "summary", "content", "text", "decision", "task"] as const;
+
+/** Python's `str(value)` for a truthy payload value, else undefined. */
+function payloadValueText(value: JsonValue | undefined): string | undefined {
+  if (value === undefined || value === null || value === false) return undefined;
+  if (value === true) return "True";
+  if (typeof value === "string") return value === "" ? undefined : value;
+  if (value instanceof JsonNumber) {
+    if (value.toNumber() === 0) return undefined;
+    return pythonNumberRepr(value);
+  }
+  if (Array.isArray(value) ? value.length === 0 : value.size === 0) return undefined;
+  // Python would print its repr; JSON text is close enough for a container nobody should use here.
+  return displayJson(value);
+}
+
+/** The text line shown under an event in `# Recent Events`. */
+export function eventText(event: EventRecord): string {
+  const parts: string[] = [];
+  for (const key of eventTextKeys) {
+    const text = payloadValueText(event.payload.get(key));
+    if (text !== undefined) parts.push(text);
+  }
+  return parts.length > 0 ? parts.join(" ") : eventKeyFacts(event) ?? `${event.type} by ${event.actor}`;
 }

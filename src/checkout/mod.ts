@@ -12,16 +12,8 @@
  * });
  * console.log(JSON.stringify(checkout));
  */
-export {
-  type AssembledContext,
-  assembleContext,
-  type AssembleInput,
-  type AssemblyPolicy,
-  type ContextAssembly,
-  type ContextCounts,
-  eventText,
-  verbatimSlots,
-} from "./assembleContext.ts";
+export { type AssembledContext, assembleContext, type AssembleInput, type AssemblyPolicy, type ContextAssembly, type ContextCounts, verbatimSlots } from "./assembleContext.ts";
+export { eventText } from "./checkoutPrompt.ts";
 export {
   buildCheckout,
   type CheckoutDiagnostics,
@@ -37,8 +29,8 @@ export {
   feedbackPayloadsMax,
   type RecommendedCall,
   refreshQuery,
-} from "./checkoutGuidance.ts";
-export type { CurrentFact, EvidenceItem, ProvenanceItem } from "./checkoutItems.ts";
-export { answerConfidenceMin, type Answerability, type AskUserAction, type CheckoutQuality } from "./checkoutQuality.ts";
-export { type ElidedSection, type PromptBudget, sectionWeights } from "./promptSections.ts";
+} from "./checkoutPrompt.ts";
+export type { CurrentFact, EvidenceItem, ProvenanceItem } from "./checkoutPrompt.ts";
+export { answerConfidenceMin, type Answerability, type AskUserAction, type CheckoutQuality } from "./checkoutPrompt.ts";
+export { type ElidedSection, type PromptBudget, sectionWeights } from "./checkoutPrompt.ts";
 export { checkoutTokens, rankForCheckout } from "./rankForCheckout.ts";
