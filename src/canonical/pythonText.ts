@@ -7,7 +7,7 @@
  * `str.split()`, governance prints confidences as `f"{x:.3f}"`, the checkout prompt quotes suggested queries as Python's `f"{tool}({query!r})"`
  * does, compaction embeds events as Python's `event_context` prints them, and `zaxy verify` names
  * a wrong seq as ref_verify.py's f-string does. Float digits come from pythonFloatRepr.ts (shared
- * with canonical JSON); `casefold` lives in vector/caseFold.ts with its generated table.
+ * with canonical JSON); `casefold` lives in vector/textAnalysis.ts with its generated table.
  * tests/canonical/python_text_differential_test.ts compares all of it with python3.
  */
 import { compareCodePoints, writeJsonNumber, writeJsonString } from "./canonicalJson.ts";

@@ -22,8 +22,7 @@
  */
 import type { RetrievedContext } from "../retrieval/types.ts";
 import { hubEntityTypes } from "../retrieval/hubEntities.ts";
-import { stemTerm } from "../retrieval/stem.ts";
-import { queryContentTerms, textStems } from "../retrieval/contentTerms.ts";
+import { queryContentTerms, stemTerm, textStems } from "../vector/textAnalysis.ts";
 import { semanticEvidenceSimilarityMin } from "../retrieval/semanticLane.ts";
 
 export { queryContentTerms, stemTerm };

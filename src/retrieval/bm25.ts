@@ -24,7 +24,7 @@
  * reused score array and keeps the best `limit` in a bounded heap.
  */
 import { detachedString } from "../canonical/detachedString.ts";
-import { pythonCaseFold } from "../vector/caseFold.ts";
+import { pythonCaseFold } from "../vector/textAnalysis.ts";
 
 /** Term-frequency saturation. */
 export const bm25K1 = 1.5;
@@ -105,7 +105,7 @@ export interface Bm25Hit {
 }
 
 export interface Bm25Options {
-  /** Splits a document into terms; default: `keywordTerms` of terms.ts (inlined for speed). */
+  /** Splits a document into terms; default: `keywordTerms` of vector/textAnalysis.ts (inlined for speed). */
   tokenize?: (text: string) => string[];
   /**
    * The smallest average document length used in the norm. 0 (the default) is the graph lane:

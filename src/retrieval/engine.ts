@@ -6,9 +6,9 @@
  * - vector: the exact cosine of the hash embeddings, from the session's vector postings
  *   (vectorLane.ts), so the answer does not depend on how the index was built (0.95 · cosine).
  * - keyword: BM25 over entity text, plus Python's expanded query at 0.92, the query with the
- *   other forms of its words the index holds ("spec" for "specs", stem.ts) at 0.9 and the query
+ *   other forms of its words the index holds ("spec" for "specs", vector/textAnalysis.ts) at 0.9 and the query
  *   with the other names of what it names ("postgresql" for "postgres", "database" for "db",
- *   nameVariants.ts) at 0.85 (0.8 · score).
+ *   vector/textAnalysis.ts) at 0.85 (0.8 · score).
  * - traversal: current relations from the best hits, depth 2 by default, 0.95 per hop (0.9). Only
  *   hits the query matched (exact, keyword, or a hash-embedding cosine of 0.25 or more) start
  *   one, and a hub entity (an actor, a session: hubEntities.ts) reached on the way is not
@@ -48,9 +48,7 @@ import { reinforcementKey } from "../folds/reinforcement.ts";
 import { reinforcementFactor } from "./reinforcement.ts";
 import { vectorLaneHits } from "./vectorLane.ts";
 import { rawEventText, type SessionIndex } from "./sessionIndex.ts";
-import { expandQuery, queryTerms, stopWords } from "./terms.ts";
-import { inflectionVariants } from "./stem.ts";
-import { nameVariantTerms } from "./nameVariants.ts";
+import { expandQuery, inflectionVariants, nameVariantTerms, queryTerms, stopWords } from "../vector/textAnalysis.ts";
 import type { Bm25Corpus } from "./bm25.ts";
 import type { LaneName, RetrievalResult, RetrievedContext } from "./types.ts";
 import { type SemanticLaneResult, semanticScoreAnchorSimilarity } from "./semanticLane.ts";
@@ -59,7 +57,7 @@ export const laneWeights = { exact: 1.0, vector: 0.95, traversal: 0.9, keyword: 
 export const expansionWeight = 0.92;
 /**
  * The weight of the inflected pass of a BM25 lane (the query's words plus the other forms of them
- * the corpus holds, stem.ts) relative to the pass with the words as written: a memory that says
+ * the corpus holds, vector/textAnalysis.ts) relative to the pass with the words as written: a memory that says
  * "spec" answers "specs", one level below a memory that says "specs".
  */
 export const inflectionWeight = 0.9;
@@ -67,7 +65,7 @@ export const inflectionWeight = 0.9;
 const inflectedTermsMax = 32;
 /**
  * The weight of the name-variant pass of a BM25 lane (the query's words plus the other names of
- * what they name, nameVariants.ts) relative to the pass with the words as written. Below the
+ * what they name, vector/textAnalysis.ts) relative to the pass with the words as written. Below the
  * inflected pass: "specs" for "spec" is a spelling, "postgres" for "PostgreSQL" a reading, so a
  * memory in the query's own words ranks first.
  */
@@ -320,7 +318,7 @@ function traverse(index: SessionIndex, candidates: Map<string, Candidate>, depth
 }
 
 /**
- * The other forms of the query's terms (stem.ts) that the corpus holds and the query does not
+ * The other forms of the query's terms (vector/textAnalysis.ts) that the corpus holds and the query does not
  * name, first-seen order, at most `inflectedTermsMax`: "spec" for "specs", "migrated" for
  * "migrations". Looked up in the index as written, so the index keeps Python's terms.
  */
@@ -338,8 +336,8 @@ export function inflectedTerms(terms: readonly string[], corpus: Bm25Corpus): st
 }
 
 /**
- * The other names of what the query's terms name (nameVariants.ts) and their other forms
- * (stem.ts), those the corpus holds and the query does not name, first-seen order, at most
+ * The other names of what the query's terms name (vector/textAnalysis.ts) and their other forms
+ * (vector/textAnalysis.ts), those the corpus holds and the query does not name, first-seen order, at most
  * `nameVariantTermsMax`: "postgresql" for "postgres", "database" and "databases" for "db".
  */
 export function nameVariantCorpusTerms(terms: readonly string[], corpus: Bm25Corpus): string[] {

@@ -11,7 +11,7 @@
  * hashEmbedMany(["Straße repaired", "strasse REPAIRED"]) // two identical 1536-d vectors
  */
 import { createHash } from "node:crypto";
-import { pythonCaseFold } from "./caseFold.ts";
+import { pythonCaseFold } from "./textAnalysis.ts";
 import { embedTokensEach, embedTokensInKernel, embedTokensInKernelInto, embedTokensSparseEach } from "./hashEmbeddingKernel.ts";
 import { pythonSplit } from "../canonical/pythonText.ts";
 

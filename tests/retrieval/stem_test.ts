@@ -1,7 +1,7 @@
-/** Inflections for the keyword lanes and checkout's query match (src/retrieval/stem.ts). */
+/** Inflections for the keyword lanes and checkout's query match (src/vector/textAnalysis.ts). */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { inflectionVariants, stemTerm } from "../../src/retrieval/stem.ts";
+import { inflectionVariants, stemTerm } from "../../src/vector/textAnalysis.ts";
 import { stemTerm as checkoutStemTerm } from "../../src/checkout/queryMatch.ts";
 
 test("stemTerm folds plurals and common inflections to one key", () => {

@@ -22,7 +22,7 @@ import {
   type Bm25SegmentSource,
 } from "../../src/readmodel/bm25Segment.ts";
 import { Bm25Index } from "../../src/retrieval/bm25.ts";
-import { keywordTerms } from "../../src/retrieval/terms.ts";
+import { keywordTerms } from "../../src/vector/textAnalysis.ts";
 import { makeTempDir, removeTempDirs, sha256Hex } from "../eventloom/testkit.ts";
 import { propertySeed, Rng } from "../testkit/rng.ts";
 import { canMountTmpfs, mountTmpfs, unmount } from "../reliability/fsFaults.ts";
