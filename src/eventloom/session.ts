@@ -1,6 +1,7 @@
 /**
- * Session ids and log paths (the log's, and its append intent's). A session is one JSONL file directly under the Eventloom root;
- * ids are `^[A-Za-z0-9_.-]{1,128}$` and may not be `.` or `..`, so a path can never escape it.
+ * Session ids and the paths under an Eventloom root: a session's log, its append intent, and
+ * where derived files live. A session is one JSONL file directly under the root; ids are
+ * `^[A-Za-z0-9_.-]{1,128}$` and may not be `.` or `..`, so a path can never escape it.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -123,4 +124,12 @@ export function unknownSessionError(sessionId: string, logPath: string): Error {
     field: "session_id",
     hint: "`zaxy memory sessions` lists the root's sessions; appending an event creates a session",
   });
+}
+
+/**
+ * Where a root keeps what is derived from its logs (`<root>/projections`: read models, vector
+ * indexes, the Kuzu store): everything there can be deleted and is rebuilt from the logs.
+ */
+export function projectionsDir(root: string): string {
+  return path.join(root, "projections");
 }

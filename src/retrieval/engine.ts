@@ -37,7 +37,7 @@ import { compareCodePoints } from "../canonical/mod.ts";
 import { citationUri } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { EntityRow, PlainJson } from "../projection/types.ts";
-import { payloadMarksStale } from "../projection/staleMarker.ts";
+import { payloadMarksStale } from "../events/payload.ts";
 import { candidateStanding } from "../events/candidateStanding.ts";
 import { candidateEntityType } from "../folds/consolidationStatus.ts";
 import { entityDisplay } from "./contextDisplay.ts";

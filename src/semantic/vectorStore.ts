@@ -26,7 +26,7 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { writeFileAtomic } from "../platform/atomicFile.ts";
-import { projectionsDir } from "../projection/projectionsDir.ts";
+import { projectionsDir } from "../eventloom/session.ts";
 import { crc32 } from "../platform/crc32.ts";
 
 const magic = "zaxysvec";
