@@ -33,7 +33,7 @@ import type { CachedSession, ProjectionDiagnostics, ReadSession, SessionReader }
 import { buildSessionIndex, EmptySessionIndex, type SessionIndex } from "../retrieval/sessionIndex.ts";
 import type { RetrievalResult, RetrievedContext, SemanticReceipt } from "../retrieval/types.ts";
 import { defaultEmbeddingDim } from "../vector/mod.ts";
-import { checkoutFeatureContributions, checkoutFeatures } from "./checkoutFeatures.ts";
+import { checkoutFeatureContributions, checkoutFeatures } from "../checkout/checkoutFeatures.ts";
 import { maxRecentEventsMax, type MemoryRequest } from "./request.ts";
 
 /**
