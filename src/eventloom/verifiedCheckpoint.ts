@@ -293,6 +293,14 @@ function parseEvents(fd: number, start: number, end: number, eventsBefore: numbe
   return events;
 }
 
+/**
+ * The verdict `mergeRanges` gives a log that is exactly its verified prefix of `bytes` bytes and
+ * `events` events (an empty tail: nothing failed, nothing torn), without a scan.
+ */
+function atVerifiedHead(bytes: number, events: number): IntegrityReport {
+  return { ok: true, total_events: events, broken_at_seq: null, broken_reason: null, code: null, line: null, torn_tail: false, errors: [], bytes };
+}
+
 interface OpenedLog {
   fd: number;
   sizeBytes: number;
@@ -390,16 +398,14 @@ async function verifyLocked(logPath: string, checkpointFile: string, lock: boole
         // The prefix is byte-identical to one the full verifier passed: continue from its chain
         // state. Its last event's hash is the authenticated `cp.hash`, taken from these same bytes
         // when the checkpoint was written, so it is not parsed again; a log that is exactly the
-        // prefix has no tail to scan.
-        const range = sizeBytes === cp.bytes
-          ? { errors: [], lastEvent: cp.seq, lastLine: cp.lines, tornTail: false }
-          : scanRange(fd, cp.bytes, sizeBytes, true, { eventBase: cp.seq, lineBase: cp.lines, prevHash: cp.hash });
-        const integrity = mergeRanges(sizeBytes, [range], false);
+        // prefix has no tail to scan, and its verdict is the prefix's (`atVerifiedHead`).
+        const range = sizeBytes === cp.bytes ? undefined : scanRange(fd, cp.bytes, sizeBytes, true, { eventBase: cp.seq, lineBase: cp.lines, prevHash: cp.hash });
+        const integrity = range === undefined ? atVerifiedHead(sizeBytes, cp.seq) : mergeRanges(sizeBytes, [range], false);
         const moved = integrity.ok && integrity.total_events !== cp.seq;
         // Not moved, but not recorded as unwritten either: record the identity once it has settled.
         const settled = write && !moved && integrity.ok && !unwritten ? settledFileIdentity(logStat()) : null;
         const next = write && moved
-          ? nextCheckpoint(fd, logStat, integrity, unwritten ? prefixHashed() : hash, cp.bytes, range.lastLine)
+          ? nextCheckpoint(fd, logStat, integrity, unwritten ? prefixHashed() : hash, cp.bytes, range?.lastLine)
           : settled !== null
           ? { seq: cp.seq, hash: cp.hash, bytes: cp.bytes, lines: cp.lines, prefix_sha256: cp.prefix_sha256, file: settled }
           : undefined;
