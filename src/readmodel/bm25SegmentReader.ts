@@ -5,7 +5,7 @@
  * with exactly `Bm25Index.search`'s hits. See `bm25Segment.ts` and docs/read-model.md for the
  * format; everything that must not change without a new version is here.
  */
-import { crc32 } from "../platform/crc32.ts";
+import { crc32 } from "../platform/binaryFile.ts";
 import * as fs from "node:fs";
 import { ioError } from "../errors.ts";
 import { openRegularFile } from "../platform/regularFile.ts";

@@ -27,7 +27,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { writeFileAtomic } from "../platform/atomicFile.ts";
 import { projectionsDir } from "../eventloom/session.ts";
-import { crc32 } from "../platform/crc32.ts";
+import { crc32 } from "../platform/binaryFile.ts";
 
 const magic = "zaxysvec";
 const formatVersion = 1;

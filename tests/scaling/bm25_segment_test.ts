@@ -13,7 +13,7 @@ import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { runtimeName } from "../../src/platform/mod.ts";
-import { crc32, crc32Table } from "../../src/platform/crc32.ts";
+import { crc32, crc32Table } from "../../src/platform/binaryFile.ts";
 import { ReadModelCorruptError } from "../../src/platform/readModelError.ts";
 import {
   Bm25SegmentSet,
