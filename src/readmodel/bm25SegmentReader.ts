@@ -10,8 +10,7 @@ import * as fs from "node:fs";
 import { ioError } from "../errors.ts";
 import { openRegularFile } from "../platform/regularFile.ts";
 import { ReadModelCorruptError } from "../platform/readModelError.ts";
-import type { Bm25Hit } from "../retrieval/bm25.ts";
-import { type Bm25Corpus, Bm25CorpusScorer } from "../retrieval/bm25Corpus.ts";
+import { type Bm25Corpus, Bm25CorpusScorer, type Bm25Hit } from "../retrieval/bm25.ts";
 
 // ---------------------------------------------------------------------------
 /* The byte layout and its codecs. */
@@ -552,7 +551,7 @@ export class Bm25SegmentSet {
   }
 
   /**
-   * The segments as one corpus (bm25Corpus.ts), to score together with documents added after
+   * The segments as one corpus (retrieval/bm25.ts `Bm25CorpusScorer`), to score together with documents added after
    * them (a tail catch-up's); its postings come through the same checks and term cache as `search`.
    */
   corpus(): Bm25Corpus {

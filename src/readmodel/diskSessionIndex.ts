@@ -19,8 +19,7 @@ import { verifiedCheckpointPath, verifyWithCheckpoint } from "../eventloom/verif
 import { fileStamp, sha256OfFd, writeChunksAtomically } from "../platform/atomicFile.ts";
 import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
 import type { EntityRow } from "../projection/types.ts";
-import type { Bm25Hit } from "../retrieval/bm25.ts";
-import type { Bm25Corpus } from "../retrieval/bm25Corpus.ts";
+import type { Bm25Corpus, Bm25Hit } from "../retrieval/bm25.ts";
 import type { Neighbour, SessionIndex } from "../retrieval/sessionIndex.ts";
 import { adjacencyMagic } from "./adjacencyTable.ts";
 import { AdjacencyTable, EntityTable, EventSpans, RelationTable, SortedTable } from "./tableReaders.ts";

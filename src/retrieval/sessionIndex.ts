@@ -7,8 +7,7 @@ import type { EventRecord } from "../eventloom/envelope.ts";
 import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
 import type { EntityRow, RelationRow, SessionGraphRows } from "../projection/types.ts";
 import { RegistrySessionFolds, type SessionFolds, wholeLogFoldSource } from "../folds/sessionFolds.ts";
-import { type Bm25Hit, Bm25Index } from "./bm25.ts";
-import type { Bm25Corpus } from "./bm25Corpus.ts";
+import { type Bm25Corpus, type Bm25Hit, Bm25Index } from "./bm25.ts";
 
 export type { SessionFolds };
 
