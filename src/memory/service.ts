@@ -27,8 +27,7 @@ import type { SemanticLaneResult, SemanticVectorCache } from "../retrieval/seman
 import type { SemanticEmbedder } from "../semantic/semanticEmbedder.ts";
 import { bestFactQueryCover } from "../checkout/queryMatch.ts";
 import { embeddingModelId, readEmbeddingSettings } from "../semantic/embeddingSettings.ts";
-import { loadRootProjectionFiles } from "../retrieval/projectionLane.ts";
-import { checkProjectionRefs, unresolvedRefWarnings } from "../retrieval/projectionRefs.ts";
+import { checkProjectionRefs, loadRootProjectionFiles, unresolvedRefWarnings } from "../retrieval/projectionLane.ts";
 import type { CachedSession, ProjectionDiagnostics, ReadSession, SessionReader } from "../retrieval/readSession.ts";
 import { buildSessionIndex, EmptySessionIndex, type SessionIndex } from "../retrieval/sessionIndex.ts";
 import type { RetrievalResult, RetrievedContext, SemanticReceipt } from "../retrieval/types.ts";

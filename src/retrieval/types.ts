@@ -58,7 +58,7 @@ export interface RetrievalResult {
   semantic?: SemanticReceipt;
   /**
    * What the result could not serve and the prompt must say (`# Context Warnings`), e.g. a
-   * compaction artifact record whose event ref does not resolve (projectionRefs.ts).
+   * compaction artifact record whose event ref does not resolve (projectionLane.ts).
    */
   warnings?: string[];
 }
