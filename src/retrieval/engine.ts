@@ -1,10 +1,10 @@
 /**
  * Retrieval over one session (DESIGN §6): six lanes, weighted fusion, de-duplication by
- * citation, and MMR.
+ * citation, and MMR (the vector lane's exact scoring and the MMR re-ranking are below).
  *
  * - exact: entity names equal to the query or to one of its words/phrases (weight 1.0).
  * - vector: the exact cosine of the hash embeddings, from the session's vector postings
- *   (vectorLane.ts), so the answer does not depend on how the index was built (0.95 · cosine).
+ *   (`vectorLaneHits`), so the answer does not depend on how the index was built (0.95 · cosine).
  * - keyword: BM25 over entity text, plus Python's expanded query at 0.92, the query with the
  *   other forms of its words the index holds ("spec" for "specs", vector/textAnalysis.ts) at 0.9 and the query
  *   with the other names of what it names ("postgresql" for "postgres", "database" for "db",
@@ -43,15 +43,14 @@ import { candidateEntityType } from "../folds/consolidationStatus.ts";
 import { entityDisplay } from "./contextDisplay.ts";
 import { hubEntityTypes } from "./hubEntities.ts";
 import { hashEmbedMany } from "../vector/mod.ts";
-import { cosineSimilarity, mmrSelect } from "./mmr.ts";
 import { reinforcementKey } from "../folds/reinforcement.ts";
 import { reinforcementFactor } from "./reinforcement.ts";
-import { vectorLaneHits } from "./vectorLane.ts";
 import { rawEventText, type SessionIndex } from "./sessionIndex.ts";
 import { expandQuery, inflectionVariants, nameVariantTerms, queryTerms, stopWords } from "../vector/textAnalysis.ts";
 import type { Bm25Corpus } from "./bm25.ts";
 import type { LaneName, RetrievalResult, RetrievedContext } from "./types.ts";
 import { type SemanticLaneResult, semanticScoreAnchorSimilarity } from "./semanticLane.ts";
+import { exactCosineTop } from "../projection/vectorPostings.ts";
 
 export const laneWeights = { exact: 1.0, vector: 0.95, traversal: 0.9, keyword: 0.8, verbatim: 0.8, semantic: 0.8 } as const;
 export const expansionWeight = 0.92;
@@ -519,4 +518,162 @@ function rank(index: SessionIndex, candidates: Map<string, Candidate>, limit: nu
     selected[selected.length - 1] = bestVerbatim;
   }
   return { contexts: selected, laneCounts, degraded: false };
+}
+
+// ---------------------------------------------------------------------------
+/*
+ * The vector lane (DESIGN §6): the entity versions whose hash embeddings have the highest cosine
+ * with the query's, exactly, ordered by similarity descending then entity position ascending.
+ *
+ * The session's index holds the embeddings as postings by bucket (projection/vectorPostings.ts),
+ * so only the versions that share a token bucket with the query are scored, and each score is
+ * the dense dot product bit for bit: the same log gives the same answer however and whenever the
+ * index was built, with no approximate candidate window to widen (the HNSW index this replaced
+ * proposed 200 candidates and re-scored them, which could miss a version the graph stranded).
+ *
+ * @example
+ * vectorLaneHits(index, "which editor does alice prefer", 50) // [{ position: 12, similarity: 0.61 }, ...]
+ */
+export interface VectorHit {
+  /** Entity position in the session index. */
+  position: number;
+  /** Exact cosine of the query and entity hash embeddings, > 0. */
+  similarity: number;
+}
+
+/** The best `limit` entities by exact cosine, best first. */
+export function vectorLaneHits(index: SessionIndex, query: string, limit: number): VectorHit[] {
+  const vectors = index.vectors;
+  if (vectors === null || vectors.count === 0 || limit <= 0) return [];
+  const [embedding] = hashEmbedMany([query], vectors.dim);
+  // A version's position is its vector key (writeReadModel.ts checks it); a key without a
+  // position is not an entity of this index and is never offered.
+  const hits = exactCosineTop(vectors.index, embedding, limit, (key) => index.positionOfVectorKey(key) !== undefined);
+  return hits.map(({ key, similarity }) => ({ position: index.positionOfVectorKey(key)!, similarity }));
+}
+
+// ---------------------------------------------------------------------------
+/*
+ * Maximal marginal relevance: re-ranks fused retrieval hits so that near-duplicates of what is
+ * already chosen sink (DESIGN §6, λ 0.7). Mirrors Python's `query._mmr_rank`:
+ *
+ * 1. candidates are ordered by relevance, best first; equal relevance keeps input order;
+ * 2. the first pick is the most relevant candidate, ranked by its relevance alone;
+ * 3. each later pick maximises  λ · relevance − (1 − λ) · max similarity to the picks so far
+ *    + bonus  (the bonus is Python's per-lane `traversal_bonus`, 0.1 for traversal hits in the
+ *    `balanced` profile); on equal ranking scores the earlier candidate of step 1 wins.
+ *
+ * Python re-computes the maximum similarity against every pick on every round; keeping a running
+ * maximum per candidate gives the same numbers with one similarity call per candidate per round.
+ */
+export interface MmrPick<T> {
+  item: T;
+  /** The MMR score the item was picked with (its relevance for the first pick). */
+  rankingScore: number;
+}
+
+/**
+ * Picks up to `limit` candidates in MMR order, with the score each was picked with.
+ *
+ * @example
+ * mmrRank(hits, (h) => h.score, (a, b) => tokenJaccard(a.tokens, b.tokens), 0.7, 10,
+ *   (h) => (h.lane === "traversal" ? 0.1 : 0));
+ */
+export function mmrRank<T>(
+  candidates: readonly T[],
+  relevance: (candidate: T) => number,
+  similarity: (a: T, b: T) => number,
+  lambda: number,
+  limit: number,
+  bonus: (candidate: T) => number = () => 0,
+): MmrPick<T>[] {
+  const count = candidates.length;
+  const relevances = candidates.map(relevance);
+  const order = Array.from({ length: count }, (_, i) => i);
+  // Array.prototype.sort is stable, so equal relevance keeps input order (Python's sorted()).
+  order.sort((a, b) => (relevances[b] > relevances[a] ? 1 : relevances[b] < relevances[a] ? -1 : 0));
+  const picks: MmrPick<T>[] = [];
+  if (count === 0 || limit <= 0) return picks;
+
+  const remaining = order; // candidate indexes not yet picked, in relevance order
+  const first = remaining.shift() as number;
+  picks.push({ item: candidates[first], rankingScore: relevances[first] });
+  const maxSimilarity = new Float64Array(count).fill(-Infinity);
+  const bonuses = candidates.map(bonus);
+  let lastPicked = first;
+
+  while (remaining.length > 0 && picks.length < limit) {
+    let bestAt = 0;
+    let bestScore = -Infinity;
+    for (let at = 0; at < remaining.length; at++) {
+      const index = remaining[at];
+      const sim = similarity(candidates[index], candidates[lastPicked]);
+      if (sim > maxSimilarity[index]) maxSimilarity[index] = sim;
+      const score = lambda * relevances[index] - (1 - lambda) * maxSimilarity[index] + bonuses[index];
+      if (score > bestScore) {
+        bestScore = score;
+        bestAt = at;
+      }
+    }
+    lastPicked = remaining.splice(bestAt, 1)[0];
+    picks.push({ item: candidates[lastPicked], rankingScore: bestScore });
+  }
+  return picks;
+}
+
+/**
+ * `mmrRank` without the scores.
+ *
+ * @example
+ * mmrSelect(hits, (h) => h.score, (a, b) => tokenJaccard(a.tokens, b.tokens), 0.7, 10);
+ */
+export function mmrSelect<T>(
+  candidates: readonly T[],
+  relevance: (candidate: T) => number,
+  similarity: (a: T, b: T) => number,
+  lambda: number,
+  limit: number,
+  bonus?: (candidate: T) => number,
+): T[] {
+  return mmrRank(candidates, relevance, similarity, lambda, limit, bonus).map((pick) => pick.item);
+}
+
+/**
+ * Cosine of the angle between two vectors; 0 when either is all zeros. Vectors of different
+ * lengths are a programmer error.
+ *
+ * @example
+ * cosineSimilarity(new Float32Array([1, 0]), new Float32Array([1, 1])) // 0.7071…
+ */
+export function cosineSimilarity(a: Float32Array | Float64Array, b: Float32Array | Float64Array): number {
+  if (a.length !== b.length) throw new RangeError(`cosineSimilarity: lengths differ (${a.length} vs ${b.length})`);
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    dot += x * y;
+    normA += x * x;
+    normB += y * y;
+  }
+  if (normA === 0 || normB === 0) return 0;
+  return dot / (Math.sqrt(normA) * Math.sqrt(normB));
+}
+
+/**
+ * |A ∩ B| / |A ∪ B|, 0 when either set is empty: Python's `_entity_similarity`, the MMR
+ * similarity when hits carry no embedding. Python's token sets are `[A-Za-z0-9]+` of the lowercased
+ * name, type and scalar property values, longer than one character (`keywordTerms` gives the same
+ * tokens for all but a handful of non-ASCII characters).
+ *
+ * @example
+ * tokenJaccard(new Set(["use", "postgres"]), new Set(["postgres", "audit"])) // 1 / 3
+ */
+export function tokenJaccard(aTokens: ReadonlySet<string>, bTokens: ReadonlySet<string>): number {
+  if (aTokens.size === 0 || bTokens.size === 0) return 0;
+  const [small, large] = aTokens.size <= bTokens.size ? [aTokens, bTokens] : [bTokens, aTokens];
+  let shared = 0;
+  for (const token of small) if (large.has(token)) shared++;
+  return shared / (aTokens.size + bTokens.size - shared);
 }
