@@ -11,7 +11,7 @@
  * superseded contexts are counted in `retention`, never shown as facts; every fact and evidence
  * item carries a citation; optional feature diagnostics appear only when they have content, so a
  * checkout without a feature is byte-identical to one from a build without it; the same input
- * gives byte-identical JSON.
+ * gives byte-identical JSON. The order contexts are presented in is below (`rankForCheckout`).
  */
 import { compareCodePoints } from "../canonical/mod.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
@@ -20,7 +20,8 @@ import { type AssembleInput, assemblyParts, type AssemblyPolicy, type ContextCou
 import { checkoutAssemblySections, type CheckoutGuidance, checkoutGuidance, checkoutPromptParts, type CheckoutQuality, checkoutQuality, checkoutSections, currentFact, type CurrentFact, type ElidedSection, type EvidenceItem, evidenceItem, type ExtraGuidance, isCited, isCurrentFact, joinSections, listedCitations, promptLabels, type PromptSection, type ProvenanceItem, provenanceItem } from "./checkoutPrompt.ts";
 import { packCheckoutPrompt } from "./checkoutBudget.ts";
 import { matchQuery, type QueryMatchReport } from "./queryMatch.ts";
-import { rankForCheckout } from "./rankForCheckout.ts";
+import { authoritativeScope } from "../retrieval/projectionArtifact.ts";
+import type { RetrievedContext } from "../retrieval/types.ts";
 
 export interface CheckoutInput extends AssembleInput {
   /** A memory ref name; only `HEAD` can be resolved here (to the last replayed event). */
@@ -273,4 +274,73 @@ export function buildCheckout(input: CheckoutInput): MemoryCheckout {
     compacted: input.compacted,
     assembly_policy: parts.assemblyPolicy,
   };
+}
+
+// ---------------------------------------------------------------------------
+/*
+ * The order Memory Checkout presents contexts in (Python `_checkout_rank`), best first:
+ * query-token overlap, then cited before uncited, then source-level lanes (verbatim, projection)
+ * before projected entities, then working-memory entity types (task, decision, goal,
+ * memory), then the later `valid_from`, then the higher score. Ties keep retrieval order.
+ * Before all of these: a projection record that is not authoritative (its audit reported
+ * `safe: false`) follows every other context — design 002, it only routes to its source.
+ */
+const sourceLevelLanes = new Set(["verbatim", "projection"]);
+const workingMemoryTypes = new Set(["task", "decision", "goal", "memory"]);
+
+/** Python `_checkout_tokens`: `[a-z0-9]+` runs of the casefolded text, longer than 2. */
+export function checkoutTokens(text: string): Set<string> {
+  const tokens = new Set<string>();
+  for (const match of text.toLowerCase().matchAll(/[a-z0-9]+/g)) {
+    if (match[0].length > 2) tokens.add(match[0]);
+  }
+  return tokens;
+}
+
+interface RankKey {
+  authoritative: number;
+  overlap: number;
+  cited: number;
+  sourceLevel: number;
+  workingMemory: number;
+  validFrom: string;
+  score: number;
+}
+
+function rankKey(context: RetrievedContext, queryTokens: Set<string>): RankKey {
+  let shared = 0;
+  for (const token of checkoutTokens(context.content)) if (queryTokens.has(token)) shared += 1;
+  return {
+    authoritative: context.source === "projection" && context.metadata.authority_scope !== authoritativeScope ? 0 : 1,
+    overlap: shared / Math.max(1, queryTokens.size),
+    cited: context.citation ? 1 : 0,
+    sourceLevel: sourceLevelLanes.has(context.sourceLane) || sourceLevelLanes.has(context.source) ? 1 : 0,
+    workingMemory: context.entityType !== undefined && workingMemoryTypes.has(context.entityType) ? 1 : 0,
+    validFrom: context.validFrom ?? "",
+    score: context.score,
+  };
+}
+
+/** Negative when `a` ranks before `b`. */
+function compareDescending(a: RankKey, b: RankKey): number {
+  return (
+    b.authoritative - a.authoritative ||
+    b.overlap - a.overlap ||
+    b.cited - a.cited ||
+    b.sourceLevel - a.sourceLevel ||
+    b.workingMemory - a.workingMemory ||
+    compareCodePoints(b.validFrom, a.validFrom) ||
+    b.score - a.score
+  );
+}
+
+/**
+ * @example
+ * rankForCheckout(contexts, "release blockers") // contexts mentioning "release" first
+ */
+export function rankForCheckout(contexts: readonly RetrievedContext[], query: string): RetrievedContext[] {
+  const queryTokens = checkoutTokens(query);
+  const keyed = contexts.map((context, index) => ({ context, index, key: rankKey(context, queryTokens) }));
+  keyed.sort((a, b) => compareDescending(a.key, b.key) || a.index - b.index);
+  return keyed.map((item) => item.context);
 }

@@ -33,4 +33,4 @@ export {
 export type { CurrentFact, EvidenceItem, ProvenanceItem } from "./checkoutPrompt.ts";
 export { answerConfidenceMin, type Answerability, type AskUserAction, type CheckoutQuality } from "./checkoutPrompt.ts";
 export { type ElidedSection, type PromptBudget, sectionWeights } from "./checkoutPrompt.ts";
-export { checkoutTokens, rankForCheckout } from "./rankForCheckout.ts";
+export { checkoutTokens, rankForCheckout } from "./checkout.ts";
