@@ -523,7 +523,7 @@ export function checkoutQuality(q: QualityInputs): CheckoutQuality {
  * what Current Facts does not (superseded versions, low-relevance finds); a correction record is
  * folded into the fact it corrects, which carries the same citation and says "corrected"; recent
  * events already cited above are named by seq only (and one a shown correction replaced says
- * so instead of repeating the old statement), and retrieved context lists only what is uncited. `{display}` is the context's prompt text (retrieval/contextDisplay.ts), else its
+ * so instead of repeating the old statement), and retrieved context lists only what is uncited. `{display}` is the context's prompt text (retrieval/engine.ts `entityDisplay`), else its
  * content; the JSON arrays keep every item and its content as they are.
  */
 /** The diagnostics the prompt prints. */

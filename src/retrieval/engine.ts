@@ -1,6 +1,7 @@
 /**
  * Retrieval over one session (DESIGN §6): six lanes, weighted fusion, de-duplication by
- * citation, and MMR (the vector lane's exact scoring and the MMR re-ranking are below).
+ * citation, and MMR (the vector lane's exact scoring, the MMR re-ranking and how a context
+ * shows a projected entity in a prompt, `entityDisplay`, are below).
  *
  * - exact: entity names equal to the query or to one of its words/phrases (weight 1.0).
  * - vector: the exact cosine of the hash embeddings, from the session's vector postings
@@ -37,10 +38,9 @@ import { compareCodePoints } from "../canonical/mod.ts";
 import { citationUri } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { EntityRow, PlainJson } from "../projection/types.ts";
-import { payloadMarksStale } from "../events/payload.ts";
+import { joinSummary, payloadMarksStale, stringList, text } from "../events/payload.ts";
 import { candidateStanding } from "../events/candidateStanding.ts";
 import { candidateEntityType } from "../folds/consolidationStatus.ts";
-import { entityDisplay } from "./contextDisplay.ts";
 import { hubEntityTypes } from "./hubEntities.ts";
 import { hashEmbedMany } from "../vector/mod.ts";
 import { reinforcementKey } from "../folds/reinforcement.ts";
@@ -51,6 +51,7 @@ import type { Bm25Corpus } from "./bm25.ts";
 import type { LaneName, RetrievalResult, RetrievedContext } from "./types.ts";
 import { type SemanticLaneResult, semanticScoreAnchorSimilarity } from "./semanticLane.ts";
 import { exactCosineTop } from "../projection/vectorPostings.ts";
+import { fallbackPayloadSummary } from "../projection/extract/fallback.ts";
 
 export const laneWeights = { exact: 1.0, vector: 0.95, traversal: 0.9, keyword: 0.8, verbatim: 0.8, semantic: 0.8 } as const;
 export const expansionWeight = 0.92;
@@ -676,4 +677,76 @@ export function tokenJaccard(aTokens: ReadonlySet<string>, bTokens: ReadonlySet<
   let shared = 0;
   for (const token of small) if (large.has(token)) shared++;
   return shared / (aTokens.size + bTokens.size - shared);
+}
+
+// ---------------------------------------------------------------------------
+/*
+ * How a prompt shows a projected entity, where its projected text reads badly. A context's
+ * `content` stays `<name> (<type>): <summary>`, the projected summary being Python's
+ * (`_join_summary` joins a decision's rationale and alternatives with spaces), because JSON
+ * documents, the vector index and consolidation compare it; only the prompt line is re-punctuated,
+ * from the entity's source event:
+ *
+ *   decision.made      `Upgrade to PostgreSQL 16 (decision): <rationale>; alternatives: A, B`
+ *   memory.corrected   `Upgrade to PostgreSQL 16.4 (decision; corrected, was: Upgrade to PostgreSQL 16)`
+ *                      (`<name> (<type>; corrected): <new content>` when the name is an id)
+ *   an unknown type    `error.occurred by claude-agent: <payload message, title, summary, text...>`
+ *
+ * Undefined when the content already reads well. What must never change: the display says what
+ * the content says (the same words, other punctuation), so a prompt never claims more than the
+ * projection does.
+ */
+/**
+ * Payload fields that carry an unknown event's message, in the order they are looked for: its
+ * `message`, then the text fields the recent-events line shows (assembleContext.ts).
+ */
+const messageKeys = ["message", "title", "summary", "content", "text", "decision", "task"] as const;
+
+function decisionDisplay(entity: EntityRow, event: EventRecord): string | undefined {
+  const p = event.payload;
+  const rationale = joinSummary(p.get("summary"), p.get("rationale"));
+  const alternativesValue = p.get("alternatives_considered");
+  const single = text(alternativesValue);
+  const alternatives = Array.isArray(alternativesValue) ? stringList(alternativesValue) : single === undefined ? [] : [single];
+  // Only a re-punctuation of the very summary the projection stored (a later fold may differ).
+  if (joinSummary(p.get("summary"), p.get("rationale"), alternativesValue) !== entity.summary) return undefined;
+  if (alternatives.length === 0) return undefined;
+  const parts = [...(rationale === null ? [] : [rationale]), `alternatives: ${alternatives.join(", ")}`];
+  return `${entity.name} (decision): ${parts.join("; ")}`;
+}
+
+/**
+ * A corrected entity keeps its name, and a decision is named by its original text, so its
+ * projected line reads `<old text> (decision): <new text>`; the new text leads here.
+ */
+function correctedDisplay(entity: EntityRow): string | undefined {
+  if (entity.summary === null || entity.entityType === "memory_correction") return undefined;
+  if (/\s/.test(entity.name)) return `${entity.summary} (${entity.entityType}; corrected, was: ${entity.name})`;
+  return `${entity.name} (${entity.entityType}; corrected): ${entity.summary}`;
+}
+
+/** An event nobody registered (`extractFallback`): what happened, by whom, and its message. */
+function fallbackDisplay(entity: EntityRow, event: EventRecord): string | undefined {
+  if (entity.name !== `event:${event.type}:${event.seq}`) return undefined;
+  const head = `${event.type} by ${event.actor === "" ? "unknown" : event.actor}`;
+  let message: string | undefined;
+  for (const key of messageKeys) message ??= text(event.payload.get(key));
+  message ??= fallbackPayloadSummary(event) ?? undefined;
+  return message === undefined ? head : `${head}: ${message}`;
+}
+
+/**
+ * The prompt line of a projected entity whose source event is `event`, when it differs from
+ * its content.
+ *
+ * @example
+ * entityDisplay(decisionRow, decisionMadeEvent);
+ * // "Upgrade to PostgreSQL 16 (decision): Zero-downtime upgrade; alternatives: Upgrade to MySQL 8.0, Move to Aurora"
+ */
+export function entityDisplay(entity: EntityRow, event: EventRecord | undefined): string | undefined {
+  if (event === undefined || event.seq !== entity.sourceEventSeq) return undefined;
+  if (event.type === "memory.corrected") return correctedDisplay(entity);
+  if (entity.entityType === "decision" && event.type === "decision.made") return decisionDisplay(entity, event);
+  if (entity.entityType === "event") return fallbackDisplay(entity, event);
+  return undefined;
 }
