@@ -31,7 +31,8 @@ import type { EventRecord } from "../eventloom/envelope.ts";
 import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
 import type { EntityRow, GraphDiff, SessionGraphRows } from "../projection/types.ts";
 import { type Bm25Corpus, Bm25CorpusScorer, type Bm25Hit, Bm25Index, chainedBm25Corpus } from "../retrieval/bm25.ts";
-import { entitySearchText, type Neighbour, rawEventText, type SessionFolds, type SessionIndex } from "../retrieval/sessionIndex.ts";
+import { type Neighbour, type SessionFolds, type SessionIndex } from "../retrieval/sessionIndex.ts";
+import { entitySearchText, rawEventText } from "../vector/textAnalysis.ts";
 
 /** A relation current at the base head, by the positions of its endpoints. */
 export interface BaseRelation {

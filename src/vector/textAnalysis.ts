@@ -3,7 +3,8 @@
  * one place so they all cut text alike. Python's `str.casefold()` (which the hash embedding and
  * the keyword terms need byte for byte), the keyword lanes' term rules (Python's), a light
  * stemmer and the inflections of a word, a lexicon of other names of the same thing, and a
- * question's content terms. It sits with the hash embedding, the lowest layer that cuts text.
+ * question's content terms; and the text an entity version and an event are searched by. It sits
+ * with the hash embedding, the lowest layer that cuts text.
  */
 import { caseFoldEntries } from "./caseFoldTable.ts";
 
@@ -541,4 +542,43 @@ export function textStems(text: string): Set<string> {
   const stems = new Set(terms.map(stemTerm));
   for (const variant of nameVariantTerms(terms)) stems.add(stemTerm(variant));
   return stems;
+}
+
+// ---------------------------------------------------------------------------
+/*
+ * The text each lane indexes: an entity version's (keyword lane) and an event's (verbatim lane).
+ * They take the fields they read, not the projection's or the log's record types, so this layer
+ * names neither.
+ */
+
+/** Every string or number in `value`, depth first, skipping zaxy's own `__zaxy_` keys. */
+function collectText(value: unknown, out: string[], depth = 0): void {
+  if (depth > 8 || value === null || value === undefined) return;
+  if (typeof value === "string") out.push(value);
+  else if (typeof value === "number" || typeof value === "bigint") out.push(String(value));
+  else if (Array.isArray(value)) for (const item of value) collectText(item, out, depth + 1);
+  else if (typeof value === "object") {
+    const entries = value instanceof Map ? [...value.entries()] : Object.entries(value as object);
+    for (const [key, item] of entries) if (!String(key).startsWith("__zaxy_")) collectText(item, out, depth + 1);
+  }
+}
+
+/** The text an entity version is searched by. */
+export function entitySearchText(entity: { name: string; entityType: string; summary: string | null; propertiesJson: string }): string {
+  const parts = [entity.name, entity.entityType];
+  if (entity.summary) parts.push(entity.summary);
+  try {
+    const properties = JSON.parse(entity.propertiesJson) as Record<string, unknown>;
+    for (const value of Object.values(properties)) if (typeof value === "string" || typeof value === "number") parts.push(String(value));
+  } catch {
+    // Properties are always JSON we wrote; a bad row only loses its property text.
+  }
+  return parts.join(" ");
+}
+
+/** The raw text of an event for the verbatim lane: type, actor and every payload string or number. */
+export function rawEventText(event: { type: string; actor: string; payload: unknown }): string {
+  const parts = [event.type, event.actor];
+  collectText(event.payload, parts);
+  return parts.join(" ");
 }
