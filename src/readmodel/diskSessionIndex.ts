@@ -41,7 +41,7 @@ import { sortedTableMagic } from "./sortedTable.ts";
 const unreferencedIndexes = new FinalizationRegistry<() => void>((release) => release());
 
 class DiskSessionIndex implements SessionIndex {
-  readonly folds: SessionFolds;
+  private storedFolds: SessionFolds | undefined;
   readonly eventCount: number;
   readonly entityCount: number;
   private readonly release: () => void;
@@ -61,7 +61,6 @@ class DiskSessionIndex implements SessionIndex {
     private readonly nodeKeys: SortedTable,
     private readonly manifest: ReadModelManifest,
   ) {
-    this.folds = storedSessionFolds(manifest.folds);
     this.eventCount = events.count;
     this.entityCount = entities.count;
     let released = false;
@@ -74,6 +73,11 @@ class DiskSessionIndex implements SessionIndex {
       fs.closeSync(logFd);
     };
     unreferencedIndexes.register(this, this.release, this);
+  }
+
+  /** The folds the manifest stored at the head, set up when a read first asks for one. */
+  get folds(): SessionFolds {
+    return (this.storedFolds ??= storedSessionFolds(this.manifest.folds));
   }
 
   event(position: number): EventRecord {
