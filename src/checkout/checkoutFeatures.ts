@@ -19,7 +19,7 @@
 import type { PlainJson } from "../projection/types.ts";
 import type { SessionFolds } from "../retrieval/sessionIndex.ts";
 import type { RetrievalResult, RetrievedContext } from "../retrieval/types.ts";
-import type { ExtraGuidance } from "./checkoutPrompt.ts";
+import type { ExtraGuidance } from "./promptAssembly.ts";
 import { formatPythonFloat } from "../canonical/mod.ts";
 import type { CausalEdge } from "../folds/causalEdges.ts";
 import { nonAuthoritative as causalNonAuthoritative } from "../events/causalTaxonomy.ts";

@@ -12,8 +12,8 @@
  * });
  * console.log(JSON.stringify(checkout));
  */
-export { type AssembledContext, assembleContext, type AssembleInput, type AssemblyPolicy, type ContextAssembly, type ContextCounts, verbatimSlots } from "./assembleContext.ts";
-export { eventText } from "./checkoutPrompt.ts";
+export { type AssembledContext, assembleContext, type AssembleInput, type AssemblyPolicy, type ContextAssembly, type ContextCounts, verbatimSlots } from "./promptAssembly.ts";
+export { eventText } from "./promptAssembly.ts";
 export {
   buildCheckout,
   type CheckoutDiagnostics,
@@ -29,8 +29,8 @@ export {
   feedbackPayloadsMax,
   type RecommendedCall,
   refreshQuery,
-} from "./checkoutPrompt.ts";
-export type { CurrentFact, EvidenceItem, ProvenanceItem } from "./checkoutPrompt.ts";
-export { answerConfidenceMin, type Answerability, type AskUserAction, type CheckoutQuality } from "./checkoutPrompt.ts";
-export { type ElidedSection, type PromptBudget, sectionWeights } from "./checkoutPrompt.ts";
+} from "./promptAssembly.ts";
+export type { CurrentFact, EvidenceItem, ProvenanceItem } from "./promptAssembly.ts";
+export { answerConfidenceMin, type Answerability, type AskUserAction, type CheckoutQuality } from "./promptAssembly.ts";
+export { type ElidedSection, type PromptBudget, sectionWeights } from "./promptAssembly.ts";
 export { checkoutTokens, rankForCheckout } from "./checkout.ts";

@@ -18,7 +18,7 @@
  * - Coverage is the share of content terms found in at least one matched context. A current, cited
  *   fact the semantic lane matched is evidence that memory covers the question in other words: the
  *   coverage is then at least `semanticMatchCoverage` (enough to serve the fact, not enough to
- *   answer from memory without a refresh, checkoutPrompt.ts).
+ *   answer from memory without a refresh, promptAssembly.ts).
  */
 import type { RetrievedContext } from "../retrieval/types.ts";
 import { hubEntityTypes } from "../retrieval/hubEntities.ts";

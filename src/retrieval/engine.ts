@@ -698,7 +698,7 @@ export function tokenJaccard(aTokens: ReadonlySet<string>, bTokens: ReadonlySet<
  */
 /**
  * Payload fields that carry an unknown event's message, in the order they are looked for: its
- * `message`, then the text fields the recent-events line shows (assembleContext.ts).
+ * `message`, then the text fields the recent-events line shows (checkout/promptAssembly.ts).
  */
 const messageKeys = ["message", "title", "summary", "content", "text", "decision", "task"] as const;
 
