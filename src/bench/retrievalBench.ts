@@ -22,7 +22,17 @@ import { validateMemoryRequest } from "../memory/request.ts";
 import { MemoryService } from "../memory/service.ts";
 import { Bm25Index } from "../retrieval/bm25.ts";
 import { queryTerms } from "../vector/textAnalysis.ts";
-import { atLeast, type BenchMachine, benchMachine, type BenchTarget, latencySummary, type LatencySummary, round, seededRandom, shuffled } from "./measure.ts";
+import {
+  atLeast,
+  type BenchMachine,
+  benchMachine,
+  type BenchTarget,
+  latencySummary,
+  type LatencySummary,
+  round,
+  seededRandom,
+  shuffled,
+} from "./measure.ts";
 
 /** About 60 words, identical in every document. */
 export const runbookParagraph =

@@ -16,7 +16,34 @@
 import { compareCodePoints } from "../canonical/mod.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { PlainJson } from "../projection/types.ts";
-import { type AssembleInput, assemblyParts, type AssemblyPolicy, checkoutAssemblySections, type CheckoutGuidance, checkoutGuidance, checkoutPromptParts, type CheckoutQuality, checkoutQuality, checkoutSections, type ContextCounts, currentFact, type CurrentFact, type ElidedSection, type EvidenceItem, evidenceItem, type ExtraGuidance, isCited, isCurrentFact, joinSections, listedCitations, promptLabels, type PromptSection, type ProvenanceItem, provenanceItem, selectContexts } from "./promptAssembly.ts";
+import {
+  type AssembleInput,
+  assemblyParts,
+  type AssemblyPolicy,
+  checkoutAssemblySections,
+  type CheckoutGuidance,
+  checkoutGuidance,
+  checkoutPromptParts,
+  type CheckoutQuality,
+  checkoutQuality,
+  checkoutSections,
+  type ContextCounts,
+  currentFact,
+  type CurrentFact,
+  type ElidedSection,
+  type EvidenceItem,
+  evidenceItem,
+  type ExtraGuidance,
+  isCited,
+  isCurrentFact,
+  joinSections,
+  listedCitations,
+  promptLabels,
+  type PromptSection,
+  type ProvenanceItem,
+  provenanceItem,
+  selectContexts,
+} from "./promptAssembly.ts";
 import { packCheckoutPrompt } from "./checkoutBudget.ts";
 import { matchQuery, type QueryMatchReport } from "./queryMatch.ts";
 import { authoritativeScope } from "../retrieval/projectionArtifact.ts";

@@ -15,7 +15,17 @@
  * What must never change: when nothing is cut the prompt is byte-identical to the unbudgeted one.
  */
 import { estimateTokens } from "../retrieval/tokenBudget.ts";
-import { checkMaxTokens, type CheckoutPromptParts, type ElidedSection, evidenceHeading, factsHeading, joinSections, noFactsLine, type PromptBudget, type PromptSection } from "./promptAssembly.ts";
+import {
+  checkMaxTokens,
+  type CheckoutPromptParts,
+  type ElidedSection,
+  evidenceHeading,
+  factsHeading,
+  joinSections,
+  noFactsLine,
+  type PromptBudget,
+  type PromptSection,
+} from "./promptAssembly.ts";
 
 /** What a budget keeps of each part. */
 interface Kept {

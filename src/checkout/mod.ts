@@ -12,25 +12,39 @@
  * });
  * console.log(JSON.stringify(checkout));
  */
-export { type AssembledContext, assembleContext, type AssembleInput, type AssemblyPolicy, type ContextAssembly, type ContextCounts, verbatimSlots } from "./promptAssembly.ts";
-export { eventText } from "./promptAssembly.ts";
+export {
+  answerConfidenceMin,
+  type Answerability,
+  type AskUserAction,
+  type AssembledContext,
+  assembleContext,
+  type AssembleInput,
+  type AssemblyPolicy,
+  type CheckoutGuidance,
+  type CheckoutQuality,
+  type ContextAssembly,
+  type ContextCounts,
+  type CurrentFact,
+  type ElidedSection,
+  eventText,
+  type EvidenceItem,
+  type ExtraGuidance,
+  type FeedbackPayload,
+  feedbackPayloadsMax,
+  type PromptBudget,
+  type ProvenanceItem,
+  type RecommendedCall,
+  refreshQuery,
+  sectionWeights,
+  verbatimSlots,
+} from "./promptAssembly.ts";
 export {
   buildCheckout,
   type CheckoutDiagnostics,
   type CheckoutInput,
   type CheckoutRef,
   type CheckoutRetention,
+  checkoutTokens,
   type MemoryCheckout,
+  rankForCheckout,
 } from "./checkout.ts";
-export {
-  type CheckoutGuidance,
-  type ExtraGuidance,
-  type FeedbackPayload,
-  feedbackPayloadsMax,
-  type RecommendedCall,
-  refreshQuery,
-} from "./promptAssembly.ts";
-export type { CurrentFact, EvidenceItem, ProvenanceItem } from "./promptAssembly.ts";
-export { answerConfidenceMin, type Answerability, type AskUserAction, type CheckoutQuality } from "./promptAssembly.ts";
-export { type ElidedSection, type PromptBudget, sectionWeights } from "./promptAssembly.ts";
-export { checkoutTokens, rankForCheckout } from "./checkout.ts";

@@ -17,7 +17,13 @@ import { inputError, ioError, isZaxyError } from "../errors.ts";
 import { ReadModelCorruptError } from "../platform/readModelError.ts";
 import { readFleetEnabled, readLongHorizonConfig } from "../eventloom/config.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
-import { cachedSessionLogBytesMax, readModelTailBytesMax, readModelTailEventsMax, semanticIdleEmbedBatchMax, semanticIdleEmbedDelayMs } from "../limits.ts";
+import {
+  cachedSessionLogBytesMax,
+  readModelTailBytesMax,
+  readModelTailEventsMax,
+  semanticIdleEmbedBatchMax,
+  semanticIdleEmbedDelayMs,
+} from "../limits.ts";
 import type { ProjectedSession } from "../projection/projector.ts";
 import { foldLogRows } from "../projection/foldLog.ts";
 import type { PlainJson, SessionGraphRows } from "../projection/types.ts";

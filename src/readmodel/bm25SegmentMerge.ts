@@ -2,7 +2,16 @@
  * Merging consecutive BM25 segment files into one, streaming over their sorted dictionaries.
  */
 import { checkDocRange, SegmentFileWriter, type WrittenBm25Segment, writeSegmentFile } from "./bm25SegmentWriter.ts";
-import { checkSequence, compareBytes, cursorChunkEntries, encodePostings, openSegments, type SegmentFile, type TermEntry, windowedReader } from "./bm25SegmentReader.ts";
+import {
+  checkSequence,
+  compareBytes,
+  cursorChunkEntries,
+  encodePostings,
+  openSegments,
+  type SegmentFile,
+  type TermEntry,
+  windowedReader,
+} from "./bm25SegmentReader.ts";
 
 /** Walks one segment's dictionary in key order, a chunk of entries at a time. */
 class DictionaryCursor {

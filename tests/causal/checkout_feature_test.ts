@@ -7,7 +7,12 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { readEvents } from "../../src/eventloom/replay.ts";
-import { causalCheckoutFeature, checkoutFeatureContributions, checkoutFeatures, type CheckoutFeatureInput } from "../../src/checkout/checkoutFeatures.ts";
+import {
+  causalCheckoutFeature,
+  checkoutFeatureContributions,
+  checkoutFeatures,
+  type CheckoutFeatureInput,
+} from "../../src/checkout/checkoutFeatures.ts";
 import { validateMemoryRequest } from "../../src/memory/request.ts";
 import { MemoryService } from "../../src/memory/service.ts";
 import { extractEvent } from "../../src/projection/extract/mod.ts";
