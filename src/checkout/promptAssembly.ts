@@ -14,7 +14,7 @@ import type { PlainJson } from "../projection/types.ts";
 import type { RetrievalResult, RetrievedContext } from "../retrieval/types.ts";
 import { compareCodePoints, displayJson, formatPythonFloat, isJsonObject, JsonNumber, type JsonValue, pythonNumberRepr } from "../canonical/mod.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
-import type { QueryMatchReport } from "./queryMatch.ts";
+import type { QueryMatchReport } from "./checkout.ts";
 import { pythonStrRepr } from "../canonical/pythonText.ts";
 import { eventKeyFacts } from "./eventKeyFacts.ts";
 import { withheldRuleEventSeqs } from "../folds/ruleStatus.ts";
@@ -378,7 +378,7 @@ export function checkoutGuidance(options: {
 // ---------------------------------------------------------------------------
 /*
  * The answerability signal of a checkout (Python `build_checkout_quality`, plus the query match
- * of queryMatch.ts; docs/checkout.md). Confidence is computed in hundredths so it is exact:
+ * of checkout.ts; docs/checkout.md). Confidence is computed in hundredths so it is exact:
  *   Python's base: 0.25 + 0.22·min(facts, 2) + 0.28·min(cited facts, 2) (+0.07 when superseded
  *   contexts were excluded and there are facts), capped at 0.95, minus min(0.35, 0.18·warnings);
  *   then capped by the match: 0.25 + 0.70·coverage of the query's content terms (0.50 when the
@@ -405,11 +405,11 @@ export interface CheckoutQuality {
 }
 
 export interface QualityInputs {
-  /** The query's content terms and those found in current facts (queryMatch.ts). */
+  /** The query's content terms and those found in current facts (checkout.ts). */
   queryTerms: readonly string[];
   matchedTerms: readonly string[];
   /**
-   * The query match's coverage (queryMatch.ts): matched / query terms, or more when the semantic
+   * The query match's coverage (checkout.ts): matched / query terms, or more when the semantic
    * lane matched a current fact; absent, matched / query terms.
    */
   coverage?: number | null;

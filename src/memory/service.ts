@@ -31,7 +31,7 @@ import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
 import { laneHitsMax, markDegraded, retrieve } from "../retrieval/engine.ts";
 import type { SemanticLaneResult, SemanticVectorCache } from "../retrieval/semanticLane.ts";
 import type { SemanticEmbedder } from "../semantic/semanticEmbedder.ts";
-import { bestFactQueryCover } from "../checkout/queryMatch.ts";
+import { bestFactQueryCover } from "../checkout/checkout.ts";
 import { embeddingModelId, readEmbeddingSettings } from "../semantic/embeddingSettings.ts";
 import { checkProjectionRefs, loadRootProjectionFiles, unresolvedRefWarnings } from "../retrieval/projectionLane.ts";
 import type { CachedSession, ProjectionDiagnostics, ReadSession, SessionReader } from "../retrieval/readSession.ts";
@@ -569,7 +569,7 @@ export class MemoryService implements SessionReader {
    * Whether the read runs the semantic lane: always when asked (`semantic: true`), never when
    * refused, and otherwise only when the query's words leave it open: it has content words and
    * no current fact the other lanes found holds `semanticGateCoverMax` of them or more
-   * (checkout/queryMatch.ts). A question asked in the memory's own words, a framing word aside
+   * (checkout/checkout.ts). A question asked in the memory's own words, a framing word aside
    * ("what did we discuss about …"), is answered without loading a model.
    */
   private static wantsSemantic(request: MemoryRequest, lexical: RetrievalResult): boolean {

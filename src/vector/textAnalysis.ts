@@ -486,7 +486,7 @@ export function nameVariantTerms(terms: readonly string[]): string[] {
 /*
  * A question's content terms: what it asks about, without the words every question needs
  * ("what", "did", "we", "use"). Checkout measures how much of the question memory covers with
- * them (checkout/queryMatch.ts); retrieval weighs word matches by them when the semantic lane
+ * them (checkout/checkout.ts); retrieval weighs word matches by them when the semantic lane
  * runs (engine.ts).
  *
  * - Content terms: `[a-z0-9]` runs of the casefolded query (two characters or more, so `db` and

@@ -10,7 +10,7 @@ import { fromJs } from "../../src/canonical/mod.ts";
 import type { EventRecord } from "../../src/eventloom/envelope.ts";
 import { extractEvent } from "../../src/projection/extract/mod.ts";
 import { GraphFold } from "../../src/projection/graphFold.ts";
-import { matchQuery } from "../../src/checkout/queryMatch.ts";
+import { matchQuery } from "../../src/checkout/checkout.ts";
 import { retrieve, semanticLaneScore } from "../../src/retrieval/engine.ts";
 import {
   expandAbbreviations,

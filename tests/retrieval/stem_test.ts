@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { inflectionVariants, stemTerm } from "../../src/vector/textAnalysis.ts";
-import { stemTerm as checkoutStemTerm } from "../../src/checkout/queryMatch.ts";
+import { stemTerm as checkoutStemTerm } from "../../src/checkout/checkout.ts";
 
 test("stemTerm folds plurals and common inflections to one key", () => {
   assert.equal(stemTerm("specs"), stemTerm("spec"));
