@@ -43,6 +43,7 @@ import {
   type PromptSection,
   type ProvenanceItem,
   provenanceItem,
+  type QueryMatchReport,
   selectContexts,
 } from "./promptAssembly.ts";
 import { packCheckoutPrompt } from "./checkoutBudget.ts";
@@ -126,7 +127,6 @@ export interface MemoryCheckout {
   compacted: boolean;
   assembly_policy: AssemblyPolicy;
 }
-
 
 /** Keys checkout computes; a feature may not overwrite them. */
 const ownDiagnosticKeys = new Set([
@@ -433,20 +433,6 @@ export function matchContext(context: RetrievedContext, queryStems: ReadonlySet<
   const hub = context.entityType !== undefined && hubEntityTypes.has(context.entityType);
   if (lanes.has("traversal") && !hub) return { kind: "related", stems };
   return { kind: "unmatched", stems };
-}
-
-/** What checkout reports of the match (`diagnostics.query_match`). */
-export interface QueryMatchReport {
-  /** The query's content terms, as written (first-seen order). */
-  query_terms: string[];
-  /** Those found in at least one served context. */
-  matched_terms: string[];
-  /** matched / query terms, 6 decimals; null when the query has no content terms. */
-  coverage: number | null;
-  /** Retrieved contexts kept from current facts because they share nothing with the query. */
-  unmatched_contexts_excluded: number;
-  /** Current cited facts the semantic lane matched; present only when there are some. */
-  semantic_matched_facts?: number;
 }
 
 /** The least coverage a semantic match gives (see the module comment). */

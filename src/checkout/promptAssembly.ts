@@ -14,7 +14,6 @@ import type { PlainJson } from "../projection/types.ts";
 import type { RetrievalResult, RetrievedContext } from "../retrieval/types.ts";
 import { compareCodePoints, displayJson, formatPythonFloat, isJsonObject, JsonNumber, type JsonValue, pythonNumberRepr } from "../canonical/mod.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
-import type { QueryMatchReport } from "./checkout.ts";
 import { pythonStrRepr } from "../canonical/pythonText.ts";
 import { eventKeyFacts } from "./eventKeyFacts.ts";
 import { withheldRuleEventSeqs } from "../folds/ruleStatus.ts";
@@ -529,6 +528,20 @@ export function checkoutQuality(q: QualityInputs): CheckoutQuality {
  * so instead of repeating the old statement), and retrieved context lists only what is uncited. `{display}` is the context's prompt text (retrieval/engine.ts `entityDisplay`), else its
  * content; the JSON arrays keep every item and its content as they are.
  */
+/** What checkout reports of the match (`diagnostics.query_match`). */
+export interface QueryMatchReport {
+  /** The query's content terms, as written (first-seen order). */
+  query_terms: string[];
+  /** Those found in at least one served context. */
+  matched_terms: string[];
+  /** matched / query terms, 6 decimals; null when the query has no content terms. */
+  coverage: number | null;
+  /** Retrieved contexts kept from current facts because they share nothing with the query. */
+  unmatched_contexts_excluded: number;
+  /** Current cited facts the semantic lane matched; present only when there are some. */
+  semantic_matched_facts?: number;
+}
+
 /** The diagnostics the prompt prints. */
 export interface PromptDiagnostics {
   source_lanes: { [lane: string]: number };
