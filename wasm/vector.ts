@@ -8,7 +8,7 @@
 // Every value is a small integer until the division, so sums are exact and the f64 results
 // equal Python's float results bit for bit. If this changes, stored vectors no longer match.
 //
-// Memory layout is owned by src/vector/hashEmbeddingKernel.ts; nothing here allocates.
+// Memory layout is owned by src/vector/hashEmbedding.ts; nothing here allocates.
 
 // SHA-256 round constants (static data, below the heap base).
 const K: StaticArray<u32> = [

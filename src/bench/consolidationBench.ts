@@ -42,7 +42,7 @@ import { GraphFold } from "../projection/graphFold.ts";
 import { Bm25Index } from "../retrieval/bm25.ts";
 import { retrieve } from "../retrieval/engine.ts";
 import { buildSessionIndex } from "../retrieval/sessionIndex.ts";
-import { queryTerms } from "../retrieval/terms.ts";
+import { queryTerms } from "../vector/textAnalysis.ts";
 import { centroidOf, cosineDistancesTo } from "../vector/geometry.ts";
 import { pythonCaseFold } from "../vector/mod.ts";
 import { type BenchMachine, benchMachine, round } from "./measure.ts";

@@ -24,7 +24,7 @@
  * - `answer_in_top_5`: the answer, case-folded and trimmed, is a substring of the first 5
  *   contexts' text joined and case-folded (averaged: `answer_recall_at_5`);
  * - `score`: Python's `score_retrieval` with the answer as the expected terms: the fraction of the
- *   answer's distinct keyword terms (retrieval/terms.ts, stop words dropped unless nothing else is
+ *   answer's distinct keyword terms (vector/textAnalysis.ts, stop words dropped unless nothing else is
  *   left) found as substrings of the first k contexts' case-folded text, minus a forbidden-term
  *   penalty that is always 0 here (LongMemEval names no forbidden terms);
  * - `citation_coverage`: contexts whose citation is `eventloom://longmemeval/events/<seq>#<12 hex>`
@@ -43,8 +43,7 @@ import { batchEventsMax } from "../limits.ts";
 import { MemoryService } from "../memory/service.ts";
 import { sha256Hex } from "../platform/mod.ts";
 import { Bm25Index } from "../retrieval/bm25.ts";
-import { keywordTerms, queryTerms, stopWords } from "../retrieval/terms.ts";
-import { pythonCaseFold } from "../vector/caseFold.ts";
+import { keywordTerms, pythonCaseFold, queryTerms, stopWords } from "../vector/textAnalysis.ts";
 import { isAbstention, type LongMemEvalQuestion } from "./longmemevalDataset.ts";
 import { percentile, round } from "./measure.ts";
 

@@ -21,8 +21,18 @@ import { citationUri, parseCitationUri } from "../eventloom/citation.ts";
 import { validateMemoryRequest } from "../memory/request.ts";
 import { MemoryService } from "../memory/service.ts";
 import { Bm25Index } from "../retrieval/bm25.ts";
-import { queryTerms } from "../retrieval/terms.ts";
-import { atLeast, type BenchMachine, benchMachine, type BenchTarget, latencySummary, type LatencySummary, round, seededRandom, shuffled } from "./measure.ts";
+import { queryTerms } from "../vector/textAnalysis.ts";
+import {
+  atLeast,
+  type BenchMachine,
+  benchMachine,
+  type BenchTarget,
+  latencySummary,
+  type LatencySummary,
+  round,
+  seededRandom,
+  shuffled,
+} from "./measure.ts";
 
 /** About 60 words, identical in every document. */
 export const runbookParagraph =

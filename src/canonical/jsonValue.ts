@@ -1,11 +1,12 @@
 /**
- * A lossless JSON value model.
+ * A lossless JSON value model, and the parser that reads JSON text into it.
  *
  * `JSON.parse` cannot be used for anything that is hashed: it turns `5.0` into `5`, loses
  * integers beyond 2^53, and reorders integer-like object keys. Here numbers keep their lexeme
  * and whether Python would see them as int or float, and objects are `Map`s, which keep
  * insertion order for every key (Python dicts do the same) and have no `__proto__` hazard.
  */
+import { jsonDepthMax } from "../limits.ts";
 
 /** A JSON number kept as written. `isFloat` is Python's view: the lexeme has `.`, `e` or `E`. */
 export class JsonNumber {
@@ -102,4 +103,315 @@ export function toJs(value: JsonValue): unknown {
     Object.defineProperty(out, k, { value: toJs(v), enumerable: true, writable: true, configurable: true });
   }
   return out;
+}
+
+// ---------------------------------------------------------------------------
+/*
+ * A strict, lossless JSON parser that accepts exactly what Python's `json.loads` accepts:
+ * RFC 8259 plus `NaN`, `Infinity` and `-Infinity`; no raw control characters in strings;
+ * duplicate keys keep the first position and the last value (as a Python dict does), unless
+ * the caller asks for `duplicateKeys: "reject"` (input from users: a second value for one key
+ * is almost always a mistake, and silently keeping the last one hides it; stored log lines
+ * keep Python's reading). Recursion is bounded by `jsonDepthMax`.
+ */
+export class JsonSyntaxError extends Error {
+  /** UTF-16 offset in the parsed text where the problem was found. */
+  readonly offset: number;
+  readonly code: "invalid_json" | "depth_limit" | "duplicate_key";
+  /** The repeated key, for `duplicate_key`. */
+  readonly key?: string;
+
+  constructor(message: string, offset: number, code: "invalid_json" | "depth_limit" | "duplicate_key" = "invalid_json", key?: string) {
+    super(message);
+    this.name = "JsonSyntaxError";
+    this.offset = offset;
+    this.code = code;
+    if (key !== undefined) this.key = key;
+  }
+}
+
+export interface ParseJsonOptions {
+  /** `"reject"` makes a key repeated within one object a `duplicate_key` error; default `"last"` (Python's dict). */
+  duplicateKeys?: "last" | "reject";
+}
+
+/** `sys.int_info.str_digits_check_threshold` in Python 3.11+. */
+const pythonIntDigitsMax = 4300;
+
+const numberPattern = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
+
+class Parser {
+  private pos = 0;
+  private readonly text: string;
+  private readonly depthMax: number;
+  private readonly rejectDuplicates: boolean;
+
+  constructor(text: string, depthMax: number, options: ParseJsonOptions = {}) {
+    this.text = text;
+    this.depthMax = depthMax;
+    this.rejectDuplicates = options.duplicateKeys === "reject";
+  }
+
+  parseDocument(): JsonValue {
+    this.skipWhitespace();
+    const value = this.parseValue(0);
+    this.skipWhitespace();
+    if (this.pos !== this.text.length) this.fail("unexpected data after the JSON value");
+    return value;
+  }
+
+  private fail(message: string): never {
+    throw new JsonSyntaxError(`${message} at offset ${this.pos}`, this.pos);
+  }
+
+  private skipWhitespace(): void {
+    const text = this.text;
+    let pos = this.pos;
+    while (pos < text.length) {
+      const c = text.charCodeAt(pos);
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) pos++;
+      else break;
+    }
+    this.pos = pos;
+  }
+
+  private parseValue(depth: number): JsonValue {
+    const c = this.text.charCodeAt(this.pos);
+    switch (c) {
+      case 0x7b: // {
+        return this.parseObject(depth + 1);
+      case 0x5b: // [
+        return this.parseArray(depth + 1);
+      case 0x22: // "
+        return this.parseString();
+      case 0x74: // t
+        return this.literal("true", true);
+      case 0x66: // f
+        return this.literal("false", false);
+      case 0x6e: // n
+        return this.literal("null", null);
+      case 0x4e: // N
+        return this.literal("NaN", new JsonNumber("NaN", true));
+      case 0x49: // I
+        return this.literal("Infinity", new JsonNumber("Infinity", true));
+      default:
+        if (c === 0x2d && this.text.startsWith("-Infinity", this.pos)) {
+          return this.literal("-Infinity", new JsonNumber("-Infinity", true));
+        }
+        if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return this.parseNumber();
+        if (Number.isNaN(c)) this.fail("unexpected end of input");
+        this.fail(`unexpected character ${JSON.stringify(this.text[this.pos])}`);
+    }
+  }
+
+  private literal<T extends JsonValue>(word: string, value: T): T {
+    if (!this.text.startsWith(word, this.pos)) this.fail("invalid literal");
+    this.pos += word.length;
+    return value;
+  }
+
+  private parseNumber(): JsonNumber {
+    numberPattern.lastIndex = this.pos;
+    const match = numberPattern.exec(this.text);
+    if (match === null) this.fail("invalid number");
+    const isFloat = match[1] !== undefined || match[2] !== undefined;
+    // Python 3.11 refuses to convert integers longer than 4300 digits, so json.loads fails.
+    if (!isFloat && match[0].replace("-", "").length > pythonIntDigitsMax) this.fail(`integer longer than ${pythonIntDigitsMax} digits`);
+    this.pos += match[0].length;
+    return new JsonNumber(match[0], isFloat);
+  }
+
+  private enter(depth: number): void {
+    if (depth > this.depthMax) {
+      throw new JsonSyntaxError(
+        `JSON nests deeper than ${this.depthMax} levels at offset ${this.pos}`,
+        this.pos,
+        "depth_limit",
+      );
+    }
+  }
+
+  private parseObject(depth: number): JsonObject {
+    this.enter(depth);
+    this.pos++;
+    const out: JsonObject = new Map();
+    this.skipWhitespace();
+    if (this.text.charCodeAt(this.pos) === 0x7d) {
+      this.pos++;
+      return out;
+    }
+    for (;;) {
+      if (this.text.charCodeAt(this.pos) !== 0x22) this.fail("expected a string key");
+      const keyOffset = this.pos;
+      const key = this.parseString();
+      if (this.rejectDuplicates && out.has(key)) {
+        throw new JsonSyntaxError(`key ${JSON.stringify(key)} appears twice in one object at offset ${keyOffset}`, keyOffset, "duplicate_key", key);
+      }
+      this.skipWhitespace();
+      if (this.text.charCodeAt(this.pos) !== 0x3a) this.fail("expected ':'");
+      this.pos++;
+      this.skipWhitespace();
+      out.set(key, this.parseValue(depth));
+      this.skipWhitespace();
+      const c = this.text.charCodeAt(this.pos);
+      if (c === 0x2c) {
+        this.pos++;
+        this.skipWhitespace();
+        continue;
+      }
+      if (c === 0x7d) {
+        this.pos++;
+        return out;
+      }
+      this.fail("expected ',' or '}'");
+    }
+  }
+
+  private parseArray(depth: number): JsonValue[] {
+    this.enter(depth);
+    this.pos++;
+    const out: JsonValue[] = [];
+    this.skipWhitespace();
+    if (this.text.charCodeAt(this.pos) === 0x5d) {
+      this.pos++;
+      return out;
+    }
+    for (;;) {
+      out.push(this.parseValue(depth));
+      this.skipWhitespace();
+      const c = this.text.charCodeAt(this.pos);
+      if (c === 0x2c) {
+        this.pos++;
+        this.skipWhitespace();
+        continue;
+      }
+      if (c === 0x5d) {
+        this.pos++;
+        return out;
+      }
+      this.fail("expected ',' or ']'");
+    }
+  }
+
+  private parseString(): string {
+    const text = this.text;
+    const start = ++this.pos;
+    let pos = start;
+    // Fast path: no escapes.
+    for (;;) {
+      const c = text.charCodeAt(pos);
+      if (c === 0x22) {
+        this.pos = pos + 1;
+        return text.slice(start, pos);
+      }
+      if (c === 0x5c) break;
+      if (c < 0x20 || Number.isNaN(c)) {
+        this.pos = pos;
+        this.fail(Number.isNaN(c) ? "unterminated string" : "invalid control character in string");
+      }
+      pos++;
+    }
+    let out = text.slice(start, pos);
+    for (;;) {
+      const c = text.charCodeAt(pos);
+      if (c === 0x22) {
+        this.pos = pos + 1;
+        return out;
+      }
+      if (Number.isNaN(c)) {
+        this.pos = pos;
+        this.fail("unterminated string");
+      }
+      if (c < 0x20) {
+        this.pos = pos;
+        this.fail("invalid control character in string");
+      }
+      if (c !== 0x5c) {
+        out += text[pos];
+        pos++;
+        continue;
+      }
+      const e = text.charCodeAt(pos + 1);
+      pos += 2;
+      switch (e) {
+        case 0x22: out += '"'; break;
+        case 0x5c: out += "\\"; break;
+        case 0x2f: out += "/"; break;
+        case 0x62: out += "\b"; break;
+        case 0x66: out += "\f"; break;
+        case 0x6e: out += "\n"; break;
+        case 0x72: out += "\r"; break;
+        case 0x74: out += "\t"; break;
+        case 0x75: {
+          const hex = text.slice(pos, pos + 4);
+          if (!/^[0-9a-fA-F]{4}$/.test(hex)) {
+            this.pos = pos;
+            this.fail("invalid \\u escape");
+          }
+          out += String.fromCharCode(parseInt(hex, 16));
+          pos += 4;
+          break;
+        }
+        default:
+          this.pos = pos - 2;
+          this.fail("invalid escape");
+      }
+    }
+  }
+}
+
+/**
+ * Parses one JSON document losslessly.
+ *
+ * @example
+ * parseJson('{"b":1,"a":[5.0]}') // Map { "b" => 1, "a" => [JsonNumber("5.0", float)] }
+ */
+export function parseJson(text: string, depthMax: number = jsonDepthMax, options: ParseJsonOptions = {}): JsonValue {
+  return new Parser(text, depthMax, options).parseDocument();
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * Parses UTF-8 bytes; invalid UTF-8 is a syntax error naming its byte offset, as it is for
+ * Python's strict decoder (never replaced by U+FFFD).
+ */
+export function parseJsonBytes(bytes: Uint8Array, depthMax: number = jsonDepthMax, options: ParseJsonOptions = {}): JsonValue {
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    const offset = invalidUtf8Offset(bytes);
+    throw new JsonSyntaxError(`invalid UTF-8 at byte ${offset}`, offset);
+  }
+  return parseJson(text, depthMax, options);
+}
+
+/** Byte offset of the first sequence that is not well-formed UTF-8 (RFC 3629), or -1. */
+export function invalidUtf8Offset(bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i];
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    // The allowed range of the second byte rules out overlong forms, surrogates and > U+10FFFF.
+    let length: number;
+    let low = 0x80;
+    let high = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) length = 2;
+    else if (b >= 0xe0 && b <= 0xef) {
+      length = 3;
+      if (b === 0xe0) low = 0xa0;
+      if (b === 0xed) high = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      length = 4;
+      if (b === 0xf0) low = 0x90;
+      if (b === 0xf4) high = 0x8f;
+    } else return i;
+    if (i + length > bytes.length || bytes[i + 1] < low || bytes[i + 1] > high) return i;
+    for (let k = 2; k < length; k++) if (bytes[i + k] < 0x80 || bytes[i + k] > 0xbf) return i;
+    i += length;
+  }
+  return -1;
 }

@@ -7,9 +7,7 @@
  * canonicalJson(parseJson('{"b":"café","a":1e-7}')); // '{"a":1e-07,"b":"caf\\u00e9"}'
  */
 export * from "./jsonValue.ts";
-export * from "./parseJson.ts";
 export * from "./canonicalJson.ts";
-export * from "./pythonFloatRepr.ts";
 export * from "./displayJson.ts";
 export * from "./pythonRound.ts";
 export * from "./nonFinite.ts";

@@ -10,8 +10,8 @@
 import { canonicalWasmBase64 } from "../generated/canonicalWasm.ts";
 import { jsonDepthMax } from "../limits.ts";
 import { instantiateWasmKernel } from "../platform/wasmKernel.ts";
-import { JsonSyntaxError } from "./parseJson.ts";
-import { pythonFloatRepr } from "./pythonFloatRepr.ts";
+import { JsonSyntaxError } from "./jsonValue.ts";
+import { pythonFloatRepr } from "./canonicalJson.ts";
 
 interface KernelExports {
   memory: WebAssembly.Memory;

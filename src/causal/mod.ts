@@ -22,4 +22,3 @@ export * from "../events/outcomeExplained.ts";
 export * from "../folds/causalEdges.ts";
 export * from "./traversal.ts";
 export * from "./causalQuery.ts";
-export * from "./checkoutFeature.ts";

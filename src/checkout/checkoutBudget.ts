@@ -16,12 +16,16 @@
  */
 import { estimateTokens } from "../retrieval/tokenBudget.ts";
 import {
+  checkMaxTokens,
   type CheckoutPromptParts,
+  type ElidedSection,
   evidenceHeading,
   factsHeading,
+  joinSections,
   noFactsLine,
-} from "./checkoutPrompt.ts";
-import { checkMaxTokens, type ElidedSection, joinSections, type PromptBudget, type PromptSection } from "./promptSections.ts";
+  type PromptBudget,
+  type PromptSection,
+} from "./promptAssembly.ts";
 
 /** What a budget keeps of each part. */
 interface Kept {

@@ -10,7 +10,7 @@ import { type JsonValue, JsonNumber, pythonNumberRepr } from "../canonical/mod.t
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { extractorFor } from "../projection/extract/mod.ts";
 
-/** The payload fields Python's `# Recent Events` line shows (assembleContext.ts `eventTextKeys`). */
+/** The payload fields Python's `# Recent Events` line shows (promptAssembly.ts `eventTextKeys`). */
 const pythonTextKeys = new Set(["title", "summary", "content", "text", "decision", "task"]);
 
 /** Fields shown at most, and characters, for an event without a dedicated line. */

@@ -13,32 +13,38 @@
  * console.log(JSON.stringify(checkout));
  */
 export {
+  answerConfidenceMin,
+  type Answerability,
+  type AskUserAction,
   type AssembledContext,
   assembleContext,
   type AssembleInput,
   type AssemblyPolicy,
+  type CheckoutGuidance,
+  type CheckoutQuality,
   type ContextAssembly,
   type ContextCounts,
+  type CurrentFact,
+  type ElidedSection,
   eventText,
+  type EvidenceItem,
+  type ExtraGuidance,
+  type FeedbackPayload,
+  feedbackPayloadsMax,
+  type PromptBudget,
+  type ProvenanceItem,
+  type RecommendedCall,
+  refreshQuery,
+  sectionWeights,
   verbatimSlots,
-} from "./assembleContext.ts";
+} from "./promptAssembly.ts";
 export {
   buildCheckout,
   type CheckoutDiagnostics,
   type CheckoutInput,
   type CheckoutRef,
   type CheckoutRetention,
+  checkoutTokens,
   type MemoryCheckout,
+  rankForCheckout,
 } from "./checkout.ts";
-export {
-  type CheckoutGuidance,
-  type ExtraGuidance,
-  type FeedbackPayload,
-  feedbackPayloadsMax,
-  type RecommendedCall,
-  refreshQuery,
-} from "./checkoutGuidance.ts";
-export type { CurrentFact, EvidenceItem, ProvenanceItem } from "./checkoutItems.ts";
-export { answerConfidenceMin, type Answerability, type AskUserAction, type CheckoutQuality } from "./checkoutQuality.ts";
-export { type ElidedSection, type PromptBudget, sectionWeights } from "./promptSections.ts";
-export { checkoutTokens, rankForCheckout } from "./rankForCheckout.ts";

@@ -41,7 +41,7 @@ import { readLogLines, recordFromLine, verifyLog } from "../eventloom/mod.ts";
 import { collectGarbageNow, requestGarbageCollection } from "../platform/mod.ts";
 import type { ProgressSink } from "../progress.ts";
 import type { EventRecord, IntegrityReport } from "../eventloom/mod.ts";
-import { pythonCaseFold } from "../vector/caseFold.ts";
+import { pythonCaseFold } from "../vector/textAnalysis.ts";
 import { centroidOf, cosineDistancesTo, farthestPointExemplars, meanPairwiseCosineDistance, medoidIndex } from "../vector/geometry.ts";
 import { defaultEmbeddingDim } from "../vector/hashEmbedding.ts";
 import { AuditFacts, detached } from "./auditFacts.ts";

@@ -57,7 +57,7 @@ export class AuditVectors {
    * Adds one row from its tokens (Python's `text.casefold().split()`); rows are numbered in order.
    * The row equals the kernel's `hashEmbedMany` row stored as f32: bucket sums are small
    * integers, so their sum of squares is exact in any order, and each value is `sum / norm` in
-   * f64, as the kernel divides (hashEmbeddingKernel.ts, wasm/vector.ts).
+   * f64, as the kernel divides (hashEmbedding.ts, wasm/vector.ts).
    */
   add(tokens: readonly string[]): void {
     this.startRow();

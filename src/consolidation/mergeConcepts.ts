@@ -30,7 +30,7 @@ import type { EventRecord } from "../eventloom/envelope.ts";
 import { recordEvents } from "../recording/record.ts";
 import type { SessionReader } from "../retrieval/readSession.ts";
 import type { SessionIndex } from "../retrieval/sessionIndex.ts";
-import { keywordTerms } from "../retrieval/terms.ts";
+import { keywordTerms } from "../vector/textAnalysis.ts";
 import { defaultEmbeddingDim } from "../vector/mod.ts";
 import { candidateCreatedType } from "../events/consolidationEvents.ts";
 import { candidateCreatedItem, consolidationCandidatePayload, requireText } from "./candidate.ts";

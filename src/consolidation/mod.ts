@@ -16,6 +16,5 @@ export * from "./segments.ts";
 export * from "./proposals.ts";
 export * from "../folds/consolidationStatus.ts";
 export * from "./operations.ts";
-export * from "./checkoutFeature.ts";
 export * from "../events/consolidationEvents.ts";
 export * from "../events/candidateStanding.ts";

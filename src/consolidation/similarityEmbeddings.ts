@@ -3,7 +3,7 @@
  * component per distinct token (DESIGN §5), so 100 000 memories of a few dozen tokens take a few
  * megabytes here instead of the 1.2 GB their dense `Float64Array`s would. The values are the
  * kernel's float64 values, unchanged: `cosine` is the exact cosine of the float embeddings and
- * gives bit for bit what `cosineSimilarity` (src/retrieval/mmr.ts) gives on the dense vectors,
+ * gives bit for bit what `cosineSimilarity` (src/retrieval/engine.ts) gives on the dense vectors,
  * because the products it skips are zeros, and adding zero does not change a float sum.
  *
  * @example

@@ -251,9 +251,15 @@ function* openedVaults(): Generator<Vault> {
   }
 }
 
+/**
+ * Set once this process opens a vault. Most processes never do (forgetting is opt-in), so a reader
+ * answers "nothing to reveal" from this flag without walking the root handles for every event.
+ */
+let vaultEverOpened = false;
+
 /** Whether any root handle of the process opened a vault (most never do: nothing to reveal). */
 function anyVaultOpened(): boolean {
-  return !openedVaults().next().done;
+  return vaultEverOpened && !openedVaults().next().done;
 }
 
 function readKek(root: string, create: boolean): Buffer | undefined {
@@ -285,6 +291,7 @@ export function openVault(root: string | Root, create = false): Vault | undefine
   const kek = readKek(handle.resolvedPath, create);
   if (kek === undefined) return undefined;
   held.vault = new Vault(handle.resolvedPath, kek);
+  vaultEverOpened = true;
   return held.vault;
 }
 

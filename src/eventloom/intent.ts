@@ -33,6 +33,7 @@ import { saveBackup } from "./backup.ts";
 import { storedEventHash } from "./envelope.ts";
 import { hashFdRange } from "../platform/atomicFile.ts";
 import { readRangeLines } from "./lines.ts";
+import { intentPath } from "./session.ts";
 
 const intentSchema = "zaxy.append_intent.v1";
 /** Event hashes are recorded by prefix: 64 bits tell a batch's line from another writer's. */
@@ -66,10 +67,6 @@ export interface InterruptedAppend {
   events_written: number | null;
   /** What was found, in a sentence. */
   message: string;
-}
-
-export function intentPath(logPath: string): string {
-  return `${logPath}.intent`;
 }
 
 /**

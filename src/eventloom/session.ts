@@ -1,6 +1,7 @@
 /**
- * Session ids and log paths. A session is one JSONL file directly under the Eventloom root;
- * ids are `^[A-Za-z0-9_.-]{1,128}$` and may not be `.` or `..`, so a path can never escape it.
+ * Session ids and the paths under an Eventloom root: a session's log, its append intent, and
+ * where derived files live. A session is one JSONL file directly under the root; ids are
+ * `^[A-Za-z0-9_.-]{1,128}$` and may not be `.` or `..`, so a path can never escape it.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -33,6 +34,14 @@ export function sessionLogPath(root: string, sessionId: string, action = "use"):
     });
   }
   return file;
+}
+
+/**
+ * `<log>.intent`: where an append records its intent before writing (`intent.ts`). A read checks
+ * only that it exists, so the name lives here with the log's.
+ */
+export function intentPath(logPath: string): string {
+  return `${logPath}.intent`;
 }
 
 /**
@@ -115,4 +124,12 @@ export function unknownSessionError(sessionId: string, logPath: string): Error {
     field: "session_id",
     hint: "`zaxy memory sessions` lists the root's sessions; appending an event creates a session",
   });
+}
+
+/**
+ * Where a root keeps what is derived from its logs (`<root>/projections`: read models, vector
+ * indexes, the Kuzu store): everything there can be deleted and is rebuilt from the logs.
+ */
+export function projectionsDir(root: string): string {
+  return path.join(root, "projections");
 }

@@ -62,9 +62,8 @@ import { hashFdRange, writeFileAtomic } from "../platform/atomicFile.ts";
 import { lockFile, sha256Hex } from "../platform/mod.ts";
 import { openRegularFile } from "../platform/regularFile.ts";
 import { type EventRecord, recordFromLine } from "./envelope.ts";
-import { intentPath } from "./intent.ts";
 import { readRangeLines } from "./lines.ts";
-import { refuseLinkUnderRoot, validateSessionId } from "./session.ts";
+import { intentPath, refuseLinkUnderRoot, validateSessionId } from "./session.ts";
 import { storedHashBefore } from "./verifyParallel.ts";
 import { type IntegrityReport, mergeRanges, scanRange, verifyLog } from "./verify.ts";
 
@@ -280,6 +279,7 @@ function byteAt(fd: number, offset: number): number {
 /** Parses the events in [start, end) of `fd`, numbering them after `eventsBefore` (as `readEvents` does). */
 function parseEvents(fd: number, start: number, end: number, eventsBefore: number, eventsMax: number, each?: (event: EventRecord) => void): EventRecord[] {
   const events: EventRecord[] = [];
+  if (start >= end) return events;
   const take = each ?? ((event: EventRecord) => events.push(event));
   for (const { bytes, position } of readRangeLines(fd, start, end)) {
     if (eventsBefore + position > eventsMax) break;
@@ -291,6 +291,14 @@ function parseEvents(fd: number, start: number, end: number, eventsBefore: numbe
     }
   }
   return events;
+}
+
+/**
+ * The verdict `mergeRanges` gives a log that is exactly its verified prefix of `bytes` bytes and
+ * `events` events (an empty tail: nothing failed, nothing torn), without a scan.
+ */
+function atVerifiedHead(bytes: number, events: number): IntegrityReport {
+  return { ok: true, total_events: events, broken_at_seq: null, broken_reason: null, code: null, line: null, torn_tail: false, errors: [], bytes };
 }
 
 interface OpenedLog {
@@ -386,17 +394,18 @@ async function verifyLocked(logPath: string, checkpointFile: string, lock: boole
       };
       if (!unwritten && prefixHashed().copy().digest("hex") !== cp.prefix_sha256) {
         fallbackReason = `the first ${cp.bytes} bytes of the log changed since they were verified`;
-      } else if (storedHashBefore(fd, cp.bytes) !== cp.hash) {
-        fallbackReason = `event ${cp.seq} does not carry the hash the checkpoint records`;
       } else {
-        // The prefix is byte-identical to one the full verifier passed: continue from its chain state.
-        const range = scanRange(fd, cp.bytes, sizeBytes, true, { eventBase: cp.seq, lineBase: cp.lines, prevHash: cp.hash });
-        const integrity = mergeRanges(sizeBytes, [range], false);
+        // The prefix is byte-identical to one the full verifier passed: continue from its chain
+        // state. Its last event's hash is the authenticated `cp.hash`, taken from these same bytes
+        // when the checkpoint was written, so it is not parsed again; a log that is exactly the
+        // prefix has no tail to scan, and its verdict is the prefix's (`atVerifiedHead`).
+        const range = sizeBytes === cp.bytes ? undefined : scanRange(fd, cp.bytes, sizeBytes, true, { eventBase: cp.seq, lineBase: cp.lines, prevHash: cp.hash });
+        const integrity = range === undefined ? atVerifiedHead(sizeBytes, cp.seq) : mergeRanges(sizeBytes, [range], false);
         const moved = integrity.ok && integrity.total_events !== cp.seq;
         // Not moved, but not recorded as unwritten either: record the identity once it has settled.
         const settled = write && !moved && integrity.ok && !unwritten ? settledFileIdentity(logStat()) : null;
         const next = write && moved
-          ? nextCheckpoint(fd, logStat, integrity, unwritten ? prefixHashed() : hash, cp.bytes, range.lastLine)
+          ? nextCheckpoint(fd, logStat, integrity, unwritten ? prefixHashed() : hash, cp.bytes, range?.lastLine)
           : settled !== null
           ? { seq: cp.seq, hash: cp.hash, bytes: cp.bytes, lines: cp.lines, prefix_sha256: cp.prefix_sha256, file: settled }
           : undefined;

@@ -2,7 +2,8 @@
  * Lenient readers over an event payload. Extraction must never throw on a malformed payload, so
  * every reader answers `undefined` (or a caller-chosen default) for a missing or ill-typed field,
  * and reads values the way the Python extractors do (`str(value).strip()`, Python truthiness,
- * `int(str(value))`), so names and summaries match the ones the Python projection derives.
+ * `int(str(value))`), so names and summaries match the ones the Python projection derives; and
+ * the payload marker by which a log says a statement is no longer current (below).
  */
 import {
   compareCodePoints,
@@ -237,4 +238,36 @@ export function citationProperties(value: JsonValue | undefined): Properties {
     source_event_hashes: refs.map((r) => r.hash),
     source_events: refs.map((r) => ({ seq: r.seq, hash: r.hash })),
   };
+}
+
+// ---------------------------------------------------------------------------
+/*
+ * The payload marker by which a log says "this statement is no longer current": `stale: true`,
+ * or a non-empty `superseded_by` string naming what replaced it. Python writes both (the
+ * state-recovery logs in `../shared/interop/`, e.g. an earlier hypothesis with
+ * `{"stale": true, "superseded_by": "state-auth-hidden-cause:2"}`).
+ *
+ * The graph fold records an entity version that carries the marker as closed at its own
+ * `observed_at`, and the verbatim lane gives a marked event a closed validity, so neither is
+ * ever served as a current fact (checkout counts them as superseded contexts) while both stay
+ * in the graph and the log, auditable.
+ */
+function marks(stale: unknown, supersededBy: unknown): boolean {
+  return stale === true || (typeof supersededBy === "string" && supersededBy.trim() !== "");
+}
+
+/**
+ * Whether extracted entity properties carry the marker.
+ *
+ * @example
+ * propertiesMarkStale({ stale: true }) // true
+ * propertiesMarkStale({ superseded_by: "" }) // false
+ */
+export function propertiesMarkStale(properties: { [key: string]: PlainJson }): boolean {
+  return marks(properties.stale, properties.superseded_by);
+}
+
+/** Whether an event payload carries the marker. */
+export function payloadMarksStale(payload: JsonObject): boolean {
+  return marks(payload.get("stale"), payload.get("superseded_by"));
 }

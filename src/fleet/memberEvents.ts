@@ -29,7 +29,7 @@ import { citationUri } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { readVerifiedEvents } from "../eventloom/replay.ts";
 import { sessionIdOfPath, sessionLogsUnderRoot } from "../eventloom/session.ts";
-import { rawEventText } from "../retrieval/sessionIndex.ts";
+import { rawEventText } from "../vector/textAnalysis.ts";
 import { type FleetBrief, fleetBrief } from "./status.ts";
 import { globalFleetId, scopePermits, type TrustTier, type VisibilityScope } from "./vocabulary.ts";
 

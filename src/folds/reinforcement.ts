@@ -14,7 +14,7 @@
  */
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { pythonStrip } from "../canonical/pythonText.ts";
-import { pythonCaseFold } from "../vector/caseFold.ts";
+import { pythonCaseFold } from "../vector/textAnalysis.ts";
 import type { SessionFold } from "./sessionFold.ts";
 
 /** Python's `feedback.casefold().strip()`: how a feedback value is compared. */

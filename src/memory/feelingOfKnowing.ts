@@ -24,7 +24,7 @@ import { inputError } from "../errors.ts";
 import { appendedEventJson, type AppendedEventJson } from "../eventloom/append.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
 import type { PlainJson } from "../projection/types.ts";
-import { keywordTerms, queryTerms } from "../retrieval/terms.ts";
+import { keywordTerms, queryTerms } from "../vector/textAnalysis.ts";
 import { recordEvents } from "../recording/record.ts";
 import { sharedMemoryService } from "./service.ts";
 

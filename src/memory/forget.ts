@@ -30,7 +30,7 @@ import type { EventRecord } from "../eventloom/envelope.ts";
 import { cipherKey, type DestroyedCell, openVault, quoteCellIds, type Vault } from "../eventloom/forgetting.ts";
 import { readLogLines } from "../eventloom/lines.ts";
 import { fileSystemReason } from "../eventloom/root.ts";
-import { sessionLogPath } from "../eventloom/session.ts";
+import { projectionsDir, sessionLogPath } from "../eventloom/session.ts";
 import { fleetThreadPrefix } from "../fleet/ids.ts";
 import { causalEdgeGeneratedType } from "../events/derivedEventRules.ts";
 import { causalActor } from "../events/outcomeExplained.ts";
@@ -40,7 +40,6 @@ import { resolveEvolutionPolicy } from "../governance/policySettings.ts";
 import { runInterruptible } from "../platform/interrupt.ts";
 import { sha256Hex } from "../platform/mod.ts";
 import { crashTestPause } from "../projection/crashTestPause.ts";
-import { projectionsDir } from "../projection/projectionsDir.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { sharedMemoryService } from "./service.ts";
 

@@ -14,7 +14,7 @@ import { citationHashChars, parseCitationUri } from "../eventloom/citation.ts";
 import { type EventView, eventView } from "../eventloom/eventView.ts";
 import { readVerifiedEvents } from "../eventloom/replay.ts";
 import { sessionIdOfPath } from "../eventloom/session.ts";
-import { ThreadLogs } from "../retrieval/projectionRefs.ts";
+import { ThreadLogs } from "../retrieval/projectionLane.ts";
 
 export interface CitedEvent {
   [key: string]: unknown;

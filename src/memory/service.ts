@@ -17,7 +17,13 @@ import { inputError, ioError, isZaxyError } from "../errors.ts";
 import { ReadModelCorruptError } from "../platform/readModelError.ts";
 import { readFleetEnabled, readLongHorizonConfig } from "../eventloom/config.ts";
 import { sessionLogPath } from "../eventloom/session.ts";
-import { cachedSessionLogBytesMax, readModelTailBytesMax, readModelTailEventsMax, semanticIdleEmbedBatchMax, semanticIdleEmbedDelayMs } from "../limits.ts";
+import {
+  cachedSessionLogBytesMax,
+  readModelTailBytesMax,
+  readModelTailEventsMax,
+  semanticIdleEmbedBatchMax,
+  semanticIdleEmbedDelayMs,
+} from "../limits.ts";
 import type { ProjectedSession } from "../projection/projector.ts";
 import { foldLogRows } from "../projection/foldLog.ts";
 import type { PlainJson, SessionGraphRows } from "../projection/types.ts";
@@ -25,15 +31,14 @@ import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
 import { laneHitsMax, markDegraded, retrieve } from "../retrieval/engine.ts";
 import type { SemanticLaneResult, SemanticVectorCache } from "../retrieval/semanticLane.ts";
 import type { SemanticEmbedder } from "../semantic/semanticEmbedder.ts";
-import { bestFactQueryCover } from "../checkout/queryMatch.ts";
+import { bestFactQueryCover } from "../checkout/checkout.ts";
 import { embeddingModelId, readEmbeddingSettings } from "../semantic/embeddingSettings.ts";
-import { loadRootProjectionFiles } from "../retrieval/projectionLane.ts";
-import { checkProjectionRefs, unresolvedRefWarnings } from "../retrieval/projectionRefs.ts";
+import { checkProjectionRefs, loadRootProjectionFiles, unresolvedRefWarnings } from "../retrieval/projectionLane.ts";
 import type { CachedSession, ProjectionDiagnostics, ReadSession, SessionReader } from "../retrieval/readSession.ts";
 import { buildSessionIndex, EmptySessionIndex, type SessionIndex } from "../retrieval/sessionIndex.ts";
 import type { RetrievalResult, RetrievedContext, SemanticReceipt } from "../retrieval/types.ts";
 import { defaultEmbeddingDim } from "../vector/mod.ts";
-import { checkoutFeatureContributions, checkoutFeatures } from "./checkoutFeatures.ts";
+import { checkoutFeatureContributions, checkoutFeatures } from "../checkout/checkoutFeatures.ts";
 import { maxRecentEventsMax, type MemoryRequest } from "./request.ts";
 
 /**
@@ -564,7 +569,7 @@ export class MemoryService implements SessionReader {
    * Whether the read runs the semantic lane: always when asked (`semantic: true`), never when
    * refused, and otherwise only when the query's words leave it open: it has content words and
    * no current fact the other lanes found holds `semanticGateCoverMax` of them or more
-   * (checkout/queryMatch.ts). A question asked in the memory's own words, a framing word aside
+   * (checkout/checkout.ts). A question asked in the memory's own words, a framing word aside
    * ("what did we discuss about …"), is answered without loading a model.
    */
   private static wantsSemantic(request: MemoryRequest, lexical: RetrievalResult): boolean {

@@ -20,8 +20,7 @@ import { handoffSummary, type HandoffSummary, readVerifiedEvents } from "../even
 import { sessionLogPath } from "../eventloom/session.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { selfReportEventTypes } from "../retrieval/engine.ts";
-import { rawEventText } from "../retrieval/sessionIndex.ts";
-import { queryTerms } from "../retrieval/terms.ts";
+import { queryTerms, rawEventText } from "../vector/textAnalysis.ts";
 import { recordEvents } from "../recording/record.ts";
 import { type MemoryRequestInput, validateMemoryRequest } from "./request.ts";
 import { type MemoryService, sharedMemoryService } from "./service.ts";

@@ -1,7 +1,7 @@
 /**
  * Instantiates the AssemblyScript kernels (wasm/canonical.ts, wasm/vector.ts, wasm/geometry.ts)
  * from the bytes build.ts embeds, base64-encoded, in `src/generated/<name>Wasm.ts`. Each owner
- * (src/canonical/wasmKernel.ts, src/vector/hashEmbeddingKernel.ts, src/vector/geometry.ts,
+ * (src/canonical/wasmKernel.ts, src/vector/hashEmbedding.ts, src/vector/geometry.ts,
  * src/vector/tokenBuckets.ts) passes its own bytes, so loading one kernel never decodes
  * another's.
  *

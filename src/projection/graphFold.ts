@@ -16,7 +16,7 @@
  * - A relation identified by (source version, target version, relation type) is created once;
  *   an edge with `validTo` set (a retraction) closes the active one, or is recorded closed.
  * - A version whose properties mark it stale (`stale: true` or `superseded_by`, see
- *   `staleMarker.ts`) is recorded closed at its own `observed_at`: the entity is then retired,
+ *   `events/payload.ts`) is recorded closed at its own `observed_at`: the entity is then retired,
  *   with no current version. A bare restatement of a retired entity (no summary: a review's
  *   status, an edge endpoint) stays closed too and edges land on its latest version; a
  *   restatement with a summary and no marker makes it current again.
@@ -48,7 +48,7 @@ import {
 } from "./types.ts";
 import { ActiveRelationIndex, EntityIdentityIndex } from "./identityIndexes.ts";
 import type { LazyFoldBase } from "./lazyFoldBase.ts";
-import { propertiesMarkStale } from "./staleMarker.ts";
+import { propertiesMarkStale } from "../events/payload.ts";
 
 /** JSON with object keys sorted (by UTF-16 code units, like JSON object order elsewhere here). */
 export function sortedKeyJson(value: PlainJson): string {

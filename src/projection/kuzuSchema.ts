@@ -9,7 +9,7 @@
 
 /**
  * Bump on any change to the tables below, or to what the fold puts in them (8: versions marked
- * `stale`/`superseded_by` are recorded closed, see `staleMarker.ts`; 9: a consolidation review
+ * `stale`/`superseded_by` are recorded closed, see `events/payload.ts`; 9: a consolidation review
  * no longer restates its candidate, see `extract/consolidation.ts`). A store whose `StoreMeta.schema_version` differs is
  * treated as corrupt and rebuilt by `KuzuStore.openOrRebuild` (the projection is derived, so a
  * rebuild loses nothing).

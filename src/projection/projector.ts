@@ -25,7 +25,7 @@ import * as path from "node:path";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { fileSystemErrorCode, fileSystemReason } from "../eventloom/root.ts";
 import { readVerifiedEvents } from "../eventloom/replay.ts";
-import { sessionLogPath } from "../eventloom/session.ts";
+import { projectionsDir, sessionLogPath, unknownSessionError } from "../eventloom/session.ts";
 import { verifiedCheckpointPath } from "../eventloom/verifiedCheckpoint.ts";
 import type { IntegrityReport } from "../eventloom/verify.ts";
 import { runInterruptible } from "../platform/interrupt.ts";
@@ -36,9 +36,7 @@ import { deleteDatabaseFiles, headCountMismatch, KuzuStore } from "./kuzuStore.t
 import { loadKuzu } from "./kuzuRuntime.ts";
 import { removeOrphanTempFiles } from "../platform/orphanTempFiles.ts";
 import { ProjectionCorruptError, ProjectionInterruptedError, ProjectionWriteError } from "./projectionErrors.ts";
-import { projectionsDir } from "./projectionsDir.ts";
 import type { GraphDiff, ProjectionHead, SessionGraphRows } from "./types.ts";
-import { unknownSessionError } from "../eventloom/session.ts";
 
 export interface ProjectOptions {
   /** Warnings (rebuilds, degraded reads) for stderr or diagnostics. */

@@ -16,9 +16,8 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { refuseLinkUnderRoot } from "../eventloom/session.ts";
+import { projectionsDir, refuseLinkUnderRoot } from "../eventloom/session.ts";
 import { fileStamp, sha256OfFile, writeChunksAtomically, writeFileAtomic } from "../platform/atomicFile.ts";
-import { projectionsDir } from "./projectionsDir.ts";
 import type { EntityRow, SessionGraphRows } from "./types.ts";
 import {
   concatPostings,

@@ -7,8 +7,7 @@
  * Relation type names are listed in the manifest (`relation_types`), indexed by type id.
  */
 import type { RelationRow } from "../projection/types.ts";
-import type { Neighbour } from "../retrieval/sessionIndex.ts";
-import { BinaryFile, type FileSection, fileHeader, headerBytes, u32Bytes, u32Section } from "../platform/binaryFile.ts";
+import { fileHeader, u32Bytes } from "../platform/binaryFile.ts";
 
 export const adjacencyMagic = "ZXADJS01";
 
@@ -65,44 +64,4 @@ export function adjacencyChunks(entityCount: number, relations: readonly Relatio
   counts.writeUInt32LE(entityCount, 0);
   counts.writeUInt32LE(neighbours.length, 4);
   return { chunks: [fileHeader(adjacencyMagic), counts, u32Bytes(start), u32Bytes(neighbours), u32Bytes(types)], relationTypes };
-}
-
-export class AdjacencyTable {
-  private readonly entities: number;
-  private readonly neighbourCount: number;
-  private readonly neighboursAt: number;
-  private readonly typesAt: number;
-  /** Read range by range, and whole once a traversal has touched enough of them (binaryFile.ts). */
-  private readonly start: FileSection<Uint32Array>;
-  private readonly neighbourEntities: FileSection<Uint32Array>;
-  private readonly neighbourTypes: FileSection<Uint32Array>;
-
-  constructor(private readonly file: BinaryFile, private readonly relationTypes: readonly string[]) {
-    this.entities = file.u32(headerBytes);
-    this.neighbourCount = file.u32(headerBytes + 4);
-    this.neighboursAt = headerBytes + 8 + 4 * (this.entities + 1);
-    this.typesAt = this.neighboursAt + 4 * this.neighbourCount;
-    file.check(this.typesAt + 4 * this.neighbourCount === file.size, "has sections that do not add up to its size");
-    this.start = u32Section(file, headerBytes + 8, this.entities + 1);
-    this.neighbourEntities = u32Section(file, this.neighboursAt, this.neighbourCount);
-    this.neighbourTypes = u32Section(file, this.typesAt, this.neighbourCount);
-  }
-
-  /** The first `limit` neighbours of `position` (a hub can have tens of thousands). */
-  neighbours(position: number, limit: number): Neighbour[] {
-    if (!(position >= 0 && position < this.entities)) return [];
-    const [from, end] = this.start.range(position, position + 2);
-    this.file.check(from <= end && end <= this.neighbourCount, `has a bad neighbour range at position ${position}`);
-    const to = Math.min(end, from + Math.max(0, limit));
-    if (from === to) return [];
-    const entities = this.neighbourEntities.range(from, to);
-    const types = this.neighbourTypes.range(from, to);
-    const out: Neighbour[] = [];
-    for (let i = 0; i < entities.length; i++) {
-      const relationType = this.relationTypes[types[i]];
-      this.file.check(relationType !== undefined && entities[i] < this.entities, `has a bad neighbour at position ${position}`);
-      out.push({ entity: entities[i], relationType });
-    }
-    return out;
-  }
 }

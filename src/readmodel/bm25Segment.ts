@@ -21,8 +21,8 @@
  *               varints (document − previous document − 1, where the first "previous" is
  *               docBase − 1; term count; the document's length)
  *
- * Modules: `bm25SegmentFormat.ts` (layout and codecs), `bm25SegmentWriter.ts`,
- * `bm25SegmentFile.ts` (one checked file), `bm25SegmentSet.ts` (search), `bm25SegmentMerge.ts`.
+ * Modules: `bm25SegmentReader.ts` (layout and codecs, one checked file, search over a set),
+ * `bm25SegmentWriter.ts`, `bm25SegmentMerge.ts`.
  * This entry module only re-exports their public surface.
  *
  * Sections follow one another with no gaps and the file ends with the postings, so every offset
@@ -40,7 +40,7 @@
  * mergeBm25Segments(["v.0.bm25", "v.1.bm25"], "v.0-1.bm25"); // one file, same answers
  */
 export { mergeBm25Segments } from "./bm25SegmentMerge.ts";
-export { Bm25SegmentSet, type Bm25SegmentSetOptions } from "./bm25SegmentSet.ts";
+export { Bm25SegmentSet, type Bm25SegmentSetOptions } from "./bm25SegmentReader.ts";
 export { type Bm25SegmentSource, writeBm25Segment, type WrittenBm25Segment } from "./bm25SegmentWriter.ts";
-export { bm25SegmentMagic, bm25SegmentVersion } from "./bm25SegmentFormat.ts";
+export { bm25SegmentMagic, bm25SegmentVersion } from "./bm25SegmentReader.ts";
 export { ReadModelCorruptError } from "../platform/readModelError.ts";

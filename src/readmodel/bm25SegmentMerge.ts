@@ -2,8 +2,16 @@
  * Merging consecutive BM25 segment files into one, streaming over their sorted dictionaries.
  */
 import { checkDocRange, SegmentFileWriter, type WrittenBm25Segment, writeSegmentFile } from "./bm25SegmentWriter.ts";
-import { compareBytes, cursorChunkEntries, encodePostings, type TermEntry } from "./bm25SegmentFormat.ts";
-import { checkSequence, openSegments, type SegmentFile, windowedReader } from "./bm25SegmentFile.ts";
+import {
+  checkSequence,
+  compareBytes,
+  cursorChunkEntries,
+  encodePostings,
+  openSegments,
+  type SegmentFile,
+  type TermEntry,
+  windowedReader,
+} from "./bm25SegmentReader.ts";
 
 /** Walks one segment's dictionary in key order, a chunk of entries at a time. */
 class DictionaryCursor {

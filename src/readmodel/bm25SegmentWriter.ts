@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import { ioError, isZaxyError } from "../errors.ts";
 import { writeFileAtomically } from "../platform/atomicFile.ts";
 import { Bm25Index, type Bm25Postings } from "../retrieval/bm25.ts";
-import { crc32 } from "../platform/crc32.ts";
+import { crc32 } from "../platform/binaryFile.ts";
 import {
   compareBytes,
   docIdMax,
@@ -23,7 +23,7 @@ import {
   postingListBytesMax,
   type SegmentHeader,
   utf8,
-} from "./bm25SegmentFormat.ts";
+} from "./bm25SegmentReader.ts";
 import { PositionalWriter, writeFully } from "./tableFileWriter.ts";
 
 /** What the writer reports: the size and the lowercase hex SHA-256 of the file it wrote. */

@@ -19,19 +19,19 @@ import { verifiedCheckpointPath, verifyWithCheckpoint } from "../eventloom/verif
 import { fileStamp, sha256OfFd, writeChunksAtomically } from "../platform/atomicFile.ts";
 import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
 import type { EntityRow } from "../projection/types.ts";
-import type { Bm25Hit } from "../retrieval/bm25.ts";
-import type { Bm25Corpus } from "../retrieval/bm25Corpus.ts";
+import type { Bm25Corpus, Bm25Hit } from "../retrieval/bm25.ts";
 import type { Neighbour, SessionIndex } from "../retrieval/sessionIndex.ts";
-import { AdjacencyTable, adjacencyMagic } from "./adjacencyTable.ts";
+import { adjacencyMagic } from "./adjacencyTable.ts";
+import { AdjacencyTable, EntityTable, EventSpans, RelationTable, SortedTable } from "./tableReaders.ts";
 import { BinaryFile } from "../platform/binaryFile.ts";
 import { Bm25SegmentSet } from "./bm25Segment.ts";
-import { EntityTable, entityTableMagic } from "./entityTable.ts";
-import { EventSpans, eventSpansMagic } from "./eventSpans.ts";
+import { entityTableMagic } from "./entityTable.ts";
+import { eventSpansMagic } from "./eventSpans.ts";
 import { manifestBytes, manifestPath, type ReadModelFile, type ReadModelManifest, readManifest, readModelDir } from "./manifest.ts";
 import { type ReadModelFoldBase, readModelFoldBase } from "./readModelFoldBase.ts";
 import { ReadModelCorruptError } from "../platform/readModelError.ts";
-import { RelationTable, relationTableMagic } from "./relationTable.ts";
-import { SortedTable, sortedTableMagic } from "./sortedTable.ts";
+import { relationTableMagic } from "./relationTable.ts";
+import { sortedTableMagic } from "./sortedTable.ts";
 
 /**
  * Closes the files of an index nobody holds any more: a server drops evicted indexes without
@@ -41,7 +41,7 @@ import { SortedTable, sortedTableMagic } from "./sortedTable.ts";
 const unreferencedIndexes = new FinalizationRegistry<() => void>((release) => release());
 
 class DiskSessionIndex implements SessionIndex {
-  readonly folds: SessionFolds;
+  private storedFolds: SessionFolds | undefined;
   readonly eventCount: number;
   readonly entityCount: number;
   private readonly release: () => void;
@@ -61,7 +61,6 @@ class DiskSessionIndex implements SessionIndex {
     private readonly nodeKeys: SortedTable,
     private readonly manifest: ReadModelManifest,
   ) {
-    this.folds = storedSessionFolds(manifest.folds);
     this.eventCount = events.count;
     this.entityCount = entities.count;
     let released = false;
@@ -74,6 +73,11 @@ class DiskSessionIndex implements SessionIndex {
       fs.closeSync(logFd);
     };
     unreferencedIndexes.register(this, this.release, this);
+  }
+
+  /** The folds the manifest stored at the head, set up when a read first asks for one. */
+  get folds(): SessionFolds {
+    return (this.storedFolds ??= storedSessionFolds(this.manifest.folds));
   }
 
   event(position: number): EventRecord {

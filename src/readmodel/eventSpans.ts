@@ -7,10 +7,8 @@
  *   header "ZXEVTS01" | count u32 | 0 u32 | spans f64[2 · count]
  */
 import * as fs from "node:fs";
-import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
 import { isBlankLine } from "../eventloom/blank.ts";
-import { type EventRecord, recordFromLine } from "../eventloom/envelope.ts";
-import { BinaryFile, f64Bytes, f64Section, type FileSection, fileHeader, headerBytes } from "../platform/binaryFile.ts";
+import { f64Bytes, fileHeader } from "../platform/binaryFile.ts";
 
 export const eventSpansMagic = "ZXEVTS01";
 
@@ -70,51 +68,4 @@ export function eventSpansChunks(spans: Float64Array): Buffer[] {
   const counts = Buffer.alloc(8);
   counts.writeUInt32LE(spans.length / 2, 0);
   return [fileHeader(eventSpansMagic), counts, f64Bytes(spans)];
-}
-
-/** Events read from the log by position through their spans. */
-export class EventSpans {
-  readonly count: number;
-  private readonly cache = new Map<number, EventRecord>();
-  private static readonly cachedEventsMax = 4096;
-  /** The spans table (16 bytes per event), read span by span, and whole once many were (binaryFile.ts). */
-  private readonly spans: FileSection<Float64Array>;
-
-  constructor(private readonly file: BinaryFile, private readonly logFd: number, private readonly logBytes: number) {
-    this.count = file.u32(headerBytes);
-    file.check(headerBytes + 8 + 16 * this.count === file.size, "has sections that do not add up to its size");
-    this.spans = f64Section(file, headerBytes + 8, 2 * this.count);
-  }
-
-  event(position: number): EventRecord {
-    const cached = this.cache.get(position);
-    if (cached !== undefined) return cached;
-    this.file.check(Number.isInteger(position) && position >= 0 && position < this.count, `has no event at position ${position}`);
-    const [start, end] = this.spans.range(2 * position, 2 * position + 2);
-    this.file.check(start <= end && end <= this.logBytes, `has a span outside the verified log at position ${position}`);
-    const bytes = Buffer.allocUnsafe(end - start);
-    let done = 0;
-    while (done < bytes.length) {
-      const read = fs.readSync(this.logFd, bytes, done, bytes.length - done, start + done);
-      this.file.check(read > 0, `points past the end of the log at position ${position}`);
-      done += read;
-    }
-    let parsed;
-    try {
-      parsed = parseJsonBytes(bytes);
-    } catch {
-      parsed = undefined;
-    }
-    this.file.check(parsed !== undefined && isJsonObject(parsed), `points at a line that is not an event at position ${position}`);
-    const event = recordFromLine(parsed as Parameters<typeof recordFromLine>[0], position + 1);
-    if (this.cache.size >= EventSpans.cachedEventsMax) this.cache.clear();
-    this.cache.set(position, event);
-    return event;
-  }
-
-  range(from: number, to: number): EventRecord[] {
-    const out: EventRecord[] = [];
-    for (let position = Math.max(0, from); position < Math.min(to, this.count); position++) out.push(this.event(position));
-    return out;
-  }
 }

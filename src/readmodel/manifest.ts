@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { sessionFoldRegistry, type StoredFoldState } from "../folds/sessionFolds.ts";
 import { derivedFileKey, derivedMac, derivedMacMatches } from "../eventloom/derivedKey.ts";
-import { projectionsDir } from "../projection/projectionsDir.ts";
+import { projectionsDir } from "../eventloom/session.ts";
 import type { ProjectionHead } from "../projection/types.ts";
 
 /**

@@ -15,9 +15,8 @@
  */
 import type { LazyFoldBase } from "../projection/lazyFoldBase.ts";
 import type { EntityRow, ProjectionHead, RelationRow } from "../projection/types.ts";
-import type { EntityTable } from "./entityTable.ts";
-import type { RelationTable, StoredRelation } from "./relationTable.ts";
-import type { SortedTable } from "./sortedTable.ts";
+import type { EntityTable, RelationTable, SortedTable } from "./tableReaders.ts";
+import type { StoredRelation } from "./relationTable.ts";
 
 export type { StoredRelation } from "./relationTable.ts";
 

@@ -17,9 +17,10 @@ import { sha256OfFd } from "../platform/atomicFile.ts";
 import { BinaryFile } from "../platform/binaryFile.ts";
 import { ReadModelCorruptError } from "../platform/readModelError.ts";
 import type { EntityRow, RelationRow, SessionGraphRows } from "../projection/types.ts";
-import { EntityTable, entityTableMagic } from "./entityTable.ts";
+import { entityTableMagic } from "./entityTable.ts";
+import { EntityTable, RelationTable } from "./tableReaders.ts";
 import { type ReadModelFile, readManifest, readModelDir } from "./manifest.ts";
-import { RelationTable, relationTableMagic } from "./relationTable.ts";
+import { relationTableMagic } from "./relationTable.ts";
 
 export type ReadModelRowsRead =
   | { status: "ok"; rows: SessionGraphRows }

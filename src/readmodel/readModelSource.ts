@@ -9,7 +9,8 @@ import type { EventRecord } from "../eventloom/envelope.ts";
 import type { EntityRow, SessionGraphRows } from "../projection/types.ts";
 import { requestGarbageCollection } from "../platform/mod.ts";
 import { Bm25Index } from "../retrieval/bm25.ts";
-import { entitySearchText, MemorySessionFolds, rawEventText, type SessionFolds } from "../retrieval/sessionIndex.ts";
+import { MemorySessionFolds, type SessionFolds } from "../retrieval/sessionIndex.ts";
+import { entitySearchText, rawEventText } from "../vector/textAnalysis.ts";
 
 export interface ReadModelSource {
   readonly sessionId: string;

@@ -5,7 +5,7 @@
  *   header "ZXKEYS01" | keys u32 | values u32 | heap bytes u32 | 0 u32
  *   | key offsets u32[keys + 1] | value offsets u32[keys + 1] | values i32[values] | key heap
  */
-import { BinaryFile, byteSection, type FileSection, fileHeader, headerBytes, u32Bytes, u32Section } from "../platform/binaryFile.ts";
+import { fileHeader, u32Bytes } from "../platform/binaryFile.ts";
 import type { KeyGroups } from "./keyGroups.ts";
 import { PositionalWriter } from "./tableFileWriter.ts";
 
@@ -47,49 +47,4 @@ export function writeSortedTable(fd: number, groups: KeyGroups): void {
   for (const chunk of [fileHeader(sortedTableMagic), counts, u32Bytes(keyOffsets), u32Bytes(valueOffsets), u32Bytes(values)]) out.write(chunk);
   for (const id of order) out.writeText(keys[id]);
   out.flush();
-}
-
-export class SortedTable {
-  private readonly keys: number;
-  private readonly valueCount: number;
-  /** Read probe by probe, and whole once a server's lookups have touched enough (binaryFile.ts). */
-  private readonly keyOffsets: FileSection<Uint32Array>;
-  private readonly keyHeap: FileSection<Buffer>;
-  private readonly valueOffsetsAt: number;
-  private readonly valuesAt: number;
-  private readonly heapAt: number;
-
-  constructor(private readonly file: BinaryFile) {
-    this.keys = file.u32(headerBytes);
-    this.valueCount = file.u32(headerBytes + 4);
-    const heapBytes = file.u32(headerBytes + 8);
-    this.valueOffsetsAt = headerBytes + 16 + 4 * (this.keys + 1);
-    this.valuesAt = this.valueOffsetsAt + 4 * (this.keys + 1);
-    this.heapAt = this.valuesAt + 4 * this.valueCount;
-    file.check(this.heapAt + heapBytes === file.size, "has sections that do not add up to its size");
-    this.keyOffsets = u32Section(file, headerBytes + 16, this.keys + 1);
-    this.keyHeap = byteSection(file, this.heapAt, heapBytes);
-  }
-
-  /** The values of `key`, or an empty list. */
-  get(key: string): number[] {
-    if (this.keys === 0) return [];
-    const wanted = Buffer.from(key, "utf8");
-    let low = 0;
-    let high = this.keys - 1;
-    while (low <= high) {
-      const middle = (low + high) >> 1;
-      const [keyStart, keyEnd] = this.keyOffsets.range(middle, middle + 2);
-      this.file.check(keyStart <= keyEnd, `has a negative-length key ${middle}`);
-      const order = Buffer.compare(this.keyHeap.range(keyStart, keyEnd), wanted);
-      if (order === 0) {
-        const [from, to] = this.file.u32Array(this.valueOffsetsAt + 4 * middle, 2);
-        this.file.check(from <= to && to <= this.valueCount, `has a bad value range for key ${middle}`);
-        return Array.from(this.file.u32Array(this.valuesAt + 4 * from, to - from));
-      }
-      if (order < 0) low = middle + 1;
-      else high = middle - 1;
-    }
-    return [];
-  }
 }

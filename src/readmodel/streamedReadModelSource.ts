@@ -18,7 +18,7 @@ import { GrowableArray } from "../growableArray.ts";
 import { keptSeqsFoldSource, RegistrySessionFolds, type SessionFolds, sessionFoldsReading } from "../folds/sessionFolds.ts";
 import type { SessionGraphRows } from "../projection/types.ts";
 import { Bm25Index } from "../retrieval/bm25.ts";
-import { rawEventText } from "../retrieval/sessionIndex.ts";
+import { rawEventText } from "../vector/textAnalysis.ts";
 import { LogEventReader } from "./logEventReader.ts";
 import { keywordIndexOf, type ReadModelSource } from "./readModelSource.ts";
 

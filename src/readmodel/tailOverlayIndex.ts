@@ -10,7 +10,7 @@
  *   tail closed shows the tail's `validTo`), the rest the tail's;
  * - names: the base's positions, then the tail's (all higher);
  * - BM25: the base's documents and the tail's scored as one corpus with the statistics of the
- *   whole (retrieval/bm25Corpus.ts), so hits, doubles and tie order are those of one index;
+ *   whole (retrieval/bm25.ts `Bm25CorpusScorer`), so hits, doubles and tie order are those of one index;
  * - neighbours: the base's current relations at the position (with their identity, so that those
  *   the tail closed are dropped), then the tail's current relations, in relation order, both
  *   directions, a self-loop once — `currentAdjacency`'s semantics over the rows at N;
@@ -30,9 +30,9 @@
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
 import type { EntityRow, GraphDiff, SessionGraphRows } from "../projection/types.ts";
-import { type Bm25Hit, Bm25Index } from "../retrieval/bm25.ts";
-import { type Bm25Corpus, Bm25CorpusScorer, chainedBm25Corpus } from "../retrieval/bm25Corpus.ts";
-import { entitySearchText, type Neighbour, rawEventText, type SessionFolds, type SessionIndex } from "../retrieval/sessionIndex.ts";
+import { type Bm25Corpus, Bm25CorpusScorer, type Bm25Hit, Bm25Index, chainedBm25Corpus } from "../retrieval/bm25.ts";
+import { type Neighbour, type SessionFolds, type SessionIndex } from "../retrieval/sessionIndex.ts";
+import { entitySearchText, rawEventText } from "../vector/textAnalysis.ts";
 
 /** A relation current at the base head, by the positions of its endpoints. */
 export interface BaseRelation {

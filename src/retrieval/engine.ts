@@ -1,14 +1,15 @@
 /**
  * Retrieval over one session (DESIGN §6): six lanes, weighted fusion, de-duplication by
- * citation, and MMR.
+ * citation, and MMR (the vector lane's exact scoring, the MMR re-ranking and how a context
+ * shows a projected entity in a prompt, `entityDisplay`, are below).
  *
  * - exact: entity names equal to the query or to one of its words/phrases (weight 1.0).
  * - vector: the exact cosine of the hash embeddings, from the session's vector postings
- *   (vectorLane.ts), so the answer does not depend on how the index was built (0.95 · cosine).
+ *   (`vectorLaneHits`), so the answer does not depend on how the index was built (0.95 · cosine).
  * - keyword: BM25 over entity text, plus Python's expanded query at 0.92, the query with the
- *   other forms of its words the index holds ("spec" for "specs", stem.ts) at 0.9 and the query
+ *   other forms of its words the index holds ("spec" for "specs", vector/textAnalysis.ts) at 0.9 and the query
  *   with the other names of what it names ("postgresql" for "postgres", "database" for "db",
- *   nameVariants.ts) at 0.85 (0.8 · score).
+ *   vector/textAnalysis.ts) at 0.85 (0.8 · score).
  * - traversal: current relations from the best hits, depth 2 by default, 0.95 per hop (0.9). Only
  *   hits the query matched (exact, keyword, or a hash-embedding cosine of 0.25 or more) start
  *   one, and a hub entity (an actor, a session: hubEntities.ts) reached on the way is not
@@ -37,29 +38,26 @@ import { compareCodePoints } from "../canonical/mod.ts";
 import { citationUri } from "../eventloom/citation.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { EntityRow, PlainJson } from "../projection/types.ts";
-import { payloadMarksStale } from "../projection/staleMarker.ts";
+import { joinSummary, payloadMarksStale, stringList, text } from "../events/payload.ts";
 import { candidateStanding } from "../events/candidateStanding.ts";
 import { candidateEntityType } from "../folds/consolidationStatus.ts";
-import { entityDisplay } from "./contextDisplay.ts";
 import { hubEntityTypes } from "./hubEntities.ts";
 import { hashEmbedMany } from "../vector/mod.ts";
-import { cosineSimilarity, mmrSelect } from "./mmr.ts";
 import { reinforcementKey } from "../folds/reinforcement.ts";
 import { reinforcementFactor } from "./reinforcement.ts";
-import { vectorLaneHits } from "./vectorLane.ts";
-import { rawEventText, type SessionIndex } from "./sessionIndex.ts";
-import { expandQuery, queryTerms, stopWords } from "./terms.ts";
-import { inflectionVariants } from "./stem.ts";
-import { nameVariantTerms } from "./nameVariants.ts";
+import type { SessionIndex } from "./sessionIndex.ts";
+import { expandQuery, inflectionVariants, nameVariantTerms, queryTerms, rawEventText, stopWords } from "../vector/textAnalysis.ts";
 import type { Bm25Corpus } from "./bm25.ts";
 import type { LaneName, RetrievalResult, RetrievedContext } from "./types.ts";
 import { type SemanticLaneResult, semanticScoreAnchorSimilarity } from "./semanticLane.ts";
+import { exactCosineTop } from "../projection/vectorPostings.ts";
+import { fallbackPayloadSummary } from "../projection/extract/fallback.ts";
 
 export const laneWeights = { exact: 1.0, vector: 0.95, traversal: 0.9, keyword: 0.8, verbatim: 0.8, semantic: 0.8 } as const;
 export const expansionWeight = 0.92;
 /**
  * The weight of the inflected pass of a BM25 lane (the query's words plus the other forms of them
- * the corpus holds, stem.ts) relative to the pass with the words as written: a memory that says
+ * the corpus holds, vector/textAnalysis.ts) relative to the pass with the words as written: a memory that says
  * "spec" answers "specs", one level below a memory that says "specs".
  */
 export const inflectionWeight = 0.9;
@@ -67,7 +65,7 @@ export const inflectionWeight = 0.9;
 const inflectedTermsMax = 32;
 /**
  * The weight of the name-variant pass of a BM25 lane (the query's words plus the other names of
- * what they name, nameVariants.ts) relative to the pass with the words as written. Below the
+ * what they name, vector/textAnalysis.ts) relative to the pass with the words as written. Below the
  * inflected pass: "specs" for "spec" is a spelling, "postgres" for "PostgreSQL" a reading, so a
  * memory in the query's own words ranks first.
  */
@@ -320,7 +318,7 @@ function traverse(index: SessionIndex, candidates: Map<string, Candidate>, depth
 }
 
 /**
- * The other forms of the query's terms (stem.ts) that the corpus holds and the query does not
+ * The other forms of the query's terms (vector/textAnalysis.ts) that the corpus holds and the query does not
  * name, first-seen order, at most `inflectedTermsMax`: "spec" for "specs", "migrated" for
  * "migrations". Looked up in the index as written, so the index keeps Python's terms.
  */
@@ -338,8 +336,8 @@ export function inflectedTerms(terms: readonly string[], corpus: Bm25Corpus): st
 }
 
 /**
- * The other names of what the query's terms name (nameVariants.ts) and their other forms
- * (stem.ts), those the corpus holds and the query does not name, first-seen order, at most
+ * The other names of what the query's terms name (vector/textAnalysis.ts) and their other forms
+ * (vector/textAnalysis.ts), those the corpus holds and the query does not name, first-seen order, at most
  * `nameVariantTermsMax`: "postgresql" for "postgres", "database" and "databases" for "db".
  */
 export function nameVariantCorpusTerms(terms: readonly string[], corpus: Bm25Corpus): string[] {
@@ -521,4 +519,234 @@ function rank(index: SessionIndex, candidates: Map<string, Candidate>, limit: nu
     selected[selected.length - 1] = bestVerbatim;
   }
   return { contexts: selected, laneCounts, degraded: false };
+}
+
+// ---------------------------------------------------------------------------
+/*
+ * The vector lane (DESIGN §6): the entity versions whose hash embeddings have the highest cosine
+ * with the query's, exactly, ordered by similarity descending then entity position ascending.
+ *
+ * The session's index holds the embeddings as postings by bucket (projection/vectorPostings.ts),
+ * so only the versions that share a token bucket with the query are scored, and each score is
+ * the dense dot product bit for bit: the same log gives the same answer however and whenever the
+ * index was built, with no approximate candidate window to widen (the HNSW index this replaced
+ * proposed 200 candidates and re-scored them, which could miss a version the graph stranded).
+ *
+ * @example
+ * vectorLaneHits(index, "which editor does alice prefer", 50) // [{ position: 12, similarity: 0.61 }, ...]
+ */
+export interface VectorHit {
+  /** Entity position in the session index. */
+  position: number;
+  /** Exact cosine of the query and entity hash embeddings, > 0. */
+  similarity: number;
+}
+
+/** The best `limit` entities by exact cosine, best first. */
+export function vectorLaneHits(index: SessionIndex, query: string, limit: number): VectorHit[] {
+  const vectors = index.vectors;
+  if (vectors === null || vectors.count === 0 || limit <= 0) return [];
+  const [embedding] = hashEmbedMany([query], vectors.dim);
+  // A version's position is its vector key (writeReadModel.ts checks it); a key without a
+  // position is not an entity of this index and is never offered.
+  const hits = exactCosineTop(vectors.index, embedding, limit, (key) => index.positionOfVectorKey(key) !== undefined);
+  return hits.map(({ key, similarity }) => ({ position: index.positionOfVectorKey(key)!, similarity }));
+}
+
+// ---------------------------------------------------------------------------
+/*
+ * Maximal marginal relevance: re-ranks fused retrieval hits so that near-duplicates of what is
+ * already chosen sink (DESIGN §6, λ 0.7). Mirrors Python's `query._mmr_rank`:
+ *
+ * 1. candidates are ordered by relevance, best first; equal relevance keeps input order;
+ * 2. the first pick is the most relevant candidate, ranked by its relevance alone;
+ * 3. each later pick maximises  λ · relevance − (1 − λ) · max similarity to the picks so far
+ *    + bonus  (the bonus is Python's per-lane `traversal_bonus`, 0.1 for traversal hits in the
+ *    `balanced` profile); on equal ranking scores the earlier candidate of step 1 wins.
+ *
+ * Python re-computes the maximum similarity against every pick on every round; keeping a running
+ * maximum per candidate gives the same numbers with one similarity call per candidate per round.
+ */
+export interface MmrPick<T> {
+  item: T;
+  /** The MMR score the item was picked with (its relevance for the first pick). */
+  rankingScore: number;
+}
+
+/**
+ * Picks up to `limit` candidates in MMR order, with the score each was picked with.
+ *
+ * @example
+ * mmrRank(hits, (h) => h.score, (a, b) => tokenJaccard(a.tokens, b.tokens), 0.7, 10,
+ *   (h) => (h.lane === "traversal" ? 0.1 : 0));
+ */
+export function mmrRank<T>(
+  candidates: readonly T[],
+  relevance: (candidate: T) => number,
+  similarity: (a: T, b: T) => number,
+  lambda: number,
+  limit: number,
+  bonus: (candidate: T) => number = () => 0,
+): MmrPick<T>[] {
+  const count = candidates.length;
+  const relevances = candidates.map(relevance);
+  const order = Array.from({ length: count }, (_, i) => i);
+  // Array.prototype.sort is stable, so equal relevance keeps input order (Python's sorted()).
+  order.sort((a, b) => (relevances[b] > relevances[a] ? 1 : relevances[b] < relevances[a] ? -1 : 0));
+  const picks: MmrPick<T>[] = [];
+  if (count === 0 || limit <= 0) return picks;
+
+  const remaining = order; // candidate indexes not yet picked, in relevance order
+  const first = remaining.shift() as number;
+  picks.push({ item: candidates[first], rankingScore: relevances[first] });
+  const maxSimilarity = new Float64Array(count).fill(-Infinity);
+  const bonuses = candidates.map(bonus);
+  let lastPicked = first;
+
+  while (remaining.length > 0 && picks.length < limit) {
+    let bestAt = 0;
+    let bestScore = -Infinity;
+    for (let at = 0; at < remaining.length; at++) {
+      const index = remaining[at];
+      const sim = similarity(candidates[index], candidates[lastPicked]);
+      if (sim > maxSimilarity[index]) maxSimilarity[index] = sim;
+      const score = lambda * relevances[index] - (1 - lambda) * maxSimilarity[index] + bonuses[index];
+      if (score > bestScore) {
+        bestScore = score;
+        bestAt = at;
+      }
+    }
+    lastPicked = remaining.splice(bestAt, 1)[0];
+    picks.push({ item: candidates[lastPicked], rankingScore: bestScore });
+  }
+  return picks;
+}
+
+/**
+ * `mmrRank` without the scores.
+ *
+ * @example
+ * mmrSelect(hits, (h) => h.score, (a, b) => tokenJaccard(a.tokens, b.tokens), 0.7, 10);
+ */
+export function mmrSelect<T>(
+  candidates: readonly T[],
+  relevance: (candidate: T) => number,
+  similarity: (a: T, b: T) => number,
+  lambda: number,
+  limit: number,
+  bonus?: (candidate: T) => number,
+): T[] {
+  return mmrRank(candidates, relevance, similarity, lambda, limit, bonus).map((pick) => pick.item);
+}
+
+/**
+ * Cosine of the angle between two vectors; 0 when either is all zeros. Vectors of different
+ * lengths are a programmer error.
+ *
+ * @example
+ * cosineSimilarity(new Float32Array([1, 0]), new Float32Array([1, 1])) // 0.7071…
+ */
+export function cosineSimilarity(a: Float32Array | Float64Array, b: Float32Array | Float64Array): number {
+  if (a.length !== b.length) throw new RangeError(`cosineSimilarity: lengths differ (${a.length} vs ${b.length})`);
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    dot += x * y;
+    normA += x * x;
+    normB += y * y;
+  }
+  if (normA === 0 || normB === 0) return 0;
+  return dot / (Math.sqrt(normA) * Math.sqrt(normB));
+}
+
+/**
+ * |A ∩ B| / |A ∪ B|, 0 when either set is empty: Python's `_entity_similarity`, the MMR
+ * similarity when hits carry no embedding. Python's token sets are `[A-Za-z0-9]+` of the lowercased
+ * name, type and scalar property values, longer than one character (`keywordTerms` gives the same
+ * tokens for all but a handful of non-ASCII characters).
+ *
+ * @example
+ * tokenJaccard(new Set(["use", "postgres"]), new Set(["postgres", "audit"])) // 1 / 3
+ */
+export function tokenJaccard(aTokens: ReadonlySet<string>, bTokens: ReadonlySet<string>): number {
+  if (aTokens.size === 0 || bTokens.size === 0) return 0;
+  const [small, large] = aTokens.size <= bTokens.size ? [aTokens, bTokens] : [bTokens, aTokens];
+  let shared = 0;
+  for (const token of small) if (large.has(token)) shared++;
+  return shared / (aTokens.size + bTokens.size - shared);
+}
+
+// ---------------------------------------------------------------------------
+/*
+ * How a prompt shows a projected entity, where its projected text reads badly. A context's
+ * `content` stays `<name> (<type>): <summary>`, the projected summary being Python's
+ * (`_join_summary` joins a decision's rationale and alternatives with spaces), because JSON
+ * documents, the vector index and consolidation compare it; only the prompt line is re-punctuated,
+ * from the entity's source event:
+ *
+ *   decision.made      `Upgrade to PostgreSQL 16 (decision): <rationale>; alternatives: A, B`
+ *   memory.corrected   `Upgrade to PostgreSQL 16.4 (decision; corrected, was: Upgrade to PostgreSQL 16)`
+ *                      (`<name> (<type>; corrected): <new content>` when the name is an id)
+ *   an unknown type    `error.occurred by claude-agent: <payload message, title, summary, text...>`
+ *
+ * Undefined when the content already reads well. What must never change: the display says what
+ * the content says (the same words, other punctuation), so a prompt never claims more than the
+ * projection does.
+ */
+/**
+ * Payload fields that carry an unknown event's message, in the order they are looked for: its
+ * `message`, then the text fields the recent-events line shows (checkout/promptAssembly.ts).
+ */
+const messageKeys = ["message", "title", "summary", "content", "text", "decision", "task"] as const;
+
+function decisionDisplay(entity: EntityRow, event: EventRecord): string | undefined {
+  const p = event.payload;
+  const rationale = joinSummary(p.get("summary"), p.get("rationale"));
+  const alternativesValue = p.get("alternatives_considered");
+  const single = text(alternativesValue);
+  const alternatives = Array.isArray(alternativesValue) ? stringList(alternativesValue) : single === undefined ? [] : [single];
+  // Only a re-punctuation of the very summary the projection stored (a later fold may differ).
+  if (joinSummary(p.get("summary"), p.get("rationale"), alternativesValue) !== entity.summary) return undefined;
+  if (alternatives.length === 0) return undefined;
+  const parts = [...(rationale === null ? [] : [rationale]), `alternatives: ${alternatives.join(", ")}`];
+  return `${entity.name} (decision): ${parts.join("; ")}`;
+}
+
+/**
+ * A corrected entity keeps its name, and a decision is named by its original text, so its
+ * projected line reads `<old text> (decision): <new text>`; the new text leads here.
+ */
+function correctedDisplay(entity: EntityRow): string | undefined {
+  if (entity.summary === null || entity.entityType === "memory_correction") return undefined;
+  if (/\s/.test(entity.name)) return `${entity.summary} (${entity.entityType}; corrected, was: ${entity.name})`;
+  return `${entity.name} (${entity.entityType}; corrected): ${entity.summary}`;
+}
+
+/** An event nobody registered (`extractFallback`): what happened, by whom, and its message. */
+function fallbackDisplay(entity: EntityRow, event: EventRecord): string | undefined {
+  if (entity.name !== `event:${event.type}:${event.seq}`) return undefined;
+  const head = `${event.type} by ${event.actor === "" ? "unknown" : event.actor}`;
+  let message: string | undefined;
+  for (const key of messageKeys) message ??= text(event.payload.get(key));
+  message ??= fallbackPayloadSummary(event) ?? undefined;
+  return message === undefined ? head : `${head}: ${message}`;
+}
+
+/**
+ * The prompt line of a projected entity whose source event is `event`, when it differs from
+ * its content.
+ *
+ * @example
+ * entityDisplay(decisionRow, decisionMadeEvent);
+ * // "Upgrade to PostgreSQL 16 (decision): Zero-downtime upgrade; alternatives: Upgrade to MySQL 8.0, Move to Aurora"
+ */
+export function entityDisplay(entity: EntityRow, event: EventRecord | undefined): string | undefined {
+  if (event === undefined || event.seq !== entity.sourceEventSeq) return undefined;
+  if (event.type === "memory.corrected") return correctedDisplay(entity);
+  if (entity.entityType === "decision" && event.type === "decision.made") return decisionDisplay(entity, event);
+  if (entity.entityType === "event") return fallbackDisplay(entity, event);
+  return undefined;
 }

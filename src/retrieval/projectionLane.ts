@@ -1,23 +1,27 @@
 /**
  * The projection lane (DESIGN §6, §9; Python `_merge_projection_contexts`): compaction
- * projection artifacts (`*.compaction.json` anywhere under the Eventloom root) are searched with
- * the query and their records merged into the retrieved contexts as `source: "projection"`
- * items that carry `projection_id`, `event_ref` and the record's citations.
+ * projection artifacts (`*.compaction.json` anywhere under the Eventloom root) are found and
+ * loaded, their records checked against the sealed events they name (below: a record whose
+ * `event_ref` does not resolve is never served), searched with the query, and the matching
+ * records turned into contexts as `source: "projection"` items that carry `projection_id`,
+ * `event_ref` and the record's citations.
  *
  * A projection record is a real source event, so an item cites that event (`citation` is the
- * record's event ref). This module finds and loads the artifacts and turns matching records
- * into contexts; checkout/projectionLane.ts merges them into retrieval's result (by overlap
- * score, existing contexts keep their relative order, cut back to the limit). Unreadable or
- * malformed artifacts are skipped with a warning; they never fail a query.
+ * record's event ref). checkout/projectionLane.ts merges the contexts into retrieval's result
+ * (by overlap score, existing contexts keep their relative order, cut back to the limit).
+ * Unreadable or malformed artifacts are skipped with a warning; they never fail a query.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { compareCodePoints } from "../canonical/mod.ts";
-import { type CompactionProjection, loadProjectionArtifact, projectionArtifactSuffix } from "./projectionArtifact.ts";
+import { compareCodePoints, isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
+import { type CompactionProjection, loadProjectionArtifact, projectionArtifactSuffix, type ProjectionRecord } from "./projectionArtifact.ts";
 import { searchProjections } from "./projectionSearch.ts";
-import { parseCitationUri } from "../eventloom/citation.ts";
-import type { LoadedProjection } from "./projectionRefs.ts";
+import { citationHashChars, parseCitationUri } from "../eventloom/citation.ts";
 import type { RetrievedContext } from "./types.ts";
+import { type EventRecord, recordFromLine } from "../eventloom/envelope.ts";
+import { readLogLines } from "../eventloom/lines.ts";
+import { readVerifiedEvents } from "../eventloom/replay.ts";
+import { sessionIdOfPath, sessionLogPath, sessionLogsUnderRoot } from "../eventloom/session.ts";
 
 /** Directory levels searched below the root (the root's own layout is two levels deep). */
 export const projectionSearchDepthMax = 16;
@@ -149,4 +153,209 @@ export function projectionContexts(projections: readonly CompactionProjection[],
       },
     };
   });
+}
+
+// ---------------------------------------------------------------------------
+/*
+ * Projection records are served as cited facts only when their `event_ref` resolves to the
+ * sealed event it names (design 002: "vectors discover neighbourhoods; the log, identities and
+ * citations establish truth"). A `*.compaction.json` is a file anyone can write or leave behind:
+ * its record text is only as good as the event it claims to copy.
+ *
+ * A ref `eventloom://<thread>/events/<seq>#<hash prefix>` resolves when the record's
+ * `event_seq` is that seq and the log names an event there whose hash starts with the prefix
+ * (at least `citationHashChars` hex):
+ * - the checkout's own session first (its events are already verified and in memory), when the
+ *   event at that seq belongs to `<thread>` or `<thread>` is the session id;
+ * - else the log `<root>/<thread>.jsonl`, or, when there is none, the logs under the root whose
+ *   first event carries `<thread>` (real Python logs name their thread apart from the file):
+ *   verified first (a broken chain resolves nothing), read once per change of the file and kept
+ *   as its hashes only.
+ * An empty `event_ref` claims no sealed event and is left to the uncited-context warning.
+ *
+ * What must never change: a record whose ref does not resolve is never served, and whenever it
+ * matched the query the checkout says so in `# Context Warnings`, naming the artifact and the ref.
+ *
+ * @example
+ * const check = await checkProjectionRefs(root, "default", sessionIndex, loadRootProjectionFiles(root));
+ * check.servable;                       // projections with only resolving records
+ * unresolvedRefWarnings(check, "deploy"); // ["compaction artifact …: event_ref … does not resolve …"]
+ */
+/** The checkout session's verified events, read by position (seq - 1); a session index is one. */
+export interface SessionEvents {
+  readonly eventCount: number;
+  event(position: number): EventRecord;
+}
+
+/** An artifact as discovered under the root: its path and its parsed projection. */
+export interface LoadedProjection {
+  file: string;
+  projection: CompactionProjection;
+}
+
+export interface UnresolvedRecord {
+  record: ProjectionRecord;
+  /** Why the ref does not resolve, e.g. `seq 2 of "default" is #4121409e9043`. */
+  reason: string;
+}
+
+export interface ProjectionRefCheck {
+  /** The projections with only their resolving (or ref-less) records; empty ones dropped. */
+  servable: CompactionProjection[];
+  /** Per artifact with at least one bad record: the artifact and its bad records. */
+  unresolved: Array<{ file: string; projection: CompactionProjection; records: UnresolvedRecord[] }>;
+}
+
+type LogHashes = { hashes: string[] } | { problem: string };
+
+interface CachedHashes {
+  stamp: string;
+  hashes: LogHashes;
+}
+
+const logHashCache = new Map<string, CachedHashes>();
+
+/** The hashes of a log by seq, verified; a problem when there is none to trust. */
+async function logHashes(logPath: string, thread: string): Promise<LogHashes> {
+  let stamp: string;
+  try {
+    const stat = fs.statSync(logPath);
+    stamp = `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
+  } catch {
+    return { problem: `no log of thread "${thread}" under the root` };
+  }
+  const cached = logHashCache.get(logPath);
+  if (cached !== undefined && cached.stamp === stamp) return cached.hashes;
+  let hashes: LogHashes;
+  try {
+    const read = await readVerifiedEvents(logPath, { sessionId: sessionIdOfPath(logPath) });
+    hashes = read === undefined ? { problem: `no log of thread "${thread}" under the root` } : { hashes: read.events.map((event) => event.hash) };
+  } catch (error) {
+    hashes = { problem: `the log of thread "${thread}" cannot be trusted: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  logHashCache.set(logPath, { stamp, hashes });
+  return hashes;
+}
+
+/** The thread of a log's first event, or undefined when it has none that parses. */
+function firstEventThread(logPath: string): string | undefined {
+  try {
+    for (const { bytes } of readLogLines(logPath)) {
+      const parsed = parseJsonBytes(bytes);
+      return isJsonObject(parsed) ? recordFromLine(parsed, 1).thread : undefined;
+    }
+  } catch {
+    // An unreadable log names no thread; verification reports it when it is read as a session.
+  }
+  return undefined;
+}
+
+/**
+ * The logs that hold `thread`: `<root>/<thread>.jsonl`, else every log under the root whose
+ * first event carries that thread (real Python logs name their thread apart from the file).
+ */
+export class ThreadLogs {
+  private byThread: Map<string, string[]> | undefined;
+
+  constructor(private readonly root: string) {}
+
+  find(thread: string): string[] {
+    try {
+      const named = sessionLogPath(this.root, thread, "read");
+      if (fs.existsSync(named)) return [named];
+    } catch {
+      // Not a session id: only a log whose events carry it can hold it.
+    }
+    if (this.byThread === undefined) {
+      this.byThread = new Map();
+      let logs: string[] = [];
+      try {
+        logs = sessionLogsUnderRoot(this.root);
+      } catch {
+        logs = [];
+      }
+      for (const log of logs) {
+        const first = firstEventThread(log);
+        if (first !== undefined) this.byThread.set(first, [...(this.byThread.get(first) ?? []), log]);
+      }
+    }
+    return this.byThread.get(thread) ?? [];
+  }
+}
+
+function hashMismatch(thread: string, seq: number, prefix: string, hash: string | undefined, eventCount: number): string | null {
+  if (hash === undefined) return `"${thread}" has ${eventCount} events, none at seq ${seq}`;
+  return hash.startsWith(prefix) ? null : `seq ${seq} of "${thread}" is #${hash.slice(0, citationHashChars)}`;
+}
+
+/**
+ * Splits every artifact's records into those served (the ref resolves, or there is no ref) and
+ * those that are not, with the reason.
+ */
+export async function checkProjectionRefs(
+  root: string,
+  sessionId: string,
+  sessionEvents: SessionEvents,
+  loaded: readonly LoadedProjection[],
+): Promise<ProjectionRefCheck> {
+  const servable: CompactionProjection[] = [];
+  const unresolved: ProjectionRefCheck["unresolved"] = [];
+  const threadLogs = new ThreadLogs(root);
+  for (const { file, projection } of loaded) {
+    const kept: ProjectionRecord[] = [];
+    const bad: UnresolvedRecord[] = [];
+    for (const record of projection.records) {
+      const reason = await refProblem(sessionId, sessionEvents, threadLogs, record);
+      if (reason === null) kept.push(record);
+      else bad.push({ record, reason });
+    }
+    if (bad.length === 0) servable.push(projection);
+    else {
+      if (kept.length > 0) servable.push({ ...projection, records: kept });
+      unresolved.push({ file, projection: { ...projection, records: bad.map((entry) => entry.record) }, records: bad });
+    }
+  }
+  return { servable, unresolved };
+}
+
+async function refProblem(sessionId: string, sessionEvents: SessionEvents, threadLogs: ThreadLogs, record: ProjectionRecord): Promise<string | null> {
+  if (record.event_ref === "") return null;
+  const ref = parseCitationUri(record.event_ref);
+  if (ref === undefined) return "not an eventloom://<thread>/events/<seq>#<hash> ref";
+  if (ref.hashPrefix.length < citationHashChars) return `its hash prefix has fewer than ${citationHashChars} hex characters`;
+  if (ref.seq !== record.event_seq) return `the record's event_seq is ${record.event_seq}`;
+  const own = ref.seq <= sessionEvents.eventCount ? sessionEvents.event(ref.seq - 1) : undefined;
+  if (own !== undefined && (own.thread === ref.thread || ref.thread === sessionId)) {
+    return hashMismatch(ref.thread, ref.seq, ref.hashPrefix, own.hash, sessionEvents.eventCount);
+  }
+  if (ref.thread === sessionId) return hashMismatch(ref.thread, ref.seq, ref.hashPrefix, undefined, sessionEvents.eventCount);
+  const logs = threadLogs.find(ref.thread);
+  if (logs.length === 0) return `no log of thread "${ref.thread}" under the root`;
+  let first: string | null = null;
+  for (const log of logs) {
+    const other = await logHashes(log, ref.thread);
+    const problem = "problem" in other ? other.problem : hashMismatch(ref.thread, ref.seq, ref.hashPrefix, other.hashes[ref.seq - 1], other.hashes.length);
+    if (problem === null) return null;
+    first ??= problem;
+  }
+  return first;
+}
+
+/**
+ * One `# Context Warnings` line per artifact whose unresolved records match the query (those
+ * that would otherwise have been served), naming the artifact, each bad ref and why.
+ */
+export function unresolvedRefWarnings(check: ProjectionRefCheck, query: string, limit: number): string[] {
+  const warnings: string[] = [];
+  for (const { file, projection, records } of check.unresolved) {
+    const hits = searchProjections([projection], query, Math.max(1, limit));
+    if (hits.length === 0) continue;
+    const matched = new Set(hits.map((hit) => hit.record));
+    const refs = records.filter((entry) => matched.has(entry.record)).map((entry) => `${entry.record.event_ref} (${entry.reason})`);
+    const outcome = refs.length === 1
+      ? "does not resolve to a sealed event; record not served as a cited fact"
+      : "do not resolve to sealed events; records not served as cited facts";
+    warnings.push(`compaction artifact ${file}: ${refs.length === 1 ? "event_ref" : "event_refs"} ${refs.join(", ")} ${outcome}`);
+  }
+  return warnings;
 }

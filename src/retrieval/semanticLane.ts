@@ -52,7 +52,7 @@ export const semanticCentringPriorWeight = 50;
 
 /**
  * The similarity a fact the semantic lane found needs to count as match evidence in a checkout
- * (checkout/queryMatch.ts), so a question memory cannot answer stays `ask_user`. Calibrated on the
+ * (checkout/checkout.ts), so a question memory cannot answer stays `ask_user`. Calibrated on the
  * unrelated questions of both committed sets: the paraphrase set's best match reaches 0.32, the
  * checkout-quality set's near-domain ones ("How do I write a Rust macro?" against a session of
  * build facts) 0.54; about a third of paraphrased questions reach it.

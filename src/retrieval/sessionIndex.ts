@@ -7,8 +7,8 @@ import type { EventRecord } from "../eventloom/envelope.ts";
 import type { SessionVectorIndex } from "../projection/vectorIndex.ts";
 import type { EntityRow, RelationRow, SessionGraphRows } from "../projection/types.ts";
 import { RegistrySessionFolds, type SessionFolds, wholeLogFoldSource } from "../folds/sessionFolds.ts";
-import { type Bm25Hit, Bm25Index } from "./bm25.ts";
-import type { Bm25Corpus } from "./bm25Corpus.ts";
+import { type Bm25Corpus, type Bm25Hit, Bm25Index } from "./bm25.ts";
+import { entitySearchText, rawEventText } from "../vector/textAnalysis.ts";
 
 export type { SessionFolds };
 
@@ -56,37 +56,6 @@ export interface SessionIndex {
   readonly folds: SessionFolds;
   /** Releases open files (a server closes an index it evicts); the index is unusable after. */
   close(): void;
-}
-
-function collectText(value: unknown, out: string[], depth = 0): void {
-  if (depth > 8 || value === null || value === undefined) return;
-  if (typeof value === "string") out.push(value);
-  else if (typeof value === "number" || typeof value === "bigint") out.push(String(value));
-  else if (Array.isArray(value)) for (const item of value) collectText(item, out, depth + 1);
-  else if (typeof value === "object") {
-    const entries = value instanceof Map ? [...value.entries()] : Object.entries(value as object);
-    for (const [key, item] of entries) if (!String(key).startsWith("__zaxy_")) collectText(item, out, depth + 1);
-  }
-}
-
-/** The text an entity version is searched by. */
-export function entitySearchText(entity: EntityRow): string {
-  const parts = [entity.name, entity.entityType];
-  if (entity.summary) parts.push(entity.summary);
-  try {
-    const properties = JSON.parse(entity.propertiesJson) as Record<string, unknown>;
-    for (const value of Object.values(properties)) if (typeof value === "string" || typeof value === "number") parts.push(String(value));
-  } catch {
-    // Properties are always JSON we wrote; a bad row only loses its property text.
-  }
-  return parts.join(" ");
-}
-
-/** The raw text of an event for the verbatim lane: type, actor and every payload string or number. */
-export function rawEventText(event: EventRecord): string {
-  const parts = [event.type, event.actor];
-  collectText(event.payload, parts);
-  return parts.join(" ");
 }
 
 /** The folds of a whole log, constructed from its rows and events (folds/sessionFolds.ts). */

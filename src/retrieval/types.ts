@@ -19,7 +19,7 @@ export interface RetrievedContext {
   /** Prompt-ready text, e.g. `"<name> (<type>): <summary>"` or a raw event's text. */
   content: string;
   /**
-   * How a prompt shows this context, when that reads better than `content` (contextDisplay.ts):
+   * How a prompt shows this context, when that reads better than `content` (engine.ts `entityDisplay`):
    * the same words, punctuated for a reader. Never in a JSON document, which carries `content`.
    */
   display?: string;
@@ -58,7 +58,7 @@ export interface RetrievalResult {
   semantic?: SemanticReceipt;
   /**
    * What the result could not serve and the prompt must say (`# Context Warnings`), e.g. a
-   * compaction artifact record whose event ref does not resolve (projectionRefs.ts).
+   * compaction artifact record whose event ref does not resolve (projectionLane.ts).
    */
   warnings?: string[];
 }

@@ -26,8 +26,8 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { writeFileAtomic } from "../platform/atomicFile.ts";
-import { projectionsDir } from "../projection/projectionsDir.ts";
-import { crc32 } from "../platform/crc32.ts";
+import { projectionsDir } from "../eventloom/session.ts";
+import { crc32 } from "../platform/binaryFile.ts";
 
 const magic = "zaxysvec";
 const formatVersion = 1;

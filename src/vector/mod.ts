@@ -23,7 +23,7 @@ export {
   type VectorData,
   type VectorKeys,
 } from "./usearchIndex.ts";
-export { pythonCaseFold } from "./caseFold.ts";
+export { pythonCaseFold } from "./textAnalysis.ts";
 export {
   defaultEmbeddingDim,
   embeddingDimMax,

@@ -18,7 +18,7 @@
  */
 import { vectorWasmBase64 } from "../generated/vectorWasm.ts";
 import { instantiateWasmKernel } from "../platform/wasmKernel.ts";
-import { pythonCaseFold } from "./caseFold.ts";
+import { pythonCaseFold } from "./textAnalysis.ts";
 import { fnvOffset, fnvPrime, tokenHash32, tokenHashFinal } from "./tokenHash.ts";
 
 interface Sha256Exports {

@@ -26,8 +26,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { canonicalJson, writeJson } from "../../src/canonical/canonicalJson.ts";
-import { parseJson, parseJsonBytes } from "../../src/canonical/parseJson.ts";
-import type { JsonValue } from "../../src/canonical/jsonValue.ts";
+import { type JsonValue, parseJson, parseJsonBytes } from "../../src/canonical/jsonValue.ts";
 import { wasmCanonicalize } from "../../src/canonical/wasmKernel.ts";
 import { propertySeed, Rng } from "../testkit/rng.ts";
 

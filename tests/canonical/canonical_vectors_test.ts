@@ -13,8 +13,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { jsonDepthMax } from "../../src/limits.ts";
 import { canonicalJson, compareCodePoints } from "../../src/canonical/canonicalJson.ts";
-import { JsonSyntaxError, parseJson, parseJsonBytes } from "../../src/canonical/parseJson.ts";
-import { JsonNumber, type JsonValue } from "../../src/canonical/jsonValue.ts";
+import { JsonNumber, JsonSyntaxError, type JsonValue, parseJson, parseJsonBytes } from "../../src/canonical/jsonValue.ts";
 import { wasmCanonicalize } from "../../src/canonical/wasmKernel.ts";
 
 const encoder = new TextEncoder();

@@ -6,9 +6,13 @@
  */
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import { causalCheckoutFeature } from "../../src/causal/mod.ts";
 import { readEvents } from "../../src/eventloom/replay.ts";
-import { checkoutFeatureContributions, checkoutFeatures, type CheckoutFeatureInput } from "../../src/memory/checkoutFeatures.ts";
+import {
+  causalCheckoutFeature,
+  checkoutFeatureContributions,
+  checkoutFeatures,
+  type CheckoutFeatureInput,
+} from "../../src/checkout/checkoutFeatures.ts";
 import { validateMemoryRequest } from "../../src/memory/request.ts";
 import { MemoryService } from "../../src/memory/service.ts";
 import { extractEvent } from "../../src/projection/extract/mod.ts";

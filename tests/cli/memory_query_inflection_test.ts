@@ -1,6 +1,6 @@
 /**
  * `zaxy memory query` and `memory checkout` match the inflections of a query's words
- * (src/retrieval/stem.ts): "specs" finds a memory that says "spec", in the keyword lane, and the
+ * (src/vector/textAnalysis.ts): "specs" finds a memory that says "spec", in the keyword lane, and the
  * checkout counts the word as matched.
  */
 import assert from "node:assert/strict";

@@ -1,6 +1,6 @@
 /**
  * `zaxy memory query` and `memory checkout` match other names of what a query names
- * (src/retrieval/nameVariants.ts): a memory that says "Migrated the database to PostgreSQL 16" is
+ * (src/vector/textAnalysis.ts): a memory that says "Migrated the database to PostgreSQL 16" is
  * found for "postgres", "pg16" and "db", in the keyword lane, and checkout counts the word as
  * matched and answers from memory.
  */

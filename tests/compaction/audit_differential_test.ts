@@ -21,7 +21,7 @@ import { TokenBuckets } from "../../src/vector/tokenBuckets.ts";
 import { contextTokens, eventContext } from "../../src/compaction/eventContext.ts";
 import { eventIdentities } from "../../src/compaction/identities.ts";
 import { type EventRecord, readLogLines, recordFromLine } from "../../src/eventloom/mod.ts";
-import { pythonCaseFold } from "../../src/vector/caseFold.ts";
+import { pythonCaseFold } from "../../src/vector/textAnalysis.ts";
 import { centroidOf, cosineDistancesTo, farthestPointExemplars, medoidIndex } from "../../src/vector/geometry.ts";
 import { hashEmbedMany } from "../../src/vector/hashEmbedding.ts";
 

@@ -6,8 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { consolidationCandidatePayload } from "../../src/consolidation/candidate.ts";
-import { consolidationCheckoutFeature } from "../../src/consolidation/checkoutFeature.ts";
-import { checkoutFeatureContributions, checkoutFeatures } from "../../src/memory/checkoutFeatures.ts";
+import { checkoutFeatureContributions, checkoutFeatures, consolidationCheckoutFeature } from "../../src/checkout/checkoutFeatures.ts";
 import type { RetrievedContext } from "../../src/retrieval/types.ts";
 import { events, hashOf } from "./testkit.ts";
 import { MemorySessionFolds } from "../../src/retrieval/sessionIndex.ts";

@@ -16,7 +16,7 @@ import { type ConsolidationMemory, memoryEmbeddingText } from "../../src/consoli
 import { validateTriggerParameters } from "../../src/consolidation/triggerParameters.ts";
 import { timestampMicros } from "../../src/eventloom/timestamp.ts";
 import { isZaxyError } from "../../src/errors.ts";
-import { cosineSimilarity } from "../../src/retrieval/mmr.ts";
+import { cosineSimilarity } from "../../src/retrieval/engine.ts";
 import { hashEmbeddingReference } from "../../src/vector/mod.ts";
 
 const slow = { timeout: 60_000 };

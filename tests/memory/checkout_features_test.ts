@@ -1,7 +1,7 @@
 /** The optional-feature seam between the memory service and checkout. */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { type CheckoutFeature, checkoutFeatureContributions, type CheckoutFeatureInput } from "../../src/memory/checkoutFeatures.ts";
+import { type CheckoutFeature, checkoutFeatureContributions, type CheckoutFeatureInput } from "../../src/checkout/checkoutFeatures.ts";
 import { MemorySessionFolds } from "../../src/retrieval/sessionIndex.ts";
 
 const input: CheckoutFeatureInput = {

@@ -29,7 +29,7 @@ import { mixedSessionItems, sampleQueries, writeMixedSession } from "../../src/b
 import type { EntityRow } from "../../src/projection/types.ts";
 import { buildSessionIndex } from "../../src/retrieval/sessionIndex.ts";
 import { embedPostings, MemoryVectorPostings } from "../../src/projection/vectorPostings.ts";
-import { vectorLaneHits } from "../../src/retrieval/vectorLane.ts";
+import { vectorLaneHits } from "../../src/retrieval/engine.ts";
 import { entityEmbeddingText, hashEmbedMany } from "../../src/vector/mod.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { runZaxy, type ZaxyRun } from "../cli/zaxy.ts";

@@ -11,7 +11,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Bm25Index, bm25B, bm25K1, cappedBm25Score } from "../../src/retrieval/bm25.ts";
-import { keywordTerms, queryTerms, stopWords } from "../../src/retrieval/terms.ts";
+import { keywordTerms, queryTerms, stopWords } from "../../src/vector/textAnalysis.ts";
 import { python, skipWithoutPython } from "../eventloom/testkit.ts";
 import { propertySeed, Rng } from "../testkit/rng.ts";
 

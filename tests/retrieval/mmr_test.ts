@@ -1,12 +1,12 @@
 /**
- * MMR re-ranking and its similarities (src/retrieval/mmr.ts), by example and against a direct
+ * MMR re-ranking and its similarities (src/retrieval/engine.ts), by example and against a direct
  * transcription of Python's `query._mmr_rank` run in python3 on seeded random candidates (token
  * sets, scores, traversal bonuses, several λ). Seed fixed and printed; `ZAXY_PROPERTY_SEED=<n>`
  * overrides it.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cosineSimilarity, mmrRank, mmrSelect, tokenJaccard } from "../../src/retrieval/mmr.ts";
+import { cosineSimilarity, mmrRank, mmrSelect, tokenJaccard } from "../../src/retrieval/engine.ts";
 import { python, skipWithoutPython } from "../eventloom/testkit.ts";
 import { propertySeed, Rng } from "../testkit/rng.ts";
 

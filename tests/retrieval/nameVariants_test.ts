@@ -1,10 +1,7 @@
-/** Other names of the same thing for the keyword lanes and checkout (src/retrieval/nameVariants.ts). */
+/** Other names of the same thing for the keyword lanes and checkout (src/vector/textAnalysis.ts). */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { nameGroups, nameVariantTerms } from "../../src/retrieval/nameVariants.ts";
-import { textStems } from "../../src/retrieval/contentTerms.ts";
-import { stemTerm } from "../../src/retrieval/stem.ts";
-import { keywordTerms } from "../../src/retrieval/terms.ts";
+import { keywordTerms, nameGroups, nameVariantTerms, stemTerm, textStems } from "../../src/vector/textAnalysis.ts";
 
 test("nameVariantTerms gives the other names of a one-word name, in lexicon order", () => {
   assert.deepEqual(nameVariantTerms(["postgres"]), ["postgresql", "pg", "psql"]);

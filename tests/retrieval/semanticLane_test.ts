@@ -10,7 +10,7 @@ import { fromJs } from "../../src/canonical/mod.ts";
 import type { EventRecord } from "../../src/eventloom/envelope.ts";
 import { extractEvent } from "../../src/projection/extract/mod.ts";
 import { GraphFold } from "../../src/projection/graphFold.ts";
-import { matchQuery } from "../../src/checkout/queryMatch.ts";
+import { matchQuery } from "../../src/checkout/checkout.ts";
 import { retrieve, semanticLaneScore } from "../../src/retrieval/engine.ts";
 import {
   expandAbbreviations,
@@ -98,7 +98,7 @@ describe("the semantic lane with the bundled model", () => {
     assert.equal(top.scoreExplanation.semantic_similarity, 0.481717);
     assert.equal(result.laneCounts.semantic, lane.hits.length);
     // Ranked first, but below the evidence threshold: not a match for checkout when no word or
-    // other name of one matches either ("db" names the database, retrieval/nameVariants.ts).
+    // other name of one matches either ("db" names the database, vector/textAnalysis.ts).
     const match = matchQuery(result.contexts, "how are we upgrading the relational store?");
     assert.ok(match.unmatched.includes(top));
     assert.equal(match.report.semantic_matched_facts, undefined);

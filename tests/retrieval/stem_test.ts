@@ -1,8 +1,8 @@
-/** Inflections for the keyword lanes and checkout's query match (src/retrieval/stem.ts). */
+/** Inflections for the keyword lanes and checkout's query match (src/vector/textAnalysis.ts). */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { inflectionVariants, stemTerm } from "../../src/retrieval/stem.ts";
-import { stemTerm as checkoutStemTerm } from "../../src/checkout/queryMatch.ts";
+import { inflectionVariants, stemTerm } from "../../src/vector/textAnalysis.ts";
+import { stemTerm as checkoutStemTerm } from "../../src/checkout/checkout.ts";
 
 test("stemTerm folds plurals and common inflections to one key", () => {
   assert.equal(stemTerm("specs"), stemTerm("spec"));

@@ -1,5 +1,5 @@
 /**
- * The keyword-lane term rules (src/retrieval/terms.ts) by example and against python3: a seeded
+ * The keyword-lane term rules (src/vector/textAnalysis.ts) by example and against python3: a seeded
  * generator writes texts mixing ASCII words, stop words, expansion keys, punctuation and the
  * non-ASCII characters whose Python casefold is ASCII ("ß", "ﬁ", KELVIN SIGN, "İ"); Python's own
  * expressions from embedded_graph_store.py, query.py and checkout ranking answer for each text.
@@ -7,7 +7,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { expandQuery, keywordTerms, overlapTokens, queryExpansions, queryTerms, stopWords } from "../../src/retrieval/terms.ts";
+import { expandQuery, keywordTerms, overlapTokens, queryExpansions, queryTerms, stopWords } from "../../src/vector/textAnalysis.ts";
 import { python, skipWithoutPython } from "../eventloom/testkit.ts";
 import { propertySeed, Rng } from "../testkit/rng.ts";
 

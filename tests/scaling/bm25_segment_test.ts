@@ -13,7 +13,7 @@ import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { runtimeName } from "../../src/platform/mod.ts";
-import { crc32, crc32Table } from "../../src/platform/crc32.ts";
+import { crc32, crc32Table } from "../../src/platform/binaryFile.ts";
 import { ReadModelCorruptError } from "../../src/platform/readModelError.ts";
 import {
   Bm25SegmentSet,
@@ -22,7 +22,7 @@ import {
   type Bm25SegmentSource,
 } from "../../src/readmodel/bm25Segment.ts";
 import { Bm25Index } from "../../src/retrieval/bm25.ts";
-import { keywordTerms } from "../../src/retrieval/terms.ts";
+import { keywordTerms } from "../../src/vector/textAnalysis.ts";
 import { makeTempDir, removeTempDirs, sha256Hex } from "../eventloom/testkit.ts";
 import { propertySeed, Rng } from "../testkit/rng.ts";
 import { canMountTmpfs, mountTmpfs, unmount } from "../reliability/fsFaults.ts";

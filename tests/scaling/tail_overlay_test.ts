@@ -31,9 +31,9 @@ import { openReadModel } from "../../src/readmodel/diskSessionIndex.ts";
 import { rowsTailOverlayLookups, TailOverlayIndex } from "../../src/readmodel/tailOverlayIndex.ts";
 import { writeReadModel } from "../../src/readmodel/writeReadModel.ts";
 import { type Bm25Hit, Bm25Index } from "../../src/retrieval/bm25.ts";
-import { buildSessionIndex, entitySearchText, rawEventText, type SessionIndex } from "../../src/retrieval/sessionIndex.ts";
-import { keywordTerms, queryTerms } from "../../src/retrieval/terms.ts";
-import { vectorLaneHits } from "../../src/retrieval/vectorLane.ts";
+import { buildSessionIndex, type SessionIndex } from "../../src/retrieval/sessionIndex.ts";
+import { entitySearchText, keywordTerms, queryTerms, rawEventText } from "../../src/vector/textAnalysis.ts";
+import { vectorLaneHits } from "../../src/retrieval/engine.ts";
 import { hashEmbedMany } from "../../src/vector/mod.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 

@@ -14,7 +14,7 @@ import { after, describe, test } from "node:test";
 import { fromJs } from "../../src/canonical/mod.ts";
 import { consolidationCandidatePayload } from "../../src/consolidation/candidate.ts";
 import type { PlainJson } from "../../src/projection/types.ts";
-import { consolidationCheckoutFeature } from "../../src/consolidation/checkoutFeature.ts";
+import { consolidationCheckoutFeature } from "../../src/checkout/checkoutFeatures.ts";
 import { generateConsolidationProposals } from "../../src/consolidation/proposals.ts";
 import { selectConsolidationSegments, windowSizeDefault } from "../../src/consolidation/segments.ts";
 import { appendEvents } from "../../src/events/append.ts";

@@ -26,7 +26,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { pythonCaseFold } from "../../src/vector/caseFold.ts";
+import { pythonCaseFold } from "../../src/vector/textAnalysis.ts";
 import {
   embeddingTokens,
   entityEmbeddingText,

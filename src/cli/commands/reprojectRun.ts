@@ -240,7 +240,7 @@ export async function runReproject(ctx: CommandContext): Promise<number> {
     assertSessionLogExists(root, ctx.global.sessionId);
   }
   if (booleanOption(ctx, "reset-projection")) {
-    const { projectionsDir } = await import("../../projection/projectionsDir.ts");
+    const { projectionsDir } = await import("../../eventloom/session.ts");
     fs.rmSync(projectionsDir(root), { recursive: true, force: true });
   }
   const reports: SessionReport[] = [];
