@@ -38,6 +38,7 @@ import { removeOrphanTempFiles } from "../platform/orphanTempFiles.ts";
 import { ProjectionCorruptError, ProjectionInterruptedError, ProjectionWriteError } from "./projectionErrors.ts";
 import { projectionsDir } from "./projectionsDir.ts";
 import type { GraphDiff, ProjectionHead, SessionGraphRows } from "./types.ts";
+import type { PackedGraphRows } from "./relationStore.ts";
 import { unknownSessionError } from "../eventloom/session.ts";
 
 export interface ProjectOptions {
@@ -191,8 +192,8 @@ function foldEvents(sessionId: string, base: SessionGraphRows | undefined, event
 export interface StreamedRebuild {
   logPath: string;
   integrity: IntegrityReport;
-  /** The rows at the log head, folded from scratch. */
-  rows: SessionGraphRows;
+  /** The rows at the log head, folded from scratch, the relations as the fold's store. */
+  rows: PackedGraphRows;
   eventCount: number;
   warnings: string[];
   repairs: string[];
@@ -245,7 +246,7 @@ export async function rebuildSessionStreamed(
   if (orphanTemps.length > 0) {
     report.repair(`Removed ${orphanTemps.length} temp file(s) left by an interrupted projection write: ${orphanTemps.map((file) => path.basename(file)).join(", ")}`);
   }
-  const rows = fold.rows();
+  const rows = fold.packedRows();
   const totalMs = performance.now() - started;
   report.timingsMs.verify_and_read = Math.round((totalMs - foldMs) * 100) / 100;
   report.timingsMs.fold = Math.round(foldMs * 100) / 100;

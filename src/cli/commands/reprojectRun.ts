@@ -116,16 +116,17 @@ async function reprojectStreamed(ctx: CommandContext, sessionId: string): Promis
     collector = null;
     writeReadModel(root, sessionLogPath(root, sessionId, "read"), source, rows, headEvents, warn, { releaseEvents: () => source.release() });
     const readModelMs = performance.now() - readModelStarted;
-    // The vectors read only the entity versions: the relation versions (1M events: 1.5 M of them,
-    // ~0.5 GB) are released before the vector postings grow.
+    // The vectors read only the entity versions: the relation versions (1M events: 1.5 M of them)
+    // are released before the vector postings grow.
     const relationCount = rows.relations.length;
-    rows.relations.length = 0;
+    rows.relations.clear();
     collectGarbageNow();
     const vectorsStarted = performance.now();
     const vectorEvents: { hash: string }[] = [];
     if (vectorHeadSeq !== null && vectorHeadHash !== undefined) vectorEvents[vectorHeadSeq - 1] = { hash: vectorHeadHash };
     // The index itself is not kept: readers open the saved file.
-    const vectors = await syncVectorIndex(root, sessionId, rows, vectorEvents, defaultEmbeddingDim, (done, total) => progress("vectors", done, total), warn);
+    const entityRows = { entities: rows.entities, relations: [], head: rows.head };
+    const vectors = await syncVectorIndex(root, sessionId, entityRows, vectorEvents, defaultEmbeddingDim, (done, total) => progress("vectors", done, total), warn);
     vectors.index.close();
     const vectorSeconds = Math.round(performance.now() - vectorsStarted) / 1000;
     const report = sessionReport(sessionId, {
