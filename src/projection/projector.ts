@@ -232,7 +232,10 @@ export async function rebuildSessionStreamed(
       options.onEvent?.(event);
       eventCount++;
       if (eventCount === nextCollectionAt) {
-        requestGarbageCollection();
+        // Collected now, not requested: on a busy machine the concurrent collector fell behind
+        // the fold (1M events, two cores shared: 3.0-3.7 GB peak RSS with requests, ~2.2 GB at
+        // the fold's end collecting now, and no slower).
+        collectGarbageNow();
         nextCollectionAt += foldEventsBeforeCollection(eventCount);
       }
       foldMs += performance.now() - foldStarted;

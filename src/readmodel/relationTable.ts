@@ -18,7 +18,7 @@
 import type { RelationRows } from "../projection/relationStore.ts";
 import type { RelationRow } from "../projection/types.ts";
 import { BinaryFile, f64Bytes, fileHeader, headerBytes, u32Bytes } from "../platform/binaryFile.ts";
-import { PositionalWriter, writeChunks } from "./tableFileWriter.ts";
+import { PositionalWriter, tableRowsPerCollection, writeChunks } from "./tableFileWriter.ts";
 
 export const relationTableMagic = "ZXRELS01";
 
@@ -41,9 +41,10 @@ function i32Bytes(values: Int32Array): Buffer {
 /**
  * Writes the table of `relations` into `fd`, given their endpoints' entity positions (-1: no
  * stored version; resolved once by the caller over the same rows the entity table holds): the
- * heap first, at its final offset, one row at a time, then the sections before it.
+ * heap first, at its final offset, one row at a time, then the sections before it. `collect` is
+ * called between runs of `tableRowsPerCollection` rows.
  */
-export function writeRelationTable(fd: number, entityCount: number, relations: RelationRows, sources: Int32Array, targets: Int32Array): void {
+export function writeRelationTable(fd: number, entityCount: number, relations: RelationRows, sources: Int32Array, targets: Int32Array, collect: () => void = () => {}): void {
   // Bucket p < entityCount: the current relations with an endpoint at p; bucket entityCount: those with an unstored endpoint.
   const buckets = (id: number, each: (bucket: number) => void) => {
     if (relations.validTo(id) !== null) return;
@@ -68,6 +69,7 @@ export function writeRelationTable(fd: number, entityCount: number, relations: R
       r.relKey, r.sourceKey, r.targetKey, r.relationType, r.validFrom, r.validTo, r.inferred, r.confidence, r.inferenceMethod, r.sourceEventSeq, r.sourceEventHash, r.evidenceJson,
     ];
     offsets[id + 1] = offsets[id] + heap.writeText(JSON.stringify(tuple));
+    if ((id + 1) % tableRowsPerCollection === 0) collect();
   }
   heap.flush();
   const counts = Buffer.alloc(countsBytes);

@@ -63,7 +63,7 @@ function removeOtherGenerations(dir: string, manifest: ReadModelManifest): void 
  * (key groups, endpoint positions) is garbage when this returns, before the keyword index grows.
  */
 function writeRowTables(dir: string, generation: string, rows: GraphRows, collect: () => void) {
-  const entities = writeTableFile(dir, `entities-${generation}.bin`, (fd) => writeEntityTable(fd, rows.entities));
+  const entities = writeTableFile(dir, `entities-${generation}.bin`, (fd) => writeEntityTable(fd, rows.entities, collect));
   const names = writeTableFile(dir, `names-${generation}.bin`, (fd) => writeSortedTable(fd, KeyGroups.of(rows.entities.length, (p) => rows.entities[p].name.toLowerCase())));
   collect();
   // Relation endpoints resolve to the entity version with their node key, the later one if two
@@ -79,7 +79,7 @@ function writeRowTables(dir: string, generation: string, rows: GraphRows, collec
   const { chunks, relationTypes } = adjacencyChunks(rows.entities.length, relationRows, sources, targets);
   const adjacency = writeTableFile(dir, `adjacency-${generation}.bin`, (fd) => writeChunks(fd, chunks));
   const nodeKeys = writeTableFile(dir, `nodekeys-${generation}.bin`, (fd) => writeSortedTable(fd, byNodeKey));
-  const relations = writeTableFile(dir, `relations-${generation}.bin`, (fd) => writeRelationTable(fd, rows.entities.length, relationRows, sources, targets));
+  const relations = writeTableFile(dir, `relations-${generation}.bin`, (fd) => writeRelationTable(fd, rows.entities.length, relationRows, sources, targets, collect));
   return { entities, names, adjacency, relationTypes, nodeKeys, relations };
 }
 
@@ -150,6 +150,9 @@ export function writeReadModel(
   const eventsFile = writeTableFile(dir, `events-${generation}.bin`, (fd) => writeChunks(fd, eventSpansChunks(spans)));
   const verbatimName = `verbatim-${generation}.bin`;
   const verbatim = writeBm25Segment(path.join(dir, verbatimName), { docBase: 0, index: index.verbatim });
+  // The verbatim index is garbage once stored (1M events: its entries and postings, ~450 MB):
+  // freed before the folds read the relations and the log again.
+  collect();
   const folds = storedFoldState(index.folds);
   options.releaseEvents?.();
   // Each table is written as it is encoded, from the rows and typed arrays over them, and each
