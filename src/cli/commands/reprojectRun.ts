@@ -114,14 +114,16 @@ async function reprojectStreamed(ctx: CommandContext, sessionId: string): Promis
     const source = new StreamedReadModelSource(sessionId, rows, collector, rebuilt.logPath, rebuilt.integrity.bytes);
     const headEvents = collector.headEvents();
     collector = null;
-    writeReadModel(root, sessionLogPath(root, sessionId, "read"), source, rows, headEvents, warn, { releaseEvents: () => source.release() });
-    const readModelMs = performance.now() - readModelStarted;
-    // The vectors read four fields of each entity version: the relation versions and the rest of
-    // the entity versions (1M events: their keys, properties, timestamps and hashes, ~0.6 GB) are
-    // released before the vector postings grow.
     const relationCount = rows.relations.length;
+    writeReadModel(root, sessionLogPath(root, sessionId, "read"), source, rows, headEvents, warn, {
+      releaseEvents: () => source.release(),
+      releaseRelations: () => rows.relations.clear(),
+    });
+    const readModelMs = performance.now() - readModelStarted;
+    // The vectors read four fields of each entity version: the rest of the entity versions (1M
+    // events: their keys, properties, timestamps and hashes, ~0.6 GB) is released before the
+    // vector postings grow, as the relations were before the keyword index grew.
     const entityVersionCount = rows.entities.length;
-    rows.relations.clear();
     const vectorRows = {
       entities: rows.entities.map(({ name, entityType, summary, sourceEventSeq }) => ({ name, entityType, summary, sourceEventSeq })),
       head: rows.head,
