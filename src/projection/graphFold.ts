@@ -46,6 +46,7 @@ import {
   type SessionGraphRows,
 } from "./types.ts";
 import { ActiveRelationIndex, EntityIdentityIndex } from "./identityIndexes.ts";
+import { RelationsByNode } from "./relationsByNode.ts";
 import { type PackedGraphRows, type RelationFields, RelationStore } from "./relationStore.ts";
 import type { LazyFoldBase } from "./lazyFoldBase.ts";
 import { propertiesMarkStale } from "./staleMarker.ts";
@@ -79,8 +80,8 @@ export class GraphFold {
    */
   private readonly relations: RelationStore;
   private readonly activeRelations: ActiveRelationIndex;
-  /** Ids of the current relations by endpoint node key, for copying onto a new version. */
-  private readonly relationsByNode = new Map<string, number[]>();
+  /** Ids of the relations by endpoint node key (the current ones are read), for copying onto a new version. */
+  private readonly relationsByNode: RelationsByNode;
   private readonly baseEntityKeys = new Set<string>();
   private readonly baseRelationKeys = new Set<string>();
   /** Whole-rows mode: every row, the base's then the new ones. Lazy mode: only the new ones. */
@@ -109,7 +110,8 @@ export class GraphFold {
   /**
    * The strings a row keeps of an event are detached from the event's line (which they would
    * otherwise keep alive, canonical/detachedString.ts): types and methods once per value, the
-   * event's hash and timestamps once per event.
+   * event's hash and timestamps once per event. A row's properties JSON is detached too: as built,
+   * a concatenation of its parts, it kept them (1M events: ~100 MB and ~1.5 M cells more).
    */
   private readonly typeStrings = new DetachedStringPool();
   private readonly eventStrings = new DetachedStringPool();
@@ -123,6 +125,7 @@ export class GraphFold {
     this.sessionId = sessionId;
     this.relations = new RelationStore(sessionId);
     this.activeRelations = new ActiveRelationIndex(this.relations);
+    this.relationsByNode = new RelationsByNode(this.relations);
     this.keepEventRows = options.keepEventRows !== false;
     this.previousHead = base?.head ?? null;
     this.head = this.previousHead === null ? null : { ...this.previousHead };
@@ -285,7 +288,7 @@ export class GraphFold {
     if (active !== undefined && active.sourceEventSeq === event.seq) {
       // Two versions from one event would share a node key: the later statement wins.
       active.summary = this.detachedText(entity.summary);
-      active.propertiesJson = propertiesJson;
+      active.propertiesJson = detachedString(propertiesJson);
       if (marked) this.retire(entityType, name, active, entity.observedAt);
       return active;
     }
@@ -293,7 +296,7 @@ export class GraphFold {
     if (retired !== undefined && (retired.sourceEventSeq === event.seq || (retired.summary === entity.summary && retired.propertiesJson === propertiesJson))) {
       if (retired.sourceEventSeq === event.seq) {
         retired.summary = this.detachedText(entity.summary);
-        retired.propertiesJson = propertiesJson;
+        retired.propertiesJson = detachedString(propertiesJson);
       }
       return retired;
     }
@@ -337,7 +340,7 @@ export class GraphFold {
       name: earlier !== undefined && earlier.name === name ? earlier.name : detachedString(name),
       entityType: this.typeStrings.detached(entityType),
       summary: this.detachedText(summary),
-      propertiesJson,
+      propertiesJson: detachedString(propertiesJson),
       validFrom: this.eventStrings.detached(observedAt),
       validTo: null,
       sourceEventSeq: event.seq,
@@ -421,16 +424,14 @@ export class GraphFold {
       }
       if (this.relations.validTo(id) === null) current.push(id);
     }
-    const indexed = this.relationsByNode.get(nodeKey) ?? [];
-    this.relationsByNode.set(nodeKey, [...current, ...indexed.filter((id) => !this.baseRelationKeys.has(this.relations.relKey(id)))]);
+    const indexed = this.relationsByNode.ids(nodeKey);
+    this.relationsByNode.replace(nodeKey, [...current, ...indexed.filter((id) => !this.baseRelationKeys.has(this.relations.relKey(id)))]);
   }
 
   private copyRelations(from: EntityRow, to: EntityRow): void {
     this.relationsNeeded(from.nodeKey);
-    const current = this.relationsByNode.get(from.nodeKey);
-    if (current === undefined) return;
     const relations = this.relations;
-    for (const id of [...current]) {
+    for (const id of this.relationsByNode.ids(from.nodeKey)) {
       if (relations.validTo(id) !== null) continue;
       const sourceKey = relations.sourceKey(id) === from.nodeKey ? to.nodeKey : relations.sourceKey(id);
       const targetKey = relations.targetKey(id) === from.nodeKey ? to.nodeKey : relations.targetKey(id);
@@ -489,11 +490,8 @@ export class GraphFold {
     this.activeRelations.set(id);
     const sourceKey = this.relations.sourceKey(id);
     const targetKey = this.relations.targetKey(id);
-    for (const nodeKey of sourceKey === targetKey ? [sourceKey] : [sourceKey, targetKey]) {
-      const list = this.relationsByNode.get(nodeKey);
-      if (list === undefined) this.relationsByNode.set(nodeKey, [id]);
-      else list.push(id);
-    }
+    this.relationsByNode.append(sourceKey, id);
+    if (targetKey !== sourceKey) this.relationsByNode.append(targetKey, id);
   }
 
   private closeRelation(id: number, validTo: string): void {
@@ -502,13 +500,8 @@ export class GraphFold {
     relations.setValidTo(id, closedAt);
     const sourceKey = relations.sourceKey(id);
     const targetKey = relations.targetKey(id);
+    // It stays in its endpoints' lists, which are read for current relations only.
     this.activeRelations.delete(sourceKey, targetKey, relations.relationType(id));
-    for (const nodeKey of [sourceKey, targetKey]) {
-      const list = this.relationsByNode.get(nodeKey);
-      if (list === undefined) continue;
-      const index = list.indexOf(id);
-      if (index >= 0) list.splice(index, 1);
-    }
     if (this.baseRelationKeys.size === 0) return;
     const relKey = relations.relKey(id);
     if (this.baseRelationKeys.has(relKey)) this.closedRelations.set(relKey, closedAt);
