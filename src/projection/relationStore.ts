@@ -2,10 +2,11 @@
  * Relation versions as columns instead of one object per row. A million-event session folds to
  * ~1.5 M relation versions: as `RelationRow` objects, each with its own key string and evidence
  * string, they were ~250 bytes apiece (~390 MB) and ~4.6 M cells for every collection to mark.
- * Here a row is an id: its strings are pointers to strings the fold shares anyway (node keys,
- * types, the event's timestamp and hash), its numbers sit in typed arrays, a key of the form the
- * fold gives (`session \x1f seq \x1f ordinal`) is not stored but spelled when read, and the empty
- * evidence (nearly every row's) is one string.
+ * Here a row is an id: its node keys, timestamp and hash are pointers to strings the fold shares
+ * anyway, its types, method, evidence and closing time ids into one string column (types and
+ * methods once per value, the empty evidence of nearly every row once), its numbers sit in typed
+ * arrays, and a key of the form the fold gives (`session \x1f seq \x1f ordinal`) is not stored
+ * but spelled when read.
  *
  * `RelationRows` is what the read-model writers read: the store, or an array of rows
  * (`relationRowsOf`) for a caller that holds objects.
@@ -48,22 +49,63 @@ export function relationRowsOf(rows: readonly RelationRow[]): RelationRows {
 
 const emptyEvidence = "{}";
 
+/**
+ * A column's strings by 32-bit id, 0 for null: `intern` gives equal strings one id (types,
+ * methods, the empty evidence: a few values on many rows), `append` a new id to each string (a
+ * closing timestamp, an evidence object), whose copies the rows share anyway.
+ */
+class StringColumn {
+  private readonly values: (string | null)[] = [null];
+  private readonly interned = new Map<string, number>();
+
+  intern(text: string | null): number {
+    if (text === null) return 0;
+    let id = this.interned.get(text);
+    if (id === undefined) {
+      id = this.append(text);
+      this.interned.set(text, id);
+    }
+    return id;
+  }
+
+  append(text: string | null): number {
+    if (text === null) return 0;
+    this.values.push(text);
+    return this.values.length - 1;
+  }
+
+  at(id: number): string | null {
+    return this.values[id];
+  }
+
+  clear(): void {
+    this.values.length = 1;
+    this.interned.clear();
+  }
+}
+
+function ids(): GrowableArray<Uint32Array> {
+  return new GrowableArray(new Uint32Array(64), (n) => new Uint32Array(n));
+}
+
 export class RelationStore implements RelationRows {
   private readonly sourceKeys: string[] = [];
   private readonly targetKeys: string[] = [];
-  private readonly relationTypes: string[] = [];
   private readonly validFroms: string[] = [];
-  private readonly validTos: (string | null)[] = [];
-  private readonly inferenceMethods: (string | null)[] = [];
   private readonly hashes: string[] = [];
-  private readonly evidence: string[] = [];
-  private readonly seqs = new GrowableArray(new Uint32Array(64), (n) => new Uint32Array(n));
+  /** Ids into `texts` (0: null). */
+  private readonly relationTypes = ids();
+  private readonly validTos = ids();
+  private readonly inferenceMethods = ids();
+  private readonly evidence = ids();
+  private readonly texts = new StringColumn();
+  private readonly seqs = ids();
   /**
    * The event and the ordinal within it of a key the store spells (a copy onto a new entity
    * version keeps its citation's seq but is keyed by the event that copied it), or ordinal -1 for
    * a key kept in `keys`.
    */
-  private readonly keySeqs = new GrowableArray(new Uint32Array(64), (n) => new Uint32Array(n));
+  private readonly keySeqs = ids();
   private readonly ordinals = new GrowableArray(new Int32Array(64), (n) => new Int32Array(n));
   private readonly confidences = new GrowableArray(new Float64Array(64), (n) => new Float64Array(n));
   private readonly inferred = new GrowableArray(new Uint8Array(64), (n) => new Uint8Array(n));
@@ -91,12 +133,13 @@ export class RelationStore implements RelationRows {
     const id = this.seqs.length;
     this.sourceKeys.push(fields.sourceKey);
     this.targetKeys.push(fields.targetKey);
-    this.relationTypes.push(fields.relationType);
     this.validFroms.push(fields.validFrom);
-    this.validTos.push(fields.validTo);
-    this.inferenceMethods.push(fields.inferenceMethod);
     this.hashes.push(fields.sourceEventHash);
-    this.evidence.push(fields.evidenceJson === emptyEvidence ? emptyEvidence : fields.evidenceJson);
+    const texts = this.texts;
+    this.relationTypes.push(texts.intern(fields.relationType));
+    this.validTos.push(texts.append(fields.validTo));
+    this.inferenceMethods.push(texts.intern(fields.inferenceMethod));
+    this.evidence.push(fields.evidenceJson === emptyEvidence ? texts.intern(emptyEvidence) : texts.append(fields.evidenceJson));
     this.seqs.push(fields.sourceEventSeq);
     this.keySeqs.push(keySeq);
     this.ordinals.push(ordinal);
@@ -120,15 +163,15 @@ export class RelationStore implements RelationRows {
   }
 
   relationType(id: number): string {
-    return this.relationTypes[id];
+    return this.texts.at(this.relationTypes.data[id])!;
   }
 
   validTo(id: number): string | null {
-    return this.validTos[id];
+    return this.texts.at(this.validTos.data[id]);
   }
 
   setValidTo(id: number, validTo: string): void {
-    this.validTos[id] = validTo;
+    this.validTos.data[id] = this.texts.append(validTo);
   }
 
   /** The row's fields other than its key, for a copy under another key. */
@@ -136,15 +179,15 @@ export class RelationStore implements RelationRows {
     return {
       sourceKey: this.sourceKeys[id],
       targetKey: this.targetKeys[id],
-      relationType: this.relationTypes[id],
+      relationType: this.relationType(id),
       validFrom: this.validFroms[id],
-      validTo: this.validTos[id],
+      validTo: this.validTo(id),
       inferred: this.inferred.data[id] === 1,
       confidence: this.confidences.data[id],
-      inferenceMethod: this.inferenceMethods[id],
+      inferenceMethod: this.texts.at(this.inferenceMethods.data[id]),
       sourceEventSeq: this.seqs.data[id],
       sourceEventHash: this.hashes[id],
-      evidenceJson: this.evidence[id],
+      evidenceJson: this.texts.at(this.evidence.data[id])!,
     };
   }
 
@@ -160,8 +203,9 @@ export class RelationStore implements RelationRows {
 
   /** Drops every row and the columns' storage (a caller done with the relations, not the entities). */
   clear(): void {
-    for (const column of [this.sourceKeys, this.targetKeys, this.relationTypes, this.validFroms, this.validTos, this.inferenceMethods, this.hashes, this.evidence]) column.length = 0;
-    for (const column of [this.seqs, this.keySeqs, this.ordinals, this.confidences, this.inferred]) column.clear();
+    for (const column of [this.sourceKeys, this.targetKeys, this.validFroms, this.hashes]) column.length = 0;
+    for (const column of [this.relationTypes, this.validTos, this.inferenceMethods, this.evidence, this.seqs, this.keySeqs, this.ordinals, this.confidences, this.inferred]) column.clear();
+    this.texts.clear();
     this.keys.clear();
   }
 }
