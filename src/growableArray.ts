@@ -8,7 +8,7 @@
  * seqs.push(7);
  * seqs.data.subarray(0, seqs.length); // Uint32Array [7]
  */
-type NumberArray = Uint8Array | Uint16Array | Uint32Array | Float32Array | Float64Array;
+type NumberArray = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float32Array | Float64Array;
 
 export class GrowableArray<T extends NumberArray> {
   length = 0;

@@ -13,10 +13,13 @@
  * const later = fold.apply(fold.decode(JSON.parse(JSON.stringify(fold.encode(state)))), tail);
  */
 import type { EventRecord } from "../eventloom/envelope.ts";
-import type { EntityRow, GraphDiff, SessionGraphRows } from "../projection/types.ts";
+import type { EntityRow, GraphDiff, RelationRow, SessionGraphRows } from "../projection/types.ts";
 
 /** What a tail changed in the graph (a `GraphDiff` of the tail folded on the base rows). */
-export type TailGraphChanges = Pick<GraphDiff, "newEntities" | "closedEntities" | "newRelations" | "closedRelations">;
+export interface TailGraphChanges extends Pick<GraphDiff, "newEntities" | "closedEntities" | "closedRelations"> {
+  /** Read in one pass per fold: a whole reproject's are built from its relation store as they pass. */
+  newRelations: Iterable<RelationRow>;
+}
 
 /** Rows and events of the log at the new head that a continuation may need, read on demand. */
 export interface TailFoldLookups {

@@ -16,6 +16,7 @@
  * continueSessionFolds(stored, tail).reinforcement();
  */
 import type { EventRecord } from "../eventloom/envelope.ts";
+import { type GraphRows, relationIterable } from "../projection/relationStore.ts";
 import type { SessionGraphRows } from "../projection/types.ts";
 import { type CausalEdge, causalEdgesFold } from "./causalEdges.ts";
 import { type CandidateState, consolidationCandidatesFold } from "./consolidationStatus.ts";
@@ -122,7 +123,7 @@ export function sessionFoldsReading(event: EventRecord): number {
  */
 export function keptSeqsFoldSource(
   sessionId: string,
-  rows: SessionGraphRows,
+  rows: GraphRows,
   kept: { readonly seqs: ArrayLike<number>; readonly folds: ArrayLike<number>; readonly count: number },
   eventAt: (seq: number) => EventRecord | undefined,
 ): FoldSource {
@@ -144,11 +145,11 @@ export function keptSeqsFoldSource(
  * every other event is reached by seq through `eventAt`, read again from the log. Gives the
  * same states as `wholeLogFoldSource` over every event.
  */
-export function keptEventsFoldSource(sessionId: string, rows: SessionGraphRows, keptEvents: readonly EventRecord[], eventAt: (seq: number) => EventRecord | undefined): FoldSource {
+export function keptEventsFoldSource(sessionId: string, rows: GraphRows, keptEvents: readonly EventRecord[], eventAt: (seq: number) => EventRecord | undefined): FoldSource {
   const tail: FoldTail = {
     sessionId,
     events: keptEvents,
-    changes: { newEntities: rows.entities, closedEntities: [], newRelations: rows.relations, closedRelations: [] },
+    changes: { newEntities: rows.entities, closedEntities: [], newRelations: relationIterable(rows.relations), closedRelations: [] },
     lookups: { baseEntity: () => undefined, event: eventAt },
   };
   return (fold) => fold.apply(fold.empty(), tail);

@@ -42,11 +42,12 @@ import {
   keySeparator,
   type PlainJson,
   type ProjectionHead,
-  relationKey,
   type RelationRow,
   type SessionGraphRows,
 } from "./types.ts";
 import { ActiveRelationIndex, EntityIdentityIndex } from "./identityIndexes.ts";
+import { RelationsByNode } from "./relationsByNode.ts";
+import { type PackedGraphRows, type RelationFields, RelationStore } from "./relationStore.ts";
 import type { LazyFoldBase } from "./lazyFoldBase.ts";
 import { propertiesMarkStale } from "../events/payload.ts";
 
@@ -73,24 +74,29 @@ export class GraphFold {
   private readonly retiredEntities = new EntityIdentityIndex();
   /** The version of every node key, to refuse a (practically impossible) hash collision. */
   private readonly versionByNodeKey = new Map<string, EntityRow>();
-  private readonly activeRelations = new ActiveRelationIndex();
-  /** Current relations by endpoint node key, for copying onto a new version. */
-  private readonly relationsByNode = new Map<string, RelationRow[]>();
+  /**
+   * Relation versions by id: whole-rows mode, every one (the base's then the new ones, in
+   * relation order); lazy mode, the base's that were loaded and the new ones, in no order.
+   */
+  private readonly relations: RelationStore;
+  private readonly activeRelations: ActiveRelationIndex;
+  /** Ids of the relations by endpoint node key (the current ones are read), for copying onto a new version. */
+  private readonly relationsByNode: RelationsByNode;
   private readonly baseEntityKeys = new Set<string>();
   private readonly baseRelationKeys = new Set<string>();
   /** Whole-rows mode: every row, the base's then the new ones. Lazy mode: only the new ones. */
   private readonly allEntities: EntityRow[] = [];
-  private readonly allRelations: RelationRow[] = [];
   /** Entity versions before the first new one: the first new version's vector key. */
   private baseEntityCount = 0;
   /** Lazy mode: where identities are loaded from, the identities loaded, the relations loaded by key. */
   private lazyBase: LazyFoldBase | null = null;
   private readonly loadedIdentities = new Set<string>();
-  private readonly loadedRelations = new Map<string, RelationRow>();
+  private readonly loadedRelations = new Map<string, number>();
   /** Stored versions loaded whose current relations have not been read yet. */
   private readonly relationsPending = new Set<string>();
   private readonly newEntities: EntityRow[] = [];
-  private readonly newRelations: RelationRow[] = [];
+  /** Ids of the relations the events created, in relation order. */
+  private readonly newRelations: number[] = [];
   private readonly closedEntities = new Map<string, string>();
   private readonly closedRelations = new Map<string, string>();
   private readonly newEvents: EventRow[] = [];
@@ -104,7 +110,8 @@ export class GraphFold {
   /**
    * The strings a row keeps of an event are detached from the event's line (which they would
    * otherwise keep alive, canonical/detachedString.ts): types and methods once per value, the
-   * event's hash and timestamps once per event.
+   * event's hash and timestamps once per event. A row's properties JSON is detached too: as built,
+   * a concatenation of its parts, it kept them (1M events: ~100 MB and ~1.5 M cells more).
    */
   private readonly typeStrings = new DetachedStringPool();
   private readonly eventStrings = new DetachedStringPool();
@@ -116,6 +123,9 @@ export class GraphFold {
    */
   constructor(sessionId: string, base?: SessionGraphRows, options: { keepEventRows?: boolean } = {}) {
     this.sessionId = sessionId;
+    this.relations = new RelationStore(sessionId);
+    this.activeRelations = new ActiveRelationIndex(this.relations);
+    this.relationsByNode = new RelationsByNode(this.relations);
     this.keepEventRows = options.keepEventRows !== false;
     this.previousHead = base?.head ?? null;
     this.head = this.previousHead === null ? null : { ...this.previousHead };
@@ -135,10 +145,9 @@ export class GraphFold {
       if (latest === undefined || row.sourceEventSeq > latest.sourceEventSeq) this.retiredEntities.set(row.entityType, row.name, row);
     }
     for (const row of base.relations) {
-      const copy = { ...row };
-      this.allRelations.push(copy);
-      this.baseRelationKeys.add(copy.relKey);
-      if (copy.validTo === null) this.indexActiveRelation(copy);
+      const id = this.relations.addRow(row);
+      this.baseRelationKeys.add(row.relKey);
+      if (row.validTo === null) this.indexActiveRelation(id);
     }
   }
 
@@ -206,12 +215,12 @@ export class GraphFold {
     let currentEntityCount = 0;
     for (const row of this.allEntities) if (row.validTo === null) currentEntityCount++;
     let currentRelationCount = 0;
-    for (const row of this.allRelations) if (row.validTo === null) currentRelationCount++;
+    for (let id = 0; id < this.relations.length; id++) if (this.relations.validTo(id) === null) currentRelationCount++;
     this.head = {
       ...this.head,
       entityCount: this.allEntities.length,
       currentEntityCount,
-      relationCount: this.allRelations.length,
+      relationCount: this.relations.length,
       currentRelationCount,
     };
     return this.head;
@@ -225,7 +234,7 @@ export class GraphFold {
     let currentNewEntities = 0;
     for (const row of this.newEntities) if (row.validTo === null) currentNewEntities++;
     let currentNewRelations = 0;
-    for (const row of this.newRelations) if (row.validTo === null) currentNewRelations++;
+    for (const id of this.newRelations) if (this.relations.validTo(id) === null) currentNewRelations++;
     this.head = {
       ...this.head!,
       entityCount: baseHead.entityCount + this.newEntities.length,
@@ -244,7 +253,7 @@ export class GraphFold {
       sessionId: this.sessionId,
       newEntities: this.newEntities,
       closedEntities: [...this.closedEntities].map(([nodeKey, validTo]) => ({ nodeKey, validTo })),
-      newRelations: this.newRelations,
+      newRelations: this.newRelations.map((id) => this.relations.row(id)),
       closedRelations: [...this.closedRelations].map(([relKey, validTo]) => ({ relKey, validTo })),
       newEvents: this.newEvents,
       previousHead: this.previousHead,
@@ -254,10 +263,19 @@ export class GraphFold {
 
   /** Every row after the fold, as the store would read them back. */
   rows(): SessionGraphRows {
+    const { entities, relations, head } = this.packedRows();
+    return { entities, relations: [...relations.rows()], head };
+  }
+
+  /**
+   * Every row after the fold, the relations as the fold holds them (`rows()` builds an object
+   * per relation: a million-event session's ~1.5 M of them were ~390 MB).
+   */
+  packedRows(): PackedGraphRows {
     if (this.lazyBase !== null) {
       throw new Error("projection fold: rows() is not available on a lazy base (the fold holds only the rows the events touched); read diff()");
     }
-    return { entities: this.allEntities, relations: this.allRelations, head: this.countedHead() };
+    return { entities: this.allEntities, relations: this.relations, head: this.countedHead() };
   }
 
   private upsertEntity(entity: ExtractedEntity, event: EventRecord): EntityRow {
@@ -270,7 +288,7 @@ export class GraphFold {
     if (active !== undefined && active.sourceEventSeq === event.seq) {
       // Two versions from one event would share a node key: the later statement wins.
       active.summary = this.detachedText(entity.summary);
-      active.propertiesJson = propertiesJson;
+      active.propertiesJson = detachedString(propertiesJson);
       if (marked) this.retire(entityType, name, active, entity.observedAt);
       return active;
     }
@@ -278,7 +296,7 @@ export class GraphFold {
     if (retired !== undefined && (retired.sourceEventSeq === event.seq || (retired.summary === entity.summary && retired.propertiesJson === propertiesJson))) {
       if (retired.sourceEventSeq === event.seq) {
         retired.summary = this.detachedText(entity.summary);
-        retired.propertiesJson = propertiesJson;
+        retired.propertiesJson = detachedString(propertiesJson);
       }
       return retired;
     }
@@ -322,7 +340,7 @@ export class GraphFold {
       name: earlier !== undefined && earlier.name === name ? earlier.name : detachedString(name),
       entityType: this.typeStrings.detached(entityType),
       summary: this.detachedText(summary),
-      propertiesJson,
+      propertiesJson: detachedString(propertiesJson),
       validFrom: this.eventStrings.detached(observedAt),
       validTo: null,
       sourceEventSeq: event.seq,
@@ -395,33 +413,32 @@ export class GraphFold {
    * out.
    */
   private loadRelationsOf(nodeKey: string): void {
-    const current: RelationRow[] = [];
+    const current: number[] = [];
     for (const stored of this.lazyBase!.currentRelationsOf(nodeKey)) {
-      let row = this.loadedRelations.get(stored.relKey);
-      if (row === undefined) {
-        row = { ...stored };
-        this.loadedRelations.set(row.relKey, row);
-        this.baseRelationKeys.add(row.relKey);
-        if (row.validTo === null) this.activeRelations.set(row);
+      let id = this.loadedRelations.get(stored.relKey);
+      if (id === undefined) {
+        id = this.relations.addRow(stored);
+        this.loadedRelations.set(stored.relKey, id);
+        this.baseRelationKeys.add(stored.relKey);
+        if (stored.validTo === null) this.activeRelations.set(id);
       }
-      if (row.validTo === null) current.push(row);
+      if (this.relations.validTo(id) === null) current.push(id);
     }
-    const indexed = this.relationsByNode.get(nodeKey) ?? [];
-    this.relationsByNode.set(nodeKey, [...current, ...indexed.filter((row) => !this.baseRelationKeys.has(row.relKey))]);
+    const indexed = this.relationsByNode.ids(nodeKey);
+    this.relationsByNode.replace(nodeKey, [...current, ...indexed.filter((id) => !this.baseRelationKeys.has(this.relations.relKey(id)))]);
   }
 
   private copyRelations(from: EntityRow, to: EntityRow): void {
     this.relationsNeeded(from.nodeKey);
-    const current = this.relationsByNode.get(from.nodeKey);
-    if (current === undefined) return;
-    for (const relation of [...current]) {
-      if (relation.validTo !== null) continue;
-      const sourceKey = relation.sourceKey === from.nodeKey ? to.nodeKey : relation.sourceKey;
-      const targetKey = relation.targetKey === from.nodeKey ? to.nodeKey : relation.targetKey;
-      if (this.activeRelations.has(sourceKey, targetKey, relation.relationType)) continue;
+    const relations = this.relations;
+    for (const id of this.relationsByNode.ids(from.nodeKey)) {
+      if (relations.validTo(id) !== null) continue;
+      const sourceKey = relations.sourceKey(id) === from.nodeKey ? to.nodeKey : relations.sourceKey(id);
+      const targetKey = relations.targetKey(id) === from.nodeKey ? to.nodeKey : relations.targetKey(id);
+      if (this.activeRelations.has(sourceKey, targetKey, relations.relationType(id))) continue;
       // The copy keeps the citation of the event that asserted the relation (e.g. the
       // `causal.edge.generated` event), not the event that created the new entity version.
-      this.addRelation({ ...relation, relKey: this.nextRelationKey(), sourceKey, targetKey });
+      this.addRelation({ ...relations.fields(id), sourceKey, targetKey });
     }
   }
 
@@ -443,8 +460,6 @@ export class GraphFold {
     }
     if (active !== undefined) return;
     this.addRelation({
-      relKey: this.nextRelationKey(),
-      sessionId: this.sessionId,
       sourceKey: source.nodeKey,
       targetKey: target.nodeKey,
       relationType: this.typeStrings.detached(edge.relationType),
@@ -463,34 +478,32 @@ export class GraphFold {
     return text === null ? null : detachedString(text);
   }
 
-  private nextRelationKey(): string {
-    return relationKey(this.sessionId, this.currentSeq, this.relationOrdinal++);
+  /** Adds a relation keyed by the current event and the next ordinal within it. */
+  private addRelation(fields: RelationFields): void {
+    const id = this.relations.add(fields, this.currentSeq, this.relationOrdinal++);
+    // Read by `diff()` and a lazy base's counts; a whole reproject's fold reads `packedRows()`.
+    if (this.keepEventRows || this.lazyBase !== null) this.newRelations.push(id);
+    if (fields.validTo === null) this.indexActiveRelation(id);
   }
 
-  private addRelation(row: RelationRow): void {
-    this.allRelations.push(row);
-    this.newRelations.push(row);
-    if (row.validTo === null) this.indexActiveRelation(row);
+  private indexActiveRelation(id: number): void {
+    this.activeRelations.set(id);
+    const sourceKey = this.relations.sourceKey(id);
+    const targetKey = this.relations.targetKey(id);
+    this.relationsByNode.append(sourceKey, id);
+    if (targetKey !== sourceKey) this.relationsByNode.append(targetKey, id);
   }
 
-  private indexActiveRelation(row: RelationRow): void {
-    this.activeRelations.set(row);
-    for (const nodeKey of row.sourceKey === row.targetKey ? [row.sourceKey] : [row.sourceKey, row.targetKey]) {
-      const list = this.relationsByNode.get(nodeKey);
-      if (list === undefined) this.relationsByNode.set(nodeKey, [row]);
-      else list.push(row);
-    }
-  }
-
-  private closeRelation(row: RelationRow, validTo: string): void {
-    row.validTo = this.eventStrings.detached(validTo);
-    this.activeRelations.delete(row.sourceKey, row.targetKey, row.relationType);
-    for (const nodeKey of [row.sourceKey, row.targetKey]) {
-      const list = this.relationsByNode.get(nodeKey);
-      if (list === undefined) continue;
-      const index = list.indexOf(row);
-      if (index >= 0) list.splice(index, 1);
-    }
-    if (this.baseRelationKeys.has(row.relKey)) this.closedRelations.set(row.relKey, row.validTo);
+  private closeRelation(id: number, validTo: string): void {
+    const relations = this.relations;
+    const closedAt = this.eventStrings.detached(validTo);
+    relations.setValidTo(id, closedAt);
+    const sourceKey = relations.sourceKey(id);
+    const targetKey = relations.targetKey(id);
+    // It stays in its endpoints' lists, which are read for current relations only.
+    this.activeRelations.delete(sourceKey, targetKey, relations.relationType(id));
+    if (this.baseRelationKeys.size === 0) return;
+    const relKey = relations.relKey(id);
+    if (this.baseRelationKeys.has(relKey)) this.closedRelations.set(relKey, closedAt);
   }
 }

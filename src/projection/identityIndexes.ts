@@ -4,17 +4,19 @@
  * with its map entry was ~250 bytes per active relation (1M events: ~400 MB of the fold's peak)
  * and ~150 per entity, and one more string of garbage per lookup.
  *
- * - `ActiveRelationIndex`: active relations by (source node key, target node key, type).
+ * - `ActiveRelationIndex`: the ids of active relations (`RelationRows`) by (source node key,
+ *   target node key, type).
  * - `EntityIdentityIndex`: entity versions by the joined `type \x1f name`, compared as the joined
  *   string would be (a type that holds the separator names the identity it spells).
  *
  * @example
- * const active = new ActiveRelationIndex();
- * active.set(row);
- * active.get(row.sourceKey, row.targetKey, row.relationType); // row
+ * const active = new ActiveRelationIndex(store);
+ * active.set(id);
+ * active.get(store.sourceKey(id), store.targetKey(id), store.relationType(id)); // id
  * active.delete(row.sourceKey, row.targetKey, row.relationType);
  */
-import type { EntityRow, RelationRow } from "./types.ts";
+import type { RelationRows } from "./relationStore.ts";
+import type { EntityRow } from "./types.ts";
 
 const separator = 0x1f;
 
@@ -43,7 +45,7 @@ class IdentityHash {
 }
 
 /** Rows chained under their identity's hash; `matches` tells a row of the identity looked up. */
-class HashedRows<Row> {
+class HashedRows<Row extends object | number> {
   private readonly byHash = new Map<number, Row | Row[]>();
 
   get(hash: number, matches: (row: Row) => boolean): Row | undefined {
@@ -81,24 +83,36 @@ class HashedRows<Row> {
 }
 
 export class ActiveRelationIndex {
-  private readonly rows = new HashedRows<RelationRow>();
+  private readonly rows = new HashedRows<number>();
 
-  get(sourceKey: string, targetKey: string, relationType: string): RelationRow | undefined {
-    return this.rows.get(IdentityHash.of(sourceKey, targetKey, relationType), (row) => row.sourceKey === sourceKey && row.targetKey === targetKey && row.relationType === relationType);
+  /** `relations`: where the ids this index holds are read. */
+  constructor(private readonly relations: RelationRows) {}
+
+  /** The id of the active relation of this identity. */
+  get(sourceKey: string, targetKey: string, relationType: string): number | undefined {
+    return this.rows.get(IdentityHash.of(sourceKey, targetKey, relationType), (id) => this.matches(id, sourceKey, targetKey, relationType));
   }
 
   has(sourceKey: string, targetKey: string, relationType: string): boolean {
     return this.get(sourceKey, targetKey, relationType) !== undefined;
   }
 
-  /** Makes `row` the active relation of its identity, in place of any other. */
-  set(row: RelationRow): void {
-    const { sourceKey, targetKey, relationType } = row;
-    this.rows.set(IdentityHash.of(sourceKey, targetKey, relationType), row, (other) => other.sourceKey === sourceKey && other.targetKey === targetKey && other.relationType === relationType);
+  /** Makes relation `id` the active relation of its identity, in place of any other. */
+  set(id: number): void {
+    const relations = this.relations;
+    const sourceKey = relations.sourceKey(id);
+    const targetKey = relations.targetKey(id);
+    const relationType = relations.relationType(id);
+    this.rows.set(IdentityHash.of(sourceKey, targetKey, relationType), id, (other) => this.matches(other, sourceKey, targetKey, relationType));
   }
 
   delete(sourceKey: string, targetKey: string, relationType: string): void {
-    this.rows.delete(IdentityHash.of(sourceKey, targetKey, relationType), (row) => row.sourceKey === sourceKey && row.targetKey === targetKey && row.relationType === relationType);
+    this.rows.delete(IdentityHash.of(sourceKey, targetKey, relationType), (id) => this.matches(id, sourceKey, targetKey, relationType));
+  }
+
+  private matches(id: number, sourceKey: string, targetKey: string, relationType: string): boolean {
+    const relations = this.relations;
+    return relations.sourceKey(id) === sourceKey && relations.targetKey(id) === targetKey && relations.relationType(id) === relationType;
   }
 }
 

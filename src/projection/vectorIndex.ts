@@ -18,7 +18,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { projectionsDir, refuseLinkUnderRoot } from "../eventloom/session.ts";
 import { fileStamp, sha256OfFile, writeChunksAtomically, writeFileAtomic } from "../platform/atomicFile.ts";
-import type { EntityRow, SessionGraphRows } from "./types.ts";
+import type { EntityRow, ProjectionHead } from "./types.ts";
 import {
   concatPostings,
   embedPostings,
@@ -93,8 +93,17 @@ function readMeta(indexPath: string): VectorMeta | "missing" | { problem: string
   return meta;
 }
 
+/** What the vectors read of an entity version: its embedded text's fields and its seq. */
+export type VectorEntity = Pick<EntityRow, "name" | "entityType" | "summary" | "sourceEventSeq">;
+
+/** The rows the vectors are built from (a session's `SessionGraphRows` is one). */
+export interface VectorRows {
+  entities: readonly VectorEntity[];
+  head: ProjectionHead | null;
+}
+
 /** Why an index described by `meta` cannot be reused for `rows`, or null when it can. */
-function metaProblem(meta: VectorMeta, sessionId: string, rows: SessionGraphRows, events: LogEvents, dim: number): string | null {
+function metaProblem(meta: VectorMeta, sessionId: string, rows: VectorRows, events: LogEvents, dim: number): string | null {
   const total = rows.entities.length;
   const headEvent = events[meta.head_seq - 1];
   if (meta.session_id !== sessionId) return `its metadata names session ${JSON.stringify(meta.session_id)}`;
@@ -258,7 +267,7 @@ export function savedVectorHeadSeq(root: string, sessionId: string): number | nu
 export async function syncVectorIndex(
   root: string,
   sessionId: string,
-  rows: SessionGraphRows,
+  rows: VectorRows,
   events: LogEvents,
   dim: number,
   onProgress?: (done: number, total: number) => void,

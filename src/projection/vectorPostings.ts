@@ -160,7 +160,7 @@ class SparseEmbedder {
  * `keyBase + i`. Values are the kernel's f64 values, unrounded, so a search sums exactly what the
  * dense dot product sums.
  */
-export function embedPostings(rows: readonly EntityRow[], dim: number, keyBase: number, onProgress?: (done: number, total: number) => void): VectorPostings {
+export function embedPostings(rows: readonly Pick<EntityRow, "name" | "entityType" | "summary">[], dim: number, keyBase: number, onProgress?: (done: number, total: number) => void): VectorPostings {
   return embedTextPostings(rows.length, (i) => entityEmbeddingText(rows[i].name, rows[i].entityType, rows[i].summary), dim, keyBase, onProgress);
 }
 

@@ -6,7 +6,7 @@
  *   | neighbour i32[neighbours] | type id i32[neighbours]
  * Relation type names are listed in the manifest (`relation_types`), indexed by type id.
  */
-import type { RelationRow } from "../projection/types.ts";
+import type { RelationRows } from "../projection/relationStore.ts";
 import { fileHeader, u32Bytes } from "../platform/binaryFile.ts";
 
 export const adjacencyMagic = "ZXADJS01";
@@ -17,8 +17,8 @@ export const adjacencyMagic = "ZXADJS01";
  * source to target and, unless it is a self-loop, target to source, in relation order. Type ids
  * are numbered in the order the table first lists them.
  */
-export function adjacencyChunks(entityCount: number, relations: readonly RelationRow[], sources: Int32Array, targets: Int32Array): { chunks: Buffer[]; relationTypes: string[] } {
-  const linked = (id: number) => relations[id].validTo === null && sources[id] >= 0 && targets[id] >= 0;
+export function adjacencyChunks(entityCount: number, relations: RelationRows, sources: Int32Array, targets: Int32Array): { chunks: Buffer[]; relationTypes: string[] } {
+  const linked = (id: number) => relations.validTo(id) === null && sources[id] >= 0 && targets[id] >= 0;
   const start = new Uint32Array(entityCount + 1);
   for (let id = 0; id < relations.length; id++) {
     if (!linked(id)) continue;
@@ -33,7 +33,7 @@ export function adjacencyChunks(entityCount: number, relations: readonly Relatio
   const next = start.slice(0, entityCount);
   for (let id = 0; id < relations.length; id++) {
     if (!linked(id)) continue;
-    const relationType = relations[id].relationType;
+    const relationType = relations.relationType(id);
     let raw = typesInRelationOrder.get(relationType);
     if (raw === undefined) {
       raw = typesInRelationOrder.size;

@@ -15,9 +15,10 @@
  * endpoint that resolved to no version (a fold never writes one; the bucket keeps such rows
  * answerable by node key all the same).
  */
+import type { RelationRows } from "../projection/relationStore.ts";
 import type { RelationRow } from "../projection/types.ts";
 import { f64Bytes, fileHeader, headerBytes, u32Bytes } from "../platform/binaryFile.ts";
-import { PositionalWriter, writeChunks } from "./tableFileWriter.ts";
+import { PositionalWriter, tableRowsPerCollection, writeChunks } from "./tableFileWriter.ts";
 
 export const relationTableMagic = "ZXRELS01";
 
@@ -40,12 +41,13 @@ function i32Bytes(values: Int32Array): Buffer {
 /**
  * Writes the table of `relations` into `fd`, given their endpoints' entity positions (-1: no
  * stored version; resolved once by the caller over the same rows the entity table holds): the
- * heap first, at its final offset, one row at a time, then the sections before it.
+ * heap first, at its final offset, one row at a time, then the sections before it. `collect` is
+ * called between runs of `tableRowsPerCollection` rows.
  */
-export function writeRelationTable(fd: number, entityCount: number, relations: readonly RelationRow[], sources: Int32Array, targets: Int32Array): void {
+export function writeRelationTable(fd: number, entityCount: number, relations: RelationRows, sources: Int32Array, targets: Int32Array, collect: () => void = () => {}): void {
   // Bucket p < entityCount: the current relations with an endpoint at p; bucket entityCount: those with an unstored endpoint.
   const buckets = (id: number, each: (bucket: number) => void) => {
-    if (relations[id].validTo !== null) return;
+    if (relations.validTo(id) !== null) return;
     const source = sources[id];
     const target = targets[id];
     if (source >= 0) each(source);
@@ -61,12 +63,14 @@ export function writeRelationTable(fd: number, entityCount: number, relations: r
   const offsets = new Float64Array(relations.length + 1);
   const heapAt = headerBytes + countsBytes + 8 * relations.length + start.byteLength + ids.byteLength + offsets.byteLength;
   const heap = new PositionalWriter(fd, heapAt);
-  relations.forEach((r, id) => {
+  for (let id = 0; id < relations.length; id++) {
+    const r = relations.row(id);
     const tuple: RelationTuple = [
       r.relKey, r.sourceKey, r.targetKey, r.relationType, r.validFrom, r.validTo, r.inferred, r.confidence, r.inferenceMethod, r.sourceEventSeq, r.sourceEventHash, r.evidenceJson,
     ];
     offsets[id + 1] = offsets[id] + heap.writeText(JSON.stringify(tuple));
-  });
+    if ((id + 1) % tableRowsPerCollection === 0) collect();
+  }
   heap.flush();
   const counts = Buffer.alloc(countsBytes);
   counts.writeUInt32LE(relations.length, 0);

@@ -16,7 +16,7 @@
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { GrowableArray } from "../growableArray.ts";
 import { keptSeqsFoldSource, RegistrySessionFolds, type SessionFolds, sessionFoldsReading } from "../folds/sessionFolds.ts";
-import type { SessionGraphRows } from "../projection/types.ts";
+import type { GraphRows } from "../projection/relationStore.ts";
 import { Bm25Index } from "../retrieval/bm25.ts";
 import { rawEventText } from "../vector/textAnalysis.ts";
 import { LogEventReader } from "./logEventReader.ts";
@@ -69,7 +69,7 @@ export class StreamedReadModelSource implements ReadModelSource {
   private readonly collected: StreamedEventCollector;
   private readonly reader: LogEventReader;
 
-  constructor(readonly sessionId: string, private readonly rows: SessionGraphRows, collected: StreamedEventCollector, logPath: string, logBytes: number) {
+  constructor(readonly sessionId: string, private readonly rows: GraphRows, collected: StreamedEventCollector, logPath: string, logBytes: number) {
     this.collected = collected;
     this.reader = new LogEventReader(logPath, logBytes, collected.count);
     this.folds = new RegistrySessionFolds(keptSeqsFoldSource(sessionId, rows, collected.foldEvents, (seq) => this.reader.event(seq)));

@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { refuseLinkUnderRoot } from "../eventloom/session.ts";
 import { fileStamp, writeChunksAtomically } from "../platform/atomicFile.ts";
-import type { SessionGraphRows } from "../projection/types.ts";
+import { type GraphRows, relationRowsIn } from "../projection/relationStore.ts";
 import { collectGarbageNow, requestGarbageCollection } from "../platform/mod.ts";
 import type { ReadModelSource } from "./readModelSource.ts";
 import { adjacencyChunks } from "./adjacencyTable.ts";
@@ -25,7 +25,7 @@ import { writeChunks, writeTableFile } from "./tableFileWriter.ts";
 import { storedFoldState } from "./tailFolds.ts";
 
 /** Why these rows cannot be written as a read model, or null. */
-function rowsProblem(rows: SessionGraphRows, events: HeadOfLog): string | null {
+function rowsProblem(rows: GraphRows, events: HeadOfLog): string | null {
   const head = rows.head;
   if (head === null || events.length === 0) return "the session has no events";
   if (head.seq !== events.length || events[events.length - 1].hash !== head.hash) return `the rows' head (seq ${head.seq}) is not the last of ${events.length} events`;
@@ -62,23 +62,24 @@ function removeOtherGenerations(dir: string, manifest: ReadModelManifest): void 
  * The tables written from the rows alone, one after another; what each one builds over the rows
  * (key groups, endpoint positions) is garbage when this returns, before the keyword index grows.
  */
-function writeRowTables(dir: string, generation: string, rows: SessionGraphRows, collect: () => void) {
-  const entities = writeTableFile(dir, `entities-${generation}.bin`, (fd) => writeEntityTable(fd, rows.entities));
+function writeRowTables(dir: string, generation: string, rows: GraphRows, collect: () => void) {
+  const entities = writeTableFile(dir, `entities-${generation}.bin`, (fd) => writeEntityTable(fd, rows.entities, collect));
   const names = writeTableFile(dir, `names-${generation}.bin`, (fd) => writeSortedTable(fd, KeyGroups.of(rows.entities.length, (p) => rows.entities[p].name.toLowerCase())));
   collect();
   // Relation endpoints resolve to the entity version with their node key, the later one if two
   // shared it (as `currentAdjacency` resolves them), -1 if none.
   const byNodeKey = KeyGroups.of(rows.entities.length, (p) => rows.entities[p].nodeKey);
-  const sources = new Int32Array(rows.relations.length);
-  const targets = new Int32Array(rows.relations.length);
-  rows.relations.forEach((relation, id) => {
-    sources[id] = byNodeKey.lastPosition(relation.sourceKey);
-    targets[id] = byNodeKey.lastPosition(relation.targetKey);
-  });
-  const { chunks, relationTypes } = adjacencyChunks(rows.entities.length, rows.relations, sources, targets);
+  const relationRows = relationRowsIn(rows.relations);
+  const sources = new Int32Array(relationRows.length);
+  const targets = new Int32Array(relationRows.length);
+  for (let id = 0; id < relationRows.length; id++) {
+    sources[id] = byNodeKey.lastPosition(relationRows.sourceKey(id));
+    targets[id] = byNodeKey.lastPosition(relationRows.targetKey(id));
+  }
+  const { chunks, relationTypes } = adjacencyChunks(rows.entities.length, relationRows, sources, targets);
   const adjacency = writeTableFile(dir, `adjacency-${generation}.bin`, (fd) => writeChunks(fd, chunks));
   const nodeKeys = writeTableFile(dir, `nodekeys-${generation}.bin`, (fd) => writeSortedTable(fd, byNodeKey));
-  const relations = writeTableFile(dir, `relations-${generation}.bin`, (fd) => writeRelationTable(fd, rows.entities.length, rows.relations, sources, targets));
+  const relations = writeTableFile(dir, `relations-${generation}.bin`, (fd) => writeRelationTable(fd, rows.entities.length, relationRows, sources, targets, collect));
   return { entities, names, adjacency, relationTypes, nodeKeys, relations };
 }
 
@@ -100,6 +101,11 @@ export interface WriteReadModelOptions {
    * remaining tables pile up on top of them: the peak of a 100k-event reproject).
    */
   releaseEvents?: () => void;
+  /**
+   * Called once the relation tables are written, before the keyword index grows: a caller that
+   * keeps no other use for the relations can drop them here (1M events: ~130 MB of columns).
+   */
+  releaseRelations?: () => void;
 }
 
 /**
@@ -113,7 +119,7 @@ export function writeReadModel(
   root: string,
   logPath: string,
   index: ReadModelSource,
-  rows: SessionGraphRows,
+  rows: GraphRows,
   events: HeadOfLog,
   warn?: (message: string) => void,
   options: WriteReadModelOptions = {},
@@ -149,6 +155,9 @@ export function writeReadModel(
   const eventsFile = writeTableFile(dir, `events-${generation}.bin`, (fd) => writeChunks(fd, eventSpansChunks(spans)));
   const verbatimName = `verbatim-${generation}.bin`;
   const verbatim = writeBm25Segment(path.join(dir, verbatimName), { docBase: 0, index: index.verbatim });
+  // The verbatim index is garbage once stored (1M events: its entries and postings, ~450 MB):
+  // freed before the folds read the relations and the log again.
+  collect();
   const folds = storedFoldState(index.folds);
   options.releaseEvents?.();
   // Each table is written as it is encoded, from the rows and typed arrays over them, and each
@@ -158,6 +167,7 @@ export function writeReadModel(
   // collections, ~0.3 s more).
   collect();
   const { entities, names, adjacency, relationTypes, nodeKeys, relations } = writeRowTables(dir, generation, rows, collect);
+  options.releaseRelations?.();
   collect();
   const keywordName = `keyword-${generation}.bin`;
   const keyword = writeBm25Segment(path.join(dir, keywordName), { docBase: 0, index: index.keyword });

@@ -115,12 +115,19 @@ export interface Bm25Options {
   averageLengthFloor?: number;
 }
 
-/** Appended slots grow by doubling; the arrays hold plain 32-bit integers. */
+/**
+ * Appended slots grow by half; the arrays hold plain 32-bit integers. Not by doubling: a million
+ * events' verbatim index holds ~22 M entries, which doubling left in arrays for ~33 M (~90 MB
+ * unused, held through the whole fold).
+ */
 function grown(array: Int32Array<ArrayBuffer>, minLength: number): Int32Array<ArrayBuffer> {
-  const next = new Int32Array(Math.max(minLength, array.length * 2));
+  const next = new Int32Array(Math.max(minLength, Math.ceil(array.length * 1.5)));
   next.set(array);
   return next;
 }
+
+/** An entry count of this or more is kept whole outside the 16-bit counts. */
+const countMarker = 0xffff;
 
 /** FNV-1a over UTF-16 code units, the hash of the term table. */
 const fnvOffset = 0x811c9dc5;
@@ -259,7 +266,12 @@ export class Bm25Index {
   // entries are [docEntryStart[d], docEntryStart[d + 1]) (no document id per entry: a third of
   // the entries' memory, ~130 MB for the verbatim index of a million events).
   private entryTerms = new Int32Array(1024);
-  private entryCounts = new Int32Array(1024);
+  /**
+   * A term's count in a document is nearly always small: 16 bits each (a million events' verbatim
+   * index holds ~22 M entries), the rare count past `countMarker` kept whole in `countOverflow`.
+   */
+  private entryCounts = new Uint16Array(1024);
+  private readonly countOverflow = new Map<number, number>();
   private entryCount = 0;
   private docEntryStart = new Int32Array(257);
   /**
@@ -455,19 +467,37 @@ export class Bm25Index {
       this.lastEntryOfTerm = grown(this.lastEntryOfTerm, size);
     }
     if (this.lastDocOfTerm[termId] === docId) {
-      this.entryCounts[this.lastEntryOfTerm[termId]]++;
+      const repeated = this.lastEntryOfTerm[termId];
+      this.setEntryCount(repeated, this.countOfEntry(repeated) + 1);
       return;
     }
     const entry = this.entryCount;
     if (entry === this.entryTerms.length) {
       this.entryTerms = grown(this.entryTerms, entry + 1);
-      this.entryCounts = grown(this.entryCounts, entry + 1);
+      const counts = new Uint16Array(this.entryTerms.length);
+      counts.set(this.entryCounts);
+      this.entryCounts = counts;
     }
     this.entryTerms[entry] = termId;
     this.entryCounts[entry] = 1;
     this.entryCount = entry + 1;
     this.lastDocOfTerm[termId] = docId;
     this.lastEntryOfTerm[termId] = entry;
+  }
+
+  /** The count of `entry`'s term in its document. */
+  private countOfEntry(entry: number): number {
+    const count = this.entryCounts[entry];
+    return count === countMarker ? this.countOverflow.get(entry) ?? countMarker : count;
+  }
+
+  private setEntryCount(entry: number, count: number): void {
+    if (count < countMarker) {
+      this.entryCounts[entry] = count;
+      return;
+    }
+    this.entryCounts[entry] = countMarker;
+    this.countOverflow.set(entry, count);
   }
 
   /**
@@ -480,17 +510,17 @@ export class Bm25Index {
     const entries = this.postingDocs.length;
     const capacity = Math.max(1024, 2 * entries);
     const entryTerms = new Int32Array(capacity);
-    const entryCounts = new Int32Array(capacity);
+    this.entryCounts = new Uint16Array(capacity);
+    this.countOverflow.clear();
     const next = this.docEntryStart.slice(0, this.docCount);
     for (let t = 0; t + 1 < this.postingStart.length; t++) {
       for (let at = this.postingStart[t]; at < this.postingStart[t + 1]; at++) {
         const entry = next[this.postingDocs[at]]++;
         entryTerms[entry] = t;
-        entryCounts[entry] = this.postingCounts[at];
+        this.setEntryCount(entry, this.postingCounts[at]);
       }
     }
     this.entryTerms = entryTerms;
-    this.entryCounts = entryCounts;
     this.entriesInPostings = false;
   }
 
@@ -509,13 +539,15 @@ export class Bm25Index {
       for (let e = this.docEntryStart[doc]; e < this.docEntryStart[doc + 1]; e++) {
         const at = cursor[this.entryTerms[e]]++;
         docs[at] = doc;
-        counts[at] = this.entryCounts[e];
+        counts[at] = this.countOfEntry(e);
       }
     }
     this.postingStart = start;
     this.postingDocs = docs;
     this.postingCounts = counts;
-    this.entryTerms = this.entryCounts = new Int32Array(0);
+    this.entryTerms = new Int32Array(0);
+    this.entryCounts = new Uint16Array(0);
+    this.countOverflow.clear();
     this.entriesInPostings = true;
 
     const n = this.docCount;

@@ -103,6 +103,25 @@ test(`Bm25Index searched between additions exports the postings of one built in 
   assert.deepEqual(inSteps.search(words, 300), inOneGo.search(words, 300));
 });
 
+test("Bm25Index counts a term repeated past 65,535 times in one document exactly, before and after a search", () => {
+  const index = new Bm25Index();
+  index.add(`${"spam ".repeat(70_000)}ham`);
+  index.add("spam eggs");
+  const countsOf = () => {
+    const postings = index.exportPostings();
+    const term = postings.terms.indexOf("spam");
+    return Array.from(postings.counts.subarray(postings.termStart[term], postings.termStart[term + 1]));
+  };
+  assert.deepEqual(countsOf(), [70_000, 1]);
+  // The search moved the entries into the postings: the next addition takes them back.
+  index.add("spam spam");
+  assert.deepEqual(countsOf(), [70_000, 1, 2]);
+  const norm = (length: number) => bm25K1 * (1 - bm25B + (bm25B * length) / ((70_001 + 2 + 2) / 3));
+  const hits = index.search(["spam"], 3);
+  assert.equal(hits[0].docId, 0);
+  assert.equal(hits[0].score, (idf(3, 3) * (70_000 * (bm25K1 + 1))) / (70_000 + norm(70_001)));
+});
+
 test("Bm25Index takes a tokenizer and an average-length floor (the verbatim lane's max(avg, 1))", () => {
   const verbatim = new Bm25Index({ tokenize: (text) => text.split(" ").filter(Boolean), averageLengthFloor: 1 });
   verbatim.add("a");

@@ -114,24 +114,33 @@ async function reprojectStreamed(ctx: CommandContext, sessionId: string): Promis
     const source = new StreamedReadModelSource(sessionId, rows, collector, rebuilt.logPath, rebuilt.integrity.bytes);
     const headEvents = collector.headEvents();
     collector = null;
-    writeReadModel(root, sessionLogPath(root, sessionId, "read"), source, rows, headEvents, warn, { releaseEvents: () => source.release() });
-    const readModelMs = performance.now() - readModelStarted;
-    // The vectors read only the entity versions: the relation versions (1M events: 1.5 M of them,
-    // ~0.5 GB) are released before the vector postings grow.
     const relationCount = rows.relations.length;
-    rows.relations.length = 0;
+    writeReadModel(root, sessionLogPath(root, sessionId, "read"), source, rows, headEvents, warn, {
+      releaseEvents: () => source.release(),
+      releaseRelations: () => rows.relations.clear(),
+    });
+    const readModelMs = performance.now() - readModelStarted;
+    // The vectors read four fields of each entity version: the rest of the entity versions (1M
+    // events: their keys, properties, timestamps and hashes, ~0.6 GB) is released before the
+    // vector postings grow, as the relations were before the keyword index grew.
+    const entityVersionCount = rows.entities.length;
+    const vectorRows = {
+      entities: rows.entities.map(({ name, entityType, summary, sourceEventSeq }) => ({ name, entityType, summary, sourceEventSeq })),
+      head: rows.head,
+    };
+    rows.entities.length = 0;
     collectGarbageNow();
     const vectorsStarted = performance.now();
     const vectorEvents: { hash: string }[] = [];
     if (vectorHeadSeq !== null && vectorHeadHash !== undefined) vectorEvents[vectorHeadSeq - 1] = { hash: vectorHeadHash };
     // The index itself is not kept: readers open the saved file.
-    const vectors = await syncVectorIndex(root, sessionId, rows, vectorEvents, defaultEmbeddingDim, (done, total) => progress("vectors", done, total), warn);
+    const vectors = await syncVectorIndex(root, sessionId, vectorRows, vectorEvents, defaultEmbeddingDim, (done, total) => progress("vectors", done, total), warn);
     vectors.index.close();
     const vectorSeconds = Math.round(performance.now() - vectorsStarted) / 1000;
     const report = sessionReport(sessionId, {
       startedMs: started,
       eventCount,
-      entityVersionCount: rows.entities.length,
+      entityVersionCount,
       relationCount,
       vectorSeconds,
       readModelMs,
