@@ -210,6 +210,13 @@ export const semanticPoolEntitiesMax = 4096;
  * while it is idle, and `zaxy memory embed` embeds all of it at once.
  */
 export const semanticEmbedPerReadMax = 16;
+/**
+ * And at most this many characters of fact text, at least one fact: the model's time and working
+ * memory grow with the text (a 600-character fact costs it about six times a 100-character one), so
+ * a session of long notes would otherwise pay seconds per read where one of short decisions pays
+ * tenths. 16 facts of up to 128 characters fit.
+ */
+export const semanticEmbedPerReadCharsMax = 2048;
 
 /**
  * `zaxy serve` embeds the facts reads left without a vector while idle, this many per step: a call

@@ -18,7 +18,7 @@ import { appendEvents } from "../events/append.ts";
 import { parseCitationUri } from "../eventloom/citation.ts";
 import { validateMemoryRequest } from "../memory/request.ts";
 import { MemoryService } from "../memory/service.ts";
-import { semanticCentredSimilarityMin, semanticEvidenceSimilarityMin, semanticLane, SemanticVectorCache } from "../retrieval/semanticLane.ts";
+import { semanticCentredSimilarityMin, semanticEvidenceSimilarityMin, semanticLane, SemanticVectorCache, unlimitedEmbedBudget } from "../retrieval/semanticLane.ts";
 import { sharedSemanticEmbedder } from "../semantic/semanticEmbedder.ts";
 import { type BenchMachine, benchMachine, latencySummary, type LatencySummary, round, seededRandom, shuffled } from "./measure.ts";
 import { paraphraseDistractors, paraphraseFacts, unrelatedQuestions } from "./paraphraseSet.ts";
@@ -94,7 +94,7 @@ export async function runParaphraseBench(options: { workDir?: string; progress?:
     const cache = new SemanticVectorCache(embedder.receipt.id, root);
     const session = await service.readSession(sessionId);
     // Every fact embedded and on disk first (as `zaxy memory embed` does), so no read is partial.
-    await semanticLane(sessionId, session.index, "", embedder, cache, { limit: 1, embedMax: Infinity });
+    await semanticLane(sessionId, session.index, "", embedder, cache, { limit: 1, embedBudget: unlimitedEmbedBudget });
     const positionOfSeq = new Map<number, number>();
     for (let position = 0; position < session.index.entityCount; position++) {
       const entity = session.index.entity(position);
@@ -122,7 +122,7 @@ export async function runParaphraseBench(options: { workDir?: string; progress?:
       const fusedRank = rankOf(fused.results as Array<{ citation: string | null }>, seq);
       fusedRanks.push(fusedRank);
       if ((fusedRank === null || fusedRank > 5) && misses.length < 12) misses.push({ question, fact: fact.text, fused_rank: fusedRank });
-      const ranking = await semanticLane(sessionId, session.index, question, embedder, cache, { limit: session.index.entityCount, centredMin: -2, embedMax: Infinity });
+      const ranking = await semanticLane(sessionId, session.index, question, embedder, cache, { limit: session.index.entityCount, centredMin: -2, embedBudget: unlimitedEmbedBudget });
       const at = ranking.hits.findIndex((hit) => hit.position === positionOfSeq.get(seq));
       semanticRanks.push(at < 0 ? null : at + 1);
       trueSimilarities.push(at < 0 ? -1 : ranking.hits[at].similarity);
@@ -133,7 +133,7 @@ export async function runParaphraseBench(options: { workDir?: string; progress?:
     const unrelatedBest: number[] = [];
     let unrelatedAnswered = 0;
     for (const question of unrelatedQuestions) {
-      const ranking = await semanticLane(sessionId, session.index, question, embedder, cache, { limit: 1, centredMin: -2, embedMax: Infinity });
+      const ranking = await semanticLane(sessionId, session.index, question, embedder, cache, { limit: 1, centredMin: -2, embedBudget: unlimitedEmbedBudget });
       unrelatedBest.push(ranking.hits[0]?.similarity ?? -1);
       const checkout = await service.checkout(validateMemoryRequest({ sessionId, query: question, limit }));
       if (checkout.quality.answerability !== "ask_user") unrelatedAnswered++;

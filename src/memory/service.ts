@@ -471,7 +471,7 @@ export class MemoryService implements SessionReader {
    */
   private async semanticLane(sessionId: string, index: SessionIndex, query: string, logFingerprint: string): Promise<{ lane: SemanticLaneResult; warning?: string }> {
     const { configuredSemanticEmbedders } = await import("../semantic/embedderChoice.ts");
-    const { semanticLane, SemanticVectorCache } = await import("../retrieval/semanticLane.ts");
+    const { semanticLane, SemanticVectorCache, unlimitedEmbedBudget } = await import("../retrieval/semanticLane.ts");
     const { primary, fallback } = await configuredSemanticEmbedders(this.root);
     const run = async (embedder: SemanticEmbedder) => {
       let cache = this.semanticVectors.get(embedder.receipt.id);
@@ -528,7 +528,7 @@ export class MemoryService implements SessionReader {
       if (session === undefined || !this.logUnchanged(sessionId, session.fingerprint) || embedder.receipt.dim === 0) return;
       try {
         const storeWhile = () => this.logUnchanged(sessionId, session.fingerprint);
-        const pending = await cache.embedPending(sessionId, session.index, embedder, embedder.receipt.dim, semanticIdleEmbedBatchMax, storeWhile);
+        const pending = await cache.embedPending(sessionId, session.index, embedder, embedder.receipt.dim, { facts: semanticIdleEmbedBatchMax, chars: Number.POSITIVE_INFINITY }, storeWhile);
         if (pending > 0) this.embedWhileIdle(sessionId, embedder, cache, 1);
       } catch (error) {
         this.options.warn?.(`semantic lane: embedding the facts of session ${JSON.stringify(sessionId)} while idle stopped: ${error instanceof Error ? error.message : String(error)}`);
@@ -546,13 +546,13 @@ export class MemoryService implements SessionReader {
    */
   async embedSession(sessionId: string): Promise<{ receipt: SemanticReceipt; file: string }> {
     const { configuredSemanticEmbedders } = await import("../semantic/embedderChoice.ts");
-    const { semanticLane, SemanticVectorCache } = await import("../retrieval/semanticLane.ts");
+    const { semanticLane, SemanticVectorCache, unlimitedEmbedBudget } = await import("../retrieval/semanticLane.ts");
     const { primary } = await configuredSemanticEmbedders(this.root);
     return await this.withReadSession(sessionId, async (session) => {
       const cache = new SemanticVectorCache(primary.receipt.id, this.root);
       // As for a read: a fact forgotten while the model ran must not get its vector stored.
       const storeWhile = () => this.logUnchanged(sessionId, session.fingerprint);
-      const lane = await semanticLane(sessionId, session.index, "", primary, cache, { limit: 0, embedMax: Number.POSITIVE_INFINITY, storeWhile });
+      const lane = await semanticLane(sessionId, session.index, "", primary, cache, { limit: 0, embedBudget: unlimitedEmbedBudget, storeWhile });
       // The warm pools of this service were built before these vectors existed.
       this.semanticVectors.delete(primary.receipt.id);
       if (!storeWhile()) {

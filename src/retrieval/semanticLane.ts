@@ -7,7 +7,8 @@
  *   actor, a session: hubEntities.ts). Each is embedded as `name: summary` (a decision's name is
  *   what was decided, its summary why), or its name. Vectors are kept on disk by text
  *   (semantic/vectorStore.ts), so a fact is embedded once; a read embeds at most
- *   `semanticEmbedPerReadMax` facts that have none yet, newest first, and reports the rest.
+ *   `semanticEmbedPerReadMax` facts that have none yet and `semanticEmbedPerReadCharsMax`
+ *   characters of their text (`readEmbedBudget`), newest first, and reports the rest.
  * - Query: its abbreviations spelled out first (`expandAbbreviations`: "db" → "database"), because
  *   the model's 8,000-piece vocabulary knows the words better than the jargon.
  * - Ranking: by centred similarity (`centringMean`: the pool's shared direction removed), at least
@@ -23,7 +24,7 @@
  * const lane = await semanticLane("s1", index, "how are we upgrading the db?", embedder, cache, { limit: 50 });
  * retrieve(index, query, { limit: 10, semantic: lane });
  */
-import { semanticEmbedPerReadMax, semanticPoolEntitiesMax } from "../limits.ts";
+import { semanticEmbedPerReadCharsMax, semanticEmbedPerReadMax, semanticPoolEntitiesMax } from "../limits.ts";
 import type { SemanticEmbedder, SemanticModelReceipt } from "../semantic/semanticEmbedder.ts";
 import { canonicalSemanticText } from "../semantic/semanticText.ts";
 import { openVectorStore, quantised, textKey, type VectorStore } from "../semantic/vectorStore.ts";
@@ -123,6 +124,18 @@ interface PoolVectors {
   vectors: Array<Float32Array | undefined>;
 }
 
+/** How much one call may embed: at most `facts` texts and `chars` characters of text (at least one text). */
+export interface EmbedBudget {
+  facts: number;
+  chars: number;
+}
+
+/** What a read embeds (limits.ts `semanticEmbedPerReadMax`, `semanticEmbedPerReadCharsMax`). */
+export const readEmbedBudget: EmbedBudget = { facts: semanticEmbedPerReadMax, chars: semanticEmbedPerReadCharsMax };
+
+/** Everything not embedded yet (`zaxy memory embed`, the benchmarks). */
+export const unlimitedEmbedBudget: EmbedBudget = { facts: Number.POSITIVE_INFINITY, chars: Number.POSITIVE_INFINITY };
+
 /**
  * The vectors of the facts the lane compares, for one model: the session's on-disk store
  * (semantic/vectorStore.ts) and, per session index it served, that index's pool with its vectors
@@ -155,14 +168,14 @@ export class SemanticVectorCache {
   }
 
   /**
-   * The pool of `index` (`semanticPool`) with the vectors the store holds, embedding at most
-   * `embedMax` of those it does not, newest first; returns how many it embedded. Calls on one pool
+   * The pool of `index` (`semanticPool`) with the vectors the store holds, embedding as many of
+   * those it does not as `budget` allows, newest first; returns how many it embedded. Calls on one pool
    * run one after another, so a read and `zaxy serve`'s idle embedding never embed a fact twice.
    * Fresh vectors are stored only if `storeWhile` still holds once the model has answered (the
    * session's log unchanged since `index` was read): a forget in between must not get a forgotten
    * text's vector written back.
    */
-  async poolOf(sessionId: string, index: SessionIndex, embedder: SemanticEmbedder, dim: number, embedMax: number, storeWhile?: () => boolean): Promise<PoolVectors & { embedded: number }> {
+  async poolOf(sessionId: string, index: SessionIndex, embedder: SemanticEmbedder, dim: number, budget: EmbedBudget, storeWhile?: () => boolean): Promise<PoolVectors & { embedded: number }> {
     let entry = this.pools.get(index);
     if (entry === undefined) {
       const pool = semanticPool(index);
@@ -170,14 +183,14 @@ export class SemanticVectorCache {
       this.pools.set(index, entry);
     }
     const pool = entry;
-    const run = (this.filling.get(pool) ?? Promise.resolve()).then(() => this.fill(sessionId, pool, embedder, dim, embedMax, storeWhile));
+    const run = (this.filling.get(pool) ?? Promise.resolve()).then(() => this.fill(sessionId, pool, embedder, dim, budget, storeWhile));
     this.filling.set(pool, run.catch(() => undefined));
     return { ...pool, embedded: await run };
   }
 
-  /** How many facts of the pool of `index` have no vector yet after embedding up to `embedMax`. */
-  async embedPending(sessionId: string, index: SessionIndex, embedder: SemanticEmbedder, dim: number, embedMax: number, storeWhile?: () => boolean): Promise<number> {
-    const { vectors } = await this.poolOf(sessionId, index, embedder, dim, embedMax, storeWhile);
+  /** How many facts of the pool of `index` have no vector yet after embedding what `budget` allows. */
+  async embedPending(sessionId: string, index: SessionIndex, embedder: SemanticEmbedder, dim: number, budget: EmbedBudget, storeWhile?: () => boolean): Promise<number> {
+    const { vectors } = await this.poolOf(sessionId, index, embedder, dim, budget, storeWhile);
     return vectors.reduce((count, vector) => count + (vector === undefined ? 1 : 0), 0);
   }
 
@@ -186,15 +199,25 @@ export class SemanticVectorCache {
     this.closed = true;
   }
 
-  private async fill(sessionId: string, entry: PoolVectors, embedder: SemanticEmbedder, dim: number, embedMax: number, storeWhile?: () => boolean): Promise<number> {
+  private async fill(sessionId: string, entry: PoolVectors, embedder: SemanticEmbedder, dim: number, budget: EmbedBudget, storeWhile?: () => boolean): Promise<number> {
     const missing = entry.vectors.flatMap((vector, i) => (vector === undefined ? [i] : []));
     if (missing.length === 0) return 0;
     const store = this.storeOf(sessionId, dim);
     const toEmbed: number[] = [];
+    let chars = 0;
+    // Newest first, without gaps: once a text does not fit, older ones wait for a later call.
+    let full = false;
     for (const i of missing) {
       const stored = store?.get(textKey(entry.pool[i].text));
-      if (stored !== undefined) entry.vectors[i] = stored;
-      else if (toEmbed.length < embedMax) toEmbed.push(i);
+      if (stored !== undefined) {
+        entry.vectors[i] = stored;
+        continue;
+      }
+      const length = entry.pool[i].text.length;
+      full ||= toEmbed.length >= budget.facts || (toEmbed.length > 0 && chars + length > budget.chars);
+      if (full) continue;
+      toEmbed.push(i);
+      chars += length;
     }
     if (toEmbed.length > 0) {
       const fresh = (await embedder.embed(toEmbed.map((i) => entry.pool[i].text))).map(quantised);
@@ -279,8 +302,9 @@ function centred(vector: Float32Array, mean: Float32Array): Float32Array {
 /**
  * The semantic lane's hits for `query` (see the module comment), at most `limit`, ranked by centred
  * similarity; `centredMin` replaces the entry threshold (the paraphrase benchmark ranks without
- * one). At most `embedMax` facts without a stored vector are embedded by this read; the rest are
- * not compared, and the result says how many (`notEmbedded`).
+ * one). Facts without a stored vector are embedded as far as `embedBudget` allows (by default what
+ * one read may: `readEmbedBudget`); the rest are not compared, and the result says how many
+ * (`notEmbedded`).
  */
 export async function semanticLane(
   sessionId: string,
@@ -288,10 +312,10 @@ export async function semanticLane(
   query: string,
   embedder: SemanticEmbedder,
   cache: SemanticVectorCache,
-  options: { limit: number; embedMax?: number; centredMin?: number; storeWhile?: () => boolean },
+  options: { limit: number; embedBudget?: EmbedBudget; centredMin?: number; storeWhile?: () => boolean },
 ): Promise<SemanticLaneResult> {
   const [queryVector] = (await embedder.embed([expandAbbreviations(query)])).map(quantised);
-  const { pool, vectors, embedded } = await cache.poolOf(sessionId, index, embedder, queryVector.length, options.embedMax ?? semanticEmbedPerReadMax, options.storeWhile);
+  const { pool, vectors, embedded } = await cache.poolOf(sessionId, index, embedder, queryVector.length, options.embedBudget ?? readEmbedBudget, options.storeWhile);
   const mean = centringMean(vectors, queryVector.length);
   const centredQuery = centred(queryVector, mean);
   const centredMin = options.centredMin ?? semanticCentredSimilarityMin;

@@ -18,9 +18,12 @@ import {
   semanticLane,
   semanticCentredSimilarityMin,
   semanticPool,
+  readEmbedBudget,
   semanticScoreAnchorSimilarity,
   SemanticVectorCache,
+  type EmbedBudget,
 } from "../../src/retrieval/semanticLane.ts";
+import { semanticEmbedPerReadCharsMax, semanticEmbedPerReadMax } from "../../src/limits.ts";
 import { buildSessionIndex, type SessionIndex } from "../../src/retrieval/sessionIndex.ts";
 import type { RetrievedContext } from "../../src/retrieval/types.ts";
 import { sharedSemanticEmbedder, type SemanticEmbedder } from "../../src/semantic/semanticEmbedder.ts";
@@ -179,21 +182,51 @@ function countingEmbedder(): SemanticEmbedder & { calls: string[] } {
   } as SemanticEmbedder & { calls: string[] };
 }
 
-test("SemanticVectorCache.poolOf embeds at most embedMax facts a read, newest first, then only the rest", async () => {
+/** A budget of `count` texts of any length. */
+function factBudget(count: number): EmbedBudget {
+  return { facts: count, chars: Number.POSITIVE_INFINITY };
+}
+
+test("a read's embedding budget: 16 facts and 2,048 characters of their text", () => {
+  assert.deepEqual(readEmbedBudget, { facts: 16, chars: 2048 });
+  assert.deepEqual([semanticEmbedPerReadMax, semanticEmbedPerReadCharsMax], [16, 2048]);
+});
+
+test("SemanticVectorCache.poolOf stops at the character budget: newest first without gaps, at least one text", async () => {
+  const index = indexOf(facts);
+  const pool = semanticPool(index);
+  const lengths = pool.map((entry) => entry.text.length);
+  // Room for the two newest texts and not the third: the shorter, older fourth waits too.
+  const chars = lengths[0] + lengths[1] + lengths[2] - 1;
+  const embedder = countingEmbedder();
+  const cache = new SemanticVectorCache("fake");
+  const first = await cache.poolOf("s", index, embedder, 2, { facts: 10, chars });
+  assert.equal(first.embedded, 2);
+  assert.deepEqual(embedder.calls, pool.slice(0, 2).map((entry) => entry.text));
+  // A text longer than the whole budget is still embedded, alone: every call makes progress.
+  const second = await cache.poolOf("s", index, embedder, 2, { facts: 10, chars: 1 });
+  assert.equal(second.embedded, 1);
+  assert.deepEqual(embedder.calls.slice(2), [pool[2].text]);
+  const rest = await cache.poolOf("s", index, embedder, 2, { facts: 10, chars });
+  assert.equal(rest.embedded, facts.length - 3);
+  assert.equal(rest.vectors.filter((v) => v === undefined).length, 0);
+});
+
+test("SemanticVectorCache.poolOf embeds at most the budget's facts a read, newest first, then only the rest", async () => {
   const index = indexOf(facts);
   const embedder = countingEmbedder();
   const cache = new SemanticVectorCache("fake");
   assert.equal(cache.storeFile("s", 2), "", "no root: no file");
   const pool = semanticPool(index);
-  const first = await cache.poolOf("s", index, embedder, 2, 3);
+  const first = await cache.poolOf("s", index, embedder, 2, factBudget(3));
   assert.equal(first.embedded, 3);
   assert.deepEqual(embedder.calls, pool.slice(0, 3).map((entry) => entry.text), "newest first");
   assert.equal(first.vectors.filter((v) => v === undefined).length, 1);
   assert.deepEqual(first.vectors[0], quantised(Float32Array.of(pool[0].text.length, 1)), "vectors are quantised");
-  const second = await cache.poolOf("s", index, embedder, 2, 3);
+  const second = await cache.poolOf("s", index, embedder, 2, factBudget(3));
   assert.equal(second.embedded, 1);
   assert.equal(embedder.calls.length, facts.length, "each fact embedded once");
-  assert.equal((await cache.poolOf("s", index, embedder, 2, 3)).embedded, 0);
+  assert.equal((await cache.poolOf("s", index, embedder, 2, factBudget(3))).embedded, 0);
   assert.equal(embedder.calls.length, facts.length);
 });
 
@@ -201,9 +234,9 @@ test("the semantic lane reports facts over its embedding budget as not compared,
   const index = indexOf(facts);
   const embedder = countingEmbedder();
   const cache = new SemanticVectorCache("fake");
-  const first = await semanticLane("s", index, "anything", embedder, cache, { limit: 50, embedMax: 1, centredMin: -1 });
+  const first = await semanticLane("s", index, "anything", embedder, cache, { limit: 50, embedBudget: factBudget(1), centredMin: -1 });
   assert.deepEqual([first.poolSize, first.embedded, first.notEmbedded, first.hits.length], [facts.length, 1, facts.length - 1, 1]);
-  const second = await semanticLane("s", index, "anything", embedder, cache, { limit: 50, embedMax: 100, centredMin: -1 });
+  const second = await semanticLane("s", index, "anything", embedder, cache, { limit: 50, embedBudget: factBudget(100), centredMin: -1 });
   assert.deepEqual([second.embedded, second.notEmbedded, second.hits.length], [facts.length - 1, 0, facts.length]);
   assert.ok(second.hits.every((hit, i) => i === 0 || second.hits[i - 1].centredSimilarity >= hit.centredSimilarity), "ranked by centred similarity");
 });
@@ -215,16 +248,16 @@ test("SemanticVectorCache with a root keeps vectors on disk: another cache (a la
   const cache = new SemanticVectorCache("fake", root);
   const file = cache.storeFile("s", 2);
   assert.ok(file.startsWith(root) && file.includes("/projections/semantic/s/") && file.endsWith(".vec"), file);
-  const cold = await cache.poolOf("s", index, embedder, 2, 100);
+  const cold = await cache.poolOf("s", index, embedder, 2, factBudget(100));
   assert.equal(cold.embedded, facts.length);
   assert.ok(fs.existsSync(file));
   const later = new SemanticVectorCache("fake", root);
-  const warm = await later.poolOf("s", index, embedder, 2, 100);
+  const warm = await later.poolOf("s", index, embedder, 2, factBudget(100));
   assert.equal(warm.embedded, 0);
   assert.equal(embedder.calls.length, facts.length);
   assert.deepEqual(warm.vectors, cold.vectors, "a vector read back is the vector used fresh");
   // A rebuilt index of the same facts (a new object, as after a reproject) finds them on disk too.
-  assert.equal((await later.poolOf("s", indexOf(facts), embedder, 2, 100)).embedded, 0);
+  assert.equal((await later.poolOf("s", indexOf(facts), embedder, 2, factBudget(100))).embedded, 0);
   // Keys are the SHA-256 of the embedded text; another model id has its own file.
   assert.notEqual(new SemanticVectorCache("other", root).storeFile("s", 2), file);
   assert.equal(textKey(semanticPool(index)[0].text).length, 64);
@@ -256,7 +289,7 @@ describe("SemanticVectorCache stores fresh vectors only while the session is as 
     const index = indexOf(facts);
     const embedder = heldEmbedder();
     let current = true;
-    const filling = new SemanticVectorCache(embedder.receipt.id, root).poolOf("s", index, embedder, 4, 10, () => current);
+    const filling = new SemanticVectorCache(embedder.receipt.id, root).poolOf("s", index, embedder, 4, factBudget(10), () => current);
     await settle();
     current = false; // e.g. a forget appended its tombstone while the model ran
     embedder.release();
@@ -265,7 +298,7 @@ describe("SemanticVectorCache stores fresh vectors only while the session is as 
     assert.ok(pool.vectors.every((vector) => vector !== undefined));
     const again = new SemanticVectorCache(embedder.receipt.id, root);
     const fresh = heldEmbedder();
-    const read = again.poolOf("s", index, fresh, 4, 0);
+    const read = again.poolOf("s", index, fresh, 4, factBudget(0));
     assert.equal((await read).vectors.filter((vector) => vector !== undefined).length, 0, "no vector was stored");
   });
 
@@ -274,12 +307,12 @@ describe("SemanticVectorCache stores fresh vectors only while the session is as 
     const index = indexOf(facts);
     const embedder = heldEmbedder();
     const cache = new SemanticVectorCache(embedder.receipt.id, root);
-    const filling = cache.poolOf("s", index, embedder, 4, 10);
+    const filling = cache.poolOf("s", index, embedder, 4, factBudget(10));
     await settle();
     cache.close();
     embedder.release();
     await filling;
-    const reread = await new SemanticVectorCache(embedder.receipt.id, root).poolOf("s", index, heldEmbedder(), 4, 0);
+    const reread = await new SemanticVectorCache(embedder.receipt.id, root).poolOf("s", index, heldEmbedder(), 4, factBudget(0));
     assert.equal(reread.vectors.filter((vector) => vector !== undefined).length, 0);
   });
 
@@ -288,8 +321,8 @@ describe("SemanticVectorCache stores fresh vectors only while the session is as 
     const index = indexOf(facts);
     const embedder = heldEmbedder();
     const cache = new SemanticVectorCache(embedder.receipt.id, root);
-    const first = cache.poolOf("s", index, embedder, 4, 2);
-    const second = cache.poolOf("s", index, embedder, 4, 10);
+    const first = cache.poolOf("s", index, embedder, 4, factBudget(2));
+    const second = cache.poolOf("s", index, embedder, 4, factBudget(10));
     for (let i = 0; i < 3; i++) {
       await settle();
       embedder.release();
@@ -298,7 +331,7 @@ describe("SemanticVectorCache stores fresh vectors only while the session is as 
     assert.equal((await second).embedded, facts.length - 2);
     assert.equal(new Set(embedder.texts).size, embedder.texts.length, JSON.stringify(embedder.texts));
     assert.equal(embedder.texts.length, facts.length);
-    const reread = await new SemanticVectorCache(embedder.receipt.id, root).poolOf("s", index, heldEmbedder(), 4, 0);
+    const reread = await new SemanticVectorCache(embedder.receipt.id, root).poolOf("s", index, heldEmbedder(), 4, factBudget(0));
     assert.equal(reread.vectors.filter((vector) => vector !== undefined).length, facts.length, "all stored once");
   });
 });

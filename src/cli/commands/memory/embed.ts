@@ -1,5 +1,5 @@
 /** `zaxy memory embed`: every current fact the semantic lane compares, embedded and stored now. */
-import { semanticEmbedPerReadMax, semanticPoolEntitiesMax } from "../../../limits.ts";
+import { semanticEmbedPerReadCharsMax, semanticEmbedPerReadMax, semanticPoolEntitiesMax } from "../../../limits.ts";
 import { defineCommand } from "../../command.ts";
 import { emit } from "../../output.ts";
 import { stderrWarn } from "./requestOptions.ts";
@@ -9,13 +9,13 @@ export const memoryEmbedCommand = defineCommand({
   summary: "Embed the session's current facts for the semantic lane now, rather than a few per read",
   description:
     `Reads cover the semantic lane step by step: each embeds at most ${semanticEmbedPerReadMax} current facts that have\n` +
-    "no stored vector yet, newest first, and says how many it could not compare; `zaxy serve` embeds\n" +
-    `the rest while it is idle. This embeds all of them (the newest ${semanticPoolEntitiesMax} current facts) now,\n` +
-    "with the configured model (embedding.provider; the bundled one by default), and stores them\n" +
-    "under <root>/projections/semantic/, where later reads, rebuilds and reprojects find them. A model\n" +
-    "server that fails is exit 3 with its error (reads fall back to the bundled model instead); a\n" +
-    "log that changes while the facts are embedded (an append, a forget) is exit 3 log_changed, with\n" +
-    "nothing stored.\n" +
+    `no stored vector yet and ${semanticEmbedPerReadCharsMax} characters of their text, newest first, and says how many it\n` +
+    "could not compare; `zaxy serve` embeds the rest while it is idle. This embeds all of them (the\n" +
+    `newest ${semanticPoolEntitiesMax} current facts) now, with the configured model (embedding.provider; the bundled\n` +
+    "one by default), and stores them under <root>/projections/semantic/, where later reads,\n" +
+    "rebuilds and reprojects find them. A model server that fails is exit 3 with its error (reads\n" +
+    "fall back to the bundled model instead); a log that changes while the facts are embedded (an\n" +
+    "append, a forget) is exit 3 log_changed, with nothing stored.\n" +
     "--json prints {session_id, semantic{model_id, weights_sha256, facts_compared, facts_not_embedded,\n" +
     "embedded_now, ...}, vectors_file}.",
   options: {},
