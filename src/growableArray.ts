@@ -24,6 +24,13 @@ export class GrowableArray<T extends NumberArray> {
     this.length = 0;
   }
 
+  /** Makes every index below `length` valid (a column indexed by id rather than pushed to). */
+  extendTo(length: number): void {
+    if (length <= this.length) return;
+    this.reserve(length - this.length);
+    this.length = length;
+  }
+
   /** Makes room for `more` values past `length`. */
   reserve(more: number): void {
     if (this.length + more <= this.data.length) return;

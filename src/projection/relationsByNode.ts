@@ -25,8 +25,8 @@ export class RelationsByNode {
   private readonly heads = new GrowableArray(new Int32Array(64), (n) => new Int32Array(n));
   private readonly tails = new GrowableArray(new Int32Array(64), (n) => new Int32Array(n));
   /** By relation id: the next relation in its source's list, and in its target's (a self-loop is in one list). */
-  private nextAtSource = new Int32Array(64);
-  private nextAtTarget = new Int32Array(64);
+  private readonly nextAtSource = new GrowableArray(new Int32Array(64), (n) => new Int32Array(n));
+  private readonly nextAtTarget = new GrowableArray(new Int32Array(64), (n) => new Int32Array(n));
 
   constructor(private readonly relations: RelationRows) {}
 
@@ -83,24 +83,16 @@ export class RelationsByNode {
   }
 
   private next(nodeKey: string, id: number): number {
-    return this.atSource(nodeKey, id) ? this.nextAtSource[id] : this.nextAtTarget[id];
+    return this.atSource(nodeKey, id) ? this.nextAtSource.data[id] : this.nextAtTarget.data[id];
   }
 
   private setNext(nodeKey: string, id: number, next: number): void {
-    if (this.atSource(nodeKey, id)) this.nextAtSource[id] = next;
-    else this.nextAtTarget[id] = next;
+    if (this.atSource(nodeKey, id)) this.nextAtSource.data[id] = next;
+    else this.nextAtTarget.data[id] = next;
   }
 
   private reserve(id: number): void {
-    if (id < this.nextAtSource.length) return;
-    let size = this.nextAtSource.length;
-    while (size <= id) size = Math.ceil(size * 1.5);
-    const grown = (column: Int32Array) => {
-      const bigger = new Int32Array(size);
-      bigger.set(column);
-      return bigger;
-    };
-    this.nextAtSource = grown(this.nextAtSource);
-    this.nextAtTarget = grown(this.nextAtTarget);
+    this.nextAtSource.extendTo(id + 1);
+    this.nextAtTarget.extendTo(id + 1);
   }
 }

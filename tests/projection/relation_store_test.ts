@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { GrowableArray } from "../../src/growableArray.ts";
 import { RelationsByNode } from "../../src/projection/relationsByNode.ts";
 import { type RelationFields, relationRowsOf, RelationStore } from "../../src/projection/relationStore.ts";
 import type { RelationRow } from "../../src/projection/types.ts";
@@ -107,4 +108,17 @@ test("RelationsByNode grows past its first arrays", () => {
   }
   assert.deepEqual(byNode.ids("hub"), added);
   assert.deepEqual(byNode.ids("n999"), [999]);
+});
+
+test("GrowableArray.extendTo makes indexes valid without losing values, and never shrinks", () => {
+  const column = new GrowableArray(new Int32Array(2), (n) => new Int32Array(n));
+  column.push(7);
+  column.extendTo(100);
+  assert.equal(column.length, 100);
+  assert.ok(column.data.length >= 100);
+  assert.deepEqual([column.data[0], column.data[1], column.data[99]], [7, 0, 0]);
+  column.extendTo(5);
+  assert.equal(column.length, 100);
+  column.push(3);
+  assert.equal(column.data[100], 3);
 });
