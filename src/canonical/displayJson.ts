@@ -2,8 +2,7 @@
  * JSON text for output documents that mix plain JS data with lossless values (`Map` objects in
  * insertion order, `JsonNumber`s as Python would print them). Non-ASCII stays raw UTF-8.
  */
-import { writeJsonNumber, writeJsonString } from "./canonicalJson.ts";
-import { JsonNumber } from "./jsonValue.ts";
+import { JsonNumber, writeJsonNumber, writeJsonString } from "./json.ts";
 
 function write(value: unknown, parts: string[], depth: number): void {
   if (depth > 1100) throw new RangeError("output nests too deeply");

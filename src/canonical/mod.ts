@@ -6,8 +6,7 @@
  * import { canonicalJson, parseJson } from "./mod.ts";
  * canonicalJson(parseJson('{"b":"café","a":1e-7}')); // '{"a":1e-07,"b":"caf\\u00e9"}'
  */
-export * from "./jsonValue.ts";
-export * from "./canonicalJson.ts";
+export * from "./json.ts";
 export * from "./displayJson.ts";
 export * from "./pythonRound.ts";
 export * from "./nonFinite.ts";

@@ -6,7 +6,7 @@
  * lexeme beyond the range of a double (`1e999999`) is infinity to every reader and is written
  * back as `Infinity`, so it counts too. Integers are exact at any length and never count.
  */
-import { JsonNumber, type JsonValue } from "./jsonValue.ts";
+import { JsonNumber, type JsonValue } from "./json.ts";
 
 export interface NonFiniteNumber {
   /** Where it is: `payload.a.items[2]`. */

@@ -4,8 +4,7 @@
  * `","` at line ends, `": "` between key and value, Python float repr, `[]`/`{}` when empty.
  * Python writes and reads the same files, so these bytes must never change.
  */
-import { compareCodePoints, writeJsonNumber, writeJsonString } from "./canonicalJson.ts";
-import { JsonNumber, type JsonValue } from "./jsonValue.ts";
+import { compareCodePoints, JsonNumber, type JsonValue, writeJsonNumber, writeJsonString } from "./json.ts";
 import { jsonDepthMax } from "../limits.ts";
 
 function write(value: JsonValue, depth: number, parts: string[]): void {

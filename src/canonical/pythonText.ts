@@ -7,12 +7,11 @@
  * `str.split()`, governance prints confidences as `f"{x:.3f}"`, the checkout prompt quotes suggested queries as Python's `f"{tool}({query!r})"`
  * does, compaction embeds events as Python's `event_context` prints them, and `zaxy verify` names
  * a wrong seq as ref_verify.py's f-string does. Float digits come from canonical JSON's
- * `pythonFloatRepr` (canonicalJson.ts); `casefold` lives in vector/textAnalysis.ts with its
+ * `pythonFloatRepr` (json.ts); `casefold` lives in vector/textAnalysis.ts with its
  * generated table.
  * tests/canonical/python_text_differential_test.ts compares all of it with python3.
  */
-import { compareCodePoints, pythonFloatRepr, writeJsonNumber, writeJsonString } from "./canonicalJson.ts";
-import { JsonNumber, type JsonValue } from "./jsonValue.ts";
+import { compareCodePoints, JsonNumber, type JsonValue, pythonFloatRepr, writeJsonNumber, writeJsonString } from "./json.ts";
 
 // \t \n \v \f \r, U+001C..U+001F, space, NEL, NBSP, U+1680, U+2000..U+200A, U+2028, U+2029,
 // U+202F, U+205F, U+3000. (Not U+200B, U+180E or U+FEFF: Python does not split on those.)

@@ -10,8 +10,7 @@
 import { canonicalWasmBase64 } from "../generated/canonicalWasm.ts";
 import { jsonDepthMax } from "../limits.ts";
 import { instantiateWasmKernel } from "../platform/wasmKernel.ts";
-import { JsonSyntaxError } from "./jsonValue.ts";
-import { pythonFloatRepr } from "./canonicalJson.ts";
+import { JsonSyntaxError, pythonFloatRepr } from "./json.ts";
 
 interface KernelExports {
   memory: WebAssembly.Memory;

@@ -3,7 +3,7 @@
  * the transports ask the strict parser before a call reaches its tool: a receipts log must not
  * guess which of two payload values the agent meant (the CLI and ingest refuse the same input).
  */
-import { JsonSyntaxError, parseJson } from "../canonical/jsonValue.ts";
+import { JsonSyntaxError, parseJson } from "../canonical/json.ts";
 import { jsonDepthMax } from "../limits.ts";
 
 /** The first key repeated within one object of `text` (valid JSON), or null. */

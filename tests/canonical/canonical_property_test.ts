@@ -25,8 +25,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { canonicalJson, writeJson } from "../../src/canonical/canonicalJson.ts";
-import { type JsonValue, parseJson, parseJsonBytes } from "../../src/canonical/jsonValue.ts";
+import { canonicalJson, type JsonValue, parseJson, parseJsonBytes, writeJson } from "../../src/canonical/json.ts";
 import { wasmCanonicalize } from "../../src/canonical/wasmKernel.ts";
 import { propertySeed, Rng } from "../testkit/rng.ts";
 

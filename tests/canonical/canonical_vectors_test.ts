@@ -12,8 +12,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { jsonDepthMax } from "../../src/limits.ts";
-import { canonicalJson, compareCodePoints } from "../../src/canonical/canonicalJson.ts";
-import { JsonNumber, JsonSyntaxError, type JsonValue, parseJson, parseJsonBytes } from "../../src/canonical/jsonValue.ts";
+import { canonicalJson, compareCodePoints, JsonNumber, JsonSyntaxError, type JsonValue, parseJson, parseJsonBytes } from "../../src/canonical/json.ts";
 import { wasmCanonicalize } from "../../src/canonical/wasmKernel.ts";
 
 const encoder = new TextEncoder();

@@ -11,7 +11,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { appendEvents } from "../../src/events/append.ts";
-import { fromJs } from "../../src/canonical/jsonValue.ts";
+import { fromJs } from "../../src/canonical/json.ts";
 import { mixedSessionItems, sampleQueries, writeMixedSession } from "../../src/bench/mixedSession.ts";
 import { readModelTailEventsMax } from "../../src/limits.ts";
 import { readModelDir } from "../../src/readmodel/manifest.ts";
