@@ -7,7 +7,8 @@
  * import { buildCheckout } from "./mod.ts";
  * const checkout = buildCheckout({
  *   sessionId: "default", query: "what blocks the release?", retrieval,
- *   recentEvents: events.slice(-20), replayEventCount: Math.min(20, events.length),
+ *   recentEvents: events.slice(-20), withheldRuleSeqs: index.folds.withheldRuleSeqs(),
+ *   replayEventCount: Math.min(20, events.length),
  *   compacted: events.length > 20, limit: 10, maxTokens: 1200,
  * });
  * console.log(JSON.stringify(checkout));

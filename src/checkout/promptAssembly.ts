@@ -16,7 +16,6 @@ import { compareCodePoints, displayJson, formatPythonFloat, isJsonObject, JsonNu
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { pythonStrRepr } from "../canonical/pythonText.ts";
 import { eventKeyFacts } from "./eventKeyFacts.ts";
-import { withheldRuleEventSeqs } from "../folds/ruleStatus.ts";
 
 // ---------------------------------------------------------------------------
 /*
@@ -873,6 +872,11 @@ export interface AssembleInput {
   retrieval: RetrievalResult;
   /** The replay window to show, oldest first; already cut to the most recent events. */
   recentEvents: EventRecord[];
+  /**
+   * The session's withheld rule events (`SessionFolds.withheldRuleSeqs`: pending and rolled-back
+   * rules), the same set retrieval drops them by: none of them is shown in Recent Events either.
+   */
+  withheldRuleSeqs: ReadonlySet<number>;
   replayEventCount: number;
   /** Whether the replay window was cut (older events exist that are not shown). */
   compacted: boolean;
@@ -1059,8 +1063,7 @@ function promptSections(
   return sections;
 }
 
-function withoutWithheldRules(events: readonly EventRecord[]): readonly EventRecord[] {
-  const withheld = withheldRuleEventSeqs(events);
+function withoutWithheldRules(events: readonly EventRecord[], withheld: ReadonlySet<number>): readonly EventRecord[] {
   return withheld.size === 0 ? events : events.filter((event) => !withheld.has(event.seq));
 }
 
@@ -1069,9 +1072,8 @@ export function assemblyParts(input: AssembleInput): AssemblyParts {
   const selected = selectContexts(input.retrieval.contexts, input.limit);
   const warnings = contextWarnings(selected, input);
   const verbatim = selected.filter(isVerbatim).length;
-  // A pending or rolled-back rule must not reach the prompt through Recent Events either; its
-  // rollback always follows it, so the recent slice alone decides.
-  const shownEvents = withoutWithheldRules(input.recentEvents);
+  // A pending or rolled-back rule must not reach the prompt through Recent Events either.
+  const shownEvents = withoutWithheldRules(input.recentEvents, input.withheldRuleSeqs);
   return {
     selected,
     warnings,
@@ -1102,6 +1104,7 @@ function assembledContext(context: RetrievedContext): AssembledContext {
  * @example
  * const assembly = assembleContext({
  *   sessionId: "default", query: "release plan", retrieval, recentEvents: events.slice(-20),
+ *   withheldRuleSeqs: index.folds.withheldRuleSeqs(),
  *   replayEventCount: Math.min(events.length, 20), compacted: events.length > 20, limit: 10,
  * });
  * assembly.prompt.startsWith("# Recent Events"); // true

@@ -648,6 +648,7 @@ export class MemoryService implements SessionReader {
       query: request.query,
       retrieval,
       recentEvents: recent,
+      withheldRuleSeqs: session.index.folds.withheldRuleSeqs(),
       replayEventCount: recent.length,
       compacted: recent.length < replayedCount,
       limit: request.limit,

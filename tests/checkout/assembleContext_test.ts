@@ -15,6 +15,7 @@ function input(overrides: Partial<AssembleInput> = {}): AssembleInput {
     query: "release plan",
     retrieval: retrieval([context(1, "Release plan (decision): ship on Friday")]),
     recentEvents: [event(1, "decision.made", "user", [["decision", "ship on Friday"]])],
+    withheldRuleSeqs: new Set(),
     replayEventCount: 1,
     compacted: false,
     limit: 10,
@@ -65,6 +66,21 @@ describe("assembleContext prompt", () => {
       "1.5 True 7 T",
     );
     assert.equal(eventText(event(1, "t.x", "a", [["title", null], ["summary", false]])), "t.x by a");
+  });
+
+  test("assembleContext leaves the session's withheld rule events out of Recent Events but counts them as replayed", () => {
+    const assembly = assembleContext(input({
+      recentEvents: [
+        event(1, "decision.made", "user", [["decision", "ship on Friday"]]),
+        event(2, "memory.rule.proposed", "agent", [["rule", "verify the canary first"]]),
+        event(3, "note.added", "agent", [["text", "canary is green"]]),
+      ],
+      withheldRuleSeqs: new Set([2]),
+      replayEventCount: 3,
+    }));
+    assert.ok(assembly.prompt.startsWith("# Recent Events\n[1] decision.made by user\nship on Friday\n[3] note.added by agent\ncanary is green\n\n"));
+    assert.ok(!assembly.prompt.includes("verify the canary first"));
+    assert.equal(assembly.replay_event_count, 3);
   });
 
   test("assembleContext with no events and no contexts keeps both headers", () => {

@@ -14,6 +14,7 @@ function input(overrides: Partial<CheckoutInput> = {}): CheckoutInput {
     query: "release plan",
     retrieval: retrieval([context(1, "Release plan (decision): ship on Friday", { entityName: "Release plan", entityType: "decision" })]),
     recentEvents: [event(1, "decision.made", "user", [["decision", "ship on Friday"]])],
+    withheldRuleSeqs: new Set(),
     replayEventCount: 1,
     compacted: false,
     limit: 10,

@@ -244,6 +244,7 @@ describe("checkout with the long-horizon section", () => {
     query: "release plan",
     retrieval: retrieval([context(1, "Release plan: ship friday")]),
     recentEvents: [],
+    withheldRuleSeqs: new Set<number>(),
     replayEventCount: 0,
     compacted: false,
     limit: 10,

@@ -58,7 +58,7 @@ test("a store held by another process degrades the read to the log", { skip: ski
     const index = buildSessionIndex("s", foldLogRows("s", projected.events), projected.events, null);
     const retrieval = retrieveDegraded(index, "Adopt Kuzu", { limit: 5 }, projected.degradedReason!);
     const checkout = buildCheckout({
-      sessionId: "s", query: "Adopt Kuzu", retrieval, recentEvents: projected.events, replayEventCount: 1, compacted: false, limit: 5,
+      sessionId: "s", query: "Adopt Kuzu", retrieval, recentEvents: projected.events, withheldRuleSeqs: index.folds.withheldRuleSeqs(), replayEventCount: 1, compacted: false, limit: 5,
     });
     assert.equal(checkout.diagnostics.projection_degraded, true);
     assert.ok(checkout.warnings.some((w) => w.includes("degraded")), checkout.warnings.join(" | "));

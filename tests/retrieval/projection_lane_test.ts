@@ -127,7 +127,7 @@ describe("mergeProjectionContexts", () => {
 
 describe("# Context Warnings", () => {
   const assemble = (retrieval: RetrievalResult) =>
-    assembleContext({ sessionId: "default", query: "alpha", retrieval, recentEvents: [], replayEventCount: 0, compacted: false, limit: 5 });
+    assembleContext({ sessionId: "default", query: "alpha", retrieval, recentEvents: [], withheldRuleSeqs: new Set(), replayEventCount: 0, compacted: false, limit: 5 });
 
   test("a projection item without a source-level citation adds a warning line; a cited one does not", () => {
     const projection = (citations: string[], eventRef: string): CompactionProjection => ({
