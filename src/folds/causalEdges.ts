@@ -75,10 +75,9 @@ export function causalEdges(sessionId: string, rows: SessionGraphRows, events: r
  * rows, never reopen one (a restated entity gets a new version), so a base relation that made no
  * edge at the base never makes one later, and a base edge stays until the tail closes its
  * relation or one of its versions. The projection appends relations in order, so the tail's new
- * relations come after every base relation: their edges go last, in relation order. Stored as
- * the edges themselves (a JSON round trip keeps their key order).
+ * relations come after every base relation: their edges go last, in relation order.
  */
-export const causalEdgesFold: SessionFold<readonly CausalEdge[], CausalEdge[]> = {
+export const causalEdgesFold: SessionFold<readonly CausalEdge[]> = {
   name: "causal_edges",
   empty: () => [],
   apply(base, { sessionId, changes, lookups }) {
@@ -113,8 +112,6 @@ export const causalEdgesFold: SessionFold<readonly CausalEdge[], CausalEdge[]> =
   },
   // Events are reached by seq, through `lookups`, for the relations' citations.
   readsEvent: () => false,
-  encode: (edges) => [...edges],
-  decode: (edges) => edges,
 };
 
 /**

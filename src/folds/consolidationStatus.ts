@@ -205,14 +205,12 @@ export function continueConsolidationCandidates(base: Iterable<readonly [string,
   return candidates;
 }
 
-/** The consolidation candidates as a session fold; stored as the `[id, candidate]` entries in creation order. */
-export const consolidationCandidatesFold: SessionFold<ReadonlyMap<string, CandidateState>, Array<[string, CandidateState]>> = {
+/** The consolidation candidates as a session fold, in creation order. */
+export const consolidationCandidatesFold: SessionFold<ReadonlyMap<string, CandidateState>> = {
   name: "consolidation_candidates",
   empty: () => new Map(),
   apply: (base, tail) => continueConsolidationCandidates(base, tail.events),
   readsEvent: (event) => consolidationStepOf(event) !== undefined,
-  encode: (candidates) => [...candidates],
-  decode: (entries) => new Map(entries),
 };
 
 /** When the candidate's validity window closed: its creation payload's `valid_to`, else its invalidation's `invalid_at`. */

@@ -38,9 +38,9 @@ function payloadText(event: EventRecord, key: string, fallback: string): string 
 /**
  * Net feedback per entity (`reinforcementKey`), continued over a tail. A key keeps the position
  * of the first event that touched it, even when its net comes back to 0, so a continuation gives
- * the entries of the whole log in the same order. Stored as the `[key, net]` entries in order.
+ * the entries of the whole log in the same order.
  */
-export const reinforcementFold: SessionFold<ReadonlyMap<string, number>, Array<[string, number]>> = {
+export const reinforcementFold: SessionFold<ReadonlyMap<string, number>> = {
   name: "reinforcement",
   empty: () => new Map(),
   apply(base, tail) {
@@ -56,6 +56,4 @@ export const reinforcementFold: SessionFold<ReadonlyMap<string, number>, Array<[
     return net;
   },
   readsEvent: (event) => event.type === reinforcedEventType || event.type === feedbackEventType,
-  encode: (net) => [...net],
-  decode: (entries) => new Map(entries),
 };

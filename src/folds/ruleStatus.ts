@@ -90,9 +90,9 @@ export function withheldRuleEventSeqs(events: readonly EventRecord[]): ReadonlyS
  * tail `memory.rolled_back` withholds the rule event it targets, which the event lookup finds
  * (base or tail) to check that it is a rule event with that hash. The state alone is enough: a
  * base rollback cannot target a tail event, since a tail event's hash covers, through
- * `prev_hash`, the base rollback itself. Stored as the seqs, ascending.
+ * `prev_hash`, the base rollback itself. The set holds the seqs ascending.
  */
-export const withheldRuleSeqsFold: SessionFold<ReadonlySet<number>, number[]> = {
+export const withheldRuleSeqsFold: SessionFold<ReadonlySet<number>> = {
   name: "withheld_rule_seqs",
   empty: () => new Set(),
   apply(base, tail) {
@@ -114,6 +114,4 @@ export const withheldRuleSeqsFold: SessionFold<ReadonlySet<number>, number[]> = 
     return added ? new Set([...withheld].sort((a, b) => a - b)) : withheld;
   },
   readsEvent: (event) => event.type === ruleProposedEventType || rollbackTargetOf(event) !== undefined,
-  encode: (withheld) => [...withheld],
-  decode: (seqs) => new Set(seqs),
 };

@@ -4,13 +4,14 @@
  * consolidation candidates). Every fold is written once, as a continuation: `apply` takes the
  * state at some head and what the log added after it, and gives the state at the new head. The
  * state of a whole log is the continuation from `empty()` over all of it (`wholeLogTail`); the
- * read model stores `encode(state)` at its head, and a later read decodes it and continues over
- * the tail. Both paths must give the same state: same sets, map entries and their order, same
- * edges in the same order (tests/folds/session_fold_registry_test.ts).
+ * read model stores the state at its head (in the form the registry, folds/sessionFolds.ts,
+ * gives each fold), and a later read decodes it and continues over the tail. Both paths must give
+ * the same state: same sets, map entries and their order, same edges in the same order
+ * (tests/folds/session_fold_registry_test.ts).
  *
  * @example
  * const state = fold.apply(fold.empty(), wholeLogTail(sessionId, rows, events));
- * const later = fold.apply(fold.decode(JSON.parse(JSON.stringify(fold.encode(state)))), tail);
+ * const later = fold.apply(decodeFoldState(fold, JSON.parse(JSON.stringify(encodeFoldState(fold, state)))), tail);
  */
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { EntityRow, GraphDiff, RelationRow, SessionGraphRows } from "../projection/types.ts";
@@ -39,11 +40,8 @@ export interface FoldTail {
   lookups: TailFoldLookups;
 }
 
-/**
- * One whole-session fold. `apply` never modifies `state` (a stored state can serve several
- * tails); `decode(encode(state))` after a JSON round trip continues exactly as `state` does.
- */
-export interface SessionFold<State, Json> {
+/** One whole-session fold. `apply` never modifies `state` (a stored state can serve several tails). */
+export interface SessionFold<State> {
   /** The key the read-model manifest stores this fold under (`folds.<name>`). */
   readonly name: string;
   empty(): State;
@@ -54,8 +52,6 @@ export interface SessionFold<State, Json> {
    * fold reads, with `lookups` reaching the others, without holding every event.
    */
   readsEvent(event: EventRecord): boolean;
-  encode(state: State): Json;
-  decode(json: Json): State;
 }
 
 /** The graph changes of a tail that changed nothing (`GraphFold.diff()` is null for no events). */

@@ -5,9 +5,12 @@
  * model stored at its head (decoded), or that state continued over a tail of events. Each fold is
  * computed on first use and then remembered, so a read pays only for the folds it touches.
  *
- * What must never change without bumping the read-model schema (readmodel/manifest.ts): the
- * registry's names, their order (the manifest's `folds` object lists them in this order) and each
- * fold's `encode`, since a stored state is continued as it was written.
+ * The registry also says how each fold's state is stored (`storedForms`), so what the manifest
+ * keeps under `folds` is defined here, in one place, and a read of a stored state decodes it here
+ * without entering the fold's own module. What must never change without bumping the read-model
+ * schema (readmodel/manifest.ts): the registry's names, their order (the manifest's `folds`
+ * object lists them in this order) and each stored form, since a stored state is continued as it
+ * was written.
  *
  * @example
  * const folds = sessionFoldsOfLog(sessionId, rows, events);
@@ -49,23 +52,72 @@ export const sessionFoldRegistry = {
   reinforcement: reinforcementFold,
   causalEdges: causalEdgesFold,
   consolidationCandidates: consolidationCandidatesFold,
-} satisfies { readonly [K in keyof SessionFolds]: SessionFold<ReturnType<SessionFolds[K]>, StoredFoldState[keyof StoredFoldState]> };
+} satisfies { readonly [K in keyof SessionFolds]: SessionFold<ReturnType<SessionFolds[K]>> };
+
+/**
+ * How a fold's state is kept in the manifest: `decode` of `encode(state)` after a JSON round trip
+ * continues exactly as `state` does (same members, entries and order).
+ */
+export interface StoredForm<State, Json> {
+  encode(state: State): Json;
+  decode(json: Json): State;
+}
+
+/** A set of seqs, stored as its members in set order (ascending, as the rule fold keeps them). */
+const seqSet: StoredForm<ReadonlySet<number>, number[]> = { encode: (seqs) => [...seqs], decode: (seqs) => new Set(seqs) };
+
+/** A map kept in insertion order, stored as its `[key, value]` entries in that order. */
+function entryList<Value>(): StoredForm<ReadonlyMap<string, Value>, Array<[string, Value]>> {
+  return { encode: (map) => [...map], decode: (entries) => new Map(entries) };
+}
+
+/** A list of records stored as themselves (a JSON round trip keeps their key order). */
+const recordList: StoredForm<readonly CausalEdge[], CausalEdge[]> = { encode: (edges) => [...edges], decode: (edges) => edges };
+
+/** Each registered fold's stored form, under the same key as in `sessionFoldRegistry`. */
+export const storedForms = {
+  withheldRuleSeqs: seqSet,
+  reinforcement: entryList<number>(),
+  causalEdges: recordList,
+  consolidationCandidates: entryList<CandidateState>(),
+} satisfies { readonly [K in keyof SessionFolds]: StoredForm<ReturnType<SessionFolds[K]>, StoredFoldState[keyof StoredFoldState]> };
+
+/** The registered folds' stored forms, by fold. */
+const storedFormByFold: ReadonlyMap<SessionFold<unknown>, StoredForm<unknown, unknown>> = new Map(
+  (Object.keys(sessionFoldRegistry) as (keyof SessionFolds)[]).map((key) => [sessionFoldRegistry[key], storedForms[key]]),
+);
+
+function storedFormOf<State>(fold: SessionFold<State>): StoredForm<State, unknown> {
+  const form = storedFormByFold.get(fold);
+  if (form === undefined) throw new Error(`the fold ${fold.name} is not registered`);
+  return form as StoredForm<State, unknown>;
+}
+
+/** `state` of a registered fold in the form the manifest stores it. */
+export function encodeFoldState<State>(fold: SessionFold<State>, state: State): unknown {
+  return storedFormOf(fold).encode(state);
+}
+
+/** The state of a registered fold from the form the manifest stores it in. */
+export function decodeFoldState<State>(fold: SessionFold<State>, json: unknown): State {
+  return storedFormOf(fold).decode(json);
+}
 
 /** Gives a registered fold's state at the head the folds are for. */
-export type FoldSource = <State, Json>(fold: SessionFold<State, Json>) => State;
+export type FoldSource = <State>(fold: SessionFold<State>) => State;
 
-/** The manifest keeps under each fold's name what that fold's `encode` gave. */
-function storedJson<Json>(stored: StoredFoldState, fold: SessionFold<unknown, Json>): Json {
-  return stored[fold.name as keyof StoredFoldState] as Json;
+/** The manifest keeps under each fold's name what its stored form's `encode` gave. */
+function storedState<State>(stored: StoredFoldState, fold: SessionFold<State>): State {
+  return decodeFoldState(fold, stored[fold.name as keyof StoredFoldState]);
 }
 
 /** Each registered fold computed from `source` on first use, then remembered. */
 export class RegistrySessionFolds implements SessionFolds {
-  private readonly states = new Map<SessionFold<unknown, unknown>, unknown>();
+  private readonly states = new Map<SessionFold<unknown>, unknown>();
 
   constructor(private readonly source: FoldSource) {}
 
-  private state<State, Json>(fold: SessionFold<State, Json>): State {
+  private state<State>(fold: SessionFold<State>): State {
     if (!this.states.has(fold)) this.states.set(fold, this.source(fold));
     return this.states.get(fold) as State;
   }
@@ -103,7 +155,7 @@ export function someSessionFoldReads(event: EventRecord): boolean {
 }
 
 /** The registered folds in registry order: bit `i` of `sessionFoldsReading` is fold `i`. */
-const registeredFolds: readonly SessionFold<unknown, unknown>[] = Object.values(sessionFoldRegistry);
+const registeredFolds: readonly SessionFold<unknown>[] = Object.values(sessionFoldRegistry);
 
 /** Which registered folds read `event`: bit `i` set when the `i`-th of the registry does. */
 export function sessionFoldsReading(event: EventRecord): number {
@@ -128,7 +180,7 @@ export function keptSeqsFoldSource(
   eventAt: (seq: number) => EventRecord | undefined,
 ): FoldSource {
   return (fold) => {
-    const bit = 1 << registeredFolds.indexOf(fold as SessionFold<unknown, unknown>);
+    const bit = 1 << registeredFolds.indexOf(fold);
     const events: EventRecord[] = [];
     for (let i = 0; i < kept.count; i++) {
       if ((kept.folds[i] & bit) === 0) continue;
@@ -162,7 +214,7 @@ export function sessionFoldsOfLog(sessionId: string, rows: SessionGraphRows | nu
 
 /** The folds as the read model stored them at its head. */
 export function storedSessionFolds(stored: StoredFoldState): SessionFolds {
-  return new RegistrySessionFolds((fold) => fold.decode(storedJson(stored, fold)));
+  return new RegistrySessionFolds((fold) => storedState(stored, fold));
 }
 
 /**
@@ -170,15 +222,15 @@ export function storedSessionFolds(stored: StoredFoldState): SessionFolds {
  * `stored` is never modified, so one manifest can serve several tails.
  */
 export function continueSessionFolds(stored: StoredFoldState, tail: FoldTail): SessionFolds {
-  return new RegistrySessionFolds((fold) => fold.apply(fold.decode(storedJson(stored, fold)), tail));
+  return new RegistrySessionFolds((fold) => fold.apply(storedState(stored, fold), tail));
 }
 
 /** The folds as the manifest stores them; what the read-model writer writes and a continuation reads. */
 export function storedFoldState(folds: SessionFolds): StoredFoldState {
   return {
-    withheld_rule_seqs: sessionFoldRegistry.withheldRuleSeqs.encode(folds.withheldRuleSeqs()),
-    reinforcement: sessionFoldRegistry.reinforcement.encode(folds.reinforcement()),
-    causal_edges: sessionFoldRegistry.causalEdges.encode(folds.causalEdges()),
-    consolidation_candidates: sessionFoldRegistry.consolidationCandidates.encode(folds.consolidationCandidates()),
+    withheld_rule_seqs: storedForms.withheldRuleSeqs.encode(folds.withheldRuleSeqs()),
+    reinforcement: storedForms.reinforcement.encode(folds.reinforcement()),
+    causal_edges: storedForms.causalEdges.encode(folds.causalEdges()),
+    consolidation_candidates: storedForms.consolidationCandidates.encode(folds.consolidationCandidates()),
   };
 }

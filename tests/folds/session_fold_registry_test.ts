@@ -28,6 +28,8 @@ import { replayRules, withheldRuleEventSeqs } from "../../src/folds/ruleStatus.t
 import { type FoldTail, noGraphChanges, type SessionFold, wholeLogTail } from "../../src/folds/sessionFold.ts";
 import {
   continueSessionFolds,
+  decodeFoldState,
+  encodeFoldState,
   keptEventsFoldSource,
   RegistrySessionFolds,
   sessionFoldRegistry,
@@ -243,12 +245,12 @@ async function generatedLog(seed: number, interleaved: readonly AppendItem[] = [
 }
 
 /** `fold`'s state as the manifest stores it, as JSON text. */
-function storedJson<State, Json>(fold: SessionFold<State, Json>, state: State): string {
-  return JSON.stringify(fold.encode(state));
+function storedJson<State>(fold: SessionFold<State>, state: State): string {
+  return JSON.stringify(encodeFoldState(fold, state));
 }
 
 /** `tail` with only the events `fold` reads; the others stay reachable through its lookups. */
-function tailReadBy<State, Json>(fold: SessionFold<State, Json>, tail: FoldTail): FoldTail {
+function tailReadBy<State>(fold: SessionFold<State>, tail: FoldTail): FoldTail {
   return { ...tail, events: tail.events.filter((event) => fold.readsEvent(event)) };
 }
 
@@ -256,15 +258,15 @@ function tailReadBy<State, Json>(fold: SessionFold<State, Json>, tail: FoldTail)
  * The state `fold` had at `from` events, stored as JSON, continued over events from..head (over
  * the tail `narrow` makes of them, when given).
  */
-function continuedAt<State, Json>(
-  fold: SessionFold<State, Json>,
+function continuedAt<State>(
+  fold: SessionFold<State>,
   events: readonly EventRecord[],
   from: number,
   head: number,
   narrow: (tail: FoldTail) => FoldTail = (tail) => tail,
 ): State {
   const baseRows = foldLogRows(sessionId, events.slice(0, from));
-  const base = fold.decode(JSON.parse(storedJson(fold, fold.apply(fold.empty(), wholeLogTail(sessionId, baseRows, events.slice(0, from))))) as Json);
+  const base = decodeFoldState(fold, JSON.parse(storedJson(fold, fold.apply(fold.empty(), wholeLogTail(sessionId, baseRows, events.slice(0, from))))));
   const graph = new GraphFold(sessionId, baseRows);
   const tail = events.slice(from, head);
   for (const event of tail) graph.apply(event, extractEvent(event));
@@ -307,7 +309,7 @@ describe("session fold registry", () => {
     const nonEmpty = new Set<string>();
     for (const [seed, { events, rows }] of logs) {
       console.log(`seed ${seed}: ${events.length} events`);
-      for (const fold of Object.values(sessionFoldRegistry) as SessionFold<unknown, unknown>[]) {
+      for (const fold of Object.values(sessionFoldRegistry) as SessionFold<unknown>[]) {
         if (storedJson(fold, fold.apply(fold.empty(), wholeLogTail(sessionId, rows, events))) !== "[]") nonEmpty.add(fold.name);
       }
       const candidates = [...referenceCandidates(events).values()];
@@ -322,8 +324,8 @@ describe("session fold registry", () => {
 
   test("the continuation from empty over the whole log equals the batch replay, for every registered fold", () => {
     for (const [seed, { events, rows }] of logs) {
-      for (const fold of Object.values(sessionFoldRegistry) as SessionFold<unknown, unknown>[]) {
-        const expected = JSON.stringify(fold.encode(references[fold.name](rows, events)));
+      for (const fold of Object.values(sessionFoldRegistry) as SessionFold<unknown>[]) {
+        const expected = storedJson(fold, references[fold.name](rows, events));
         assert.equal(storedJson(fold, fold.apply(fold.empty(), wholeLogTail(sessionId, rows, events))), expected, `seed ${seed}: ${fold.name}`);
       }
       // The batch functions other features call are the same fold from empty.
@@ -350,8 +352,8 @@ describe("session fold registry", () => {
   test("a state stored at k events and continued over the rest equals the whole log's, for every registered fold and several k", slow, () => {
     for (const [seed, { events, rows }] of logs) {
       const cuts = [1, 2, Math.floor(events.length / 4), Math.floor(events.length / 2), Math.floor((3 * events.length) / 4), events.length - 1, events.length];
-      for (const fold of Object.values(sessionFoldRegistry) as SessionFold<unknown, unknown>[]) {
-        const expected = JSON.stringify(fold.encode(references[fold.name](rows, events)));
+      for (const fold of Object.values(sessionFoldRegistry) as SessionFold<unknown>[]) {
+        const expected = storedJson(fold, references[fold.name](rows, events));
         for (const k of cuts) assert.equal(storedJson(fold, continuedAt(fold, events, k, events.length)), expected, `seed ${seed}: ${fold.name} stored at ${k}`);
       }
     }
@@ -400,7 +402,7 @@ describe("session fold registry", () => {
     for (const type of new Set([...otherTypes, ...Object.keys(mixed.typeCounts)])) assert.ok(mixedTypes.has(type), `the interleaved log has no ${type}`);
     const readCounts = new Map<string, number>();
     for (const [label, { events, rows }] of all) {
-      for (const fold of Object.values(sessionFoldRegistry) as SessionFold<unknown, unknown>[]) {
+      for (const fold of Object.values(sessionFoldRegistry) as SessionFold<unknown>[]) {
         const whole = wholeLogTail(sessionId, rows, events);
         const read = tailReadBy(fold, whole);
         readCounts.set(fold.name, (readCounts.get(fold.name) ?? 0) + read.events.length);
