@@ -6,8 +6,8 @@
  * computed on first use and then remembered, so a read pays only for the folds it touches.
  *
  * The registry also says how each fold's state is stored (`storedForms`), so what the manifest
- * keeps under `folds` is defined here, in one place, and a read of a stored state decodes it here
- * without entering the fold's own module. What must never change without bumping the read-model
+ * keeps under `folds` is defined here, in one place, and a reader of the stored folds needs only
+ * this module. What must never change without bumping the read-model
  * schema (readmodel/manifest.ts): the registry's names, their order (the manifest's `folds`
  * object lists them in this order) and each stored form, since a stored state is continued as it
  * was written.
@@ -71,14 +71,14 @@ function entryList<Value>(): StoredForm<ReadonlyMap<string, Value>, Array<[strin
   return { encode: (map) => [...map], decode: (entries) => new Map(entries) };
 }
 
-/** A list of records stored as themselves (a JSON round trip keeps their key order). */
-const recordList: StoredForm<readonly CausalEdge[], CausalEdge[]> = { encode: (edges) => [...edges], decode: (edges) => edges };
+/** The causal edges, stored as themselves in order (a JSON round trip keeps their key order). */
+const edgeList: StoredForm<readonly CausalEdge[], CausalEdge[]> = { encode: (edges) => [...edges], decode: (edges) => edges };
 
 /** Each registered fold's stored form, under the same key as in `sessionFoldRegistry`. */
 export const storedForms = {
   withheldRuleSeqs: seqSet,
   reinforcement: entryList<number>(),
-  causalEdges: recordList,
+  causalEdges: edgeList,
   consolidationCandidates: entryList<CandidateState>(),
 } satisfies { readonly [K in keyof SessionFolds]: StoredForm<ReturnType<SessionFolds[K]>, StoredFoldState[keyof StoredFoldState]> };
 
