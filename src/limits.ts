@@ -219,6 +219,14 @@ export const semanticEmbedPerReadMax = 16;
 export const semanticEmbedPerReadCharsMax = 2048;
 
 /**
+ * The bundled model collects garbage once it has embedded this many characters since it last did,
+ * and after its first batch (which also leaves its load behind): a model batch leaves garbage in
+ * proportion to its text, and a process holding a large session lets it pile onto its peak. A
+ * read's facts get a collection (20-40 ms at 1M events); a query alone mostly does not.
+ */
+export const semanticEmbedCollectCharsMin = 512;
+
+/**
  * `zaxy serve` embeds the facts reads left without a vector while idle, this many per step: a call
  * that arrives during a step waits for it (about 0.1 s with the bundled model).
  */
