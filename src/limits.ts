@@ -219,10 +219,10 @@ export const semanticEmbedPerReadMax = 16;
 export const semanticEmbedPerReadCharsMax = 2048;
 
 /**
- * The bundled model collects garbage once it has embedded this many characters since it last did,
- * and after its first batch (which also leaves its load behind): a model batch leaves garbage in
- * proportion to its text, and a process holding a large session lets it pile onto its peak. A
- * read's facts get a collection (20-40 ms at 1M events); a query alone mostly does not.
+ * The bundled model collects garbage once it has embedded this many characters since it last did.
+ * Its load and each batch leave tens of MB of garbage, which the collector, tuned to a large
+ * session's heap, lets pile onto a read's peak: a read that embeds facts gets a collection (one,
+ * 20-50 ms at 1M events; 1M-event first reads peak at ~275 MB instead of ~310), a query alone does not.
  */
 export const semanticEmbedCollectCharsMin = 512;
 

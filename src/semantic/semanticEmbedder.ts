@@ -102,7 +102,6 @@ export async function loadSemanticEmbedder(assets: SemanticAssets): Promise<Sema
   const receipt: SemanticModelReceipt = { id: semanticModelId, weights_sha256: assets.weightsSha256, dim: semanticEmbeddingDim };
   // One model call at a time: TF.js's backend is process-wide.
   let queue: Promise<unknown> = Promise.resolve();
-  let collectedOnce = false;
   let charsSinceCollection = 0;
   return {
     receipt,
@@ -114,11 +113,10 @@ export async function loadSemanticEmbedder(assets: SemanticAssets): Promise<Sema
           const rows = await encoder.embed(batch);
           for (const row of rows) out.push(l2Normalised(row));
           charsSinceCollection += batch.reduce((sum, text) => sum + text.length, 0);
-          if (!collectedOnce || charsSinceCollection >= semanticEmbedCollectCharsMin) {
+          if (charsSinceCollection >= semanticEmbedCollectCharsMin) {
             // The collector, tuned to the session's heap, would let the batch's garbage (and the
-            // load's, after the first) pile onto the read's peak (docs/benchmarks.md, cold checkout).
+            // model's load, the first time) pile onto the read's peak (docs/benchmarks.md, cold checkout).
             collectGarbageNow();
-            collectedOnce = true;
             charsSinceCollection = 0;
           }
         }

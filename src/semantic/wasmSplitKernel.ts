@@ -1,10 +1,11 @@
 /**
  * TF.js's `SplitV` for its WASM backend, copying each part straight from the input's place in
  * the WASM heap. The kernel TF.js ships reads the whole input back into a fresh JavaScript array
- * once per part (three 3 MB copies per transformer layer for a read's 16 facts), garbage that
- * lands on the peak of a read that embeds facts: on a 1,000,000-event session it put the model's
- * batch at +65 MB of memory instead of +40 MB. The parts hold the same float32 bits either way:
- * both kernels only copy.
+ * once per part (three 3 MB copies per transformer layer for a read's 11 facts), garbage that
+ * lands on the peak of a read that embeds facts: on the bench's 1,000,000-event session memory rose
+ * ~45 MB during such a batch with it and ~20 MB without; a first read of the long-note 1M session
+ * peaked 10-15 MB higher with it. The parts hold the same float32 bits either way: both kernels
+ * only copy (tests/semantic/semanticEmbedder_test.ts holds the vectors frozen).
  *
  * Registered by semanticEmbedder.ts once the backend is up (`registerWasmSplitKernel`).
  *
