@@ -219,6 +219,14 @@ export const semanticEmbedPerReadMax = 16;
 export const semanticEmbedPerReadCharsMax = 2048;
 
 /**
+ * The bundled model collects garbage once it has embedded this many characters since it last did.
+ * Its load and each batch leave tens of MB of garbage, which the collector, tuned to a large
+ * session's heap, lets pile onto a read's peak: a read that embeds facts gets a collection (one,
+ * 20-50 ms at 1M events; 1M-event first reads peak at ~275 MB instead of ~310), a query alone does not.
+ */
+export const semanticEmbedCollectCharsMin = 512;
+
+/**
  * `zaxy serve` embeds the facts reads left without a vector while idle, this many per step: a call
  * that arrives during a step waits for it (about 0.1 s with the bundled model).
  */

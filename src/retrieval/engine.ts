@@ -542,15 +542,28 @@ export interface VectorHit {
   similarity: number;
 }
 
+/**
+ * Each index's last vector-lane answer. A read that ranks with the semantic lane ranks twice
+ * (first without it, to decide whether to load the model; then with it), and the scan of a
+ * 1,000,000-event index allocates ~30 MB (a score per vector): reusing the first answer keeps the
+ * second ranking, made while the model is loaded, off the read's peak. An index is immutable, so
+ * its answer to a query never changes.
+ */
+const lastVectorLaneHits = new WeakMap<SessionIndex, { query: string; limit: number; hits: readonly VectorHit[] }>();
+
 /** The best `limit` entities by exact cosine, best first. */
 export function vectorLaneHits(index: SessionIndex, query: string, limit: number): VectorHit[] {
   const vectors = index.vectors;
   if (vectors === null || vectors.count === 0 || limit <= 0) return [];
+  const last = lastVectorLaneHits.get(index);
+  if (last !== undefined && last.query === query && last.limit === limit) return last.hits.map((hit) => ({ ...hit }));
   const [embedding] = hashEmbedMany([query], vectors.dim);
   // A version's position is its vector key (writeReadModel.ts checks it); a key without a
   // position is not an entity of this index and is never offered.
-  const hits = exactCosineTop(vectors.index, embedding, limit, (key) => index.positionOfVectorKey(key) !== undefined);
-  return hits.map(({ key, similarity }) => ({ position: index.positionOfVectorKey(key)!, similarity }));
+  const hits = exactCosineTop(vectors.index, embedding, limit, (key) => index.positionOfVectorKey(key) !== undefined)
+    .map(({ key, similarity }) => ({ position: index.positionOfVectorKey(key)!, similarity }));
+  lastVectorLaneHits.set(index, { query, limit, hits: hits.map((hit) => ({ ...hit })) });
+  return hits;
 }
 
 // ---------------------------------------------------------------------------

@@ -17,8 +17,11 @@
  */
 import * as tf from "@energetic-ai/core";
 import { EmbeddingsModel } from "@energetic-ai/embeddings";
+import { semanticEmbedCollectCharsMin } from "../limits.ts";
+import { collectGarbageNow } from "../platform/mod.ts";
 import { loadSemanticAssets, type SemanticAssets, semanticEmbeddingDim, semanticModelId } from "./semanticModel.ts";
 import { canonicalSemanticText, l2Normalised } from "./semanticText.ts";
+import { registerWasmSplitKernel, type TfKernelRegistry } from "./wasmSplitKernel.ts";
 
 export { canonicalSemanticText } from "./semanticText.ts";
 
@@ -52,7 +55,7 @@ export function semanticSimilarity(a: Float32Array, b: Float32Array): number {
 }
 
 /** The parts of TF.js this module calls (its bundled declarations re-export packages npm does not install). */
-interface TfRuntime {
+interface TfRuntime extends TfKernelRegistry {
   env(): { set(flag: string, value: boolean): void };
   setWasmPaths(paths: Record<string, string>): void;
   setBackend(name: string): Promise<boolean>;
@@ -77,6 +80,7 @@ function startBackend(assets: SemanticAssets): Promise<void> {
     });
     await runtime.setBackend("wasm");
     await runtime.ready();
+    registerWasmSplitKernel(runtime);
   })();
   return backendReady;
 }
@@ -98,14 +102,23 @@ export async function loadSemanticEmbedder(assets: SemanticAssets): Promise<Sema
   const receipt: SemanticModelReceipt = { id: semanticModelId, weights_sha256: assets.weightsSha256, dim: semanticEmbeddingDim };
   // One model call at a time: TF.js's backend is process-wide.
   let queue: Promise<unknown> = Promise.resolve();
+  let charsSinceCollection = 0;
   return {
     receipt,
     embed(texts) {
       const run = queue.then(async () => {
         const out: Float32Array[] = [];
         for (let i = 0; i < texts.length; i += embedBatchSize) {
-          const rows = await encoder.embed(texts.slice(i, i + embedBatchSize).map(canonicalSemanticText));
+          const batch = texts.slice(i, i + embedBatchSize).map(canonicalSemanticText);
+          const rows = await encoder.embed(batch);
           for (const row of rows) out.push(l2Normalised(row));
+          charsSinceCollection += batch.reduce((sum, text) => sum + text.length, 0);
+          if (charsSinceCollection >= semanticEmbedCollectCharsMin) {
+            // The collector, tuned to the session's heap, would let the batch's garbage (and the
+            // model's load, the first time) pile onto the read's peak (docs/benchmarks.md, cold checkout).
+            collectGarbageNow();
+            charsSinceCollection = 0;
+          }
         }
         return out;
       });

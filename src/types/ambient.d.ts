@@ -50,6 +50,10 @@ declare module "@energetic-ai/core" {
   export function ready(): Promise<void>;
   export function loadGraphModel(handler: unknown): Promise<unknown>;
   export const io: { fromMemory(artifacts: Record<string, unknown>): unknown };
+  export function unregisterKernel(kernelName: string, backendName: string): void;
+  export function registerKernel(config: { kernelName: string; backendName: string; kernelFunc: (args: never) => unknown }): void;
+  export const util: { parseAxisParam(axis: number | number[], shape: number[]): number[] };
+  export const backend_util: { prepareSplitSize(x: unknown, numOrSizeSplits: number | number[], axis: number): number[] };
 }
 
 declare module "*/kuzu-wasm/nodejs/kuzu/kuzu_wasm.js" {

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { loadSemanticAssets, quantiseUseLite, semanticModelId } from "../../src/semantic/semanticModel.ts";
 import { canonicalSemanticText, semanticSimilarity, sharedSemanticEmbedder } from "../../src/semantic/semanticEmbedder.ts";
+import { paraphraseFacts } from "../../src/bench/paraphraseSet.ts";
 
 const slow = { timeout: 120_000 };
 
@@ -63,4 +64,16 @@ test("embeddings are deterministic, normalised, and a paraphrase is nearer than 
   assert.equal(hash(again), hash([fact, paraphrase, unrelated]));
   // Frozen: the same under Bun, Deno and the compiled binary.
   assert.equal(hash([fact, paraphrase, unrelated]), "d99966e5a4d3d2e466078294b8b1618559ebeefd16e407e4d5007211edbffef4");
+});
+
+test("a read's batch of 16 facts of mixed lengths embeds to the frozen vectors", slow, async () => {
+  // The shape of a first read's batch (up to 16 facts, ~2,000 characters): it runs every kernel the
+  // model has at a batch size and sequence length a three-sentence batch does not reach.
+  const embedder = await sharedSemanticEmbedder();
+  const facts = paraphraseFacts.slice(0, 16).map((fact, i) => `${fact.text}: ${"because the previous setup could not keep up with the load ".repeat(i % 4)}`.trim());
+  const vectors = await embedder.embed(facts);
+  const hash = createHash("sha256");
+  for (const v of vectors) hash.update(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+  // Frozen: vectors stored by earlier releases stay valid, so answers do not change.
+  assert.equal(hash.digest("hex"), "f6fc0d69f7591adfd3cd8862567fd86d81668b2d004f27d00b1854786a5c2a85");
 });
