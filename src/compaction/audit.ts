@@ -47,7 +47,7 @@ import { defaultEmbeddingDim } from "../vector/hashEmbedding.ts";
 import { AuditFacts, detached } from "./auditFacts.ts";
 import { AuditVectors } from "./auditVectors.ts";
 import { clusterRows, defaultClusterThreshold } from "./clustering.ts";
-import { eventContext } from "./eventContext.ts";
+import { auditContext, eventContext } from "./eventContext.ts";
 import { eventIdentities, hasSourceCitation } from "./identities.ts";
 import { remediationPlan, type RemediationStep } from "./remediation.ts";
 
@@ -306,7 +306,8 @@ function readEventFacts(path: string, vectors: AuditVectors, progress: ProgressS
       uncited.count++;
       if (uncited.listed.length < auditUncitedEventsListedMax) uncited.listed.push({ seq: record.seq, hash: detached(record.hash), event_type: detached(record.type) });
     }
-    vectors.addText(eventContext(record));
+    const context = auditContext(record);
+    vectors.addContext(context.text, context.repeated);
     // Parsing leaves ~10 KB of garbage per event; collecting now and then keeps the peak near
     // the live data instead of the collector's heuristics.
     if (facts.count % gcEveryEvents === 0) requestGarbageCollection();

@@ -154,6 +154,15 @@ export class TokenBuckets {
    * buckets.eachTokenSlot("Cache  cache", () => tokens++); // tokens === 2, the same slot twice
    */
   eachTokenSlot(text: string, visit: (slot: number) => void): void {
+    if (this.scanTokenSlots(text, visit) === 0) visit(this.slotOf(""));
+  }
+
+  /**
+   * `eachTokenSlot` without the empty token for a text that has none: calls `visit(slot)` for
+   * each token of `text.casefold().split()` and returns how many there were. For a text whose
+   * tokens are counted together with others' (a row built from several texts).
+   */
+  scanTokenSlots(text: string, visit: (slot: number) => void): number {
     const length = text.length;
     let tokenCount = 0;
     let i = 0;
@@ -176,7 +185,7 @@ export class TokenBuckets {
       visit(ascii ? this.slotOfLoweredAscii(text, start, i, tokenHashFinal(h)) : this.slotOf(pythonCaseFold(text.slice(start, i))));
       tokenCount++;
     }
-    if (tokenCount === 0) visit(this.slotOf(""));
+    return tokenCount;
   }
 
   private insert(token: string, hash: number): number {
