@@ -79,6 +79,10 @@ export class AuditVectors {
   private readonly paletteCodes: Int32Array;
   private readonly paletteStamp: Int32Array;
   private readonly mins = new Uint32Array(sketchBins);
+  // How many times each token `visitSlot` is called with counts (see `addContext`).
+  private weight = 1;
+  // One callback for every scan: a single target the scanner's call can inline.
+  private readonly visitSlot = (slot: number): void => this.accumulate(slot);
 
   /** `tokens` is the token cache to use (a fresh one of the default size unless given). */
   constructor(dim: number, tokens: TokenBuckets = new TokenBuckets(dim)) {
@@ -121,7 +125,8 @@ export class AuditVectors {
    */
   addText(text: string): void {
     this.startRow();
-    this.tokens.eachTokenSlot(text, (slot) => this.accumulate(slot));
+    this.weight = 1;
+    this.tokens.eachTokenSlot(text, this.visitSlot);
     this.finishRow();
   }
 
@@ -133,13 +138,11 @@ export class AuditVectors {
    */
   addContext(text: string, repeated: readonly string[]): void {
     this.startRow();
-    let tokenCount = this.tokens.scanTokenSlots(text, (slot) => this.accumulate(slot));
-    for (const run of repeated) {
-      tokenCount += 2 * this.tokens.scanTokenSlots(run, (slot) => {
-        this.accumulate(slot);
-        this.accumulate(slot);
-      });
-    }
+    this.weight = 1;
+    let tokenCount = this.tokens.scanTokenSlots(text, this.visitSlot);
+    this.weight = 2;
+    for (const run of repeated) tokenCount += this.tokens.scanTokenSlots(run, this.visitSlot);
+    this.weight = 1;
     // Python embeds a text without tokens as the one token "".
     if (tokenCount === 0) this.accumulate(this.tokens.slotOf(""));
     this.finishRow();
@@ -149,11 +152,15 @@ export class AuditVectors {
     this.mins.fill(emptyBin);
   }
 
+  /**
+   * Adds the token in cache slot `slot` to the row, `weight` times (a token seen twice adds
+   * twice to its bucket; the sketch keeps minimums, which a repeat does not change).
+   */
   private accumulate(slot: number): void {
     const cache = this.tokens;
     const bucket = cache.bucket[slot];
     this.touchedBits[bucket >>> 5] |= 1 << (bucket & 31);
-    this.sums[bucket] += cache.positive[slot] === 1 ? 1 : -1;
+    this.sums[bucket] += cache.positive[slot] === 1 ? this.weight : -this.weight;
     const h = cache.sketchHash[slot];
     const bin = h & (sketchBins - 1);
     // The bin takes the low bits; compare the rest so every bin is a min over fresh bits.
