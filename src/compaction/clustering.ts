@@ -48,57 +48,61 @@ export interface Clustering {
  * took 80 MB more).
  */
 class BandChains {
-  private readonly newestBefore: Int32Array;
-  private readonly newestLeaderBefore: Int32Array;
+  // Per (row, band), side by side: the newest earlier non-zero row with the same key, then the
+  // newest earlier leader (one cache line serves both walks of a mate).
+  private readonly links: Int32Array;
 
   constructor(vectors: AuditVectors, rowCount: number) {
-    this.newestBefore = new Int32Array(rowCount * bandCount).fill(-1);
-    this.newestLeaderBefore = new Int32Array(rowCount * bandCount).fill(-1);
+    this.links = new Int32Array(rowCount * bandCount * 2).fill(-1);
     const table = new BandKeyTable(rowCount);
     for (let b = 0; b < bandCount; b++) {
       table.clear();
       for (let row = 0; row < rowCount; row++) {
         if (vectors.isZero(row)) continue;
-        this.newestBefore[row * bandCount + b] = table.swapNewest(vectors.bandKey(row, b), row);
+        this.links[(row * bandCount + b) * 2] = table.swapNewest(vectors.bandKey(row, b), row);
       }
     }
   }
 
   /**
-   * Fills in `row`'s newest earlier leader per band; `leads(r)` says whether earlier row `r`
-   * leads a cluster. Called once per non-zero row, in row order, before `leadersOf(row, …)`.
+   * Fills in `row`'s newest earlier leader per band; `leads[r]` is 1 when earlier row `r` leads
+   * a cluster. Called once per non-zero row, in row order, before `leadersOf(row, …)`.
    */
-  linkLeaders(row: number, leads: (r: number) => boolean): void {
-    const base = row * bandCount;
+  linkLeaders(row: number, leads: Uint8Array): void {
+    const links = this.links;
     for (let b = 0; b < bandCount; b++) {
-      const mate = this.newestBefore[base + b];
-      this.newestLeaderBefore[base + b] = mate < 0 ? -1 : leads(mate) ? mate : this.newestLeaderBefore[mate * bandCount + b];
+      const at = (row * bandCount + b) * 2;
+      const mate = links[at];
+      links[at + 1] = mate < 0 ? -1 : leads[mate] === 1 ? mate : links[(mate * bandCount + b) * 2 + 1];
     }
   }
 
   /**
    * Writes into `out` each distinct leader sharing a band with `row` (bands in order, most
-   * recent first per band, at most `bandScanMax` per band) and returns how many.
+   * recent first per band, at most `bandScanMax` per band) and returns how many. `stamps[r *
+   * stride + stampAt]` marks the rows already written for `row`.
    */
-  leadersOf(row: number, stamp: Int32Array, out: Int32Array): number {
-    return this.walk(this.newestLeaderBefore, row, stamp, out);
+  leadersOf(row: number, stamps: Int32Array, stride: number, stampAt: number, out: Int32Array): number {
+    return this.walk(1, row, stamps, stride, stampAt, out);
   }
 
   /** As `leadersOf`, over every earlier non-zero row. */
-  matesOf(row: number, stamp: Int32Array, out: Int32Array): number {
-    return this.walk(this.newestBefore, row, stamp, out);
+  matesOf(row: number, stamps: Int32Array, stride: number, stampAt: number, out: Int32Array): number {
+    return this.walk(0, row, stamps, stride, stampAt, out);
   }
 
-  private walk(chains: Int32Array, row: number, stamp: Int32Array, out: Int32Array): number {
+  private walk(kind: number, row: number, stamps: Int32Array, stride: number, stampAt: number, out: Int32Array): number {
+    const links = this.links;
     let count = 0;
     for (let b = 0; b < bandCount; b++) {
-      let mate = chains[row * bandCount + b];
+      let mate = links[(row * bandCount + b) * 2 + kind];
       for (let k = 0; k < bandScanMax && mate >= 0; k++) {
-        if (stamp[mate] !== row) {
-          stamp[mate] = row;
+        const stamp = mate * stride + stampAt;
+        if (stamps[stamp] !== row) {
+          stamps[stamp] = row;
           out[count++] = mate;
         }
-        mate = chains[mate * bandCount + b];
+        mate = links[(mate * bandCount + b) * 2 + kind];
       }
     }
     return count;
@@ -150,6 +154,13 @@ export class BandKeyTable {
   }
 }
 
+/** The Int32 fields of a row in `clusterRows`' per-row table, and their offsets. */
+const rowInts = 4;
+const clusterAt = 0;
+const leaderStampAt = 1;
+const mateStampAt = 2;
+const nearestAt = 3;
+
 /** Whether (cosine, index) beats the current nearest: higher cosine, ties to the lower index. */
 function isNearer(cosine: number, index: number, currentCosine: number, currentIndex: number): boolean {
   if (currentIndex < 0 || cosine > currentCosine + tieTolerance) return true;
@@ -162,61 +173,76 @@ function isNearer(cosine: number, index: number, currentCosine: number, currentI
  */
 export function clusterRows(vectors: AuditVectors, threshold: number): Clustering {
   const n = vectors.count;
-  const clusterOf = new Int32Array(n);
-  const nearestNeighbour = new Int32Array(n).fill(-1);
-  const nearestCosine = new Float64Array(n);
   const chains = new BandChains(vectors, n);
-  // A row leads when it opened its cluster (clusters are numbered by their leader, in row order).
-  const leaderOf = new Int32Array(n);
-  const leads = (r: number): boolean => leaderOf[clusterOf[r]] === r;
-  const leaderStamp = new Int32Array(n).fill(-1);
-  const mateStamp = new Int32Array(n).fill(-1);
+  // Per row, side by side, what placing a later row reads of it as a mate (one cache line rather
+  // than one per column: at a million rows each was a miss): its cluster, the last row that
+  // met it as a leader and as a mate, its nearest neighbour so far; and the f64s: its cosine with
+  // the row being placed (valid when that row met it as a leader), its nearest cosine so far.
+  const ints = new Int32Array(n * rowInts);
+  const floats = new Float64Array(n * 2);
+  for (let row = 0; row < n; row++) {
+    ints[row * rowInts + leaderStampAt] = -1;
+    ints[row * rowInts + mateStampAt] = -1;
+    ints[row * rowInts + nearestAt] = -1;
+  }
+  const leads = new Uint8Array(n);
   const scattered = new Float64Array(vectors.dim);
-  // A row's cosine with each leader it was compared with (those `leaderStamp` marks for it):
-  // leaders are band-mates too, so about half the mates of the second scan were scored by the first.
-  const cosineOf = new Float64Array(n);
   const mates = new Int32Array(bandCount * bandScanMax);
+  // Clusters are numbered by their leader, in row order.
   let clusterCount = 0;
   for (let row = 0; row < n; row++) {
     let best = -1;
+    let bestCluster = -1;
     let bestCosine = -Infinity;
+    const at = row * rowInts;
     if (!vectors.isZero(row)) {
       vectors.scatter(row, scattered);
       chains.linkLeaders(row, leads);
-      const leaderCount = chains.leadersOf(row, leaderStamp, mates);
+      const leaderCount = chains.leadersOf(row, ints, rowInts, leaderStampAt, mates);
       for (let k = 0; k < leaderCount; k++) {
         const leader = mates[k];
         const cosine = vectors.cosineScattered(row, scattered, leader);
-        cosineOf[leader] = cosine;
+        floats[leader * 2] = cosine;
         if (1 - cosine > threshold) continue;
-        if (cosine > bestCosine + tieTolerance || (cosine >= bestCosine - tieTolerance && clusterOf[leader] < clusterOf[best])) {
+        const cluster = ints[leader * rowInts + clusterAt];
+        if (cosine > bestCosine + tieTolerance || (cosine >= bestCosine - tieTolerance && cluster < bestCluster)) {
           best = leader;
+          bestCluster = cluster;
           bestCosine = cosine;
         }
       }
-      const mateCount = chains.matesOf(row, mateStamp, mates);
+      const mateCount = chains.matesOf(row, ints, rowInts, mateStampAt, mates);
       for (let k = 0; k < mateCount; k++) {
         const mate = mates[k];
-        const cosine = leaderStamp[mate] === row ? cosineOf[mate] : vectors.cosineScattered(row, scattered, mate);
+        const mateAt = mate * rowInts;
+        const cosine = ints[mateAt + leaderStampAt] === row ? floats[mate * 2] : vectors.cosineScattered(row, scattered, mate);
         if (cosine <= 0) continue;
         // Earlier rows win ties: `mate` < `row`, and rows are visited in order.
-        if (isNearer(cosine, mate, nearestCosine[row], nearestNeighbour[row])) {
-          nearestNeighbour[row] = mate;
-          nearestCosine[row] = cosine;
+        if (isNearer(cosine, mate, floats[row * 2 + 1], ints[at + nearestAt])) {
+          ints[at + nearestAt] = mate;
+          floats[row * 2 + 1] = cosine;
         }
-        if (isNearer(cosine, row, nearestCosine[mate], nearestNeighbour[mate])) {
-          nearestNeighbour[mate] = row;
-          nearestCosine[mate] = cosine;
+        if (isNearer(cosine, row, floats[mate * 2 + 1], ints[mateAt + nearestAt])) {
+          ints[mateAt + nearestAt] = row;
+          floats[mate * 2 + 1] = cosine;
         }
       }
       vectors.clear(row, scattered);
     }
     if (best >= 0) {
-      clusterOf[row] = clusterOf[best];
+      ints[at + clusterAt] = bestCluster;
     } else {
-      leaderOf[clusterCount] = row;
-      clusterOf[row] = clusterCount++;
+      leads[row] = 1;
+      ints[at + clusterAt] = clusterCount++;
     }
+  }
+  const clusterOf = new Int32Array(n);
+  const nearestNeighbour = new Int32Array(n);
+  const nearestCosine = new Float64Array(n);
+  for (let row = 0; row < n; row++) {
+    clusterOf[row] = ints[row * rowInts + clusterAt];
+    nearestNeighbour[row] = ints[row * rowInts + nearestAt];
+    nearestCosine[row] = floats[row * 2 + 1];
   }
   return { clusterOf, clusterCount, nearestNeighbour, nearestCosine };
 }
