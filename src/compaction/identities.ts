@@ -13,6 +13,7 @@ import { JsonNumber, type JsonObject, type JsonValue, pythonStr } from "../canon
 import { citationUri, type EventRecord } from "../eventloom/mod.ts";
 
 const identityCodePattern = /\b(?:identity|doc|decision|task|user|goal)-code-\d{4}\b/g;
+const identityCodeMarker = "-code-";
 const namedIdentityKeys = ["taskId", "userId", "goalTitle", "title", "mission_id", "worker_id", "finding_id", "claim_key", "claim_value"];
 
 export interface EventIdentities {
@@ -63,7 +64,8 @@ export function eventIdentities(record: Pick<EventRecord, "thread" | "seq" | "ha
     .map((key) => nonEmptyString(payload.get(key)))
     .filter((value): value is string => value !== undefined)
     .join(" ");
-  for (const match of text.matchAll(identityCodePattern)) found.push(match[0]);
+  // Every code holds "-code-": a native substring search spares the pattern most long texts.
+  if (text.includes(identityCodeMarker)) for (const match of text.matchAll(identityCodePattern)) found.push(match[0]);
   const content = [...new Set(found)].filter((identity) => identity !== eventRef);
   return { eventRef, content };
 }
