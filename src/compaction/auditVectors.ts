@@ -74,12 +74,14 @@ export class AuditVectors {
   private readonly sums: Int32Array;
   private readonly touchedBits: Uint32Array;
   private readonly touched: Uint16Array;
-  // Per-row scratch for the palette: each distinct sum's code (open addressing keyed by sum).
+  // Per-row scratch for the palette: each distinct sum's code (open addressing keyed by sum), an
+  // entry being valid while its stamp is the row's `paletteRows` (which `release` never resets).
   private readonly paletteSums: Int32Array;
   private readonly paletteCodes: Int32Array;
   private readonly paletteStamp: Int32Array;
+  private paletteRows = 0;
   private readonly mins = new Uint32Array(sketchBins);
-  // How many times each token `visitSlot` is called with counts (see `addContext`).
+  // How many times `accumulate` counts a token: 2 while `addContext` scans its repeated runs.
   private weight = 1;
   // One callback for every scan: a single target the scanner's call can inline.
   private readonly visitSlot = (slot: number): void => this.accumulate(slot);
@@ -191,7 +193,7 @@ export class AuditVectors {
     const norm = Math.sqrt(sumSquaresExact);
     // Codes: the k-th distinct non-zero sum (in index order) is code k; `touched` is rewritten
     // to hold, per non-zero, its dimension, and `sums` its code, until the block is written.
-    const row = this.count;
+    const row = this.paletteRows++;
     const slotMask = this.paletteSums.length - 1;
     let nonZero = 0;
     let paletteSize = 0;

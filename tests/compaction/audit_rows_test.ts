@@ -106,6 +106,10 @@ test("rows over many chunks and with wide palettes read back as the kernel's row
   assert.ok(scattered.every((v) => v === 0));
   vectors.release();
   assert.equal(vectors.count, 0);
+  // Rows added after a release are numbered from 0 again and read back as the kernel's.
+  const again = [350, 0, 351, 350, 1];
+  for (const row of again) vectors.addText(texts[row]);
+  again.forEach((from, row) => assert.deepEqual(vectors.dense([row]), Float32Array.from(kernelRows[from]), `row ${row} after release`));
 });
 
 test("BandKeyTable answers as a Map from key to newest row, colliding keys included", () => {
