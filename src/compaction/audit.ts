@@ -48,7 +48,7 @@ import { AuditFacts, detached } from "./auditFacts.ts";
 import { AuditVectors } from "./auditVectors.ts";
 import { clusterRows, defaultClusterThreshold } from "./clustering.ts";
 import { auditContext, eventContext } from "./eventContext.ts";
-import { eventIdentities, hasSourceCitation } from "./identities.ts";
+import { contentIdentities, eventIdentities, hasSourceCitation } from "./identities.ts";
 import { remediationPlan, type RemediationStep } from "./remediation.ts";
 
 export type AuditStrategy = "medoid" | "exemplar";
@@ -298,10 +298,10 @@ function readEventFacts(path: string, vectors: AuditVectors, progress: ProgressS
   for (const record of readRecords(path)) {
     const invalid = invalidDerivedEvent(record);
     if (invalid !== undefined) invalidDerived.push(invalid);
-    const ids = eventIdentities(record);
+    const content = contentIdentities(record);
     const ms = Date.parse(record.timestamp);
     const cited = hasSourceCitation(record);
-    facts.add({ seq: record.seq, thread: record.thread, hash: record.hash, content: ids.content, cited, window: Math.floor(ms / temporalWindowMs) });
+    facts.add({ seq: record.seq, thread: record.thread, hash: record.hash, content, cited, window: Math.floor(ms / temporalWindowMs) });
     if (!cited) {
       uncited.count++;
       if (uncited.listed.length < auditUncitedEventsListedMax) uncited.listed.push({ seq: record.seq, hash: detached(record.hash), event_type: detached(record.type) });
