@@ -741,7 +741,7 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
   const clusters = clusterEvents(vectors, n, opts);
   const groups = groupClusters(clusters, n);
   // Between stages, what the last one dropped is freed before the next allocates: typed arrays
-  // (the clustering's tables, ~250 MB at a million events) are outside the collector's heap
+  // (the clustering's tables, ~180 MB at a million events) are outside the collector's heap
   // accounting, and the allocator does not hand freed pages back.
   collectGarbageNow();
 

@@ -40,7 +40,7 @@ export interface Clustering {
  * -1. Built one band at a time with one band's table, so only the chains stay.
  *
  * The leaders sharing a band key with a row are the leaders among those chains, so they are
- * chained too (`newestLeaderBefore`), filled in row by row as clustering decides who leads: a
+ * chained too (each link's second half), filled in row by row as clustering decides who leads: a
  * row's newest earlier leader with the same key is its chain predecessor when that one leads,
  * else the predecessor's own newest earlier leader. Walking that chain visits the same leaders,
  * in the same order, as a table of leaders per band key would, without a hash probe per band
