@@ -47,8 +47,8 @@ import { defaultEmbeddingDim } from "../vector/hashEmbedding.ts";
 import { AuditFacts, detached } from "./auditFacts.ts";
 import { AuditVectors } from "./auditVectors.ts";
 import { clusterRows, defaultClusterThreshold } from "./clustering.ts";
-import { eventContext } from "./eventContext.ts";
-import { eventIdentities, hasSourceCitation } from "./identities.ts";
+import { auditContext, eventContext } from "./eventContext.ts";
+import { contentIdentities, eventIdentities, hasSourceCitation } from "./identities.ts";
 import { remediationPlan, type RemediationStep } from "./remediation.ts";
 
 export type AuditStrategy = "medoid" | "exemplar";
@@ -298,15 +298,16 @@ function readEventFacts(path: string, vectors: AuditVectors, progress: ProgressS
   for (const record of readRecords(path)) {
     const invalid = invalidDerivedEvent(record);
     if (invalid !== undefined) invalidDerived.push(invalid);
-    const ids = eventIdentities(record);
+    const content = contentIdentities(record);
     const ms = Date.parse(record.timestamp);
     const cited = hasSourceCitation(record);
-    facts.add({ seq: record.seq, thread: record.thread, hash: record.hash, content: ids.content, cited, window: Math.floor(ms / temporalWindowMs) });
+    facts.add({ seq: record.seq, thread: record.thread, hash: record.hash, content, cited, window: Math.floor(ms / temporalWindowMs) });
     if (!cited) {
       uncited.count++;
       if (uncited.listed.length < auditUncitedEventsListedMax) uncited.listed.push({ seq: record.seq, hash: detached(record.hash), event_type: detached(record.type) });
     }
-    vectors.addText(eventContext(record));
+    const context = auditContext(record);
+    vectors.addContext(context.text, context.repeated);
     // Parsing leaves ~10 KB of garbage per event; collecting now and then keeps the peak near
     // the live data instead of the collector's heuristics.
     if (facts.count % gcEveryEvents === 0) requestGarbageCollection();
@@ -740,7 +741,7 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
   const clusters = clusterEvents(vectors, n, opts);
   const groups = groupClusters(clusters, n);
   // Between stages, what the last one dropped is freed before the next allocates: typed arrays
-  // (the clustering's tables, ~250 MB at a million events) are outside the collector's heap
+  // (the clustering's tables, ~180 MB at a million events) are outside the collector's heap
   // accounting, and the allocator does not hand freed pages back.
   collectGarbageNow();
 

@@ -12,6 +12,15 @@
  * sketch only decides who is compared, never how near they are. For two rows with token-set
  * Jaccard J, P(share a band) = 1 − (1 − J⁴)¹⁶: 0.94 at J = 0.6, 0.996 at 0.7, > 0.9999 at 0.8.
  * What must never change without re-measuring: the hash, the bin and band counts.
+ *
+ * Storage: each row is one block of 32-bit words in a chunk: [norm, count, palette size P, the
+ * P distinct f32 values of the row, count u16 dimension indices, count codes into the palette
+ * (u8 when P ≤ 256, else u16)]. A row's values are `sum / norm` for a few distinct small
+ * bucket sums, so a value costs a byte, not four: ~3.1 bytes per non-zero instead of 6, and a
+ * cosine with a row reads one short run of memory (clustering reads its mates' rows in random
+ * order: at a million rows that reading, not the arithmetic, was most of the clustering time).
+ * Chunks are never copied or grown: one growing array per column held its old and new storage
+ * at once while growing, and up to half its capacity unused.
  */
 import { TokenBuckets } from "../vector/tokenBuckets.ts";
 import { GrowableArray } from "../growableArray.ts";
@@ -22,35 +31,79 @@ export const sketchBins = 64;
 export const binsPerBand = 4;
 export const bandCount = sketchBins / binsPerBand;
 const emptyBin = 0xffffffff;
+/** A row's address is its chunk << chunkWordBits | its first word in the chunk. */
+const chunkWordBits = 20;
+/** Words of the first chunk; each next chunk doubles, up to 2^chunkWordBits words (4 MiB). */
+const firstChunkWords = 1 << 14;
+/** A block's words before its palette: the row's norm (f32), non-zero count and palette size (u32). */
+const blockHeaderWords = 3;
+/** Palettes up to this size are addressed by one byte per non-zero. */
+const narrowPaletteMax = 256;
+
+/** The words of a block of `count` non-zeros with `paletteSize` distinct values. */
+function blockWords(count: number, paletteSize: number): number {
+  const codeBytes = paletteSize <= narrowPaletteMax ? 1 : 2;
+  return blockHeaderWords + paletteSize + Math.ceil((count * (2 + codeBytes)) / 4);
+}
 
 export class AuditVectors {
   readonly dim: number;
-  private readonly indices = new GrowableArray(new Uint16Array(1 << 16), (n) => new Uint16Array(n));
-  private readonly values = new GrowableArray(new Float32Array(1 << 16), (n) => new Float32Array(n));
-  private readonly offsets = new GrowableArray(new Uint32Array(1 << 12), (n) => new Uint32Array(n));
+  // The same chunks seen as f32 (norms, palettes), u32 (sizes), u16 (indices, wide codes) and u8 (codes).
+  private chunkFloats: Float32Array<ArrayBuffer>[] = [];
+  private chunkWords: Uint32Array<ArrayBuffer>[] = [];
+  private chunkHalves: Uint16Array<ArrayBuffer>[] = [];
+  private chunkBytes: Uint8Array<ArrayBuffer>[] = [];
+  // The block `locate` found: its chunk's views, count, where its palette, indices and codes start.
+  private blockFloats = new Float32Array(0);
+  private blockHalves = new Uint16Array(0);
+  private blockBytes = new Uint8Array(0);
+  private blockCount = 0;
+  private blockPaletteAt = 0;
+  private blockIndexAt = 0;
+  private blockCodeAt = 0;
+  private blockWide = false;
+  /** Words used in the last chunk. */
+  private chunkUsed = 0;
+  /** Each row's block address (see `chunkWordBits`). */
+  private readonly addresses = new GrowableArray(new Uint32Array(1 << 12), (n) => new Uint32Array(n));
   private readonly norms = new GrowableArray(new Float32Array(1 << 12), (n) => new Float32Array(n));
   private readonly bands = new GrowableArray(new Uint32Array(1 << 12), (n) => new Uint32Array(n));
   private readonly tokens: TokenBuckets;
-  // Per-row scratch: bucket sums, the buckets touched (and a stamp saying so), sketch minimums.
+  // Per-row scratch: bucket sums, the buckets touched (one bit each), the touched buckets in
+  // ascending order (filled from the bits when the row is finished), sketch minimums.
   private readonly sums: Int32Array;
-  private readonly touchedStamp: Int32Array;
-  private touched = new Uint16Array(256);
-  private touchedCount = 0;
+  private readonly touchedBits: Uint32Array;
+  private readonly touched: Uint16Array;
+  // Per-row scratch for the palette: each distinct sum's code (open addressing keyed by sum), an
+  // entry being valid while its stamp is the row's `paletteRows` (which `release` never resets).
+  private readonly paletteSums: Int32Array;
+  private readonly paletteCodes: Int32Array;
+  private readonly paletteStamp: Int32Array;
+  private paletteRows = 0;
   private readonly mins = new Uint32Array(sketchBins);
+  // How many times `accumulate` counts a token: 2 while `addContext` scans its repeated runs.
+  private weight = 1;
+  // One callback for every scan: a single target the scanner's call can inline.
+  private readonly visitSlot = (slot: number): void => this.accumulate(slot);
 
   /** `tokens` is the token cache to use (a fresh one of the default size unless given). */
   constructor(dim: number, tokens: TokenBuckets = new TokenBuckets(dim)) {
     if (dim > 0xffff) throw new RangeError(`audit vectors hold dimensions up to 65535, got ${dim}`);
     if (tokens.dim !== dim) throw new RangeError(`token cache dimension ${tokens.dim} differs from ${dim}`);
     this.dim = dim;
-    this.offsets.push(0);
     this.tokens = tokens;
     this.sums = new Int32Array(dim);
-    this.touchedStamp = new Int32Array(dim).fill(-1);
+    this.touchedBits = new Uint32Array(Math.ceil(dim / 32));
+    this.touched = new Uint16Array(dim);
+    let paletteSlots = 16;
+    while (paletteSlots < dim * 2) paletteSlots *= 2;
+    this.paletteSums = new Int32Array(paletteSlots);
+    this.paletteCodes = new Int32Array(paletteSlots);
+    this.paletteStamp = new Int32Array(paletteSlots).fill(-1);
   }
 
   get count(): number {
-    return this.offsets.length - 1;
+    return this.addresses.length;
   }
 
   /**
@@ -74,25 +127,42 @@ export class AuditVectors {
    */
   addText(text: string): void {
     this.startRow();
-    this.tokens.eachTokenSlot(text, (slot) => this.accumulate(slot));
+    this.weight = 1;
+    this.tokens.eachTokenSlot(text, this.visitSlot);
+    this.finishRow();
+  }
+
+  /**
+   * Adds one row from a context text and runs cut out of it (`auditContext`, eventContext.ts):
+   * the same row as `addText` of the whole context, whose tokens are `text`'s plus each of
+   * `repeated`'s twice. A row is a multiset of tokens (bucket sums and sketch minimums do not
+   * depend on the order tokens come in), so a run the context holds twice is scanned once.
+   */
+  addContext(text: string, repeated: readonly string[]): void {
+    this.startRow();
+    this.weight = 1;
+    let tokenCount = this.tokens.scanTokenSlots(text, this.visitSlot);
+    this.weight = 2;
+    for (const run of repeated) tokenCount += this.tokens.scanTokenSlots(run, this.visitSlot);
+    this.weight = 1;
+    // Python embeds a text without tokens as the one token "".
+    if (tokenCount === 0) this.accumulate(this.tokens.slotOf(""));
     this.finishRow();
   }
 
   private startRow(): void {
     this.mins.fill(emptyBin);
-    this.touchedCount = 0;
   }
 
+  /**
+   * Adds the token in cache slot `slot` to the row, `weight` times (a token seen twice adds
+   * twice to its bucket; the sketch keeps minimums, which a repeat does not change).
+   */
   private accumulate(slot: number): void {
     const cache = this.tokens;
     const bucket = cache.bucket[slot];
-    if (this.touchedStamp[bucket] !== this.count) {
-      this.touchedStamp[bucket] = this.count;
-      if (this.touchedCount === this.touched.length) this.growTouched();
-      this.touched[this.touchedCount++] = bucket;
-    }
-
-    this.sums[bucket] += cache.positive[slot] === 1 ? 1 : -1;
+    this.touchedBits[bucket >>> 5] |= 1 << (bucket & 31);
+    this.sums[bucket] += cache.positive[slot] === 1 ? this.weight : -this.weight;
     const h = cache.sketchHash[slot];
     const bin = h & (sketchBins - 1);
     // The bin takes the low bits; compare the rest so every bin is a min over fresh bits.
@@ -100,51 +170,74 @@ export class AuditVectors {
     if (rest < this.mins[bin]) this.mins[bin] = rest;
   }
 
-  private growTouched(): void {
-    const bigger = new Uint16Array(this.touched.length * 2);
-    bigger.set(this.touched);
-    this.touched = bigger;
-  }
-
   private finishRow(): void {
     const sums = this.sums;
     const mins = this.mins;
-    const touchedCount = this.touchedCount;
-    // Insertion sort: ~90 small integers per row, cheaper than a native sort call per row.
+    // The touched buckets in ascending order, read off their bits (and the bits cleared): no
+    // sort per row.
+    const bits = this.touchedBits;
     const touched = this.touched;
-    for (let k = 1; k < touchedCount; k++) {
-      const value = touched[k];
-      let j = k - 1;
-      while (j >= 0 && touched[j] > value) {
-        touched[j + 1] = touched[j];
-        j--;
+    let touchedCount = 0;
+    for (let word = 0; word < bits.length; word++) {
+      let rest = bits[word];
+      if (rest === 0) continue;
+      bits[word] = 0;
+      while (rest !== 0) {
+        const lowest = rest & -rest;
+        touched[touchedCount++] = (word << 5) | (31 - Math.clz32(lowest));
+        rest ^= lowest;
       }
-      touched[j + 1] = value;
     }
     let sumSquaresExact = 0;
     for (let k = 0; k < touchedCount; k++) sumSquaresExact += sums[touched[k]] * sums[touched[k]];
     const norm = Math.sqrt(sumSquaresExact);
-    this.indices.reserve(touchedCount);
-    this.values.reserve(touchedCount);
-    const indices = this.indices.data;
-    const values = this.values.data;
-    let at = this.indices.length;
-    let sumSquares = 0;
+    // Codes: the k-th distinct non-zero sum (in index order) is code k; `touched` is rewritten
+    // to hold, per non-zero, its dimension, and `sums` its code, until the block is written.
+    const row = this.paletteRows++;
+    const slotMask = this.paletteSums.length - 1;
+    let nonZero = 0;
+    let paletteSize = 0;
     for (let k = 0; k < touchedCount; k++) {
       const bucket = touched[k];
       const sum = sums[bucket];
-      sums[bucket] = 0;
       if (sum === 0) continue;
+      let slot = Math.imul(sum, 0x9e3779b1) & slotMask;
+      while (this.paletteStamp[slot] === row && this.paletteSums[slot] !== sum) slot = (slot + 1) & slotMask;
+      if (this.paletteStamp[slot] !== row) {
+        this.paletteStamp[slot] = row;
+        this.paletteSums[slot] = sum;
+        this.paletteCodes[slot] = paletteSize++;
+      }
+      touched[nonZero++] = bucket;
+    }
+    const address = this.reserveBlock(nonZero, paletteSize);
+    const at = address & ((1 << chunkWordBits) - 1);
+    const words = this.chunkWords[address >>> chunkWordBits];
+    words[at + 1] = nonZero;
+    words[at + 2] = paletteSize;
+    this.locate(address);
+    const floats = this.blockFloats;
+    const halves = this.blockHalves;
+    const bytes = this.blockBytes;
+    let sumSquares = 0;
+    for (let k = 0; k < nonZero; k++) {
+      const bucket = touched[k];
+      const sum = sums[bucket];
+      sums[bucket] = 0;
+      let slot = Math.imul(sum, 0x9e3779b1) & slotMask;
+      while (this.paletteSums[slot] !== sum) slot = (slot + 1) & slotMask;
+      const code = this.paletteCodes[slot];
       const f = Math.fround(sum / norm);
-      indices[at] = bucket;
-      values[at] = f;
-      at++;
+      floats[this.blockPaletteAt + code] = f;
+      halves[this.blockIndexAt + k] = bucket;
+      if (this.blockWide) halves[this.blockCodeAt + k] = code;
+      else bytes[this.blockCodeAt + k] = code;
       sumSquares += f * f;
     }
-    this.indices.length = at;
-    this.values.length = at;
-    this.offsets.push(at);
-    this.norms.push(Math.sqrt(sumSquares));
+    const rowNorm = Math.fround(Math.sqrt(sumSquares));
+    floats[at] = rowNorm;
+    this.addresses.push(address);
+    this.norms.push(rowNorm);
     this.bands.reserve(bandCount);
     const bands = this.bands.data;
     const bandBase = this.bands.length;
@@ -159,14 +252,56 @@ export class AuditVectors {
     this.bands.length = bandBase + bandCount;
   }
 
+  /** Room for a block of `count` non-zeros and `paletteSize` values: its address (the caller fills it in). */
+  private reserveBlock(count: number, paletteSize: number): number {
+    const words = blockWords(count, paletteSize);
+    const last = this.chunkFloats.length - 1;
+    if (last >= 0 && this.chunkUsed + words <= this.chunkFloats[last].length) {
+      const address = (last << chunkWordBits) | this.chunkUsed;
+      this.chunkUsed += words;
+      return address;
+    }
+    const previous = last >= 0 ? this.chunkFloats[last].length : firstChunkWords / 2;
+    const size = Math.max(Math.min(previous * 2, 1 << chunkWordBits), words);
+    if (size > 1 << chunkWordBits) throw new RangeError(`an audit row of ${count} non-zeros does not fit a chunk`);
+    const buffer = new ArrayBuffer(size * 4);
+    this.chunkFloats.push(new Float32Array(buffer));
+    this.chunkWords.push(new Uint32Array(buffer));
+    this.chunkHalves.push(new Uint16Array(buffer));
+    this.chunkBytes.push(new Uint8Array(buffer));
+    this.chunkUsed = words;
+    return (last + 1) << chunkWordBits;
+  }
+
   /**
    * Drops every row (the vectors are empty after). What holds the vectors may outlive them: the
    * collector scans the stack conservatively, and a stale reference there kept ~400 MB of rows
    * alive through the rest of a million-event audit.
    */
   release(): void {
-    for (const column of [this.indices, this.values, this.offsets, this.norms, this.bands]) column.clear();
-    this.offsets.push(0);
+    for (const column of [this.addresses, this.norms, this.bands]) column.clear();
+    this.chunkFloats = [];
+    this.chunkWords = [];
+    this.chunkHalves = [];
+    this.chunkBytes = [];
+    this.chunkUsed = 0;
+  }
+
+  /** Points the `block…` fields at the block at `address` (its header must be written). */
+  private locate(address: number): void {
+    const chunk = address >>> chunkWordBits;
+    const at = address & ((1 << chunkWordBits) - 1);
+    const words = this.chunkWords[chunk];
+    this.blockFloats = this.chunkFloats[chunk];
+    this.blockHalves = this.chunkHalves[chunk];
+    this.blockBytes = this.chunkBytes[chunk];
+    const count = words[at + 1];
+    const paletteSize = words[at + 2];
+    this.blockCount = count;
+    this.blockPaletteAt = at + blockHeaderWords;
+    this.blockIndexAt = (at + blockHeaderWords + paletteSize) * 2;
+    this.blockWide = paletteSize > narrowPaletteMax;
+    this.blockCodeAt = this.blockWide ? this.blockIndexAt + count : (this.blockIndexAt + count) * 2;
   }
 
   /** Band `band`'s key for `row`. */
@@ -178,49 +313,56 @@ export class AuditVectors {
     return this.norms.data[row] === 0;
   }
 
-  /** Exact cosine of two rows (0 when either is zero), accumulated in f64. */
-  cosine(a: number, b: number): number {
-    const na = this.norms.data[a];
-    const nb = this.norms.data[b];
-    if (na === 0 || nb === 0) return 0;
-    const idx = this.indices.data;
-    const val = this.values.data;
-    let i = this.offsets.data[a];
-    const iEnd = this.offsets.data[a + 1];
-    let j = this.offsets.data[b];
-    const jEnd = this.offsets.data[b + 1];
-    let dot = 0;
-    while (i < iEnd && j < jEnd) {
-      const di = idx[i];
-      const dj = idx[j];
-      if (di === dj) dot += val[i++] * val[j++];
-      else if (di < dj) i++;
-      else j++;
-    }
-    return dot / (na * nb);
-  }
-
   /** Writes `row`'s values into `dense` (all zeros before); `clear` undoes it. */
   scatter(row: number, dense: Float64Array): void {
-    for (let k = this.offsets.data[row]; k < this.offsets.data[row + 1]; k++) dense[this.indices.data[k]] = this.values.data[k];
+    this.locate(this.addresses.data[row]);
+    const halves = this.blockHalves;
+    const floats = this.blockFloats;
+    const count = this.blockCount;
+    const indexAt = this.blockIndexAt;
+    const codeAt = this.blockCodeAt;
+    const paletteAt = this.blockPaletteAt;
+    if (this.blockWide) {
+      for (let k = 0; k < count; k++) dense[halves[indexAt + k]] = floats[paletteAt + halves[codeAt + k]];
+    } else {
+      const bytes = this.blockBytes;
+      for (let k = 0; k < count; k++) dense[halves[indexAt + k]] = floats[paletteAt + bytes[codeAt + k]];
+    }
   }
 
   clear(row: number, dense: Float64Array): void {
-    for (let k = this.offsets.data[row]; k < this.offsets.data[row + 1]; k++) dense[this.indices.data[k]] = 0;
+    this.locate(this.addresses.data[row]);
+    const halves = this.blockHalves;
+    const count = this.blockCount;
+    const indexAt = this.blockIndexAt;
+    for (let k = 0; k < count; k++) dense[halves[indexAt + k]] = 0;
   }
 
   /**
-   * Cosine of `row` (scattered into `dense` by `scatter`) with `other`: the same products as
-   * `cosine`, summed in `other`'s index order, which is ascending as in `cosine`.
+   * Cosine of `row` (scattered into `dense` by `scatter`) with `other`, accumulated in f64 over
+   * `other`'s non-zeros in ascending index order: the products of the two rows' f32 values
+   * (exact in f64), summed in the order a merge of the two sparse rows would. Reads only
+   * `other`'s block (its norm is the block's first word).
    */
   cosineScattered(row: number, dense: Float64Array, other: number): number {
     const na = this.norms.data[row];
-    const nb = this.norms.data[other];
+    const address = this.addresses.data[other];
+    const nb = this.chunkFloats[address >>> chunkWordBits][address & ((1 << chunkWordBits) - 1)];
     if (na === 0 || nb === 0) return 0;
-    const idx = this.indices.data;
-    const val = this.values.data;
+    this.locate(address);
+    const halves = this.blockHalves;
+    const floats = this.blockFloats;
+    const count = this.blockCount;
+    const indexAt = this.blockIndexAt;
+    const codeAt = this.blockCodeAt;
+    const paletteAt = this.blockPaletteAt;
     let dot = 0;
-    for (let k = this.offsets.data[other]; k < this.offsets.data[other + 1]; k++) dot += dense[idx[k]] * val[k];
+    if (this.blockWide) {
+      for (let k = 0; k < count; k++) dot += dense[halves[indexAt + k]] * floats[paletteAt + halves[codeAt + k]];
+    } else {
+      const bytes = this.blockBytes;
+      for (let k = 0; k < count; k++) dot += dense[halves[indexAt + k]] * floats[paletteAt + bytes[codeAt + k]];
+    }
     return dot / (na * nb);
   }
 
@@ -236,11 +378,17 @@ export class AuditVectors {
   denseInto(rows: ArrayLike<number>, scratch: Float32Array): Float32Array {
     const out = scratch.subarray(0, rows.length * this.dim);
     out.fill(0);
-    const idx = this.indices.data;
-    const val = this.values.data;
     for (let r = 0; r < rows.length; r++) {
       const base = r * this.dim;
-      for (let k = this.offsets.data[rows[r]]; k < this.offsets.data[rows[r] + 1]; k++) out[base + idx[k]] = val[k];
+      this.locate(this.addresses.data[rows[r]]);
+      const halves = this.blockHalves;
+      const floats = this.blockFloats;
+      const bytes = this.blockBytes;
+      const wide = this.blockWide;
+      for (let k = 0; k < this.blockCount; k++) {
+        const code = wide ? halves[this.blockCodeAt + k] : bytes[this.blockCodeAt + k];
+        out[base + halves[this.blockIndexAt + k]] = floats[this.blockPaletteAt + code];
+      }
     }
     return out;
   }

@@ -35,129 +35,131 @@ export interface Clustering {
 }
 
 /**
- * Slots for `rowCount` rows at most 80 % full. Not a power of two: at a million rows the next
- * power of two would take 60 % more memory, and a slot is 16 bands wide.
- */
-function slotsFor(rowCount: number): number {
-  return Math.max(16, Math.ceil(rowCount * 1.25));
-}
-
-/** `key`'s home slot among `slots` (multiply-high: every slot reachable, no power of two needed). */
-function homeSlot(key: number, slots: number): number {
-  return Math.min(slots - 1, Math.floor((key * slots) / 4294967296));
-}
-
-/**
- * Index of `key`'s slot in the `slots` slots of band `band` starting at `base` of `table` (each
- * holding row + 1, 0 when empty; the key is that row's band key): its own, or the empty one where
- * it would go.
- */
-function bandSlot(table: Uint32Array, base: number, slots: number, vectors: AuditVectors, band: number, key: number): number {
-  let i = homeSlot(key, slots);
-  for (;;) {
-    const entry = table[base + i];
-    if (entry === 0 || vectors.bandKey(entry - 1, band) === key) return base + i;
-    i = i + 1 === slots ? 0 : i + 1;
-  }
-}
-
-/**
- * For each band, the rows inserted under each band key, newest first: a hash table from key to
- * the newest row, and per (row, band) the previous row with the same key. Flat typed arrays
- * (O(n) memory, no per-key objects) instead of a Map of arrays per band. A slot holds only its
- * row + 1 (0: empty); the key is the row's own band key, read from the vectors.
- */
-class LeaderTables {
-  private readonly slots: Uint32Array;
-  private readonly previous: Int32Array;
-  private readonly slotsPerBand: number;
-  // The slots `matesOf` found for `foundFor`, per band: a row that then leads a cluster is
-  // inserted there (nothing is inserted in between), without probing the table again.
-  private readonly found = new Int32Array(bandCount);
-  private foundFor = -1;
-
-  constructor(private readonly vectors: AuditVectors, rowCount: number) {
-    this.slotsPerBand = slotsFor(rowCount);
-    this.slots = new Uint32Array(this.slotsPerBand * bandCount);
-    this.previous = new Int32Array(rowCount * bandCount);
-  }
-
-  /** Index of `key`'s slot in band `band`: its own, or the empty one where it would go. */
-  private slotOf(band: number, key: number): number {
-    return bandSlot(this.slots, band * this.slotsPerBand, this.slotsPerBand, this.vectors, band, key);
-  }
-
-  /**
-   * Writes into `out` each distinct row sharing a band with `row` (bands in order, most recent
-   * first per band, at most `bandScanMax` per band) and returns how many.
-   */
-  matesOf(row: number, stamp: Int32Array, out: Int32Array): number {
-    let count = 0;
-    this.foundFor = row;
-    for (let b = 0; b < bandCount; b++) {
-      const at = this.slotOf(b, this.vectors.bandKey(row, b));
-      this.found[b] = at;
-      let mate = this.slots[at] - 1;
-      for (let k = 0; k < bandScanMax && mate >= 0; k++) {
-        if (stamp[mate] !== row) {
-          stamp[mate] = row;
-          out[count++] = mate;
-        }
-        mate = this.previous[mate * bandCount + b];
-      }
-    }
-    return count;
-  }
-
-  insert(row: number): void {
-    const found = this.foundFor === row;
-    for (let b = 0; b < bandCount; b++) {
-      const at = found ? this.found[b] : this.slotOf(b, this.vectors.bandKey(row, b));
-      this.previous[row * bandCount + b] = this.slots[at] - 1;
-      this.slots[at] = row + 1;
-    }
-  }
-}
-
-/**
  * Every non-zero row's band-mates in log order, known before clustering starts (every such row
  * is inserted, in order): per (row, band) the newest earlier non-zero row with the same key, or
  * -1. Built one band at a time with one band's table, so only the chains stay.
+ *
+ * The leaders sharing a band key with a row are the leaders among those chains, so they are
+ * chained too (each link's second half), filled in row by row as clustering decides who leads: a
+ * row's newest earlier leader with the same key is its chain predecessor when that one leads,
+ * else the predecessor's own newest earlier leader. Walking that chain visits the same leaders,
+ * in the same order, as a table of leaders per band key would, without a hash probe per band
+ * and row (at a million rows each probe was a cache miss into the band keys, and the tables
+ * took 80 MB more).
  */
-class EveryoneChains {
-  private readonly newestBefore: Int32Array;
+class BandChains {
+  // Per (row, band), side by side: the newest earlier non-zero row with the same key, then the
+  // newest earlier leader (one cache line serves both walks of a mate).
+  private readonly links: Int32Array;
 
   constructor(vectors: AuditVectors, rowCount: number) {
-    this.newestBefore = new Int32Array(rowCount * bandCount).fill(-1);
-    const slots = slotsFor(rowCount);
-    const table = new Uint32Array(slots);
+    this.links = new Int32Array(rowCount * bandCount * 2).fill(-1);
+    const table = new BandKeyTable(rowCount);
     for (let b = 0; b < bandCount; b++) {
-      table.fill(0);
+      table.clear();
       for (let row = 0; row < rowCount; row++) {
         if (vectors.isZero(row)) continue;
-        const i = bandSlot(table, 0, slots, vectors, b, vectors.bandKey(row, b));
-        this.newestBefore[row * bandCount + b] = table[i] - 1;
-        table[i] = row + 1;
+        this.links[(row * bandCount + b) * 2] = table.swapNewest(vectors.bandKey(row, b), row);
       }
     }
   }
 
-  /** As `LeaderTables.matesOf`, over every earlier non-zero row. */
-  matesOf(row: number, stamp: Int32Array, out: Int32Array): number {
+  /**
+   * Fills in `row`'s newest earlier leader per band; `leads[r]` is 1 when earlier row `r` leads
+   * a cluster. Called once per non-zero row, in row order, before `leadersOf(row, …)`.
+   */
+  linkLeaders(row: number, leads: Uint8Array): void {
+    const links = this.links;
+    for (let b = 0; b < bandCount; b++) {
+      const at = (row * bandCount + b) * 2;
+      const mate = links[at];
+      links[at + 1] = mate < 0 ? -1 : leads[mate] === 1 ? mate : links[(mate * bandCount + b) * 2 + 1];
+    }
+  }
+
+  /**
+   * Writes into `out` each distinct leader sharing a band with `row` (bands in order, most
+   * recent first per band, at most `bandScanMax` per band) and returns how many. `stamps[r *
+   * stride + stampAt]` marks the rows already written for `row`.
+   */
+  leadersOf(row: number, stamps: Int32Array, stride: number, stampAt: number, out: Int32Array): number {
+    return this.walk(1, row, stamps, stride, stampAt, out);
+  }
+
+  /** As `leadersOf`, over every earlier non-zero row. */
+  matesOf(row: number, stamps: Int32Array, stride: number, stampAt: number, out: Int32Array): number {
+    return this.walk(0, row, stamps, stride, stampAt, out);
+  }
+
+  private walk(kind: number, row: number, stamps: Int32Array, stride: number, stampAt: number, out: Int32Array): number {
+    const links = this.links;
     let count = 0;
     for (let b = 0; b < bandCount; b++) {
-      let mate = this.newestBefore[row * bandCount + b];
+      let mate = links[(row * bandCount + b) * 2 + kind];
       for (let k = 0; k < bandScanMax && mate >= 0; k++) {
-        if (stamp[mate] !== row) {
-          stamp[mate] = row;
+        const stamp = mate * stride + stampAt;
+        if (stamps[stamp] !== row) {
+          stamps[stamp] = row;
           out[count++] = mate;
         }
-        mate = this.newestBefore[mate * bandCount + b];
+        mate = links[(mate * bandCount + b) * 2 + kind];
       }
     }
     return count;
   }
 }
+
+/**
+ * One band's keys → the newest row inserted under each: open addressing with the key stored
+ * beside its row, so a probe reads one slot (not the row's key from the band keys), at most
+ * half full.
+ */
+export class BandKeyTable {
+  private readonly keys: Uint32Array;
+  // Row + 1, or 0 for an empty slot.
+  private readonly rows: Int32Array;
+  private readonly mask: number;
+  private readonly shift: number;
+
+  constructor(rowCount: number) {
+    let bits = 4;
+    while (1 << bits < rowCount * 2) bits++;
+    this.keys = new Uint32Array(1 << bits);
+    this.rows = new Int32Array(1 << bits);
+    this.mask = (1 << bits) - 1;
+    this.shift = 32 - bits;
+  }
+
+  clear(): void {
+    this.rows.fill(0);
+  }
+
+  /** Records `row` as `key`'s newest row and returns the previous newest (or -1). */
+  swapNewest(key: number, row: number): number {
+    // Fibonacci hashing: the product's top bits depend on every bit of the key.
+    let i = Math.imul(key, 0x9e3779b1) >>> this.shift;
+    for (;;) {
+      const entry = this.rows[i];
+      if (entry === 0) {
+        this.keys[i] = key;
+        this.rows[i] = row + 1;
+        return -1;
+      }
+      if (this.keys[i] === key) {
+        this.rows[i] = row + 1;
+        return entry - 1;
+      }
+      i = (i + 1) & this.mask;
+    }
+  }
+}
+
+/** The Int32 fields of a row in `clusterRows`' per-row table, and their offsets. */
+const rowInts = 4;
+const clusterAt = 0;
+const leaderStampAt = 1;
+const mateStampAt = 2;
+const nearestAt = 3;
 
 /** Whether (cosine, index) beats the current nearest: higher cosine, ties to the lower index. */
 function isNearer(cosine: number, index: number, currentCosine: number, currentIndex: number): boolean {
@@ -171,60 +173,76 @@ function isNearer(cosine: number, index: number, currentCosine: number, currentI
  */
 export function clusterRows(vectors: AuditVectors, threshold: number): Clustering {
   const n = vectors.count;
-  const clusterOf = new Int32Array(n);
-  const nearestNeighbour = new Int32Array(n).fill(-1);
-  const nearestCosine = new Float64Array(n);
-  const leaders = new LeaderTables(vectors, n);
-  const everyone = new EveryoneChains(vectors, n);
-  const leaderStamp = new Int32Array(n).fill(-1);
-  const mateStamp = new Int32Array(n).fill(-1);
+  const chains = new BandChains(vectors, n);
+  // Per row, side by side, what placing a later row reads of it as a mate (one cache line rather
+  // than one per column: at a million rows each was a miss): its cluster, the last row that
+  // met it as a leader and as a mate, its nearest neighbour so far; and the f64s: its cosine with
+  // the row being placed (valid when that row met it as a leader), its nearest cosine so far.
+  const ints = new Int32Array(n * rowInts);
+  const floats = new Float64Array(n * 2);
+  for (let row = 0; row < n; row++) {
+    ints[row * rowInts + leaderStampAt] = -1;
+    ints[row * rowInts + mateStampAt] = -1;
+    ints[row * rowInts + nearestAt] = -1;
+  }
+  const leads = new Uint8Array(n);
   const scattered = new Float64Array(vectors.dim);
-  // A row's cosine with a mate, kept for the row being placed: leaders are also in `everyone`,
-  // so about half the mates of the second scan were scored by the first.
-  const cosineStamp = new Int32Array(n).fill(-1);
-  const cosineOf = new Float64Array(n);
   const mates = new Int32Array(bandCount * bandScanMax);
+  // Clusters are numbered by their leader, in row order.
   let clusterCount = 0;
   for (let row = 0; row < n; row++) {
     let best = -1;
+    let bestCluster = -1;
     let bestCosine = -Infinity;
+    const at = row * rowInts;
     if (!vectors.isZero(row)) {
       vectors.scatter(row, scattered);
-      const leaderCount = leaders.matesOf(row, leaderStamp, mates);
+      chains.linkLeaders(row, leads);
+      const leaderCount = chains.leadersOf(row, ints, rowInts, leaderStampAt, mates);
       for (let k = 0; k < leaderCount; k++) {
         const leader = mates[k];
         const cosine = vectors.cosineScattered(row, scattered, leader);
-        cosineStamp[leader] = row;
-        cosineOf[leader] = cosine;
+        floats[leader * 2] = cosine;
         if (1 - cosine > threshold) continue;
-        if (cosine > bestCosine + tieTolerance || (cosine >= bestCosine - tieTolerance && clusterOf[leader] < clusterOf[best])) {
+        const cluster = ints[leader * rowInts + clusterAt];
+        if (cosine > bestCosine + tieTolerance || (cosine >= bestCosine - tieTolerance && cluster < bestCluster)) {
           best = leader;
+          bestCluster = cluster;
           bestCosine = cosine;
         }
       }
-      const mateCount = everyone.matesOf(row, mateStamp, mates);
+      const mateCount = chains.matesOf(row, ints, rowInts, mateStampAt, mates);
       for (let k = 0; k < mateCount; k++) {
         const mate = mates[k];
-        const cosine = cosineStamp[mate] === row ? cosineOf[mate] : vectors.cosineScattered(row, scattered, mate);
+        const mateAt = mate * rowInts;
+        const cosine = ints[mateAt + leaderStampAt] === row ? floats[mate * 2] : vectors.cosineScattered(row, scattered, mate);
         if (cosine <= 0) continue;
         // Earlier rows win ties: `mate` < `row`, and rows are visited in order.
-        if (isNearer(cosine, mate, nearestCosine[row], nearestNeighbour[row])) {
-          nearestNeighbour[row] = mate;
-          nearestCosine[row] = cosine;
+        if (isNearer(cosine, mate, floats[row * 2 + 1], ints[at + nearestAt])) {
+          ints[at + nearestAt] = mate;
+          floats[row * 2 + 1] = cosine;
         }
-        if (isNearer(cosine, row, nearestCosine[mate], nearestNeighbour[mate])) {
-          nearestNeighbour[mate] = row;
-          nearestCosine[mate] = cosine;
+        if (isNearer(cosine, row, floats[mate * 2 + 1], ints[mateAt + nearestAt])) {
+          ints[mateAt + nearestAt] = row;
+          floats[mate * 2 + 1] = cosine;
         }
       }
       vectors.clear(row, scattered);
     }
     if (best >= 0) {
-      clusterOf[row] = clusterOf[best];
+      ints[at + clusterAt] = bestCluster;
     } else {
-      clusterOf[row] = clusterCount++;
-      if (!vectors.isZero(row)) leaders.insert(row);
+      leads[row] = 1;
+      ints[at + clusterAt] = clusterCount++;
     }
+  }
+  const clusterOf = new Int32Array(n);
+  const nearestNeighbour = new Int32Array(n);
+  const nearestCosine = new Float64Array(n);
+  for (let row = 0; row < n; row++) {
+    clusterOf[row] = ints[row * rowInts + clusterAt];
+    nearestNeighbour[row] = ints[row * rowInts + nearestAt];
+    nearestCosine[row] = floats[row * 2 + 1];
   }
   return { clusterOf, clusterCount, nearestNeighbour, nearestCosine };
 }

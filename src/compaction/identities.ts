@@ -13,6 +13,9 @@ import { JsonNumber, type JsonObject, type JsonValue, pythonStr } from "../canon
 import { citationUri, type EventRecord } from "../eventloom/mod.ts";
 
 const identityCodePattern = /\b(?:identity|doc|decision|task|user|goal)-code-\d{4}\b/g;
+const identityCodeMarker = "-code-";
+/** How every event ref (`citationUri`) starts. */
+const eventRefPrefix = "eventloom://";
 const namedIdentityKeys = ["taskId", "userId", "goalTitle", "title", "mission_id", "worker_id", "finding_id", "claim_key", "claim_value"];
 
 export interface EventIdentities {
@@ -44,6 +47,15 @@ export function isPythonInt(value: JsonValue | undefined): boolean {
  */
 export function eventIdentities(record: Pick<EventRecord, "thread" | "seq" | "hash" | "payload">): EventIdentities {
   const eventRef = citationUri(record.thread, record.seq, record.hash);
+  return { eventRef, content: contentIdentities(record, eventRef) };
+}
+
+/**
+ * `eventIdentities(record).content`, building the event ref only when some identity could equal
+ * it (starts with `eventloom://`, as every ref does): pass one of the audit reads a million
+ * events' content identities and no ref.
+ */
+export function contentIdentities(record: Pick<EventRecord, "thread" | "seq" | "hash" | "payload">, eventRef?: string): string[] {
   const payload: JsonObject = record.payload;
   const found: string[] = [];
   const path = nonEmptyString(payload.get("path"));
@@ -63,9 +75,12 @@ export function eventIdentities(record: Pick<EventRecord, "thread" | "seq" | "ha
     .map((key) => nonEmptyString(payload.get(key)))
     .filter((value): value is string => value !== undefined)
     .join(" ");
-  for (const match of text.matchAll(identityCodePattern)) found.push(match[0]);
-  const content = [...new Set(found)].filter((identity) => identity !== eventRef);
-  return { eventRef, content };
+  // Every code holds "-code-": a native substring search spares the pattern most long texts.
+  if (text.includes(identityCodeMarker)) for (const match of text.matchAll(identityCodePattern)) found.push(match[0]);
+  const unique = [...new Set(found)];
+  if (!unique.some((identity) => identity.startsWith(eventRefPrefix))) return unique;
+  const ref = eventRef ?? citationUri(record.thread, record.seq, record.hash);
+  return unique.filter((identity) => identity !== ref);
 }
 
 /**

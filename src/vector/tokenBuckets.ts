@@ -154,6 +154,15 @@ export class TokenBuckets {
    * buckets.eachTokenSlot("Cache  cache", () => tokens++); // tokens === 2, the same slot twice
    */
   eachTokenSlot(text: string, visit: (slot: number) => void): void {
+    if (this.scanTokenSlots(text, visit) === 0) visit(this.slotOf(""));
+  }
+
+  /**
+   * `eachTokenSlot` without the empty token for a text that has none: calls `visit(slot)` for
+   * each token of `text.casefold().split()` and returns how many there were. For a text whose
+   * tokens are counted together with others' (a row built from several texts).
+   */
+  scanTokenSlots(text: string, visit: (slot: number) => void): number {
     const length = text.length;
     let tokenCount = 0;
     let i = 0;
@@ -176,7 +185,7 @@ export class TokenBuckets {
       visit(ascii ? this.slotOfLoweredAscii(text, start, i, tokenHashFinal(h)) : this.slotOf(pythonCaseFold(text.slice(start, i))));
       tokenCount++;
     }
-    if (tokenCount === 0) visit(this.slotOf(""));
+    return tokenCount;
   }
 
   private insert(token: string, hash: number): number {
@@ -187,9 +196,11 @@ export class TokenBuckets {
     }
     const slot = this.slotCount;
     if (slot * 2 === this.table.length) this.growTable();
-    const digest = this.sha256(token);
-    this.bucket[slot] = (((digest[0] << 24) | (digest[1] << 16) | (digest[2] << 8) | digest[3]) >>> 0) % this.dim;
-    this.positive[slot] = digest[4] & 1;
+    this.sha256(token);
+    const digest = this.bytes;
+    const d = this.digestPtr;
+    this.bucket[slot] = (((digest[d] << 24) | (digest[d + 1] << 16) | (digest[d + 2] << 8) | digest[d + 3]) >>> 0) % this.dim;
+    this.positive[slot] = digest[d + 4] & 1;
     this.sketchHash[slot] = hash;
     const at = this.charStart[slot];
     if (at + token.length > this.chars.length) {
@@ -219,8 +230,11 @@ export class TokenBuckets {
     for (let slot = 0; slot < this.slotCount; slot++) this.place(slot, this.sketchHash[slot]);
   }
 
-  /** The first bytes of SHA-256(utf8(token)), from the kernel (a view valid until the next call). */
-  private sha256(token: string): Uint8Array {
+  /**
+   * Writes SHA-256(utf8(token)) at `digestPtr` of the kernel's memory (`bytes`, valid until the
+   * next call): read in place, no view per token.
+   */
+  private sha256(token: string): void {
     const memory = this.kernel.memory;
     // UTF-8 takes at most 3 bytes per UTF-16 code unit.
     const need = this.inputPtr + token.length * 3;
@@ -228,6 +242,5 @@ export class TokenBuckets {
     if (this.bytes.buffer !== memory.buffer) this.bytes = new Uint8Array(memory.buffer);
     const { written } = encoder.encodeInto(token, this.bytes.subarray(this.inputPtr, this.inputPtr + token.length * 3));
     this.kernel.sha256Into(this.inputPtr, written, this.digestPtr);
-    return this.bytes.subarray(this.digestPtr, this.digestPtr + 5);
   }
 }

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { fromJs, JsonNumber, parseJson, type JsonObject } from "../../src/canonical/mod.ts";
 import { eventContext } from "../../src/compaction/eventContext.ts";
 import { pythonJsonDumpsSorted } from "../../src/canonical/pythonText.ts";
-import { eventIdentities, hasSourceCitation } from "../../src/compaction/identities.ts";
+import { contentIdentities, eventIdentities, hasSourceCitation } from "../../src/compaction/identities.ts";
 
 const pythonEventContext = `
 import json, sys
@@ -58,6 +58,15 @@ test("eventIdentities lists Python's identities in order, event ref apart", () =
   }));
   assert.equal(ids.eventRef, "eventloom://default/events/3#abababababab");
   assert.deepEqual(ids.content, ["docs/service-0004.md:1-5", "chat:turn-2", "T-1", "Runbook", "cache.ttl", "identity-code-0004", "goal-code-0001"]);
+});
+
+test("an identity equal to the event's own ref is left out of its content; another event's ref stays", () => {
+  const own = "eventloom://default/events/3#abababababab";
+  const other = "eventloom://default/events/2#cdcdcdcdcdcd";
+  const event = record({ title: own, taskId: other, source: own, claim_value: "eventloom://default/events/3" });
+  assert.deepEqual(eventIdentities(event).content, [other, "eventloom://default/events/3"]);
+  assert.deepEqual(contentIdentities(event), [other, "eventloom://default/events/3"]);
+  assert.deepEqual(contentIdentities(record({ title: "Runbook", path: "docs/a.md" })), ["docs/a.md", "Runbook"]);
 });
 
 test("eventIdentities falls back to the bare path or source without integer lines or turn", () => {
