@@ -38,6 +38,7 @@ import { removeOrphanTempFiles } from "../platform/orphanTempFiles.ts";
 import { ProjectionCorruptError, ProjectionInterruptedError, ProjectionWriteError } from "./projectionErrors.ts";
 import type { GraphDiff, ProjectionHead, SessionGraphRows } from "./types.ts";
 import type { PackedGraphRows } from "./relationStore.ts";
+import type { ScratchTexts } from "./scratchTexts.ts";
 
 export interface ProjectOptions {
   /** Warnings (rebuilds, degraded reads) for stderr or diagnostics. */
@@ -207,17 +208,18 @@ export interface StreamedRebuild {
  * to `onEvent` and dropped, so no more than one parsed event is held at a time (holding them
  * all was most of a 1M-event reproject's ~9 GB peak). The rows are those `projectSession` gives
  * with `rebuild: true`; a log that fails verification throws the same errors before any event
- * is folded.
+ * is folded. With `scratchTexts` the entity versions keep their summaries and properties there
+ * (the caller closes it once done with the rows).
  */
 export async function rebuildSessionStreamed(
   root: string,
   sessionId: string,
-  options: { warn?: (message: string) => void; onEvent?: (event: EventRecord) => void } = {},
+  options: { warn?: (message: string) => void; onEvent?: (event: EventRecord) => void; scratchTexts?: ScratchTexts } = {},
 ): Promise<StreamedRebuild> {
   const report = projectionReport(options);
   const started = performance.now();
   const logPath = sessionLogPath(root, sessionId, "read");
-  const fold = new GraphFold(sessionId, undefined, { keepEventRows: false });
+  const fold = new GraphFold(sessionId, undefined, { keepEventRows: false, scratchTexts: options.scratchTexts });
   let eventCount = 0;
   let foldMs = 0;
   let nextCollectionAt = foldEventsPerCollectionMin;

@@ -31,8 +31,12 @@ const keywordEntitiesPerCollection = 100_000;
  */
 const keywordCollectNowEntitiesMin = 500_000;
 
-/** Entities indexed between two collections made now. */
-const keywordEntitiesPerCollectionNow = 250_000;
+/**
+ * Entities indexed between two collections made now. Long texts (1M long-payload events: ~1 KB
+ * of summary and properties a version, read back from a scratch file) left ~0.7 GB of garbage
+ * per 250k versions on top of the rows.
+ */
+const keywordEntitiesPerCollectionNow = 125_000;
 
 /**
  * The keyword index over the entity versions' text. Each version's text is garbage once indexed
@@ -49,6 +53,9 @@ export function keywordIndexOf(entities: readonly EntityRow[]): Bm25Index {
     keyword.add(entitySearchText(entity));
     if ((position + 1) % perCollection === 0) collect();
   });
+  // The last versions' garbage goes before the caller lays the postings out (which takes as
+  // much again as the index).
+  if (entities.length >= keywordCollectNowEntitiesMin) collectGarbageNow();
   return keyword;
 }
 
