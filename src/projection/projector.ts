@@ -159,9 +159,11 @@ const foldEventsPerCollectionMin = 10_000;
  * most 100k, 2.9-3.5 GB (three of four under 3 GB) with 50k for ~3 s more, 2.8 GB with 25k for
  * ~12 s more; the last gaps of a quarter of the events folded (150-230k) peaked higher still.
  * With the relations in columns (fewer cells to mark) and collections made now in the streamed
- * fold: 1.97 GB with 50k, 1.85 GB with 40k, in the same time.
+ * fold: 1.97 GB with 50k, 1.85 GB with 40k, in the same time. With long payloads (1M events,
+ * 927 MB of log, the entity texts in a scratch file) the fold's end was the peak: 1.91 GB with
+ * 40k, 1.76 GB with 30k for ~4 s more.
  */
-const foldEventsPerCollectionMax = 40_000;
+const foldEventsPerCollectionMax = 30_000;
 
 /**
  * Past the minimum, the gap between two requests grows with the events already folded (a
