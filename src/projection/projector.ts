@@ -159,11 +159,17 @@ const foldEventsPerCollectionMin = 10_000;
  * most 100k, 2.9-3.5 GB (three of four under 3 GB) with 50k for ~3 s more, 2.8 GB with 25k for
  * ~12 s more; the last gaps of a quarter of the events folded (150-230k) peaked higher still.
  * With the relations in columns (fewer cells to mark) and collections made now in the streamed
- * fold: 1.97 GB with 50k, 1.85 GB with 40k, in the same time. With long payloads (1M events,
- * 927 MB of log, the entity texts in a scratch file) the fold's end was the peak: 1.91 GB with
- * 40k, 1.76 GB with 30k for ~4 s more.
+ * fold: 1.97 GB with 50k, 1.85 GB with 40k, in the same time.
  */
-const foldEventsPerCollectionMax = 30_000;
+const foldEventsPerCollectionMax = 40_000;
+
+/**
+ * Summary characters folded between two collections, at most: an event's garbage grows with its
+ * text. Long payloads (1M events, 927 MB of log, ~440 summary characters an event, the entity
+ * texts in a scratch file) peaked at the fold's end: 1.91 GB with gaps of 40k events, 1.76 GB
+ * with 30k; this bound gives them ~27k and leaves the bench generator's (~110 an event) at 40k.
+ */
+const foldSummaryCharsPerCollectionMax = 12_000_000;
 
 /**
  * Past the minimum, the gap between two requests grows with the events already folded (a
@@ -225,6 +231,7 @@ export async function rebuildSessionStreamed(
   let eventCount = 0;
   let foldMs = 0;
   let nextCollectionAt = foldEventsPerCollectionMin;
+  let summaryChars = 0;
   const { integrity, checkpointRefused } = await readVerifiedEvents(logPath, {
     sessionId,
     checkpointPath: verifiedCheckpointPath(root, sessionId),
@@ -232,15 +239,18 @@ export async function rebuildSessionStreamed(
     failureMessage: (failure) => `The log of session ${JSON.stringify(sessionId)} ${failure}; it will not be projected`,
     eachEvent: (event) => {
       const foldStarted = performance.now();
-      fold.apply(event, extractEvent(event));
+      const extraction = extractEvent(event);
+      fold.apply(event, extraction);
       options.onEvent?.(event);
       eventCount++;
-      if (eventCount === nextCollectionAt) {
+      for (const entity of extraction.entities) summaryChars += entity.summary?.length ?? 0;
+      if (eventCount === nextCollectionAt || summaryChars >= foldSummaryCharsPerCollectionMax) {
         // Collected now, not requested: on a busy machine the concurrent collector fell behind
         // the fold (1M events, two cores shared: 3.0-3.7 GB peak RSS with requests, ~2.2 GB at
         // the fold's end collecting now, and no slower).
         collectGarbageNow();
-        nextCollectionAt += foldEventsBeforeCollection(eventCount);
+        nextCollectionAt = eventCount + foldEventsBeforeCollection(eventCount);
+        summaryChars = 0;
       }
       foldMs += performance.now() - foldStarted;
     },

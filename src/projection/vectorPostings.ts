@@ -201,15 +201,13 @@ export function embedPostings(rows: readonly Pick<EntityRow, "name" | "entityTyp
   return embedTextPostings(rows.length, (i) => entityEmbeddingText(rows[i].name, rows[i].entityType, rows[i].summary), dim, keyBase, onProgress);
 }
 
-/** From this many texts, the texts' garbage is collected as they are embedded and before the postings are grouped. */
-const collectedEmbeddingTextsMin = 500_000;
-
 /**
- * Texts embedded between two collections: each text (read, and joined from its parts) is garbage
- * once embedded, and the collector let it pile up (a million long summaries: ~0.9 GB of it under
- * the postings before they were grouped).
+ * Characters of text embedded between two collections: each text (read, and joined from its
+ * parts) is garbage once embedded, and the collector let it pile up (a million long summaries,
+ * ~470 M characters: ~0.9 GB of it under the postings before they were grouped). Texts that never
+ * add up to this (the bench generator's million versions: ~140 M) are left to the collector.
  */
-const embeddingTextsPerCollection = 250_000;
+const embeddingCharsPerCollection = 150_000_000;
 
 /** The postings of `count` texts' hash embeddings (text i is `textOf(i)`, under key `keyBase + i`), reporting progress every few thousand. */
 export function embedTextPostings(
@@ -223,13 +221,21 @@ export function embedTextPostings(
   const builder = new PostingBuilder(count);
   const embedder = new SparseEmbedder(dim);
   const push = (bucket: number, nonZero: number) => builder.push(bucket, nonZero);
-  const collects = count >= collectedEmbeddingTextsMin;
+  let chars = 0;
+  let collected = false;
   for (let i = 0; i < count; i++) {
-    builder.endVector(i, embedder.embed(textOf(i), push));
+    const text = textOf(i);
+    builder.endVector(i, embedder.embed(text, push));
     if ((i + 1) % progressRows === 0 || i + 1 === count) onProgress?.(i + 1, count);
-    if (collects && (i + 1) % embeddingTextsPerCollection === 0) collectGarbageNow();
+    chars += text.length;
+    if (chars >= embeddingCharsPerCollection) {
+      collectGarbageNow();
+      collected = true;
+      chars = 0;
+    }
   }
-  if (collects) collectGarbageNow();
+  // The last texts' garbage goes before the grouped postings are allocated.
+  if (collected) collectGarbageNow();
   return groupByBucket(builder, dim, keyBase, count);
 }
 

@@ -187,7 +187,7 @@ export function writeBm25Segment(file: string, source: Bm25SegmentSource): Writt
 }
 
 /** Postings from which the dropped entries are collected before the file is written. */
-const collectedPostingsMin = 10_000_000;
+const collectedPostingsMin = 30_000_000;
 
 function writePostings(file: string, docBase: number, postings: Bm25Postings): WrittenBm25Segment {
   const { terms, termStart, docs, counts, docLengths } = postings;
