@@ -48,6 +48,8 @@ import {
 import { ActiveRelationIndex, EntityIdentityIndex } from "./identityIndexes.ts";
 import { RelationsByNode } from "./relationsByNode.ts";
 import { type PackedGraphRows, type RelationFields, RelationStore } from "./relationStore.ts";
+import { plainEntityRow, ScratchEntityRow } from "./scratchEntityRow.ts";
+import type { ScratchTexts } from "./scratchTexts.ts";
 import type { LazyFoldBase } from "./lazyFoldBase.ts";
 import { propertiesMarkStale } from "../events/payload.ts";
 
@@ -61,6 +63,12 @@ export function sortedKeyJson(value: PlainJson): string {
 
 function identityOf(entityType: string, name: string): string {
   return entityType + keySeparator + name;
+}
+
+/** Whether `row` has this summary and these properties. */
+function hasTexts(row: EntityRow, summary: string | null, propertiesJson: string): boolean {
+  if (row instanceof ScratchEntityRow) return row.hasTexts(summary, propertiesJson);
+  return row.summary === summary && row.propertiesJson === propertiesJson;
 }
 
 function versionIdentity(entityType: string, name: string, seq: number): string {
@@ -102,6 +110,8 @@ export class GraphFold {
   private readonly newEvents: EventRow[] = [];
   /** False when the caller reads only `rows()`: the event rows (one per event) are then not kept. */
   private readonly keepEventRows: boolean;
+  /** Where new versions keep their summary and properties, or null to keep them as strings on the row. */
+  private readonly scratchTexts: ScratchTexts | null;
   private eventsApplied = 0;
   private previousHead: ProjectionHead | null;
   private head: ProjectionHead | null;
@@ -120,9 +130,13 @@ export class GraphFold {
   /**
    * `base`: the rows already projected (incremental catch-up); omit for a full reproject.
    * `keepEventRows: false` for a caller that reads only `rows()` (`diff()` is then refused).
+   * `scratchTexts`: where the new versions keep their summaries and properties (a whole
+   * reproject, whose texts were the largest part of its heap); the caller closes it once it has
+   * read the rows (`packedRows()` hands them out still reading from it, `rows()` as plain rows).
    */
-  constructor(sessionId: string, base?: SessionGraphRows, options: { keepEventRows?: boolean } = {}) {
+  constructor(sessionId: string, base?: SessionGraphRows, options: { keepEventRows?: boolean; scratchTexts?: ScratchTexts } = {}) {
     this.sessionId = sessionId;
+    this.scratchTexts = options.scratchTexts ?? null;
     this.relations = new RelationStore(sessionId);
     this.activeRelations = new ActiveRelationIndex(this.relations);
     this.relationsByNode = new RelationsByNode(this.relations);
@@ -264,7 +278,7 @@ export class GraphFold {
   /** Every row after the fold, as the store would read them back. */
   rows(): SessionGraphRows {
     const { entities, relations, head } = this.packedRows();
-    return { entities, relations: [...relations.rows()], head };
+    return { entities: this.scratchTexts === null ? entities : entities.map(plainEntityRow), relations: [...relations.rows()], head };
   }
 
   /**
@@ -284,20 +298,16 @@ export class GraphFold {
     const propertiesJson = sortedKeyJson(entity.properties);
     const marked = propertiesMarkStale(entity.properties);
     const active = this.activeEntities.get(entityType, name);
-    if (active !== undefined && active.summary === entity.summary && active.propertiesJson === propertiesJson) return active;
+    if (active !== undefined && hasTexts(active, entity.summary, propertiesJson)) return active;
     if (active !== undefined && active.sourceEventSeq === event.seq) {
       // Two versions from one event would share a node key: the later statement wins.
-      active.summary = this.detachedText(entity.summary);
-      active.propertiesJson = detachedString(propertiesJson);
+      this.setTexts(active, entity.summary, propertiesJson);
       if (marked) this.retire(entityType, name, active, entity.observedAt);
       return active;
     }
     const retired = active === undefined ? this.retiredEntities.get(entityType, name) : undefined;
-    if (retired !== undefined && (retired.sourceEventSeq === event.seq || (retired.summary === entity.summary && retired.propertiesJson === propertiesJson))) {
-      if (retired.sourceEventSeq === event.seq) {
-        retired.summary = this.detachedText(entity.summary);
-        retired.propertiesJson = detachedString(propertiesJson);
-      }
+    if (retired !== undefined && (retired.sourceEventSeq === event.seq || hasTexts(retired, entity.summary, propertiesJson))) {
+      if (retired.sourceEventSeq === event.seq) this.setTexts(retired, entity.summary, propertiesJson);
       return retired;
     }
     const row = this.createVersion(entity.entityType, entity.name, entity.summary, propertiesJson, entity.observedAt, event, active);
@@ -334,19 +344,32 @@ export class GraphFold {
     }
     // The entity's earlier version already holds a detached copy of its name.
     const earlier = active ?? this.retiredEntities.get(entityType, name);
-    const row: EntityRow = {
+    const fields = {
       nodeKey,
       sessionId: this.sessionId,
       name: earlier !== undefined && earlier.name === name ? earlier.name : detachedString(name),
       entityType: this.typeStrings.detached(entityType),
-      summary: this.detachedText(summary),
-      propertiesJson: detachedString(propertiesJson),
       validFrom: this.eventStrings.detached(observedAt),
       validTo: null,
       sourceEventSeq: event.seq,
       sourceEventHash: this.eventHash,
       vectorKey: this.baseEntityCount + this.newEntities.length,
     };
+    const row: EntityRow = this.scratchTexts !== null
+      ? new ScratchEntityRow(this.scratchTexts, fields, summary, propertiesJson)
+      : {
+        nodeKey: fields.nodeKey,
+        sessionId: fields.sessionId,
+        name: fields.name,
+        entityType: fields.entityType,
+        summary: this.detachedText(summary),
+        propertiesJson: detachedString(propertiesJson),
+        validFrom: fields.validFrom,
+        validTo: fields.validTo,
+        sourceEventSeq: fields.sourceEventSeq,
+        sourceEventHash: fields.sourceEventHash,
+        vectorKey: fields.vectorKey,
+      };
     this.versionByNodeKey.set(nodeKey, row);
     this.allEntities.push(row);
     this.newEntities.push(row);
@@ -476,6 +499,17 @@ export class GraphFold {
 
   private detachedText(text: string | null): string | null {
     return text === null ? null : detachedString(text);
+  }
+
+  /** Replaces a version's summary and properties (a later statement of the same event). */
+  private setTexts(row: EntityRow, summary: string | null, propertiesJson: string): void {
+    if (row instanceof ScratchEntityRow) {
+      row.summary = summary;
+      row.propertiesJson = propertiesJson;
+      return;
+    }
+    row.summary = this.detachedText(summary);
+    row.propertiesJson = detachedString(propertiesJson);
   }
 
   /** Adds a relation keyed by the current event and the next ordinal within it. */

@@ -38,6 +38,7 @@ import { removeOrphanTempFiles } from "../platform/orphanTempFiles.ts";
 import { ProjectionCorruptError, ProjectionInterruptedError, ProjectionWriteError } from "./projectionErrors.ts";
 import type { GraphDiff, ProjectionHead, SessionGraphRows } from "./types.ts";
 import type { PackedGraphRows } from "./relationStore.ts";
+import type { ScratchTexts } from "./scratchTexts.ts";
 
 export interface ProjectOptions {
   /** Warnings (rebuilds, degraded reads) for stderr or diagnostics. */
@@ -163,6 +164,14 @@ const foldEventsPerCollectionMin = 10_000;
 const foldEventsPerCollectionMax = 40_000;
 
 /**
+ * Summary characters folded between two collections, at most: an event's garbage grows with its
+ * text. Long payloads (1M events, 927 MB of log, ~440 summary characters an event, the entity
+ * texts in a scratch file) peaked at the fold's end: 1.91 GB with gaps of 40k events, 1.76 GB
+ * with 30k; this bound gives them ~27k and leaves the bench generator's (~110 an event) at 40k.
+ */
+const foldSummaryCharsPerCollectionMax = 12_000_000;
+
+/**
  * Past the minimum, the gap between two requests grows with the events already folded (a
  * quarter of them), up to the maximum. A collection marks the whole live heap (the events and
  * the rows so far), so requests at a fixed small gap cost the square of the session's length: at
@@ -207,20 +216,22 @@ export interface StreamedRebuild {
  * to `onEvent` and dropped, so no more than one parsed event is held at a time (holding them
  * all was most of a 1M-event reproject's ~9 GB peak). The rows are those `projectSession` gives
  * with `rebuild: true`; a log that fails verification throws the same errors before any event
- * is folded.
+ * is folded. With `scratchTexts` the entity versions keep their summaries and properties there
+ * (the caller closes it once done with the rows).
  */
 export async function rebuildSessionStreamed(
   root: string,
   sessionId: string,
-  options: { warn?: (message: string) => void; onEvent?: (event: EventRecord) => void } = {},
+  options: { warn?: (message: string) => void; onEvent?: (event: EventRecord) => void; scratchTexts?: ScratchTexts } = {},
 ): Promise<StreamedRebuild> {
   const report = projectionReport(options);
   const started = performance.now();
   const logPath = sessionLogPath(root, sessionId, "read");
-  const fold = new GraphFold(sessionId, undefined, { keepEventRows: false });
+  const fold = new GraphFold(sessionId, undefined, { keepEventRows: false, scratchTexts: options.scratchTexts });
   let eventCount = 0;
   let foldMs = 0;
   let nextCollectionAt = foldEventsPerCollectionMin;
+  let summaryChars = 0;
   const { integrity, checkpointRefused } = await readVerifiedEvents(logPath, {
     sessionId,
     checkpointPath: verifiedCheckpointPath(root, sessionId),
@@ -228,15 +239,18 @@ export async function rebuildSessionStreamed(
     failureMessage: (failure) => `The log of session ${JSON.stringify(sessionId)} ${failure}; it will not be projected`,
     eachEvent: (event) => {
       const foldStarted = performance.now();
-      fold.apply(event, extractEvent(event));
+      const extraction = extractEvent(event);
+      fold.apply(event, extraction);
       options.onEvent?.(event);
       eventCount++;
-      if (eventCount === nextCollectionAt) {
+      for (const entity of extraction.entities) summaryChars += entity.summary?.length ?? 0;
+      if (eventCount === nextCollectionAt || summaryChars >= foldSummaryCharsPerCollectionMax) {
         // Collected now, not requested: on a busy machine the concurrent collector fell behind
         // the fold (1M events, two cores shared: 3.0-3.7 GB peak RSS with requests, ~2.2 GB at
         // the fold's end collecting now, and no slower).
         collectGarbageNow();
-        nextCollectionAt += foldEventsBeforeCollection(eventCount);
+        nextCollectionAt = eventCount + foldEventsBeforeCollection(eventCount);
+        summaryChars = 0;
       }
       foldMs += performance.now() - foldStarted;
     },

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import { ioError, isZaxyError } from "../errors.ts";
 import { writeFileAtomically } from "../platform/atomicFile.ts";
+import { collectGarbageNow } from "../platform/mod.ts";
 import { Bm25Index, type Bm25Postings } from "../retrieval/bm25.ts";
 import { crc32 } from "../platform/binaryFile.ts";
 import {
@@ -177,8 +178,16 @@ export function writeBm25Segment(file: string, source: Bm25SegmentSource): Writt
     else for (const terms of source.termsPerDoc) index.addTerms(terms);
   }
   checkDocRange(source.docBase, index.size);
-  return writePostings(file, source.docBase, index.exportPostings());
+  const postings = index.exportPostings();
+  // Laying the postings out dropped the index's entries, as large as the postings: a large
+  // index's are freed before the file is written, not left under what writing it allocates
+  // (1M long-payload events: ~0.15 GB more peak for each of the two indexes).
+  if (postings.docs.length >= collectedPostingsMin) collectGarbageNow();
+  return writePostings(file, source.docBase, postings);
 }
+
+/** Postings from which the dropped entries are collected before the file is written. */
+const collectedPostingsMin = 30_000_000;
 
 function writePostings(file: string, docBase: number, postings: Bm25Postings): WrittenBm25Segment {
   const { terms, termStart, docs, counts, docLengths } = postings;

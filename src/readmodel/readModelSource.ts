@@ -35,6 +35,13 @@ const keywordCollectNowEntitiesMin = 500_000;
 const keywordEntitiesPerCollectionNow = 250_000;
 
 /**
+ * Characters of entity text indexed between two collections made now, at most: long texts (1M
+ * long-payload events: ~560 characters a version, read back from a scratch file) left ~0.7 GB of
+ * garbage per 250k versions on top of the rows. The bench generator's (~150) stay at 250k.
+ */
+const keywordCharsPerCollectionNow = 60_000_000;
+
+/**
  * The keyword index over the entity versions' text. Each version's text is garbage once indexed
  * (its properties parsed, its parts joined): requested collections keep it from piling up on top
  * of the rows (1M events: ~1 GB of it while the index was built).
@@ -45,10 +52,20 @@ export function keywordIndexOf(entities: readonly EntityRow[]): Bm25Index {
   const [perCollection, collect] = entities.length >= keywordCollectNowEntitiesMin
     ? [keywordEntitiesPerCollectionNow, collectGarbageNow]
     : [keywordEntitiesPerCollection, () => requestGarbageCollection()];
+  const collectsNow = entities.length >= keywordCollectNowEntitiesMin;
+  let chars = 0;
   entities.forEach((entity, position) => {
-    keyword.add(entitySearchText(entity));
-    if ((position + 1) % perCollection === 0) collect();
+    const text = entitySearchText(entity);
+    keyword.add(text);
+    chars += text.length;
+    if ((position + 1) % perCollection === 0 || (collectsNow && chars >= keywordCharsPerCollectionNow)) {
+      collect();
+      chars = 0;
+    }
   });
+  // Long texts' last garbage goes before the caller lays the postings out (which takes as much
+  // again as the index).
+  if (collectsNow && chars >= keywordCharsPerCollectionNow / 2) collectGarbageNow();
   return keyword;
 }
 

@@ -83,6 +83,9 @@ const phaseUnits: Record<string, ProgressUnit> = { write: "rows", vectors: "vect
  */
 async function reprojectStreamed(ctx: CommandContext, sessionId: string): Promise<SessionReport> {
   const { rebuildSessionStreamed } = await import("../../projection/projector.ts");
+  const { ScratchTexts } = await import("../../projection/scratchTexts.ts");
+  const { readModelDir } = await import("../../readmodel/manifest.ts");
+  const { refuseLinkUnderRoot } = await import("../../eventloom/session.ts");
   const { savedVectorHeadSeq, syncVectorIndex } = await import("../../projection/vectorIndex.ts");
   const { defaultEmbeddingDim } = await import("../../vector/hashEmbedding.ts");
   const { StreamedEventCollector, StreamedReadModelSource } = await import("../../readmodel/streamedReadModelSource.ts");
@@ -93,6 +96,11 @@ async function reprojectStreamed(ctx: CommandContext, sessionId: string): Promis
   const progress = phaseCallback(display, phaseLabels, phaseUnits);
   display.phase("verifying and folding the log");
   const warn = (m: string) => ctx.io.stderr(`zaxy: warning: ${m}\n`);
+  // The entity versions' summaries and properties wait in a scratch file next to the read model
+  // until its tables and the vectors have read them (1M events with long payloads: ~1 GB of
+  // strings otherwise held from the fold to the vectors).
+  const scratchDir = readModelDir(root, sessionId);
+  const scratchTexts = new ScratchTexts(scratchDir, () => refuseLinkUnderRoot(root, scratchDir, `write the read model of session ${JSON.stringify(sessionId)}`));
   try {
     // The vector index checks its saved head against the log: the one event it reads.
     const vectorHeadSeq = savedVectorHeadSeq(root, sessionId);
@@ -101,6 +109,7 @@ async function reprojectStreamed(ctx: CommandContext, sessionId: string): Promis
     const collect = collector;
     const rebuilt = await rebuildSessionStreamed(root, sessionId, {
       warn,
+      scratchTexts,
       onEvent: (event) => {
         collect.add(event);
         if (event.seq === vectorHeadSeq) vectorHeadHash = event.hash;
@@ -120,15 +129,10 @@ async function reprojectStreamed(ctx: CommandContext, sessionId: string): Promis
       releaseRelations: () => rows.relations.clear(),
     });
     const readModelMs = performance.now() - readModelStarted;
-    // The vectors read four fields of each entity version: the rest of the entity versions (1M
-    // events: their keys, properties, timestamps and hashes, ~0.6 GB) is released before the
-    // vector postings grow, as the relations were before the keyword index grew.
+    // The vectors read four fields of each entity version, the summary from the scratch file as
+    // the table writers did.
     const entityVersionCount = rows.entities.length;
-    const vectorRows = {
-      entities: rows.entities.map(({ name, entityType, summary, sourceEventSeq }) => ({ name, entityType, summary, sourceEventSeq })),
-      head: rows.head,
-    };
-    rows.entities.length = 0;
+    const vectorRows = { entities: rows.entities, head: rows.head };
     collectGarbageNow();
     const vectorsStarted = performance.now();
     const vectorEvents: { hash: string }[] = [];
@@ -151,6 +155,8 @@ async function reprojectStreamed(ctx: CommandContext, sessionId: string): Promis
   } catch (error) {
     display.done();
     return failedSessionReport(sessionId, error);
+  } finally {
+    scratchTexts.close();
   }
 }
 
