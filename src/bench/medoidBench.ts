@@ -1,6 +1,6 @@
 /**
  * `zaxy bench medoid`: the O(n·d) medoid (DESIGN §5) against the O(n²·d) all-pairs medoid on the
- * same vectors in one run (issue 5 asks for >= 100× at n = 20,000, d = 1536), plus the other
+ * same vectors in one run (the target: >= 100× at n = 20,000, d = 1536), plus the other
  * geometry kernels compaction uses at that size.
  *
  * Data: `count` random unit vectors of `dim` components (each uniform in [-1, 1), L2-normalised
@@ -29,7 +29,7 @@ import { medoidIndexLinearTypeScript } from "../vector/geometryReference.ts";
 import { atLeast, type BenchMachine, benchMachine, type BenchTarget, median, round, seededRandom } from "./measure.ts";
 
 export const medoidBenchDefaults = { count: 20_000, dim: defaultEmbeddingDim, seed: 20261123, runs: 5 } as const;
-/** Issue 5: the O(n·d) medoid must be at least this many times faster than all pairs at n = 20,000, d = 1536. */
+/** The target: the O(n·d) medoid must be at least this many times faster than all pairs at n = 20,000, d = 1536. */
 export const medoidSpeedupMin = 100;
 /** Exemplars selected in the timed farthest-point run (a generous `--max-records`). */
 export const benchExemplarCount = 32;

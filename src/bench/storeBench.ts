@@ -1,5 +1,5 @@
 /**
- * `zaxy bench store --store URL` (issue 15): the shared store against the file store, in one
+ * `zaxy bench store --store URL`: the shared store against the file store, in one
  * run on one machine.
  * - writers: N concurrent processes x M appends to one session, each process on its own root
  *   (as on separate hosts) for the store, all on one root under flock for files; zero lost or

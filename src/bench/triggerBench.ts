@@ -29,7 +29,7 @@ import { defaultEmbeddingDim } from "../vector/mod.ts";
 import { atLeast, atMost, type BenchMachine, benchMachine, type BenchTarget, processPeakRssMib, round, seededRandom } from "./measure.ts";
 
 export const triggerBenchDefaults = { memories: 100_000, allPairsMemories: 10_000, seed: 20260521 } as const;
-/** The target of DESIGN §13 / issue 4: 100 000 memories in at most this many seconds. */
+/** The target of DESIGN §13: 100 000 memories in at most this many seconds. */
 export const indexedSecondsMax = 60;
 const plantEvery = 100;
 const summaryWords = 16;

@@ -9,7 +9,7 @@
  * recorded size and SHA-256, or that opens with another vector count, is rebuilt from the rows,
  * and the rebuild is reported through `warn` (a first build is not).
  *
- * Until issue 14 this was a usearch HNSW index (`<session>.usearch`): approximate, ~30
+ * Earlier releases kept a usearch HNSW index (`<session>.usearch`): approximate, ~30
  * core-seconds to build for 95k versions, and different from one multi-threaded build to the
  * next. The postings give the exact answer the lane used to re-score its way towards; a
  * leftover `.usearch` file is removed when the new index is written.

@@ -73,7 +73,7 @@ export function unknownTypeWarnings(events: readonly AppendedEvent[]): string[] 
 
 /**
  * A warning for each `outcome.explained` of the batch that produces no causal edge, naming why
- * (the request would otherwise be ignored silently, issue 18), and for each whose evidence does
+ * (the request would otherwise be ignored silently), and for each whose evidence does
  * not cite an event of this session as sealed.
  */
 export function ignoredExplanationWarnings(records: readonly EventRecord[], citedHash: (seq: number) => string | undefined): string[] {

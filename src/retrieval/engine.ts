@@ -173,7 +173,7 @@ function bm25Lane(
  * What a context shows after the entity's name: its summary, except for a command run with an
  * exit code, which shows the command and how it ended (`npm test → exit 0`): the projected
  * summary stays Python's (`unknown npm test` without an outcome), and the consolidation trigger
- * compares those summaries, so the key facts are added here, where a reader sees them (issue 18).
+ * compares those summaries, so the key facts are added here, where a reader sees them.
  */
 function entityDetail(entity: EntityRow): string | null {
   if (entity.entityType === candidateEntityType) return candidateDetail(entity);
