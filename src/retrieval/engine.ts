@@ -50,7 +50,7 @@ import { expandQuery, inflectionVariants, nameVariantTerms, queryTerms, rawEvent
 import type { Bm25Corpus } from "./bm25.ts";
 import type { LaneName, RetrievalResult, RetrievedContext } from "./types.ts";
 import { type SemanticLaneResult, semanticScoreAnchorSimilarity } from "./semanticLane.ts";
-import { exactCosineTop } from "../projection/vectorPostings.ts";
+import { exactCosineTop } from "../projection/vectorIndex.ts";
 import { fallbackPayloadSummary } from "../projection/extract/fallback.ts";
 
 export const laneWeights = { exact: 1.0, vector: 0.95, traversal: 0.9, keyword: 0.8, verbatim: 0.8, semantic: 0.8 } as const;
@@ -526,7 +526,7 @@ function rank(index: SessionIndex, candidates: Map<string, Candidate>, limit: nu
  * The vector lane (DESIGN §6): the entity versions whose hash embeddings have the highest cosine
  * with the query's, exactly, ordered by similarity descending then entity position ascending.
  *
- * The session's index holds the embeddings as postings by bucket (projection/vectorPostings.ts),
+ * The session's index holds the embeddings as postings by bucket (projection/vectorIndex.ts),
  * so only the versions that share a token bucket with the query are scored, and each score is
  * the dense dot product bit for bit: the same log gives the same answer however and whenever the
  * index was built, with no approximate candidate window to widen (the HNSW index this replaced

@@ -1,6 +1,6 @@
 /**
  * Issue 14 (reproject within 10x of ref_verify.py): the vector lane's index is the hash
- * embeddings as postings by bucket (src/projection/vectorPostings.ts), searched exactly. What a
+ * embeddings as postings by bucket (src/projection/vectorIndex.ts), searched exactly. What a
  * user would notice if it were wrong: a different top-k than scoring every entity, a different
  * order among ties, an index file that changes from one build to the next, or a damaged file
  * answered from instead of refused.
@@ -23,7 +23,7 @@ import {
   MemoryVectorPostings,
   type VectorNeighbourSearch,
   VectorPostingsFile,
-} from "../../src/projection/vectorPostings.ts";
+} from "../../src/projection/vectorIndex.ts";
 import { ReadModelCorruptError } from "../../src/platform/readModelError.ts";
 import { hashEmbedMany } from "../../src/vector/mod.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";

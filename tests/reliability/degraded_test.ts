@@ -9,7 +9,7 @@
  *
  * Until issue 14 a read-only `TMPDIR` was how a vector index became unavailable (reads loaded the
  * usearch addon, which the binary unpacks under TMPDIR). Reads no longer load usearch (the vector
- * lane searches postings, projection/vectorPostings.ts), so a read-only TMPDIR must not degrade
+ * lane searches postings, projection/vectorIndex.ts), so a read-only TMPDIR must not degrade
  * them at all (tested last); the index is made unavailable here by a regular file where its
  * directory should be (ENOTDIR; we run as root, so a chmod would not stop us).
  *

@@ -11,7 +11,7 @@
  * Before issue 12's fix the usearch index was built with every core (racing insertions, a
  * different graph each build) and its approximate, i8-quantised distances fed the vector lane
  * directly, so two rebuilds differed in the vector lane's contexts, their scores and the current
- * facts. Since issue 14 the lane searches exact postings (projection/vectorPostings.ts).
+ * facts. The lane searches exact postings (projection/vectorIndex.ts).
  *
  * Nothing is excluded from the comparison: a `--json` checkout holds no timings or clock
  * readings, and the query's `diagnostics.projection` (how this read found the projection) is the
@@ -28,7 +28,7 @@ import { after, before, describe, test } from "node:test";
 import { mixedSessionItems, sampleQueries, writeMixedSession } from "../../src/bench/mixedSession.ts";
 import type { EntityRow } from "../../src/projection/types.ts";
 import { buildSessionIndex } from "../../src/retrieval/sessionIndex.ts";
-import { embedPostings, MemoryVectorPostings } from "../../src/projection/vectorPostings.ts";
+import { embedPostings, MemoryVectorPostings } from "../../src/projection/vectorIndex.ts";
 import { vectorLaneHits } from "../../src/retrieval/engine.ts";
 import { entityEmbeddingText, hashEmbedMany } from "../../src/vector/mod.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";

@@ -19,7 +19,7 @@ import { projectSession } from "../../src/projection/projector.ts";
 import type { SessionGraphRows } from "../../src/projection/types.ts";
 import { foldLogRows } from "../../src/projection/foldLog.ts";
 import { syncVectorIndex, vectorIndexPath } from "../../src/projection/vectorIndex.ts";
-import { exactCosineTop } from "../../src/projection/vectorPostings.ts";
+import { exactCosineTop } from "../../src/projection/vectorIndex.ts";
 import { readModelDir } from "../../src/readmodel/manifest.ts";
 import { readModelRows } from "../../src/readmodel/readModelRows.ts";
 import { writeReadModel } from "../../src/readmodel/writeReadModel.ts";

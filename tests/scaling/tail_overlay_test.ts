@@ -26,7 +26,7 @@ import { foldLogRows } from "../../src/projection/foldLog.ts";
 import { GraphFold } from "../../src/projection/graphFold.ts";
 import type { GraphDiff, SessionGraphRows } from "../../src/projection/types.ts";
 import { extendVectorIndex, type SessionVectorIndex, syncVectorIndex, viewVectorIndexAt } from "../../src/projection/vectorIndex.ts";
-import { exactCosineTop } from "../../src/projection/vectorPostings.ts";
+import { exactCosineTop } from "../../src/projection/vectorIndex.ts";
 import { openReadModel } from "../../src/readmodel/diskSessionIndex.ts";
 import { rowsTailOverlayLookups, TailOverlayIndex } from "../../src/readmodel/tailOverlayIndex.ts";
 import { writeReadModel } from "../../src/readmodel/writeReadModel.ts";

@@ -34,7 +34,7 @@ import {
   hashEmbeddingReference,
   hashEmbedSparseEach,
 } from "../../src/vector/hashEmbedding.ts";
-import { embedTextPostings } from "../../src/projection/vectorPostings.ts";
+import { embedTextPostings } from "../../src/projection/vectorIndex.ts";
 import { propertySeed, Rng } from "../testkit/rng.ts";
 
 const defaultSeed = 0x5eed_e4b0;
@@ -525,7 +525,7 @@ function failIfAny(mismatches: string[], total: number, what: string): void {
 }
 
 /**
- * The corpus embedded through the vector lane's postings (projection/vectorPostings.ts: each
+ * The corpus embedded through the vector lane's postings (projection/vectorIndex.ts: each
  * distinct token hashed once, the kernel's arithmetic in TypeScript), made dense again.
  */
 function densePostings(dim: number, texts: readonly string[]): Float64Array[] {
