@@ -246,3 +246,16 @@ export const endpointRetryAfterMs = 30_000;
  * JSON decimals take about 6 MiB; a server streaming without end is cut off here.
  */
 export const embeddingResponseBytesMax = 64 * 1024 * 1024;
+
+/**
+ * Logs smaller than this are read by the compaction audit's pass one on one thread: starting
+ * workers and sending their parts back costs more than it saves (verification's threshold).
+ */
+export const auditParallelMinBytes = 64 * 1024 * 1024;
+
+/**
+ * Bytes of log per range of the audit's parallel pass one: small enough that the parts waiting
+ * to be merged (one more than the workers, rows of ~half the range's bytes each at long payloads) stay tens of MB,
+ * large enough that a range's fixed costs (a message, its chunks) are negligible.
+ */
+export const auditRangeBytes = 16 * 1024 * 1024;
