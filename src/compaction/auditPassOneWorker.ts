@@ -20,12 +20,11 @@ scope.onmessage = (event: MessageEvent) => {
   const message = event.data as { kind: "read"; path: string; start: number; end: number; positionBefore: number; dim: number };
   try {
     if (vectors === undefined || vectors.dim !== message.dim) vectors = new AuditVectors(message.dim);
-    const t0 = performance.now();
     const fd = fs.openSync(message.path, "r");
     try {
       const part = readRangePart(fd, { start: message.start, end: message.end }, message.positionBefore, vectors);
       const transfer: ArrayBuffer[] = [...part.rows.chunks, part.rows.addresses.buffer as ArrayBuffer, part.rows.norms.buffer as ArrayBuffer, part.rows.bands.buffer as ArrayBuffer, part.seqs.buffer as ArrayBuffer, part.windows.buffer as ArrayBuffer, part.cited.buffer as ArrayBuffer, part.threadIndex.buffer as ArrayBuffer, part.contentStart.buffer as ArrayBuffer];
-      scope.postMessage({ kind: "done", part, ms: performance.now() - t0 }, transfer);
+      scope.postMessage({ kind: "done", part }, transfer);
     } finally {
       fs.closeSync(fd);
     }
