@@ -1,8 +1,8 @@
 /**
  * The audit's pass one over a log (audit.ts, stage 2), range by range: the log is cut into
  * line-aligned byte ranges; each range's events are parsed, their facts read and their contexts
- * embedded (`readRangePart`) on worker threads side by side (auditPassOneWorker.ts), or here on
- * one core or a small log; the parts are merged strictly in log order (`mergePart`), so the
+ * embedded (`readRangeEvents`) on worker threads side by side (auditPassOneWorker.ts), or here on
+ * one core or a small log; the parts are merged strictly in log order (`mergeEvents`, `AuditVectors.appendRows`), so the
  * facts (identity pool ids, first seen first) and rows are exactly a sequential pass's.
  *
  * A part carries its events' identity strings in event order and the main thread interns them
@@ -17,7 +17,7 @@ import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
 import { type InvalidDerivedEvent, invalidDerivedEvent } from "../events/derivedEventRules.ts";
 import { countRange, readRangeLines, recordFromLine, verifyWorkersMax } from "../eventloom/mod.ts";
 import { invariant } from "../invariant.ts";
-import { auditParallelMinBytes, auditRangeBytes, auditUncitedEventsListedMax } from "../limits.ts";
+import { auditOneThreadRangeBytes, auditParallelMinBytes, auditRangeBytes, auditUncitedEventsListedMax } from "../limits.ts";
 import { requestGarbageCollection } from "../platform/mod.ts";
 import { WebWorker, workerSpecifier } from "../platform/process.ts";
 import { type AuditFacts, detached } from "./auditFacts.ts";
@@ -38,8 +38,8 @@ export interface UncitedEvent {
   event_type: string;
 }
 
-/** What pass one reads from one range of the log: every event's facts in order, and its rows. */
-export interface AuditRangePart {
+/** What pass one reads from one range of the log besides the rows: every event's facts in order. */
+export interface AuditRangeEvents {
   seqs: Float64Array;
   windows: Float64Array;
   cited: Uint8Array;
@@ -55,6 +55,12 @@ export interface AuditRangePart {
   /** The range's first `auditUncitedEventsListedMax` uncited events. */
   uncitedListed: UncitedEvent[];
   invalidDerived: InvalidDerivedEvent[];
+  /** Non-blank lines in the range (what positions count). */
+  lines: number;
+}
+
+/** A range's events and rows, as a worker sends them back. */
+export interface AuditRangePart extends AuditRangeEvents {
   rows: AuditRowsPart;
 }
 
@@ -72,9 +78,10 @@ export interface LogRange {
 
 /**
  * Reads bytes [start, end) of the open log `fd` (line-aligned; `positionBefore` events precede
- * it) into a part; `vectors` (empty) embeds the contexts and is empty again after.
+ * it): its events' facts, their rows added to `vectors` (after the rows it holds).
  */
-export function readRangePart(fd: number, range: LogRange, positionBefore: number, vectors: AuditVectors): AuditRangePart {
+export function readRangeEvents(fd: number, range: LogRange, positionBefore: number, vectors: AuditVectors): AuditRangeEvents {
+  const rowsBefore = vectors.count;
   const seqs: number[] = [];
   const windows: number[] = [];
   const cited: number[] = [];
@@ -87,7 +94,9 @@ export function readRangePart(fd: number, range: LogRange, positionBefore: numbe
   let uncitedCount = 0;
   const uncitedListed: UncitedEvent[] = [];
   const invalidDerived: InvalidDerivedEvent[] = [];
+  let lines = 0;
   for (const { bytes, position } of readRangeLines(fd, range.start, range.end)) {
+    lines = position;
     const parsed = parseJsonBytes(bytes);
     // Integrity was verified first, so every line parses to an object.
     if (!isJsonObject(parsed)) continue;
@@ -116,19 +125,19 @@ export function readRangePart(fd: number, range: LogRange, positionBefore: numbe
     vectors.addContext(context.text, context.repeated);
     // Parsing leaves ~10 KB of garbage per event; collecting now and then keeps the peak near
     // the live data instead of the collector's heuristics.
-    if (seqs.length % gcEveryEvents === 0) requestGarbageCollection();
+    // (Counted over the log, not the range: one-thread ranges are shorter than the interval.)
+    if ((positionBefore + position) % gcEveryEvents === 0) requestGarbageCollection();
   }
-  invariant(vectors.count === seqs.length, `pass one embedded ${vectors.count} rows for ${seqs.length} events`);
+  invariant(vectors.count - rowsBefore === seqs.length, `pass one embedded ${vectors.count - rowsBefore} rows for ${seqs.length} events`);
   return {
     seqs: Float64Array.from(seqs), windows: Float64Array.from(windows), cited: Uint8Array.from(cited),
     threadIndex: Uint32Array.from(threadIndex), threadNames, hashPrefixes,
-    contentStart: Uint32Array.from(contentStart), content, uncitedCount, uncitedListed, invalidDerived,
-    rows: vectors.takeRows(),
+    contentStart: Uint32Array.from(contentStart), content, uncitedCount, uncitedListed, invalidDerived, lines,
   };
 }
 
-/** Adds a part's events to `facts`, `vectors` and `totals`, after everything merged before. */
-export function mergePart(part: AuditRangePart, facts: AuditFacts, vectors: AuditVectors, totals: PassOneTotals): void {
+/** Adds a range's events to `facts` and `totals`, after everything merged before (their rows are added to the vectors by the caller). */
+export function mergeEvents(part: AuditRangeEvents, facts: AuditFacts, totals: PassOneTotals): void {
   for (let e = 0; e < part.seqs.length; e++) {
     facts.add({
       seq: part.seqs[e], thread: part.threadNames[part.threadIndex[e]], hash: part.hashPrefixes[e],
@@ -139,9 +148,6 @@ export function mergePart(part: AuditRangePart, facts: AuditFacts, vectors: Audi
   totals.uncited.count += part.uncitedCount;
   for (const event of part.uncitedListed) if (totals.uncited.listed.length < auditUncitedEventsListedMax) totals.uncited.listed.push(event);
   for (const invalid of part.invalidDerived) totals.invalidDerived.push(invalid);
-  vectors.appendRows(part.rows);
-  // The part's strings are garbage now (what the facts keep of them is detached).
-  requestGarbageCollection();
 }
 
 /**
@@ -186,7 +192,8 @@ export interface PassOneSplit {
 
 /** The split a log of `size` bytes gets by default: one thread for a small log or one core. */
 export function defaultPassOneSplit(size: number): PassOneSplit {
-  return { workers: size < auditParallelMinBytes ? 1 : verifyWorkersMax(), rangeBytes: auditRangeBytes };
+  const workers = size < auditParallelMinBytes ? 1 : verifyWorkersMax();
+  return { workers, rangeBytes: workers === 1 ? auditOneThreadRangeBytes : auditRangeBytes };
 }
 
 /**
@@ -199,18 +206,21 @@ export async function readPassOne(path: string, facts: AuditFacts, vectors: Audi
   try {
     const ranges = splitLog(fd, fs.fstatSync(fd).size, split.rangeBytes);
     if (split.workers <= 1 || ranges.length <= 1) {
-      const scratch = new AuditVectors(vectors.dim);
+      // Rows go straight into `vectors` (and its token cache): nothing is handed over.
       let position = 0;
       for (const range of ranges) {
-        const part = readRangePart(fd, range, position, scratch);
-        position += countRange(fd, range.start, range.end).events;
-        mergePart(part, facts, vectors, totals);
+        const events = readRangeEvents(fd, range, position, vectors);
+        position += events.lines;
+        mergeEvents(events, facts, totals);
         onEvents?.(facts.count);
       }
       return totals;
     }
     await readOnWorkers(path, fd, ranges, split.workers, vectors.dim, (part) => {
-      mergePart(part, facts, vectors, totals);
+      mergeEvents(part, facts, totals);
+      vectors.appendRows(part.rows);
+      // The part's strings are garbage now (what the facts keep of them is detached).
+      requestGarbageCollection();
       onEvents?.(facts.count);
     });
     return totals;
