@@ -73,6 +73,7 @@ const entry = path.join(root, "src/bin/zaxy_bun.ts");
 /** Worker entry points: Bun bundles each into the binary and resolves `new Worker(new URL(...))` to it. */
 const workerEntries = [
   path.join(root, "src/eventloom/verifyWorker.ts"),
+  path.join(root, "src/compaction/auditPassOneWorker.ts"),
   path.join(root, "src/store/storeVerifyWorker.ts"),
   path.join(root, "src/projection/graphQueryWorker.ts"),
 ];

@@ -254,3 +254,25 @@ export const endpointRetryAfterMs = 30_000;
  * JSON decimals take about 6 MiB; a server streaming without end is cut off here.
  */
 export const embeddingResponseBytesMax = 64 * 1024 * 1024;
+
+/**
+ * Logs smaller than this are read by the compaction audit's pass one on one thread: each worker
+ * warms up its own parser and token cache and holds its own heap, which a small log does not
+ * repay (a 92 MB log of 100,000 long events took longer on two workers than on one thread, and
+ * ~90 MB more memory).
+ */
+export const auditParallelMinBytes = 256 * 1024 * 1024;
+
+/**
+ * Bytes of log per range of the audit's parallel pass one: small enough that the parts waiting
+ * to be merged (one more than the workers, rows of ~half the range's bytes each at long payloads) stay tens of MB,
+ * large enough that a range's fixed costs (a message, its chunks) are negligible.
+ */
+export const auditRangeBytes = 16 * 1024 * 1024;
+
+/**
+ * Bytes of log per range when the audit's pass one runs on one thread: a range's strings are
+ * slices that keep its lines' text alive until the range is merged, so ranges stay small here
+ * (16 MB ranges held ~70 MB more at the peak of a 92 MB log than 1 MB ones, for the same time).
+ */
+export const auditOneThreadRangeBytes = 1024 * 1024;

@@ -32,24 +32,26 @@
  */
 import * as fs from "node:fs";
 import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
-import { type InvalidDerivedEvent, invalidDerivedEvent } from "../events/derivedEventRules.ts";
+import type { InvalidDerivedEvent } from "../events/derivedEventRules.ts";
 import { pythonRound4 } from "../canonical/pythonRound.ts";
 import { inputError } from "../errors.ts";
 import { invariant } from "../invariant.ts";
-import { auditUncitedEventsListedMax } from "../limits.ts";
 import { readLogLines, recordFromLine, verifyLog } from "../eventloom/mod.ts";
 import { collectGarbageNow, requestGarbageCollection } from "../platform/mod.ts";
 import type { ProgressSink } from "../progress.ts";
-import type { EventRecord, IntegrityReport } from "../eventloom/mod.ts";
+import type { IntegrityReport } from "../eventloom/mod.ts";
 import { pythonCaseFold } from "../vector/textAnalysis.ts";
 import { centroidOf, cosineDistancesTo, farthestPointExemplars, meanPairwiseCosineDistance, medoidIndex } from "../vector/geometry.ts";
 import { defaultEmbeddingDim } from "../vector/hashEmbedding.ts";
-import { AuditFacts, detached } from "./auditFacts.ts";
+import { AuditFacts } from "./auditFacts.ts";
 import { AuditVectors } from "./auditVectors.ts";
 import { clusterRows, defaultClusterThreshold } from "./clustering.ts";
-import { auditContext, eventContext } from "./eventContext.ts";
-import { contentIdentities, eventIdentities, hasSourceCitation } from "./identities.ts";
+import { defaultPassOneSplit, type PassOneSplit, readPassOne, temporalWindowMs, type UncitedEvent } from "./auditPassOne.ts";
+import { eventContext } from "./eventContext.ts";
+import { eventIdentities } from "./identities.ts";
 import { remediationPlan, type RemediationStep } from "./remediation.ts";
+
+export { type PassOneSplit, temporalWindowMs, type UncitedEvent } from "./auditPassOne.ts";
 
 export type AuditStrategy = "medoid" | "exemplar";
 export type ClusterRegime = "tight" | "spread";
@@ -57,11 +59,9 @@ export type RecommendedOperator = "medoid" | "exemplar" | "keep_all";
 
 /** Default exemplars per cluster (`--max-records`, Python's default). */
 export const defaultMaxRecords = 5;
-/** Width of the UTC windows temporal diversity is counted in. */
-export const temporalWindowMs = 3_600_000;
 /** `--cluster-threshold` must lie strictly between these (cosine distance). */
 export const clusterThresholdRange = { above: 0, below: 1 } as const;
-/** Events parsed between garbage-collection requests in pass one. */
+/** Representatives parsed between garbage-collection requests in pass two. */
 const gcEveryEvents = 4096;
 /** Event refs built for the report between garbage-collection requests. */
 const gcEveryRefs = 65536;
@@ -80,6 +80,11 @@ export interface AuditOptions {
   embeddingDim?: number;
   /** Where the audit's stages and counts are reported (the CLI draws them on a terminal). */
   progress?: ProgressSink;
+  /**
+   * How pass one is split over threads (the report is the same for every split); by default
+   * one worker per core on a log of at least `auditParallelMinBytes`, else this thread.
+   */
+  passOneSplit?: PassOneSplit;
 }
 
 export interface ClusterReport {
@@ -159,13 +164,6 @@ export interface CompactionAuditReport {
   remediation: RemediationStep[];
 }
 
-/** An event that lacks a source citation (`hasSourceCitation`), named so it can be re-ingested. */
-export interface UncitedEvent {
-  seq: number;
-  /** Full 64-hex hash of the sealed event. */
-  hash: string;
-  event_type: string;
-}
 
 export interface SingletonClustersSummary {
   cluster_count: number;
@@ -221,14 +219,6 @@ function validateOptions(options: AuditOptions): AuditSettings {
   return { clusterThreshold: threshold, wholeLog: options.wholeLog ?? false, strategy, maxRecords, embeddingDim: options.embeddingDim ?? defaultEmbeddingDim };
 }
 
-function* readRecords(path: string): Generator<EventRecord> {
-  for (const { bytes, position } of readLogLines(path)) {
-    const parsed = parseJsonBytes(bytes);
-    // Integrity was verified first, so every line parses to an object.
-    if (isJsonObject(parsed)) yield recordFromLine(parsed, position);
-  }
-}
-
 /** Is `path` a readable regular file? Bad input (exit 2) otherwise. */
 function checkLogFile(path: string): void {
   let stat: fs.Stats;
@@ -249,7 +239,7 @@ function unsafeReasons(integrityOk: boolean, recall: number | null, coverage: nu
 }
 
 /** The audit's settings once validated (every option filled in). */
-type AuditSettings = Required<Omit<AuditOptions, "progress">>;
+type AuditSettings = Required<Omit<AuditOptions, "progress" | "passOneSplit">>;
 
 /** The report fields that echo the audit's settings, in the report's key order. */
 type ReportSettings = Pick<CompactionAuditReport, "log_path" | "strategy" | "max_records" | "whole_log" | "cluster_threshold" | "embedding_dim" | "temporal_window_ms">;
@@ -290,32 +280,13 @@ interface EventPass {
   invalidDerived: InvalidDerivedEvent[];
 }
 
-/** Stage 2, pass one: streams the log into `vectors` (one row per event) and the event facts. */
-function readEventFacts(path: string, vectors: AuditVectors, progress: ProgressSink | undefined): EventPass {
+/** Stage 2, pass one: the log into `vectors` (one row per event) and the event facts, range by range (auditPassOne.ts). */
+async function readEventFacts(path: string, vectors: AuditVectors, split: PassOneSplit | undefined, progress: ProgressSink | undefined): Promise<EventPass> {
   const facts = new AuditFacts();
-  const uncited = { count: 0, listed: [] as UncitedEvent[] };
-  const invalidDerived: InvalidDerivedEvent[] = [];
-  for (const record of readRecords(path)) {
-    const invalid = invalidDerivedEvent(record);
-    if (invalid !== undefined) invalidDerived.push(invalid);
-    const content = contentIdentities(record);
-    const ms = Date.parse(record.timestamp);
-    const cited = hasSourceCitation(record);
-    facts.add({ seq: record.seq, thread: record.thread, hash: record.hash, content, cited, window: Math.floor(ms / temporalWindowMs) });
-    if (!cited) {
-      uncited.count++;
-      if (uncited.listed.length < auditUncitedEventsListedMax) uncited.listed.push({ seq: record.seq, hash: detached(record.hash), event_type: detached(record.type) });
-    }
-    const context = auditContext(record);
-    vectors.addContext(context.text, context.repeated);
-    // Parsing leaves ~10 KB of garbage per event; collecting now and then keeps the peak near
-    // the live data instead of the collector's heuristics.
-    if (facts.count % gcEveryEvents === 0) requestGarbageCollection();
-    if ((facts.count & 1023) === 0) progress?.update(facts.count);
-  }
+  const totals = await readPassOne(path, facts, vectors, split ?? defaultPassOneSplit(fs.statSync(path).size), (events) => progress?.update(events));
   // Every later stage addresses an event by its row in both.
   invariant(vectors.count === facts.count, `pass one embedded ${vectors.count} rows for ${facts.count} events`);
-  return { facts, uncited, invalidDerived };
+  return { facts, ...totals };
 }
 
 /** Which cluster each row is in, and each row's nearest neighbour within the threshold (or -1). */
@@ -734,7 +705,7 @@ export async function auditLog(path: string, options: AuditOptions = {}): Promis
   progress?.phase("embedding event contexts", integrity.total_events, "events");
   // Released once the cluster geometry is measured: the report needs only the small facts.
   let vectors: AuditVectors | null = new AuditVectors(opts.embeddingDim);
-  const pass = readEventFacts(path, vectors, progress);
+  const pass = await readEventFacts(path, vectors, options.passOneSplit, progress);
   const n = pass.facts.count;
 
   progress?.phase("clustering");

@@ -46,6 +46,19 @@ function blockWords(count: number, paletteSize: number): number {
   return blockHeaderWords + paletteSize + Math.ceil((count * (2 + codeBytes)) / 4);
 }
 
+/**
+ * Rows taken out of one `AuditVectors` (`takeRows`) to be appended to another (`appendRows`):
+ * what a pass-one worker sends back. Every buffer is transferable.
+ */
+export interface AuditRowsPart {
+  /** Packed blocks; `addresses` point into them (chunk << chunkWordBits | word). */
+  chunks: ArrayBuffer[];
+  addresses: Uint32Array;
+  norms: Float32Array;
+  /** `bandCount` keys per row. */
+  bands: Uint32Array;
+}
+
 export class AuditVectors {
   readonly dim: number;
   // The same chunks seen as f32 (norms, palettes), u32 (sizes), u16 (indices, wide codes) and u8 (codes).
@@ -285,6 +298,70 @@ export class AuditVectors {
     this.chunkHalves = [];
     this.chunkBytes = [];
     this.chunkUsed = 0;
+  }
+
+  /**
+   * Hands every row over as transferable buffers (`appendRows` adds them to other vectors, in
+   * order) and empties these vectors. Consecutive chunks are packed into chunks of up to
+   * 2^chunkWordBits words (block addresses rewritten), so a part costs few chunk numbers
+   * however small its first chunks were, and no unused words.
+   */
+  takeRows(): AuditRowsPart {
+    const chunkLimit = 1 << chunkWordBits;
+    const used = this.chunkWords.map((words, c) => (c === this.chunkWords.length - 1 ? this.chunkUsed : words.length));
+    // Each old chunk's new chunk and word offset there.
+    const newChunk = new Int32Array(used.length);
+    const newOffset = new Int32Array(used.length);
+    const packedWords: number[] = [];
+    for (let c = 0; c < used.length; c++) {
+      const last = packedWords.length - 1;
+      if (last >= 0 && packedWords[last] + used[c] <= chunkLimit) {
+        newChunk[c] = last;
+        newOffset[c] = packedWords[last];
+        packedWords[last] += used[c];
+      } else {
+        newChunk[c] = packedWords.length;
+        newOffset[c] = 0;
+        packedWords.push(used[c]);
+      }
+    }
+    const chunks = packedWords.map((words) => new ArrayBuffer(words * 4));
+    for (let c = 0; c < used.length; c++) {
+      new Uint32Array(chunks[newChunk[c]], newOffset[c] * 4, used[c]).set(this.chunkWords[c].subarray(0, used[c]));
+    }
+    const count = this.count;
+    const addresses = new Uint32Array(count);
+    const old = this.addresses.data;
+    for (let row = 0; row < count; row++) {
+      const c = old[row] >>> chunkWordBits;
+      addresses[row] = ((newChunk[c] << chunkWordBits) | (newOffset[c] + (old[row] & (chunkLimit - 1)))) >>> 0;
+    }
+    const part: AuditRowsPart = { chunks, addresses, norms: this.norms.data.slice(0, count), bands: this.bands.data.slice(0, count * bandCount) };
+    this.release();
+    return part;
+  }
+
+  /** Adds a part's rows (`takeRows` of other vectors of the same dimension) after these rows; the part's buffers are kept, not copied. */
+  appendRows(part: AuditRowsPart): void {
+    const chunkBase = this.chunkFloats.length;
+    if (chunkBase + part.chunks.length > 2 ** (32 - chunkWordBits)) throw new RangeError(`audit rows need more than ${2 ** (32 - chunkWordBits)} chunks`);
+    for (const buffer of part.chunks) {
+      this.chunkFloats.push(new Float32Array(buffer));
+      this.chunkWords.push(new Uint32Array(buffer));
+      this.chunkHalves.push(new Uint16Array(buffer));
+      this.chunkBytes.push(new Uint8Array(buffer));
+    }
+    // The last chunk is exactly full: the next block added here starts a chunk of its own.
+    if (part.chunks.length > 0) this.chunkUsed = part.chunks[part.chunks.length - 1].byteLength / 4;
+    const count = part.addresses.length;
+    for (let row = 0; row < count; row++) {
+      const address = part.addresses[row];
+      this.addresses.push((((chunkBase + (address >>> chunkWordBits)) << chunkWordBits) | (address & ((1 << chunkWordBits) - 1))) >>> 0);
+      this.norms.push(part.norms[row]);
+    }
+    this.bands.reserve(part.bands.length);
+    this.bands.data.set(part.bands, this.bands.length);
+    this.bands.length += part.bands.length;
   }
 
   /** Points the `block…` fields at the block at `address` (its header must be written). */
