@@ -29,6 +29,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import ts from "typescript";
+import { settledChangeMs } from "../src/eventloom/verifiedCheckpoint.ts";
 
 /**
  * Layers, lowest first; folders in one layer may import each other (cycles among them still
@@ -303,7 +304,10 @@ export function traceCheckoutRoute(repoDir: string): string[] {
       JSON.stringify({ event_type: "task.note", actor: "agent", payload: { title: `note ${i + 1} about caching and the release`, detail: `step ${i + 1}` } }));
     runZaxy(repoDir, ["memory", "ingest", "-", "--eventloom-path", root, "--session-id", "s1", "-q"], env, `${notes.join("\n")}\n`);
     const checkout = ["memory", "checkout", "release caching", "--eventloom-path", root, "--session-id", "s1", "--json", "-q"];
-    // The first read of a session writes its read model; the route traced is the steady state.
+    // The route traced is the steady state: the first read of a session writes its read model,
+    // and the verified checkpoint records the log's file identity only once the log's last change
+    // is settledChangeMs old, so that read runs after it (else the traced read would record it).
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, settledChangeMs + 200);
     runZaxy(repoDir, checkout, env);
     runZaxy(repoDir, checkout, env, undefined, path.join(repoDir, "scripts", "structureTrace.ts"));
     const trace = JSON.parse(fs.readFileSync(traceFile, "utf8")) as { entered: string[] };

@@ -19,7 +19,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { fromJs } from "../canonical/mod.ts";
 import { appendEvents } from "../events/append.ts";
-import { citationUri } from "../eventloom/citation.ts";
+import { citationUri } from "../eventloom/root.ts";
 import type { MemoryCheckout } from "../checkout/mod.ts";
 import { validateMemoryRequest } from "../memory/request.ts";
 import { MemoryService } from "../memory/service.ts";

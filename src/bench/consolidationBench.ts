@@ -27,7 +27,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fromJs } from "../canonical/mod.ts";
-import { mergeProjectionContexts } from "../checkout/projectionLane.ts";
+import { mergeProjectionContexts } from "../compaction/projectionLane.ts";
 import { eventContext } from "../compaction/eventContext.ts";
 import { allEventIdentities, buildProjection, contextEmbeddings } from "../compaction/projection.ts";
 import type { CompactionProjection } from "../retrieval/projectionArtifact.ts";

@@ -31,7 +31,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { fromJs } from "../canonical/mod.ts";
 import { appendEvent } from "../events/append.ts";
-import { parseCitationUri, type SourceEventRef } from "../eventloom/citation.ts";
+import { parseCitationUri, type SourceEventRef } from "../eventloom/root.ts";
 import { buildFleetLane } from "../fleet/checkoutLane.ts";
 import { readFleetEvents } from "../fleet/fleetLog.ts";
 import { reviewPromotion, rollbackPromotion } from "../fleet/lifecycle.ts";

@@ -15,7 +15,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { fromJs } from "../canonical/mod.ts";
 import { appendEvents } from "../events/append.ts";
-import { parseCitationUri } from "../eventloom/citation.ts";
+import { parseCitationUri } from "../eventloom/root.ts";
 import { validateMemoryRequest } from "../memory/request.ts";
 import { MemoryService } from "../memory/service.ts";
 import { semanticCentredSimilarityMin, semanticEvidenceSimilarityMin, semanticLane, SemanticVectorCache, unlimitedEmbedBudget } from "../retrieval/semanticLane.ts";

@@ -17,7 +17,7 @@ import * as path from "node:path";
 import { fromJs } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
 import { appendEvents } from "../events/append.ts";
-import { citationUri, parseCitationUri } from "../eventloom/citation.ts";
+import { citationUri, parseCitationUri } from "../eventloom/root.ts";
 import { validateMemoryRequest } from "../memory/request.ts";
 import { MemoryService } from "../memory/service.ts";
 import { Bm25Index } from "../retrieval/bm25.ts";

@@ -24,7 +24,7 @@ import { SparseEmbeddings } from "../consolidation/similarityEmbeddings.ts";
 import { triggerConsolidation, type TriggerPhaseTimingsMs } from "../consolidation/trigger.ts";
 import { type ConsolidationMemory, memoryEmbeddingText } from "../consolidation/triggerMemories.ts";
 import { defaultMinSimilarity, type TriggerParameters, validateTriggerParameters } from "../consolidation/triggerParameters.ts";
-import { citationUri } from "../eventloom/citation.ts";
+import { citationUri } from "../eventloom/root.ts";
 import { defaultEmbeddingDim } from "../vector/mod.ts";
 import { atLeast, atMost, type BenchMachine, benchMachine, type BenchTarget, processPeakRssMib, round, seededRandom } from "./measure.ts";
 

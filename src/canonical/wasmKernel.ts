@@ -9,7 +9,7 @@
  */
 import { canonicalWasmBase64 } from "../generated/canonicalWasm.ts";
 import { jsonDepthMax } from "../limits.ts";
-import { instantiateWasmKernel } from "../platform/wasmKernel.ts";
+import { instantiateWasmKernel } from "../platform/mod.ts";
 import { JsonSyntaxError, pythonFloatRepr } from "./json.ts";
 
 interface KernelExports {

@@ -7,7 +7,7 @@
  * being openable.
  */
 import { inputError } from "../errors.ts";
-import { validateSessionId } from "../eventloom/session.ts";
+import { validateSessionId } from "../eventloom/root.ts";
 import { depthMax, queryCharsMax } from "../limits.ts";
 import type { SessionReader } from "../retrieval/readSession.ts";
 import type { CausalEdge } from "../folds/causalEdges.ts";

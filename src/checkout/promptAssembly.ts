@@ -9,7 +9,7 @@
  */
 import { inputError } from "../errors.ts";
 import { estimateTokens, packSections } from "../retrieval/tokenBudget.ts";
-import { citationHashChars, citationUri } from "../eventloom/citation.ts";
+import { citationHashChars, citationUri } from "../eventloom/root.ts";
 import type { PlainJson } from "../projection/types.ts";
 import type { RetrievalResult, RetrievedContext } from "../retrieval/types.ts";
 import { compareCodePoints, displayJson, formatPythonFloat, isJsonObject, JsonNumber, type JsonValue, pythonNumberRepr } from "../canonical/mod.ts";

@@ -2,7 +2,7 @@
 import * as fs from "node:fs";
 import { type JsonValue, JsonSyntaxError, parseJsonBytes } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
-import { openRegularFile } from "../platform/regularFile.ts";
+import { openRegularFile } from "../platform/mod.ts";
 import { BoundedInput, type InputBounds } from "./boundedInput.ts";
 import { type CommandContext, stringOption } from "./command.ts";
 

@@ -4,12 +4,10 @@
  */
 import * as nodePath from "node:path";
 import { parseArgs } from "node:util";
-import { sessionLogPath } from "../eventloom/session.ts";
-import { checkLogNotDirectory, checkRootPath, checkRootWritable } from "../eventloom/root.ts";
+import { checkLogNotDirectory, checkRootPath, checkRootWritable, sessionLogPath, readFleetEnabled } from "../eventloom/root.ts";
 import { ExitCode, inputError, isZaxyError } from "../errors.ts";
 import type { Command, CommandGroup, CommandIo, GlobalOptions, OptionSpec, OptionValues } from "./command.ts";
 import { globalOptions } from "./globalOptions.ts";
-import { readFleetEnabled } from "../eventloom/config.ts";
 import { resolveStoreUrl } from "../store/storeUrl.ts";
 import { closestName, closestOption } from "./didYouMean.ts";
 import { renderHelp } from "./help.ts";

@@ -19,7 +19,7 @@
  * the identity checks only routes to its sources).
  */
 import { canonicalJson, JsonNumber, type JsonObject, type JsonValue } from "../canonical/mod.ts";
-import { citationUri } from "../eventloom/citation.ts";
+import { citationUri } from "../eventloom/root.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { sha256Hex } from "../platform/mod.ts";
 import { farthestPointExemplars, medoidIndex } from "../vector/geometry.ts";

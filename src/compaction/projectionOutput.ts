@@ -16,7 +16,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { EventRecord } from "../eventloom/envelope.ts";
-import { citationUri } from "../eventloom/citation.ts";
+import { citationUri } from "../eventloom/root.ts";
 import { inputError } from "../errors.ts";
 import { type CompactionProjection, loadProjectionArtifact, projectionArtifactSuffix } from "../retrieval/projectionArtifact.ts";
 

@@ -35,7 +35,7 @@ import { fromJs } from "../canonical/mod.ts";
 import { checkError, inputError, ioError, isZaxyError } from "../errors.ts";
 import { appendEvents } from "../events/append.ts";
 import { readLogLines } from "../eventloom/lines.ts";
-import { sessionIdOfPath, validateSessionId } from "../eventloom/session.ts";
+import { sessionIdOfPath, validateSessionId } from "../eventloom/root.ts";
 import type { MicrosClock } from "../eventloom/timestamp.ts";
 import { type IntegrityReport, verifyLog } from "../eventloom/verify.ts";
 import { invariant } from "../invariant.ts";

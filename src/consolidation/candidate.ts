@@ -23,13 +23,13 @@
 import { canonicalJson, fromJs, JsonNumber, type JsonObject, type JsonValue } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
 import type { AppendItem } from "../eventloom/append.ts";
-import { type SourceEventRef, sourceEventsJson } from "../eventloom/citation.ts";
+import { type SourceEventRef, sourceEventsJson } from "../eventloom/root.ts";
 import { sha256Hex } from "../platform/mod.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { isPythonBlank } from "../canonical/pythonText.ts";
 import { candidateCreatedType, candidateReviewedType, consolidationInitialReviewStatus, nonAuthoritative } from "../events/consolidationEvents.ts";
 
-export type { SourceEventRef } from "../eventloom/citation.ts";
+export type { SourceEventRef } from "../eventloom/root.ts";
 
 export const consolidationCandidateTypes = ["episode", "claim", "procedure"] as const;
 export type ConsolidationCandidateType = (typeof consolidationCandidateTypes)[number];

@@ -41,7 +41,7 @@
 import { intField, isJsonObject, JsonNumber, type JsonObject, type JsonValue, pythonRound, stringField } from "../canonical/mod.ts";
 import type { CheckoutLane, LaneContext, LaneMergeRule } from "../checkout/lane.ts";
 import { projectionTokens } from "../retrieval/projectionSearch.ts";
-import { citationUri } from "../eventloom/citation.ts";
+import { citationUri } from "../eventloom/root.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { nonAuthoritative } from "../events/consolidationEvents.ts";

@@ -25,7 +25,7 @@
  * // { status: "created", candidate_id: "consolidation:claim:…", target_id: sample.target_id, events_appended: 1, … }
  */
 import { inputError } from "../errors.ts";
-import { citationUri, type SourceEventRef } from "../eventloom/citation.ts";
+import { citationUri, type SourceEventRef } from "../eventloom/root.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { recordEvents } from "../recording/record.ts";
 import type { SessionReader } from "../retrieval/readSession.ts";

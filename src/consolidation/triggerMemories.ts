@@ -5,7 +5,7 @@
  * and are left out, so a merge candidate is never proposed for merging with its own sources.
  */
 import { compareCodePoints } from "../canonical/mod.ts";
-import { citationUri } from "../eventloom/citation.ts";
+import { citationUri } from "../eventloom/root.ts";
 import { sha256Hex } from "../platform/mod.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { EntityRow } from "../projection/types.ts";

@@ -29,7 +29,7 @@ import { windowSizeDefault } from "../consolidation/segments.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { auditLog } from "../compaction/audit.ts";
 import { writeProjectionFromLog } from "../compaction/projectionFromLog.ts";
-import { configPath } from "../eventloom/config.ts";
+import { configPath } from "../eventloom/root.ts";
 import { createFleet, enrollAgent, promote, type PromotionResult } from "../fleet/mod.ts";
 import { validateMemoryRequest } from "../memory/request.ts";
 import { recordEvents } from "../recording/record.ts";

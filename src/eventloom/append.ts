@@ -12,15 +12,12 @@ import { isJsonObject, type JsonObject, type JsonValue, nonFiniteNumbers, parseJ
 import { inputError, ioError, isZaxyError } from "../errors.ts";
 import { batchEventsMax, eventTextCharsMax, lockWaitMs, payloadBytesMax, payloadDepthMax } from "../limits.ts";
 import { lockFile, sha256Hex } from "../platform/mod.ts";
-import { citationUri } from "./citation.ts";
-import { type EventloomConfig, readConfig, readForgettingEnabled } from "./config.ts";
 import { type Envelope, type EventRecord, generatedEventId, isV1EventType, recordFromLine, sealLegacy, sealV1, type SealedLine } from "./envelope.ts";
 import { beginAppend, endAppend, eventHashPrefixChars, recoverInterruptedAppend, sha256BeforeBatch } from "./intent.ts";
 import { countLogEvents, readLogLines } from "./lines.ts";
 import { redactedPathsOf, refuseSecretSessionId, secretFormatIn, securePayload } from "./redact.ts";
 import { readVerifiedEvents } from "./replay.ts";
-import { fileSystemReason } from "./root.ts";
-import { sessionLogPath, writableSessionLogPath } from "./session.ts";
+import { fileSystemReason, citationUri, type EventloomConfig, readConfig, readForgettingEnabled, sessionLogPath, writableSessionLogPath } from "./root.ts";
 import { type ChainTail, readChainTail } from "./tail.ts";
 import { LogKeyIndex } from "./logKeyIndex.ts";
 import { defineRootSlot, Root } from "./rootHandle.ts";

@@ -17,6 +17,7 @@ import { sha256Hex } from "../platform/mod.ts";
 import { revealPayload } from "./forgetting.ts";
 import type { SecurityBlock } from "./redact.ts";
 
+
 export type Envelope = "legacy" | "v1";
 
 /** An event as read from a log, normalised across envelopes. */

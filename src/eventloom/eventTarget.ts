@@ -22,10 +22,9 @@
  * // the same event, found by its hash prefix
  */
 import { inputError } from "../errors.ts";
-import { citationHashChars, parseCitationUri, type SourceEventRef } from "./citation.ts";
+import { citationHashChars, parseCitationUri, type SourceEventRef, sessionLogPath } from "./root.ts";
 import type { EventRecord } from "./envelope.ts";
 import { readVerifiedEvents } from "./replay.ts";
-import { sessionLogPath } from "./session.ts";
 
 /**
  * Fewest hex characters a hash prefix may have: as many as a citation carries, which is what

@@ -1,5 +1,5 @@
 /** The public JSON shape of an event in CLI and MCP output (`replay`, `memory log`). */
-import { citationUri } from "./citation.ts";
+import { citationUri } from "./root.ts";
 import type { EventRecord } from "./envelope.ts";
 
 export interface EventView {

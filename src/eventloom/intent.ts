@@ -31,9 +31,9 @@ import * as path from "node:path";
 import { checkError } from "../errors.ts";
 import { saveBackup } from "./backup.ts";
 import { storedEventHash } from "./envelope.ts";
-import { hashFdRange } from "../platform/atomicFile.ts";
+import { hashFdRange } from "../platform/mod.ts";
 import { readRangeLines } from "./lines.ts";
-import { intentPath } from "./session.ts";
+import { intentPath } from "./root.ts";
 
 const intentSchema = "zaxy.append_intent.v1";
 /** Event hashes are recorded by prefix: 64 bits tell a batch's line from another writer's. */

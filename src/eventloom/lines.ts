@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import { checkError, inputError } from "../errors.ts";
 import { lineBytesMax } from "../limits.ts";
-import { openRegularFile } from "../platform/regularFile.ts";
+import { openRegularFile } from "../platform/mod.ts";
 import { isBlankLine as isBlank } from "./blank.ts";
 
 const chunkBytes = 1 << 20;

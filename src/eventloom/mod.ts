@@ -13,14 +13,12 @@
  * (await verifyLog(".eventloom/default.jsonl")).ok; // true
  */
 export * from "./append.ts";
-export * from "./citation.ts";
-export * from "./config.ts";
+export * from "./root.ts";
 export * from "./envelope.ts";
 export * from "./lines.ts";
 export * from "./redact.ts";
 export * from "./repair.ts";
 export * from "./replay.ts";
-export * from "./session.ts";
 export * from "./tail.ts";
 export * from "./timestamp.ts";
 export * from "./verifiedCheckpoint.ts";

@@ -11,12 +11,11 @@ import * as nodePath from "node:path";
 import { parseJsonBytes } from "../canonical/mod.ts";
 import { checkError, inputError } from "../errors.ts";
 import { lockWaitMs } from "../limits.ts";
-import { lockFile } from "../platform/mod.ts";
-import { regularFileProblem } from "../platform/regularFile.ts";
+import { lockFile, regularFileProblem } from "../platform/mod.ts";
 import { saveBackup } from "./backup.ts";
 import { type InterruptedAppend, recoverInterruptedAppend } from "./intent.ts";
 import { countLogEvents } from "./lines.ts";
-import { refuseLinkUnderRoot } from "./session.ts";
+import { refuseLinkUnderRoot } from "./root.ts";
 import { readTailLine } from "./tail.ts";
 
 export interface RepairResult {

@@ -10,7 +10,7 @@ import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
 import { openVault } from "./forgetting.ts";
 import { checkError, inputError } from "../errors.ts";
 import { type EventRecord, recordFromLine } from "./envelope.ts";
-import { regularFileProblem } from "../platform/regularFile.ts";
+import { regularFileProblem } from "../platform/mod.ts";
 import { readLogLines } from "./lines.ts";
 import { verifyWithCheckpoint } from "./verifiedCheckpoint.ts";
 import { type IntegrityReport, verifyLog } from "./verify.ts";

@@ -24,7 +24,7 @@
  * defeat any time-based check; they can also read the root's key.
  *
  * What is trusted: the checkpoint sits under `projections/`, which someone may be able to write
- * without being able to read the root's key (`derivedKey.ts`). Its `checksum` only catches damage:
+ * without being able to read the root's key (`root.ts`). Its `checksum` only catches damage:
  * anyone can recompute it, and `prefix_sha256`, after editing the log. So the checkpoint also
  * carries `mac`, an HMAC-SHA-256 under the root's key over the session id and every other field;
  * a checkpoint whose MAC does not match (forged, or written under another key) is refused and
@@ -56,14 +56,12 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
 import { inputError, ioError } from "../errors.ts";
-import { derivedFileKey, derivedMac, derivedMacMatches } from "./derivedKey.ts";
+import { derivedFileKey, derivedMac, derivedMacMatches, intentPath, refuseLinkUnderRoot, validateSessionId } from "./root.ts";
 import { lockWaitMs, verifiedCheckpointBytesMax } from "../limits.ts";
-import { hashFdRange, writeFileAtomic } from "../platform/atomicFile.ts";
-import { lockFile, sha256Hex } from "../platform/mod.ts";
-import { openRegularFile } from "../platform/regularFile.ts";
+import { writeFileAtomic } from "../platform/atomicFile.ts";
+import { lockFile, sha256Hex, hashFdRange, openRegularFile } from "../platform/mod.ts";
 import { type EventRecord, recordFromLine } from "./envelope.ts";
 import { readRangeLines } from "./lines.ts";
-import { intentPath, refuseLinkUnderRoot, validateSessionId } from "./session.ts";
 import { storedHashBefore } from "./verifyParallel.ts";
 import { type IntegrityReport, mergeRanges, scanRange, verifyLog } from "./verify.ts";
 
@@ -200,7 +198,7 @@ const hex64 = /^[0-9a-f]{64}$/;
 
 /**
  * The checkpoint in `file`, or why it cannot be used; `forged` when it is well formed but its MAC
- * is not the root key's (`derivedKey.ts`). Reads at most a few KiB.
+ * is not the root key's (`root.ts`). Reads at most a few KiB.
  */
 export function readVerifiedCheckpoint(file: string): { checkpoint: VerifiedCheckpoint } | { problem: string; forged?: true } {
   let text: string;

@@ -13,8 +13,7 @@ import { parseJsonBytes, pythonStr } from "../canonical/mod.ts";
 import { inputError, ioError } from "../errors.ts";
 import { invariant } from "../invariant.ts";
 import { lineBytesMax, lockWaitMs, verifyChunkBytes } from "../limits.ts";
-import { lockFile, requestGarbageCollection, sha256Into } from "../platform/mod.ts";
-import { openRegularFile } from "../platform/regularFile.ts";
+import { lockFile, requestGarbageCollection, sha256Into, openRegularFile } from "../platform/mod.ts";
 import { type InterruptedAppend, inspectInterruptedAppend } from "./intent.ts";
 
 export type IntegrityCode =

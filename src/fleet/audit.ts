@@ -7,7 +7,7 @@
  * authority (`unauthorised_governance_events`, replay.ts); the audit is `ok` only when there
  * are neither.
  */
-import { citationUri, type SourceEventRef } from "../eventloom/citation.ts";
+import { citationUri, type SourceEventRef } from "../eventloom/root.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { isZaxyError } from "../errors.ts";
 import { gateEventType } from "../governance/evolutionGate.ts";

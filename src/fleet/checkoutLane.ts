@@ -25,7 +25,7 @@
  * lane.diagnostics.count;                        // active fleet/global promotions agent-b may see
  * lane.contexts[0]?.metadata.non_authoritative;  // true
  */
-import { citationUri } from "../eventloom/citation.ts";
+import { citationUri } from "../eventloom/root.ts";
 import { isZaxyError } from "../errors.ts";
 import type { CheckoutLane, LaneContext } from "../checkout/lane.ts";
 import { type FleetPromotion, type PlainJson } from "./replay.ts";

@@ -21,9 +21,8 @@
  */
 import { JsonNumber } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
-import { citationUri } from "../eventloom/citation.ts";
+import { citationUri, validateSessionId } from "../eventloom/root.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
-import { validateSessionId } from "../eventloom/session.ts";
 import { readVerifiedSession } from "./fleetLog.ts";
 import { type FleetWriteOptions, promote, type PromotionResult } from "./promote.ts";
 import type { PlainJson } from "./replay.ts";

@@ -14,7 +14,7 @@
  * readFleetDefaultTrustTier(".eventloom");           // "member"
  */
 import { inputError } from "../errors.ts";
-import { configPath, readConfigObject, readFleetEnabled } from "../eventloom/config.ts";
+import { configPath, readConfigObject, readFleetEnabled } from "../eventloom/root.ts";
 import { defaultTrustTier, type TrustTier, trustTiers } from "./vocabulary.ts";
 
 export { readFleetEnabled };

@@ -4,10 +4,10 @@
  */
 import * as fs from "node:fs";
 import { inputError } from "../errors.ts";
-import type { SourceEventRef } from "../eventloom/citation.ts";
+import type { SourceEventRef } from "../eventloom/root.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { readVerifiedEvents } from "../eventloom/replay.ts";
-import { sessionLogPath } from "../eventloom/session.ts";
+import { sessionLogPath } from "../eventloom/root.ts";
 import { fleetThread, validateFleetId } from "./ids.ts";
 
 /** Verified events of a session log, or undefined when it has no log. Broken chain: exit 1. */

@@ -12,8 +12,7 @@
  */
 import { canonicalJson, type JsonObject, type JsonValue } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
-import { type SourceEventRef, sourceEventsJson } from "../eventloom/citation.ts";
-import { validateSessionId } from "../eventloom/session.ts";
+import { type SourceEventRef, sourceEventsJson, validateSessionId } from "../eventloom/root.ts";
 import { sessionIdCharsMax } from "../limits.ts";
 import { sha256Hex } from "../platform/mod.ts";
 import { globalFleetId, type PromotionKind } from "./vocabulary.ts";

@@ -7,7 +7,7 @@
 import { inputError } from "../errors.ts";
 import { appendedEventJson, type AppendedEventJson, type PlannedItem } from "../eventloom/append.ts";
 import { appendPlanned } from "../events/append.ts";
-import type { SourceEventRef } from "../eventloom/citation.ts";
+import type { SourceEventRef } from "../eventloom/root.ts";
 import { systemClock, timestampMicros } from "../eventloom/timestamp.ts";
 import { type EvolutionPolicy, resolveEvolutionPolicy } from "../governance/evolutionGate.ts";
 import { requireFleetLog, unknownFleet } from "./fleetLog.ts";

@@ -25,10 +25,9 @@
  * cites the sealed origin event and is non-authoritative.
  */
 import { isZaxyError } from "../errors.ts";
-import { citationUri } from "../eventloom/citation.ts";
+import { citationUri, sessionIdOfPath, sessionLogsUnderRoot } from "../eventloom/root.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { readVerifiedEvents } from "../eventloom/replay.ts";
-import { sessionIdOfPath, sessionLogsUnderRoot } from "../eventloom/session.ts";
 import { rawEventText } from "../vector/textAnalysis.ts";
 import { type FleetBrief, fleetBrief } from "./status.ts";
 import { globalFleetId, scopePermits, type TrustTier, type VisibilityScope } from "./vocabulary.ts";

@@ -5,7 +5,7 @@
  * fixtures/interop/v1-fleet.fleetbench.jsonl); confidences are floats (`1.0`, not `1`).
  */
 import { JsonNumber, type JsonObject, type JsonValue } from "../canonical/mod.ts";
-import { type SourceEventRef, sourceEventRefJson, sourceEventsJson } from "../eventloom/citation.ts";
+import { type SourceEventRef, sourceEventRefJson, sourceEventsJson } from "../eventloom/root.ts";
 import { nonAuthoritative, type PromotionKind, type ReviewDecision, type TrustTier, type VisibilityScope } from "./vocabulary.ts";
 
 export function fleetCreatedPayload(fleetId: string, summary: string): JsonObject {

@@ -25,7 +25,7 @@
  * audit` reports them.
  */
 import { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from "../canonical/mod.ts";
-import { citationUri, type SourceEventRef } from "../eventloom/citation.ts";
+import { citationUri, type SourceEventRef } from "../eventloom/root.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import {
   fleetEventTypes,

@@ -4,7 +4,7 @@
  * and comes back when the winner is rolled back.
  */
 import type { AppendItem } from "../eventloom/append.ts";
-import type { SourceEventRef } from "../eventloom/citation.ts";
+import type { SourceEventRef } from "../eventloom/root.ts";
 import { memorySupersededPayload } from "./payloads.ts";
 import type { FleetPromotion } from "./replay.ts";
 import { fleetEventTypes, type PromotionKind } from "./vocabulary.ts";

@@ -1,6 +1,6 @@
 /** Input checks shared by the fleet operations: each failure is bad input (exit 2) naming the field. */
 import { inputError } from "../errors.ts";
-import type { SourceEventRef } from "../eventloom/citation.ts";
+import type { SourceEventRef } from "../eventloom/root.ts";
 import { eventTextCharsMax } from "../limits.ts";
 
 function describe(value: unknown): string {

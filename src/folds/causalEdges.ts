@@ -11,7 +11,7 @@
  * - it can be cited: its source event's seq >= 1 and 64-hex hash give a citation matching
  *   `eventloom://<thread>/events/<seq>#<12 hex>` (thread not `unknown`, no `/` or space).
  */
-import { citationUri } from "../eventloom/citation.ts";
+import { citationUri } from "../eventloom/root.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { EntityRow, PlainJson, RelationRow, SessionGraphRows } from "../projection/types.ts";
 import { causalAuthorityStatuses, type CausalRelationType, causalRelationOfLabel, causalReviewStatuses, defaultCausalReviewStatus, nonAuthoritative } from "../events/causalTaxonomy.ts";

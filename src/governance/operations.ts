@@ -15,10 +15,9 @@ import { toJs } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
 import { type AppendedEvent, type AppendItem } from "../eventloom/append.ts";
 import { appendPlanned } from "../events/append.ts";
-import { citationUri } from "../eventloom/citation.ts";
+import { citationUri, sessionLogPath } from "../eventloom/root.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import { resolveEventTarget } from "../eventloom/eventTarget.ts";
-import { sessionLogPath } from "../eventloom/session.ts";
 import type { PlainJson } from "../projection/types.ts";
 import {
   type CandidateRef,

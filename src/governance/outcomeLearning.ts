@@ -12,7 +12,7 @@
  * ruleId("Run the migration dry-run first", "deploy failed", [{ seq: 7, hash: "ab…" }]); // "rule:<24 hex>"
  */
 import { canonicalJson, JsonNumber, type JsonObject, type JsonValue } from "../canonical/mod.ts";
-import { sourceEventRefJson } from "../eventloom/citation.ts";
+import { sourceEventRefJson } from "../eventloom/root.ts";
 import { inputError } from "../errors.ts";
 import { sha256Hex } from "../platform/mod.ts";
 import { ruleGeneratedEventType, ruleProposedEventType } from "../events/ruleEvents.ts";

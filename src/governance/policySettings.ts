@@ -18,7 +18,7 @@
  * Every bad value is bad input (exit 2) naming the setting where it came from.
  */
 import { inputError } from "../errors.ts";
-import { configPath, readConfigObject } from "../eventloom/config.ts";
+import { configPath, readConfigObject } from "../eventloom/root.ts";
 import {
   type AutonomyTier,
   defaultEvolutionPolicy,

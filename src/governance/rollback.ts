@@ -16,7 +16,7 @@ import { type RollbackPlan, type RollbackRequest, planRollback, rollbackActorDef
 import { inputError } from "../errors.ts";
 import { appendPlanned } from "../events/append.ts";
 import { resolveEventTarget } from "../eventloom/eventTarget.ts";
-import { sessionLogPath } from "../eventloom/session.ts";
+import { sessionLogPath } from "../eventloom/root.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { evaluateEvolutionGate, gateEventPayload, gateEventType, parseUnitInterval } from "./evolutionGate.ts";
 import { requireNonEmpty } from "./outcomeLearning.ts";

@@ -7,7 +7,7 @@
  * The audit is about what a compaction would lose; committing an append-only log loses nothing,
  * which is why it is not the default.
  */
-import { configPath, readConfigObject } from "../eventloom/config.ts";
+import { configPath, readConfigObject } from "../eventloom/root.ts";
 import { inputError } from "../errors.ts";
 
 export const hookStrictnessLevels = ["integrity", "audit"] as const;

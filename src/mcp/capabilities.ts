@@ -10,9 +10,7 @@
  */
 import * as fs from "node:fs";
 import * as z from "zod";
-import { readFleetEnabled, readLongHorizonConfig } from "../eventloom/config.ts";
-import { readConfig } from "../eventloom/config.ts";
-import { sessionLogPath } from "../eventloom/session.ts";
+import { readFleetEnabled, readLongHorizonConfig, readConfig, sessionLogPath } from "../eventloom/root.ts";
 import { Root } from "../eventloom/rootHandle.ts";
 import { zaxyVersion } from "../version.ts";
 import { coreToolNames, listedTools, type ToolProfile, toolProfiles } from "./profiles.ts";

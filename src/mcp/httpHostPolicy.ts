@@ -21,7 +21,7 @@
  */
 import * as os from "node:os";
 import { inputError } from "../errors.ts";
-import { configPath, readConfigObject } from "../eventloom/config.ts";
+import { configPath, readConfigObject } from "../eventloom/root.ts";
 
 /** One allowed `Host`: a lower-case name (IPv6 in brackets) and a port, or any port. */
 interface HostEntry {

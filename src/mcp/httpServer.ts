@@ -30,7 +30,7 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ErrorCode, type JSONRPCMessage, type JSONRPCRequest, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { inputError, ioError } from "../errors.ts";
-import { validateSessionId } from "../eventloom/session.ts";
+import { validateSessionId } from "../eventloom/root.ts";
 import { httpReadTimeoutMs, httpSessionIdleMs, httpSessionsMax, httpShutdownMs } from "../limits.ts";
 import { requestGarbageCollection } from "../platform/mod.ts";
 import { AccessLog, redactedTarget } from "./httpAccessLog.ts";

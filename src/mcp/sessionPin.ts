@@ -18,8 +18,7 @@
  */
 import * as fs from "node:fs";
 import { inputError } from "../errors.ts";
-import { parseCitationUri } from "../eventloom/citation.ts";
-import { sessionLogPath } from "../eventloom/session.ts";
+import { parseCitationUri, sessionLogPath } from "../eventloom/root.ts";
 
 /**
  * How the pin binds one argument:

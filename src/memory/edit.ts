@@ -20,10 +20,9 @@
 import { fromJs } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
 import { appendedEventJson } from "../eventloom/append.ts";
-import { citationUri } from "../eventloom/citation.ts";
+import { citationUri, sessionLogPath } from "../eventloom/root.ts";
 import { resolveEventTarget } from "../eventloom/eventTarget.ts";
 import { readVerifiedEvents } from "../eventloom/replay.ts";
-import { sessionLogPath } from "../eventloom/session.ts";
 import { sha256Hex } from "../platform/mod.ts";
 import { extractEvent } from "../projection/extract/mod.ts";
 import type { PlainJson } from "../projection/types.ts";

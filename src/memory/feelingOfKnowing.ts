@@ -22,7 +22,7 @@ import * as fs from "node:fs";
 import { fromJs } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
 import { appendedEventJson, type AppendedEventJson } from "../eventloom/append.ts";
-import { sessionLogPath } from "../eventloom/session.ts";
+import { sessionLogPath } from "../eventloom/root.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { keywordTerms, queryTerms } from "../vector/textAnalysis.ts";
 import { recordEvents } from "../recording/record.ts";

@@ -10,11 +10,10 @@
  * // { citation, session_id: "default", verified: true, event: { seq: 3, type: "goal.created", ... } }
  */
 import { inputError } from "../errors.ts";
-import { citationHashChars, parseCitationUri } from "../eventloom/citation.ts";
+import { citationHashChars, parseCitationUri, sessionIdOfPath } from "../eventloom/root.ts";
 import { type EventView, eventView } from "../eventloom/eventView.ts";
 import { readVerifiedEvents } from "../eventloom/replay.ts";
-import { sessionIdOfPath } from "../eventloom/session.ts";
-import { ThreadLogs } from "../retrieval/projectionLane.ts";
+import { ThreadLogs } from "../compaction/projectionLane.ts";
 
 export interface CitedEvent {
   [key: string]: unknown;

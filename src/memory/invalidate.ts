@@ -18,7 +18,7 @@
 import { fromJs } from "../canonical/mod.ts";
 import { inputError } from "../errors.ts";
 import { appendedEventJson } from "../eventloom/append.ts";
-import { citationUri } from "../eventloom/citation.ts";
+import { citationUri } from "../eventloom/root.ts";
 import { formatTimestamp, systemClock, timestampMicros } from "../eventloom/timestamp.ts";
 import type { PlainJson } from "../projection/types.ts";
 import { recordEvents } from "../recording/record.ts";

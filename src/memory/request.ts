@@ -3,7 +3,7 @@
  * both reject bad input with the same code and message (exit 2 / `invalid_request`).
  */
 import { inputError } from "../errors.ts";
-import { validateSessionId } from "../eventloom/session.ts";
+import { validateSessionId } from "../eventloom/root.ts";
 import { validateFleetId } from "../fleet/ids.ts";
 import { requireAgentId } from "../fleet/validate.ts";
 import { depthMax, queryCharsMax } from "../limits.ts";

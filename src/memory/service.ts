@@ -12,11 +12,10 @@ import { assembleContext, type AssembleInput, buildCheckout, type ContextAssembl
 import type { CheckoutLane } from "../checkout/lane.ts";
 import { buildLongHorizonPlan, longHorizonLane } from "../consolidation/longHorizonLane.ts";
 import { mergeLane } from "../checkout/mergeLanes.ts";
-import { projectionLane } from "../checkout/projectionLane.ts";
+import { projectionLane, checkProjectionRefs, loadRootProjectionFiles, unresolvedRefWarnings } from "../compaction/projectionLane.ts";
 import { inputError, ioError, isZaxyError } from "../errors.ts";
 import { ReadModelCorruptError } from "../platform/readModelError.ts";
-import { readFleetEnabled, readLongHorizonConfig } from "../eventloom/config.ts";
-import { sessionLogPath } from "../eventloom/session.ts";
+import { readFleetEnabled, readLongHorizonConfig, sessionLogPath } from "../eventloom/root.ts";
 import {
   cachedSessionLogBytesMax,
   readModelTailBytesMax,
@@ -33,7 +32,6 @@ import type { SemanticLaneResult, SemanticVectorCache } from "../retrieval/seman
 import type { SemanticEmbedder } from "../semantic/semanticEmbedder.ts";
 import { bestFactQueryCover } from "../checkout/checkout.ts";
 import { embeddingModelId, readEmbeddingSettings } from "../semantic/embeddingSettings.ts";
-import { checkProjectionRefs, loadRootProjectionFiles, unresolvedRefWarnings } from "../retrieval/projectionLane.ts";
 import type { CachedSession, ProjectionDiagnostics, ReadSession, SessionReader } from "../retrieval/readSession.ts";
 import { buildSessionIndex, EmptySessionIndex, type SessionIndex } from "../retrieval/sessionIndex.ts";
 import type { RetrievalResult, RetrievedContext, SemanticReceipt } from "../retrieval/types.ts";

@@ -11,7 +11,7 @@ import * as fs from "node:fs";
 import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
 import { isV1Line, recordFromLine, seqFromEventId } from "../eventloom/envelope.ts";
 import { countLogEvents } from "../eventloom/lines.ts";
-import { sessionIdOfPath, sessionLogsUnderRoot } from "../eventloom/session.ts";
+import { sessionIdOfPath, sessionLogsUnderRoot } from "../eventloom/root.ts";
 import { readTailLine } from "../eventloom/tail.ts";
 
 export interface SessionListing {

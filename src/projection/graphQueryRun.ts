@@ -6,7 +6,7 @@
  * (`graphQuery.ts`). Everything it returns crosses to the caller by structured clone.
  */
 import { inputError, type ZaxyError } from "../errors.ts";
-import { citationUri } from "../eventloom/citation.ts";
+import { citationUri } from "../eventloom/root.ts";
 import type { Kuzu } from "./kuzuRuntime.ts";
 
 /** One statement to run: what `queryGraph` sends its worker. */

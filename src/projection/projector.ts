@@ -23,9 +23,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { EventRecord } from "../eventloom/envelope.ts";
-import { fileSystemErrorCode, fileSystemReason } from "../eventloom/root.ts";
+import { fileSystemErrorCode, fileSystemReason, projectionsDir, sessionLogPath, unknownSessionError } from "../eventloom/root.ts";
 import { readVerifiedEvents } from "../eventloom/replay.ts";
-import { projectionsDir, sessionLogPath, unknownSessionError } from "../eventloom/session.ts";
 import { verifiedCheckpointPath } from "../eventloom/verifiedCheckpoint.ts";
 import type { IntegrityReport } from "../eventloom/verify.ts";
 import { runInterruptible } from "../platform/interrupt.ts";

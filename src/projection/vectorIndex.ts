@@ -36,10 +36,10 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { projectionsDir, refuseLinkUnderRoot } from "../eventloom/session.ts";
-import { fileStamp, sha256OfFile, writeChunksAtomically, writeFileAtomic } from "../platform/atomicFile.ts";
+import { projectionsDir, refuseLinkUnderRoot } from "../eventloom/root.ts";
+import { writeChunksAtomically, writeFileAtomic } from "../platform/atomicFile.ts";
 import type { EntityRow, ProjectionHead } from "./types.ts";
-import { collectGarbageNow } from "../platform/mod.ts";
+import { collectGarbageNow, fileStamp, sha256OfFile } from "../platform/mod.ts";
 import { BinaryFile, f64Bytes, fileHeader, headerBytes, u32Bytes } from "../platform/binaryFile.ts";
 import { entityEmbeddingText } from "../vector/mod.ts";
 import { TokenBuckets } from "../vector/tokenBuckets.ts";

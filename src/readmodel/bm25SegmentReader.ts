@@ -8,7 +8,7 @@
 import { crc32 } from "../platform/binaryFile.ts";
 import * as fs from "node:fs";
 import { ioError } from "../errors.ts";
-import { openRegularFile } from "../platform/regularFile.ts";
+import { openRegularFile } from "../platform/mod.ts";
 import { ReadModelCorruptError } from "../platform/readModelError.ts";
 import { type Bm25Corpus, Bm25CorpusScorer, type Bm25Hit } from "../retrieval/bm25.ts";
 

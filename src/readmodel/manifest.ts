@@ -8,8 +8,7 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { sessionFoldRegistry, type StoredFoldState } from "../folds/sessionFolds.ts";
-import { derivedFileKey, derivedMac, derivedMacMatches } from "../eventloom/derivedKey.ts";
-import { projectionsDir } from "../eventloom/session.ts";
+import { derivedFileKey, derivedMac, derivedMacMatches, projectionsDir } from "../eventloom/root.ts";
 import type { ProjectionHead } from "../projection/types.ts";
 
 /**
@@ -62,7 +61,7 @@ export function manifestPath(root: string, sessionId: string): string {
  * The manifest file's bytes: a first line `{"schema","body_bytes","body_sha256","mac"}`, then the
  * manifest itself, so a changed byte anywhere in it (a fold's value, a recorded checksum) is
  * refused rather than trusted. `mac` is HMAC-SHA-256 under the root's key
- * (`eventloom/derivedKey.ts`) of JSON [schema, session, body_bytes, body_sha256]: someone who can
+ * (`eventloom/root.ts`) of JSON [schema, session, body_bytes, body_sha256]: someone who can
  * write `projections/` but not read `keys/` cannot make a manifest (and so pin a forged file by
  * its SHA-256) that a read accepts. Without a key the line has no `mac`, and no read uses it.
  */

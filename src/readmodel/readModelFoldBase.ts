@@ -15,7 +15,7 @@
  */
 import type { LazyFoldBase } from "../projection/lazyFoldBase.ts";
 import type { EntityRow, ProjectionHead, RelationRow } from "../projection/types.ts";
-import type { EntityTable, RelationTable, SortedTable } from "./tableReaders.ts";
+import type { EntityTable, RelationTable, SortedTable } from "./diskSessionIndex.ts";
 import type { StoredRelation } from "./relationTable.ts";
 
 export type { StoredRelation } from "./relationTable.ts";

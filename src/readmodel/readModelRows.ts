@@ -13,12 +13,12 @@
  * if (read.status === "ok" && headInLog(read.rows.head!, events)) base = read.rows;
  */
 import * as path from "node:path";
-import { sha256OfFd } from "../platform/atomicFile.ts";
+import { sha256OfFd } from "../platform/mod.ts";
 import { BinaryFile } from "../platform/binaryFile.ts";
 import { ReadModelCorruptError } from "../platform/readModelError.ts";
 import type { EntityRow, RelationRow, SessionGraphRows } from "../projection/types.ts";
 import { entityTableMagic } from "./entityTable.ts";
-import { EntityTable, RelationTable } from "./tableReaders.ts";
+import { EntityTable, RelationTable } from "./diskSessionIndex.ts";
 import { type ReadModelFile, readManifest, readModelDir } from "./manifest.ts";
 import { relationTableMagic } from "./relationTable.ts";
 

@@ -15,7 +15,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { ioError, isZaxyError } from "../errors.ts";
-import { forgetDerivedKey } from "../eventloom/derivedKey.ts";
+import { forgetDerivedKey } from "../eventloom/root.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { SessionGraphRows } from "../projection/types.ts";
 import type { SessionVectorIndex } from "../projection/vectorIndex.ts";

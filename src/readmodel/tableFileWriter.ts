@@ -14,7 +14,8 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { fileStamp, sha256OfFd, writeFileAtomically } from "../platform/atomicFile.ts";
+import { fileStamp, sha256OfFd } from "../platform/mod.ts";
+import { writeFileAtomically } from "../platform/atomicFile.ts";
 import type { ReadModelFile } from "./manifest.ts";
 
 /**

@@ -8,10 +8,10 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { refuseLinkUnderRoot } from "../eventloom/session.ts";
-import { fileStamp, writeChunksAtomically } from "../platform/atomicFile.ts";
+import { refuseLinkUnderRoot } from "../eventloom/root.ts";
+import { writeChunksAtomically } from "../platform/atomicFile.ts";
 import { type GraphRows, relationRowsIn } from "../projection/relationStore.ts";
-import { collectGarbageNow, requestGarbageCollection } from "../platform/mod.ts";
+import { collectGarbageNow, requestGarbageCollection, fileStamp } from "../platform/mod.ts";
 import type { ReadModelSource } from "./readModelSource.ts";
 import { adjacencyChunks } from "./adjacencyTable.ts";
 import { writeBm25Segment } from "./bm25Segment.ts";

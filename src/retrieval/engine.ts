@@ -22,7 +22,7 @@
  *   them (`options.semantic`): they add candidates a paraphrase finds and seed no traversal.
  * - projection: records of compaction projection artifacts under the root are not a lane of
  *   this function: the read front merges them into its result as a checkout lane
- *   (checkout/projectionLane.ts), before a degraded result is marked (`markDegraded`).
+ *   (compaction/projectionLane.ts), before a degraded result is marked (`markDegraded`).
  * - Pending and rolled-back preventive rules are dropped from every lane (`dropWithheldRules`).
  *
  * BM25 scores are divided by the best score of the query rather than capped at 1 as Python
@@ -35,7 +35,7 @@
  * within 0.5..1.5). Superseded versions are returned too (closed `validTo`); checkout counts and drops them.
  */
 import { compareCodePoints } from "../canonical/mod.ts";
-import { citationUri } from "../eventloom/citation.ts";
+import { citationUri } from "../eventloom/root.ts";
 import type { EventRecord } from "../eventloom/envelope.ts";
 import type { EntityRow, PlainJson } from "../projection/types.ts";
 import { joinSummary, payloadMarksStale, stringList, text } from "../events/payload.ts";

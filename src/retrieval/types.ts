@@ -7,7 +7,7 @@ import type { PlainJson } from "../projection/types.ts";
 
 /**
  * Retrieval lanes; `projection` searches compaction projection artifacts under the root
- * (projectionLane.ts); `semantic` runs only when the caller embedded the query (semanticLane.ts).
+ * (compaction/projectionLane.ts); `semantic` runs only when the caller embedded the query (semanticLane.ts).
  * A degraded read (graph store unavailable) runs the same lanes over the log
  * folded in memory, without `vector`, and marks the result `degraded`.
  */
@@ -58,7 +58,7 @@ export interface RetrievalResult {
   semantic?: SemanticReceipt;
   /**
    * What the result could not serve and the prompt must say (`# Context Warnings`), e.g. a
-   * compaction artifact record whose event ref does not resolve (projectionLane.ts).
+   * compaction artifact record whose event ref does not resolve (compaction/projectionLane.ts).
    */
   warnings?: string[];
 }

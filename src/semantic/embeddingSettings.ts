@@ -18,7 +18,7 @@
  * readEmbeddingSettings(root)
  * // {provider: "ollama", url: "http://127.0.0.1:11434", model: "nomic-embed-text", dimensions: null, timeoutMs: 10000, apiKeyEnv: "ZAXY_EMBEDDING_API_KEY"}
  */
-import { configPath, readConfigObject } from "../eventloom/config.ts";
+import { configPath, readConfigObject } from "../eventloom/root.ts";
 import { inputError } from "../errors.ts";
 import { semanticModelId } from "./semanticModel.ts";
 

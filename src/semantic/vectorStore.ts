@@ -26,7 +26,7 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { writeFileAtomic } from "../platform/atomicFile.ts";
-import { projectionsDir } from "../eventloom/session.ts";
+import { projectionsDir } from "../eventloom/root.ts";
 import { crc32 } from "../platform/binaryFile.ts";
 
 const magic = "zaxysvec";

@@ -5,8 +5,7 @@
  * refuses exactly what a later command would refuse (exit 2), and nothing is written then.
  */
 import * as fs from "node:fs";
-import { configPath, configSchema, readConfig, readConfigObject, readFleetEnabled, readForgettingEnabled, readLongHorizonConfig, withCandidateConfig } from "../eventloom/config.ts";
-import { fileSystemReason } from "../eventloom/root.ts";
+import { fileSystemReason, configPath, configSchema, readConfig, readConfigObject, readFleetEnabled, readForgettingEnabled, readLongHorizonConfig, withCandidateConfig } from "../eventloom/root.ts";
 import { inputError, ioError } from "../errors.ts";
 import { fleetDefaultTrustTierKey, fleetEnabledKey, readFleetDefaultTrustTier } from "../fleet/fleetConfig.ts";
 import { autonomyTiers, defaultEvolutionPolicy, evolutionOps } from "../governance/evolutionGate.ts";

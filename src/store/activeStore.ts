@@ -6,8 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { inputError, ioError } from "../errors.ts";
-import { redirectConfig } from "../eventloom/config.ts";
-import { fileSystemReason } from "../eventloom/root.ts";
+import { fileSystemReason, redirectConfig } from "../eventloom/root.ts";
 import { Root } from "../eventloom/rootHandle.ts";
 import { lockWaitMs } from "../limits.ts";
 import { requireStoreSchema } from "./schema.ts";

@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { randomBytes } from "node:crypto";
 import { checkError, ioError, isZaxyError, type ZaxyError } from "../errors.ts";
 import { readLogLines } from "../eventloom/lines.ts";
-import { sessionLogPath, validateSessionId } from "../eventloom/session.ts";
+import { sessionLogPath, validateSessionId } from "../eventloom/root.ts";
 import type { StagedLines, ThreadStore } from "../eventloom/threadStore.ts";
 import { lockFile } from "../platform/mod.ts";
 import { headRowOf, headRowProblem } from "./headRow.ts";

@@ -4,7 +4,7 @@
  * carry a password: it is never printed; every message names the store by `redactStoreUrl`.
  */
 import { inputError } from "../errors.ts";
-import { configPath, readConfigObject } from "../eventloom/config.ts";
+import { configPath, readConfigObject } from "../eventloom/root.ts";
 import { sha256Hex } from "../platform/mod.ts";
 
 export interface StoreUrl {

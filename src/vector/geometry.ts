@@ -24,7 +24,7 @@
  * ```
  */
 import { geometryWasmBase64 } from "../generated/geometryWasm.ts";
-import { instantiateWasmKernel } from "../platform/wasmKernel.ts";
+import { instantiateWasmKernel } from "../platform/mod.ts";
 
 /** Scores closer than this (on the 0..2 cosine-distance scale) are ties; f32 inputs carry ~6e-8 relative error, summation noise is ~1e-13. */
 export const geometryTieTolerance = 1e-9;

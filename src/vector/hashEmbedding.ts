@@ -15,7 +15,7 @@ import { createHash } from "node:crypto";
 import { pythonCaseFold } from "./textAnalysis.ts";
 import { pythonSplit } from "../canonical/pythonText.ts";
 import { vectorWasmBase64 } from "../generated/vectorWasm.ts";
-import { instantiateWasmKernel } from "../platform/wasmKernel.ts";
+import { instantiateWasmKernel } from "../platform/mod.ts";
 
 export const defaultEmbeddingDim = 1536;
 

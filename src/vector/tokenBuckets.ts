@@ -17,7 +17,7 @@
  * unbounded memory.
  */
 import { vectorWasmBase64 } from "../generated/vectorWasm.ts";
-import { instantiateWasmKernel } from "../platform/wasmKernel.ts";
+import { instantiateWasmKernel } from "../platform/mod.ts";
 import { pythonCaseFold } from "./textAnalysis.ts";
 import { fnvOffset, fnvPrime, tokenHash32, tokenHashFinal } from "./tokenHash.ts";
 

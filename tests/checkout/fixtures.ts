@@ -2,7 +2,7 @@
  * Hand-built retrieval results and events for the checkout tests (not a test file itself).
  */
 import type { JsonObject, JsonValue } from "../../src/canonical/mod.ts";
-import { citationUri } from "../../src/eventloom/citation.ts";
+import { citationUri } from "../../src/eventloom/root.ts";
 import type { EventRecord } from "../../src/eventloom/envelope.ts";
 import type { RetrievalResult, RetrievedContext } from "../../src/retrieval/types.ts";
 

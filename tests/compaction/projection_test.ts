@@ -6,7 +6,7 @@
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { canonicalJson, fromJs, type JsonObject } from "../../src/canonical/mod.ts";
-import { citationUri } from "../../src/eventloom/citation.ts";
+import { citationUri } from "../../src/eventloom/root.ts";
 import { allEventIdentities, buildProjection, type BuildProjectionOptions } from "../../src/compaction/projection.ts";
 import { projectionArtifactText } from "../../src/retrieval/projectionArtifact.ts";
 import { searchProjections } from "../../src/retrieval/projectionSearch.ts";

@@ -7,7 +7,7 @@ import { describe, test } from "node:test";
 import { canonicalWasmBase64 } from "../../src/generated/canonicalWasm.ts";
 import { geometryWasmBase64 } from "../../src/generated/geometryWasm.ts";
 import { vectorWasmBase64 } from "../../src/generated/vectorWasm.ts";
-import { instantiateWasmKernel, type WasmKernelImports } from "../../src/platform/wasmKernel.ts";
+import { instantiateWasmKernel, type WasmKernelImports } from "../../src/platform/mod.ts";
 
 interface KernelBase {
   memory: WebAssembly.Memory;

@@ -17,7 +17,7 @@ import { after, before, describe, test } from "node:test";
 import { fromJs } from "../../src/canonical/mod.ts";
 import type { AppendItem } from "../../src/eventloom/append.ts";
 import { readEvents } from "../../src/eventloom/replay.ts";
-import { sessionLogPath } from "../../src/eventloom/session.ts";
+import { sessionLogPath } from "../../src/eventloom/root.ts";
 import { recordEvents } from "../../src/recording/record.ts";
 import { validateMemoryRequest } from "../../src/memory/request.ts";
 import { MemoryService } from "../../src/memory/service.ts";

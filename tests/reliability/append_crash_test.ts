@@ -20,7 +20,7 @@ import { after, describe, test } from "node:test";
 import { fromJs } from "../../src/canonical/mod.ts";
 import { appendEvents } from "../../src/events/append.ts";
 import { beginAppend, eventHashPrefixChars, sha256BeforeBatch } from "../../src/eventloom/intent.ts";
-import { intentPath } from "../../src/eventloom/session.ts";
+import { intentPath } from "../../src/eventloom/root.ts";
 import { sha256Hex } from "../../src/platform/mod.ts";
 import { makeTempDir, removeTempDirs } from "../eventloom/testkit.ts";
 import { childEnv, type ZaxyRun, zaxyInvocation } from "../cli/zaxy.ts";

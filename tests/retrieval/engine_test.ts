@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { fromJs } from "../../src/canonical/mod.ts";
 import type { EventRecord } from "../../src/eventloom/envelope.ts";
-import { citationUri } from "../../src/eventloom/citation.ts";
+import { citationUri } from "../../src/eventloom/root.ts";
 import { extractEvent } from "../../src/projection/extract/mod.ts";
 import { GraphFold } from "../../src/projection/graphFold.ts";
 import { exactCandidates, retrieve, retrieveDegraded } from "../../src/retrieval/engine.ts";

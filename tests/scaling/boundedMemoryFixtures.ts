@@ -13,7 +13,7 @@ import { batchEventsMax } from "../../src/limits.ts";
 import { mixedSessionItems } from "../../src/bench/mixedSession.ts";
 import { writeAuditBenchLog } from "../../src/bench/compactionAuditBench.ts";
 import type { ConsolidationMemory } from "../../src/consolidation/triggerMemories.ts";
-import { citationUri } from "../../src/eventloom/citation.ts";
+import { citationUri } from "../../src/eventloom/root.ts";
 import { Rng } from "../testkit/rng.ts";
 
 export const mixedSessionId = "s";

@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { describe, test } from "node:test";
 import type { CheckoutLane, LaneMergeRule } from "../../src/checkout/lane.ts";
 import { mergeByScore, mergeLane } from "../../src/checkout/mergeLanes.ts";
-import { projectionLane } from "../../src/checkout/projectionLane.ts";
+import { projectionLane } from "../../src/compaction/projectionLane.ts";
 import type { CompactionProjection } from "../../src/retrieval/projectionArtifact.ts";
 import { longHorizonMergeRule } from "../../src/consolidation/longHorizonLane.ts";
 import { fleetCheckoutLane } from "../../src/fleet/checkoutLane.ts";

@@ -20,7 +20,7 @@ import { type MixedSession, mixedSessionItems, sampleQueries, writeMixedSession 
 import type { AppendItem } from "../../src/eventloom/append.ts";
 import type { EventRecord } from "../../src/eventloom/envelope.ts";
 import { readEvents } from "../../src/eventloom/replay.ts";
-import { sessionLogPath } from "../../src/eventloom/session.ts";
+import { sessionLogPath } from "../../src/eventloom/root.ts";
 import { extractEvent } from "../../src/projection/extract/mod.ts";
 import { foldLogRows } from "../../src/projection/foldLog.ts";
 import { GraphFold } from "../../src/projection/graphFold.ts";

@@ -1,6 +1,6 @@
 /** What compact.ts's command does: imported when the command runs, so start-up loads only the command tree. */
 import * as path from "node:path";
-import { sessionLogPath } from "../../eventloom/session.ts";
+import { sessionLogPath } from "../../eventloom/root.ts";
 import { type AuditStrategy, auditLog, type ClusterReport, type CompactionAuditReport } from "../../compaction/audit.ts";
 import { auditDocument } from "../../compaction/auditDocument.ts";
 import { purposeProfile } from "../../compaction/purpose.ts";

@@ -4,7 +4,7 @@
  * the commands use before anything is written.
  */
 import { inputError } from "../../errors.ts";
-import { configPath } from "../../eventloom/config.ts";
+import { configPath } from "../../eventloom/root.ts";
 import type * as Settings from "../../settings/configSettings.ts";
 import { type CommandContext, defineCommand, defineGroup } from "../command.ts";
 import { emit } from "../output.ts";

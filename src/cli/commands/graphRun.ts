@@ -1,7 +1,7 @@
 /** What graph.ts's command does: imported when the command runs, so start-up loads only the command tree. */
 import type { CommandContext } from "../command.ts";
 import * as path from "node:path";
-import { sessionIdOfPath, sessionLogsUnderRoot } from "../../eventloom/session.ts";
+import { sessionIdOfPath, sessionLogsUnderRoot } from "../../eventloom/root.ts";
 import { ExitCode, isZaxyError } from "../../errors.ts";
 import { booleanOption } from "../command.ts";
 import { emit } from "../output.ts";

@@ -2,7 +2,7 @@
 import { eventView, handoffSummary, replayLog, sessionLogPath, verifyLog } from "../../eventloom/mod.ts";
 import { validateWindow, windowEvents } from "../../eventloom/replay.ts";
 import { inputError } from "../../errors.ts";
-import { regularFileProblem } from "../../platform/regularFile.ts";
+import { regularFileProblem } from "../../platform/mod.ts";
 import { intOption } from "../args.ts";
 import { booleanOption, type CommandContext } from "../command.ts";
 import { eventTableLines } from "../eventTable.ts";

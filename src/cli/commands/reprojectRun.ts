@@ -1,7 +1,7 @@
 /** What reproject.ts's command does: imported when the command runs, so start-up loads only the command tree. */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { sessionIdOfPath, sessionLogPath, sessionLogsUnderRoot } from "../../eventloom/session.ts";
+import { sessionIdOfPath, sessionLogPath, sessionLogsUnderRoot } from "../../eventloom/root.ts";
 import { ExitCode, isZaxyError } from "../../errors.ts";
 import { booleanOption, type CommandContext } from "../command.ts";
 import { emit } from "../output.ts";
@@ -85,7 +85,7 @@ async function reprojectStreamed(ctx: CommandContext, sessionId: string): Promis
   const { rebuildSessionStreamed } = await import("../../projection/projector.ts");
   const { ScratchTexts } = await import("../../projection/scratchTexts.ts");
   const { readModelDir } = await import("../../readmodel/manifest.ts");
-  const { refuseLinkUnderRoot } = await import("../../eventloom/session.ts");
+  const { refuseLinkUnderRoot } = await import("../../eventloom/root.ts");
   const { savedVectorHeadSeq, syncVectorIndex } = await import("../../projection/vectorIndex.ts");
   const { defaultEmbeddingDim } = await import("../../vector/hashEmbedding.ts");
   const { StreamedEventCollector, StreamedReadModelSource } = await import("../../readmodel/streamedReadModelSource.ts");
@@ -255,7 +255,7 @@ export async function runReproject(ctx: CommandContext): Promise<number> {
     assertSessionLogExists(root, ctx.global.sessionId);
   }
   if (booleanOption(ctx, "reset-projection")) {
-    const { projectionsDir } = await import("../../eventloom/session.ts");
+    const { projectionsDir } = await import("../../eventloom/root.ts");
     fs.rmSync(projectionsDir(root), { recursive: true, force: true });
   }
   const reports: SessionReport[] = [];

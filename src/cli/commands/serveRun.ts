@@ -1,8 +1,6 @@
 /** What serve.ts's command does: imported when the command runs, so start-up loads only the command tree. */
 import { inputError } from "../../errors.ts";
-import { parseCitationUri } from "../../eventloom/citation.ts";
-import { readFleetEnabled } from "../../eventloom/config.ts";
-import { validateSessionId } from "../../eventloom/session.ts";
+import { parseCitationUri, readFleetEnabled, validateSessionId } from "../../eventloom/root.ts";
 import { defaultToolProfile, isToolProfile, type ToolProfile, toolProfiles } from "../../mcp/profiles.ts";
 import { httpShutdownMs } from "../../limits.ts";
 import { syncForCall } from "../../store/syncPolicy.ts";

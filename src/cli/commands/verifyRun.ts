@@ -1,7 +1,7 @@
 /** What verify.ts's command does: imported when the command runs, so start-up loads only the command tree. */
 import * as path from "node:path";
 // The modules themselves, not the eventloom barrel, which would load every eventloom module.
-import { sessionLogPath, sessionLogsUnderRoot } from "../../eventloom/session.ts";
+import { sessionLogPath, sessionLogsUnderRoot } from "../../eventloom/root.ts";
 import { type IntegrityReport, verifyLog } from "../../eventloom/verify.ts";
 import { inputError } from "../../errors.ts";
 import { resolveStoreUrl } from "../../store/storeUrl.ts";

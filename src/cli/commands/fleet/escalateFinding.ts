@@ -37,7 +37,7 @@ export const fleetEscalateFindingCommand = defineCommand({
   async run(ctx) {
     const fleetId = await fleetIdArgument(ctx);
     const missionId = requiredOption(ctx, "mission");
-    const { validateSessionId } = await import("../../../eventloom/session.ts");
+    const { validateSessionId } = await import("../../../eventloom/root.ts");
     try {
       validateSessionId(missionId, "read");
     } catch {

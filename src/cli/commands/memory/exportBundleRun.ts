@@ -4,7 +4,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { inputError, ioError } from "../../../errors.ts";
 import { fileSystemReason } from "../../../eventloom/root.ts";
-import { openRegularFile } from "../../../platform/regularFile.ts";
+import { openRegularFile } from "../../../platform/mod.ts";
 import { intOption } from "../../args.ts";
 import { booleanOption, listOption, stringOption } from "../../command.ts";
 import { emit } from "../../output.ts";

@@ -1,4 +1,35 @@
 /**
+ * The projection lane: what `zaxy compact` leaves for reads. Compaction projection artifacts
+ * under the root are found and loaded, their records checked against the sealed events they name,
+ * searched with the query, and the matches made a checkout lane that joins retrieval's result,
+ * as the fleet (fleet/checkoutLane.ts) and long-horizon (consolidation/longHorizonLane.ts) lanes
+ * do. It runs for `memory query` and checkout alike.
+ *
+ * @example
+ * mergeProjectionContexts(retrieve(index, "cache identity-code-0001", { limit: 10 }), "cache identity-code-0001", 10, loadRootProjections(root))
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { compareCodePoints, isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
+import {
+  type CompactionProjection,
+  loadProjectionArtifact,
+  projectionArtifactSuffix,
+  type ProjectionRecord,
+  authoritativeScope,
+} from "../retrieval/projectionArtifact.ts";
+import { searchProjections } from "../retrieval/projectionSearch.ts";
+import { citationHashChars, parseCitationUri, sessionIdOfPath, sessionLogPath, sessionLogsUnderRoot } from "../eventloom/root.ts";
+import { type EventRecord, recordFromLine } from "../eventloom/envelope.ts";
+import type { RetrievedContext, RetrievalResult } from "../retrieval/types.ts";
+import { readLogLines } from "../eventloom/lines.ts";
+import { readVerifiedEvents } from "../eventloom/replay.ts";
+import type { CheckoutLane } from "../checkout/lane.ts";
+import { mergeLane } from "../checkout/mergeLanes.ts";
+
+// ---------------------------------------------------------------------------
+// Finding the records
+/*
  * The projection lane (DESIGN §6, §9; Python `_merge_projection_contexts`): compaction
  * projection artifacts (`*.compaction.json` anywhere under the Eventloom root) are found and
  * loaded, their records checked against the sealed events they name (below: a record whose
@@ -7,22 +38,10 @@
  * `event_ref` and the record's citations.
  *
  * A projection record is a real source event, so an item cites that event (`citation` is the
- * record's event ref). checkout/projectionLane.ts merges the contexts into retrieval's result
+ * record's event ref). The lane (below) merges the contexts into retrieval's result
  * (by overlap score, existing contexts keep their relative order, cut back to the limit).
  * Unreadable or malformed artifacts are skipped with a warning; they never fail a query.
  */
-import * as fs from "node:fs";
-import * as path from "node:path";
-import { compareCodePoints, isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
-import { type CompactionProjection, loadProjectionArtifact, projectionArtifactSuffix, type ProjectionRecord } from "./projectionArtifact.ts";
-import { searchProjections } from "./projectionSearch.ts";
-import { citationHashChars, parseCitationUri } from "../eventloom/citation.ts";
-import type { RetrievedContext } from "./types.ts";
-import { type EventRecord, recordFromLine } from "../eventloom/envelope.ts";
-import { readLogLines } from "../eventloom/lines.ts";
-import { readVerifiedEvents } from "../eventloom/replay.ts";
-import { sessionIdOfPath, sessionLogPath, sessionLogsUnderRoot } from "../eventloom/session.ts";
-
 /** Directory levels searched below the root (the root's own layout is two levels deep). */
 export const projectionSearchDepthMax = 16;
 
@@ -123,7 +142,7 @@ function eventloomCitation(candidates: readonly string[]): string | null {
 
 /**
  * The projection records matching `query` as contexts (`source: "projection"`), best first, at
- * most `limit`; checkout/projectionLane.ts merges them into retrieval's result.
+ * most `limit`; the lane (below) merges them into retrieval's result.
  */
 export function projectionContexts(projections: readonly CompactionProjection[], query: string, limit: number): RetrievedContext[] {
   return searchProjections(projections, query, limit).map((hit) => {
@@ -358,4 +377,47 @@ export function unresolvedRefWarnings(check: ProjectionRefCheck, query: string, 
     warnings.push(`compaction artifact ${file}: ${refs.length === 1 ? "event_ref" : "event_refs"} ${refs.join(", ")} ${outcome}`);
   }
   return warnings;
+}
+
+// ---------------------------------------------------------------------------
+// The lane
+/*
+ * The projection lane as a checkout lane (DESIGN §6, §9; Python `_merge_projection_contexts`):
+ * records of the compaction projection artifacts under the root that match the query
+ * (above) join retrieval's result by their overlap score, existing
+ * contexts keep their relative order, and the list is cut back to the query's limit. It runs for
+ * `memory query` and checkout alike. With no artifacts under the root nothing changes, not even
+ * the lane counts, so output is byte-identical to a build without this lane; with artifacts,
+ * `source_lanes.projection` counts the matching records, 0 included.
+ *
+ * @example
+ * mergeProjectionContexts(retrieve(index, "cache identity-code-0001", { limit: 10 }), "cache identity-code-0001", 10, loadRootProjections(root))
+ */
+/** The lane's name: its contexts' source and its key in `source_lanes`. */
+export const projectionLaneName = "projection";
+
+/** The projection lane of a query, or null when there is nothing to search (no artifacts, no room). */
+export function projectionLane(projections: readonly CompactionProjection[], query: string, limit: number): CheckoutLane | null {
+  if (projections.length === 0 || limit <= 0) return null;
+  return {
+    name: projectionLaneName,
+    // Design 002: a record that is not authoritative (its audit reported unsafe) only routes to its source.
+    contexts: projectionContexts(projections, query, limit).map((context) =>
+      context.metadata.authority_scope === authoritativeScope ? context : { ...context, ranksAfterRetrieved: true }
+    ),
+    merge: { contextsMax: limit, sameEntityFirst: false },
+    countedWhenEmpty: true,
+    raisesContextLimit: false,
+    report: null,
+  };
+}
+
+/**
+ * `result` with the projection lane merged in: each hit goes before the first context with a
+ * lower score, the others keep their order, and the list is cut to `limit`. Adds the lane count
+ * `projection` only when there are projections to search.
+ */
+export function mergeProjectionContexts(result: RetrievalResult, query: string, limit: number, projections: readonly CompactionProjection[]): RetrievalResult {
+  const lane = projectionLane(projections, query, limit);
+  return lane === null ? result : mergeLane(result, lane);
 }
