@@ -20,7 +20,7 @@ import { type InvalidDerivedEvent, invalidDerivedEvent } from "../events/derived
 import { lineSeq, readRangeLines, recordFromLine, verifyWorkersMax } from "../eventloom/mod.ts";
 import { invariant } from "../invariant.ts";
 import { auditOneThreadRangeBytes, auditParallelMinBytes, auditRangeBytes, auditUncitedEventsListedMax } from "../limits.ts";
-import { requestGarbageCollection } from "../platform/mod.ts";
+import { collectGarbageNow, requestGarbageCollection } from "../platform/mod.ts";
 import { WebWorker, workerSpecifier } from "../platform/process.ts";
 import { type AuditFacts, detached } from "./auditFacts.ts";
 import { type AuditRowsPart, AuditVectors } from "./auditVectors.ts";
@@ -265,8 +265,10 @@ export async function readPassOne(path: string, facts: AuditFacts, vectors: Audi
       mergeEvents(part, eventsBefore, facts, totals);
       eventsBefore += part.lines;
       vectors.appendRows(part.rows);
-      // The part's strings are garbage now (what the facts keep of them is detached).
-      requestGarbageCollection();
+      // The part's strings are garbage now (what the facts keep of them is detached). Collected
+      // before the next part arrives (~20 ms at 300,000 events): a requested collection lags
+      // the parts, and the audit's peak grows by 10-20 % (the next part and the garbage).
+      collectGarbageNow();
       onEvents?.(facts.count);
     });
     return totals;
