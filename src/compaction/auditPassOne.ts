@@ -6,8 +6,10 @@
  * facts (identity pool ids, first seen first) and rows are exactly a sequential pass's.
  *
  * A part carries its events' identity strings in event order and the main thread interns them
- * in that order; rows come as transferable blocks (`AuditVectors.takeRows`). Each range's first
- * event position (the seq of an event without its own) is counted before the range is sent.
+ * in that order; rows come as transferable blocks (`AuditVectors.takeRows`). A reader numbers a
+ * range's events from 1, not knowing how many precede it; an event without a seq of its own
+ * takes its position in the log as seq, so `mergeEvents` adds the events merged before the range
+ * to those (the log is read once, by the readers, and never counted ahead of them).
  *
  * The chain was verified before pass one (`verifyLog`): pass one checks nothing a verified log
  * could fail, exactly as the sequential pass it replaces.
@@ -15,15 +17,15 @@
 import * as fs from "node:fs";
 import { isJsonObject, parseJsonBytes } from "../canonical/mod.ts";
 import { type InvalidDerivedEvent, invalidDerivedEvent } from "../events/derivedEventRules.ts";
-import { countRange, readRangeLines, recordFromLine, verifyWorkersMax } from "../eventloom/mod.ts";
+import { lineSeq, readRangeLines, recordFromLine, verifyWorkersMax } from "../eventloom/mod.ts";
 import { invariant } from "../invariant.ts";
 import { auditOneThreadRangeBytes, auditParallelMinBytes, auditRangeBytes, auditUncitedEventsListedMax } from "../limits.ts";
-import { requestGarbageCollection } from "../platform/mod.ts";
+import { collectGarbageNow, requestGarbageCollection } from "../platform/mod.ts";
 import { WebWorker, workerSpecifier } from "../platform/process.ts";
 import { type AuditFacts, detached } from "./auditFacts.ts";
 import { type AuditRowsPart, AuditVectors } from "./auditVectors.ts";
 import { auditContext } from "./eventContext.ts";
-import { contentIdentities, hasSourceCitation } from "./identities.ts";
+import { contentIdentities, hasSourceCitation, payloadIdentities, withoutEventRef } from "./identities.ts";
 
 /** Width of the UTC windows temporal diversity is counted in. */
 export const temporalWindowMs = 3_600_000;
@@ -38,9 +40,29 @@ export interface UncitedEvent {
   event_type: string;
 }
 
-/** What pass one reads from one range of the log besides the rows: every event's facts in order. */
+/** An uncited event of a range, by its index in the range (its seq is known once merged). */
+export interface UncitedInRange {
+  event: number;
+  /** Full 64-hex hash of the sealed event. */
+  hash: string;
+  event_type: string;
+}
+
+/** An invalid derived event of a range, by its index in the range (its seq is known once merged). */
+export interface InvalidDerivedInRange {
+  event: number;
+  invalid: InvalidDerivedEvent;
+}
+
+/**
+ * What pass one reads from one range of the log besides the rows: every event's facts in order.
+ * Positions count from the range's first event (1).
+ */
 export interface AuditRangeEvents {
+  /** Each event's seq; for an event in `seqIsPosition`, its position in the range. */
   seqs: Float64Array;
+  /** 1 for an event without a seq of its own (`lineSeq`): its seq is its position in the log. */
+  seqIsPosition: Uint8Array;
   windows: Float64Array;
   cited: Uint8Array;
   /** Each event's thread, as an index into `threadNames`. */
@@ -48,13 +70,16 @@ export interface AuditRangeEvents {
   threadNames: string[];
   /** Each event's hash (its first 12 characters are what the facts keep). */
   hashPrefixes: string[];
-  /** Event e's content identities are `content[contentStart[e] .. contentStart[e + 1])`. */
+  /**
+   * Event e's content identities are `content[contentStart[e] .. contentStart[e + 1])`; those of
+   * an event in `seqIsPosition` may still hold its own event ref, which holds its seq.
+   */
   contentStart: Uint32Array;
   content: string[];
   uncitedCount: number;
   /** The range's first `auditUncitedEventsListedMax` uncited events. */
-  uncitedListed: UncitedEvent[];
-  invalidDerived: InvalidDerivedEvent[];
+  uncitedListed: UncitedInRange[];
+  invalidDerived: InvalidDerivedInRange[];
   /** Non-blank lines in the range (what positions count). */
   lines: number;
 }
@@ -77,12 +102,15 @@ export interface LogRange {
 }
 
 /**
- * Reads bytes [start, end) of the open log `fd` (line-aligned; `positionBefore` events precede
- * it): its events' facts, their rows added to `vectors` (after the rows it holds).
+ * Reads bytes [start, end) of the open log `fd` (line-aligned): its events' facts, their rows
+ * added to `vectors` (after the rows it holds). `eventsBefore`, when the caller knows how many
+ * events precede the range, only paces garbage collection (the part's positions count from the
+ * range's first event).
  */
-export function readRangeEvents(fd: number, range: LogRange, positionBefore: number, vectors: AuditVectors): AuditRangeEvents {
+export function readRangeEvents(fd: number, range: LogRange, vectors: AuditVectors, eventsBefore = 0): AuditRangeEvents {
   const rowsBefore = vectors.count;
   const seqs: number[] = [];
+  const seqIsPosition: number[] = [];
   const windows: number[] = [];
   const cited: number[] = [];
   const threadIndex: number[] = [];
@@ -92,20 +120,24 @@ export function readRangeEvents(fd: number, range: LogRange, positionBefore: num
   const contentStart: number[] = [0];
   const content: string[] = [];
   let uncitedCount = 0;
-  const uncitedListed: UncitedEvent[] = [];
-  const invalidDerived: InvalidDerivedEvent[] = [];
+  const uncitedListed: UncitedInRange[] = [];
+  const invalidDerived: InvalidDerivedInRange[] = [];
   let lines = 0;
   for (const { bytes, position } of readRangeLines(fd, range.start, range.end)) {
     lines = position;
     const parsed = parseJsonBytes(bytes);
     // Integrity was verified first, so every line parses to an object.
     if (!isJsonObject(parsed)) continue;
-    const record = recordFromLine(parsed, positionBefore + position);
+    const record = recordFromLine(parsed, position);
+    const event = seqs.length;
+    const ownSeq = lineSeq(parsed) !== undefined;
     const invalid = invalidDerivedEvent(record);
-    if (invalid !== undefined) invalidDerived.push(invalid);
-    for (const identity of contentIdentities(record)) content.push(identity);
+    if (invalid !== undefined) invalidDerived.push({ event, invalid });
+    // Without its own seq, the event's ref is known once merged (`mergeEvents` takes it out).
+    for (const identity of ownSeq ? contentIdentities(record) : payloadIdentities(record.payload)) content.push(identity);
     contentStart.push(content.length);
     seqs.push(record.seq);
+    seqIsPosition.push(ownSeq ? 0 : 1);
     windows.push(Math.floor(Date.parse(record.timestamp) / temporalWindowMs));
     const isCited = hasSourceCitation(record);
     cited.push(isCited ? 1 : 0);
@@ -119,35 +151,47 @@ export function readRangeEvents(fd: number, range: LogRange, positionBefore: num
     hashPrefixes.push(record.hash.slice(0, 12));
     if (!isCited) {
       uncitedCount++;
-      if (uncitedListed.length < auditUncitedEventsListedMax) uncitedListed.push({ seq: record.seq, hash: detached(record.hash), event_type: detached(record.type) });
+      if (uncitedListed.length < auditUncitedEventsListedMax) uncitedListed.push({ event, hash: detached(record.hash), event_type: detached(record.type) });
     }
     const context = auditContext(record);
     vectors.addContext(context.text, context.repeated);
     // Parsing leaves ~10 KB of garbage per event; collecting now and then keeps the peak near
     // the live data instead of the collector's heuristics.
-    // (Counted over the log, not the range: one-thread ranges are shorter than the interval.)
-    if ((positionBefore + position) % gcEveryEvents === 0) requestGarbageCollection();
+    // (Counted over the log on one thread, whose ranges are shorter than the interval; a
+    // worker's ranges are longer, and it collects after each.)
+    if ((eventsBefore + position) % gcEveryEvents === 0) requestGarbageCollection();
   }
   invariant(vectors.count - rowsBefore === seqs.length, `pass one embedded ${vectors.count - rowsBefore} rows for ${seqs.length} events`);
   return {
-    seqs: Float64Array.from(seqs), windows: Float64Array.from(windows), cited: Uint8Array.from(cited),
+    seqs: Float64Array.from(seqs), seqIsPosition: Uint8Array.from(seqIsPosition), windows: Float64Array.from(windows), cited: Uint8Array.from(cited),
     threadIndex: Uint32Array.from(threadIndex), threadNames, hashPrefixes,
     contentStart: Uint32Array.from(contentStart), content, uncitedCount, uncitedListed, invalidDerived, lines,
   };
 }
 
-/** Adds a range's events to `facts` and `totals`, after everything merged before (their rows are added to the vectors by the caller). */
-export function mergeEvents(part: AuditRangeEvents, facts: AuditFacts, totals: PassOneTotals): void {
+/**
+ * Adds a range's events to `facts` and `totals`, after everything merged before (their rows are
+ * added to the vectors by the caller); `eventsBefore` events of the log precede the range, so an
+ * event without its own seq is at position `eventsBefore` + its position in the range.
+ */
+export function mergeEvents(part: AuditRangeEvents, eventsBefore: number, facts: AuditFacts, totals: PassOneTotals): void {
+  const seqOf = (e: number) => (part.seqIsPosition[e] === 1 ? eventsBefore + part.seqs[e] : part.seqs[e]);
   for (let e = 0; e < part.seqs.length; e++) {
+    const seq = seqOf(e);
+    const thread = part.threadNames[part.threadIndex[e]];
+    const hash = part.hashPrefixes[e];
+    const content = part.content.slice(part.contentStart[e], part.contentStart[e + 1]);
     facts.add({
-      seq: part.seqs[e], thread: part.threadNames[part.threadIndex[e]], hash: part.hashPrefixes[e],
-      content: part.content.slice(part.contentStart[e], part.contentStart[e + 1]),
+      seq, thread, hash,
+      content: part.seqIsPosition[e] === 1 ? withoutEventRef(content, { thread, seq, hash }) : content,
       cited: part.cited[e] === 1, window: part.windows[e],
     });
   }
   totals.uncited.count += part.uncitedCount;
-  for (const event of part.uncitedListed) if (totals.uncited.listed.length < auditUncitedEventsListedMax) totals.uncited.listed.push(event);
-  for (const invalid of part.invalidDerived) totals.invalidDerived.push(invalid);
+  for (const { event, hash, event_type } of part.uncitedListed) {
+    if (totals.uncited.listed.length < auditUncitedEventsListedMax) totals.uncited.listed.push({ seq: seqOf(event), hash, event_type });
+  }
+  for (const { event, invalid } of part.invalidDerived) totals.invalidDerived.push({ seq: seqOf(event), hash: invalid.hash, type: invalid.type, reason: invalid.reason });
 }
 
 /**
@@ -207,20 +251,24 @@ export async function readPassOne(path: string, facts: AuditFacts, vectors: Audi
     const ranges = splitLog(fd, fs.fstatSync(fd).size, split.rangeBytes);
     if (split.workers <= 1 || ranges.length <= 1) {
       // Rows go straight into `vectors` (and its token cache): nothing is handed over.
-      let position = 0;
+      let eventsBefore = 0;
       for (const range of ranges) {
-        const events = readRangeEvents(fd, range, position, vectors);
-        position += events.lines;
-        mergeEvents(events, facts, totals);
+        const events = readRangeEvents(fd, range, vectors, eventsBefore);
+        mergeEvents(events, eventsBefore, facts, totals);
+        eventsBefore += events.lines;
         onEvents?.(facts.count);
       }
       return totals;
     }
-    await readOnWorkers(path, fd, ranges, split.workers, vectors.dim, (part) => {
-      mergeEvents(part, facts, totals);
+    let eventsBefore = 0;
+    await readOnWorkers(path, ranges, split.workers, vectors.dim, (part) => {
+      mergeEvents(part, eventsBefore, facts, totals);
+      eventsBefore += part.lines;
       vectors.appendRows(part.rows);
-      // The part's strings are garbage now (what the facts keep of them is detached).
-      requestGarbageCollection();
+      // The part's strings are garbage now (what the facts keep of them is detached). Collected
+      // before the next part arrives (~20 ms at 300,000 events): a requested collection lags
+      // the parts, and the audit's peak grows by 10-20 % (the next part and the garbage).
+      collectGarbageNow();
       onEvents?.(facts.count);
     });
     return totals;
@@ -234,12 +282,11 @@ export async function readPassOne(path: string, facts: AuditFacts, vectors: Audi
  * range more than there are workers ahead of the merge: parts waiting to be merged hold their
  * rows and strings twice, here and in the facts) and hands the parts to `merge` in range order.
  */
-async function readOnWorkers(path: string, fd: number, ranges: readonly LogRange[], workerCount: number, dim: number, merge: (part: AuditRangePart) => void): Promise<void> {
+async function readOnWorkers(path: string, ranges: readonly LogRange[], workerCount: number, dim: number, merge: (part: AuditRangePart) => void): Promise<void> {
   const workers: Worker[] = [];
   const parts = new Map<number, AuditRangePart>();
   let nextToSend = 0;
   let nextToMerge = 0;
-  let positionBefore = 0;
   try {
     await new Promise<void>((resolve, reject) => {
       const idle: Worker[] = [];
@@ -270,8 +317,7 @@ async function readOnWorkers(path: string, fd: number, ranges: readonly LogRange
             else send();
           };
           worker.onerror = (event: Event) => reject(new Error(`audit worker failed: ${(event as ErrorEvent).message ?? "unknown error"}`));
-          worker.postMessage({ kind: "read", path, start: range.start, end: range.end, positionBefore, dim });
-          positionBefore += countRange(fd, range.start, range.end).events;
+          worker.postMessage({ kind: "read", path, start: range.start, end: range.end, dim });
         }
       };
       for (let w = 0; w < workerCount; w++) {

@@ -56,7 +56,15 @@ export function eventIdentities(record: Pick<EventRecord, "thread" | "seq" | "ha
  * events' content identities and no ref.
  */
 export function contentIdentities(record: Pick<EventRecord, "thread" | "seq" | "hash" | "payload">, eventRef?: string): string[] {
-  const payload: JsonObject = record.payload;
+  return withoutEventRef(payloadIdentities(record.payload), record, eventRef);
+}
+
+/**
+ * The identities an event's payload names, de-duplicated in order, its own event ref among them
+ * if it names it: `contentIdentities` before `withoutEventRef`, for a reader that does not know
+ * the event's seq yet (the audit's pass one, auditPassOne.ts).
+ */
+export function payloadIdentities(payload: JsonObject): string[] {
   const found: string[] = [];
   const path = nonEmptyString(payload.get("path"));
   if (path !== undefined) {
@@ -77,10 +85,14 @@ export function contentIdentities(record: Pick<EventRecord, "thread" | "seq" | "
     .join(" ");
   // Every code holds "-code-": a native substring search spares the pattern most long texts.
   if (text.includes(identityCodeMarker)) for (const match of text.matchAll(identityCodePattern)) found.push(match[0]);
-  const unique = [...new Set(found)];
-  if (!unique.some((identity) => identity.startsWith(eventRefPrefix))) return unique;
+  return [...new Set(found)];
+}
+
+/** `identities` without the event's own ref (`citationUri` of its thread, seq and hash, or `eventRef`). */
+export function withoutEventRef(identities: string[], record: Pick<EventRecord, "thread" | "seq" | "hash">, eventRef?: string): string[] {
+  if (!identities.some((identity) => identity.startsWith(eventRefPrefix))) return identities;
   const ref = eventRef ?? citationUri(record.thread, record.seq, record.hash);
-  return unique.filter((identity) => identity !== ref);
+  return identities.filter((identity) => identity !== ref);
 }
 
 /**

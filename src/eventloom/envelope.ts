@@ -85,9 +85,23 @@ function asString(value: JsonValue | undefined, fallback: string): string {
   return typeof value === "string" ? value : fallback;
 }
 
+/** A legacy line's own seq: its `seq` when that is an integer. */
+function legacySeq(object: JsonObject): number | undefined {
+  const seq = object.get("seq");
+  return seq instanceof JsonNumber && !seq.isFloat ? Number(seq.lexeme) : undefined;
+}
+
+/**
+ * The seq a parsed line carries, or undefined when its seq is its position in the log (a v1
+ * line, or a legacy line without an integer `seq`): what `recordFromLine` makes its seq.
+ */
+export function lineSeq(object: JsonObject): number | undefined {
+  return isV1Line(object) ? undefined : legacySeq(object);
+}
+
 /**
  * Normalises a parsed line into an `EventRecord`. `position` is the 1-based event position,
- * which is the seq of a v1 event (v1 lines carry no seq).
+ * which is the seq of a v1 event (v1 lines carry no seq) and of a legacy line without its own (`lineSeq`).
  */
 export function recordFromLine(object: JsonObject, position: number): EventRecord {
   if (isV1Line(object)) {
@@ -115,12 +129,11 @@ export function recordFromLine(object: JsonObject, position: number): EventRecor
       envelope: "v1",
     };
   }
-  const seq = object.get("seq");
   const rawPayload = object.get("payload");
   const parent = object.get("parent_event_id");
   const causedBy = object.get("caused_by");
   return {
-    seq: seq instanceof JsonNumber && !seq.isFloat ? Number(seq.lexeme) : position,
+    seq: legacySeq(object) ?? position,
     timestamp: asString(object.get("timestamp"), ""),
     type: asString(object.get("type"), ""),
     actor: asString(object.get("actor"), ""),

@@ -98,6 +98,11 @@ export interface RetrieveOptions {
   depth?: number;
   /** The semantic lane's hits for this query (semanticLane.ts); absent, the lane does not run. */
   semantic?: SemanticLaneResult;
+  /**
+   * The vector lane's answer computed before (`vectorLaneAnswer`), used when it answers this
+   * query with this lane's limit; otherwise (and when absent) the lane is scanned here.
+   */
+  vectorLane?: VectorLaneAnswer;
 }
 
 interface Candidate {
@@ -377,7 +382,9 @@ export function retrieve(index: SessionIndex, query: string, options: RetrieveOp
       laneCounts.exact++;
     }
   }
-  for (const hit of vectorLaneHits(index, query, laneHitsMax)) {
+  const given = options.vectorLane;
+  const vectorHits = given !== undefined && given.query === query && given.limit === laneHitsMax ? given.hits : vectorLaneHits(index, query, laneHitsMax);
+  for (const hit of vectorHits) {
     addLane(candidates, "entity", hit.position, "vector", laneWeights.vector * hit.similarity);
     laneCounts.vector++;
   }
@@ -542,28 +549,31 @@ export interface VectorHit {
   similarity: number;
 }
 
-/**
- * Each index's last vector-lane answer. A read that ranks with the semantic lane ranks twice
- * (first without it, to decide whether to load the model; then with it), and the scan of a
- * 1,000,000-event index allocates ~30 MB (a score per vector): reusing the first answer keeps the
- * second ranking, made while the model is loaded, off the read's peak. An index is immutable, so
- * its answer to a query never changes.
- */
-const lastVectorLaneHits = new WeakMap<SessionIndex, { query: string; limit: number; hits: readonly VectorHit[] }>();
-
 /** The best `limit` entities by exact cosine, best first. */
 export function vectorLaneHits(index: SessionIndex, query: string, limit: number): VectorHit[] {
   const vectors = index.vectors;
   if (vectors === null || vectors.count === 0 || limit <= 0) return [];
-  const last = lastVectorLaneHits.get(index);
-  if (last !== undefined && last.query === query && last.limit === limit) return last.hits.map((hit) => ({ ...hit }));
   const [embedding] = hashEmbedMany([query], vectors.dim);
   // A version's position is its vector key (writeReadModel.ts checks it); a key without a
   // position is not an entity of this index and is never offered.
-  const hits = exactCosineTop(vectors.index, embedding, limit, (key) => index.positionOfVectorKey(key) !== undefined)
+  return exactCosineTop(vectors.index, embedding, limit, (key) => index.positionOfVectorKey(key) !== undefined)
     .map(({ key, similarity }) => ({ position: index.positionOfVectorKey(key)!, similarity }));
-  lastVectorLaneHits.set(index, { query, limit, hits: hits.map((hit) => ({ ...hit })) });
-  return hits;
+}
+
+/** The vector lane's answer to one query, as `retrieve` computes it: its hits and what they answer. */
+export interface VectorLaneAnswer {
+  query: string;
+  limit: number;
+  hits: readonly VectorHit[];
+}
+
+/**
+ * The vector lane of `retrieve(index, query, …)`, for a caller that ranks the same query twice
+ * (`RetrieveOptions.vectorLane`): the scan of a 1,000,000-event index allocates ~30 MB (a score
+ * per vector).
+ */
+export function vectorLaneAnswer(index: SessionIndex, query: string): VectorLaneAnswer {
+  return { query, limit: laneHitsMax, hits: vectorLaneHits(index, query, laneHitsMax) };
 }
 
 // ---------------------------------------------------------------------------

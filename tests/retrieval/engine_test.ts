@@ -6,7 +6,7 @@ import type { EventRecord } from "../../src/eventloom/envelope.ts";
 import { citationUri } from "../../src/eventloom/root.ts";
 import { extractEvent } from "../../src/projection/extract/mod.ts";
 import { GraphFold } from "../../src/projection/graphFold.ts";
-import { exactCandidates, retrieve, retrieveDegraded } from "../../src/retrieval/engine.ts";
+import { exactCandidates, laneHitsMax, retrieve, retrieveDegraded } from "../../src/retrieval/engine.ts";
 import { buildSessionIndex, type SessionIndex } from "../../src/retrieval/sessionIndex.ts";
 
 function hashOf(seq: number): string {
@@ -117,6 +117,27 @@ describe("versions, traversal, verbatim and de-duplication", () => {
     for (const context of result.contexts) {
       assert.equal(context.metadata.degraded, true);
       assert.equal(context.citation, citationUri("s", context.eventSeq!, hashOf(context.eventSeq!)));
+    }
+  });
+});
+
+describe("a vector-lane answer passed in", () => {
+  const index = indexOf(events([["decision.made", { decision: "Adopt Kuzu", rationale: "embedded graph store" }]]));
+  const decision = [...Array(index.entityCount).keys()].find((position) => index.entity(position).entityType === "decision")!;
+  const hits = [{ position: decision, similarity: 0.5 }];
+
+  test("ranks with the given hits when they answer this query with the lane's limit", () => {
+    const result = retrieve(index, "zebra", { limit: 5, vectorLane: { query: "zebra", limit: laneHitsMax, hits } });
+    assert.equal(result.laneCounts.vector, 1);
+    assert.equal(result.contexts[0].entityType, "decision");
+    assert.deepEqual(result.contexts[0].scoreExplanation.lanes, { vector: 0.475 });
+  });
+
+  test("is ignored for another query or limit: the lane is scanned (this index has no vectors)", () => {
+    for (const vectorLane of [{ query: "giraffe", limit: laneHitsMax, hits }, { query: "zebra", limit: laneHitsMax - 1, hits }]) {
+      const result = retrieve(index, "zebra", { limit: 5, vectorLane });
+      assert.equal(result.laneCounts.vector, 0);
+      assert.deepEqual(result.contexts, []);
     }
   });
 });
