@@ -264,6 +264,14 @@ export const embeddingResponseBytesMax = 64 * 1024 * 1024;
 export const auditParallelMinBytes = 256 * 1024 * 1024;
 
 /**
+ * Entity versions from which `zaxy reproject` builds a session's vector index on a worker thread
+ * while it writes the read model (projection/vectorIndexBuild.ts): the worker's start, its own
+ * heap and the copies of the versions' names it is sent repay only in a large session (a million
+ * long-payload events: ~940k versions, ~20 s of vectors), not at 100k events (~2 s).
+ */
+export const vectorWorkerEntityVersionsMin = 250_000;
+
+/**
  * Bytes of log per range of the audit's parallel pass one: small enough that the parts waiting
  * to be merged (one more than the workers, rows of ~half the range's bytes each at long payloads) stay tens of MB,
  * large enough that a range's fixed costs (a message, its chunks) are negligible.

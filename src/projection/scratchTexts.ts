@@ -77,7 +77,7 @@ export class ScratchTexts {
    * A store whose file will be created in `dir` (made if missing); `beforeCreate` runs first (a
    * check that the directory may be written).
    */
-  constructor(private readonly dir: string, private readonly beforeCreate: () => void = () => {}) {}
+  constructor(private readonly dir: string, private readonly beforeCreate: () => void = () => {}, private readonly options: ScratchTextsOptions = {}) {}
 
   /** Number of ids given. */
   get length(): number {
@@ -122,6 +122,32 @@ export class ScratchTexts {
     const { hash, wide } = hashOf(text);
     if (hash !== this.hashes.data[id] || (wide ? 1 : 0) !== this.wide.data[id]) return false;
     return this.readText(id, false) === text;
+  }
+
+  /**
+   * Where `id`'s string is for `SharedTexts` (entry `at`, `SharedTextsBuilder`): false when it
+   * is kept in memory (read it with `text`), else true with its place in the file recorded. Pending appends are written
+   * first, so a reader on another thread finds them in the file.
+   */
+  placeIn(id: number, shared: Pick<SharedTexts, "offsets" | "lengths" | "wide">, at: number): boolean {
+    if (this.inline[id] !== undefined) return false;
+    this.flush();
+    shared.offsets[at] = this.offsets.data[id];
+    shared.lengths[at] = this.lengths.data[id];
+    shared.wide[at] = this.wide.data[id];
+    return true;
+  }
+
+  /** The file's path while it is linked (`keepLinked`), for a reader on another thread to open; null when there is none. */
+  get linkedFile(): string | null {
+    return this.linkedPath;
+  }
+
+  /** Unlinks a file kept linked (`keepLinked`) once its readers opened it: nothing is left behind by a process that dies. */
+  unlink(): void {
+    if (this.linkedPath === null) return;
+    fs.rmSync(this.linkedPath, { force: true });
+    this.linkedPath = null;
   }
 
   /** Closes the file (and removes it if it is still linked); the store is unusable after. */
@@ -201,6 +227,10 @@ export class ScratchTexts {
     const file = path.join(this.dir, `.scratch-texts.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
     const fd = fs.openSync(file, "wx+", 0o600);
     this.fd = fd;
+    if (this.options.keepLinked === true) {
+      this.linkedPath = file;
+      return fd;
+    }
     try {
       fs.unlinkSync(file);
     } catch {
@@ -208,4 +238,118 @@ export class ScratchTexts {
     }
     return fd;
   }
+}
+
+export interface ScratchTextsOptions {
+  /**
+   * Keep the file linked until `unlink` (or `close`), so that a reader on another thread can open
+   * it by its path (`linkedFile`).
+   */
+  keepLinked?: boolean;
+}
+
+/**
+ * Strings for a reader on another thread, entry i either kept here or in a `ScratchTexts` file.
+ * A structured clone copies each string of an array as an object of its own (a million names:
+ * ~100 MB more on the reader's heap than their characters), so the strings kept here travel as
+ * one joined string: entry i is `joined.slice(ends[i - 1], ends[i])` (from 0 for the first) when
+ * `kind[i]` is `sharedInline`; null when it is `sharedNull`; in the file (`sharedInFile`) at
+ * `offsets[i]`, `lengths[i]` code units, UTF-16 when `wide[i]` is 1. Build them with
+ * `SharedTextsBuilder`.
+ */
+export interface SharedTexts {
+  joined: string;
+  ends: Uint32Array;
+  kind: Uint8Array;
+  offsets: Float64Array;
+  lengths: Uint32Array;
+  wide: Uint8Array;
+}
+
+export const sharedNull = 0;
+export const sharedInline = 1;
+export const sharedInFile = 2;
+
+/** Fills `SharedTexts` entry by entry, in order. */
+export class SharedTextsBuilder {
+  private readonly parts: string[] = [];
+  private joinedLength = 0;
+  private readonly shared: Omit<SharedTexts, "joined">;
+  private count = 0;
+
+  constructor(count: number) {
+    this.shared = { ends: new Uint32Array(count), kind: new Uint8Array(count), offsets: new Float64Array(count), lengths: new Uint32Array(count), wide: new Uint8Array(count) };
+  }
+
+  /** Appends the next entry: a string kept here, or null. */
+  add(text: string | null): void {
+    const at = this.count++;
+    if (text !== null) {
+      this.parts.push(text);
+      this.joinedLength += text.length;
+      this.shared.kind[at] = sharedInline;
+    }
+    this.shared.ends[at] = this.joinedLength;
+  }
+
+  /** Appends the next entry: `texts`' string under `id` (by its place in the file, or as it is kept in memory). */
+  addFrom(texts: ScratchTexts, id: number): void {
+    const at = this.count;
+    if (!texts.placeIn(id, this.shared, at)) {
+      this.add(texts.text(id));
+      return;
+    }
+    this.count++;
+    this.shared.kind[at] = sharedInFile;
+    this.shared.ends[at] = this.joinedLength;
+  }
+
+  build(): SharedTexts {
+    return { joined: this.parts.join(""), ...this.shared };
+  }
+}
+
+/**
+ * Reads `SharedTexts` in entry order from the file at `fd` (opened from `linkedFile`) through a
+ * window read in large blocks, as `ScratchTexts` reads its own in id order.
+ */
+export class SharedTextsReader {
+  private readonly window = Buffer.allocUnsafe(readWindowBytes);
+  private windowStart = 0;
+  private windowBytes = 0;
+
+  constructor(private readonly shared: SharedTexts, private readonly fd: number | null) {}
+
+  text(at: number): string | null {
+    const shared = this.shared;
+    if (shared.kind[at] === sharedNull) return null;
+    if (shared.kind[at] === sharedInline) return shared.joined.slice(at === 0 ? 0 : shared.ends[at - 1], shared.ends[at]);
+    if (this.fd === null) throw new Error("shared texts: a string is in a scratch file that was not opened");
+    const offset = shared.offsets[at];
+    const encoding = shared.wide[at] === 1 ? "utf16le" : "latin1";
+    const bytes = shared.wide[at] === 1 ? 2 * shared.lengths[at] : shared.lengths[at];
+    if (offset < this.windowStart || offset + bytes > this.windowStart + this.windowBytes) {
+      if (bytes > this.window.length) {
+        const exact = Buffer.allocUnsafe(bytes);
+        if (readFully(this.fd, exact, bytes, offset) < bytes) throw new Error(`shared texts: the scratch file ended before a stored string of ${bytes} bytes at ${offset}`);
+        return exact.toString(encoding);
+      }
+      this.windowStart = offset;
+      this.windowBytes = readFully(this.fd, this.window, this.window.length, offset);
+      if (this.windowBytes < bytes) throw new Error(`shared texts: the scratch file ended at ${offset + this.windowBytes} bytes, ${bytes - this.windowBytes} short of a stored string`);
+    }
+    const from = offset - this.windowStart;
+    return this.window.toString(encoding, from, from + bytes);
+  }
+}
+
+/** Reads up to `bytes` bytes at `position` into the start of `into` (fewer at the end of the file); returns the count. */
+function readFully(fd: number, into: Buffer, bytes: number, position: number): number {
+  let done = 0;
+  while (done < bytes) {
+    const read = fs.readSync(fd, into, done, bytes - done, position + done);
+    if (read === 0) break;
+    done += read;
+  }
+  return done;
 }

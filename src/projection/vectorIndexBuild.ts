@@ -1,0 +1,151 @@
+/**
+ * A session's vector index brought up to date beside other work: a large build from scratch
+ * (`zaxy reproject` of a big session) runs on a worker thread (vectorIndexWorker.ts) while the
+ * caller writes the read model, which takes three times as long on its own thread; anything else
+ * (a small session, a saved index kept or appended to, one core) runs on this thread when the
+ * caller asks for the result, exactly as `syncVectorIndex`. Both write the same bytes: the worker
+ * runs the same embedding over the same texts, and the file is installed, its rebuild reported,
+ * only when the caller asks for it, so output order never depends on thread timing.
+ *
+ * The worker reads the summaries kept in the fold's scratch file by its path, so the file must be
+ * kept linked (`ScratchTexts`'s `keepLinked`) until the worker has opened it; the worker unlinks
+ * it then (this thread may be busy writing the read model).
+ *
+ * @example
+ * const pending = startVectorSync(root, sessionId, rows, events, 1536, { scratchTexts });
+ * writeReadModel(...);              // on this thread, the worker embedding meanwhile
+ * const vectors = await pending.finish();
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import { vectorWorkerEntityVersionsMin } from "../limits.ts";
+import { WebWorker, workerSpecifier } from "../platform/process.ts";
+import { ScratchEntityRow } from "./scratchEntityRow.ts";
+import { type ScratchTexts, type SharedTexts, SharedTextsBuilder } from "./scratchTexts.ts";
+import type { EntityRow } from "./types.ts";
+import {
+  builtVectorIndexTempPath,
+  installBuiltVectorIndex,
+  type LogEvents,
+  planVectorSync,
+  type SessionVectorIndex,
+  syncVectorIndexFromPlan,
+  type VectorRows,
+  type WrittenVectorIndex,
+} from "./vectorIndex.ts";
+
+export interface VectorSyncOptions {
+  /** Where the fold kept the rows' summaries (kept linked until the worker opened it); without it the worker is given them. */
+  scratchTexts?: ScratchTexts;
+  onProgress?: (done: number, total: number) => void;
+  warn?: (message: string) => void;
+  /** Entity versions from which a build from scratch runs on a worker (tests lower it). */
+  workerEntityVersionsMin?: number;
+}
+
+/** A vector index being brought up to date; `finish` gives it (opened), `cancel` stops a worker. */
+export interface PendingVectorSync {
+  /** Whether the build runs on a worker thread. */
+  readonly onWorker: boolean;
+  finish(): Promise<SessionVectorIndex>;
+  /** Stops the worker and removes what it wrote (the caller failed before `finish`). */
+  cancel(): void;
+}
+
+/**
+ * Starts bringing the session's vector index up to `rows` (`syncVectorIndex`'s work): on a worker
+ * when it is built from scratch from at least `workerEntityVersionsMin` versions and there is
+ * more than one core, else on this thread in `finish`. The worker unlinks the scratch file once
+ * it has opened it; without a worker it is unlinked here.
+ */
+export function startVectorSync(
+  root: string,
+  sessionId: string,
+  rows: VectorRows & { entities: readonly EntityRow[] },
+  events: LogEvents,
+  dim: number,
+  options: VectorSyncOptions = {},
+): PendingVectorSync {
+  const plan = planVectorSync(root, sessionId, rows, events, dim);
+  const cores = os.availableParallelism?.() ?? os.cpus().length;
+  const onWorker = plan.loaded === null && plan.kept === null && cores > 1 && rows.entities.length > 0 &&
+    rows.entities.length >= (options.workerEntityVersionsMin ?? vectorWorkerEntityVersionsMin);
+  if (!onWorker) {
+    options.scratchTexts?.unlink();
+    let done = false;
+    return {
+      onWorker,
+      finish: async () => {
+        if (done) throw new Error("a vector sync is finished once");
+        done = true;
+        return await syncVectorIndexFromPlan(plan, sessionId, rows, dim, options.onProgress, options.warn);
+      },
+      cancel: () => {},
+    };
+  }
+  const temp = builtVectorIndexTempPath(plan);
+  const worker = new WebWorker(workerSpecifier(new URL("./vectorIndexWorker.ts", import.meta.url), "projection/vectorIndexWorker.ts"), { type: "module" });
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    worker.terminate();
+  };
+  const total = rows.entities.length;
+  const written = new Promise<WrittenVectorIndex>((resolve, reject) => {
+    worker.onmessage = (event: MessageEvent) => {
+      const data = event.data as { kind: string; bytes?: number; sha256?: string; message?: string };
+      stop();
+      if (data.kind === "done") resolve({ temp, bytes: data.bytes!, sha256: data.sha256! });
+      else reject(new Error(`vector index worker failed: ${data.message}`));
+    };
+    worker.onerror = (event: Event) => {
+      stop();
+      reject(new Error(`vector index worker failed: ${(event as ErrorEvent).message ?? "unknown error"}`));
+    };
+  });
+  // A failure is reported by `finish`; until then it must not count as unhandled.
+  written.catch(() => {});
+  // The texts are copied as the message is posted: what was built to send them is garbage on
+  // return (~300 MB for a million versions), for the caller to collect before its next peak.
+  worker.postMessage({ kind: "build", temp, dim, count: total, ...workerTexts(rows.entities, options.scratchTexts), scratchFile: options.scratchTexts?.linkedFile ?? null });
+  let done = false;
+  return {
+    onWorker,
+    finish: async () => {
+      if (done) throw new Error("a vector sync is finished once");
+      done = true;
+      let result: WrittenVectorIndex;
+      try {
+        result = await written;
+      } catch (error) {
+        fs.rmSync(temp, { force: true });
+        throw error;
+      }
+      options.onProgress?.(total, total);
+      return installBuiltVectorIndex(plan, sessionId, rows, dim, result, options.warn);
+    },
+    cancel: () => {
+      stop();
+      fs.rmSync(temp, { force: true });
+    },
+  };
+}
+
+/**
+ * What the worker is sent of the versions: their names and their types as `SharedTexts` (kept
+ * here), their summaries (those in the scratch file by their place, the others as they are).
+ */
+function workerTexts(entities: readonly EntityRow[], scratchTexts: ScratchTexts | undefined): { names: SharedTexts; types: SharedTexts; summaries: SharedTexts } {
+  const names = new SharedTextsBuilder(entities.length);
+  const types = new SharedTextsBuilder(entities.length);
+  const summaries = new SharedTextsBuilder(entities.length);
+  const fileOpen = scratchTexts !== undefined && scratchTexts.linkedFile !== null;
+  for (const row of entities) {
+    names.add(row.name);
+    types.add(row.entityType);
+    if (fileOpen && row instanceof ScratchEntityRow) summaries.addFrom(scratchTexts, row.summaryTextId);
+    else summaries.add(row.summary);
+  }
+  return { names: names.build(), types: types.build(), summaries: summaries.build() };
+}
