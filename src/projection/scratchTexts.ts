@@ -125,21 +125,48 @@ export class ScratchTexts {
   }
 
   /**
-   * Where `id`'s string is for `SharedTexts` (entry `at`, `SharedTextsBuilder`): false when it
-   * is kept in memory (read it with `text`), else true with its place in the file recorded. Pending appends are written
-   * first, so a reader on another thread finds them in the file.
+   * Records where `id`'s string is in the file as entry `at` of `shared`, a string kept in memory
+   * appended to the file first (once more, under no id): a reader on another thread then finds
+   * every entry in the file, once `share` has written the pending appends.
    */
-  placeIn(id: number, shared: Pick<SharedTexts, "offsets" | "lengths" | "wide">, at: number): boolean {
-    if (this.inline[id] !== undefined) return false;
-    this.flush();
+  placeIn(id: number, shared: SharedTexts, at: number): void {
+    const inline = this.inline[id];
+    if (inline !== undefined) {
+      this.placeText(inline, shared, at);
+      return;
+    }
+    shared.kind[at] = sharedInFile;
     shared.offsets[at] = this.offsets.data[id];
     shared.lengths[at] = this.lengths.data[id];
     shared.wide[at] = this.wide.data[id];
-    return true;
   }
 
-  /** The file's path while it is linked (`keepLinked`), for a reader on another thread to open; null when there is none. */
-  get linkedFile(): string | null {
+  /** Appends `text` to the file (under no id) and records where it is as entry `at` of `shared` (null as null). */
+  placeText(text: string | null, shared: SharedTexts, at: number): void {
+    if (text === null) {
+      shared.kind[at] = sharedNull;
+      return;
+    }
+    const { wide } = hashOf(text);
+    shared.kind[at] = sharedInFile;
+    shared.offsets[at] = this.fileBytes + this.pendingBytes;
+    shared.lengths[at] = text.length;
+    shared.wide[at] = wide ? 1 : 0;
+    this.append(text, wide);
+  }
+
+  /**
+   * Whether a reader on another thread can open the file by its path (`keepLinked`, still linked
+   * or not created yet: `placeText` creates it).
+   */
+  get shareable(): boolean {
+    return this.options.keepLinked === true && !this.closed && (this.fd === null || this.linkedPath !== null);
+  }
+
+  /** Writes the pending appends and gives the file's path, for a reader on another thread of the entries placed (`placeIn`, `placeText`). */
+  share(): string {
+    this.flush();
+    if (this.linkedPath === null) throw new Error("scratch texts: the file is not linked (keepLinked) or was never created");
     return this.linkedPath;
   }
 
@@ -243,23 +270,19 @@ export class ScratchTexts {
 export interface ScratchTextsOptions {
   /**
    * Keep the file linked until `unlink` (or `close`), so that a reader on another thread can open
-   * it by its path (`linkedFile`).
+   * it by its path (`share`).
    */
   keepLinked?: boolean;
 }
 
 /**
- * Strings for a reader on another thread, entry i either kept here or in a `ScratchTexts` file.
- * A structured clone copies each string of an array as an object of its own (a million names:
- * ~100 MB more on the reader's heap than their characters), so the strings kept here travel as
- * one joined string: entry i is `joined.slice(ends[i - 1], ends[i])` (from 0 for the first) when
- * `kind[i]` is `sharedInline`; null when it is `sharedNull`; in the file (`sharedInFile`) at
- * `offsets[i]`, `lengths[i]` code units, UTF-16 when `wide[i]` is 1. Build them with
- * `SharedTextsBuilder`.
+ * Strings for a reader on another thread, all in a `ScratchTexts` file (`ScratchTexts.placeIn`,
+ * `placeText`): entry i is null when `kind[i]` is `sharedNull`, else the `lengths[i]` code units
+ * at byte `offsets[i]` of the file, UTF-16 when `wide[i]` is 1. Only typed arrays, which a
+ * message transfers without copying: a structured clone copies each string (a million names,
+ * types and short summaries: ~350 MB at once, across both threads, on top of the read model).
  */
 export interface SharedTexts {
-  joined: string;
-  ends: Uint32Array;
   kind: Uint8Array;
   offsets: Float64Array;
   lengths: Uint32Array;
@@ -267,50 +290,19 @@ export interface SharedTexts {
 }
 
 export const sharedNull = 0;
-export const sharedInline = 1;
-export const sharedInFile = 2;
+export const sharedInFile = 1;
 
-/** Fills `SharedTexts` entry by entry, in order. */
-export class SharedTextsBuilder {
-  private readonly parts: string[] = [];
-  private joinedLength = 0;
-  private readonly shared: Omit<SharedTexts, "joined">;
-  private count = 0;
+export function sharedTexts(count: number): SharedTexts {
+  return { kind: new Uint8Array(count), offsets: new Float64Array(count), lengths: new Uint32Array(count), wide: new Uint8Array(count) };
+}
 
-  constructor(count: number) {
-    this.shared = { ends: new Uint32Array(count), kind: new Uint8Array(count), offsets: new Float64Array(count), lengths: new Uint32Array(count), wide: new Uint8Array(count) };
-  }
-
-  /** Appends the next entry: a string kept here, or null. */
-  add(text: string | null): void {
-    const at = this.count++;
-    if (text !== null) {
-      this.parts.push(text);
-      this.joinedLength += text.length;
-      this.shared.kind[at] = sharedInline;
-    }
-    this.shared.ends[at] = this.joinedLength;
-  }
-
-  /** Appends the next entry: `texts`' string under `id` (by its place in the file, or as it is kept in memory). */
-  addFrom(texts: ScratchTexts, id: number): void {
-    const at = this.count;
-    if (!texts.placeIn(id, this.shared, at)) {
-      this.add(texts.text(id));
-      return;
-    }
-    this.count++;
-    this.shared.kind[at] = sharedInFile;
-    this.shared.ends[at] = this.joinedLength;
-  }
-
-  build(): SharedTexts {
-    return { joined: this.parts.join(""), ...this.shared };
-  }
+/** The buffers of `shared`, for a message's transfer list. */
+export function sharedTextsBuffers(shared: SharedTexts): ArrayBuffer[] {
+  return [shared.kind.buffer as ArrayBuffer, shared.offsets.buffer as ArrayBuffer, shared.lengths.buffer as ArrayBuffer, shared.wide.buffer as ArrayBuffer];
 }
 
 /**
- * Reads `SharedTexts` in entry order from the file at `fd` (opened from `linkedFile`) through a
+ * Reads `SharedTexts` in entry order from the file at `fd` (opened from `share`'s path) through a
  * window read in large blocks, as `ScratchTexts` reads its own in id order.
  */
 export class SharedTextsReader {
@@ -323,7 +315,6 @@ export class SharedTextsReader {
   text(at: number): string | null {
     const shared = this.shared;
     if (shared.kind[at] === sharedNull) return null;
-    if (shared.kind[at] === sharedInline) return shared.joined.slice(at === 0 ? 0 : shared.ends[at - 1], shared.ends[at]);
     if (this.fd === null) throw new Error("shared texts: a string is in a scratch file that was not opened");
     const offset = shared.offsets[at];
     const encoding = shared.wide[at] === 1 ? "utf16le" : "latin1";

@@ -18,10 +18,10 @@
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
-import { vectorWorkerEntityVersionsMin } from "../limits.ts";
+import { vectorWorkerLogBytesMin } from "../limits.ts";
 import { WebWorker, workerSpecifier } from "../platform/process.ts";
 import { ScratchEntityRow } from "./scratchEntityRow.ts";
-import { type ScratchTexts, type SharedTexts, SharedTextsBuilder } from "./scratchTexts.ts";
+import { type ScratchTexts, type SharedTexts, sharedTexts, sharedTextsBuffers } from "./scratchTexts.ts";
 import type { EntityRow } from "./types.ts";
 import {
   builtVectorIndexTempPath,
@@ -35,12 +35,17 @@ import {
 } from "./vectorIndex.ts";
 
 export interface VectorSyncOptions {
-  /** Where the fold kept the rows' summaries (kept linked until the worker opened it); without it the worker is given them. */
+  /**
+   * Where the fold kept the rows' summaries, kept linked (`keepLinked`): the worker reads them,
+   * and the versions' other texts appended to it, from there. Without it nothing runs on a worker.
+   */
   scratchTexts?: ScratchTexts;
   onProgress?: (done: number, total: number) => void;
   warn?: (message: string) => void;
-  /** Entity versions from which a build from scratch runs on a worker (tests lower it). */
-  workerEntityVersionsMin?: number;
+  /** Bytes of the verified log the rows were folded from (0 when unknown: no worker). */
+  logBytes?: number;
+  /** Bytes of log from which a build from scratch runs on a worker (default `vectorWorkerLogBytesMin`; tests lower it). */
+  workerLogBytesMin?: number;
 }
 
 /** A vector index being brought up to date; `finish` gives it (opened), `cancel` stops a worker. */
@@ -54,7 +59,7 @@ export interface PendingVectorSync {
 
 /**
  * Starts bringing the session's vector index up to `rows` (`syncVectorIndex`'s work): on a worker
- * when it is built from scratch from at least `workerEntityVersionsMin` versions and there is
+ * when it is built from scratch from a log of at least `workerLogBytesMin` bytes and there is
  * more than one core, else on this thread in `finish`. The worker unlinks the scratch file once
  * it has opened it; without a worker it is unlinked here.
  */
@@ -68,9 +73,10 @@ export function startVectorSync(
 ): PendingVectorSync {
   const plan = planVectorSync(root, sessionId, rows, events, dim);
   const cores = os.availableParallelism?.() ?? os.cpus().length;
+  const scratchTexts = options.scratchTexts;
   const onWorker = plan.loaded === null && plan.kept === null && cores > 1 && rows.entities.length > 0 &&
-    rows.entities.length >= (options.workerEntityVersionsMin ?? vectorWorkerEntityVersionsMin);
-  if (!onWorker) {
+    (options.logBytes ?? 0) >= (options.workerLogBytesMin ?? vectorWorkerLogBytesMin) && scratchTexts?.shareable === true;
+  if (!onWorker || scratchTexts === undefined) {
     options.scratchTexts?.unlink();
     let done = false;
     return {
@@ -106,9 +112,9 @@ export function startVectorSync(
   });
   // A failure is reported by `finish`; until then it must not count as unhandled.
   written.catch(() => {});
-  // The texts are copied as the message is posted: what was built to send them is garbage on
-  // return (~300 MB for a million versions), for the caller to collect before its next peak.
-  worker.postMessage({ kind: "build", temp, dim, count: total, ...workerTexts(rows.entities, options.scratchTexts), scratchFile: options.scratchTexts?.linkedFile ?? null });
+  const texts = workerTexts(rows.entities, scratchTexts);
+  const transfer = [texts.names, texts.types, texts.summaries].flatMap(sharedTextsBuffers);
+  worker.postMessage({ kind: "build", temp, dim, count: total, ...texts, scratchFile: scratchTexts.share() }, transfer);
   let done = false;
   return {
     onWorker,
@@ -133,19 +139,20 @@ export function startVectorSync(
 }
 
 /**
- * What the worker is sent of the versions: their names and their types as `SharedTexts` (kept
- * here), their summaries (those in the scratch file by their place, the others as they are).
+ * What the worker is sent of the versions: where their names, types and summaries are in the
+ * scratch file (each name and type, and each summary kept in memory, appended to it, so that
+ * each of the three is read in order).
  */
-function workerTexts(entities: readonly EntityRow[], scratchTexts: ScratchTexts | undefined): { names: SharedTexts; types: SharedTexts; summaries: SharedTexts } {
-  const names = new SharedTextsBuilder(entities.length);
-  const types = new SharedTextsBuilder(entities.length);
-  const summaries = new SharedTextsBuilder(entities.length);
-  const fileOpen = scratchTexts !== undefined && scratchTexts.linkedFile !== null;
-  for (const row of entities) {
-    names.add(row.name);
-    types.add(row.entityType);
-    if (fileOpen && row instanceof ScratchEntityRow) summaries.addFrom(scratchTexts, row.summaryTextId);
-    else summaries.add(row.summary);
+function workerTexts(entities: readonly EntityRow[], scratchTexts: ScratchTexts): { names: SharedTexts; types: SharedTexts; summaries: SharedTexts } {
+  const names = sharedTexts(entities.length);
+  const types = sharedTexts(entities.length);
+  const summaries = sharedTexts(entities.length);
+  for (let i = 0; i < entities.length; i++) {
+    const row = entities[i];
+    scratchTexts.placeText(row.name, names, i);
+    scratchTexts.placeText(row.entityType, types, i);
+    if (row instanceof ScratchEntityRow) scratchTexts.placeIn(row.summaryTextId, summaries, i);
+    else scratchTexts.placeText(row.summary, summaries, i);
   }
-  return { names: names.build(), types: types.build(), summaries: summaries.build() };
+  return { names, types, summaries };
 }

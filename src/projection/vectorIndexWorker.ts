@@ -5,7 +5,7 @@
  * same embedding code as the single-threaded path (`writeTextPostingsFile`).
  * Protocol (structured-clone messages):
  *   in:  {kind: "build", temp, dim, count, names, types, summaries, scratchFile} (the texts as
- *        `SharedTexts`, the summaries partly in the scratch file at `scratchFile`)
+ *        `SharedTexts`, their places in the scratch file at `scratchFile`; buffers transferred)
  *   out: {kind: "done", bytes, sha256, ms} (the scratch file is unlinked once opened)
  *   out on any failure: {kind: "error", message}
  */
@@ -19,23 +19,21 @@ import { writeTextPostingsFile } from "./vectorIndex.ts";
 const scope = workerScope();
 
 scope.onmessage = (event: MessageEvent) => {
-  const message = event.data as { kind: "build"; temp: string; dim: number; count: number; names: SharedTexts; types: SharedTexts; summaries: SharedTexts; scratchFile: string | null };
+  const message = event.data as { kind: "build"; temp: string; dim: number; count: number; names: SharedTexts; types: SharedTexts; summaries: SharedTexts; scratchFile: string };
   let fd: number | null = null;
   try {
     const started = performance.now();
-    if (message.scratchFile !== null) {
-      fd = fs.openSync(message.scratchFile, "r");
-      // Open, the file needs no name: nothing is left behind by a process that dies. (Where an
-      // open file cannot be unlinked, the main thread's `ScratchTexts.close` removes it.)
-      try {
-        fs.unlinkSync(message.scratchFile);
-      } catch {
-        // Removed at close instead.
-      }
+    fd = fs.openSync(message.scratchFile, "r");
+    // Open, the file needs no name: nothing is left behind by a process that dies. (Where an
+    // open file cannot be unlinked, the main thread's `ScratchTexts.close` removes it.)
+    try {
+      fs.unlinkSync(message.scratchFile);
+    } catch {
+      // Removed at close instead.
     }
     const { count, dim } = message;
-    const names = new SharedTextsReader(message.names, null);
-    const types = new SharedTextsReader(message.types, null);
+    const names = new SharedTextsReader(message.names, fd);
+    const types = new SharedTextsReader(message.types, fd);
     const summaries = new SharedTextsReader(message.summaries, fd);
     let bytes = 0;
     writeFileAtomically(message.temp, (out) => {

@@ -29,7 +29,7 @@ interface Reprojected {
 }
 
 /** `zaxy reproject --json` of `root`'s session, in process, with `options`. */
-async function reproject(root: string, options: { vectorWorkerEntityVersionsMin: number }): Promise<Reprojected> {
+async function reproject(root: string, options: { vectorWorkerLogBytesMin: number }): Promise<Reprojected> {
   let out = "";
   let err = "";
   const ctx: CommandContext = {
@@ -87,8 +87,8 @@ describe("reproject with the vectors on a worker", () => {
     await writeMixedSession(oneThreadRoot, sessionId, mixedSessionItems(900, 23).items);
     // The same log and key: the authenticated derived files can be compared byte for byte.
     fs.cpSync(oneThreadRoot, workerRoot, { recursive: true });
-    oneThread = await reproject(oneThreadRoot, { vectorWorkerEntityVersionsMin: Number.MAX_SAFE_INTEGER });
-    onWorker = await reproject(workerRoot, { vectorWorkerEntityVersionsMin: 1 });
+    oneThread = await reproject(oneThreadRoot, { vectorWorkerLogBytesMin: Number.MAX_SAFE_INTEGER });
+    onWorker = await reproject(workerRoot, { vectorWorkerLogBytesMin: 0 });
   });
 
   test("both runs succeed with no warning and report the same rows", () => {

@@ -136,7 +136,8 @@ async function reprojectStreamed(ctx: CommandContext, sessionId: string, options
         scratchTexts,
         onProgress: (done, total) => progress("vectors", done, total),
         warn,
-        workerEntityVersionsMin: options.vectorWorkerEntityVersionsMin,
+        logBytes: rebuilt.integrity.bytes,
+        workerLogBytesMin: options.vectorWorkerLogBytesMin,
       });
     };
     const readModelStarted = performance.now();
@@ -271,8 +272,8 @@ async function reprojectOne(ctx: CommandContext, sessionId: string, options: Rep
 
 /** How a reproject runs, apart from its command line (tests force the vectors' worker on small sessions). */
 export interface ReprojectOptions {
-  /** Entity versions from which the vectors are built on a worker (default `vectorWorkerEntityVersionsMin`). */
-  vectorWorkerEntityVersionsMin?: number;
+  /** Bytes of log from which the vectors are built on a worker (default `vectorWorkerLogBytesMin`). */
+  vectorWorkerLogBytesMin?: number;
 }
 
 export async function runReproject(ctx: CommandContext, options: ReprojectOptions = {}): Promise<number> {
