@@ -306,9 +306,13 @@ export function sharedTextsBuffers(shared: SharedTexts): ArrayBuffer[] {
  * window read in large blocks, as `ScratchTexts` reads its own in id order.
  */
 export class SharedTextsReader {
-  private readonly window = Buffer.allocUnsafe(readWindowBytes);
-  private windowStart = 0;
-  private windowBytes = 0;
+  /**
+   * Two windows, the one used less recently refilled on a miss: a version's summary is either in
+   * the part of the file the fold wrote or among the texts appended for the reader, so the
+   * entries alternate between two places that each advance in order.
+   */
+  private readonly windows = [{ buffer: Buffer.allocUnsafe(readWindowBytes), start: 0, bytes: 0 }, { buffer: Buffer.allocUnsafe(readWindowBytes), start: 0, bytes: 0 }];
+  private lastUsed = 0;
 
   constructor(private readonly shared: SharedTexts, private readonly fd: number | null) {}
 
@@ -319,18 +323,23 @@ export class SharedTextsReader {
     const offset = shared.offsets[at];
     const encoding = shared.wide[at] === 1 ? "utf16le" : "latin1";
     const bytes = shared.wide[at] === 1 ? 2 * shared.lengths[at] : shared.lengths[at];
-    if (offset < this.windowStart || offset + bytes > this.windowStart + this.windowBytes) {
-      if (bytes > this.window.length) {
+    let use = this.windows.findIndex((w) => offset >= w.start && offset + bytes <= w.start + w.bytes);
+    if (use < 0) {
+      if (bytes > readWindowBytes) {
         const exact = Buffer.allocUnsafe(bytes);
         if (readFully(this.fd, exact, bytes, offset) < bytes) throw new Error(`shared texts: the scratch file ended before a stored string of ${bytes} bytes at ${offset}`);
         return exact.toString(encoding);
       }
-      this.windowStart = offset;
-      this.windowBytes = readFully(this.fd, this.window, this.window.length, offset);
-      if (this.windowBytes < bytes) throw new Error(`shared texts: the scratch file ended at ${offset + this.windowBytes} bytes, ${bytes - this.windowBytes} short of a stored string`);
+      use = 1 - this.lastUsed;
+      const window = this.windows[use];
+      window.start = offset;
+      window.bytes = readFully(this.fd, window.buffer, window.buffer.length, offset);
+      if (window.bytes < bytes) throw new Error(`shared texts: the scratch file ended at ${offset + window.bytes} bytes, ${bytes - window.bytes} short of a stored string`);
     }
-    const from = offset - this.windowStart;
-    return this.window.toString(encoding, from, from + bytes);
+    this.lastUsed = use;
+    const window = this.windows[use];
+    const from = offset - window.start;
+    return window.buffer.toString(encoding, from, from + bytes);
   }
 }
 
