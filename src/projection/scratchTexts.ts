@@ -13,7 +13,9 @@
  *
  * The file is created in `dir` when the first long string comes (a log that fails verification
  * folds nothing and leaves no directory behind) and, where the system allows, unlinked at once,
- * so nothing is left behind by a process that dies; otherwise `close` removes it.
+ * so nothing is left behind by a process that dies; otherwise `close` removes it. With
+ * `keepLinked` it stays linked until `unlink`, for a reader on another thread to open by its path
+ * (`zaxy reproject`'s vectors worker, which is sent where each text is as `SharedTexts`).
  *
  * @example
  * const texts = new ScratchTexts(dir);
