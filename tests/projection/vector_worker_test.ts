@@ -1,4 +1,3 @@
-// deno-test: own-process
 /**
  * `zaxy reproject` of a large session builds the vector index on a worker thread while the read
  * model is written (src/projection/vectorIndexBuild.ts). What a user would notice if it were
