@@ -112,9 +112,15 @@ export function startVectorSync(
   });
   // A failure is reported by `finish`; until then it must not count as unhandled.
   written.catch(() => {});
-  const texts = workerTexts(rows.entities, scratchTexts);
-  const transfer = [texts.names, texts.types, texts.summaries].flatMap(sharedTextsBuffers);
-  worker.postMessage({ kind: "build", temp, dim, count: total, ...texts, scratchFile: scratchTexts.share() }, transfer);
+  try {
+    const texts = workerTexts(rows.entities, scratchTexts);
+    const transfer = [texts.names, texts.types, texts.summaries].flatMap(sharedTextsBuffers);
+    worker.postMessage({ kind: "build", temp, dim, count: total, ...texts, scratchFile: scratchTexts.share() }, transfer);
+  } catch (error) {
+    // The texts could not be placed (a full disk): a worker left waiting would keep the process alive.
+    stop();
+    throw error;
+  }
   let done = false;
   return {
     onWorker,
