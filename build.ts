@@ -76,6 +76,7 @@ const workerEntries = [
   path.join(root, "src/compaction/auditPassOneWorker.ts"),
   path.join(root, "src/store/storeVerifyWorker.ts"),
   path.join(root, "src/projection/graphQueryWorker.ts"),
+  path.join(root, "src/projection/vectorIndexWorker.ts"),
 ];
 /** Platforms a binary is built for, and the usearch prebuild directory each embeds. */
 const targets = {

@@ -264,6 +264,16 @@ export const embeddingResponseBytesMax = 64 * 1024 * 1024;
 export const auditParallelMinBytes = 256 * 1024 * 1024;
 
 /**
+ * Bytes of log from which `zaxy reproject` builds a session's vector index on a worker thread
+ * while it writes the read model (projection/vectorIndexBuild.ts). The worker embeds the texts
+ * twice and holds a heap of its own (~150 MB more at the peak), which repays only in a session
+ * with a lot of text: a million long-payload events (927 MB: 14 s of vectors on one thread) ran
+ * ~8 % faster at 1.80–1.83 GB peak instead of 1.73, while the bench generator's million short
+ * events (546 MB: 9 s) peaked at 1.80 GB instead of 1.64 for a smaller gain.
+ */
+export const vectorWorkerLogBytesMin = 768 * 1024 * 1024;
+
+/**
  * Bytes of log per range of the audit's parallel pass one: small enough that the parts waiting
  * to be merged (one more than the workers, rows of ~half the range's bytes each at long payloads) stay tens of MB,
  * large enough that a range's fixed costs (a message, its chunks) are negligible.

@@ -37,6 +37,11 @@ export class ScratchEntityRow implements EntityRow {
     this.propertiesId = texts.add(propertiesJson);
   }
 
+  /** The `ScratchTexts` id of the summary (`ScratchTexts.placeIn`). */
+  get summaryTextId(): number {
+    return this.summaryId;
+  }
+
   get summary(): string | null {
     return this.texts.text(this.summaryId);
   }

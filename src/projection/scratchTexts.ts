@@ -13,7 +13,9 @@
  *
  * The file is created in `dir` when the first long string comes (a log that fails verification
  * folds nothing and leaves no directory behind) and, where the system allows, unlinked at once,
- * so nothing is left behind by a process that dies; otherwise `close` removes it.
+ * so nothing is left behind by a process that dies; otherwise `close` removes it. With
+ * `keepLinked` it stays linked until `unlink`, for a reader on another thread to open by its path
+ * (`zaxy reproject`'s vectors worker, which is sent where each text is as `SharedTexts`).
  *
  * @example
  * const texts = new ScratchTexts(dir);
@@ -77,7 +79,7 @@ export class ScratchTexts {
    * A store whose file will be created in `dir` (made if missing); `beforeCreate` runs first (a
    * check that the directory may be written).
    */
-  constructor(private readonly dir: string, private readonly beforeCreate: () => void = () => {}) {}
+  constructor(private readonly dir: string, private readonly beforeCreate: () => void = () => {}, private readonly options: ScratchTextsOptions = {}) {}
 
   /** Number of ids given. */
   get length(): number {
@@ -122,6 +124,59 @@ export class ScratchTexts {
     const { hash, wide } = hashOf(text);
     if (hash !== this.hashes.data[id] || (wide ? 1 : 0) !== this.wide.data[id]) return false;
     return this.readText(id, false) === text;
+  }
+
+  /**
+   * Records where `id`'s string is in the file as entry `at` of `shared`, a string kept in memory
+   * appended to the file first (once more, under no id): a reader on another thread then finds
+   * every entry in the file, once `share` has written the pending appends.
+   */
+  placeIn(id: number, shared: SharedTexts, at: number): void {
+    const inline = this.inline[id];
+    if (inline !== undefined) {
+      this.placeText(inline, shared, at);
+      return;
+    }
+    shared.kind[at] = sharedInFile;
+    shared.offsets[at] = this.offsets.data[id];
+    shared.lengths[at] = this.lengths.data[id];
+    shared.wide[at] = this.wide.data[id];
+  }
+
+  /** Appends `text` to the file (under no id) and records where it is as entry `at` of `shared` (null as null). */
+  placeText(text: string | null, shared: SharedTexts, at: number): void {
+    if (text === null) {
+      shared.kind[at] = sharedNull;
+      return;
+    }
+    const { wide } = hashOf(text);
+    shared.kind[at] = sharedInFile;
+    shared.offsets[at] = this.fileBytes + this.pendingBytes;
+    shared.lengths[at] = text.length;
+    shared.wide[at] = wide ? 1 : 0;
+    this.append(text, wide);
+  }
+
+  /**
+   * Whether a reader on another thread can open the file by its path (`keepLinked`, still linked
+   * or not created yet: `placeText` creates it).
+   */
+  get shareable(): boolean {
+    return this.options.keepLinked === true && !this.closed && (this.fd === null || this.linkedPath !== null);
+  }
+
+  /** Writes the pending appends and gives the file's path, for a reader on another thread of the entries placed (`placeIn`, `placeText`). */
+  share(): string {
+    this.flush();
+    if (this.linkedPath === null) throw new Error("scratch texts: the file is not linked (keepLinked) or was never created");
+    return this.linkedPath;
+  }
+
+  /** Unlinks a file kept linked (`keepLinked`) once its readers opened it: nothing is left behind by a process that dies. */
+  unlink(): void {
+    if (this.linkedPath === null) return;
+    fs.rmSync(this.linkedPath, { force: true });
+    this.linkedPath = null;
   }
 
   /** Closes the file (and removes it if it is still linked); the store is unusable after. */
@@ -201,6 +256,10 @@ export class ScratchTexts {
     const file = path.join(this.dir, `.scratch-texts.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
     const fd = fs.openSync(file, "wx+", 0o600);
     this.fd = fd;
+    if (this.options.keepLinked === true) {
+      this.linkedPath = file;
+      return fd;
+    }
     try {
       fs.unlinkSync(file);
     } catch {
@@ -208,4 +267,91 @@ export class ScratchTexts {
     }
     return fd;
   }
+}
+
+export interface ScratchTextsOptions {
+  /**
+   * Keep the file linked until `unlink` (or `close`), so that a reader on another thread can open
+   * it by its path (`share`).
+   */
+  keepLinked?: boolean;
+}
+
+/**
+ * Strings for a reader on another thread, all in a `ScratchTexts` file (`ScratchTexts.placeIn`,
+ * `placeText`): entry i is null when `kind[i]` is `sharedNull`, else the `lengths[i]` code units
+ * at byte `offsets[i]` of the file, UTF-16 when `wide[i]` is 1. Only typed arrays, which a
+ * message transfers without copying: a structured clone copies each string (a million names,
+ * types and short summaries: ~350 MB at once, across both threads, on top of the read model).
+ */
+export interface SharedTexts {
+  kind: Uint8Array;
+  offsets: Float64Array;
+  lengths: Uint32Array;
+  wide: Uint8Array;
+}
+
+export const sharedNull = 0;
+export const sharedInFile = 1;
+
+export function sharedTexts(count: number): SharedTexts {
+  return { kind: new Uint8Array(count), offsets: new Float64Array(count), lengths: new Uint32Array(count), wide: new Uint8Array(count) };
+}
+
+/** The buffers of `shared`, for a message's transfer list. */
+export function sharedTextsBuffers(shared: SharedTexts): ArrayBuffer[] {
+  return [shared.kind.buffer as ArrayBuffer, shared.offsets.buffer as ArrayBuffer, shared.lengths.buffer as ArrayBuffer, shared.wide.buffer as ArrayBuffer];
+}
+
+/**
+ * Reads `SharedTexts` in entry order from the file at `fd` (opened from `share`'s path) through a
+ * window read in large blocks, as `ScratchTexts` reads its own in id order.
+ */
+export class SharedTextsReader {
+  /**
+   * Two windows, the one used less recently refilled on a miss: a version's summary is either in
+   * the part of the file the fold wrote or among the texts appended for the reader, so the
+   * entries alternate between two places that each advance in order.
+   */
+  private readonly windows = [{ buffer: Buffer.allocUnsafe(readWindowBytes), start: 0, bytes: 0 }, { buffer: Buffer.allocUnsafe(readWindowBytes), start: 0, bytes: 0 }];
+  private lastUsed = 0;
+
+  constructor(private readonly shared: SharedTexts, private readonly fd: number | null) {}
+
+  text(at: number): string | null {
+    const shared = this.shared;
+    if (shared.kind[at] === sharedNull) return null;
+    if (this.fd === null) throw new Error("shared texts: a string is in a scratch file that was not opened");
+    const offset = shared.offsets[at];
+    const encoding = shared.wide[at] === 1 ? "utf16le" : "latin1";
+    const bytes = shared.wide[at] === 1 ? 2 * shared.lengths[at] : shared.lengths[at];
+    let use = this.windows.findIndex((w) => offset >= w.start && offset + bytes <= w.start + w.bytes);
+    if (use < 0) {
+      if (bytes > readWindowBytes) {
+        const exact = Buffer.allocUnsafe(bytes);
+        if (readFully(this.fd, exact, bytes, offset) < bytes) throw new Error(`shared texts: the scratch file ended before a stored string of ${bytes} bytes at ${offset}`);
+        return exact.toString(encoding);
+      }
+      use = 1 - this.lastUsed;
+      const window = this.windows[use];
+      window.start = offset;
+      window.bytes = readFully(this.fd, window.buffer, window.buffer.length, offset);
+      if (window.bytes < bytes) throw new Error(`shared texts: the scratch file ended at ${offset + window.bytes} bytes, ${bytes - window.bytes} short of a stored string`);
+    }
+    this.lastUsed = use;
+    const window = this.windows[use];
+    const from = offset - window.start;
+    return window.buffer.toString(encoding, from, from + bytes);
+  }
+}
+
+/** Reads up to `bytes` bytes at `position` into the start of `into` (fewer at the end of the file); returns the count. */
+function readFully(fd: number, into: Buffer, bytes: number, position: number): number {
+  let done = 0;
+  while (done < bytes) {
+    const read = fs.readSync(fd, into, done, bytes - done, position + done);
+    if (read === 0) break;
+    done += read;
+  }
+  return done;
 }

@@ -225,6 +225,13 @@ export function embedPostings(rows: readonly Pick<EntityRow, "name" | "entityTyp
  */
 const embeddingCharsPerCollection = 150_000_000;
 
+/**
+ * The same on the vectors' worker thread (`writeTextPostingsFile`), whose heap holds little but
+ * the texts' garbage, so that a collection costs little: what it lets pile up adds to the read
+ * model's peak on the main thread at the same time.
+ */
+const workerEmbeddingCharsPerCollection = 16_000_000;
+
 /** The postings of `count` texts' hash embeddings (text i is `textOf(i)`, under key `keyBase + i`), reporting progress every few thousand. */
 export function embedTextPostings(
   count: number,
@@ -233,6 +240,11 @@ export function embedTextPostings(
   keyBase: number,
   onProgress?: (done: number, total: number) => void,
 ): VectorPostings {
+  return groupByBucket(embedTexts(count, textOf, dim, onProgress), dim, keyBase, count);
+}
+
+/** Every non-zero of `count` texts' hash embeddings (text i is `textOf(i)`), in text order. */
+function embedTexts(count: number, textOf: (index: number) => string, dim: number, onProgress?: (done: number, total: number) => void): PostingBuilder {
   if (!Number.isInteger(dim) || dim < 1 || dim > 0xffff) throw new RangeError(`vector postings hold 1..65535 dimensions, got ${dim}`);
   const builder = new PostingBuilder(count);
   const embedder = new SparseEmbedder(dim);
@@ -252,7 +264,102 @@ export function embedTextPostings(
   }
   // The last texts' garbage goes before the grouped postings are allocated.
   if (collected) collectGarbageNow();
-  return groupByBucket(builder, dim, keyBase, count);
+  return builder;
+}
+
+/** Postings per bucket gathered before they are written at their place in the file. */
+const bucketBufferPostings = 512;
+
+/**
+ * Writes the postings file (`encodeVectorPostings`'s bytes) of `count` texts' hash embeddings
+ * (text i is `textOf(i)`, under key i) to `fd`, a new empty file, and returns its size (on the
+ * vectors' worker thread, vectorIndexWorker.ts, beside the read model's writer). The texts are
+ * embedded twice: once to count each bucket's postings, then again to write each posting at its
+ * place in the file, gathered per bucket in a small buffer. So neither the embeddings (6 bytes a
+ * non-zero) nor the grouped values and keys (12 bytes) are ever held: ~42 M non-zeros for a
+ * million long-summary versions, ~250 and ~500 MB, which on top of the read model's own peak
+ * took a reproject past 2 GB. The same values (`count / norm`, the same IEEE-754 division) in
+ * the same places as `groupByBucket`, so the same bytes.
+ */
+export function writeTextPostingsFile(fd: number, count: number, textOf: (index: number) => string, dim: number): number {
+  if (!Number.isInteger(dim) || dim < 1 || dim > 0xffff) throw new RangeError(`vector postings hold 1..65535 dimensions, got ${dim}`);
+  const embedder = new SparseEmbedder(dim);
+  const offsets = new Uint32Array(dim + 1);
+  eachText(count, textOf, (text) => embedder.embed(text, (bucket) => offsets[bucket + 1]++));
+  for (let b = 0; b < dim; b++) offsets[b + 1] += offsets[b];
+  const total = offsets[dim];
+  const at = layout(dim, total);
+  const head = Buffer.concat([
+    fileHeader(vectorPostingsMagic),
+    Buffer.alloc(16),
+    u32Bytes(offsets),
+    Buffer.alloc(at.valuesAt - (headerBytes + 16 + (dim + 1) * 4)),
+  ]);
+  head.writeUInt32LE(dim, headerBytes);
+  head.writeUInt32LE(count, headerBytes + 4);
+  head.writeUInt32LE(total, headerBytes + 8);
+  writeAt(fd, head, 0);
+  // Bucket b's buffered postings: its slots from `flushed[b]`, `filled[b]` of them so far.
+  const values = new Float64Array(dim * bucketBufferPostings);
+  const keys = new Uint32Array(dim * bucketBufferPostings);
+  const filled = new Uint32Array(dim);
+  const flushed = offsets.slice(0, dim);
+  const flush = (bucket: number) => {
+    const n = filled[bucket];
+    if (n === 0) return;
+    const from = bucket * bucketBufferPostings;
+    writeAt(fd, f64Bytes(values.subarray(from, from + n)), at.valuesAt + flushed[bucket] * 8);
+    writeAt(fd, u32Bytes(keys.subarray(from, from + n)), at.keysAt + flushed[bucket] * 4);
+    flushed[bucket] += n;
+    filled[bucket] = 0;
+  };
+  // A vector's non-zeros wait here until its norm is known.
+  let pendingBuckets = new Uint16Array(256);
+  let pendingCounts = new Float64Array(256);
+  eachText(count, textOf, (text, vector) => {
+    let pending = 0;
+    const norm = embedder.embed(text, (bucket, nonZero) => {
+      if (pending === pendingBuckets.length) {
+        const buckets = new Uint16Array(pending * 2);
+        buckets.set(pendingBuckets);
+        pendingBuckets = buckets;
+        const counts = new Float64Array(pending * 2);
+        counts.set(pendingCounts);
+        pendingCounts = counts;
+      }
+      pendingBuckets[pending] = bucket;
+      pendingCounts[pending++] = nonZero;
+    });
+    for (let j = 0; j < pending; j++) {
+      const bucket = pendingBuckets[j];
+      const slot = bucket * bucketBufferPostings + filled[bucket]++;
+      keys[slot] = vector;
+      values[slot] = pendingCounts[j] / norm;
+      if (filled[bucket] === bucketBufferPostings) flush(bucket);
+    }
+  });
+  for (let b = 0; b < dim; b++) flush(b);
+  if (flushed.some((end, b) => end !== offsets[b + 1])) throw new Error("vector postings: the texts embedded differently the second time");
+  return at.bytes;
+}
+
+/** Calls `use` with each of `count` texts in order, collecting the texts' garbage every few million characters (a worker's heap is small, so a collection costs little). */
+function eachText(count: number, textOf: (index: number) => string, use: (text: string, index: number) => void): void {
+  let chars = 0;
+  for (let i = 0; i < count; i++) {
+    const text = textOf(i);
+    use(text, i);
+    chars += text.length;
+    if (chars >= workerEmbeddingCharsPerCollection) {
+      collectGarbageNow();
+      chars = 0;
+    }
+  }
+}
+
+function writeAt(fd: number, bytes: Uint8Array, position: number): void {
+  let done = 0;
+  while (done < bytes.length) done += fs.writeSync(fd, bytes, done, bytes.length - done, position + done);
 }
 
 /**
@@ -680,22 +787,39 @@ function restamp(indexPath: string, meta: VectorMeta): void {
 }
 
 /**
+ * Where the index of `indexPath` is written before it is renamed into place, its directory made
+ * (`<root>/projections/vectors/<session>.vectors`: never written through a link under the root).
+ */
+function preparedTempPath(indexPath: string): string {
+  refuseLinkUnderRoot(path.dirname(path.dirname(path.dirname(path.resolve(indexPath)))), indexPath, `write the vector index ${indexPath}`);
+  fs.mkdirSync(path.dirname(indexPath), { recursive: true });
+  return `${indexPath}.tmp-${process.pid}`;
+}
+
+/**
  * Writes the index atomically and opens what was written. The file is opened before the rename,
  * so the index returned reads this file whatever another writer renames over the path.
  */
 function save(postings: VectorPostings, indexPath: string, meta: VectorMeta): VectorPostingsFile {
-  // `<root>/projections/vectors/<session>.vectors`: never written through a link under the root.
-  refuseLinkUnderRoot(path.dirname(path.dirname(path.dirname(path.resolve(indexPath)))), indexPath, `write the vector index ${indexPath}`);
-  fs.mkdirSync(path.dirname(indexPath), { recursive: true });
-  const temp = `${indexPath}.tmp-${process.pid}`;
-  let opened: VectorPostingsFile;
+  const temp = preparedTempPath(indexPath);
   try {
     meta.bytes = writeChunksAtomically(temp, encodeVectorPostings(postings));
     meta.sha256 = sha256OfFile(temp)!;
+  } catch (error) {
+    // A full disk must not leave a partial index behind to fill it further.
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+  return install(temp, indexPath, meta);
+}
+
+/** Moves the written index `temp` (`meta.bytes` long, its SHA-256 `meta.sha256`) into place with its side file, and opens it. */
+function install(temp: string, indexPath: string, meta: VectorMeta): VectorPostingsFile {
+  let opened: VectorPostingsFile;
+  try {
     opened = VectorPostingsFile.open(temp, meta.bytes);
     fs.renameSync(temp, indexPath);
   } catch (error) {
-    // A full disk must not leave a partial index behind to fill it further.
     fs.rmSync(temp, { force: true });
     throw error;
   }
@@ -798,6 +922,78 @@ export function savedVectorHeadSeq(root: string, sessionId: string): number | nu
 }
 
 /**
+ * What `syncVectorIndex` found of the session's saved index before embedding anything: the index
+ * itself when it is already at `rows` (`loaded`), else the saved index whose vectors it keeps
+ * (`kept`, null for a build from scratch) and why the saved one is rebuilt (`problem`, null for a first build
+ * or an append).
+ */
+export interface VectorSyncPlan {
+  indexPath: string;
+  loaded: SessionVectorIndex | null;
+  /** The saved index whose vectors are kept and appended to (read when the vectors are built). */
+  kept: VectorMeta | null;
+  problem: string | null;
+}
+
+/** The first step of `syncVectorIndex`: the saved index checked against `rows` and `events`. */
+export function planVectorSync(root: string, sessionId: string, rows: VectorRows, events: LogEvents, dim: number): VectorSyncPlan {
+  const indexPath = vectorIndexPath(root, sessionId);
+  const total = rows.entities.length;
+  const read = readMeta(indexPath);
+  const meta = read === "missing" || "problem" in read ? null : read;
+  let problem = read === "missing" ? null : "problem" in read ? read.problem : metaProblem(read, sessionId, rows, events, dim);
+  if (meta !== null && problem === null) problem = fileProblem(indexPath, meta);
+  if (meta !== null && problem === null) {
+    try {
+      if (meta.count === total) return { indexPath, loaded: { index: openChecked(indexPath, meta), count: total, dim, path: indexPath, action: "loaded" }, kept: null, problem: null };
+      return { indexPath, loaded: null, kept: meta, problem: null };
+    } catch (error) {
+      problem = cannotBeRead(error);
+    }
+  }
+  return { indexPath, loaded: null, kept: null, problem };
+}
+
+function cannotBeRead(error: unknown): string {
+  return `it cannot be read (${error instanceof Error ? error.message : String(error)})`;
+}
+
+/** The postings of the saved index `plan` keeps, or null with `plan.problem` set when it cannot be read after all. */
+function readKept(plan: VectorSyncPlan): VectorPostings | null {
+  if (plan.kept === null) return null;
+  try {
+    const index = openChecked(plan.indexPath, plan.kept);
+    try {
+      return index.readAll();
+    } finally {
+      index.close();
+    }
+  } catch (error) {
+    plan.problem = cannotBeRead(error);
+    return null;
+  }
+}
+
+function builtMeta(sessionId: string, rows: VectorRows, dim: number): VectorMeta {
+  const head = rows.head;
+  return {
+    schema: vectorMetaSchema,
+    session_id: sessionId,
+    head_seq: head?.seq ?? 0,
+    head_hash: head?.hash ?? "",
+    count: rows.entities.length,
+    dim,
+    quantization: storedValues,
+    sha256: "",
+    bytes: 0,
+  };
+}
+
+function rebuildWarning(plan: VectorSyncPlan): string {
+  return `vector index "${plan.indexPath}" is rebuilt from the projected rows: ${plan.problem}`;
+}
+
+/**
  * The session's index, brought up to `rows` (appending new versions or rebuilding), opened from
  * the file written. `events` is the verified log (or `vectorHeadEvents` of it), used to check
  * that the index's recorded head is still part of it. A rebuild of an index that existed is
@@ -812,41 +1008,61 @@ export async function syncVectorIndex(
   onProgress?: (done: number, total: number) => void,
   warn?: (message: string) => void,
 ): Promise<SessionVectorIndex> {
-  const indexPath = vectorIndexPath(root, sessionId);
-  const total = rows.entities.length;
-  const read = readMeta(indexPath);
-  const meta = read === "missing" || "problem" in read ? null : read;
-  let problem = read === "missing" ? null : "problem" in read ? read.problem : metaProblem(read, sessionId, rows, events, dim);
-  if (meta !== null && problem === null) problem = fileProblem(indexPath, meta);
-  let kept: VectorPostings | null = null;
-  if (meta !== null && problem === null) {
-    try {
-      const index = openChecked(indexPath, meta);
-      if (meta.count === total) return { index, count: total, dim, path: indexPath, action: "loaded" };
-      try {
-        kept = index.readAll();
-      } finally {
-        index.close();
-      }
-    } catch (error) {
-      problem = `it cannot be read (${error instanceof Error ? error.message : String(error)})`;
-    }
-  }
-  if (problem !== null) warn?.(`vector index "${indexPath}" is rebuilt from the projected rows: ${problem}`);
+  return syncVectorIndexFromPlan(planVectorSync(root, sessionId, rows, events, dim), sessionId, rows, dim, onProgress, warn);
+}
+
+/** The rest of `syncVectorIndex` once its `planVectorSync` is made. */
+export function syncVectorIndexFromPlan(
+  plan: VectorSyncPlan,
+  sessionId: string,
+  rows: VectorRows,
+  dim: number,
+  onProgress?: (done: number, total: number) => void,
+  warn?: (message: string) => void,
+): Promise<SessionVectorIndex> {
+  if (plan.loaded !== null) return Promise.resolve(plan.loaded);
+  const kept = readKept(plan);
+  if (plan.problem !== null) warn?.(rebuildWarning(plan));
   const from = kept?.count ?? 0;
   const added = embedPostings(rows.entities.slice(from), dim, from, onProgress);
   const postings = kept === null ? added : concatPostings(kept, added);
-  const head = rows.head;
-  const index = save(postings, indexPath, {
-    schema: vectorMetaSchema,
-    session_id: sessionId,
-    head_seq: head?.seq ?? 0,
-    head_hash: head?.hash ?? "",
-    count: total,
-    dim,
-    quantization: storedValues,
-    sha256: "",
-    bytes: 0,
-  });
-  return { index, count: total, dim, path: indexPath, action: kept === null ? "built" : "appended" };
+  const index = save(postings, plan.indexPath, builtMeta(sessionId, rows, dim));
+  return Promise.resolve({ index, count: rows.entities.length, dim, path: plan.indexPath, action: kept === null ? "built" : "appended" });
+}
+
+/** An index file written from scratch elsewhere (`writeTextPostingsFile`, on a worker): where, its size and SHA-256. */
+export interface WrittenVectorIndex {
+  temp: string;
+  bytes: number;
+  sha256: string;
+}
+
+/**
+ * Where a build from scratch for `plan` (no `kept` postings) writes its file, to be handed to
+ * `installBuiltVectorIndex`: checked and its directory made.
+ */
+export function builtVectorIndexTempPath(plan: VectorSyncPlan): string {
+  if (plan.loaded !== null || plan.kept !== null) throw new Error(`vector index "${plan.indexPath}" is not built from scratch`);
+  return preparedTempPath(plan.indexPath);
+}
+
+/**
+ * The end of `syncVectorIndex` for an index built from scratch elsewhere: the rebuild reported
+ * through `warn` as `syncVectorIndex` reports it, the file moved into place with its side file,
+ * and opened.
+ */
+export function installBuiltVectorIndex(
+  plan: VectorSyncPlan,
+  sessionId: string,
+  rows: VectorRows,
+  dim: number,
+  written: WrittenVectorIndex,
+  warn?: (message: string) => void,
+): SessionVectorIndex {
+  if (plan.problem !== null) warn?.(rebuildWarning(plan));
+  const meta = builtMeta(sessionId, rows, dim);
+  meta.bytes = written.bytes;
+  meta.sha256 = written.sha256;
+  const index = install(written.temp, plan.indexPath, meta);
+  return { index, count: rows.entities.length, dim, path: plan.indexPath, action: "built" };
 }

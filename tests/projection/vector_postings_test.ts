@@ -23,6 +23,7 @@ import {
   MemoryVectorPostings,
   type VectorNeighbourSearch,
   VectorPostingsFile,
+  writeTextPostingsFile,
 } from "../../src/projection/vectorIndex.ts";
 import { ReadModelCorruptError } from "../../src/platform/readModelError.ts";
 import { hashEmbedMany } from "../../src/vector/mod.ts";
@@ -128,6 +129,24 @@ describe(`exact search over vector postings (${seedLabel})`, () => {
     assert.deepEqual(Buffer.concat(encodeVectorPostings(joined)), Buffer.concat(encodeVectorPostings(whole)));
     assert.deepEqual(Buffer.concat(encodeVectorPostings(embedTextPostings(texts.length, (i) => texts[i], dim, 0))), Buffer.concat(encodeVectorPostings(whole)));
     assert.throws(() => concatPostings(whole, embedTextPostings(3, (i) => texts[i], dim, 5)), /keys from 5 cannot follow keys up to 1500/);
+  });
+
+  test("the file written straight from the texts (the reproject's worker) is byte for byte the encoded postings", () => {
+    const dir = makeTempDir("zaxy-postings-stream");
+    // dim 7: thousands of postings a bucket, so each bucket's buffer is written out many times.
+    for (const dim of [1536, 7]) {
+      const file = path.join(dir, `stream-${dim}.vectors`);
+      const fd = fs.openSync(file, "w+");
+      let bytes: number;
+      try {
+        bytes = writeTextPostingsFile(fd, texts.length, (i) => texts[i], dim);
+      } finally {
+        fs.closeSync(fd);
+      }
+      const expected = Buffer.concat(encodeVectorPostings(embedTextPostings(texts.length, (i) => texts[i], dim, 0)));
+      assert.equal(bytes, expected.length);
+      assert.ok(fs.readFileSync(file).equals(expected), `dim ${dim}`);
+    }
   });
 
   test("readAll() of a file gives back the postings written", () => {

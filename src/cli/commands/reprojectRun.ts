@@ -7,6 +7,7 @@ import { booleanOption, type CommandContext } from "../command.ts";
 import { emit } from "../output.ts";
 import { commandProgress, phaseCallback, type ProgressUnit } from "../progress.ts";
 import { collectGarbageNow, requestGarbageCollection } from "../../platform/mod.ts";
+import type { PendingVectorSync } from "../../projection/vectorIndexBuild.ts";
 
 /** Sessions from this many events collect the fold's garbage before the read model is written. */
 const foldCollectionEventsMin = 250_000;
@@ -39,7 +40,8 @@ interface ReprojectedRun {
 /**
  * The report of a session that was reprojected. `seconds` is the fold and the graph store: the
  * wall time since the start less the read model's and the vectors' own times, which are
- * reported apart (`phases_ms.read_model`, `vector_seconds`).
+ * reported apart (`phases_ms.read_model`, `vector_seconds`; vectors built on a worker during
+ * the read model count only the wait for them after it, and installing the file).
  */
 function sessionReport(sessionId: string, run: ReprojectedRun): SessionReport {
   const { startedMs, eventCount, entityVersionCount, relationCount, vectorSeconds, readModelMs, timingsMs } = run;
@@ -81,12 +83,13 @@ const phaseUnits: Record<string, ProgressUnit> = { write: "rows", vectors: "vect
  * (projection/projector.ts `rebuildSessionStreamed`); what the read model and the vector index
  * need of the events is collected as they pass. Same files as a fold over the held events.
  */
-async function reprojectStreamed(ctx: CommandContext, sessionId: string): Promise<SessionReport> {
+async function reprojectStreamed(ctx: CommandContext, sessionId: string, options: ReprojectOptions): Promise<SessionReport> {
   const { rebuildSessionStreamed } = await import("../../projection/projector.ts");
   const { ScratchTexts } = await import("../../projection/scratchTexts.ts");
   const { readModelDir } = await import("../../readmodel/manifest.ts");
   const { refuseLinkUnderRoot } = await import("../../eventloom/root.ts");
-  const { savedVectorHeadSeq, syncVectorIndex } = await import("../../projection/vectorIndex.ts");
+  const { savedVectorHeadSeq } = await import("../../projection/vectorIndex.ts");
+  const { startVectorSync } = await import("../../projection/vectorIndexBuild.ts");
   const { defaultEmbeddingDim } = await import("../../vector/hashEmbedding.ts");
   const { StreamedEventCollector, StreamedReadModelSource } = await import("../../readmodel/streamedReadModelSource.ts");
   const { writeReadModel } = await import("../../readmodel/writeReadModel.ts");
@@ -98,9 +101,12 @@ async function reprojectStreamed(ctx: CommandContext, sessionId: string): Promis
   const warn = (m: string) => ctx.io.stderr(`zaxy: warning: ${m}\n`);
   // The entity versions' summaries and properties wait in a scratch file next to the read model
   // until its tables and the vectors have read them (1M events with long payloads: ~1 GB of
-  // strings otherwise held from the fold to the vectors).
+  // strings otherwise held from the fold to the vectors). It stays linked until the vectors'
+  // worker, if any, has opened it by its path (src/projection/vectorIndexBuild.ts).
   const scratchDir = readModelDir(root, sessionId);
-  const scratchTexts = new ScratchTexts(scratchDir, () => refuseLinkUnderRoot(root, scratchDir, `write the read model of session ${JSON.stringify(sessionId)}`));
+  const scratchTexts = new ScratchTexts(scratchDir, () => refuseLinkUnderRoot(root, scratchDir, `write the read model of session ${JSON.stringify(sessionId)}`), { keepLinked: true });
+  // Set from the read model writer's callback: a holder, so that the checker sees it change.
+  const vectors: { sync: PendingVectorSync | null } = { sync: null };
   try {
     // The vector index checks its saved head against the log: the one event it reads.
     const vectorHeadSeq = savedVectorHeadSeq(root, sessionId);
@@ -118,28 +124,48 @@ async function reprojectStreamed(ctx: CommandContext, sessionId: string): Promis
     const { rows, eventCount } = rebuilt;
     if (eventCount >= foldCollectionEventsMin) collectGarbageNow();
     else requestGarbageCollection();
+    // The vectors read four fields of each entity version, the summary from the scratch file as
+    // the table writers do. A large session's are built on a worker while the read model is
+    // written here (the rows are not changed after the fold); a small one's after it.
+    const entityVersionCount = rows.entities.length;
+    const vectorRows = { entities: rows.entities, head: rows.head };
+    const vectorEvents: { hash: string }[] = [];
+    if (vectorHeadSeq !== null && vectorHeadHash !== undefined) vectorEvents[vectorHeadSeq - 1] = { hash: vectorHeadHash };
+    const startVectors = () => {
+      vectors.sync = startVectorSync(root, sessionId, vectorRows, vectorEvents, defaultEmbeddingDim, {
+        scratchTexts,
+        onProgress: (done, total) => progress("vectors", done, total),
+        warn,
+        logBytes: rebuilt.integrity.bytes,
+        workerLogBytesMin: options.vectorWorkerLogBytesMin,
+      });
+    };
     const readModelStarted = performance.now();
     display.phase("read model");
     const source = new StreamedReadModelSource(sessionId, rows, collector, rebuilt.logPath, rebuilt.integrity.bytes);
     const headEvents = collector.headEvents();
     collector = null;
     const relationCount = rows.relations.length;
+    // The vectors start once the verbatim index and the folds are written, the read model's
+    // peak (1M long-payload events: ~1.7 GB), which the worker's heap would have added to; the
+    // writer collects the garbage of what was sent to the worker before its tables.
     writeReadModel(root, sessionLogPath(root, sessionId, "read"), source, rows, headEvents, warn, {
-      releaseEvents: () => source.release(),
+      releaseEvents: () => {
+        source.release();
+        startVectors();
+      },
       releaseRelations: () => rows.relations.clear(),
     });
     const readModelMs = performance.now() - readModelStarted;
-    // The vectors read four fields of each entity version, the summary from the scratch file as
-    // the table writers did.
-    const entityVersionCount = rows.entities.length;
-    const vectorRows = { entities: rows.entities, head: rows.head };
-    collectGarbageNow();
+    // A read model that was not written (rows it refuses, with a warning) released nothing.
+    if (vectors.sync === null) startVectors();
+    const pending = vectors.sync!;
+    vectors.sync = null;
+    if (!pending.onWorker) collectGarbageNow();
     const vectorsStarted = performance.now();
-    const vectorEvents: { hash: string }[] = [];
-    if (vectorHeadSeq !== null && vectorHeadHash !== undefined) vectorEvents[vectorHeadSeq - 1] = { hash: vectorHeadHash };
     // The index itself is not kept: readers open the saved file.
-    const vectors = await syncVectorIndex(root, sessionId, vectorRows, vectorEvents, defaultEmbeddingDim, (done, total) => progress("vectors", done, total), warn);
-    vectors.index.close();
+    const index = await pending.finish();
+    index.index.close();
     const vectorSeconds = Math.round(performance.now() - vectorsStarted) / 1000;
     const report = sessionReport(sessionId, {
       startedMs: started,
@@ -156,12 +182,13 @@ async function reprojectStreamed(ctx: CommandContext, sessionId: string): Promis
     display.done();
     return failedSessionReport(sessionId, error);
   } finally {
+    vectors.sync?.cancel();
     scratchTexts.close();
   }
 }
 
-async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<SessionReport> {
-  if (!booleanOption(ctx, "graph-store")) return await reprojectStreamed(ctx, sessionId);
+async function reprojectOne(ctx: CommandContext, sessionId: string, options: ReprojectOptions): Promise<SessionReport> {
+  if (!booleanOption(ctx, "graph-store")) return await reprojectStreamed(ctx, sessionId, options);
   const { projectSession } = await import("../../projection/projector.ts");
   const { syncVectorIndex, vectorHeadEvents } = await import("../../projection/vectorIndex.ts");
   const { defaultEmbeddingDim } = await import("../../vector/hashEmbedding.ts");
@@ -243,7 +270,13 @@ async function reprojectOne(ctx: CommandContext, sessionId: string): Promise<Ses
   }
 }
 
-export async function runReproject(ctx: CommandContext): Promise<number> {
+/** How a reproject runs, apart from its command line (tests force the vectors' worker on small sessions). */
+export interface ReprojectOptions {
+  /** Bytes of log from which the vectors are built on a worker (default `vectorWorkerLogBytesMin`). */
+  vectorWorkerLogBytesMin?: number;
+}
+
+export async function runReproject(ctx: CommandContext, options: ReprojectOptions = {}): Promise<number> {
   const root = ctx.global.eventloomPath;
   const all = booleanOption(ctx, "all");
   const sessions = all
@@ -259,7 +292,7 @@ export async function runReproject(ctx: CommandContext): Promise<number> {
     fs.rmSync(projectionsDir(root), { recursive: true, force: true });
   }
   const reports: SessionReport[] = [];
-  for (const sessionId of sessions) reports.push(await reprojectOne(ctx, sessionId));
+  for (const sessionId of sessions) reports.push(await reprojectOne(ctx, sessionId, options));
   const ok = reports.every((r) => r.ok);
   emit(ctx, "zaxy.reproject.v1", { ok, root: path.resolve(root), sessions: reports }, () =>
     reports.length === 0
