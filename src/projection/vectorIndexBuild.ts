@@ -78,16 +78,7 @@ export function startVectorSync(
     (options.logBytes ?? 0) >= (options.workerLogBytesMin ?? vectorWorkerLogBytesMin) && scratchTexts?.shareable === true;
   if (!onWorker || scratchTexts === undefined) {
     options.scratchTexts?.unlink();
-    let done = false;
-    return {
-      onWorker,
-      finish: async () => {
-        if (done) throw new Error("a vector sync is finished once");
-        done = true;
-        return await syncVectorIndexFromPlan(plan, sessionId, rows, dim, options.onProgress, options.warn);
-      },
-      cancel: () => {},
-    };
+    return pendingSync(false, () => syncVectorIndexFromPlan(plan, sessionId, rows, dim, options.onProgress, options.warn), () => {});
   }
   const temp = builtVectorIndexTempPath(plan);
   const worker = new WebWorker(workerSpecifier(new URL("./vectorIndexWorker.ts", import.meta.url), "projection/vectorIndexWorker.ts"), { type: "module" });
@@ -121,26 +112,33 @@ export function startVectorSync(
     stop();
     throw error;
   }
+  return pendingSync(true, async () => {
+    let result: WrittenVectorIndex;
+    try {
+      result = await written;
+    } catch (error) {
+      fs.rmSync(temp, { force: true });
+      throw error;
+    }
+    options.onProgress?.(total, total);
+    return installBuiltVectorIndex(plan, sessionId, rows, dim, result, options.warn);
+  }, () => {
+    stop();
+    fs.rmSync(temp, { force: true });
+  });
+}
+
+/** A `PendingVectorSync` whose `finish` runs `finish` once (a second call is a caller's bug). */
+function pendingSync(onWorker: boolean, finish: () => Promise<SessionVectorIndex>, cancel: () => void): PendingVectorSync {
   let done = false;
   return {
     onWorker,
     finish: async () => {
       if (done) throw new Error("a vector sync is finished once");
       done = true;
-      let result: WrittenVectorIndex;
-      try {
-        result = await written;
-      } catch (error) {
-        fs.rmSync(temp, { force: true });
-        throw error;
-      }
-      options.onProgress?.(total, total);
-      return installBuiltVectorIndex(plan, sessionId, rows, dim, result, options.warn);
+      return await finish();
     },
-    cancel: () => {
-      stop();
-      fs.rmSync(temp, { force: true });
-    },
+    cancel,
   };
 }
 
