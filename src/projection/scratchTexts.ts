@@ -13,9 +13,9 @@
  *
  * The file is created in `dir` when the first long string comes (a log that fails verification
  * folds nothing and leaves no directory behind) and, where the system allows, unlinked at once,
- * so nothing is left behind by a process that dies; otherwise `close` removes it. With
- * `keepLinked` it stays linked until `unlink`, for a reader on another thread to open by its path
- * (`zaxy reproject`'s vectors worker, which is sent where each text is as `SharedTexts`).
+ * so nothing is left behind by a process that dies; otherwise `close` removes it. A reader on
+ * another thread of the same process (`zaxy reproject`'s vectors worker, sent where each text is
+ * as `SharedTexts`) opens it through the process's descriptor (`share`), so it needs no name.
  *
  * @example
  * const texts = new ScratchTexts(dir);
@@ -79,7 +79,7 @@ export class ScratchTexts {
    * A store whose file will be created in `dir` (made if missing); `beforeCreate` runs first (a
    * check that the directory may be written).
    */
-  constructor(private readonly dir: string, private readonly beforeCreate: () => void = () => {}, private readonly options: ScratchTextsOptions = {}) {}
+  constructor(private readonly dir: string, private readonly beforeCreate: () => void = () => {}) {}
 
   /** Number of ids given. */
   get length(): number {
@@ -157,26 +157,22 @@ export class ScratchTexts {
     this.append(text, wide);
   }
 
-  /**
-   * Whether a reader on another thread can open the file by its path (`keepLinked`, still linked
-   * or not created yet: `placeText` creates it).
-   */
+  /** Whether a reader on another thread can still be given the file (`share`): not closed. */
   get shareable(): boolean {
-    return this.options.keepLinked === true && !this.closed && (this.fd === null || this.linkedPath !== null);
+    return !this.closed;
   }
 
-  /** Writes the pending appends and gives the file's path, for a reader on another thread of the entries placed (`placeIn`, `placeText`). */
+  /**
+   * Writes the pending appends and gives a path a reader on another thread of this process opens
+   * the file by, for the entries placed (`placeIn`, `placeText`): the file's own path where it
+   * could not be unlinked, else the process's descriptor (`/proc/self/fd/N` on Linux, `/dev/fd/N`
+   * elsewhere), which opens the unlinked file and stays valid after this store closes it.
+   */
   share(): string {
     this.flush();
-    if (this.linkedPath === null) throw new Error("scratch texts: the file is not linked (keepLinked) or was never created");
-    return this.linkedPath;
-  }
-
-  /** Unlinks a file kept linked (`keepLinked`) once its readers opened it: nothing is left behind by a process that dies. */
-  unlink(): void {
-    if (this.linkedPath === null) return;
-    fs.rmSync(this.linkedPath, { force: true });
-    this.linkedPath = null;
+    const fd = this.openFd();
+    if (this.linkedPath !== null) return this.linkedPath;
+    return process.platform === "linux" ? `/proc/self/fd/${fd}` : `/dev/fd/${fd}`;
   }
 
   /** Closes the file (and removes it if it is still linked); the store is unusable after. */
@@ -256,10 +252,6 @@ export class ScratchTexts {
     const file = path.join(this.dir, `.scratch-texts.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
     const fd = fs.openSync(file, "wx+", 0o600);
     this.fd = fd;
-    if (this.options.keepLinked === true) {
-      this.linkedPath = file;
-      return fd;
-    }
     try {
       fs.unlinkSync(file);
     } catch {
@@ -267,14 +259,6 @@ export class ScratchTexts {
     }
     return fd;
   }
-}
-
-export interface ScratchTextsOptions {
-  /**
-   * Keep the file linked until `unlink` (or `close`), so that a reader on another thread can open
-   * it by its path (`share`).
-   */
-  keepLinked?: boolean;
 }
 
 /**

@@ -7,9 +7,9 @@
  * runs the same embedding over the same texts, and the file is installed, its rebuild reported,
  * only when the caller asks for it, so output order never depends on thread timing.
  *
- * The worker reads the summaries kept in the fold's scratch file by its path, so the file must be
- * kept linked (`ScratchTexts`'s `keepLinked`) until the worker has opened it; the worker unlinks
- * it then (this thread may be busy writing the read model).
+ * The worker reads the summaries kept in the fold's scratch file, which has no name once created:
+ * it opens it through this process's descriptor (`ScratchTexts.share`) and keeps its own open
+ * file, so closing the store here does not cut the worker off.
  *
  * @example
  * const pending = startVectorSync(root, sessionId, rows, events, 1536, { scratchTexts });
@@ -36,7 +36,7 @@ import {
 
 export interface VectorSyncOptions {
   /**
-   * Where the fold kept the rows' summaries, kept linked (`keepLinked`): the worker reads them,
+   * Where the fold kept the rows' summaries: the worker reads them,
    * and the versions' other texts appended to it, from there. Without it nothing runs on a worker.
    */
   scratchTexts?: ScratchTexts;
@@ -60,8 +60,7 @@ export interface PendingVectorSync {
 /**
  * Starts bringing the session's vector index up to `rows` (`syncVectorIndex`'s work): on a worker
  * when it is built from scratch from a log of at least `workerLogBytesMin` bytes and there is
- * more than one core, else on this thread in `finish`. The worker unlinks the scratch file once
- * it has opened it; without a worker it is unlinked here.
+ * more than one core, else on this thread in `finish`.
  */
 export function startVectorSync(
   root: string,
@@ -77,7 +76,6 @@ export function startVectorSync(
   const onWorker = plan.loaded === null && plan.kept === null && cores > 1 && rows.entities.length > 0 &&
     (options.logBytes ?? 0) >= (options.workerLogBytesMin ?? vectorWorkerLogBytesMin) && scratchTexts?.shareable === true;
   if (!onWorker || scratchTexts === undefined) {
-    options.scratchTexts?.unlink();
     return pendingSync(false, () => syncVectorIndexFromPlan(plan, sessionId, rows, dim, options.onProgress, options.warn), () => {});
   }
   const temp = builtVectorIndexTempPath(plan);

@@ -6,7 +6,7 @@
  * Protocol (structured-clone messages):
  *   in:  {kind: "build", temp, dim, count, names, types, summaries, scratchFile} (the texts as
  *        `SharedTexts`, their places in the scratch file at `scratchFile`; buffers transferred)
- *   out: {kind: "done", bytes, sha256, ms} (the scratch file is unlinked once opened)
+ *   out: {kind: "done", bytes, sha256, ms} 
  *   out on any failure: {kind: "error", message}
  */
 import * as fs from "node:fs";
@@ -24,14 +24,8 @@ scope.onmessage = (event: MessageEvent) => {
   let fd: number | null = null;
   try {
     const started = performance.now();
+    // The main thread's descriptor path of the unlinked file: this thread's own open file.
     fd = fs.openSync(message.scratchFile, "r");
-    // Open, the file needs no name: nothing is left behind by a process that dies. (Where an
-    // open file cannot be unlinked, the main thread's `ScratchTexts.close` removes it.)
-    try {
-      fs.unlinkSync(message.scratchFile);
-    } catch {
-      // Removed at close instead.
-    }
     const { count, dim } = message;
     const names = new SharedTextsReader(message.names, fd);
     const types = new SharedTextsReader(message.types, fd);

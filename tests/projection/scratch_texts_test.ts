@@ -122,6 +122,25 @@ describe("scratch texts", () => {
     assert.deepEqual(fs.readdirSync(dir), []);
     assert.throws(() => texts.add("w".repeat(500)), /closed/);
   });
+
+  test("the file has no name while it is written (a killed process leaves nothing), and a reader opening what share gives reads its bytes after close", () => {
+    const dir = freshDir();
+    const texts = new ScratchTexts(dir);
+    const placed = "s".repeat(300) + "é".repeat(40);
+    texts.add(placed);
+    const shared = texts.share();
+    assert.deepEqual(fs.readdirSync(dir), [], "unlinked as soon as it is made");
+    const fd = fs.openSync(shared, "r");
+    try {
+      texts.close();
+      const bytes = Buffer.alloc(300);
+      assert.equal(fs.readSync(fd, bytes, 0, 300, 0), 300);
+      assert.equal(bytes.toString("latin1"), "s".repeat(300));
+    } finally {
+      fs.closeSync(fd);
+    }
+    assert.deepEqual(fs.readdirSync(dir), []);
+  });
 });
 
 describe("a fold keeping its texts in a scratch file", () => {

@@ -101,10 +101,10 @@ async function reprojectStreamed(ctx: CommandContext, sessionId: string, options
   const warn = (m: string) => ctx.io.stderr(`zaxy: warning: ${m}\n`);
   // The entity versions' summaries and properties wait in a scratch file next to the read model
   // until its tables and the vectors have read them (1M events with long payloads: ~1 GB of
-  // strings otherwise held from the fold to the vectors). It stays linked until the vectors'
-  // worker, if any, has opened it by its path (src/projection/vectorIndexBuild.ts).
+  // strings otherwise held from the fold to the vectors); a vectors' worker opens it through this
+  // process's descriptor (src/projection/vectorIndexBuild.ts), so it is unlinked at once.
   const scratchDir = readModelDir(root, sessionId);
-  const scratchTexts = new ScratchTexts(scratchDir, () => refuseLinkUnderRoot(root, scratchDir, `write the read model of session ${JSON.stringify(sessionId)}`), { keepLinked: true });
+  const scratchTexts = new ScratchTexts(scratchDir, () => refuseLinkUnderRoot(root, scratchDir, `write the read model of session ${JSON.stringify(sessionId)}`));
   // Set from the read model writer's callback: a holder, so that the checker sees it change.
   const vectors: { sync: PendingVectorSync | null } = { sync: null };
   try {
